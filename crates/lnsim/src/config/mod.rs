@@ -1,0 +1,137 @@
+//! Scenario configuration: strict TOML schema, units, `--set` overrides, and errors that name
+//! the offending key path (architecture: "config").
+
+pub mod schema;
+pub mod units;
+
+pub use schema::*;
+pub use units::{BitRate, Bytes, Duration, Frequency, Ps, PS_PER_S};
+
+use crate::error::{Error, Result};
+use std::path::{Path, PathBuf};
+
+/// A parsed scenario plus where it came from.
+#[derive(Debug, Clone)]
+pub struct LoadedScenario {
+    /// The typed scenario, overrides applied.
+    pub scenario: Scenario,
+    /// Folder of the scenario file: relative paths (`topology.file`, `routing.file`) start here.
+    pub base_dir: PathBuf,
+    /// The merged scenario as a TOML table (written to the results as `scenario.toml`).
+    pub merged: toml::Table,
+    /// The scenario name (from `scenario.name` or the file stem).
+    pub name: String,
+}
+
+/// Reads and parses a scenario file, applying `key.path=value` overrides and an optional seed.
+pub fn load_file(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<LoadedScenario> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Input(format!("{}: cannot read scenario file: {e}", path.display())))?;
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scenario").to_string();
+    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    load_str(&text, &path.display().to_string(), &base, &stem, overrides, seed)
+}
+
+/// Parses scenario text (see [`load_file`]); `origin` names it in error messages.
+pub fn load_str(
+    text: &str,
+    origin: &str,
+    base_dir: &Path,
+    default_name: &str,
+    overrides: &[String],
+    seed: Option<u64>,
+) -> Result<LoadedScenario> {
+    let mut table: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| Error::Input(format!("{origin}: TOML syntax error: {e}")))?;
+    for ov in overrides {
+        apply_override(&mut table, ov)?;
+    }
+    if let Some(s) = seed {
+        set_path(&mut table, "sim.seed", toml::Value::Integer(s as i64), "--seed")?;
+    }
+    let scenario: Scenario = serde_path_to_error::deserialize(toml::Value::Table(table.clone()))
+        .map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner().to_string();
+            let inner = inner.trim().trim_end_matches('.').replace('\n', " ");
+            if path == "." || path.is_empty() {
+                Error::Input(format!("{origin}: {inner}"))
+            } else {
+                Error::Input(format!("{origin}: key `{path}`: {inner}"))
+            }
+        })?;
+    let name = scenario.scenario.name.clone().unwrap_or_else(|| default_name.to_string());
+    Ok(LoadedScenario { scenario, base_dir: base_dir.to_path_buf(), merged: table, name })
+}
+
+/// Applies one `key.path=value` override; the value is read as a TOML literal, or as a string
+/// if it is not one (so `--set sim.end_time=0.2s` works without quotes).
+pub fn apply_override(table: &mut toml::Table, ov: &str) -> Result<()> {
+    let (key, raw) = ov
+        .split_once('=')
+        .ok_or_else(|| Error::Input(format!("--set {ov}: expected key.path=value")))?;
+    let key = key.trim();
+    if key.is_empty() || key.split('.').any(|p| p.is_empty()) {
+        return Err(Error::Input(format!("--set {ov}: empty key path")));
+    }
+    let raw = raw.trim();
+    let value = match format!("v = {raw}").parse::<toml::Table>() {
+        Ok(mut t) => t.remove("v").expect("v present"),
+        Err(_) => toml::Value::String(raw.to_string()),
+    };
+    set_path(table, key, value, &format!("--set {ov}"))
+}
+
+fn set_path(table: &mut toml::Table, key: &str, value: toml::Value, origin: &str) -> Result<()> {
+    let parts: Vec<&str> = key.split('.').collect();
+    let mut cur = table;
+    for (i, p) in parts.iter().enumerate() {
+        if i + 1 == parts.len() {
+            cur.insert((*p).to_string(), value);
+            return Ok(());
+        }
+        let entry = cur.entry((*p).to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        cur = match entry {
+            toml::Value::Table(t) => t,
+            _ => {
+                return Err(Error::Input(format!(
+                    "{origin}: `{}` is not a table, cannot set `{key}`",
+                    parts[..=i].join(".")
+                )))
+            }
+        };
+    }
+    unreachable!("loop returns on the last part")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIN: &str = "[sim]\nend_time = \"1ms\"\n[topology]\nkind = \"mesh\"\ndims = [2, 2]\nhcas_per_switch = 1\n";
+
+    #[test]
+    fn unknown_key_is_named() {
+        let e = load_str(&format!("{MIN}[switch]\nbufer_credits = 5\n"), "t.toml", Path::new("."), "t", &[], None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("bufer_credits"), "{e}");
+    }
+
+    #[test]
+    fn bad_unit_is_named() {
+        let e = load_str(MIN, "t.toml", Path::new("."), "t", &["sim.end_time=3parsecs".into()], None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("sim.end_time") && e.contains("allowed units"), "{e}");
+    }
+
+    #[test]
+    fn overrides_and_seed_apply() {
+        let l = load_str(MIN, "t.toml", Path::new("."), "t", &["sim.end_time=0.2s".into(), "switch.buffer_credits=64".into()], Some(7)).unwrap();
+        assert_eq!(l.scenario.sim.end_time.0, 200_000_000_000);
+        assert_eq!(l.scenario.switch.buffer_credits, 64);
+        assert_eq!(l.scenario.sim.seed, 7);
+    }
+}

@@ -1,0 +1,595 @@
+//! The scenario schema: every key, its type and its default, in one place.
+//!
+//! Unknown keys are errors (`deny_unknown_fields`); values carry units (see [`super::units`]).
+//! The README's "Config reference" documents every key listed here; defaults follow the
+//! InfiniBand CC spec (`ib-congestion-control.md` §3, §14 `common_z`).
+
+use super::units::{BitRate, Bytes, Duration, Frequency};
+use serde::Deserialize;
+
+/// A whole scenario file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Name and description (`[scenario]`).
+    #[serde(default)]
+    pub scenario: ScenarioMeta,
+    /// Simulated time, seed, statistics interval (`[sim]`).
+    pub sim: SimConfig,
+    /// Which fabric to build (`[topology]`).
+    pub topology: TopologyConfig,
+    /// Link classes (`[links.host]`, `[links.fabric]`).
+    #[serde(default)]
+    pub links: LinksConfig,
+    /// The parametric switch (`[switch]`).
+    #[serde(default)]
+    pub switch: SwitchConfig,
+    /// Host channel adapters (`[hca]`).
+    #[serde(default)]
+    pub hca: HcaConfig,
+    /// Forwarding (`[routing]`).
+    #[serde(default)]
+    pub routing: RoutingConfig,
+    /// Traffic (`[traffic]`, `[[traffic.flows]]`, `[[traffic.generators]]`).
+    #[serde(default)]
+    pub traffic: TrafficConfig,
+    /// What to collect (`[stats]`).
+    #[serde(default)]
+    pub stats: StatsConfig,
+    /// Congestion control (`[cc]`); only `enabled = false` is accepted until IB CC lands.
+    #[serde(default)]
+    pub cc: CcConfig,
+    /// Parameter sweep section (`[sweep]`): key path → list of values (used by `lnsim sweep`).
+    #[serde(default)]
+    pub sweep: Option<toml::Table>,
+}
+
+/// `[scenario]`: identification of the scenario.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioMeta {
+    /// Short name; the default results folder is `results/<name>/`.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Free text: what the scenario reproduces and the choices it makes.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// `[sim]`: run control.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimConfig {
+    /// Simulated end time (required), e.g. `"0.7s"`.
+    pub end_time: Duration,
+    /// Master seed of all random streams (overridden by `--seed`).
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Statistics interval (spec §6: 5 ms in [Z]).
+    #[serde(default = "default_interval")]
+    pub interval: Duration,
+    /// Warm-up: throughput "after warm-up" and fairness use the time after it.
+    #[serde(default)]
+    pub warmup: Duration,
+}
+fn default_seed() -> u64 {
+    1
+}
+fn default_interval() -> Duration {
+    Duration(5_000_000_000)
+}
+
+/// Topology kinds (spec §4).
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TopologyKind {
+    /// n-dimensional mesh, `dims` switches per dimension, `hcas_per_switch` HCAs each.
+    Mesh,
+    /// n-dimensional torus (mesh with wrap-around links).
+    Torus,
+    /// Fat tree: k-ary n-tree (`k`, `n`) or a two-level/XGFT Clos (`down`, `up`).
+    FatTree,
+    /// The two-switch, seven-host test bed of [G] (spec §4.1).
+    GranTestbed,
+    /// A generic edge-list file (`file`).
+    File,
+}
+
+/// `[topology]`: which fabric to build; which keys apply depends on `kind`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopologyConfig {
+    /// The kind of topology.
+    pub kind: TopologyKind,
+    /// mesh/torus: switches per dimension, e.g. `[5, 5]` (rows, columns) or `[3, 3, 3]`.
+    #[serde(default)]
+    pub dims: Option<Vec<u32>>,
+    /// mesh/torus: HCAs attached to each switch.
+    #[serde(default)]
+    pub hcas_per_switch: Option<u32>,
+    /// mesh/torus: port numbering, `"zeru"` (spec §3.6 table, 2D mesh only) or `"dimension"`.
+    #[serde(default)]
+    pub port_numbering: Option<String>,
+    /// fat_tree: arity k of a k-ary n-tree.
+    #[serde(default)]
+    pub k: Option<u32>,
+    /// fat_tree: number of levels n of a k-ary n-tree.
+    #[serde(default)]
+    pub n: Option<u32>,
+    /// fat_tree (XGFT form): children per node at each level, bottom up, e.g. `[18, 36]`.
+    #[serde(default)]
+    pub down: Option<Vec<u32>>,
+    /// fat_tree (XGFT form): parents per node at each level, bottom up, e.g. `[1, 18]`.
+    #[serde(default)]
+    pub up: Option<Vec<u32>>,
+    /// file: path of the edge-list file (relative to the scenario file).
+    #[serde(default)]
+    pub file: Option<String>,
+}
+
+/// Link width (lanes).
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+pub enum LinkWidth {
+    /// 1 lane.
+    #[serde(rename = "1x")]
+    X1,
+    /// 4 lanes.
+    #[serde(rename = "4x")]
+    X4,
+    /// 8 lanes.
+    #[serde(rename = "8x")]
+    X8,
+    /// 12 lanes.
+    #[serde(rename = "12x")]
+    X12,
+}
+
+impl LinkWidth {
+    /// Number of lanes.
+    pub fn lanes(self) -> u64 {
+        match self {
+            LinkWidth::X1 => 1,
+            LinkWidth::X4 => 4,
+            LinkWidth::X8 => 8,
+            LinkWidth::X12 => 12,
+        }
+    }
+}
+
+/// InfiniBand lane speed (spec §3.2).
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum LinkSpeed {
+    /// 2.5 Gbaud, 8b/10b.
+    Sdr,
+    /// 5 Gbaud, 8b/10b.
+    Ddr,
+    /// 10 Gbaud, 8b/10b.
+    Qdr,
+    /// 14.0625 Gbaud, 64b/66b.
+    Fdr,
+    /// 25.78125 Gbaud, 64b/66b.
+    Edr,
+    /// 53.125 Gbaud, 64b/66b.
+    Hdr,
+}
+
+/// `[links.<class>]`: one link class. Give `width`+`speed` (IB signalling with its line
+/// encoding) or `rate` (a data rate, no encoding applied).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    /// Width: "1x", "4x", "8x", "12x".
+    #[serde(default)]
+    pub width: Option<LinkWidth>,
+    /// Speed: "SDR", "DDR", "QDR", "FDR", "EDR", "HDR".
+    #[serde(default)]
+    pub speed: Option<LinkSpeed>,
+    /// Explicit data rate instead of width × speed, e.g. "40Gbps".
+    #[serde(default)]
+    pub rate: Option<BitRate>,
+    /// Propagation delay (spec §3.2: 5 ns).
+    #[serde(default = "default_link_delay")]
+    pub delay: Duration,
+}
+fn default_link_delay() -> Duration {
+    Duration(5_000)
+}
+
+/// `[links]`: the two link classes.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinksConfig {
+    /// HCA ↔ switch links (default 4x SDR, spec §3.2).
+    #[serde(default = "default_host_link")]
+    pub host: LinkConfig,
+    /// Switch ↔ switch links (default 4x QDR).
+    #[serde(default = "default_fabric_link")]
+    pub fabric: LinkConfig,
+}
+impl Default for LinksConfig {
+    fn default() -> Self {
+        LinksConfig { host: default_host_link(), fabric: default_fabric_link() }
+    }
+}
+fn default_host_link() -> LinkConfig {
+    LinkConfig { width: Some(LinkWidth::X4), speed: Some(LinkSpeed::Sdr), rate: None, delay: default_link_delay() }
+}
+fn default_fabric_link() -> LinkConfig {
+    LinkConfig { width: Some(LinkWidth::X4), speed: Some(LinkSpeed::Qdr), rate: None, delay: default_link_delay() }
+}
+
+/// Queue mapping in the switch input buffer (architecture "seams": one decision point).
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum QueueMappingKind {
+    /// One queue per (input, output, VL) sharing the input's per-VL credit pool (IB model, spec §3.4).
+    Voq,
+    /// One FIFO per (input, VL): classic HOL blocking.
+    OneQueue,
+}
+
+/// `[switch.host_ports]` / `[switch.fabric_ports]`: per-port-class overrides.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct PortOverrides {
+    /// Overrides `switch.max_being_sent` for this class of input port.
+    #[serde(default)]
+    pub max_being_sent: Option<u32>,
+    /// Overrides `switch.buffer_credits` for this class of input port.
+    #[serde(default)]
+    pub buffer_credits: Option<u32>,
+}
+
+/// `[switch.vl_arbitration]`: IBA high/low priority VL arbitration tables.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct VlArbitrationConfig {
+    /// High-priority table: `[[vl, weight], ...]`, weight in 64-byte units (1–255).
+    #[serde(default)]
+    pub high: Vec<[u32; 2]>,
+    /// Low-priority table; default: every data VL with weight 255.
+    #[serde(default)]
+    pub low: Vec<[u32; 2]>,
+    /// Limit of high-priority packets (in 4 KiB units as in IBA; 255 = unlimited).
+    #[serde(default = "default_high_limit")]
+    pub high_limit: u32,
+}
+fn default_high_limit() -> u32 {
+    255
+}
+
+/// `[switch]`: the parametric input-buffered switch (spec §3.4–§3.5).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchConfig {
+    /// Input buffer per port and VL, in credits (spec: 1000).
+    #[serde(default = "default_buffer_credits")]
+    pub buffer_credits: u32,
+    /// Data VLs in use.
+    #[serde(default = "default_vls")]
+    pub vls: u32,
+    /// Packets an input may be sending through the crossbar at once (spec `maxBeingSent`).
+    #[serde(default = "default_one")]
+    pub max_being_sent: u32,
+    /// Core frequency; internal transfer is `2 × width` bytes per cycle (spec §3.5: 800 MHz).
+    #[serde(default = "default_switch_freq")]
+    pub core_freq: Frequency,
+    /// Delay between head arrival and the forwarding decision.
+    #[serde(default)]
+    pub routing_delay: Duration,
+    /// Delay input buffer → output arbiter (`ISWDelay`).
+    #[serde(default)]
+    pub input_delay: Duration,
+    /// Delay output arbiter → wire (`VSWDelay`).
+    #[serde(default)]
+    pub output_delay: Duration,
+    /// Queue mapping: "voq" (default) or "one_queue".
+    #[serde(default = "default_mapping")]
+    pub queue_mapping: QueueMappingKind,
+    /// VL arbitration tables.
+    #[serde(default)]
+    pub vl_arbitration: VlArbitrationConfig,
+    /// Overrides for input ports that face HCAs.
+    #[serde(default)]
+    pub host_ports: PortOverrides,
+    /// Overrides for input ports that face other switches (spec: `maxBeingSent = 2`).
+    #[serde(default)]
+    pub fabric_ports: PortOverrides,
+}
+impl Default for SwitchConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("switch defaults")
+    }
+}
+fn default_buffer_credits() -> u32 {
+    1000
+}
+fn default_vls() -> u32 {
+    1
+}
+fn default_one() -> u32 {
+    1
+}
+fn default_switch_freq() -> Frequency {
+    Frequency(800_000_000)
+}
+fn default_mapping() -> QueueMappingKind {
+    QueueMappingKind::Voq
+}
+
+/// `[hca.sink]`: the receive side of an HCA (spec §3.7.2).
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SinkConfig {
+    /// PCIe lanes; with `pcie_rate` it sets the drain rate `lanes × rate × 8/10 ÷ 1.05`.
+    #[serde(default)]
+    pub pcie_lanes: Option<u32>,
+    /// PCIe transfer rate per lane, e.g. "2.5GT/s" (PCIe 1.1) or "5GT/s" (PCIe 2.0).
+    #[serde(default)]
+    pub pcie_rate: Option<Frequency>,
+    /// Explicit drain rate instead of PCIe (e.g. "13.5Gbps"); absent ⇒ unlimited.
+    #[serde(default)]
+    pub drain_rate: Option<BitRate>,
+    /// Hiccup ON time: nothing drains (spec: 0.0125 µs).
+    #[serde(default)]
+    pub hiccup_on: Duration,
+    /// Hiccup OFF time: draining (spec: 0.1 µs).
+    #[serde(default)]
+    pub hiccup_off: Duration,
+}
+
+/// `[hca]`: host channel adapters (spec §3.7).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HcaConfig {
+    /// HCA input buffer per VL, in credits.
+    #[serde(default = "default_buffer_credits")]
+    pub buffer_credits: u32,
+    /// HCA core frequency (internal rate `2 × width` bytes/cycle; spec: 250 MHz).
+    #[serde(default = "default_hca_freq")]
+    pub core_freq: Frequency,
+    /// Optional cap of the HCA transmit rate (e.g. the PCIe-bound [G] senders).
+    #[serde(default)]
+    pub max_tx_rate: Option<BitRate>,
+    /// The sink.
+    #[serde(default)]
+    pub sink: SinkConfig,
+}
+impl Default for HcaConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("hca defaults")
+    }
+}
+fn default_hca_freq() -> Frequency {
+    Frequency(250_000_000)
+}
+
+/// Forwarding algorithm (spec §3.6).
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RoutingAlgorithm {
+    /// Dimension-order routing, x (first dimension) first; meshes and tori.
+    Dor,
+    /// D-mod-k for fat trees.
+    Dmodk,
+    /// up*/down* over a BFS spanning tree; any topology.
+    Updown,
+    /// Linear forwarding tables loaded from a `.fdbs` file (`routing.file`).
+    LftFile,
+}
+
+/// `[routing]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingConfig {
+    /// The algorithm; default depends on the topology (DOR for mesh/torus, D-mod-k for fat
+    /// trees, up*/down* otherwise).
+    #[serde(default)]
+    pub algorithm: Option<RoutingAlgorithm>,
+    /// `.fdbs` file for `lft_file` (relative to the scenario file).
+    #[serde(default)]
+    pub file: Option<String>,
+}
+impl Default for RoutingConfig {
+    fn default() -> Self {
+        RoutingConfig { algorithm: None, file: None }
+    }
+}
+
+/// Injection process of a flow or generator.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Injection {
+    /// Greedy: always has data (spec §3.7.1 `trfFlood`).
+    Flood,
+    /// Random message arrivals at `load` (fraction of the host link) or `rate`.
+    Bernoulli,
+}
+
+/// `[[traffic.flows]]`: one static flow (a queue pair) from `src` to `dst`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowConfig {
+    /// Source HCA name.
+    pub src: String,
+    /// Destination HCA name.
+    pub dst: String,
+    /// Start time.
+    #[serde(default)]
+    pub start: Duration,
+    /// Stop time (absent: until the end).
+    #[serde(default)]
+    pub stop: Option<Duration>,
+    /// Injection process (default flood).
+    #[serde(default = "default_injection")]
+    pub injection: Injection,
+    /// Offered load as a fraction of the source host link (bernoulli).
+    #[serde(default)]
+    pub load: Option<f64>,
+    /// Offered rate (bernoulli), alternative to `load`.
+    #[serde(default)]
+    pub rate: Option<BitRate>,
+    /// Service level / VL of the flow.
+    #[serde(default)]
+    pub vl: u32,
+}
+fn default_injection() -> Injection {
+    Injection::Flood
+}
+
+/// A node set: `"all"`, `"others"` (HCAs that are not the source of a static flow, minus
+/// `idle`), or an explicit list of names.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum NodeSet {
+    /// "all" or "others".
+    Named(String),
+    /// Explicit names.
+    List(Vec<String>),
+}
+
+/// `[[traffic.generators]]`: a random-destination generator on every HCA of `sources`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeneratorConfig {
+    /// Sending HCAs.
+    pub sources: NodeSet,
+    /// Destination set (self is always excluded).
+    #[serde(default = "default_all")]
+    pub destinations: NodeSet,
+    /// Keep only this fraction of `sources` (C2: 0.5); selection by `subset`.
+    #[serde(default)]
+    pub source_fraction: Option<f64>,
+    /// Keep only this fraction of `destinations` (C3: 0.5).
+    #[serde(default)]
+    pub destination_fraction: Option<f64>,
+    /// How fractional subsets are picked: "every_other" (by LID order) or "random" (seeded).
+    #[serde(default = "default_subset")]
+    pub subset: String,
+    /// Destination pattern: "uniform".
+    #[serde(default = "default_uniform")]
+    pub pattern: String,
+    /// Hotspot: node receiving `hotspot_fraction` of the messages.
+    #[serde(default)]
+    pub hotspot: Option<String>,
+    /// Fraction of messages sent to `hotspot`.
+    #[serde(default)]
+    pub hotspot_fraction: Option<f64>,
+    /// Injection process.
+    #[serde(default = "default_injection")]
+    pub injection: Injection,
+    /// Offered load as a fraction of the host link (bernoulli).
+    #[serde(default)]
+    pub load: Option<f64>,
+    /// Offered rate (bernoulli).
+    #[serde(default)]
+    pub rate: Option<BitRate>,
+    /// Start time.
+    #[serde(default)]
+    pub start: Duration,
+    /// Stop time.
+    #[serde(default)]
+    pub stop: Option<Duration>,
+    /// New destination every "message" (spec default) or every "packet".
+    #[serde(default = "default_per")]
+    pub destination_per: String,
+    /// Nodes excluded from `sources` ("others" and "all").
+    #[serde(default)]
+    pub idle: Vec<String>,
+    /// Service level / VL.
+    #[serde(default)]
+    pub vl: u32,
+}
+fn default_all() -> NodeSet {
+    NodeSet::Named("all".into())
+}
+fn default_subset() -> String {
+    "every_other".into()
+}
+fn default_uniform() -> String {
+    "uniform".into()
+}
+fn default_per() -> String {
+    "message".into()
+}
+
+/// `[traffic]`: packet/message sizes and the traffic sources.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficConfig {
+    /// Credit size (spec: 64 B).
+    #[serde(default = "default_credit")]
+    pub credit_bytes: Bytes,
+    /// MTU in credits (spec: 34).
+    #[serde(default = "default_mtu")]
+    pub mtu_credits: u32,
+    /// Packet size on the wire (spec: 2176 B); must fit the MTU.
+    #[serde(default = "default_packet")]
+    pub packet_bytes: Bytes,
+    /// Message size (spec: 65536 B payload = 32 packets); destinations change per message.
+    #[serde(default = "default_message")]
+    pub message_bytes: Bytes,
+    /// Payload bytes per packet (spec: 2048 of 2176); used to count messages.
+    #[serde(default = "default_payload")]
+    pub payload_bytes: Bytes,
+    /// Static flows.
+    #[serde(default)]
+    pub flows: Vec<FlowConfig>,
+    /// Random-destination generators.
+    #[serde(default)]
+    pub generators: Vec<GeneratorConfig>,
+}
+impl Default for TrafficConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("traffic defaults")
+    }
+}
+fn default_credit() -> Bytes {
+    Bytes(64)
+}
+fn default_mtu() -> u32 {
+    34
+}
+fn default_packet() -> Bytes {
+    Bytes(2176)
+}
+fn default_message() -> Bytes {
+    Bytes(65536)
+}
+fn default_payload() -> Bytes {
+    Bytes(2048)
+}
+
+/// `[stats]`: what to collect.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatsConfig {
+    /// Per-port, per-VL buffer occupancy per interval (`buffers.csv`).
+    #[serde(default = "default_true")]
+    pub buffer_occupancy: bool,
+    /// Fairness group: HCA names of flows' sources to compare (absent: flows into the busiest
+    /// destination).
+    #[serde(default)]
+    pub fairness_sources: Option<Vec<String>>,
+    /// Fairness window start (absent: `sim.warmup`).
+    #[serde(default)]
+    pub fairness_from: Option<Duration>,
+}
+impl Default for StatsConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("stats defaults")
+    }
+}
+fn default_true() -> bool {
+    true
+}
+
+/// `[cc]`: congestion control. This issue only provides the hooks; IB CC is issue 3.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct CcConfig {
+    /// Switch IB CC on or off.
+    #[serde(default)]
+    pub enabled: bool,
+}

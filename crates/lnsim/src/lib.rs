@@ -1,0 +1,30 @@
+//! # lnsim — simulation core
+//!
+//! A discrete-event simulator of lossless interconnection networks at credit (64-byte flit)
+//! granularity with packet-level virtual cut-through timing. See `docs/architecture.md`.
+//!
+//! Folders: [`config`] (scenario schema, units), [`engine`] (time, event wheel, RNG),
+//! [`topology`] (fabric builders), [`routing`] (forwarding tables), [`switch`] (the parametric
+//! input-buffered switch), [`endpoint`] (HCAs: generators, per-flow queues, sink), [`cc`]
+//! (congestion-control hooks), [`traffic`] (flows and generators), [`stats`] (collectors and
+//! the results folder), [`sim`] (the network instance and run loop).
+
+#![warn(missing_docs)]
+
+pub mod api;
+pub mod cc;
+pub mod config;
+pub mod endpoint;
+pub mod engine;
+pub mod error;
+pub mod routing;
+pub mod sim;
+pub mod stats;
+pub mod switch;
+pub mod topology;
+pub mod traffic;
+
+pub use error::{Error, Result};
+
+/// Version of the simulator (recorded in every `summary.json`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

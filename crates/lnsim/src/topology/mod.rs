@@ -1,0 +1,305 @@
+//! Topologies: builders produce one [`Fabric`] graph; everything after works on the graph
+//! (architecture: "Topology is data"; spec §4).
+
+pub mod fat_tree;
+pub mod file;
+pub mod mesh_torus;
+pub mod testbed;
+
+use crate::config::{LinkConfig, LinkSpeed, Ps, Scenario, TopologyKind};
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Index of a node (switch or HCA) in [`Fabric::nodes`].
+pub type NodeId = u32;
+
+/// What a node is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeKind {
+    /// A switch.
+    Switch,
+    /// A host channel adapter (one port).
+    Hca,
+}
+
+/// Class of a link: it selects the `[links.<class>]` parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkClass {
+    /// HCA ↔ switch.
+    Host,
+    /// Switch ↔ switch.
+    Fabric,
+}
+
+/// Serialisation rate of a link direction: `bits_per_s = num / den` exactly (spec §3.2: the
+/// line encoding 8b/10b up to QDR, 64b/66b from FDR is applied).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinkRate {
+    /// Numerator of the data rate in bits per second.
+    pub num: u128,
+    /// Denominator of the data rate.
+    pub den: u128,
+}
+
+impl LinkRate {
+    /// Rate from an InfiniBand width (lanes) and speed.
+    pub fn infiniband(lanes: u64, speed: LinkSpeed) -> Self {
+        // signalling rate per lane in kbaud, encoding (payload bits, line bits)
+        let (kbaud, p, l): (u128, u128, u128) = match speed {
+            LinkSpeed::Sdr => (2_500_000, 8, 10),
+            LinkSpeed::Ddr => (5_000_000, 8, 10),
+            LinkSpeed::Qdr => (10_000_000, 8, 10),
+            LinkSpeed::Fdr => (14_062_500, 64, 66),
+            LinkSpeed::Edr => (25_781_250, 64, 66),
+            LinkSpeed::Hdr => (53_125_000, 64, 66),
+        };
+        LinkRate { num: lanes as u128 * kbaud * 1000 * p, den: l }
+    }
+    /// Rate from a plain data rate in bits per second.
+    pub fn bps(bps: u64) -> Self {
+        LinkRate { num: bps as u128, den: 1 }
+    }
+    /// Data rate in bits per second (for reports).
+    pub fn bits_per_s(&self) -> f64 {
+        self.num as f64 / self.den as f64
+    }
+    /// Time to serialise `bytes` bytes, rounded to the nearest picosecond.
+    pub fn ser_ps(&self, bytes: u64) -> Ps {
+        let n = bytes as u128 * 8 * 1_000_000_000_000 * self.den;
+        ((n + self.num / 2) / self.num) as Ps
+    }
+}
+
+/// Physical parameters of one link (both directions alike).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinkParams {
+    /// Data rate of each direction.
+    pub rate: LinkRate,
+    /// Propagation delay.
+    pub delay_ps: Ps,
+    /// Lanes (the internal transfer width `2 × lanes` bytes/cycle derives from it).
+    pub lanes: u64,
+}
+
+impl LinkParams {
+    /// Builds link parameters from a `[links.<class>]` table; `key` names it in errors.
+    pub fn from_config(c: &LinkConfig, key: &str) -> Result<Self> {
+        let lanes = c.width.map(|w| w.lanes()).unwrap_or(4);
+        let rate = match (c.rate, c.speed) {
+            (Some(_), Some(_)) => {
+                return Err(Error::input(key, "give either `rate` or `speed` (with `width`), not both"))
+            }
+            (Some(r), None) => LinkRate::bps(r.0),
+            (None, Some(s)) => LinkRate::infiniband(lanes, s),
+            (None, None) => return Err(Error::input(key, "missing `speed` (SDR, DDR, QDR, FDR, EDR, HDR) or `rate`")),
+        };
+        Ok(LinkParams { rate, delay_ps: c.delay.0, lanes })
+    }
+}
+
+/// One port of a node and the link behind it. Every port is connected.
+#[derive(Debug, Clone, Copy)]
+pub struct Port {
+    /// The node at the other end.
+    pub peer: NodeId,
+    /// The port number at the other end.
+    pub peer_port: u16,
+    /// Link class.
+    pub class: LinkClass,
+    /// Link parameters.
+    pub link: LinkParams,
+}
+
+/// A switch or HCA.
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// Name as in the spec (`SW11`, `H111`, `S1`, `H1`).
+    pub name: String,
+    /// Switch or HCA.
+    pub kind: NodeKind,
+    /// Ports in port-number order.
+    pub ports: Vec<Port>,
+    /// LID (HCAs: 1.. in naming order; switches: 0, not addressable).
+    pub lid: u32,
+    /// Coordinates of a mesh/torus switch (empty otherwise); for HCAs, its switch's.
+    pub coords: Vec<u32>,
+    /// Fat-tree level (0 = leaf) for switches of a tree; 0 otherwise.
+    pub level: u32,
+}
+
+/// Shape information that structured routing algorithms need.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shape {
+    /// A mesh or torus: `dims` switches per dimension; `minus_port[d]`/`plus_port[d]` give, per
+    /// switch, the port towards the lower/higher coordinate in dimension `d` (None: no link).
+    MeshTorus {
+        /// Switches per dimension.
+        dims: Vec<u32>,
+        /// Wrap-around links present.
+        torus: bool,
+        /// Per switch (index in [`Fabric::switches`]) and dimension: port to the lower neighbour.
+        minus_port: Vec<Vec<Option<u16>>>,
+        /// Per switch and dimension: port to the higher neighbour.
+        plus_port: Vec<Vec<Option<u16>>>,
+    },
+    /// A fat tree (XGFT): children per level `down`, parents per level `up`, bottom up.
+    FatTree {
+        /// Children per node at each level (level 1 = leaf switches' HCAs).
+        down: Vec<u32>,
+        /// Parents per node at each level.
+        up: Vec<u32>,
+    },
+    /// No structure known (edge-list file, test bed).
+    Generic,
+}
+
+/// The fabric graph.
+#[derive(Debug, Clone)]
+pub struct Fabric {
+    /// All nodes.
+    pub nodes: Vec<Node>,
+    /// HCAs in LID order: `hcas[lid - 1]`.
+    pub hcas: Vec<NodeId>,
+    /// Switches in naming order.
+    pub switches: Vec<NodeId>,
+    /// Structure for routing.
+    pub shape: Shape,
+    /// Name → node.
+    pub by_name: HashMap<String, NodeId>,
+}
+
+impl Fabric {
+    /// An empty fabric with the given shape; builders then add nodes and links.
+    pub fn new(shape: Shape) -> Self {
+        Fabric { nodes: Vec::new(), hcas: Vec::new(), switches: Vec::new(), shape, by_name: HashMap::new() }
+    }
+
+    /// Adds a node; HCAs get the next LID. Errors on a duplicate name.
+    pub fn add_node(&mut self, name: String, kind: NodeKind, coords: Vec<u32>, level: u32) -> Result<NodeId> {
+        let id = self.nodes.len() as NodeId;
+        if self.by_name.insert(name.clone(), id).is_some() {
+            return Err(Error::Input(format!("topology: duplicate node name `{name}`")));
+        }
+        let lid = match kind {
+            NodeKind::Hca => {
+                self.hcas.push(id);
+                self.hcas.len() as u32
+            }
+            NodeKind::Switch => {
+                self.switches.push(id);
+                0
+            }
+        };
+        self.nodes.push(Node { name, kind, ports: Vec::new(), lid, coords, level });
+        Ok(id)
+    }
+
+    /// Connects the next free port of `a` to the next free port of `b`; returns the port numbers.
+    pub fn connect(&mut self, a: NodeId, b: NodeId, class: LinkClass, link: LinkParams) -> (u16, u16) {
+        let pa = self.nodes[a as usize].ports.len() as u16;
+        let pb = self.nodes[b as usize].ports.len() as u16 + if a == b { 1 } else { 0 };
+        self.nodes[a as usize].ports.push(Port { peer: b, peer_port: pb, class, link });
+        self.nodes[b as usize].ports.push(Port { peer: a, peer_port: pa, class, link });
+        (pa, pb)
+    }
+
+    /// Node id by name, or an input error naming `key`.
+    pub fn node(&self, name: &str, key: &str) -> Result<NodeId> {
+        self.by_name
+            .get(name)
+            .copied()
+            .ok_or_else(|| Error::input(key, format!("no node named `{name}` in this topology")))
+    }
+
+    /// HCA id by name, or an input error naming `key`.
+    pub fn hca(&self, name: &str, key: &str) -> Result<NodeId> {
+        let id = self.node(name, key)?;
+        if self.nodes[id as usize].kind != NodeKind::Hca {
+            return Err(Error::input(key, format!("`{name}` is a switch, not an HCA")));
+        }
+        Ok(id)
+    }
+
+    /// Checks structural invariants: HCAs have exactly one port to a switch; links symmetric.
+    pub fn check(&self) -> Result<()> {
+        for (i, n) in self.nodes.iter().enumerate() {
+            if n.kind == NodeKind::Hca && n.ports.len() != 1 {
+                return Err(Error::Input(format!("topology: HCA `{}` has {} links; an HCA has exactly one", n.name, n.ports.len())));
+            }
+            if n.kind == NodeKind::Switch && n.ports.is_empty() {
+                return Err(Error::Input(format!("topology: switch `{}` has no links", n.name)));
+            }
+            for (p, port) in n.ports.iter().enumerate() {
+                let back = self.nodes[port.peer as usize].ports.get(port.peer_port as usize);
+                match back {
+                    Some(b) if b.peer as usize == i && b.peer_port as usize == p => {}
+                    _ => return Err(Error::Internal(format!("asymmetric link at {} port {p}", n.name))),
+                }
+            }
+        }
+        if self.hcas.is_empty() {
+            return Err(Error::Input("topology: the fabric has no HCAs".into()));
+        }
+        Ok(())
+    }
+}
+
+/// Builds the fabric a scenario describes (spec §4); `base_dir` resolves `topology.file`.
+pub fn build(s: &Scenario, base_dir: &Path) -> Result<Fabric> {
+    let host = LinkParams::from_config(&s.links.host, "links.host")?;
+    let fabric_link = LinkParams::from_config(&s.links.fabric, "links.fabric")?;
+    let t = &s.topology;
+    let f = match t.kind {
+        TopologyKind::Mesh | TopologyKind::Torus => mesh_torus::build(t, host, fabric_link)?,
+        TopologyKind::FatTree => fat_tree::build(t, host, fabric_link)?,
+        TopologyKind::GranTestbed => testbed::build(t, host, fabric_link)?,
+        TopologyKind::File => file::build(t, base_dir, host, fabric_link)?,
+    };
+    f.check()?;
+    Ok(f)
+}
+
+/// Error for a `[topology]` key that does not apply to the chosen kind.
+pub fn reject_keys(t: &crate::config::TopologyConfig, allowed: &[&str]) -> Result<()> {
+    let present: [(&str, bool); 9] = [
+        ("dims", t.dims.is_some()),
+        ("hcas_per_switch", t.hcas_per_switch.is_some()),
+        ("port_numbering", t.port_numbering.is_some()),
+        ("k", t.k.is_some()),
+        ("n", t.n.is_some()),
+        ("down", t.down.is_some()),
+        ("up", t.up.is_some()),
+        ("file", t.file.is_some()),
+        ("", false),
+    ];
+    for (k, p) in present {
+        if p && !allowed.contains(&k) {
+            return Err(Error::input(
+                &format!("topology.{k}"),
+                format!("does not apply to kind {:?}; allowed keys: kind, {}", t.kind, allowed.join(", ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn infiniband_rates() {
+        // 4x SDR: 8 Gbit/s data: 64 B in 64 ns, 2176 B in 2.176 us (spec §3.2 table)
+        let sdr = LinkRate::infiniband(4, LinkSpeed::Sdr);
+        assert_eq!(sdr.ser_ps(64), 64_000);
+        assert_eq!(sdr.ser_ps(2176), 2_176_000);
+        assert_eq!(LinkRate::infiniband(4, LinkSpeed::Ddr).ser_ps(64), 32_000);
+        assert_eq!(LinkRate::infiniband(4, LinkSpeed::Qdr).ser_ps(64), 16_000);
+        // 4x EDR: 100 Gbit/s: 64 B in 5.12 ns
+        assert_eq!(LinkRate::infiniband(4, LinkSpeed::Edr).ser_ps(64), 5_120);
+        // 4x FDR: 54.5454 Gbit/s: 64 B in 9.3867 ns (non-integer ns)
+        assert_eq!(LinkRate::infiniband(4, LinkSpeed::Fdr).ser_ps(64), 9_387);
+        assert_eq!(LinkRate::infiniband(12, LinkSpeed::Qdr).ser_ps(96), 8_000);
+    }
+}
