@@ -1,1 +1,127 @@
-//! Python bindings (being written).
+//! Python bindings of the lnsim simulation core, installed as `lnsim._core`.
+//!
+//! The Python package `lnsim` (folder `python/lnsim/`) wraps these functions with pandas
+//! results and plots; this module stays thin: it converts arguments, releases the GIL while the
+//! core runs, turns Ctrl-C into an abort of the run, and maps the core's errors to exceptions:
+//!
+//! | core error                | Python exception                          |
+//! |---------------------------|-------------------------------------------|
+//! | `lnsim::Error::Input`     | `ScenarioError` (a `ValueError`)          |
+//! | `lnsim::Error::Internal`  | `SimulationError` (a `RuntimeError`)      |
+//! | `lnsim::Error::Interrupted` | `KeyboardInterrupt`                     |
+
+use lnsim::api::{self, RunOptions};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+create_exception!(
+    _core,
+    ScenarioError,
+    PyValueError,
+    "The scenario or an override is invalid; the message names the offending key."
+);
+create_exception!(
+    _core,
+    SimulationError,
+    PyRuntimeError,
+    "The simulation failed for a reason that is not the scenario's fault (I/O, internal error)."
+);
+
+/// How often, at most, the run re-acquires the GIL to let Python handle pending signals.
+const SIGNAL_CHECK_PERIOD: Duration = Duration::from_millis(100);
+
+fn to_py_err(e: lnsim::Error) -> PyErr {
+    match e {
+        lnsim::Error::Input(msg) => ScenarioError::new_err(msg),
+        e @ lnsim::Error::Internal(_) => SimulationError::new_err(e.to_string()),
+        lnsim::Error::Interrupted => PyKeyboardInterrupt::new_err("interrupted"),
+    }
+}
+
+/// Runs the scenario file at `path` and writes its results folder.
+///
+/// Returns `{"out_dir": str, "summary": dict}` where `summary` is the parsed `summary.json`.
+/// Raises `ScenarioError` for bad input, `SimulationError` for internal failures and
+/// `KeyboardInterrupt` when interrupted (no results are written then).
+#[pyfunction]
+#[pyo3(signature = (path, overrides = Vec::new(), seed = None, out_dir = None, progress = false))]
+fn run(
+    py: Python<'_>,
+    path: PathBuf,
+    overrides: Vec<String>,
+    seed: Option<u64>,
+    out_dir: Option<PathBuf>,
+    progress: bool,
+) -> PyResult<Py<PyDict>> {
+    let opts = RunOptions {
+        overrides,
+        seed,
+        out_dir,
+        progress,
+    };
+    let mut pending: Option<PyErr> = None;
+    let result = py.allow_threads(|| {
+        let mut last_check = Instant::now();
+        let mut interrupted = || {
+            if pending.is_some() {
+                return true;
+            }
+            if last_check.elapsed() < SIGNAL_CHECK_PERIOD {
+                return false;
+            }
+            last_check = Instant::now();
+            match Python::with_gil(|py| py.check_signals()) {
+                Ok(()) => false,
+                Err(e) => {
+                    pending = Some(e);
+                    true
+                }
+            }
+        };
+        api::run_file(&path, &opts, &mut interrupted)
+    });
+    if let Some(e) = pending {
+        // The signal handler raised (KeyboardInterrupt for Ctrl-C): re-raise that exception,
+        // whatever the core returned after the abort.
+        return Err(e);
+    }
+    let output = result.map_err(to_py_err)?;
+    let json = py.import("json")?;
+    let summary = json.call_method1("loads", (output.summary_json.as_str(),))?;
+    let dict = PyDict::new(py);
+    dict.set_item("out_dir", output.out_dir.to_string_lossy().into_owned())?;
+    dict.set_item("summary", summary)?;
+    Ok(dict.unbind())
+}
+
+/// Parses the scenario at `path` (with `key.path=value` overrides), builds topology, routing and
+/// traffic and checks every route, without running; returns a human-readable report.
+#[pyfunction]
+#[pyo3(signature = (path, overrides = Vec::new()))]
+fn validate(py: Python<'_>, path: PathBuf, overrides: Vec<String>) -> PyResult<String> {
+    py.allow_threads(|| api::validate_file(&path, &overrides))
+        .map_err(to_py_err)
+}
+
+/// The version of the simulation core (recorded in every `summary.json`).
+#[pyfunction]
+fn version() -> &'static str {
+    lnsim::VERSION
+}
+
+/// The lnsim simulation core.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add("ScenarioError", py.get_type::<ScenarioError>())?;
+    m.add("SimulationError", py.get_type::<SimulationError>())?;
+    m.add("__version__", lnsim::VERSION)?;
+    Ok(())
+}

@@ -28,7 +28,11 @@ pub struct RunOutput {
 
 /// Runs the scenario file at `path` and writes its results folder. `interrupted` is polled
 /// about ten times a second; returning true aborts the run (no results are written).
-pub fn run_file(path: &Path, opts: &RunOptions, interrupted: &mut dyn FnMut() -> bool) -> Result<RunOutput> {
+pub fn run_file(
+    path: &Path,
+    opts: &RunOptions,
+    interrupted: &mut dyn FnMut() -> bool,
+) -> Result<RunOutput> {
     let loaded = config::load_file(path, &opts.overrides, opts.seed)?;
     crate::sim::run_scenario(&loaded, opts, interrupted)
 }

@@ -25,11 +25,26 @@ pub struct LoadedScenario {
 
 /// Reads and parses a scenario file, applying `key.path=value` overrides and an optional seed.
 pub fn load_file(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<LoadedScenario> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::Input(format!("{}: cannot read scenario file: {e}", path.display())))?;
-    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scenario").to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::Input(format!(
+            "{}: cannot read scenario file: {e}",
+            path.display()
+        ))
+    })?;
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("scenario")
+        .to_string();
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    load_str(&text, &path.display().to_string(), &base, &stem, overrides, seed)
+    load_str(
+        &text,
+        &path.display().to_string(),
+        &base,
+        &stem,
+        overrides,
+        seed,
+    )
 }
 
 /// Parses scenario text (see [`load_file`]); `origin` names it in error messages.
@@ -48,7 +63,12 @@ pub fn load_str(
         apply_override(&mut table, ov)?;
     }
     if let Some(s) = seed {
-        set_path(&mut table, "sim.seed", toml::Value::Integer(s as i64), "--seed")?;
+        set_path(
+            &mut table,
+            "sim.seed",
+            toml::Value::Integer(s as i64),
+            "--seed",
+        )?;
     }
     let scenario: Scenario = serde_path_to_error::deserialize(toml::Value::Table(table.clone()))
         .map_err(|e| {
@@ -61,8 +81,17 @@ pub fn load_str(
                 Error::Input(format!("{origin}: key `{path}`: {inner}"))
             }
         })?;
-    let name = scenario.scenario.name.clone().unwrap_or_else(|| default_name.to_string());
-    Ok(LoadedScenario { scenario, base_dir: base_dir.to_path_buf(), merged: table, name })
+    let name = scenario
+        .scenario
+        .name
+        .clone()
+        .unwrap_or_else(|| default_name.to_string());
+    Ok(LoadedScenario {
+        scenario,
+        base_dir: base_dir.to_path_buf(),
+        merged: table,
+        name,
+    })
 }
 
 /// Applies one `key.path=value` override; the value is read as a TOML literal, or as a string
@@ -91,7 +120,9 @@ fn set_path(table: &mut toml::Table, key: &str, value: toml::Value, origin: &str
             cur.insert((*p).to_string(), value);
             return Ok(());
         }
-        let entry = cur.entry((*p).to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        let entry = cur
+            .entry((*p).to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
         cur = match entry {
             toml::Value::Table(t) => t,
             _ => {
@@ -113,23 +144,51 @@ mod tests {
 
     #[test]
     fn unknown_key_is_named() {
-        let e = load_str(&format!("{MIN}[switch]\nbufer_credits = 5\n"), "t.toml", Path::new("."), "t", &[], None)
-            .unwrap_err()
-            .to_string();
+        let e = load_str(
+            &format!("{MIN}[switch]\nbufer_credits = 5\n"),
+            "t.toml",
+            Path::new("."),
+            "t",
+            &[],
+            None,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("bufer_credits"), "{e}");
     }
 
     #[test]
     fn bad_unit_is_named() {
-        let e = load_str(MIN, "t.toml", Path::new("."), "t", &["sim.end_time=3parsecs".into()], None)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("sim.end_time") && e.contains("allowed units"), "{e}");
+        let e = load_str(
+            MIN,
+            "t.toml",
+            Path::new("."),
+            "t",
+            &["sim.end_time=3parsecs".into()],
+            None,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("sim.end_time") && e.contains("allowed units"),
+            "{e}"
+        );
     }
 
     #[test]
     fn overrides_and_seed_apply() {
-        let l = load_str(MIN, "t.toml", Path::new("."), "t", &["sim.end_time=0.2s".into(), "switch.buffer_credits=64".into()], Some(7)).unwrap();
+        let l = load_str(
+            MIN,
+            "t.toml",
+            Path::new("."),
+            "t",
+            &[
+                "sim.end_time=0.2s".into(),
+                "switch.buffer_credits=64".into(),
+            ],
+            Some(7),
+        )
+        .unwrap();
         assert_eq!(l.scenario.sim.end_time.0, 200_000_000_000);
         assert_eq!(l.scenario.switch.buffer_credits, 64);
         assert_eq!(l.scenario.sim.seed, 7);

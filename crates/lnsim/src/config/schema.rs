@@ -209,14 +209,27 @@ pub struct LinksConfig {
 }
 impl Default for LinksConfig {
     fn default() -> Self {
-        LinksConfig { host: default_host_link(), fabric: default_fabric_link() }
+        LinksConfig {
+            host: default_host_link(),
+            fabric: default_fabric_link(),
+        }
     }
 }
 fn default_host_link() -> LinkConfig {
-    LinkConfig { width: Some(LinkWidth::X4), speed: Some(LinkSpeed::Sdr), rate: None, delay: default_link_delay() }
+    LinkConfig {
+        width: Some(LinkWidth::X4),
+        speed: Some(LinkSpeed::Sdr),
+        rate: None,
+        delay: default_link_delay(),
+    }
 }
 fn default_fabric_link() -> LinkConfig {
-    LinkConfig { width: Some(LinkWidth::X4), speed: Some(LinkSpeed::Qdr), rate: None, delay: default_link_delay() }
+    LinkConfig {
+        width: Some(LinkWidth::X4),
+        speed: Some(LinkSpeed::Qdr),
+        rate: None,
+        delay: default_link_delay(),
+    }
 }
 
 /// Queue mapping in the switch input buffer (architecture "seams": one decision point).
@@ -393,7 +406,10 @@ pub struct RoutingConfig {
 }
 impl Default for RoutingConfig {
     fn default() -> Self {
-        RoutingConfig { algorithm: None, file: None }
+        RoutingConfig {
+            algorithm: None,
+            file: None,
+        }
     }
 }
 

@@ -36,7 +36,11 @@ fn parse_decimal(num: &str) -> Option<(u128, u128)> {
         return None;
     }
     let digits = format!("{int}{frac}");
-    let n: u128 = if digits.is_empty() { 0 } else { digits.parse().ok()? };
+    let n: u128 = if digits.is_empty() {
+        0
+    } else {
+        digits.parse().ok()?
+    };
     Some((n, 10u128.pow(frac.len() as u32)))
 }
 
@@ -66,7 +70,8 @@ impl Duration {
             "" => return Err(format!("duration \"{s}\" has no unit; write e.g. \"5ns\", \"250us\", \"0.7s\" (units: ps, ns, us, ms, s)")),
             _ => return Err(format!("unknown duration unit \"{u}\" in \"{s}\"; allowed units: ps, ns, us, ms, s")),
         };
-        let (num, den) = parse_decimal(n).ok_or_else(|| format!("\"{s}\" is not a duration; write e.g. \"5ns\" or \"0.7s\""))?;
+        let (num, den) = parse_decimal(n)
+            .ok_or_else(|| format!("\"{s}\" is not a duration; write e.g. \"5ns\" or \"0.7s\""))?;
         scale(num, den, mult, false)
             .map(Duration)
             .ok_or_else(|| format!("duration \"{s}\" is finer than 1 ps or too large"))
@@ -85,18 +90,24 @@ impl Bytes {
     /// Parses a size.
     pub fn parse(s: &str) -> Result<Self, String> {
         let (n, u) = split_number(s);
-        let mult: u128 = match u {
-            "" | "B" => 1,
-            "KB" | "kB" => 1_000,
-            "KiB" => 1024,
-            "MB" => 1_000_000,
-            "MiB" => 1 << 20,
-            "GB" => 1_000_000_000,
-            "GiB" => 1 << 30,
-            _ => return Err(format!("unknown size unit \"{u}\" in \"{s}\"; allowed: B, KB, KiB, MB, MiB, GB, GiB")),
-        };
-        let (num, den) = parse_decimal(n).ok_or_else(|| format!("\"{s}\" is not a size; write e.g. \"2176B\""))?;
-        scale(num, den, mult, false).map(Bytes).ok_or_else(|| format!("size \"{s}\" is not a whole number of bytes"))
+        let mult: u128 =
+            match u {
+                "" | "B" => 1,
+                "KB" | "kB" => 1_000,
+                "KiB" => 1024,
+                "MB" => 1_000_000,
+                "MiB" => 1 << 20,
+                "GB" => 1_000_000_000,
+                "GiB" => 1 << 30,
+                _ => return Err(format!(
+                    "unknown size unit \"{u}\" in \"{s}\"; allowed: B, KB, KiB, MB, MiB, GB, GiB"
+                )),
+            };
+        let (num, den) = parse_decimal(n)
+            .ok_or_else(|| format!("\"{s}\" is not a size; write e.g. \"2176B\""))?;
+        scale(num, den, mult, false)
+            .map(Bytes)
+            .ok_or_else(|| format!("size \"{s}\" is not a whole number of bytes"))
     }
 }
 
@@ -118,7 +129,8 @@ impl BitRate {
             "GBps" => 8_000_000_000,
             _ => return Err(format!("unknown rate unit \"{u}\" in \"{s}\"; allowed: bps, Kbps, Mbps, Gbps, Tbps, MBps, GBps")),
         };
-        let (num, den) = parse_decimal(n).ok_or_else(|| format!("\"{s}\" is not a rate; write e.g. \"13.5Gbps\""))?;
+        let (num, den) = parse_decimal(n)
+            .ok_or_else(|| format!("\"{s}\" is not a rate; write e.g. \"13.5Gbps\""))?;
         match scale(num, den, mult, true) {
             Some(0) | None => Err(format!("rate \"{s}\" must be positive and below 2^64 bps")),
             Some(v) => Ok(BitRate(v)),
@@ -141,7 +153,8 @@ impl Frequency {
             "GHz" | "GT/s" => 1_000_000_000,
             _ => return Err(format!("unknown frequency unit \"{u}\" in \"{s}\"; allowed: Hz, kHz, MHz, GHz, T/s, MT/s, GT/s")),
         };
-        let (num, den) = parse_decimal(n).ok_or_else(|| format!("\"{s}\" is not a frequency; write e.g. \"800MHz\""))?;
+        let (num, den) = parse_decimal(n)
+            .ok_or_else(|| format!("\"{s}\" is not a frequency; write e.g. \"800MHz\""))?;
         match scale(num, den, mult, true) {
             Some(0) | None => Err(format!("frequency \"{s}\" must be positive")),
             Some(v) => Ok(Frequency(v)),
@@ -188,7 +201,9 @@ mod tests {
         assert_eq!(Duration::parse("250us").unwrap().0, 250_000_000);
         assert_eq!(Duration::parse("0.0125us").unwrap().0, 12_500);
         assert!(Duration::parse("5").unwrap_err().contains("no unit"));
-        assert!(Duration::parse("5parsec").unwrap_err().contains("allowed units"));
+        assert!(Duration::parse("5parsec")
+            .unwrap_err()
+            .contains("allowed units"));
         assert!(Duration::parse("0.1ps").is_err());
     }
 

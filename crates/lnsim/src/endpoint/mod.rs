@@ -1,1 +1,8 @@
-//! (being written)
+//! Host channel adapters (spec §3.7): per-flow (queue-pair) injection queues served round
+//! robin, control packets (CNPs) first, the congestion-control injection delay as a gate per
+//! flow ([`hca`]); traffic generators feeding the queues ([`generator`]); the sink draining the
+//! receive buffer at a PCIe-like rate with ON/OFF hiccups ([`sink`]).
+
+pub mod generator;
+pub mod hca;
+pub mod sink;

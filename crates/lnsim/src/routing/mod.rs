@@ -21,24 +21,34 @@ pub fn build(s: &Scenario, fabric: &Fabric, base_dir: &Path) -> Result<Forwardin
         _ => RoutingAlgorithm::Updown,
     });
     if alg != RoutingAlgorithm::LftFile && s.routing.file.is_some() {
-        return Err(Error::input("routing.file", "only used with routing.algorithm = \"lft_file\""));
+        return Err(Error::input(
+            "routing.file",
+            "only used with routing.algorithm = \"lft_file\"",
+        ));
     }
     match alg {
         RoutingAlgorithm::Dor => match &fabric.shape {
             Shape::MeshTorus { .. } => dor::build(fabric),
-            _ => Err(Error::input("routing.algorithm", "\"dor\" needs a mesh or torus topology")),
+            _ => Err(Error::input(
+                "routing.algorithm",
+                "\"dor\" needs a mesh or torus topology",
+            )),
         },
         RoutingAlgorithm::Dmodk => match &fabric.shape {
             Shape::FatTree { .. } => dmodk::build(fabric),
-            _ => Err(Error::input("routing.algorithm", "\"dmodk\" needs a fat_tree topology")),
+            _ => Err(Error::input(
+                "routing.algorithm",
+                "\"dmodk\" needs a fat_tree topology",
+            )),
         },
         RoutingAlgorithm::Updown => updown::build(fabric),
         RoutingAlgorithm::LftFile => {
-            let f = s
-                .routing
-                .file
-                .as_ref()
-                .ok_or_else(|| Error::input("routing.file", "required with routing.algorithm = \"lft_file\""))?;
+            let f = s.routing.file.as_ref().ok_or_else(|| {
+                Error::input(
+                    "routing.file",
+                    "required with routing.algorithm = \"lft_file\"",
+                )
+            })?;
             tables::load_fdbs(&base_dir.join(f), fabric)
         }
     }

@@ -1,5 +1,6 @@
 //! Linear forwarding tables (LFT): DLID → output port per switch, and the `.fdbs` file format
-//! of spec §3.6 (`<switch>: 255 p1 p2 …`, entry 0 is the non-existent LID 0).
+//! of spec §3.6 (`<switch>: 255 p1 p2 …`, entry 0 is the non-existent LID 0): [`load_fdbs`]
+//! reads it, [`ForwardingTables::to_fdbs`] writes it.
 
 use crate::error::{Error, Result};
 use crate::topology::{Fabric, NodeId, NodeKind};
@@ -26,7 +27,11 @@ impl ForwardingTables {
         for (i, &s) in fabric.switches.iter().enumerate() {
             switch_index[s as usize] = i as u32;
         }
-        ForwardingTables { lids, switch_index, port: vec![NO_PORT; fabric.switches.len() * lids] }
+        ForwardingTables {
+            lids,
+            switch_index,
+            port: vec![NO_PORT; fabric.switches.len() * lids],
+        }
     }
 
     /// Sets the output port of switch `sw` for `dlid`.
@@ -45,7 +50,10 @@ impl ForwardingTables {
     /// Errors name the switch where the route is missing, leaves the fabric, or loops.
     pub fn route(&self, fabric: &Fabric, src: NodeId, dst: NodeId) -> Result<Vec<(NodeId, u16)>> {
         let dlid = fabric.nodes[dst as usize].lid;
-        let (sname, dname) = (&fabric.nodes[src as usize].name, &fabric.nodes[dst as usize].name);
+        let (sname, dname) = (
+            &fabric.nodes[src as usize].name,
+            &fabric.nodes[dst as usize].name,
+        );
         let mut hops = Vec::new();
         let mut cur = fabric.nodes[src as usize].ports[0].peer;
         loop {
@@ -75,15 +83,292 @@ impl ForwardingTables {
             }
             hops.push((cur, p));
             if hops.len() > fabric.nodes.len() {
-                return Err(Error::Input(format!("routing: route {sname} → {dname} loops (through switch `{}`)", node.name)));
+                return Err(Error::Input(format!(
+                    "routing: route {sname} → {dname} loops (through switch `{}`)",
+                    node.name
+                )));
             }
             cur = node.ports[p as usize].peer;
         }
     }
 }
 
-/// Loads tables from a `.fdbs` file (spec §3.6). Implemented in this module's second half.
+impl ForwardingTables {
+    /// Writes the tables in the `.fdbs` format of spec §3.6 (Z-Tab 3.4), which [`load_fdbs`]
+    /// reads back: one line per switch in [`Fabric::switches`] order, `ID: 255 p1 … pN` with
+    /// one entry per LID 1..N (255 = no route). ID is the switch name without a leading `SW`
+    /// (`SW11` → `11`, as in the spec), unless that would clash with another node's name or be
+    /// empty; other names (`S1`, `L1_3`) are written as they are.
+    pub fn to_fdbs(&self, fabric: &Fabric) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        for &sw in &fabric.switches {
+            let name = &fabric.nodes[sw as usize].name;
+            let id = match name.strip_prefix("SW") {
+                Some(rest) if !rest.is_empty() && !fabric.by_name.contains_key(rest) => rest,
+                _ => name.as_str(),
+            };
+            out.push_str(id);
+            out.push_str(": 255");
+            for lid in 1..self.lids as u32 {
+                match self.out_port(sw, lid) {
+                    NO_PORT => out.push_str(" 255"),
+                    p => {
+                        let _ = write!(out, " {p}");
+                    }
+                }
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Loads linear forwarding tables from a `.fdbs` file (spec §3.6, Z-Tab 3.4;
+/// `routing.algorithm = "lft_file"`).
+///
+/// Format: one line per switch, `ID: 255 p1 p2 …`. ID is the switch name (`SW11`, `S1`) or the
+/// name without its `SW` prefix (`11`). Entry i is the output port for LID i; entry 0 (the
+/// non-existent LID 0) must be 255; 255 means "no route". A line may have fewer entries than
+/// max LID + 1 (missing trailing entries: no route, like the spec's printed table), not more.
+/// Switches without a line get no routes. Blank lines and `#` comments are ignored. Port 255 of
+/// a switch with more than 255 ports cannot be expressed (255 always means "no route").
+/// Errors are input errors `"{path}:{line}: …"` (unknown switch, port that does not exist on
+/// that switch, non-numeric value, duplicate switch line).
 pub fn load_fdbs(path: &std::path::Path, fabric: &Fabric) -> Result<ForwardingTables> {
-    let _ = (path, fabric);
-    Err(Error::Internal("load_fdbs: not implemented yet".into()))
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::input(
+            "routing.file",
+            format!("cannot read `{}`: {e}", path.display()),
+        )
+    })?;
+    parse_fdbs(&text, &path.display().to_string(), fabric)
+}
+
+/// Parses `.fdbs` text (see [`load_fdbs`]); `origin` names it in error messages.
+fn parse_fdbs(text: &str, origin: &str, fabric: &Fabric) -> Result<ForwardingTables> {
+    let mut tables = ForwardingTables::empty(fabric);
+    let mut seen: std::collections::HashMap<NodeId, usize> = std::collections::HashMap::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let err = |msg: String| Error::Input(format!("{origin}:{line}: {msg}"));
+        let content = raw.split('#').next().unwrap_or("").trim();
+        if content.is_empty() {
+            continue;
+        }
+        let (id, vals) = content.split_once(':').ok_or_else(|| {
+            err("expected `SWITCH: 255 p1 p2 …` (switch name, colon, ports per LID)".into())
+        })?;
+        let id = id.trim();
+        let sw = match fabric.by_name.get(id) {
+            Some(&n) if fabric.nodes[n as usize].kind == NodeKind::Hca => {
+                return Err(err(format!("`{id}` is an HCA, not a switch")))
+            }
+            Some(&n) => n,
+            None => *fabric
+                .by_name
+                .get(&format!("SW{id}"))
+                .filter(|&&n| fabric.nodes[n as usize].kind == NodeKind::Switch)
+                .ok_or_else(|| err(format!("unknown switch `{id}`")))?,
+        };
+        let node = &fabric.nodes[sw as usize];
+        if let Some(prev) = seen.insert(sw, line) {
+            return Err(err(format!(
+                "second line for switch `{}` (first on line {prev})",
+                node.name
+            )));
+        }
+        let toks: Vec<&str> = vals.split_whitespace().collect();
+        if toks.is_empty() {
+            return Err(err(format!(
+                "no entries for switch `{}`; a line starts with 255 (LID 0)",
+                node.name
+            )));
+        }
+        if toks.len() > tables.lids {
+            return Err(err(format!(
+                "{} entries, but the fabric's largest LID is {} (at most {} entries: 255 for LID 0, then LIDs 1..{})",
+                toks.len(),
+                tables.lids - 1,
+                tables.lids,
+                tables.lids - 1
+            )));
+        }
+        for (lid, tok) in toks.iter().enumerate() {
+            let v: u32 = tok.parse().map_err(|_| {
+                err(format!(
+                    "entry {lid} (LID {lid}): `{tok}` is not a port number"
+                ))
+            })?;
+            if lid == 0 {
+                if v != 255 {
+                    return Err(err(format!(
+                        "entry 0 (LID 0, no HCA) must be 255, found {v}"
+                    )));
+                }
+                continue;
+            }
+            if v == 255 {
+                continue;
+            }
+            let n = node.ports.len();
+            if v as usize >= n {
+                return Err(err(format!(
+                    "LID {lid}: port {v} does not exist on switch `{}` (it has {n} ports, 0..{})",
+                    node.name,
+                    n.saturating_sub(1)
+                )));
+            }
+            tables.set(sw, lid as u32, v as u16);
+        }
+    }
+    Ok(tables)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::TopologyKind;
+    use crate::routing::dor;
+    use crate::topology::mesh_torus::tests::mesh;
+    use crate::topology::testbed::tests::testbed;
+
+    fn mesh33() -> Fabric {
+        mesh(TopologyKind::Mesh, &[3, 3], 2, None)
+    }
+
+    fn load_err(text: &str, f: &Fabric) -> String {
+        parse_fdbs(text, "t.fdbs", f).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn round_trip_dor_tables() {
+        let f = mesh33();
+        let t = dor::build(&f).unwrap();
+        let text = t.to_fdbs(&f);
+        assert!(
+            text.starts_with("11: 255 0 1 3 3 3 3 2 2 3 3 3 3 2 2 3 3 3 3\n12: 255 2 2 0 1"),
+            "{text}"
+        );
+        assert_eq!(text.lines().count(), 9);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mesh.fdbs");
+        std::fs::write(&path, &text).unwrap();
+        let back = load_fdbs(&path, &f).unwrap();
+        assert_eq!(back.port, t.port);
+        assert_eq!(back.lids, t.lids);
+        // names without the SW prefix round-trip as they are
+        let g = testbed();
+        let mut tg = ForwardingTables::empty(&g);
+        tg.set(g.by_name["S1"], 4, 3);
+        let text = tg.to_fdbs(&g);
+        assert!(text.starts_with("S1: 255 255 255 255 3 255"), "{text}");
+        assert_eq!(parse_fdbs(&text, "x", &g).unwrap().port, tg.port);
+    }
+
+    #[test]
+    fn loads_printed_z_tab() {
+        // Z-Tab 3.4 as printed: 17 entries per row (LID 18 cut off), `SW` prefix optional
+        let text = "\
+# Z-Tab 3.4
+SW12: 255 2 2 0 1 3 3 2 2 4 4 3 3 2 2 4 4 3
+13: 255 2 2 2 2 0 1 2 2 2 2 3 3 2 2 2 2 3
+
+22: 255 2 2 4 4 3 3 2 2 0 1 3 3 2 2 5 5 3
+";
+        let f = mesh33();
+        let t = parse_fdbs(text, "z.fdbs", &f).unwrap();
+        let dor = dor::build(&f).unwrap();
+        for sw in ["SW12", "SW13", "SW22"] {
+            let s = f.by_name[sw];
+            for lid in 1..=17 {
+                assert_eq!(t.out_port(s, lid), dor.out_port(s, lid), "{sw} LID {lid}");
+            }
+            assert_eq!(t.out_port(s, 18), NO_PORT);
+        }
+        for lid in 1..=18 {
+            assert_eq!(t.out_port(f.by_name["SW11"], lid), NO_PORT);
+        }
+        let e = t
+            .route(&f, f.by_name["H111"], f.by_name["H221"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("switch `SW11` has no forwarding entry"), "{e}");
+    }
+
+    #[test]
+    fn load_errors() {
+        let f = mesh33();
+        let cases = [
+            ("44: 255 0\n", "t.fdbs:1: unknown switch `44`"),
+            ("SW44: 255 0\n", "t.fdbs:1: unknown switch `SW44`"),
+            ("H111: 255 0\n", "t.fdbs:1: `H111` is an HCA, not a switch"),
+            (
+                "\n11: 255 0 1 4\n",
+                "t.fdbs:2: LID 3: port 4 does not exist on switch `SW11` (it has 4 ports, 0..3)",
+            ),
+            (
+                "11: 255 0 x\n",
+                "t.fdbs:1: entry 2 (LID 2): `x` is not a port number",
+            ),
+            (
+                "11: 255 0 -1\n",
+                "t.fdbs:1: entry 2 (LID 2): `-1` is not a port number",
+            ),
+            (
+                "11: 255 0\n12: 255\nSW11: 255\n",
+                "t.fdbs:3: second line for switch `SW11` (first on line 1)",
+            ),
+            (
+                "11: 0 0 1\n",
+                "t.fdbs:1: entry 0 (LID 0, no HCA) must be 255, found 0",
+            ),
+            ("11:\n", "t.fdbs:1: no entries for switch `SW11`"),
+            ("11 255 0 1\n", "t.fdbs:1: expected `SWITCH: 255"),
+        ];
+        for (text, want) in cases {
+            let e = load_err(text, &f);
+            assert!(e.starts_with(want), "{text:?}: got {e}, want {want}");
+        }
+        let long = format!("11: 255{}\n", " 0".repeat(19));
+        let e = load_err(&long, &f);
+        assert!(
+            e.starts_with("t.fdbs:1: 20 entries, but the fabric's largest LID is 18"),
+            "{e}"
+        );
+        let e = load_fdbs(std::path::Path::new("/nonexistent/x.fdbs"), &f)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("routing.file: cannot read"), "{e}");
+    }
+
+    #[test]
+    fn route_reports_loops_and_bad_ports() {
+        let f = testbed();
+        let (s1, s2) = (f.by_name["S1"], f.by_name["S2"]);
+        let mut t = ForwardingTables::empty(&f);
+        // H1 → H5 bounces between S1 and S2
+        t.set(s1, 5, 3);
+        t.set(s2, 5, 4);
+        let e = t
+            .route(&f, f.by_name["H1"], f.by_name["H5"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("loops"), "{e}");
+        t.set(s2, 5, 9);
+        let e = t
+            .route(&f, f.by_name["H1"], f.by_name["H5"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("port 9, which does not exist"), "{e}");
+        t.set(s2, 5, 0);
+        let e = t
+            .route(&f, f.by_name["H1"], f.by_name["H5"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("wrong HCA `H4`"), "{e}");
+        t.set(s2, 5, 1);
+        let hops = t.route(&f, f.by_name["H1"], f.by_name["H5"]).unwrap();
+        assert_eq!(hops, vec![(s1, 3), (s2, 1)]);
+    }
 }

@@ -1,8 +1,428 @@
-//! (being written)
-use crate::config::TopologyConfig;
+//! Generic edge-list topology files (`kind = "file"`, `topology.file`; spec §4: "topology is
+//! data").
+//!
+//! # Format
+//! One directive per line; `#` starts a comment (to the end of the line); blank lines are
+//! ignored; tokens are separated by white space.
+//! ```text
+//! # two switches, three hosts
+//! switch S1
+//! switch S2
+//! hca H1                       # HCAs get LIDs 1, 2, … in declaration order
+//! hca H2
+//! hca H3
+//! link H1 S1                   # next free port of each end: H1 port 0 ↔ S1 port 0
+//! link H2 S1
+//! link H3 S2
+//! link S1 S2 rate=40Gbps delay=10ns
+//! link S1 S2 speed=QDR width=4x
+//! ```
+//! - `switch NAME`, `hca NAME` declare a node; names are unique, any text without white space or
+//!   `#`. Nodes must be declared before they are linked.
+//! - `link A B [key=value …]` connects the next free port of A to the next free port of B, so
+//!   port numbers follow the order of the `link` lines. A link with an HCA end is of class Host
+//!   (`[links.host]` parameters), else Fabric (`[links.fabric]`). Per-link overrides, as in a
+//!   `[links.<class>]` table: `delay=5ns` (a duration); `rate=40Gbps` (a data rate) or
+//!   `speed=QDR` (SDR, DDR, QDR, FDR, EDR, HDR) with an optional `width=4x` (1x, 4x, 8x, 12x;
+//!   default 4x). Without `rate`/`speed` the class's rate and width are kept.
+//! - Every HCA needs exactly one link; a switch at least one.
+//!
+//! Every error is an input error `"{path}:{line}: {message}"`.
+
+use crate::config::{BitRate, Duration, LinkSpeed, TopologyConfig};
 use crate::error::{Error, Result};
-use crate::topology::{Fabric, LinkParams};
-/// Builds this topology.
-pub fn build(_t: &TopologyConfig, _b: &std::path::Path, _h: LinkParams, _f: LinkParams) -> Result<Fabric> {
-    Err(Error::Internal("not yet".into()))
+use crate::topology::{reject_keys, Fabric, LinkClass, LinkParams, LinkRate, NodeKind, Shape};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Builds the fabric described by the edge-list file `base_dir/topology.file` (format in the
+/// module documentation).
+pub fn build(
+    t: &TopologyConfig,
+    base_dir: &Path,
+    host: LinkParams,
+    fabric: LinkParams,
+) -> Result<Fabric> {
+    reject_keys(t, &["file"])?;
+    let rel = t.file.as_ref().ok_or_else(|| {
+        Error::input(
+            "topology.file",
+            "missing: give the path of the edge-list file",
+        )
+    })?;
+    let path = base_dir.join(rel);
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        Error::input(
+            "topology.file",
+            format!("cannot read `{}`: {e}", path.display()),
+        )
+    })?;
+    parse(&text, &path.display().to_string(), host, fabric)
+}
+
+/// Parses edge-list text; `origin` names it in error messages.
+fn parse(text: &str, origin: &str, host: LinkParams, fabric: LinkParams) -> Result<Fabric> {
+    let mut f = Fabric::new(Shape::Generic);
+    let mut declared: HashMap<String, usize> = HashMap::new(); // name → line
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let err = |msg: String| Error::Input(format!("{origin}:{line}: {msg}"));
+        let content = raw.split('#').next().unwrap_or("");
+        let toks: Vec<&str> = content.split_whitespace().collect();
+        let Some(&directive) = toks.first() else {
+            continue;
+        };
+        match directive {
+            "switch" | "hca" => {
+                if toks.len() != 2 {
+                    return Err(err(format!("expected `{directive} NAME`")));
+                }
+                let name = toks[1];
+                if let Some(prev) = declared.get(name) {
+                    return Err(err(format!(
+                        "node `{name}` is already declared (line {prev})"
+                    )));
+                }
+                let kind = if directive == "switch" {
+                    NodeKind::Switch
+                } else {
+                    NodeKind::Hca
+                };
+                f.add_node(name.to_string(), kind, Vec::new(), 0)
+                    .map_err(|e| err(e.to_string()))?;
+                declared.insert(name.to_string(), line);
+            }
+            "link" => {
+                if toks.len() < 3 {
+                    return Err(err(
+                        "expected `link A B [rate=…] [speed=…] [width=…] [delay=…]`".into(),
+                    ));
+                }
+                let mut ends = [0; 2];
+                for (j, name) in toks[1..3].iter().enumerate() {
+                    ends[j] = *f.by_name.get(*name).ok_or_else(|| {
+                        err(format!(
+                            "unknown node `{name}` (declare it with `switch` or `hca` first)"
+                        ))
+                    })?;
+                }
+                let [a, b] = ends;
+                let hca_end = [a, b]
+                    .iter()
+                    .any(|&n| f.nodes[n as usize].kind == NodeKind::Hca);
+                for n in [a, b] {
+                    let node = &f.nodes[n as usize];
+                    if node.kind == NodeKind::Hca && !node.ports.is_empty() {
+                        return Err(err(format!(
+                            "HCA `{}` already has a link; an HCA has exactly one",
+                            node.name
+                        )));
+                    }
+                    if node.ports.len() + usize::from(a == b) >= u16::MAX as usize {
+                        return Err(err(format!(
+                            "switch `{}` would exceed {} ports",
+                            node.name,
+                            u16::MAX
+                        )));
+                    }
+                }
+                if a == b && hca_end {
+                    return Err(err("an HCA cannot be linked to itself".into()));
+                }
+                let (class, base) = if hca_end {
+                    (LinkClass::Host, host)
+                } else {
+                    (LinkClass::Fabric, fabric)
+                };
+                let params = overrides(&toks[3..], base).map_err(err)?;
+                f.connect(a, b, class, params);
+            }
+            other => {
+                return Err(err(format!(
+                    "unknown directive `{other}`; expected `switch`, `hca` or `link`"
+                )))
+            }
+        }
+    }
+    for &h in &f.hcas {
+        let n = &f.nodes[h as usize];
+        if n.ports.is_empty() {
+            return Err(Error::Input(format!(
+                "{origin}:{}: HCA `{}` has no link",
+                declared[&n.name], n.name
+            )));
+        }
+    }
+    for &s in &f.switches {
+        let n = &f.nodes[s as usize];
+        if n.ports.is_empty() {
+            return Err(Error::Input(format!(
+                "{origin}:{}: switch `{}` has no link",
+                declared[&n.name], n.name
+            )));
+        }
+    }
+    if f.hcas.is_empty() {
+        return Err(Error::Input(format!(
+            "{origin}: declares no HCA (`hca NAME`)"
+        )));
+    }
+    Ok(f)
+}
+
+/// Applies `key=value` link overrides to the class parameters `base`.
+fn overrides(opts: &[&str], base: LinkParams) -> std::result::Result<LinkParams, String> {
+    let mut seen: Vec<&str> = Vec::new();
+    let (mut rate, mut speed, mut lanes, mut delay) = (None, None, None, None);
+    for opt in opts {
+        let (k, v) = opt
+            .split_once('=')
+            .ok_or_else(|| format!("expected `key=value`, found `{opt}`"))?;
+        if seen.contains(&k) {
+            return Err(format!("`{k}` given twice"));
+        }
+        seen.push(k);
+        match k {
+            "rate" => rate = Some(BitRate::parse(v)?),
+            "delay" => delay = Some(Duration::parse(v)?),
+            "speed" => {
+                speed = Some(match v.to_ascii_uppercase().as_str() {
+                    "SDR" => LinkSpeed::Sdr,
+                    "DDR" => LinkSpeed::Ddr,
+                    "QDR" => LinkSpeed::Qdr,
+                    "FDR" => LinkSpeed::Fdr,
+                    "EDR" => LinkSpeed::Edr,
+                    "HDR" => LinkSpeed::Hdr,
+                    _ => {
+                        return Err(format!(
+                            "unknown speed `{v}`; allowed: SDR, DDR, QDR, FDR, EDR, HDR"
+                        ))
+                    }
+                })
+            }
+            "width" => {
+                lanes = Some(match v.to_ascii_lowercase().as_str() {
+                    "1x" => 1,
+                    "4x" => 4,
+                    "8x" => 8,
+                    "12x" => 12,
+                    _ => return Err(format!("unknown width `{v}`; allowed: 1x, 4x, 8x, 12x")),
+                })
+            }
+            _ => {
+                return Err(format!(
+                    "unknown link option `{k}`; allowed: rate, speed, width, delay"
+                ))
+            }
+        }
+    }
+    let mut p = base;
+    match (rate, speed) {
+        (Some(_), Some(_)) => {
+            return Err("give either `rate` or `speed` (with `width`), not both".into())
+        }
+        (Some(r), None) => {
+            p.rate = LinkRate::bps(r.0);
+            p.lanes = lanes.unwrap_or(4);
+        }
+        (None, Some(s)) => {
+            p.lanes = lanes.unwrap_or(4);
+            p.rate = LinkRate::infiniband(p.lanes, s);
+        }
+        (None, None) if lanes.is_some() => return Err("`width` needs `speed` (or `rate`)".into()),
+        (None, None) => {}
+    }
+    if let Some(d) = delay {
+        p.delay_ps = d.0;
+    }
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::TopologyKind;
+    use crate::topology::mesh_torus::tests::link;
+    use std::io::Write;
+
+    const EXAMPLE: &str = "\
+# two switches, three hosts
+switch S1
+switch S2
+hca H1                       # comment
+hca H2
+
+hca H3
+link H1 S1
+link H2 S1
+link H3 S2
+link S1 S2 rate=40Gbps delay=10ns
+link S1 S2 speed=QDR width=4x
+";
+
+    fn fabric_link() -> LinkParams {
+        LinkParams {
+            rate: LinkRate::bps(8_000_000_000),
+            delay_ps: 7_000,
+            lanes: 4,
+        }
+    }
+
+    fn parse_err(text: &str) -> String {
+        parse(text, "t.topo", link(), fabric_link())
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn parses_example() {
+        let f = parse(EXAMPLE, "t.topo", link(), fabric_link()).unwrap();
+        f.check().unwrap();
+        assert_eq!(f.shape, Shape::Generic);
+        assert_eq!(f.hcas.len(), 3);
+        assert_eq!(f.nodes[f.by_name["H3"] as usize].lid, 3);
+        let s1 = &f.nodes[f.by_name["S1"] as usize];
+        assert_eq!(s1.ports.len(), 4);
+        assert_eq!(s1.ports[0].class, LinkClass::Host);
+        assert_eq!(s1.ports[0].link, link());
+        assert_eq!(s1.ports[2].class, LinkClass::Fabric);
+        assert_eq!(s1.ports[2].peer_port, 1);
+        assert_eq!(s1.ports[2].link.rate, LinkRate::bps(40_000_000_000));
+        assert_eq!(s1.ports[2].link.delay_ps, 10_000);
+        assert_eq!(
+            s1.ports[3].link.rate,
+            LinkRate::infiniband(4, LinkSpeed::Qdr)
+        );
+        assert_eq!(s1.ports[3].link.delay_ps, 7_000);
+    }
+
+    #[test]
+    fn build_reads_relative_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::File::create(dir.path().join("x.topo"))
+            .unwrap()
+            .write_all(EXAMPLE.as_bytes())
+            .unwrap();
+        let mut t = crate::topology::testbed::tests::cfg();
+        t.kind = TopologyKind::File;
+        t.file = Some("x.topo".into());
+        let f = build(&t, dir.path(), link(), link()).unwrap();
+        assert_eq!(f.nodes.len(), 5);
+        t.file = Some("missing.topo".into());
+        let e = build(&t, dir.path(), link(), link())
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("topology.file: cannot read"), "{e}");
+        t.file = None;
+        assert!(build(&t, dir.path(), link(), link())
+            .unwrap_err()
+            .to_string()
+            .starts_with("topology.file:"));
+        t.file = Some("x.topo".into());
+        t.k = Some(2);
+        assert!(build(&t, dir.path(), link(), link())
+            .unwrap_err()
+            .to_string()
+            .starts_with("topology.k:"));
+    }
+
+    #[test]
+    fn errors_name_file_and_line() {
+        let cases = [
+            (
+                "switch S1\nrouter R\n",
+                "t.topo:2: unknown directive `router`",
+            ),
+            (
+                "switch S1\nswitch S1\n",
+                "t.topo:2: node `S1` is already declared (line 1)",
+            ),
+            (
+                "switch S1\nhca S1\n",
+                "t.topo:2: node `S1` is already declared",
+            ),
+            (
+                "switch S1\nhca H1\nlink H1 S2\n",
+                "t.topo:3: unknown node `S2`",
+            ),
+            (
+                "switch S1\nhca H1\nlink H1\n",
+                "t.topo:3: expected `link A B",
+            ),
+            ("switch\n", "t.topo:1: expected `switch NAME`"),
+            (
+                "switch S1\nhca H1\nlink H1 S1 rate=fast\n",
+                "t.topo:3: unknown rate unit \"fast\"",
+            ),
+            (
+                "switch S1\nhca H1\nlink H1 S1 delay=5\n",
+                "t.topo:3: duration \"5\" has no unit",
+            ),
+            (
+                "switch S1\nhca H1\nlink H1 S1 speed=XDR\n",
+                "t.topo:3: unknown speed `XDR`",
+            ),
+            (
+                "switch S1\nhca H1\nlink H1 S1 width=3x speed=SDR\n",
+                "t.topo:3: unknown width `3x`",
+            ),
+            (
+                "switch S1\nhca H1\nlink H1 S1 width=4x\n",
+                "t.topo:3: `width` needs `speed`",
+            ),
+            (
+                "switch S1\nhca H1\nlink H1 S1 rate=1Gbps speed=SDR\n",
+                "t.topo:3: give either",
+            ),
+            (
+                "switch S1\nhca H1\nlink H1 S1 color=red\n",
+                "t.topo:3: unknown link option `color`",
+            ),
+            (
+                "switch S1\nhca H1\nlink H1 S1 delay=1ns delay=2ns\n",
+                "t.topo:3: `delay` given twice",
+            ),
+            (
+                "switch S1\nhca H1\nlink H1 S1 fast\n",
+                "t.topo:3: expected `key=value`",
+            ),
+            (
+                "switch S1\nhca H1\nlink H1 S1\nlink S1 H1\n",
+                "t.topo:4: HCA `H1` already has a link",
+            ),
+            (
+                "switch S1\nhca H1\nlink H1 H1\n",
+                "t.topo:3: an HCA cannot be linked to itself",
+            ),
+            (
+                "switch S1\nhca H1\nhca H2\nlink H1 S1\n",
+                "t.topo:3: HCA `H2` has no link",
+            ),
+            (
+                "switch S1\nswitch S2\nhca H1\nlink H1 S1\n",
+                "t.topo:2: switch `S2` has no link",
+            ),
+            (
+                "switch S1\nswitch S2\nlink S1 S2\n",
+                "t.topo: declares no HCA",
+            ),
+        ];
+        for (text, want) in cases {
+            let e = parse_err(text);
+            assert!(e.starts_with(want), "{text:?}: got {e}, want {want}");
+        }
+    }
+
+    #[test]
+    fn self_loops_and_parallel_links() {
+        let f = parse(
+            "switch S\nswitch T\nhca H\nlink H S\nlink S S\nlink S T\nlink T S\n",
+            "x",
+            link(),
+            link(),
+        )
+        .unwrap();
+        f.check().unwrap();
+        assert_eq!(f.nodes[f.by_name["S"] as usize].ports.len(), 5);
+    }
 }

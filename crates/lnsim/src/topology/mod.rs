@@ -54,11 +54,17 @@ impl LinkRate {
             LinkSpeed::Edr => (25_781_250, 64, 66),
             LinkSpeed::Hdr => (53_125_000, 64, 66),
         };
-        LinkRate { num: lanes as u128 * kbaud * 1000 * p, den: l }
+        LinkRate {
+            num: lanes as u128 * kbaud * 1000 * p,
+            den: l,
+        }
     }
     /// Rate from a plain data rate in bits per second.
     pub fn bps(bps: u64) -> Self {
-        LinkRate { num: bps as u128, den: 1 }
+        LinkRate {
+            num: bps as u128,
+            den: 1,
+        }
     }
     /// Data rate in bits per second (for reports).
     pub fn bits_per_s(&self) -> f64 {
@@ -88,13 +94,25 @@ impl LinkParams {
         let lanes = c.width.map(|w| w.lanes()).unwrap_or(4);
         let rate = match (c.rate, c.speed) {
             (Some(_), Some(_)) => {
-                return Err(Error::input(key, "give either `rate` or `speed` (with `width`), not both"))
+                return Err(Error::input(
+                    key,
+                    "give either `rate` or `speed` (with `width`), not both",
+                ))
             }
             (Some(r), None) => LinkRate::bps(r.0),
             (None, Some(s)) => LinkRate::infiniband(lanes, s),
-            (None, None) => return Err(Error::input(key, "missing `speed` (SDR, DDR, QDR, FDR, EDR, HDR) or `rate`")),
+            (None, None) => {
+                return Err(Error::input(
+                    key,
+                    "missing `speed` (SDR, DDR, QDR, FDR, EDR, HDR) or `rate`",
+                ))
+            }
         };
-        Ok(LinkParams { rate, delay_ps: c.delay.0, lanes })
+        Ok(LinkParams {
+            rate,
+            delay_ps: c.delay.0,
+            lanes,
+        })
     }
 }
 
@@ -172,14 +190,28 @@ pub struct Fabric {
 impl Fabric {
     /// An empty fabric with the given shape; builders then add nodes and links.
     pub fn new(shape: Shape) -> Self {
-        Fabric { nodes: Vec::new(), hcas: Vec::new(), switches: Vec::new(), shape, by_name: HashMap::new() }
+        Fabric {
+            nodes: Vec::new(),
+            hcas: Vec::new(),
+            switches: Vec::new(),
+            shape,
+            by_name: HashMap::new(),
+        }
     }
 
     /// Adds a node; HCAs get the next LID. Errors on a duplicate name.
-    pub fn add_node(&mut self, name: String, kind: NodeKind, coords: Vec<u32>, level: u32) -> Result<NodeId> {
+    pub fn add_node(
+        &mut self,
+        name: String,
+        kind: NodeKind,
+        coords: Vec<u32>,
+        level: u32,
+    ) -> Result<NodeId> {
         let id = self.nodes.len() as NodeId;
         if self.by_name.insert(name.clone(), id).is_some() {
-            return Err(Error::Input(format!("topology: duplicate node name `{name}`")));
+            return Err(Error::Input(format!(
+                "topology: duplicate node name `{name}`"
+            )));
         }
         let lid = match kind {
             NodeKind::Hca => {
@@ -191,16 +223,39 @@ impl Fabric {
                 0
             }
         };
-        self.nodes.push(Node { name, kind, ports: Vec::new(), lid, coords, level });
+        self.nodes.push(Node {
+            name,
+            kind,
+            ports: Vec::new(),
+            lid,
+            coords,
+            level,
+        });
         Ok(id)
     }
 
     /// Connects the next free port of `a` to the next free port of `b`; returns the port numbers.
-    pub fn connect(&mut self, a: NodeId, b: NodeId, class: LinkClass, link: LinkParams) -> (u16, u16) {
+    pub fn connect(
+        &mut self,
+        a: NodeId,
+        b: NodeId,
+        class: LinkClass,
+        link: LinkParams,
+    ) -> (u16, u16) {
         let pa = self.nodes[a as usize].ports.len() as u16;
         let pb = self.nodes[b as usize].ports.len() as u16 + if a == b { 1 } else { 0 };
-        self.nodes[a as usize].ports.push(Port { peer: b, peer_port: pb, class, link });
-        self.nodes[b as usize].ports.push(Port { peer: a, peer_port: pa, class, link });
+        self.nodes[a as usize].ports.push(Port {
+            peer: b,
+            peer_port: pb,
+            class,
+            link,
+        });
+        self.nodes[b as usize].ports.push(Port {
+            peer: a,
+            peer_port: pa,
+            class,
+            link,
+        });
         (pa, pb)
     }
 
@@ -216,7 +271,10 @@ impl Fabric {
     pub fn hca(&self, name: &str, key: &str) -> Result<NodeId> {
         let id = self.node(name, key)?;
         if self.nodes[id as usize].kind != NodeKind::Hca {
-            return Err(Error::input(key, format!("`{name}` is a switch, not an HCA")));
+            return Err(Error::input(
+                key,
+                format!("`{name}` is a switch, not an HCA"),
+            ));
         }
         Ok(id)
     }
@@ -225,16 +283,30 @@ impl Fabric {
     pub fn check(&self) -> Result<()> {
         for (i, n) in self.nodes.iter().enumerate() {
             if n.kind == NodeKind::Hca && n.ports.len() != 1 {
-                return Err(Error::Input(format!("topology: HCA `{}` has {} links; an HCA has exactly one", n.name, n.ports.len())));
+                return Err(Error::Input(format!(
+                    "topology: HCA `{}` has {} links; an HCA has exactly one",
+                    n.name,
+                    n.ports.len()
+                )));
             }
             if n.kind == NodeKind::Switch && n.ports.is_empty() {
-                return Err(Error::Input(format!("topology: switch `{}` has no links", n.name)));
+                return Err(Error::Input(format!(
+                    "topology: switch `{}` has no links",
+                    n.name
+                )));
             }
             for (p, port) in n.ports.iter().enumerate() {
-                let back = self.nodes[port.peer as usize].ports.get(port.peer_port as usize);
+                let back = self.nodes[port.peer as usize]
+                    .ports
+                    .get(port.peer_port as usize);
                 match back {
                     Some(b) if b.peer as usize == i && b.peer_port as usize == p => {}
-                    _ => return Err(Error::Internal(format!("asymmetric link at {} port {p}", n.name))),
+                    _ => {
+                        return Err(Error::Internal(format!(
+                            "asymmetric link at {} port {p}",
+                            n.name
+                        )))
+                    }
                 }
             }
         }
@@ -277,7 +349,11 @@ pub fn reject_keys(t: &crate::config::TopologyConfig, allowed: &[&str]) -> Resul
         if p && !allowed.contains(&k) {
             return Err(Error::input(
                 &format!("topology.{k}"),
-                format!("does not apply to kind {:?}; allowed keys: kind, {}", t.kind, allowed.join(", ")),
+                format!(
+                    "does not apply to kind {:?}; allowed keys: kind, {}",
+                    t.kind,
+                    allowed.join(", ")
+                ),
             ));
         }
     }

@@ -1,0 +1,86 @@
+//! Traffic generators at the HCA: greedy (flood) sources always keep one message queued and
+//! open the next when it is done, drawing its destination; Bernoulli sources create messages at
+//! random slot times (spec §3.7.1). Messages wait in their flow's injection queue.
+
+use crate::config::{Injection, Ps};
+use crate::sim::{Ev, Net};
+
+/// Most extra messages a greedy source opens while its flows are held back by CC.
+const MAX_PARKED: u32 = 8;
+
+impl Net {
+    /// Schedules every source's first activity.
+    pub(crate) fn start_sources(&mut self) {
+        for s in 0..self.traffic.sources.len() as u32 {
+            let src = &mut self.traffic.sources[s as usize];
+            let t = match src.injection {
+                Injection::Flood => src.start,
+                Injection::Bernoulli => src.next_arrival(src.start),
+            };
+            if t < self.end && t < src.stop {
+                self.at(t, Ev::Arrival { source: s });
+            }
+        }
+    }
+
+    /// A source's timer fired: a flood source starts, a Bernoulli source creates a message.
+    pub(crate) fn arrival(&mut self, s: u32, now: Ps) {
+        let src = &self.traffic.sources[s as usize];
+        if !src.active(now) {
+            return;
+        }
+        let h = src.hca;
+        match src.injection {
+            Injection::Flood => self.refill(s, now),
+            Injection::Bernoulli => {
+                self.refill(s, now);
+                let src = &mut self.traffic.sources[s as usize];
+                let t = src.next_arrival(now);
+                if t < self.end && t < src.stop {
+                    self.at(t, Ev::Arrival { source: s });
+                }
+            }
+        }
+        self.try_hca_send(h, now);
+    }
+
+    /// Source `s` creates one message to its next destination.
+    pub(crate) fn refill(&mut self, s: u32, now: Ps) {
+        let dst = self.traffic.pick_destination(s);
+        let f = self.traffic.flow_for(s, dst);
+        let pk = self.traffic.sources[s as usize].msg_packets;
+        let h = self.traffic.sources[s as usize].hca;
+        let fl = &mut self.traffic.flows[f as usize];
+        if fl.msgs.is_empty() {
+            fl.head_since = now;
+        }
+        fl.msgs.push_back(crate::traffic::Message {
+            created: now,
+            packets_left: pk,
+        });
+        if !fl.ready {
+            fl.ready = true;
+            self.ready[h as usize].push(f);
+        }
+    }
+
+    /// All flows of HCA `h` are held back by CC: let one greedy random source open another
+    /// message. Returns true if one did.
+    pub(crate) fn open_extra_message(&mut self, h: u32, now: Ps) -> bool {
+        for i in 0..self.traffic.by_hca[h as usize].len() {
+            let s = self.traffic.by_hca[h as usize][i];
+            let src = &self.traffic.sources[s as usize];
+            let random = matches!(src.dest, crate::traffic::Destinations::Random { .. });
+            if random
+                && src.injection == Injection::Flood
+                && src.active(now)
+                && src.parked < MAX_PARKED
+            {
+                self.traffic.sources[s as usize].parked += 1;
+                self.refill(s, now);
+                return true;
+            }
+        }
+        false
+    }
+}

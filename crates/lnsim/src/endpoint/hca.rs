@@ -1,0 +1,182 @@
+//! HCA transmit side: control packets (CNPs) first, then round robin over the flows (queue
+//! pairs) that have data, are allowed to send by congestion control, and find credits on their
+//! VL; the wire is paced by the link, the HCA core rate and an optional transmit-rate cap.
+
+use crate::cc::Notification;
+use crate::config::{Injection, Ps};
+use crate::sim::{Ev, Net};
+use crate::traffic::packet::{Packet, BECN, CNP};
+
+impl Net {
+    /// Asks HCA `h` to wake (and try to send) at `t`.
+    #[inline]
+    pub(crate) fn wake(&mut self, h: u32, t: Ps) {
+        if t < self.wake_at[h as usize] {
+            self.wake_at[h as usize] = t;
+            self.at(t, Ev::HcaWake { hca: h });
+        }
+    }
+
+    /// HCA `h` sends its next packet if it can.
+    pub(crate) fn try_hca_send(&mut self, h: u32, now: Ps) {
+        let g = self.hca_gport[h as usize] as usize;
+        if self.out_busy[g] {
+            return;
+        }
+        if self.next_tx[h as usize] > now {
+            let t = self.next_tx[h as usize];
+            self.wake(h, t);
+            return;
+        }
+        let vls = self.vls;
+        if let Some(&pid) = self.control_q[h as usize].front() {
+            let p = &self.pkts[pid];
+            if self.credits[g * vls + p.vl as usize] >= p.credits {
+                self.control_q[h as usize].pop_front();
+                self.transmit(h, pid, now);
+            }
+            return;
+        }
+        let mut cc_blocked = u64::MAX;
+        for attempt in 0..2 {
+            let n = self.ready[h as usize].len();
+            let start = self.hca_rr[h as usize] as usize;
+            for k in 0..n {
+                let idx = (start + k) % n;
+                let f = self.ready[h as usize][idx];
+                let vl = self.traffic.flows[f as usize].vl as usize;
+                if self.credits[g * vls + vl] < self.pkt_credits {
+                    continue;
+                }
+                let ra = self.cc.flow_ready_at(f);
+                if ra > now {
+                    cc_blocked = cc_blocked.min(ra);
+                    continue;
+                }
+                self.send_from_flow(h, f, idx, now);
+                return;
+            }
+            // every flow with data is held back by congestion control: a greedy generator may
+            // open a message to another destination (its held-back flows block nobody)
+            if attempt == 0 && (cc_blocked == u64::MAX || !self.open_extra_message(h, now)) {
+                break;
+            }
+        }
+        if cc_blocked != u64::MAX {
+            self.wake(h, cc_blocked);
+        }
+    }
+
+    fn send_from_flow(&mut self, h: u32, f: u32, idx: usize, now: Ps) {
+        let fl = &mut self.traffic.flows[f as usize];
+        let s = fl.source;
+        let flood = self.traffic.sources[s as usize].injection == Injection::Flood;
+        let msg = fl.msgs.front_mut().expect("ready flow has a message");
+        let created = if flood {
+            fl.head_since.max(msg.created)
+        } else {
+            msg.created
+        };
+        msg.packets_left -= 1;
+        let msg_done = msg.packets_left == 0;
+        if msg_done {
+            fl.msgs.pop_front();
+        }
+        fl.head_since = now;
+        fl.tx_bytes += self.pkt_bytes as u64;
+        fl.tx_packets += 1;
+        let (dst, vl) = (fl.dst, fl.vl);
+        if fl.msgs.is_empty() {
+            fl.ready = false;
+            self.ready[h as usize].remove(idx);
+            self.hca_rr[h as usize] = idx as u32;
+        } else {
+            self.hca_rr[h as usize] = idx as u32 + 1;
+        }
+        let pid = self.pkts.alloc(Packet {
+            src: h,
+            dst,
+            flow: f,
+            bytes: self.pkt_bytes,
+            credits: self.pkt_credits,
+            vl,
+            created,
+            ..Packet::default()
+        });
+        if msg_done && flood {
+            let src = &mut self.traffic.sources[s as usize];
+            if src.parked > 0 {
+                src.parked -= 1;
+            } else if src.active(now) {
+                self.refill(s, now);
+            }
+        }
+        if self.cc.active() {
+            let ser = self.timing[self.hca_gport[h as usize] as usize].ser_pkt;
+            self.cc.on_flow_send(f, self.pkt_bytes, ser, now);
+        }
+        self.transmit(h, pid, now);
+    }
+
+    /// Puts packet `pid` on the wire of HCA `h`.
+    pub(crate) fn transmit(&mut self, h: u32, pid: u32, now: Ps) {
+        let g = self.hca_gport[h as usize] as usize;
+        let tm = self.timing[g];
+        let (bytes, credits, vl, flags) = {
+            let p = &self.pkts[pid];
+            (p.bytes, p.credits, p.vl, p.flags)
+        };
+        self.credits[g * self.vls + vl as usize] -= credits;
+        let ser = if bytes == self.pkt_bytes {
+            tm.ser_pkt.max(tm.int_pkt)
+        } else {
+            tm.rate
+                .ser_ps(bytes as u64)
+                .max(tm.internal.ser_ps(bytes as u64))
+        };
+        let wire_start = now.max(self.wire_free[g]);
+        let wire_end = wire_start + ser;
+        self.wire_free[g] = wire_end;
+        self.out_busy[g] = true;
+        self.at(wire_end, Ev::OutputReady { gport: g as u32 });
+        if let Some(cap) = self.tx_cap {
+            self.next_tx[h as usize] = wire_start + cap.ser_ps(bytes as u64);
+        }
+        if flags & CNP != 0 {
+            self.stats.injected_control += 1;
+        } else {
+            self.stats.tx(h, wire_start, bytes);
+        }
+        self.flit_hops += credits as u64;
+        let down = self.peer[g];
+        let head = wire_start + tm.ser_credit.max(tm.int_credit) + tm.delay + self.routing_delay;
+        let p = &mut self.pkts[pid];
+        p.injected = wire_start;
+        p.tail = wire_end + tm.delay;
+        self.at(
+            head,
+            Ev::HeadArrive {
+                pkt: pid,
+                gport: down,
+            },
+        );
+    }
+
+    /// Queues a congestion notification packet (BECN set) at HCA `h` for `n.to`.
+    pub(crate) fn queue_notification(&mut self, h: u32, n: Notification, now: Ps) {
+        let vl = self.traffic.flows[n.flow as usize].vl;
+        let pid = self.pkts.alloc(Packet {
+            src: h,
+            dst: n.to,
+            flow: n.flow,
+            bytes: self.credit_bytes,
+            credits: 1,
+            vl,
+            flags: CNP | BECN,
+            created: now,
+            ..Packet::default()
+        });
+        self.control_q[h as usize].push_back(pid);
+        self.try_hca_send(h, now);
+    }
+}

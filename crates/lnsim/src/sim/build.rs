@@ -1,0 +1,360 @@
+//! Builds the network instance from a loaded scenario: topology, routing, route checks,
+//! traffic, and the flat per-port arrays.
+
+use super::{Net, PortTiming};
+use crate::cc::CongestionControl;
+use crate::config::{LoadedScenario, Ps};
+use crate::endpoint::sink::SinkModel;
+use crate::engine::EventQueue;
+use crate::error::{Error, Result};
+use crate::routing::{self, ForwardingTables};
+use crate::stats::Stats;
+use crate::switch::queue_mapping::QueueMapping;
+use crate::switch::vl_arbitration::{VlArbState, VlArbTable};
+use crate::topology::{self, Fabric, LinkClass, LinkRate, NodeKind};
+use crate::traffic::packet::PacketStore;
+use crate::traffic::{self, Traffic};
+use std::collections::VecDeque;
+
+/// Most (source, destination) routes checked one by one at start-up.
+const MAX_ROUTE_CHECKS: usize = 5_000_000;
+
+/// Topology, tables and traffic of a scenario, checked.
+pub(crate) struct Built {
+    pub fabric: Fabric,
+    pub lft: ForwardingTables,
+    pub traffic: Traffic,
+    pub routes_checked: usize,
+    pub max_hops: usize,
+}
+
+/// Builds and checks everything a run needs (shared by `run` and `validate`).
+pub(crate) fn build_parts(l: &LoadedScenario) -> Result<Built> {
+    let s = &l.scenario;
+    check_scalars(l)?;
+    let fabric = topology::build(s, &l.base_dir)?;
+    let lft = routing::build(s, &fabric, &l.base_dir)?;
+    let traffic = traffic::build(s, &fabric, s.sim.seed, s.switch.vls)?;
+    // every route the traffic can take must exist and be loop-free
+    let mut pairs = traffic.pairs.clone();
+    pairs.sort_unstable();
+    pairs.dedup();
+    if pairs.len() > MAX_ROUTE_CHECKS {
+        let step = pairs.len().div_ceil(MAX_ROUTE_CHECKS);
+        pairs = pairs.into_iter().step_by(step).collect();
+    }
+    let mut max_hops = 0;
+    for &(a, b) in &pairs {
+        let r = lft.route(&fabric, fabric.hcas[a as usize], fabric.hcas[b as usize])?;
+        max_hops = max_hops.max(r.len());
+    }
+    Ok(Built {
+        fabric,
+        lft,
+        traffic,
+        routes_checked: pairs.len(),
+        max_hops,
+    })
+}
+
+fn check_scalars(l: &LoadedScenario) -> Result<()> {
+    let s = &l.scenario;
+    if s.sim.end_time.0 == 0 {
+        return Err(Error::input("sim.end_time", "must be positive"));
+    }
+    if s.sim.interval.0 == 0 {
+        return Err(Error::input("sim.interval", "must be positive"));
+    }
+    if s.sim.end_time.0 / s.sim.interval.0 > 10_000_000 {
+        return Err(Error::input(
+            "sim.interval",
+            "gives more than 10 million intervals; choose a longer interval",
+        ));
+    }
+    if s.sim.warmup.0 >= s.sim.end_time.0 {
+        return Err(Error::input(
+            "sim.warmup",
+            "must be shorter than sim.end_time",
+        ));
+    }
+    if s.switch.vls == 0 || s.switch.vls > 15 {
+        return Err(Error::input(
+            "switch.vls",
+            format!("{} outside 1–15 (IBA data VLs)", s.switch.vls),
+        ));
+    }
+    let credit = s.traffic.credit_bytes.0;
+    let pkt_credits = s.traffic.packet_bytes.0.div_ceil(credit.max(1));
+    for (key, v) in [
+        ("switch.buffer_credits", Some(s.switch.buffer_credits)),
+        (
+            "switch.host_ports.buffer_credits",
+            s.switch.host_ports.buffer_credits,
+        ),
+        (
+            "switch.fabric_ports.buffer_credits",
+            s.switch.fabric_ports.buffer_credits,
+        ),
+        ("hca.buffer_credits", Some(s.hca.buffer_credits)),
+    ] {
+        if let Some(v) = v {
+            if (v as u64) < pkt_credits {
+                return Err(Error::input(
+                    key,
+                    format!("{v} credits cannot hold one {pkt_credits}-credit packet"),
+                ));
+            }
+        }
+    }
+    for (key, v) in [
+        ("switch.max_being_sent", Some(s.switch.max_being_sent)),
+        (
+            "switch.host_ports.max_being_sent",
+            s.switch.host_ports.max_being_sent,
+        ),
+        (
+            "switch.fabric_ports.max_being_sent",
+            s.switch.fabric_ports.max_being_sent,
+        ),
+    ] {
+        if let Some(v) = v {
+            if v == 0 || v > 1000 {
+                return Err(Error::input(key, format!("{v} outside 1–1000")));
+            }
+        }
+    }
+    if let Some(w) = s.stats.fairness_from {
+        if w.0 >= s.sim.end_time.0 {
+            return Err(Error::input(
+                "stats.fairness_from",
+                "must be before sim.end_time",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Internal transfer rate `2 × lanes` bytes per core cycle (spec §3.5 [X] vlarb).
+fn internal_rate(lanes: u64, hz: u64) -> LinkRate {
+    LinkRate {
+        num: 2 * lanes as u128 * hz as u128 * 8,
+        den: 1,
+    }
+}
+
+impl Net {
+    /// The network instance of a loaded scenario.
+    pub(crate) fn new(l: &LoadedScenario) -> Result<Self> {
+        let s = &l.scenario;
+        let Built {
+            fabric,
+            lft,
+            traffic,
+            ..
+        } = build_parts(l)?;
+        let vls = s.switch.vls as usize;
+        let credit_bytes = s.traffic.credit_bytes.0 as u32;
+        let pkt_bytes = s.traffic.packet_bytes.0 as u32;
+        let pkt_credits = pkt_bytes.div_ceil(credit_bytes);
+        let mapping = QueueMapping::from_config(s.switch.queue_mapping);
+        let vlarb_table = VlArbTable::from_config(&s.switch.vl_arbitration, s.switch.vls)?;
+        let sink = SinkModel::from_config(&s.hca)?;
+        let cc = CongestionControl::from_config(&s.cc)?;
+
+        let mut port_base = Vec::with_capacity(fabric.nodes.len());
+        let mut n_ports = 0u32;
+        for n in &fabric.nodes {
+            port_base.push(n_ports);
+            n_ports += n.ports.len() as u32;
+        }
+        let np = n_ports as usize;
+        let mut node_of = vec![0u32; np];
+        let mut is_switch = vec![false; np];
+        let mut peer = vec![0u32; np];
+        let mut timing = Vec::with_capacity(np);
+        let mut in_cap = vec![0u32; np * vls];
+        let mut max_being_sent = vec![1u16; np];
+        let mut queue_base = vec![u32::MAX; np];
+        let mut buf_index = vec![u32::MAX; np];
+        let mut n_queues = 0u32;
+        let mut n_buf = 0u32;
+        let mut hca_of_node = vec![u32::MAX; fabric.nodes.len()];
+        for (i, &h) in fabric.hcas.iter().enumerate() {
+            hca_of_node[h as usize] = i as u32;
+        }
+        for (ni, n) in fabric.nodes.iter().enumerate() {
+            let sw = n.kind == NodeKind::Switch;
+            let hz = if sw {
+                s.switch.core_freq.0
+            } else {
+                s.hca.core_freq.0
+            };
+            for (pi, p) in n.ports.iter().enumerate() {
+                let g = (port_base[ni] + pi as u32) as usize;
+                node_of[g] = ni as u32;
+                is_switch[g] = sw;
+                peer[g] = port_base[p.peer as usize] + p.peer_port as u32;
+                let internal = internal_rate(p.link.lanes, hz);
+                timing.push(PortTiming {
+                    rate: p.link.rate,
+                    internal,
+                    delay: p.link.delay_ps,
+                    ser_pkt: p.link.rate.ser_ps(pkt_bytes as u64),
+                    ser_credit: p.link.rate.ser_ps(credit_bytes as u64),
+                    int_pkt: internal.ser_ps(pkt_bytes as u64),
+                    int_credit: internal.ser_ps(credit_bytes as u64),
+                });
+                let (cap, mbs) = if sw {
+                    let o = if p.class == LinkClass::Host {
+                        &s.switch.host_ports
+                    } else {
+                        &s.switch.fabric_ports
+                    };
+                    (
+                        o.buffer_credits.unwrap_or(s.switch.buffer_credits),
+                        o.max_being_sent.unwrap_or(s.switch.max_being_sent),
+                    )
+                } else {
+                    (s.hca.buffer_credits, 1)
+                };
+                for v in 0..vls {
+                    in_cap[g * vls + v] = cap;
+                }
+                max_being_sent[g] = mbs as u16;
+                if sw {
+                    queue_base[g] = n_queues;
+                    n_queues += mapping.queues_per_input(n.ports.len(), vls) as u32;
+                    if s.stats.buffer_occupancy {
+                        buf_index[g] = n_buf;
+                        n_buf += 1;
+                    }
+                }
+            }
+        }
+        // every output starts with the full credit count of the buffer at the other end
+        let mut credits = vec![0u32; np * vls];
+        for g in 0..np {
+            for v in 0..vls {
+                credits[g * vls + v] = in_cap[peer[g] as usize * vls + v];
+            }
+        }
+        let hca_gport: Vec<u32> = fabric.hcas.iter().map(|&h| port_base[h as usize]).collect();
+        let n_hca = fabric.hcas.len();
+        let end = s.sim.end_time.0;
+        let warmup = s.sim.warmup.0;
+        let window = s.stats.fairness_from.map(|d| d.0).unwrap_or(warmup);
+        let stats = Stats::new(
+            end,
+            s.sim.interval.0,
+            n_hca,
+            if s.stats.buffer_occupancy {
+                Some(n_buf as usize * vls)
+            } else {
+                None
+            },
+            warmup,
+            window,
+        );
+        let tx_cap = s.hca.max_tx_rate.map(|r| LinkRate::bps(r.0));
+        let mut net = Net {
+            vls,
+            credit_bytes,
+            pkt_bytes,
+            pkt_credits,
+            end,
+            input_delay: s.switch.input_delay.0,
+            output_delay: s.switch.output_delay.0,
+            routing_delay: s.switch.routing_delay.0,
+            fabric,
+            lft,
+            port_base,
+            node_of,
+            is_switch,
+            peer,
+            timing,
+            wire_free: vec![0; np],
+            out_busy: vec![false; np],
+            credits,
+            rr: vec![u16::MAX; np * vls],
+            req: vec![0; np * vls],
+            vlarb: vec![VlArbState::default(); np],
+            vlarb_table,
+            in_used: vec![0; np * vls],
+            in_cap,
+            being_sent: vec![0; np],
+            max_being_sent,
+            buf_index,
+            mapping,
+            queue_base,
+            queues: (0..n_queues).map(|_| VecDeque::new()).collect(),
+            hca_gport,
+            hca_of_node,
+            sink,
+            sink_q: vec![VecDeque::new(); n_hca],
+            sink_busy: vec![false; n_hca],
+            next_tx: vec![0; n_hca],
+            wake_at: vec![Ps::MAX; n_hca],
+            ready: vec![Vec::new(); n_hca],
+            hca_rr: vec![0; n_hca],
+            control_q: vec![VecDeque::new(); n_hca],
+            tx_cap,
+            traffic,
+            pkts: PacketStore::default(),
+            q: EventQueue::new(10, 12),
+            cc,
+            stats,
+            events: 0,
+            flit_hops: 0,
+            fault: None,
+        };
+        // round-robin pointers start so that port 0 is served first
+        for (g, r) in net.rr.iter_mut().enumerate() {
+            let n = net.node_of[g / vls] as usize;
+            *r = (net.fabric.nodes[n].ports.len() - 1) as u16;
+        }
+        Ok(net)
+    }
+}
+
+/// `lnsim validate`: builds everything, runs nothing, and reports what it built.
+pub fn validate(l: &LoadedScenario) -> Result<String> {
+    let b = build_parts(l)?;
+    let s = &l.scenario;
+    // the remaining run-time parts validate their keys too
+    VlArbTable::from_config(&s.switch.vl_arbitration, s.switch.vls)?;
+    let sink = SinkModel::from_config(&s.hca)?;
+    CongestionControl::from_config(&s.cc)?;
+    let links: usize = b.fabric.nodes.iter().map(|n| n.ports.len()).sum::<usize>() / 2;
+    let statics = b.traffic.flows.iter().filter(|f| f.is_static).count();
+    let gens = b.traffic.sources.len() - statics;
+    let mut out = String::new();
+    out.push_str(&format!("scenario {}: OK\n", l.name));
+    out.push_str(&format!(
+        "  topology: {:?}, {} switches, {} HCAs, {} links\n",
+        s.topology.kind,
+        b.fabric.switches.len(),
+        b.fabric.hcas.len(),
+        links
+    ));
+    out.push_str(&format!(
+        "  routing: {} routes checked, longest {} switch hops\n",
+        b.routes_checked, b.max_hops
+    ));
+    out.push_str(&format!(
+        "  traffic: {statics} static flows, {gens} generator sources\n"
+    ));
+    if let Some(bps) = sink.effective_bps() {
+        out.push_str(&format!(
+            "  sink: drains at {:.3} Gbit/s on average\n",
+            bps / 1e9
+        ));
+    }
+    out.push_str(&format!(
+        "  sim: end {} s, interval {} s, warm-up {} s, seed {}\n",
+        s.sim.end_time.secs(),
+        s.sim.interval.secs(),
+        s.sim.warmup.secs(),
+        s.sim.seed
+    ));
+    Ok(out)
+}

@@ -1,0 +1,186 @@
+//! The network instance: every switch port, HCA and buffer of the fabric in flat arrays
+//! indexed by integer ids, plus the event loop that moves packets through them
+//! (architecture: "network instance … engine").
+//!
+//! A *global port* (`gport`) is `port_base[node] + port`. Each gport has an output side (the
+//! wire it drives, the credits it holds for the buffer at the other end) and an input side
+//! (the buffer that receives from the wire).
+
+mod build;
+mod run;
+
+pub use build::validate;
+pub use run::{run_scenario, Conservation};
+
+use crate::cc::CongestionControl;
+use crate::config::Ps;
+use crate::endpoint::sink::SinkModel;
+use crate::engine::EventQueue;
+use crate::routing::ForwardingTables;
+use crate::stats::Stats;
+use crate::switch::queue_mapping::QueueMapping;
+use crate::switch::vl_arbitration::{VlArbState, VlArbTable};
+use crate::topology::{Fabric, LinkRate};
+use crate::traffic::packet::PacketStore;
+use crate::traffic::Traffic;
+use std::collections::VecDeque;
+
+/// Simulation events. Every event is a few words, copied into the timing wheel.
+#[derive(Debug, Clone, Copy)]
+pub enum Ev {
+    /// The first credit of packet `pkt` has arrived at input `gport` (a switch or an HCA).
+    HeadArrive {
+        /// Packet id.
+        pkt: u32,
+        /// Receiving global port.
+        gport: u32,
+    },
+    /// Output `gport` may arbitrate for its next packet.
+    OutputReady {
+        /// The output.
+        gport: u32,
+    },
+    /// The tail of a packet left switch input `gport`: its credits are free.
+    InputRelease {
+        /// The input.
+        gport: u32,
+        /// VL of the packet.
+        vl: u8,
+        /// Credits freed.
+        credits: u32,
+    },
+    /// A credit update reached output `gport`.
+    CreditArrive {
+        /// The output receiving the credits.
+        gport: u32,
+        /// VL.
+        vl: u8,
+        /// Credits returned.
+        credits: u32,
+    },
+    /// The sink of HCA `hca` finished consuming its head packet.
+    SinkDone {
+        /// HCA index.
+        hca: u32,
+    },
+    /// HCA `hca` may be able to send (start time, pacing, congestion-control delay).
+    HcaWake {
+        /// HCA index.
+        hca: u32,
+    },
+    /// A Bernoulli source creates a message.
+    Arrival {
+        /// Source index.
+        source: u32,
+    },
+}
+
+/// Timing of one link direction as seen from its driving gport.
+#[derive(Debug, Clone, Copy)]
+pub struct PortTiming {
+    /// Wire rate.
+    pub rate: LinkRate,
+    /// Internal (crossbar / HCA core) transfer rate feeding this output.
+    pub internal: LinkRate,
+    /// Propagation delay.
+    pub delay: Ps,
+    /// Wire time of one standard packet.
+    pub ser_pkt: Ps,
+    /// Wire time of one credit.
+    pub ser_credit: Ps,
+    /// Internal transfer time of one standard packet.
+    pub int_pkt: Ps,
+    /// Internal transfer time of one credit.
+    pub int_credit: Ps,
+}
+
+/// The network instance and its run state.
+pub struct Net {
+    // --- constants
+    pub(crate) vls: usize,
+    pub(crate) credit_bytes: u32,
+    pub(crate) pkt_bytes: u32,
+    pub(crate) pkt_credits: u32,
+    pub(crate) end: Ps,
+    pub(crate) input_delay: Ps,
+    pub(crate) output_delay: Ps,
+    pub(crate) routing_delay: Ps,
+    pub(crate) fabric: Fabric,
+    pub(crate) lft: ForwardingTables,
+    // --- ports
+    pub(crate) port_base: Vec<u32>,
+    pub(crate) node_of: Vec<u32>,
+    pub(crate) is_switch: Vec<bool>,
+    pub(crate) peer: Vec<u32>,
+    pub(crate) timing: Vec<PortTiming>,
+    pub(crate) wire_free: Vec<Ps>,
+    pub(crate) out_busy: Vec<bool>,
+    /// `[gport * vls + vl]`: credits available at the downstream buffer.
+    pub(crate) credits: Vec<u32>,
+    /// `[gport * vls + vl]`: round-robin pointer over input ports (last served).
+    pub(crate) rr: Vec<u16>,
+    /// `[gport * vls + vl]`: queue heads requesting this output.
+    pub(crate) req: Vec<u32>,
+    pub(crate) vlarb: Vec<VlArbState>,
+    pub(crate) vlarb_table: VlArbTable,
+    /// `[gport * vls + vl]`: credits occupied in this input buffer.
+    pub(crate) in_used: Vec<u32>,
+    /// `[gport * vls + vl]`: capacity of this input buffer.
+    pub(crate) in_cap: Vec<u32>,
+    pub(crate) being_sent: Vec<u16>,
+    pub(crate) max_being_sent: Vec<u16>,
+    /// Tracked-buffer index of a switch input gport (for occupancy statistics).
+    pub(crate) buf_index: Vec<u32>,
+    // --- switch queues
+    pub(crate) mapping: QueueMapping,
+    pub(crate) queue_base: Vec<u32>,
+    pub(crate) queues: Vec<VecDeque<u32>>,
+    // --- HCAs
+    pub(crate) hca_gport: Vec<u32>,
+    pub(crate) hca_of_node: Vec<u32>,
+    pub(crate) sink: SinkModel,
+    pub(crate) sink_q: Vec<VecDeque<u32>>,
+    pub(crate) sink_busy: Vec<bool>,
+    pub(crate) next_tx: Vec<Ps>,
+    pub(crate) wake_at: Vec<Ps>,
+    pub(crate) ready: Vec<Vec<u32>>,
+    pub(crate) hca_rr: Vec<u32>,
+    pub(crate) control_q: Vec<VecDeque<u32>>,
+    pub(crate) tx_cap: Option<LinkRate>,
+    // --- traffic, packets, engine, mechanisms, stats
+    pub(crate) traffic: Traffic,
+    pub(crate) pkts: PacketStore,
+    pub(crate) q: EventQueue<Ev>,
+    pub(crate) cc: CongestionControl,
+    pub(crate) stats: Stats,
+    pub(crate) events: u64,
+    pub(crate) flit_hops: u64,
+    /// First invariant violation seen (lossless or routing); aborts the run.
+    pub(crate) fault: Option<String>,
+}
+
+impl Net {
+    /// Schedules an event.
+    #[inline]
+    pub(crate) fn at(&mut self, t: Ps, ev: Ev) {
+        self.q.push(t, ev);
+    }
+
+    /// Records an invariant violation (first one wins).
+    #[cold]
+    pub(crate) fn fail(&mut self, msg: String) {
+        if self.fault.is_none() {
+            self.fault = Some(msg);
+        }
+    }
+
+    /// Human name of a gport, e.g. `SW22 port 3`.
+    pub(crate) fn port_name(&self, g: u32) -> String {
+        let n = self.node_of[g as usize];
+        format!(
+            "{} port {}",
+            self.fabric.nodes[n as usize].name,
+            g - self.port_base[n as usize]
+        )
+    }
+}

@@ -1,0 +1,223 @@
+//! The run loop: take the earliest event, dispatch it to the switch, HCA or generator code,
+//! until the end time; then check conservation and write the results folder.
+
+use super::{Ev, Net};
+use crate::api::{RunOptions, RunOutput};
+use crate::config::{LoadedScenario, Ps, PS_PER_S};
+use crate::error::{Error, Result};
+use crate::stats::output;
+use std::time::Instant;
+
+/// Runs a loaded scenario and writes its results folder (nothing is written on failure).
+pub fn run_scenario(
+    l: &LoadedScenario,
+    opts: &RunOptions,
+    interrupted: &mut dyn FnMut() -> bool,
+) -> Result<RunOutput> {
+    let out_dir = opts
+        .out_dir
+        .clone()
+        .unwrap_or_else(|| std::path::Path::new("results").join(&l.name));
+    let mut net = Net::new(l)?;
+    let wall = Instant::now();
+    net.run(opts.progress, interrupted)?;
+    let wall_s = wall.elapsed().as_secs_f64();
+    let conservation = net.check_conservation()?;
+    net.stats.finish(net.end);
+    let summary = output::write_results(&net, l, &out_dir, wall_s, conservation)?;
+    Ok(RunOutput {
+        out_dir,
+        summary_json: summary,
+    })
+}
+
+/// Counts reported in `summary.json` under `conservation`.
+#[derive(Debug, Clone, Copy)]
+pub struct Conservation {
+    /// Data packets put on a source link.
+    pub injected: u64,
+    /// Data packets consumed by a sink.
+    pub delivered: u64,
+    /// Packets (data and control) still in the network at the end.
+    pub in_network: u64,
+}
+
+impl Net {
+    fn run(&mut self, progress: bool, interrupted: &mut dyn FnMut() -> bool) -> Result<()> {
+        self.start_sources();
+        let bar = if progress {
+            let b = indicatif::ProgressBar::new(self.end / 1_000_000);
+            b.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{bar:40} {msg} sim {pos}/{len} us [{elapsed_precise} < {eta}]",
+                )
+                .expect("progress template"),
+            );
+            Some(b)
+        } else {
+            None
+        };
+        let started = Instant::now();
+        let mut last_tick = started;
+        while let Some((t, ev)) = self.q.pop() {
+            if t >= self.end {
+                self.q.push(t, ev); // keep it for the conservation count
+                break;
+            }
+            self.events += 1;
+            self.dispatch(t, ev);
+            if self.events & 0xFFF == 0 {
+                if let Some(f) = &self.fault {
+                    return Err(Error::Internal(f.clone()));
+                }
+                let now = Instant::now();
+                if now.duration_since(last_tick).as_millis() >= 100 {
+                    last_tick = now;
+                    if interrupted() {
+                        if let Some(b) = &bar {
+                            b.abandon();
+                        }
+                        return Err(Error::Interrupted);
+                    }
+                    if let Some(b) = &bar {
+                        let el = now.duration_since(started).as_secs_f64();
+                        b.set_position(t / 1_000_000);
+                        b.set_message(format!(
+                            "{:.3} sim-s/s",
+                            t as f64 / PS_PER_S as f64 / el.max(1e-9)
+                        ));
+                    }
+                }
+            }
+        }
+        if let Some(b) = &bar {
+            b.finish_and_clear();
+        }
+        if let Some(f) = &self.fault {
+            return Err(Error::Internal(f.clone()));
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn dispatch(&mut self, t: Ps, ev: Ev) {
+        match ev {
+            Ev::HeadArrive { pkt, gport } => {
+                if self.is_switch[gport as usize] {
+                    self.switch_receive(pkt, gport, t)
+                } else {
+                    self.hca_receive(pkt, gport, t)
+                }
+            }
+            Ev::OutputReady { gport } => {
+                self.out_busy[gport as usize] = false;
+                if self.is_switch[gport as usize] {
+                    self.try_output(gport, t)
+                } else {
+                    let h = self.hca_of_node[self.node_of[gport as usize] as usize];
+                    self.try_hca_send(h, t)
+                }
+            }
+            Ev::InputRelease { gport, vl, credits } => self.input_release(gport, vl, credits, t),
+            Ev::CreditArrive { gport, vl, credits } => {
+                self.credits[gport as usize * self.vls + vl as usize] += credits;
+                if self.is_switch[gport as usize] {
+                    self.try_output(gport, t)
+                } else {
+                    let h = self.hca_of_node[self.node_of[gport as usize] as usize];
+                    self.try_hca_send(h, t)
+                }
+            }
+            Ev::SinkDone { hca } => self.sink_done(hca, t),
+            Ev::HcaWake { hca } => {
+                if t >= self.wake_at[hca as usize] {
+                    self.wake_at[hca as usize] = Ps::MAX;
+                }
+                self.try_hca_send(hca, t)
+            }
+            Ev::Arrival { source } => self.arrival(source, t),
+        }
+    }
+
+    /// End-of-run invariants: every packet is delivered or accounted for in the network, and
+    /// on every link direction and VL the credits held by the sender plus those in flight,
+    /// in the receiving buffer and on their way back equal the buffer's capacity.
+    pub(crate) fn check_conservation(&self) -> Result<Conservation> {
+        let vls = self.vls;
+        let np = self.peer.len();
+        let mut on_wire = vec![0u64; np * vls]; // credits of packets heading for input gport
+        let mut returning = vec![0u64; np * vls]; // credits on their way to output gport
+        let mut releasing = vec![0u64; np * vls]; // credits of packets leaving input gport
+        let mut wire_pkts = 0u64;
+        self.q.for_each(|_, ev| match *ev {
+            Ev::HeadArrive { pkt, gport } => {
+                let p = &self.pkts[pkt];
+                on_wire[gport as usize * vls + p.vl as usize] += p.credits as u64;
+                wire_pkts += 1;
+            }
+            Ev::CreditArrive { gport, vl, credits } => {
+                returning[gport as usize * vls + vl as usize] += credits as u64
+            }
+            Ev::InputRelease { gport, vl, credits } => {
+                releasing[gport as usize * vls + vl as usize] += credits as u64
+            }
+            _ => {}
+        });
+        // in_used counts a packet from its head arrival until its release; a packet granted but
+        // not yet released is also on the next wire (counted there against the next buffer)
+        for g in 0..np {
+            for v in 0..vls {
+                let i = g * vls + v;
+                let down = self.peer[g] as usize * vls + v;
+                let held = self.credits[i] as u64
+                    + on_wire[down]
+                    + self.in_used[down] as u64
+                    + returning[i];
+                if held != self.in_cap[down] as u64 {
+                    return Err(Error::Internal(format!(
+                        "credit conservation violated on {} VL {v}: {} available + {} on the wire + {} buffered + {} returning != capacity {}",
+                        self.port_name(g as u32),
+                        self.credits[i],
+                        on_wire[down],
+                        self.in_used[down],
+                        returning[i],
+                        self.in_cap[down]
+                    )));
+                }
+                if releasing[down] > self.in_used[down] as u64 {
+                    return Err(Error::Internal(format!(
+                        "buffer {} releases more than it holds",
+                        self.port_name(self.peer[g])
+                    )));
+                }
+            }
+        }
+        let queued: u64 = self.queues.iter().map(|q| q.len() as u64).sum::<u64>()
+            + self.sink_q.iter().map(|q| q.len() as u64).sum::<u64>()
+            + self.control_q.iter().map(|q| q.len() as u64).sum::<u64>();
+        // packets between grant and arrival are on the wire; the rest sit in queues
+        let in_network = queued + wire_pkts;
+        if in_network != self.pkts.live() {
+            return Err(Error::Internal(format!(
+                "flit conservation violated: {} packets alive but {} in queues and on wires",
+                self.pkts.live(),
+                in_network
+            )));
+        }
+        let st = &self.stats;
+        let data_alive = self.pkts.live()
+            - (st.injected_control - st.delivered_control)
+            - self.control_q.iter().map(|q| q.len() as u64).sum::<u64>();
+        if st.injected_packets != st.delivered_packets + data_alive {
+            return Err(Error::Internal(format!(
+                "flit conservation violated: {} data packets injected, {} delivered, {} in the network",
+                st.injected_packets, st.delivered_packets, data_alive
+            )));
+        }
+        Ok(Conservation {
+            injected: st.injected_packets,
+            delivered: st.delivered_packets,
+            in_network,
+        })
+    }
+}

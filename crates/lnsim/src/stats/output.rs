@@ -1,0 +1,317 @@
+//! The results folder (issue 2 item 6): `summary.json`, `nodes.csv`, `flows.csv`,
+//! `latency_hist.csv`, `buffers.csv`, `scenario.toml`. Everything is written into a temporary
+//! sibling folder that is renamed into place at the end, so a failed run leaves no
+//! `summary.json` and an old results folder is replaced whole.
+
+use super::fairness::jain;
+use crate::config::{LoadedScenario, PS_PER_S};
+use crate::error::{Error, Result};
+use crate::sim::Conservation;
+use crate::sim::Net;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Most flows listed in `summary.json` (all are in `flows.csv`).
+const MAX_SUMMARY_FLOWS: usize = 1000;
+
+fn gbps(bytes: u64, ps: u64) -> f64 {
+    if ps == 0 {
+        0.0
+    } else {
+        bytes as f64 * 8.0 / (ps as f64 / PS_PER_S as f64) / 1e9
+    }
+}
+
+fn r6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+/// Writes the results folder of a finished run and returns the `summary.json` text.
+pub fn write_results(
+    net: &Net,
+    l: &LoadedScenario,
+    out: &Path,
+    wall_s: f64,
+    c: Conservation,
+) -> Result<String> {
+    let st = &net.stats;
+    let end = net.end;
+    let warm = st.warmup;
+    let ns = &st.nodes;
+    let names: Vec<&str> = net
+        .fabric
+        .hcas
+        .iter()
+        .map(|&h| net.fabric.nodes[h as usize].name.as_str())
+        .collect();
+    let first_after_warm = (warm / ns.interval) as usize; // intervals entirely after warm-up start
+    let warm_start = first_after_warm as u64 * ns.interval;
+
+    // per node totals
+    let mut tot = vec![[0u64; 2]; ns.n_hca];
+    let mut after = vec![[0u64; 2]; ns.n_hca];
+    for i in 0..ns.n_int {
+        for h in 0..ns.n_hca {
+            let b = ns.bytes[i * ns.n_hca + h];
+            tot[h][0] += b[0];
+            tot[h][1] += b[1];
+            if i >= first_after_warm {
+                after[h][0] += b[0];
+                after[h][1] += b[1];
+            }
+        }
+    }
+    let after_ps = end - warm_start;
+    let mut nodes = Map::new();
+    for h in 0..ns.n_hca {
+        if tot[h] == [0, 0] {
+            continue;
+        }
+        nodes.insert(
+            names[h].to_string(),
+            json!({
+                "tx_bytes": tot[h][0], "rx_bytes": tot[h][1],
+                "tx_gbps": r6(gbps(tot[h][0], end)), "rx_gbps": r6(gbps(tot[h][1], end)),
+                "tx_gbps_after_warmup": r6(gbps(after[h][0], after_ps)),
+                "rx_gbps_after_warmup": r6(gbps(after[h][1], after_ps)),
+            }),
+        );
+    }
+    let sum = |v: &[[u64; 2]], k: usize| v.iter().map(|x| x[k]).sum::<u64>();
+
+    // flows
+    let flows = &net.traffic.flows;
+    let window_ps = end - st.window;
+    let flow_json = |f: &crate::traffic::Flow| {
+        json!({
+            "src": names[f.src as usize], "dst": names[f.dst as usize], "vl": f.vl, "static": f.is_static,
+            "tx_bytes": f.tx_bytes, "rx_bytes": f.rx_bytes, "tx_packets": f.tx_packets, "rx_packets": f.rx_packets,
+            "tx_gbps": r6(gbps(f.tx_bytes, end)), "rx_gbps": r6(gbps(f.rx_bytes, end)),
+            "rx_gbps_window": r6(gbps(f.rx_bytes_window, window_ps)),
+            "latency_mean_ns": if f.rx_packets > 0 { r6(f.latency_sum as f64 / f.rx_packets as f64 / 1000.0) } else { 0.0 },
+        })
+    };
+    let listed: Vec<Value> = if flows.len() <= MAX_SUMMARY_FLOWS {
+        flows.iter().map(flow_json).collect()
+    } else {
+        flows
+            .iter()
+            .filter(|f| f.is_static)
+            .take(MAX_SUMMARY_FLOWS)
+            .map(flow_json)
+            .collect()
+    };
+
+    // fairness
+    let mut by_dst: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for (i, f) in flows.iter().enumerate() {
+        by_dst.entry(f.dst).or_default().push(i);
+    }
+    let mut per_dst = Map::new();
+    for (d, fs) in &by_dst {
+        if fs.len() >= 2 {
+            let xs: Vec<f64> = fs
+                .iter()
+                .map(|&i| flows[i].rx_bytes_window as f64)
+                .collect();
+            if let Some(j) = jain(&xs) {
+                per_dst.insert(names[*d as usize].to_string(), json!(r6(j)));
+            }
+        }
+    }
+    let group: Vec<usize> = match &l.scenario.stats.fairness_sources {
+        Some(srcs) => {
+            let mut g = Vec::new();
+            for (k, s) in srcs.iter().enumerate() {
+                let id = net.fabric.hca(s, &format!("stats.fairness_sources[{k}]"))?;
+                let h = net.fabric.nodes[id as usize].lid - 1;
+                g.extend(
+                    flows
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, f)| f.src == h)
+                        .map(|(i, _)| i),
+                );
+            }
+            g
+        }
+        None => by_dst
+            .iter()
+            .max_by_key(|(d, fs)| {
+                (
+                    fs.len(),
+                    fs.iter().map(|&i| flows[i].rx_bytes).sum::<u64>(),
+                    std::cmp::Reverse(**d),
+                )
+            })
+            .map(|(_, fs)| fs.clone())
+            .unwrap_or_default(),
+    };
+    let group_rates: Vec<f64> = group
+        .iter()
+        .map(|&i| flows[i].rx_bytes_window as f64)
+        .collect();
+    let group_names: Vec<String> = group
+        .iter()
+        .map(|&i| {
+            format!(
+                "{}->{}",
+                names[flows[i].src as usize], names[flows[i].dst as usize]
+            )
+        })
+        .collect();
+
+    let lat = &st.latency;
+    let lat_json = |h: &hdrhistogram::Histogram<u64>, sum: u128| {
+        let n = h.len();
+        json!({
+            "count": n,
+            "mean": if n > 0 { r6(sum as f64 / n as f64 / 1000.0) } else { 0.0 },
+            "p50": h.value_at_quantile(0.5), "p99": h.value_at_quantile(0.99), "max": h.max(),
+        })
+    };
+    let summary = json!({
+        "scenario": l.name,
+        "seed": l.scenario.sim.seed,
+        "version": crate::VERSION,
+        "sim_time_s": end as f64 / PS_PER_S as f64,
+        "interval_s": ns.interval as f64 / PS_PER_S as f64,
+        "warmup_s": warm_start as f64 / PS_PER_S as f64,
+        "wall_time_s": r6(wall_s),
+        "events": net.events,
+        "flit_hops": net.flit_hops,
+        "peak_rss_bytes": super::peak_rss_bytes(),
+        "throughput": {
+            "total_rx_gbps": r6(gbps(sum(&tot, 1), end)),
+            "total_tx_gbps": r6(gbps(sum(&tot, 0), end)),
+            "rx_gbps_after_warmup": r6(gbps(sum(&after, 1), after_ps)),
+            "tx_gbps_after_warmup": r6(gbps(sum(&after, 0), after_ps)),
+        },
+        "nodes": nodes,
+        "flows": listed,
+        "flows_total": flows.len(),
+        "latency_ns": lat_json(lat, st.latency_sum),
+        "network_latency_ns": lat_json(&st.net_latency, st.net_latency_sum),
+        "fairness": {
+            "jain": jain(&group_rates).map(r6),
+            "flows": group_names,
+            "window_start_s": st.window as f64 / PS_PER_S as f64,
+            "per_destination": per_dst,
+        },
+        "conservation": {
+            "injected_packets": c.injected, "delivered_packets": c.delivered,
+            "in_network_packets": c.in_network, "ok": true,
+        },
+    });
+    let text =
+        serde_json::to_string_pretty(&summary).map_err(|e| Error::Internal(e.to_string()))? + "\n";
+
+    // the files
+    let parent = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent)?;
+    let leaf = out
+        .file_name()
+        .and_then(|s| s.to_str())
+        .unwrap_or("results");
+    let tmp = parent.join(format!(".{leaf}.tmp-{}", std::process::id()));
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp)?;
+    }
+    std::fs::create_dir_all(&tmp)?;
+    let res = (|| -> Result<()> {
+        let mut s = String::from("t_start_s,node,tx_bytes,rx_bytes\n");
+        for i in 0..ns.n_int {
+            let t0 = (i as u64 * ns.interval) as f64 / PS_PER_S as f64;
+            for h in 0..ns.n_hca {
+                let b = ns.bytes[i * ns.n_hca + h];
+                let _ = writeln!(s, "{t0},{},{},{}", names[h], b[0], b[1]);
+            }
+        }
+        std::fs::write(tmp.join("nodes.csv"), s)?;
+        let mut s = String::from("src,dst,vl,static,tx_bytes,rx_bytes,tx_packets,rx_packets,tx_gbps,rx_gbps,rx_gbps_window,latency_mean_ns\n");
+        for f in flows {
+            let lm = if f.rx_packets > 0 {
+                f.latency_sum as f64 / f.rx_packets as f64 / 1000.0
+            } else {
+                0.0
+            };
+            let _ = writeln!(
+                s,
+                "{},{},{},{},{},{},{},{},{},{},{},{}",
+                names[f.src as usize],
+                names[f.dst as usize],
+                f.vl,
+                f.is_static,
+                f.tx_bytes,
+                f.rx_bytes,
+                f.tx_packets,
+                f.rx_packets,
+                r6(gbps(f.tx_bytes, end)),
+                r6(gbps(f.rx_bytes, end)),
+                r6(gbps(f.rx_bytes_window, window_ps)),
+                r6(lm)
+            );
+        }
+        std::fs::write(tmp.join("flows.csv"), s)?;
+        let mut s = String::from("lower_ns,upper_ns,count\n");
+        let mut lower = 0u64;
+        for v in st.latency.iter_recorded() {
+            let upper = st.latency.highest_equivalent(v.value_iterated_to());
+            let _ = writeln!(s, "{lower},{upper},{}", v.count_since_last_iteration());
+            lower = upper + 1;
+        }
+        std::fs::write(tmp.join("latency_hist.csv"), s)?;
+        if let Some(b) = &st.buffers {
+            let mut s = String::from("t_start_s,switch,port,vl,mean_credits,max_credits\n");
+            let vls = net.vls;
+            let mut tracked: Vec<(u32, u32)> = Vec::new(); // (buffer index, gport)
+            for (g, &bi) in net.buf_index.iter().enumerate() {
+                if bi != u32::MAX {
+                    tracked.push((bi, g as u32));
+                }
+            }
+            for i in 0..ns.n_int {
+                let t0 = i as u64 * ns.interval;
+                let len = (((i as u64 + 1) * ns.interval).min(end))
+                    .saturating_sub(t0)
+                    .max(1);
+                for &(bi, g) in &tracked {
+                    let node = net.node_of[g as usize];
+                    let port = g - net.port_base[node as usize];
+                    for v in 0..vls {
+                        let k = bi as usize * vls + v;
+                        let _ = writeln!(
+                            s,
+                            "{},{},{port},{v},{},{}",
+                            t0 as f64 / PS_PER_S as f64,
+                            net.fabric.nodes[node as usize].name,
+                            r6(b.integral[i * b.n + k] as f64 / len as f64),
+                            b.max[i * b.n + k]
+                        );
+                    }
+                }
+            }
+            std::fs::write(tmp.join("buffers.csv"), s)?;
+        }
+        std::fs::write(
+            tmp.join("scenario.toml"),
+            toml::to_string(&l.merged).unwrap_or_default(),
+        )?;
+        std::fs::write(tmp.join("summary.json"), &text)?;
+        Ok(())
+    })();
+    if let Err(e) = res {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(e);
+    }
+    if out.exists() {
+        std::fs::remove_dir_all(out)?;
+    }
+    std::fs::rename(&tmp, out)?;
+    Ok(text)
+}

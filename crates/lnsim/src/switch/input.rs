@@ -1,0 +1,96 @@
+//! Switch input side: a packet's head arrives, the forwarding table picks the output, the
+//! queue mapping picks the queue, the packet takes its credits from the input's per-VL pool;
+//! when its tail leaves, the credits go back upstream (spec §3.4, §3.6).
+
+use crate::config::Ps;
+use crate::routing::tables::NO_PORT;
+use crate::sim::{Ev, Net};
+
+impl Net {
+    /// Head of `pid` arrived at switch input `g`.
+    pub(crate) fn switch_receive(&mut self, pid: u32, g: u32, now: Ps) {
+        let vls = self.vls;
+        let (vl, credits, dst) = {
+            let p = &self.pkts[pid];
+            (p.vl, p.credits, p.dst)
+        };
+        let iv = g as usize * vls + vl as usize;
+        self.in_used[iv] += credits;
+        if self.in_used[iv] > self.in_cap[iv] {
+            let name = self.port_name(g);
+            self.fail(format!(
+                "lossless violated: input buffer {name} VL {vl} holds {} credits, capacity {}",
+                self.in_used[iv], self.in_cap[iv]
+            ));
+            return;
+        }
+        let bi = self.buf_index[g as usize];
+        if bi != u32::MAX {
+            let lvl = self.in_used[iv];
+            self.stats.buffer(bi as usize * vls + vl as usize, now, lvl);
+        }
+        let sw = self.node_of[g as usize];
+        let out = self.lft.out_port(sw, dst + 1);
+        if out == NO_PORT {
+            let name = self.fabric.nodes[sw as usize].name.clone();
+            self.fail(format!(
+                "routing: switch {name} has no entry for LID {}",
+                dst + 1
+            ));
+            return;
+        }
+        {
+            let p = &mut self.pkts[pid];
+            p.out_port = out;
+            p.at = g;
+        }
+        let qid = (self.queue_base[g as usize] + self.mapping.queue_of(out, vl, vls)) as usize;
+        let was_empty = self.queues[qid].is_empty();
+        self.queues[qid].push_back(pid);
+        if self.cc.active() {
+            self.cc.on_buffer_change(g, out, vl, credits, now);
+        }
+        if was_empty {
+            let og = self.port_base[sw as usize] + out as u32;
+            self.req[og as usize * vls + vl as usize] += 1;
+            self.try_output(og, now);
+        }
+    }
+
+    /// The tail of a packet left switch input `g`: free its credits and tell the upstream.
+    pub(crate) fn input_release(&mut self, g: u32, vl: u8, credits: u32, now: Ps) {
+        let vls = self.vls;
+        let iv = g as usize * vls + vl as usize;
+        self.in_used[iv] -= credits;
+        let bi = self.buf_index[g as usize];
+        if bi != u32::MAX {
+            let lvl = self.in_used[iv];
+            self.stats.buffer(bi as usize * vls + vl as usize, now, lvl);
+        }
+        let up = self.peer[g as usize];
+        let delay = self.timing[g as usize].delay;
+        self.at(
+            now + delay,
+            Ev::CreditArrive {
+                gport: up,
+                vl,
+                credits,
+            },
+        );
+        let was_full = self.being_sent[g as usize] >= self.max_being_sent[g as usize];
+        self.being_sent[g as usize] -= 1;
+        if was_full {
+            // this input may now feed an output that skipped it
+            let sw = self.node_of[g as usize] as usize;
+            let base = self.port_base[sw];
+            let n = self.fabric.nodes[sw].ports.len() as u32;
+            for o in base..base + n {
+                if !self.out_busy[o as usize]
+                    && (0..vls).any(|v| self.req[o as usize * vls + v] > 0)
+                {
+                    self.try_output(o, now);
+                }
+            }
+        }
+    }
+}
