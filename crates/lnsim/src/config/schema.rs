@@ -393,7 +393,7 @@ pub enum RoutingAlgorithm {
 }
 
 /// `[routing]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct RoutingConfig {
     /// The algorithm; default depends on the topology (DOR for mesh/torus, D-mod-k for fat
@@ -403,14 +403,6 @@ pub struct RoutingConfig {
     /// `.fdbs` file for `lft_file` (relative to the scenario file).
     #[serde(default)]
     pub file: Option<String>,
-}
-impl Default for RoutingConfig {
-    fn default() -> Self {
-        RoutingConfig {
-            algorithm: None,
-            file: None,
-        }
-    }
 }
 
 /// Injection process of a flow or generator.

@@ -90,19 +90,20 @@ impl Bytes {
     /// Parses a size.
     pub fn parse(s: &str) -> Result<Self, String> {
         let (n, u) = split_number(s);
-        let mult: u128 =
-            match u {
-                "" | "B" => 1,
-                "KB" | "kB" => 1_000,
-                "KiB" => 1024,
-                "MB" => 1_000_000,
-                "MiB" => 1 << 20,
-                "GB" => 1_000_000_000,
-                "GiB" => 1 << 30,
-                _ => return Err(format!(
+        let mult: u128 = match u {
+            "" | "B" => 1,
+            "KB" | "kB" => 1_000,
+            "KiB" => 1024,
+            "MB" => 1_000_000,
+            "MiB" => 1 << 20,
+            "GB" => 1_000_000_000,
+            "GiB" => 1 << 30,
+            _ => {
+                return Err(format!(
                     "unknown size unit \"{u}\" in \"{s}\"; allowed: B, KB, KiB, MB, MiB, GB, GiB"
-                )),
-            };
+                ))
+            }
+        };
         let (num, den) = parse_decimal(n)
             .ok_or_else(|| format!("\"{s}\" is not a size; write e.g. \"2176B\""))?;
         scale(num, den, mult, false)

@@ -221,3 +221,41 @@ impl Net {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::load_str;
+
+    fn net() -> Net {
+        let text = "[sim]\nend_time = \"100us\"\n[topology]\nkind = \"mesh\"\ndims = [2, 2]\nhcas_per_switch = 2\n\
+                    [[traffic.generators]]\nsources = \"all\"\n";
+        let l = load_str(text, "t", std::path::Path::new("."), "t", &[], None).unwrap();
+        let mut n = Net::new(&l).unwrap();
+        n.run(false, &mut || false).unwrap();
+        n
+    }
+
+    #[test]
+    fn conservation_holds_mid_flight() {
+        let n = net();
+        let c = n.check_conservation().unwrap();
+        assert!(c.in_network > 0 && c.delivered > 0);
+    }
+
+    #[test]
+    fn conservation_check_catches_a_created_credit() {
+        let mut n = net();
+        n.credits[3] += 1;
+        let e = n.check_conservation().unwrap_err().to_string();
+        assert!(e.contains("credit conservation"), "{e}");
+    }
+
+    #[test]
+    fn conservation_check_catches_a_lost_packet() {
+        let mut n = net();
+        let q = n.queues.iter().position(|q| !q.is_empty()).expect("a queued packet");
+        n.queues[q].pop_front();
+        assert!(n.check_conservation().is_err());
+    }
+}

@@ -216,7 +216,7 @@ mod tests {
         s.tx(1, 15, 64);
         s.rx(0, 99, 64, 1000, 500);
         s.rx(0, 150, 64, 1000, 500); // after the end: last interval
-        assert_eq!(s.nodes.bytes[1 * 2 + 1], [64, 0]);
+        assert_eq!(s.nodes.bytes[2 + 1], [64, 0]);
         assert_eq!(s.nodes.bytes[9 * 2], [0, 128]);
     }
 }

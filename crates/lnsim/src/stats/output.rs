@@ -227,9 +227,9 @@ pub fn write_results(
         let mut s = String::from("t_start_s,node,tx_bytes,rx_bytes\n");
         for i in 0..ns.n_int {
             let t0 = (i as u64 * ns.interval) as f64 / PS_PER_S as f64;
-            for h in 0..ns.n_hca {
+            for (h, name) in names.iter().enumerate() {
                 let b = ns.bytes[i * ns.n_hca + h];
-                let _ = writeln!(s, "{t0},{},{},{}", names[h], b[0], b[1]);
+                let _ = writeln!(s, "{t0},{name},{},{}", b[0], b[1]);
             }
         }
         std::fs::write(tmp.join("nodes.csv"), s)?;

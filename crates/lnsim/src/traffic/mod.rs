@@ -4,7 +4,7 @@
 
 pub mod packet;
 
-use crate::config::{GeneratorConfig, Injection, NodeSet, Ps, Scenario};
+use crate::config::{BitRate, Duration, GeneratorConfig, Injection, NodeSet, Ps, Scenario};
 use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
 use crate::topology::{Fabric, LinkRate};
@@ -233,7 +233,7 @@ pub fn build(s: &Scenario, fabric: &Fabric, seed: u64, vls: u32) -> Result<Traff
     let bernoulli = |key: &str,
                      inj: Injection,
                      load: Option<f64>,
-                     rate: Option<crate::config::BitRate>,
+                     rate: Option<BitRate>,
                      h: u32,
                      pkts: u32|
      -> Result<(Ps, f64)> {
@@ -278,7 +278,7 @@ pub fn build(s: &Scenario, fabric: &Fabric, seed: u64, vls: u32) -> Result<Traff
         }
         Ok(vl as u8)
     };
-    let stop_of = |key: &str, start: Ps, stop: Option<crate::config::Duration>| -> Result<Ps> {
+    let stop_of = |key: &str, start: Ps, stop: Option<Duration>| -> Result<Ps> {
         let st = stop.map(|d| d.0).unwrap_or(u64::MAX);
         if st <= start {
             return Err(Error::input(key, "stop must be after start"));
@@ -339,6 +339,14 @@ pub fn build(s: &Scenario, fabric: &Fabric, seed: u64, vls: u32) -> Result<Traff
     Ok(tr)
 }
 
+/// Checks an injection process and returns its (slot, probability).
+type InjectionCheck<'a> =
+    dyn Fn(&str, Injection, Option<f64>, Option<BitRate>, u32, u32) -> Result<(Ps, f64)> + 'a;
+/// Checks a VL.
+type VlCheck<'a> = dyn Fn(&str, u32) -> Result<u8> + 'a;
+/// Checks a stop time against a start time.
+type StopCheck<'a> = dyn Fn(&str, Ps, Option<Duration>) -> Result<Ps> + 'a;
+
 #[allow(clippy::too_many_arguments)]
 fn add_generator(
     tr: &mut Traffic,
@@ -348,16 +356,9 @@ fn add_generator(
     seed: u64,
     static_sources: &[u32],
     msg_packets: u32,
-    bernoulli: &dyn Fn(
-        &str,
-        Injection,
-        Option<f64>,
-        Option<crate::config::BitRate>,
-        u32,
-        u32,
-    ) -> Result<(Ps, f64)>,
-    vl_ok: &dyn Fn(&str, u32) -> Result<u8>,
-    stop_of: &dyn Fn(&str, Ps, Option<crate::config::Duration>) -> Result<Ps>,
+    bernoulli: &InjectionCheck,
+    vl_ok: &VlCheck,
+    stop_of: &StopCheck,
 ) -> Result<()> {
     let n_hca = fabric.hcas.len() as u32;
     let idx = |name: &str, k: &str| -> Result<u32> {

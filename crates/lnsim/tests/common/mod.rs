@@ -1,0 +1,82 @@
+//! Helpers of the integration tests: run a scenario file (optionally with every time in it
+//! scaled down, where steady state allows) and read the summary.
+#![allow(dead_code)]
+
+use lnsim::api::{run_file, RunOptions};
+use lnsim::config::Duration;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn scale_dur(v: &mut toml::Value, f: f64) {
+    if let toml::Value::String(s) = v {
+        let d = Duration::parse(s).expect("duration in scenario");
+        *s = format!("{}ps", (d.0 as f64 * f).round() as u64);
+    }
+}
+
+/// Writes a copy of `scenario` with all times multiplied by `f` and returns its path.
+pub fn scaled(scenario: &str, f: f64, dir: &Path) -> PathBuf {
+    let src = root().join(scenario);
+    let mut t: toml::Table = std::fs::read_to_string(&src).unwrap().parse().unwrap();
+    if f != 1.0 {
+        let sim = t.get_mut("sim").unwrap().as_table_mut().unwrap();
+        for k in ["end_time", "warmup", "interval"] {
+            if let Some(v) = sim.get_mut(k) {
+                scale_dur(v, f);
+            }
+        }
+        if let Some(tr) = t.get_mut("traffic").and_then(|v| v.as_table_mut()) {
+            for list in ["flows", "generators"] {
+                if let Some(arr) = tr.get_mut(list).and_then(|v| v.as_array_mut()) {
+                    for e in arr {
+                        for k in ["start", "stop"] {
+                            if let Some(v) = e.as_table_mut().unwrap().get_mut(k) {
+                                scale_dur(v, f);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(v) = t.get_mut("stats").and_then(|v| v.as_table_mut()).and_then(|s| s.get_mut("fairness_from")) {
+            scale_dur(v, f);
+        }
+    }
+    // relative paths in the scenario stay valid: write next to the original
+    let name = Path::new(scenario).file_stem().unwrap().to_str().unwrap();
+    let out = dir.join(format!("{name}.toml"));
+    std::fs::write(&out, toml::to_string(&t).unwrap()).unwrap();
+    out
+}
+
+/// Runs a scenario file into `out` and returns the parsed summary.
+pub fn run(path: &Path, out: &Path, overrides: &[&str]) -> Value {
+    let opts = RunOptions {
+        overrides: overrides.iter().map(|s| s.to_string()).collect(),
+        seed: None,
+        out_dir: Some(out.to_path_buf()),
+        progress: false,
+    };
+    let o = run_file(path, &opts, &mut || false).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&o.summary_json).unwrap()
+}
+
+/// After-warm-up transmit rate of node `n` as a percentage of `cap_gbps`.
+pub fn tx_pct(s: &Value, n: &str, cap_gbps: f64) -> f64 {
+    s["nodes"][n]["tx_gbps_after_warmup"].as_f64().unwrap_or(0.0) / cap_gbps * 100.0
+}
+
+/// After-warm-up receive rate of node `n` as a percentage of `cap_gbps`.
+pub fn rx_pct(s: &Value, n: &str, cap_gbps: f64) -> f64 {
+    s["nodes"][n]["rx_gbps_after_warmup"].as_f64().unwrap_or(0.0) / cap_gbps * 100.0
+}
+
+/// Asserts `got` is within `tol` percentage points of `want`.
+pub fn near(what: &str, got: f64, want: f64, tol: f64) {
+    assert!((got - want).abs() <= tol, "{what}: got {got:.2} %, published {want:.2} % (±{tol} points)");
+}

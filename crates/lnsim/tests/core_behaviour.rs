@@ -1,0 +1,117 @@
+//! Link rate, determinism, conservation and bad-input behaviour of whole runs.
+
+mod common;
+use common::*;
+use lnsim::api::{run_file, validate_file, RunOptions};
+use std::path::Path;
+
+const TINY: &str = r#"
+[sim]
+end_time = "2ms"
+warmup = "1ms"
+interval = "0.5ms"
+[topology]
+kind = "mesh"
+dims = [1, 2]
+hcas_per_switch = 1
+[[traffic.flows]]
+src = "H111"
+dst = "H121"
+"#;
+
+fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn one_greedy_flow_on_4x_sdr_delivers_1000_mbytes_per_s() {
+    let d = tempfile::tempdir().unwrap();
+    let p = write(d.path(), "tiny.toml", TINY);
+    let s = run(&p, &d.path().join("out"), &[]);
+    let mbps = s["nodes"]["H121"]["rx_gbps_after_warmup"].as_f64().unwrap() * 1e3 / 8.0;
+    assert!((mbps - 1000.0).abs() <= 20.0, "{mbps} MB/s");
+}
+
+fn strip_volatile(text: &str) -> serde_json::Value {
+    let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+    let o = v.as_object_mut().unwrap();
+    // the only machine-dependent fields
+    o.remove("wall_time_s");
+    o.remove("peak_rss_bytes");
+    v
+}
+
+#[test]
+fn same_scenario_and_seed_give_identical_results() {
+    let d = tempfile::tempdir().unwrap();
+    let p = scaled("scenarios/ibcc/zeru_c4.toml", 0.1, d.path()); // random traffic, 10 ms
+    let (a, b) = (d.path().join("a"), d.path().join("b"));
+    run(&p, &a, &[]);
+    run(&p, &b, &[]);
+    let sa = std::fs::read_to_string(a.join("summary.json")).unwrap();
+    let sb = std::fs::read_to_string(b.join("summary.json")).unwrap();
+    assert_eq!(strip_volatile(&sa), strip_volatile(&sb));
+    for f in ["nodes.csv", "flows.csv", "latency_hist.csv", "buffers.csv"] {
+        assert_eq!(std::fs::read(a.join(f)).unwrap(), std::fs::read(b.join(f)).unwrap(), "{f} differs");
+    }
+    // and a different seed gives a different run
+    let c = d.path().join("c");
+    run(&p, &c, &["sim.seed=13"]);
+    assert_ne!(std::fs::read(a.join("flows.csv")).unwrap(), std::fs::read(c.join("flows.csv")).unwrap());
+}
+
+#[test]
+fn every_run_reports_conservation() {
+    let d = tempfile::tempdir().unwrap();
+    let p = scaled("scenarios/ibcc/zeru_c1.toml", 0.05, d.path());
+    let s = run(&p, &d.path().join("c1"), &[]);
+    let c = &s["conservation"];
+    assert_eq!(c["ok"], true);
+    let inj = c["injected_packets"].as_u64().unwrap();
+    let del = c["delivered_packets"].as_u64().unwrap();
+    assert!(inj > 1000 && del <= inj);
+}
+
+fn input_error(text: &str, files: &[(&str, &str)], overrides: &[&str]) -> String {
+    let d = tempfile::tempdir().unwrap();
+    for (n, t) in files {
+        write(d.path(), n, t);
+    }
+    let p = write(d.path(), "s.toml", text);
+    let out = d.path().join("results");
+    let opts = RunOptions {
+        overrides: overrides.iter().map(|s| s.to_string()).collect(),
+        out_dir: Some(out.clone()),
+        ..Default::default()
+    };
+    let e = run_file(&p, &opts, &mut || false).unwrap_err();
+    assert!(matches!(e, lnsim::Error::Input(_)), "not an input error: {e}");
+    assert_eq!(lnsim::api::exit_status(&e), 2);
+    assert!(!out.exists(), "a failed run must not create its results folder");
+    // validate reports the same problem
+    let v = validate_file(&p, &overrides.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap_err();
+    assert_eq!(v.to_string(), e.to_string());
+    e.to_string()
+}
+
+#[test]
+fn bad_input_names_the_key_or_line() {
+    let e = input_error(TINY, &[], &["switch.bogus=1"]);
+    assert!(e.contains("bogus"), "{e}");
+    let e = input_error(TINY, &[], &["sim.end_time=3parsecs"]);
+    assert!(e.contains("sim.end_time") && e.contains("allowed units"), "{e}");
+    let e = input_error(TINY, &[], &["topology.dims=[0, 3]"]);
+    assert!(e.contains("topology.dims"), "{e}");
+    let e = input_error(&TINY.replace("dst = \"H121\"", "dst = \"H999\""), &[], &[]);
+    assert!(e.contains("traffic.flows[0].dst") && e.contains("H999"), "{e}");
+    // an LFT pointing at a port that does not exist
+    let lft = "SW11: 255 0 7\nSW12: 255 1 0\n";
+    let e = input_error(TINY, &[("bad.fdbs", lft)], &["routing.algorithm=lft_file", "routing.file=bad.fdbs"]);
+    assert!(e.contains("bad.fdbs:1") && e.contains("port 7"), "{e}");
+    // an LFT that leaves the flow's destination unreachable
+    let lft = "SW11: 255 0 255\nSW12: 255 1 0\n";
+    let e = input_error(TINY, &[("hole.fdbs", lft)], &["routing.algorithm=lft_file", "routing.file=hole.fdbs"]);
+    assert!(e.contains("unreachable") && e.contains("H121") && e.contains("SW11"), "{e}");
+}

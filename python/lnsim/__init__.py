@@ -1,0 +1,197 @@
+"""lnsim — simulation of lossless interconnection networks.
+
+The simulation core is written in Rust (``lnsim._core``); this package is the workflow layer:
+
+>>> import lnsim
+>>> r = lnsim.run("scenarios/ibcc/zeru_a.toml", overrides=["sim.end_time=0.02s"])
+>>> r.summary["throughput"]["total_rx_gbps"]
+>>> r.nodes.head()          # pandas DataFrame of nodes.csv
+
+Results folder (written by the core, read by :func:`load_results`)
+-------------------------------------------------------------------
+``summary.json``
+    ``scenario``, ``seed``, ``version``, ``sim_time_s``, ``wall_time_s``, ``events``,
+    ``flit_hops`` (credit-hops), ``peak_rss_bytes``, ``interval_s``, ``warmup_s``,
+    ``throughput.{total_rx_gbps, total_tx_gbps, rx_gbps_after_warmup, tx_gbps_after_warmup}``,
+    ``nodes.<name>.{tx_gbps, rx_gbps}``, ``flows`` (list of objects with ``src``, ``dst``,
+    ``tx_bytes``, ``rx_bytes``, ``rx_gbps``, ...), ``latency_ns.{mean, p50, p99, max}``,
+    ``fairness.{jain, ...}``.
+``nodes.csv``
+    ``t_start_s,node,tx_bytes,rx_bytes`` — bytes sent/received per node per interval of
+    ``summary["interval_s"]`` seconds.
+``flows.csv``
+    ``src,dst,...`` — one row per flow; among its columns ``tx_bytes`` and ``rx_bytes`` (the core
+    currently writes ``src,dst,vl,static,tx_bytes,rx_bytes,tx_packets,rx_packets,tx_gbps,rx_gbps,
+    rx_gbps_window,latency_mean_ns``).
+``latency_hist.csv``
+    ``lower_ns,upper_ns,count`` — packet latency histogram.
+``buffers.csv`` (only when ``stats.buffer_occupancy`` is on)
+    ``t_start_s,switch,port,vl,mean_credits,max_credits``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
+
+from . import _core
+from ._core import ScenarioError, SimulationError
+
+if TYPE_CHECKING:  # pandas is imported lazily: `python -m lnsim._bench_case` must stay small
+    import pandas as pd
+
+__all__ = [
+    "RunResult",
+    "ScenarioError",
+    "SimulationError",
+    "__version__",
+    "load_results",
+    "run",
+    "validate",
+]
+
+__version__: str = _core.version()
+
+# Shown as `lnsim.ScenarioError` in tracebacks rather than `_core.ScenarioError`.
+for _exc in (ScenarioError, SimulationError):
+    try:
+        _exc.__module__ = "lnsim"
+    except (AttributeError, TypeError):  # pragma: no cover - immutable type on some builds
+        pass
+del _exc
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+#: Names of the files of a results folder.
+SUMMARY_FILE = "summary.json"
+NODES_FILE = "nodes.csv"
+FLOWS_FILE = "flows.csv"
+LATENCY_FILE = "latency_hist.csv"
+BUFFERS_FILE = "buffers.csv"
+
+#: Documented columns of each CSV file (flows.csv: src, dst first; it has more columns).
+NODES_COLUMNS = ["t_start_s", "node", "tx_bytes", "rx_bytes"]
+FLOWS_COLUMNS = ["src", "dst", "tx_bytes", "rx_bytes"]
+LATENCY_COLUMNS = ["lower_ns", "upper_ns", "count"]
+BUFFERS_COLUMNS = ["t_start_s", "switch", "port", "vl", "mean_credits", "max_credits"]
+
+
+class RunResult:
+    """The results folder of one run.
+
+    ``summary`` is the parsed ``summary.json``; the tables are read on first access and cached:
+    ``nodes`` (nodes.csv), ``flows`` (flows.csv), ``latency`` (latency_hist.csv) and
+    ``buffers`` (buffers.csv, ``None`` when the run did not record buffer occupancy).
+    """
+
+    def __init__(self, out_dir: PathLike, summary: Optional[dict] = None) -> None:
+        self.out_dir = Path(out_dir)
+        if summary is None:
+            summary = _read_summary(self.out_dir)
+        self.summary: dict = summary
+        self._tables: dict = {}
+
+    def __repr__(self) -> str:
+        return f"RunResult(out_dir={str(self.out_dir)!r}, scenario={self.summary.get('scenario')!r})"
+
+    def _table(self, name: str, required: bool = True) -> Optional["pd.DataFrame"]:
+        if name not in self._tables:
+            path = self.out_dir / name
+            if not path.exists():
+                if required:
+                    raise FileNotFoundError(f"{path}: missing from the results folder")
+                self._tables[name] = None
+            else:
+                import pandas as pd
+
+                self._tables[name] = pd.read_csv(path)
+        return self._tables[name]
+
+    @property
+    def nodes(self) -> "pd.DataFrame":
+        """Per-interval bytes per node: ``t_start_s, node, tx_bytes, rx_bytes``."""
+        return self._table(NODES_FILE)
+
+    @property
+    def flows(self) -> "pd.DataFrame":
+        """One row per flow: ``src, dst, tx_bytes, rx_bytes, ...``."""
+        return self._table(FLOWS_FILE)
+
+    @property
+    def latency(self) -> "pd.DataFrame":
+        """Packet latency histogram: ``lower_ns, upper_ns, count``."""
+        return self._table(LATENCY_FILE)
+
+    @property
+    def buffers(self) -> Optional["pd.DataFrame"]:
+        """Buffer occupancy per interval (``None`` if not recorded):
+        ``t_start_s, switch, port, vl, mean_credits, max_credits``."""
+        return self._table(BUFFERS_FILE, required=False)
+
+
+def _read_summary(out_dir: Path) -> dict:
+    path = out_dir / SUMMARY_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{out_dir}: not a results folder (no {SUMMARY_FILE})")
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def load_results(out_dir: PathLike) -> RunResult:
+    """Opens a results folder written by an earlier run."""
+    return RunResult(out_dir)
+
+
+def _overrides(overrides: Optional[Iterable[str]]) -> list:
+    if overrides is None:
+        return []
+    if isinstance(overrides, str):
+        return [overrides]
+    if isinstance(overrides, dict):
+        return [f"{k}={_toml_value(v)}" for k, v in overrides.items()]
+    return [str(o) for o in overrides]
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return v  # unquoted strings are taken as strings by the core ("0.2s", "dmodk")
+    return json.dumps(v)  # lists of numbers/strings are valid TOML literals too
+
+
+def run(
+    scenario: PathLike,
+    overrides: Optional[Iterable[str]] = None,
+    seed: Optional[int] = None,
+    out: Optional[PathLike] = None,
+    progress: bool = False,
+) -> RunResult:
+    """Runs a scenario file and returns its results.
+
+    ``overrides`` are ``"key.path=value"`` strings (like ``--set``) or a dict
+    ``{"sim.end_time": "0.02s"}``; ``seed`` overrides ``sim.seed``; ``out`` is the results folder
+    (default ``results/<scenario name>/`` under the current directory). Raises
+    :class:`ScenarioError` for bad input and :class:`SimulationError` for internal failures;
+    Ctrl-C raises ``KeyboardInterrupt`` and writes no results.
+    """
+    res = _core.run(
+        os.fspath(scenario),
+        _overrides(overrides),
+        seed,
+        None if out is None else os.fspath(out),
+        bool(progress),
+    )
+    return RunResult(res["out_dir"], res["summary"])
+
+
+def validate(scenario: PathLike, overrides: Optional[Iterable[str]] = None) -> str:
+    """Checks a scenario without running it; returns the core's report.
+
+    Raises :class:`ScenarioError` naming the offending key when the scenario is invalid.
+    """
+    return _core.validate(os.fspath(scenario), _overrides(overrides))

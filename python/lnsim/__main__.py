@@ -1,0 +1,7 @@
+"""``python -m lnsim`` — the same as the ``lnsim`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,41 @@
+"""One benchmark case in a fresh process (used by ``lnsim bench``).
+
+    python -m lnsim._bench_case SCENARIO.toml [--set key.path=value]... [--out DIR]
+
+Runs the scenario without progress bar or figures and prints, as the last line of stdout, the
+JSON object ``{"out_dir": ..., "summary": ...}``. Running each case in its own process makes
+``summary["peak_rss_bytes"]`` (the process's VmHWM) the peak memory of that case alone; this
+module therefore imports nothing heavy (no pandas, no matplotlib).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import List, Optional
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m lnsim._bench_case")
+    p.add_argument("scenario")
+    p.add_argument("--set", dest="overrides", action="append", default=[])
+    p.add_argument("--out", default=None)
+    args = p.parse_args(argv)
+    from .cli import _report  # small module: argparse only
+
+    try:
+        from . import _core
+
+        res = _core.run(args.scenario, args.overrides, None, args.out, False)
+    except KeyboardInterrupt:
+        print("lnsim: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # noqa: BLE001
+        return _report(e)
+    print(json.dumps(res))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""Figures from a fake results folder with the documented columns."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+
+import lnsim  # noqa: E402
+from lnsim import plot  # noqa: E402
+from conftest import write_fake_results  # noqa: E402
+
+
+def test_plot_results_writes_pngs(fake_results):
+    paths = plot.plot_results(fake_results)
+    assert [p.name for p in paths] == ["bandwidth.png", "throughput.png", "latency_hist.png"]
+    for p in paths:
+        assert p.parent == fake_results
+        assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_node_bandwidth_units(fake_results):
+    r = lnsim.load_results(fake_results)
+    tx_mb, rx_mb = plot.node_bandwidth(r, "MBps")
+    tx_gb, _ = plot.node_bandwidth(r, "Gbps")
+    # first interval: H112 alone at ~1000 MB/s (bytes / 5 ms / 1e6)
+    first = r.nodes[(r.nodes.t_start_s == 0) & (r.nodes.node == "H112")].tx_bytes.iloc[0]
+    assert tx_mb.loc[0.0, "H112"] == pytest.approx(first / 0.005 / 1e6)
+    assert tx_gb.loc[0.0, "H112"] == pytest.approx(tx_mb.loc[0.0, "H112"] * 8 / 1000)
+    assert set(rx_mb.columns) >= {"H221", "H121"}
+    with pytest.raises(ValueError):
+        plot.node_bandwidth(r, "furlongs")
+
+
+def test_bandwidth_axes_and_legend(fake_results):
+    fig, ax = plt.subplots()
+    out = plot.plot_bandwidth(fake_results, ax=ax)
+    assert out is ax
+    assert len(ax.get_lines()) >= 4  # one per sender (+ warm-up marker)
+    assert all(l.get_linestyle() == "--" for l in ax.right_ax.get_lines())
+    assert len(ax.right_ax.get_lines()) == 2
+    assert "MB/s" in ax.get_ylabel()
+    assert ax.get_legend() is not None
+    plt.close(fig)
+
+
+def test_many_senders_keeps_12_busiest(tmp_path):
+    senders = tuple(f"H{i:03d}" for i in range(20))
+    d = write_fake_results(tmp_path / "many", senders=senders, receivers=("R1",))
+    fig, ax = plt.subplots()
+    plot.plot_bandwidth(d, ax=ax)
+    tx_lines = [l for l in ax.get_lines() if l.get_label().endswith(" tx")]
+    assert len(tx_lines) == 12
+    assert "12 busiest of 20 senders" in ax.get_title()
+    # the busiest are those started first
+    assert "H000 tx" in [l.get_label() for l in tx_lines]
+    plt.close(fig)
+
+
+def test_composable_axes(fake_results):
+    fig, (a, b, c) = plt.subplots(1, 3, figsize=(15, 4))
+    r = lnsim.load_results(fake_results)
+    assert plot.plot_bandwidth(r, ax=a) is a
+    assert plot.plot_throughput(r, ax=b) is b
+    assert plot.plot_latency_histogram(r, ax=c) is c
+    assert c.get_xscale() == "log"
+    assert "Gbit/s" in b.get_ylabel()
+    plt.close(fig)
+
+
+def test_empty_results_still_plot(tmp_path):
+    d = tmp_path / "empty"
+    d.mkdir()
+    (d / "nodes.csv").write_text("t_start_s,node,tx_bytes,rx_bytes\n")
+    (d / "flows.csv").write_text("src,dst,tx_bytes,rx_bytes\n")
+    (d / "latency_hist.csv").write_text("lower_ns,upper_ns,count\n")
+    (d / "summary.json").write_text('{"scenario": "empty", "interval_s": 0.001, "sim_time_s": 0.0}')
+    paths = plot.plot_results(d)
+    assert len(paths) == 3 and all(p.exists() for p in paths)

@@ -1,0 +1,65 @@
+"""The human summary printed after a run, and the bench harness (without running cases)."""
+
+from __future__ import annotations
+
+import json
+
+import lnsim
+from lnsim import bench
+from lnsim.cli import format_summary
+
+
+def test_format_summary(fake_results):
+    s = json.loads((fake_results / "summary.json").read_text())
+    text = format_summary(s, fake_results)
+    assert "fake" in text and "seed 12" in text
+    assert "0.35 sim s per wall s" in text  # 0.7 s simulated in 2 s
+    assert "493.83 Mcredit-hops/s" in text  # 987654321 / 2 s
+    assert "rx 8.000 / tx 8.100 Gbit/s" in text
+    assert "rx 7.900 / tx 8.000" in text
+    assert "H112" in text and "H221" in text
+    assert "H999" not in text  # idle nodes are left out of the table
+    assert "mean 3.100 us" in text and "p99 21.000 us" in text and "max 64.000 us" in text
+    assert "Jain 0.8700" in text
+    assert str(fake_results) in text
+
+
+def test_format_summary_tolerates_missing_fields(tmp_path):
+    text = format_summary({"scenario": "x"}, tmp_path)
+    assert "n/a" in text and "x" in text
+
+
+def test_bench_cases_exist():
+    names = [c.name for c in bench.CASES]
+    assert names[:2] == ["c4", "fat_tree_648"]
+    for c in bench.CASES:
+        assert (bench.default_scenarios_dir() / c.scenario).is_file(), c.scenario
+
+
+def test_bench_row_format():
+    row = bench.format_row(
+        {
+            "case": "c4",
+            "status": "ok",
+            "sim_time_s": 0.1,
+            "wall_time_s": 5.0,
+            "sim_s_per_wall_s": 0.02,
+            "credit_hops_per_s": 1e8,
+            "events_per_s": 2e7,
+            "peak_rss_mib": 42.0,
+        }
+    )
+    assert row.split() == ["c4", "0.1", "5.000", "0.02", "1e+08", "2e+07", "42.0"]
+    assert "error" in bench.format_row({"case": "c4", "status": "error", "exit_status": 1, "error": "boom"})
+
+
+def test_bench_quick_case(tmp_path, monkeypatch):
+    """`lnsim bench --quick --case c4`: one case in a subprocess, bench.json written."""
+    monkeypatch.chdir(tmp_path)
+    status = bench.main(cases=["c4"], quick=True)
+    report = json.loads((tmp_path / "results" / "bench" / "bench.json").read_text())
+    assert report["quick"] is True and report["version"] == lnsim.__version__
+    (rec,) = report["cases"]
+    assert rec["case"] == "c4" and "sim.end_time=0.01s" in rec["overrides"] and "sim.warmup=5ms" in rec["overrides"]
+    assert status == 0, rec
+    assert rec["sim_time_s"] > 0 and rec["peak_rss_mib"] > 0 and rec["credit_hops_per_s"] > 0
