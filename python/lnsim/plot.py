@@ -35,8 +35,10 @@ import pandas as pd  # noqa: E402
 from . import RunResult, load_results  # noqa: E402
 
 __all__ = [
+    "LATENCY_BINS_PER_DECADE",
     "MAX_LINES",
     "UNITS",
+    "latency_log_bins",
     "node_bandwidth",
     "plot_bandwidth",
     "plot_latency_histogram",
@@ -220,24 +222,46 @@ def plot_throughput(result_or_dir: ResultLike, ax=None):
     return ax
 
 
+#: Display bins per decade of the latency histogram.
+LATENCY_BINS_PER_DECADE = 20
+
+
+def latency_log_bins(h: pd.DataFrame, per_decade: int = LATENCY_BINS_PER_DECADE) -> Tuple[np.ndarray, np.ndarray]:
+    """Re-bins a latency histogram (``lower_ns, upper_ns, count``, buckets of any widths) into
+    bins of equal width on a log axis; each bucket's count goes to the bin of its geometric
+    middle. Returns ``(edges_ns, counts)``; empty arrays when there are no packets."""
+    h = h[h["count"] > 0]
+    if h.empty:
+        return np.array([]), np.array([])
+    lower = h["lower_ns"].to_numpy(dtype=float)
+    upper = h["upper_ns"].to_numpy(dtype=float)
+    upper = np.where(upper > lower, upper, lower + 1.0)
+    lower = np.where(lower > 0, lower, upper / 2.0)  # a log axis cannot start at 0
+    mid = np.sqrt(lower * upper)
+    lo = np.floor(np.log10(lower.min()) * per_decade) / per_decade
+    hi = np.ceil(np.log10(upper.max()) * per_decade) / per_decade
+    n = max(int(round((hi - lo) * per_decade)), 1)
+    edges = np.logspace(lo, hi, n + 1)
+    idx = np.clip(np.searchsorted(edges, mid, side="right") - 1, 0, n - 1)
+    counts = np.bincount(idx, weights=h["count"].to_numpy(dtype=float), minlength=n)
+    return edges, counts
+
+
 def plot_latency_histogram(result_or_dir: ResultLike, ax=None):
-    """Packet latency histogram from latency_hist.csv on a logarithmic time axis, with the
-    mean, p50 and p99 of summary.json marked. Returns the Axes."""
+    """Packet latency histogram from latency_hist.csv: bins of equal width on a logarithmic
+    time axis (:func:`latency_log_bins`), packet counts on a logarithmic axis so that the tail
+    shows, and the mean, p50 and p99 of summary.json marked. Returns the Axes."""
     r = _result(result_or_dir)
     ax = _new_ax(ax)
-    h = r.latency
-    h = h[h["count"] > 0] if not h.empty else h
-    if h.empty:
+    edges, counts = latency_log_bins(r.latency)
+    if len(counts) == 0:
         _no_data(ax, "packets received")
     else:
-        lower = h["lower_ns"].to_numpy(dtype=float)
-        upper = h["upper_ns"].to_numpy(dtype=float)
-        upper = np.where(upper > lower, upper, lower + 1.0)
-        lower = np.where(lower > 0, lower, upper / 2.0)  # a log axis cannot start at 0
-        count = h["count"].to_numpy(dtype=float)
-        ax.bar(lower, count, width=upper - lower, align="edge", color="C0", edgecolor="C0", alpha=0.8)
+        ax.bar(edges[:-1], counts, width=np.diff(edges), align="edge", color="C0", edgecolor="C0", alpha=0.8)
         ax.set_xscale("log")
-        ax.set_xlim(lower.min() / 1.2, upper.max() * 1.2)
+        ax.set_yscale("log")
+        ax.set_ylim(bottom=0.7, top=max(counts.max() * 2.0, 2.0))
+        ax.set_xlim(edges[0], edges[-1])
         lat = r.summary.get("latency_ns") or {}
         for key, color in (("mean", "C3"), ("p50", "C2"), ("p99", "C1")):
             v = lat.get(key)
@@ -247,8 +271,9 @@ def plot_latency_histogram(result_or_dir: ResultLike, ax=None):
             ax.legend(fontsize=8)
     ax.set_title(f"{r.summary.get('scenario', r.out_dir.name)}: packet latency", fontsize=10)
     ax.set_xlabel("latency (ns)")
-    ax.set_ylabel("packets")
-    ax.grid(True, alpha=0.3, which="both")
+    ax.set_ylabel(f"packets (per 1/{LATENCY_BINS_PER_DECADE} decade)")
+    ax.grid(True, alpha=0.3, which="major")
+    ax.grid(True, alpha=0.12, which="minor", axis="x")
     return ax
 
 

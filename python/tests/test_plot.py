@@ -7,6 +7,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import lnsim  # noqa: E402
@@ -80,3 +81,24 @@ def test_empty_results_still_plot(tmp_path):
     (d / "summary.json").write_text('{"scenario": "empty", "interval_s": 0.001, "sim_time_s": 0.0}')
     paths = plot.plot_results(d)
     assert len(paths) == 3 and all(p.exists() for p in paths)
+
+
+def test_latency_log_bins_keep_every_packet():
+    import pandas as pd
+
+    h = pd.DataFrame(
+        {
+            "lower_ns": [0, 2324, 2580, 4500, 250000, 640000],
+            "upper_ns": [2323, 2579, 4499, 6675, 252000, 642000],
+            "count": [1, 1, 45955, 0, 1000, 7],
+        }
+    )
+    edges, counts = plot.latency_log_bins(h)
+    assert counts.sum() == 1 + 1 + 45955 + 1000 + 7
+    assert np.allclose(np.diff(np.log10(edges)), 1 / plot.LATENCY_BINS_PER_DECADE)
+    assert edges[0] <= 2323 / 2 and edges[-1] >= 642000
+    # the big bucket lands in the bin holding its geometric middle
+    k = np.searchsorted(edges, np.sqrt(2580 * 4499), side="right") - 1
+    assert counts[k] >= 45955
+    e, c = plot.latency_log_bins(h.assign(count=0))
+    assert len(e) == 0 and len(c) == 0

@@ -54,12 +54,19 @@ fn same_scenario_and_seed_give_identical_results() {
     let sb = std::fs::read_to_string(b.join("summary.json")).unwrap();
     assert_eq!(strip_volatile(&sa), strip_volatile(&sb));
     for f in ["nodes.csv", "flows.csv", "latency_hist.csv", "buffers.csv"] {
-        assert_eq!(std::fs::read(a.join(f)).unwrap(), std::fs::read(b.join(f)).unwrap(), "{f} differs");
+        assert_eq!(
+            std::fs::read(a.join(f)).unwrap(),
+            std::fs::read(b.join(f)).unwrap(),
+            "{f} differs"
+        );
     }
     // and a different seed gives a different run
     let c = d.path().join("c");
     run(&p, &c, &["sim.seed=13"]);
-    assert_ne!(std::fs::read(a.join("flows.csv")).unwrap(), std::fs::read(c.join("flows.csv")).unwrap());
+    assert_ne!(
+        std::fs::read(a.join("flows.csv")).unwrap(),
+        std::fs::read(c.join("flows.csv")).unwrap()
+    );
 }
 
 #[test]
@@ -87,11 +94,21 @@ fn input_error(text: &str, files: &[(&str, &str)], overrides: &[&str]) -> String
         ..Default::default()
     };
     let e = run_file(&p, &opts, &mut || false).unwrap_err();
-    assert!(matches!(e, lnsim::Error::Input(_)), "not an input error: {e}");
+    assert!(
+        matches!(e, lnsim::Error::Input(_)),
+        "not an input error: {e}"
+    );
     assert_eq!(lnsim::api::exit_status(&e), 2);
-    assert!(!out.exists(), "a failed run must not create its results folder");
+    assert!(
+        !out.exists(),
+        "a failed run must not create its results folder"
+    );
     // validate reports the same problem
-    let v = validate_file(&p, &overrides.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap_err();
+    let v = validate_file(
+        &p,
+        &overrides.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+    )
+    .unwrap_err();
     assert_eq!(v.to_string(), e.to_string());
     e.to_string()
 }
@@ -101,17 +118,34 @@ fn bad_input_names_the_key_or_line() {
     let e = input_error(TINY, &[], &["switch.bogus=1"]);
     assert!(e.contains("bogus"), "{e}");
     let e = input_error(TINY, &[], &["sim.end_time=3parsecs"]);
-    assert!(e.contains("sim.end_time") && e.contains("allowed units"), "{e}");
+    assert!(
+        e.contains("sim.end_time") && e.contains("allowed units"),
+        "{e}"
+    );
     let e = input_error(TINY, &[], &["topology.dims=[0, 3]"]);
     assert!(e.contains("topology.dims"), "{e}");
     let e = input_error(&TINY.replace("dst = \"H121\"", "dst = \"H999\""), &[], &[]);
-    assert!(e.contains("traffic.flows[0].dst") && e.contains("H999"), "{e}");
+    assert!(
+        e.contains("traffic.flows[0].dst") && e.contains("H999"),
+        "{e}"
+    );
     // an LFT pointing at a port that does not exist
     let lft = "SW11: 255 0 7\nSW12: 255 1 0\n";
-    let e = input_error(TINY, &[("bad.fdbs", lft)], &["routing.algorithm=lft_file", "routing.file=bad.fdbs"]);
+    let e = input_error(
+        TINY,
+        &[("bad.fdbs", lft)],
+        &["routing.algorithm=lft_file", "routing.file=bad.fdbs"],
+    );
     assert!(e.contains("bad.fdbs:1") && e.contains("port 7"), "{e}");
     // an LFT that leaves the flow's destination unreachable
     let lft = "SW11: 255 0 255\nSW12: 255 1 0\n";
-    let e = input_error(TINY, &[("hole.fdbs", lft)], &["routing.algorithm=lft_file", "routing.file=hole.fdbs"]);
-    assert!(e.contains("unreachable") && e.contains("H121") && e.contains("SW11"), "{e}");
+    let e = input_error(
+        TINY,
+        &[("hole.fdbs", lft)],
+        &["routing.algorithm=lft_file", "routing.file=hole.fdbs"],
+    );
+    assert!(
+        e.contains("unreachable") && e.contains("H121") && e.contains("SW11"),
+        "{e}"
+    );
 }

@@ -10,7 +10,11 @@ const SDR: f64 = 8.0;
 #[test]
 fn zeru_a_parking_lot_and_victim() {
     let d = tempfile::tempdir().unwrap();
-    let s = run(&root().join("scenarios/ibcc/zeru_a.toml"), &d.path().join("a"), &[]);
+    let s = run(
+        &root().join("scenarios/ibcc/zeru_a.toml"),
+        &d.path().join("a"),
+        &[],
+    );
     // Z-Fig 4.1, 0.4–0.7 s: 25 / 50 / 25 %, victim H111 at 25 %, H221 receives 100 %
     near("H112", tx_pct(&s, "H112", SDR), 25.0, 3.0);
     near("H211", tx_pct(&s, "H211", SDR), 50.0, 3.0);
@@ -23,7 +27,11 @@ fn zeru_a_parking_lot_and_victim() {
 #[test]
 fn zeru_b1_parking_lot_and_dor() {
     let d = tempfile::tempdir().unwrap();
-    let s = run(&root().join("scenarios/ibcc/zeru_b1.toml"), &d.path().join("b1"), &[]);
+    let s = run(
+        &root().join("scenarios/ibcc/zeru_b1.toml"),
+        &d.path().join("b1"),
+        &[],
+    );
     // Z-Fig 4.3 from 0.5 s: 16.7 % for the parking-lot pairs, 33.3 % for H551, H431 not a victim
     for n in ["H111", "H151", "H511", "H541"] {
         near(n, tx_pct(&s, n, SDR), 100.0 / 6.0, 3.0);
@@ -37,7 +45,11 @@ fn zeru_b1_parking_lot_and_dor() {
 #[test]
 fn zeru_b2_victim_paced_like_h511() {
     let d = tempfile::tempdir().unwrap();
-    let s = run(&root().join("scenarios/ibcc/zeru_b2.toml"), &d.path().join("b2"), &[]);
+    let s = run(
+        &root().join("scenarios/ibcc/zeru_b2.toml"),
+        &d.path().join("b2"),
+        &[],
+    );
     // Z-Fig 4.5: H512 "should share the same bandwidth as the node H511"
     let h511 = tx_pct(&s, "H511", SDR);
     near("H511", h511, 100.0 / 6.0, 3.0);
@@ -54,7 +66,13 @@ fn gran_s1_hol_blocking_and_parking_lot() {
     let c = s["nodes"]["H5"]["rx_gbps_after_warmup"].as_f64().unwrap();
     // C is the end node's capacity, "just above 13 Gbps" (spec §7.1)
     assert!(c > 13.0 && c < 14.0, "bottleneck {c} Gbit/s");
-    for (n, share) in [("H2", 1.0 / 6.0), ("H3", 1.0 / 6.0), ("H6", 1.0 / 3.0), ("H7", 1.0 / 3.0), ("H1", 1.0 / 6.0)] {
+    for (n, share) in [
+        ("H2", 1.0 / 6.0),
+        ("H3", 1.0 / 6.0),
+        ("H6", 1.0 / 3.0),
+        ("H7", 1.0 / 3.0),
+        ("H1", 1.0 / 6.0),
+    ] {
         near(n, tx_pct(&s, n, c), share * 100.0, 3.0);
     }
 }
@@ -64,12 +82,18 @@ fn gran_s2_equal_thirds() {
     let d = tempfile::tempdir().unwrap();
     let p = scaled("scenarios/ibcc/gran_s2.toml", 0.02, d.path());
     let s = run(&p, &d.path().join("s2"), &[]);
-    let f: Vec<f64> = ["H1", "H2", "H3"].iter().map(|n| s["nodes"][*n]["tx_gbps_after_warmup"].as_f64().unwrap()).collect();
+    let f: Vec<f64> = ["H1", "H2", "H3"]
+        .iter()
+        .map(|n| s["nodes"][*n]["tx_gbps_after_warmup"].as_f64().unwrap())
+        .collect();
     let total: f64 = f.iter().sum();
     for (i, x) in f.iter().enumerate() {
         near(&format!("F{}", i + 1), x / total * 100.0, 100.0 / 3.0, 3.0);
     }
     // the S1–S2 link (4x QDR, 32 Gbit/s of data) is the bottleneck
-    assert!((total - 32.0).abs() < 32.0 * 0.03, "inter-switch total {total}");
+    assert!(
+        (total - 32.0).abs() < 32.0 * 0.03,
+        "inter-switch total {total}"
+    );
     assert!(s["fairness"]["jain"].as_f64().unwrap() > 0.99);
 }

@@ -254,7 +254,11 @@ mod tests {
     #[test]
     fn conservation_check_catches_a_lost_packet() {
         let mut n = net();
-        let q = n.queues.iter().position(|q| !q.is_empty()).expect("a queued packet");
+        let q = n
+            .queues
+            .iter()
+            .position(|q| !q.is_empty())
+            .expect("a queued packet");
         n.queues[q].pop_front();
         assert!(n.check_conservation().is_err());
     }

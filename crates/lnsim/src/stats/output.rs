@@ -188,6 +188,9 @@ pub fn write_results(
             "total_tx_gbps": r6(gbps(sum(&tot, 0), end)),
             "rx_gbps_after_warmup": r6(gbps(sum(&after, 1), after_ps)),
             "tx_gbps_after_warmup": r6(gbps(sum(&after, 0), after_ps)),
+            // the same in gigabytes per second: [Z] sums per-node MB/s (docs/scenarios.md)
+            "total_rx_gbytes_per_s": r6(gbps(sum(&tot, 1), end) / 8.0),
+            "total_tx_gbytes_per_s": r6(gbps(sum(&tot, 0), end) / 8.0),
         },
         "nodes": nodes,
         "flows": listed,

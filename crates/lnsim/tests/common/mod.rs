@@ -43,7 +43,11 @@ pub fn scaled(scenario: &str, f: f64, dir: &Path) -> PathBuf {
                 }
             }
         }
-        if let Some(v) = t.get_mut("stats").and_then(|v| v.as_table_mut()).and_then(|s| s.get_mut("fairness_from")) {
+        if let Some(v) = t
+            .get_mut("stats")
+            .and_then(|v| v.as_table_mut())
+            .and_then(|s| s.get_mut("fairness_from"))
+        {
             scale_dur(v, f);
         }
     }
@@ -62,21 +66,33 @@ pub fn run(path: &Path, out: &Path, overrides: &[&str]) -> Value {
         out_dir: Some(out.to_path_buf()),
         progress: false,
     };
-    let o = run_file(path, &opts, &mut || false).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let o =
+        run_file(path, &opts, &mut || false).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&o.summary_json).unwrap()
 }
 
 /// After-warm-up transmit rate of node `n` as a percentage of `cap_gbps`.
 pub fn tx_pct(s: &Value, n: &str, cap_gbps: f64) -> f64 {
-    s["nodes"][n]["tx_gbps_after_warmup"].as_f64().unwrap_or(0.0) / cap_gbps * 100.0
+    s["nodes"][n]["tx_gbps_after_warmup"]
+        .as_f64()
+        .unwrap_or(0.0)
+        / cap_gbps
+        * 100.0
 }
 
 /// After-warm-up receive rate of node `n` as a percentage of `cap_gbps`.
 pub fn rx_pct(s: &Value, n: &str, cap_gbps: f64) -> f64 {
-    s["nodes"][n]["rx_gbps_after_warmup"].as_f64().unwrap_or(0.0) / cap_gbps * 100.0
+    s["nodes"][n]["rx_gbps_after_warmup"]
+        .as_f64()
+        .unwrap_or(0.0)
+        / cap_gbps
+        * 100.0
 }
 
 /// Asserts `got` is within `tol` percentage points of `want`.
 pub fn near(what: &str, got: f64, want: f64, tol: f64) {
-    assert!((got - want).abs() <= tol, "{what}: got {got:.2} %, published {want:.2} % (±{tol} points)");
+    assert!(
+        (got - want).abs() <= tol,
+        "{what}: got {got:.2} %, published {want:.2} % (±{tol} points)"
+    );
 }
