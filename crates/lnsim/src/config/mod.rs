@@ -113,25 +113,53 @@ pub fn apply_override(table: &mut toml::Table, ov: &str) -> Result<()> {
 }
 
 fn set_path(table: &mut toml::Table, key: &str, value: toml::Value, origin: &str) -> Result<()> {
+    // segments are `name` or `name[index]` (an entry of an array of tables, e.g. `traffic.flows[2].start`)
     let parts: Vec<&str> = key.split('.').collect();
     let mut cur = table;
     for (i, p) in parts.iter().enumerate() {
-        if i + 1 == parts.len() {
-            cur.insert((*p).to_string(), value);
-            return Ok(());
-        }
-        let entry = cur
-            .entry((*p).to_string())
-            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
-        cur = match entry {
-            toml::Value::Table(t) => t,
-            _ => {
-                return Err(Error::Input(format!(
-                    "{origin}: `{}` is not a table, cannot set `{key}`",
-                    parts[..=i].join(".")
-                )))
+        let last = i + 1 == parts.len();
+        let (name, index) = match p.split_once('[') {
+            Some((n, rest)) => {
+                let idx = rest
+                    .strip_suffix(']')
+                    .and_then(|x| x.parse::<usize>().ok())
+                    .ok_or_else(|| Error::Input(format!("{origin}: bad index in `{p}`; write e.g. `flows[0]`")))?;
+                (n, Some(idx))
             }
+            None => (*p, None),
         };
+        let here = parts[..=i].join(".");
+        match index {
+            None if last => {
+                cur.insert(name.to_string(), value);
+                return Ok(());
+            }
+            None => {
+                let entry = cur.entry(name.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+                cur = match entry {
+                    toml::Value::Table(t) => t,
+                    _ => return Err(Error::Input(format!("{origin}: `{here}` is not a table, cannot set `{key}`"))),
+                };
+            }
+            Some(idx) => {
+                let arr = match cur.get_mut(name) {
+                    Some(toml::Value::Array(a)) => a,
+                    _ => return Err(Error::Input(format!("{origin}: `{name}` is not an array in `{key}`"))),
+                };
+                let len = arr.len();
+                let elem = arr.get_mut(idx).ok_or_else(|| {
+                    Error::Input(format!("{origin}: `{here}` does not exist (the array has {len} entries)"))
+                })?;
+                if last {
+                    *elem = value;
+                    return Ok(());
+                }
+                cur = match elem {
+                    toml::Value::Table(t) => t,
+                    _ => return Err(Error::Input(format!("{origin}: `{here}` is not a table, cannot set `{key}`"))),
+                };
+            }
+        }
     }
     unreachable!("loop returns on the last part")
 }
@@ -173,6 +201,15 @@ mod tests {
             e.contains("sim.end_time") && e.contains("allowed units"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn overrides_reach_array_entries() {
+        let text = format!("{MIN}[[traffic.flows]]\nsrc = \"H111\"\ndst = \"H121\"\n");
+        let l = load_str(&text, "t.toml", Path::new("."), "t", &["traffic.flows[0].start=3ms".into()], None).unwrap();
+        assert_eq!(l.scenario.traffic.flows[0].start.0, 3_000_000_000);
+        let e = load_str(&text, "t.toml", Path::new("."), "t", &["traffic.flows[4].start=3ms".into()], None).unwrap_err();
+        assert!(e.to_string().contains("has 1 entries"), "{e}");
     }
 
     #[test]

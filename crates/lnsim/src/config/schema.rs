@@ -39,9 +39,6 @@ pub struct Scenario {
     /// Congestion control (`[cc]`); only `enabled = false` is accepted until IB CC lands.
     #[serde(default)]
     pub cc: CcConfig,
-    /// Parameter sweep section (`[sweep]`): key path → list of values (used by `lnsim sweep`).
-    #[serde(default)]
-    pub sweep: Option<toml::Table>,
 }
 
 /// `[scenario]`: identification of the scenario.

@@ -40,6 +40,10 @@ pub struct EventQueue<E> {
     mask: u64,
     cur: u64,
     buckets: Vec<Vec<Entry<E>>>,
+    /// One bit per bucket: set while the bucket holds events.
+    occupied: Vec<u64>,
+    /// One bit per word of `occupied`: set while that word is non-zero.
+    summary: Vec<u64>,
     in_wheel: usize,
     current: BinaryHeap<Entry<E>>,
     overflow: BinaryHeap<Entry<E>>,
@@ -51,11 +55,14 @@ impl<E: Copy> EventQueue<E> {
     /// A wheel of `2^log_buckets` buckets of `2^shift` ps each.
     pub fn new(shift: u32, log_buckets: u32) -> Self {
         let n = 1usize << log_buckets;
+        let words = n.div_ceil(64);
         EventQueue {
             shift,
             mask: n as u64 - 1,
             cur: 0,
             buckets: (0..n).map(|_| Vec::new()).collect(),
+            occupied: vec![0; words],
+            summary: vec![0; words.div_ceil(64)],
             in_wheel: 0,
             current: BinaryHeap::new(),
             overflow: BinaryHeap::new(),
@@ -94,11 +101,22 @@ impl<E: Copy> EventQueue<E> {
         if b <= self.cur {
             self.current.push(e);
         } else if b - self.cur <= self.mask {
-            self.buckets[(b & self.mask) as usize].push(e);
-            self.in_wheel += 1;
+            self.to_wheel(b, e);
         } else {
             self.overflow.push(e);
         }
+    }
+
+    #[inline]
+    fn to_wheel(&mut self, b: u64, e: Entry<E>) {
+        let idx = (b & self.mask) as usize;
+        let v = &mut self.buckets[idx];
+        if v.is_empty() {
+            self.occupied[idx >> 6] |= 1 << (idx & 63);
+            self.summary[idx >> 12] |= 1 << ((idx >> 6) & 63);
+        }
+        v.push(e);
+        self.in_wheel += 1;
     }
 
     /// Takes the earliest event out.
@@ -109,17 +127,57 @@ impl<E: Copy> EventQueue<E> {
                 self.now = e.time;
                 return Some((e.time, e.ev));
             }
-            if self.in_wheel == 0 {
-                // jump over empty time straight to the next overflow event's bucket
-                let next = self.overflow.peek()?.time >> self.shift;
-                self.cur = next.max(self.cur + 1) - 1;
-            }
-            self.advance();
+            self.advance()?;
         }
     }
 
-    fn advance(&mut self) {
-        self.cur += 1;
+    /// First occupied bucket index `>= from` (no wrap-around).
+    #[inline]
+    fn occupied_from(&self, from: usize) -> Option<usize> {
+        let w = from >> 6;
+        let bits = *self.occupied.get(w)? & (!0u64 << (from & 63));
+        if bits != 0 {
+            return Some((w << 6) | bits.trailing_zeros() as usize);
+        }
+        let w = w + 1;
+        let mut s = w >> 6;
+        let mut sb = *self.summary.get(s)? & (!0u64 << (w & 63));
+        loop {
+            if sb != 0 {
+                let ww = (s << 6) | sb.trailing_zeros() as usize;
+                return Some((ww << 6) | self.occupied[ww].trailing_zeros() as usize);
+            }
+            s += 1;
+            sb = *self.summary.get(s)?;
+        }
+    }
+
+    /// Moves to the next bucket holding events (skipping empty ones), pulls overflow events that
+    /// are now within the horizon, and fills `current` with the bucket's events. Returns `None`
+    /// when no event is pending.
+    #[cold]
+    fn advance(&mut self) -> Option<()> {
+        let next_wheel = if self.in_wheel > 0 {
+            let cs = (self.cur & self.mask) as usize;
+            let start = (cs + 1) & self.mask as usize;
+            let slot = self
+                .occupied_from(start)
+                .or_else(|| self.occupied_from(0))
+                .expect("occupied bucket");
+            let delta = (slot as u64).wrapping_sub(cs as u64) & self.mask;
+            self.cur + delta
+        } else {
+            u64::MAX
+        };
+        let next_over = self
+            .overflow
+            .peek()
+            .map_or(u64::MAX, |e| e.time >> self.shift);
+        let next = next_wheel.min(next_over);
+        if next == u64::MAX {
+            return None;
+        }
+        self.cur = next;
         let horizon = self.cur + self.mask;
         while let Some(top) = self.overflow.peek() {
             let b = top.time >> self.shift;
@@ -130,12 +188,15 @@ impl<E: Copy> EventQueue<E> {
             if b <= self.cur {
                 self.current.push(e);
             } else {
-                self.buckets[(b & self.mask) as usize].push(e);
-                self.in_wheel += 1;
+                self.to_wheel(b, e);
             }
         }
         let idx = (self.cur & self.mask) as usize;
         if !self.buckets[idx].is_empty() {
+            self.occupied[idx >> 6] &= !(1 << (idx & 63));
+            if self.occupied[idx >> 6] == 0 {
+                self.summary[idx >> 12] &= !(1 << ((idx >> 6) & 63));
+            }
             let mut v = std::mem::take(&mut self.buckets[idx]);
             self.in_wheel -= v.len();
             for e in v.drain(..) {
@@ -143,6 +204,7 @@ impl<E: Copy> EventQueue<E> {
             }
             self.buckets[idx] = v; // keep the allocation
         }
+        Some(())
     }
 
     /// Visits every pending event (order unspecified); used by end-of-run conservation checks.

@@ -142,7 +142,8 @@ pub struct Node {
     pub lid: u32,
     /// Coordinates of a mesh/torus switch (empty otherwise); for HCAs, its switch's.
     pub coords: Vec<u32>,
-    /// Fat-tree level (0 = leaf) for switches of a tree; 0 otherwise.
+    /// Fat-tree level: leaf switches are level 1, the next switch level 2, …; HCAs are level 0.
+    /// Every node of the other topologies is level 0.
     pub level: u32,
 }
 
@@ -152,7 +153,8 @@ pub enum Shape {
     /// A mesh or torus: `dims` switches per dimension; `minus_port[d]`/`plus_port[d]` give, per
     /// switch, the port towards the lower/higher coordinate in dimension `d` (None: no link).
     MeshTorus {
-        /// Switches per dimension.
+        /// Switches per dimension, stored x-first (index 0 = the last name subscript, the column
+        /// in 2D): the reverse of `topology.dims`, whose order is rows, columns (`[2, 5]` → `[5, 2]`).
         dims: Vec<u32>,
         /// Wrap-around links present.
         torus: bool,

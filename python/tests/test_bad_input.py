@@ -1,0 +1,67 @@
+"""Bad input through the command: each case exits 2 with a message naming the key or the
+file line, prints no traceback, and creates no results folder (issue 2 item 8)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import lnsim_cmd
+
+TINY = """
+[scenario]
+name = "tiny"
+[sim]
+end_time = "1ms"
+[topology]
+kind = "mesh"
+dims = [1, 2]
+hcas_per_switch = 1
+[[traffic.flows]]
+src = "H111"
+dst = "{dst}"
+"""
+
+CASES = {
+    # impossible topology: a mesh dimension of size zero
+    "impossible_topology": (TINY.format(dst="H121"), {}, ["--set", "topology.dims=[0, 2]"], ["topology.dims"]),
+    # a flow naming a node that does not exist
+    "missing_node": (TINY.format(dst="H999"), {}, [], ["traffic.flows[0].dst", "H999"]),
+    # a forwarding table pointing at a port the switch does not have
+    "lft_missing_port": (
+        TINY.format(dst="H121"),
+        {"bad.fdbs": "SW11: 255 0 7\nSW12: 255 1 0\n"},
+        ["--set", "routing.algorithm=lft_file", "--set", "routing.file=bad.fdbs"],
+        ["bad.fdbs:1", "port 7"],
+    ),
+    # a forwarding table leaving the flow's destination unreachable
+    "unreachable_destination": (
+        TINY.format(dst="H121"),
+        {"hole.fdbs": "SW11: 255 0 255\nSW12: 255 1 0\n"},
+        ["--set", "routing.algorithm=lft_file", "--set", "routing.file=hole.fdbs"],
+        ["unreachable", "H121", "SW11"],
+    ),
+    # an unknown key in the file itself
+    "unknown_key_in_file": (TINY.format(dst="H121") + "[hca]\nbuffer_creditz = 3\n", {}, [], ["buffer_creditz"]),
+    # a value without a unit
+    "duration_without_unit": (TINY.format(dst="H121").replace('"1ms"', '"1"'), {}, [], ["sim.end_time", "no unit"]),
+}
+
+
+@pytest.mark.parametrize("sub", ["run", "validate"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_input_exits_2(tmp_path, sub, case):
+    text, files, args, names = CASES[case]
+    for name, content in files.items():
+        (tmp_path / name).write_text(content)
+    scen = tmp_path / "s.toml"
+    scen.write_text(text)
+    out = tmp_path / "results"
+    extra = ["--out", out, "--no-plot"] if sub == "run" else []
+    proc = lnsim_cmd(sub, scen, *args, *extra, cwd=tmp_path)
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert proc.stderr.startswith("lnsim: error: "), proc.stderr
+    assert "Traceback" not in proc.stderr and "panicked" not in proc.stderr
+    for n in names:
+        assert n in proc.stderr, (n, proc.stderr)
+    assert not out.exists()
+    assert not (tmp_path / "results").exists()
