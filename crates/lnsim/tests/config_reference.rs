@@ -22,13 +22,22 @@ const PREFIX: &[(&str, &str)] = &[
 ];
 
 /// Fields that are tables of their own (documented through their keys).
-const NESTED: &[&str] = &["vl_arbitration", "host_ports", "fabric_ports", "sink", "flows", "generators"];
+const NESTED: &[&str] = &[
+    "vl_arbitration",
+    "host_ports",
+    "fabric_ports",
+    "sink",
+    "flows",
+    "generators",
+];
 
 fn schema_keys() -> BTreeSet<String> {
     let src = include_str!("../src/config/schema.rs");
     let mut keys = BTreeSet::new();
     for (name, prefix) in PREFIX {
-        let start = src.find(&format!("pub struct {name} {{")).unwrap_or_else(|| panic!("struct {name} not in schema.rs"));
+        let start = src
+            .find(&format!("pub struct {name} {{"))
+            .unwrap_or_else(|| panic!("struct {name} not in schema.rs"));
         let body = &src[start..start + src[start..].find("\n}").unwrap()];
         for line in body.lines().skip(1) {
             let l = line.trim();
@@ -45,7 +54,10 @@ fn schema_keys() -> BTreeSet<String> {
 
 fn readme_keys() -> BTreeSet<String> {
     let readme = include_str!("../../../README.md");
-    let section = readme.split("## Configuration reference").nth(1).expect("README has a configuration reference");
+    let section = readme
+        .split("## Configuration reference")
+        .nth(1)
+        .expect("README has a configuration reference");
     let section = section.split("\n## ").next().unwrap();
     let mut keys = BTreeSet::new();
     for line in section.lines().filter(|l| l.starts_with("| `")) {
@@ -61,9 +73,19 @@ fn readme_keys() -> BTreeSet<String> {
 fn readme_documents_every_key_and_no_other() {
     let schema = schema_keys();
     let readme = readme_keys();
-    assert!(schema.len() > 60, "schema parse found only {} keys", schema.len());
+    assert!(
+        schema.len() > 60,
+        "schema parse found only {} keys",
+        schema.len()
+    );
     let missing: Vec<_> = schema.difference(&readme).collect();
     let extra: Vec<_> = readme.difference(&schema).collect();
-    assert!(missing.is_empty(), "keys missing from the README: {missing:?}");
-    assert!(extra.is_empty(), "README documents keys the schema does not have: {extra:?}");
+    assert!(
+        missing.is_empty(),
+        "keys missing from the README: {missing:?}"
+    );
+    assert!(
+        extra.is_empty(),
+        "README documents keys the schema does not have: {extra:?}"
+    );
 }

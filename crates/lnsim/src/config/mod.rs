@@ -123,7 +123,11 @@ fn set_path(table: &mut toml::Table, key: &str, value: toml::Value, origin: &str
                 let idx = rest
                     .strip_suffix(']')
                     .and_then(|x| x.parse::<usize>().ok())
-                    .ok_or_else(|| Error::Input(format!("{origin}: bad index in `{p}`; write e.g. `flows[0]`")))?;
+                    .ok_or_else(|| {
+                        Error::Input(format!(
+                            "{origin}: bad index in `{p}`; write e.g. `flows[0]`"
+                        ))
+                    })?;
                 (n, Some(idx))
             }
             None => (*p, None),
@@ -135,20 +139,32 @@ fn set_path(table: &mut toml::Table, key: &str, value: toml::Value, origin: &str
                 return Ok(());
             }
             None => {
-                let entry = cur.entry(name.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+                let entry = cur
+                    .entry(name.to_string())
+                    .or_insert_with(|| toml::Value::Table(toml::Table::new()));
                 cur = match entry {
                     toml::Value::Table(t) => t,
-                    _ => return Err(Error::Input(format!("{origin}: `{here}` is not a table, cannot set `{key}`"))),
+                    _ => {
+                        return Err(Error::Input(format!(
+                            "{origin}: `{here}` is not a table, cannot set `{key}`"
+                        )))
+                    }
                 };
             }
             Some(idx) => {
                 let arr = match cur.get_mut(name) {
                     Some(toml::Value::Array(a)) => a,
-                    _ => return Err(Error::Input(format!("{origin}: `{name}` is not an array in `{key}`"))),
+                    _ => {
+                        return Err(Error::Input(format!(
+                            "{origin}: `{name}` is not an array in `{key}`"
+                        )))
+                    }
                 };
                 let len = arr.len();
                 let elem = arr.get_mut(idx).ok_or_else(|| {
-                    Error::Input(format!("{origin}: `{here}` does not exist (the array has {len} entries)"))
+                    Error::Input(format!(
+                        "{origin}: `{here}` does not exist (the array has {len} entries)"
+                    ))
                 })?;
                 if last {
                     *elem = value;
@@ -156,7 +172,11 @@ fn set_path(table: &mut toml::Table, key: &str, value: toml::Value, origin: &str
                 }
                 cur = match elem {
                     toml::Value::Table(t) => t,
-                    _ => return Err(Error::Input(format!("{origin}: `{here}` is not a table, cannot set `{key}`"))),
+                    _ => {
+                        return Err(Error::Input(format!(
+                            "{origin}: `{here}` is not a table, cannot set `{key}`"
+                        )))
+                    }
                 };
             }
         }
@@ -206,9 +226,25 @@ mod tests {
     #[test]
     fn overrides_reach_array_entries() {
         let text = format!("{MIN}[[traffic.flows]]\nsrc = \"H111\"\ndst = \"H121\"\n");
-        let l = load_str(&text, "t.toml", Path::new("."), "t", &["traffic.flows[0].start=3ms".into()], None).unwrap();
+        let l = load_str(
+            &text,
+            "t.toml",
+            Path::new("."),
+            "t",
+            &["traffic.flows[0].start=3ms".into()],
+            None,
+        )
+        .unwrap();
         assert_eq!(l.scenario.traffic.flows[0].start.0, 3_000_000_000);
-        let e = load_str(&text, "t.toml", Path::new("."), "t", &["traffic.flows[4].start=3ms".into()], None).unwrap_err();
+        let e = load_str(
+            &text,
+            "t.toml",
+            Path::new("."),
+            "t",
+            &["traffic.flows[4].start=3ms".into()],
+            None,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("has 1 entries"), "{e}");
     }
 

@@ -1,15 +1,19 @@
 //! A timing wheel (calendar queue) with an overflow heap.
 //!
 //! Time is cut into buckets of `2^shift` ps; the wheel holds the next `N` buckets. Scheduling
-//! into the wheel is a `Vec::push` (O(1)); events of the bucket being processed sit in a small
-//! binary heap so that equal and close times come out in `(time, sequence)` order, which makes
-//! runs bit-for-bit reproducible. Events beyond the wheel's horizon wait in an overflow heap and
-//! move into the wheel as it turns. Empty stretches are skipped by jumping to the next event.
+//! into the wheel is a `Vec::push` (O(1)); a bitmap of non-empty buckets lets the wheel jump
+//! over empty stretches. Events come out in `(time, sequence)` order, which makes runs
+//! bit-for-bit reproducible: a bucket's events are kept in scheduling order, so when the wheel
+//! reaches a bucket a stable sort by time orders them, and an event scheduled into the bucket
+//! being processed is inserted after every pending event of the same time. Events beyond the
+//! wheel's horizon wait in an overflow heap and move into the wheel as it turns (before any
+//! event is scheduled directly into their bucket, which keeps the scheduling order).
 
 use super::Ps;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+/// An event in the overflow heap.
 #[derive(Clone, Copy)]
 struct Entry<E> {
     time: Ps,
@@ -34,18 +38,29 @@ impl<E> Ord for Entry<E> {
     }
 }
 
+/// An event in a wheel bucket (its sequence is implied by its position).
+#[derive(Clone, Copy)]
+struct Slot<E> {
+    time: Ps,
+    ev: E,
+}
+
 /// A time-ordered event queue; ties are broken by insertion order.
 pub struct EventQueue<E> {
     shift: u32,
     mask: u64,
+    /// Bucket being processed.
     cur: u64,
-    buckets: Vec<Vec<Entry<E>>>,
+    /// Events of buckets `cur + 1 ..= cur + mask`, each in scheduling order.
+    buckets: Vec<Vec<Slot<E>>>,
     /// One bit per bucket: set while the bucket holds events.
     occupied: Vec<u64>,
     /// One bit per word of `occupied`: set while that word is non-zero.
     summary: Vec<u64>,
     in_wheel: usize,
-    current: BinaryHeap<Entry<E>>,
+    /// Events of bucket `cur`, sorted by time (ties in scheduling order); `current[pos..]` pend.
+    current: Vec<Slot<E>>,
+    pos: usize,
     overflow: BinaryHeap<Entry<E>>,
     seq: u64,
     now: Ps,
@@ -64,7 +79,8 @@ impl<E: Copy> EventQueue<E> {
             occupied: vec![0; words],
             summary: vec![0; words.div_ceil(64)],
             in_wheel: 0,
-            current: BinaryHeap::new(),
+            current: Vec::new(),
+            pos: 0,
             overflow: BinaryHeap::new(),
             seq: 0,
             now: 0,
@@ -79,7 +95,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.in_wheel + self.current.len() + self.overflow.len()
+        self.in_wheel + (self.current.len() - self.pos) + self.overflow.len()
     }
 
     /// True when no event is pending.
@@ -91,31 +107,33 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn push(&mut self, time: Ps, ev: E) {
         debug_assert!(time >= self.now, "event scheduled in the past");
-        let e = Entry {
-            time,
-            seq: self.seq,
-            ev,
-        };
-        self.seq += 1;
         let b = time >> self.shift;
         if b <= self.cur {
-            self.current.push(e);
+            // after every pending event of the same (or an earlier) time
+            let rest = &self.current[self.pos..];
+            let at = self.pos + rest.partition_point(|s| s.time <= time);
+            self.current.insert(at, Slot { time, ev });
         } else if b - self.cur <= self.mask {
-            self.to_wheel(b, e);
+            self.insert_bucket(b, Slot { time, ev });
         } else {
-            self.overflow.push(e);
+            self.overflow.push(Entry {
+                time,
+                seq: self.seq,
+                ev,
+            });
         }
+        self.seq += 1;
     }
 
     #[inline]
-    fn to_wheel(&mut self, b: u64, e: Entry<E>) {
+    fn insert_bucket(&mut self, b: u64, s: Slot<E>) {
         let idx = (b & self.mask) as usize;
         let v = &mut self.buckets[idx];
         if v.is_empty() {
             self.occupied[idx >> 6] |= 1 << (idx & 63);
             self.summary[idx >> 12] |= 1 << ((idx >> 6) & 63);
         }
-        v.push(e);
+        v.push(s);
         self.in_wheel += 1;
     }
 
@@ -123,9 +141,10 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn pop(&mut self) -> Option<(Ps, E)> {
         loop {
-            if let Some(e) = self.current.pop() {
-                self.now = e.time;
-                return Some((e.time, e.ev));
+            if let Some(s) = self.current.get(self.pos) {
+                self.pos += 1;
+                self.now = s.time;
+                return Some((s.time, s.ev));
             }
             self.advance()?;
         }
@@ -153,9 +172,8 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Moves to the next bucket holding events (skipping empty ones), pulls overflow events that
-    /// are now within the horizon, and fills `current` with the bucket's events. Returns `None`
-    /// when no event is pending.
-    #[cold]
+    /// are now within the horizon, and makes the bucket's events `current`. Returns `None` when
+    /// no event is pending.
     fn advance(&mut self) -> Option<()> {
         let next_wheel = if self.in_wheel > 0 {
             let cs = (self.cur & self.mask) as usize;
@@ -178,6 +196,8 @@ impl<E: Copy> EventQueue<E> {
             return None;
         }
         self.cur = next;
+        // overflow events come out in (time, seq) order, and nothing was scheduled directly
+        // into their buckets yet: appending keeps every bucket in scheduling order
         let horizon = self.cur + self.mask;
         while let Some(top) = self.overflow.peek() {
             let b = top.time >> self.shift;
@@ -185,36 +205,40 @@ impl<E: Copy> EventQueue<E> {
                 break;
             }
             let e = self.overflow.pop().expect("peeked");
-            if b <= self.cur {
-                self.current.push(e);
-            } else {
-                self.to_wheel(b, e);
-            }
+            self.insert_bucket(
+                b,
+                Slot {
+                    time: e.time,
+                    ev: e.ev,
+                },
+            );
         }
         let idx = (self.cur & self.mask) as usize;
-        if !self.buckets[idx].is_empty() {
-            self.occupied[idx >> 6] &= !(1 << (idx & 63));
-            if self.occupied[idx >> 6] == 0 {
-                self.summary[idx >> 12] &= !(1 << ((idx >> 6) & 63));
-            }
-            let mut v = std::mem::take(&mut self.buckets[idx]);
-            self.in_wheel -= v.len();
-            for e in v.drain(..) {
-                self.current.push(e);
-            }
-            self.buckets[idx] = v; // keep the allocation
+        self.occupied[idx >> 6] &= !(1 << (idx & 63));
+        if self.occupied[idx >> 6] == 0 {
+            self.summary[idx >> 12] &= !(1 << ((idx >> 6) & 63));
         }
+        // the drained bucket takes over the (consumed) current list's allocation
+        self.current.clear();
+        self.pos = 0;
+        std::mem::swap(&mut self.current, &mut self.buckets[idx]);
+        self.in_wheel -= self.current.len();
+        // stable: equal times stay in scheduling order
+        self.current.sort_by_key(|s| s.time);
         Some(())
     }
 
     /// Visits every pending event (order unspecified); used by end-of-run conservation checks.
     pub fn for_each(&self, mut f: impl FnMut(Ps, &E)) {
-        for e in self.current.iter().chain(self.overflow.iter()) {
+        for s in &self.current[self.pos..] {
+            f(s.time, &s.ev);
+        }
+        for e in self.overflow.iter() {
             f(e.time, &e.ev);
         }
         for b in &self.buckets {
-            for e in b {
-                f(e.time, &e.ev);
+            for s in b {
+                f(s.time, &s.ev);
             }
         }
     }
@@ -261,5 +285,52 @@ mod tests {
             assert_eq!(reference.remove(0), (t, e));
         }
         assert!(reference.is_empty() && q.is_empty());
+    }
+
+    /// Against a reference heap ordered by (time, insertion), for several wheel shapes (one- and
+    /// multi-word bitmaps), with pushes into the bucket being processed, equal times, sparse
+    /// stretches and far-future events.
+    #[test]
+    fn matches_a_reference_heap() {
+        use std::cmp::Reverse;
+        for &(shift, log_b) in &[(4u32, 3u32), (2, 7), (3, 13), (10, 12), (0, 6)] {
+            let mut q = EventQueue::new(shift, log_b);
+            let mut reference = BinaryHeap::new();
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(shift as u64 * 100 + log_b as u64);
+            let mut now = 0u64;
+            let mut id = 0u64;
+            let span = (1u64 << shift) << log_b;
+            for _ in 0..20_000 {
+                for _ in 0..rng.random_range(0..4) {
+                    let dt = match rng.random_range(0..6) {
+                        0 => 0,
+                        1 => rng.random_range(0..(1u64 << shift)),
+                        2 => rng.random_range(0..span),
+                        3 => rng.random_range(span / 2..span * 3),
+                        4 => rng.random_range(0..span * 40),
+                        _ => rng.random_range(0..8),
+                    };
+                    q.push(now + dt, id);
+                    reference.push(Reverse((now + dt, id)));
+                    id += 1;
+                }
+                if rng.random_range(0..3) > 0 {
+                    let got = q.pop();
+                    let want = reference.pop().map(|Reverse(x)| x);
+                    assert_eq!(got, want, "shift {shift} log_buckets {log_b}");
+                    if let Some((t, _)) = got {
+                        now = t;
+                    }
+                    assert_eq!(q.len(), reference.len());
+                }
+            }
+            let mut seen = 0;
+            q.for_each(|_, _| seen += 1);
+            assert_eq!(seen, reference.len());
+            while let Some(x) = q.pop() {
+                assert_eq!(Some(x), reference.pop().map(|Reverse(x)| x));
+            }
+            assert!(reference.is_empty() && q.is_empty());
+        }
     }
 }

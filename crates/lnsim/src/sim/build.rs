@@ -12,9 +12,12 @@ use crate::stats::Stats;
 use crate::switch::queue_mapping::QueueMapping;
 use crate::switch::vl_arbitration::{VlArbState, VlArbTable};
 use crate::topology::{self, Fabric, LinkClass, LinkRate, NodeKind};
-use crate::traffic::packet::PacketStore;
+use crate::traffic::packet::{PacketQueue, PacketStore};
 use crate::traffic::{self, Traffic};
 use std::collections::VecDeque;
+
+/// Timing-wheel bucket width: 2^10 ps ≈ 1 ns.
+const WHEEL_SHIFT: u32 = 10;
 
 /// Most (source, destination) routes checked one by one at start-up.
 const MAX_ROUTE_CHECKS: usize = 5_000_000;
@@ -255,6 +258,25 @@ impl Net {
             warmup,
             window,
         );
+        // the wheel reaches just past the longest packet time (most events land within one packet
+        // time); a wheel no larger than needed keeps its buckets in cache
+        let longest = timing
+            .iter()
+            .map(|t: &PortTiming| t.ser_pkt.max(t.int_pkt) + t.delay)
+            .max()
+            .unwrap_or(0);
+        let wheel_log_buckets = (longest >> WHEEL_SHIFT)
+            .max(1)
+            .next_power_of_two()
+            .trailing_zeros()
+            .clamp(8, 14);
+        let max_ports = fabric
+            .nodes
+            .iter()
+            .map(|n| n.ports.len())
+            .max()
+            .unwrap_or(1);
+        let req_words = max_ports.div_ceil(64).max(1);
         let tx_cap = s.hca.max_tx_rate.map(|r| LinkRate::bps(r.0));
         let mut net = Net {
             vls,
@@ -277,6 +299,9 @@ impl Net {
             credits,
             rr: vec![u16::MAX; np * vls],
             req: vec![0; np * vls],
+            req_mask: vec![0; np * vls * req_words],
+            req_words,
+            req_any: vec![0; np.div_ceil(64)],
             vlarb: vec![VlArbState::default(); np],
             vlarb_table,
             in_used: vec![0; np * vls],
@@ -286,7 +311,7 @@ impl Net {
             buf_index,
             mapping,
             queue_base,
-            queues: (0..n_queues).map(|_| VecDeque::new()).collect(),
+            queues: vec![PacketQueue::default(); n_queues as usize],
             hca_gport,
             hca_of_node,
             sink,
@@ -300,7 +325,7 @@ impl Net {
             tx_cap,
             traffic,
             pkts: PacketStore::default(),
-            q: EventQueue::new(10, 12),
+            q: EventQueue::new(WHEEL_SHIFT, wheel_log_buckets),
             cc,
             stats,
             events: 0,

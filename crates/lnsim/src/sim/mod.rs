@@ -21,7 +21,7 @@ use crate::stats::Stats;
 use crate::switch::queue_mapping::QueueMapping;
 use crate::switch::vl_arbitration::{VlArbState, VlArbTable};
 use crate::topology::{Fabric, LinkRate};
-use crate::traffic::packet::PacketStore;
+use crate::traffic::packet::{PacketQueue, PacketStore};
 use crate::traffic::Traffic;
 use std::collections::VecDeque;
 
@@ -121,6 +121,13 @@ pub struct Net {
     pub(crate) rr: Vec<u16>,
     /// `[gport * vls + vl]`: queue heads requesting this output.
     pub(crate) req: Vec<u32>,
+    /// `[(gport * vls + vl) * req_words + w]`: bit `i` set while the queue head of input port `i`
+    /// of the switch requests this output (lets arbitration skip idle inputs).
+    pub(crate) req_mask: Vec<u64>,
+    /// Words per entry of `req_mask`: `ceil(max switch ports / 64)`.
+    pub(crate) req_words: usize,
+    /// Bit `gport`: some VL of this output has a request (`req > 0`).
+    pub(crate) req_any: Vec<u64>,
     pub(crate) vlarb: Vec<VlArbState>,
     pub(crate) vlarb_table: VlArbTable,
     /// `[gport * vls + vl]`: credits occupied in this input buffer.
@@ -134,7 +141,7 @@ pub struct Net {
     // --- switch queues
     pub(crate) mapping: QueueMapping,
     pub(crate) queue_base: Vec<u32>,
-    pub(crate) queues: Vec<VecDeque<u32>>,
+    pub(crate) queues: Vec<PacketQueue>,
     // --- HCAs
     pub(crate) hca_gport: Vec<u32>,
     pub(crate) hca_of_node: Vec<u32>,
@@ -164,6 +171,46 @@ impl Net {
     #[inline]
     pub(crate) fn at(&mut self, t: Ps, ev: Ev) {
         self.q.push(t, ev);
+    }
+
+    /// Input port `input` (local index) of output `og`'s switch now has a queue head requesting
+    /// `og` on `vl`.
+    #[inline]
+    pub(crate) fn add_request(&mut self, og: u32, vl: u8, input: u32) {
+        let ov = og as usize * self.vls + vl as usize;
+        self.req[ov] += 1;
+        self.req_mask[ov * self.req_words + (input >> 6) as usize] |= 1 << (input & 63);
+        self.req_any[(og >> 6) as usize] |= 1 << (og & 63);
+    }
+
+    /// Input port `input` (local index) no longer requests output `og` on `vl`.
+    #[inline]
+    pub(crate) fn drop_request(&mut self, og: u32, vl: u8, input: u32) {
+        let ov = og as usize * self.vls + vl as usize;
+        self.req[ov] -= 1;
+        self.req_mask[ov * self.req_words + (input >> 6) as usize] &= !(1 << (input & 63));
+        let o = og as usize * self.vls;
+        if self.req[ov] == 0 && self.req[o..o + self.vls].iter().all(|&r| r == 0) {
+            self.req_any[(og >> 6) as usize] &= !(1 << (og & 63));
+        }
+    }
+
+    /// First output gport in `from..to` with a request on some VL.
+    #[inline]
+    pub(crate) fn next_requested(&self, from: u32, to: u32) -> Option<u32> {
+        let mut w = (from >> 6) as usize;
+        let mut bits = self.req_any[w] & (!0u64 << (from & 63));
+        loop {
+            if bits != 0 {
+                let g = ((w as u32) << 6) | bits.trailing_zeros();
+                return (g < to).then_some(g);
+            }
+            w += 1;
+            if (w as u32) << 6 >= to {
+                return None;
+            }
+            bits = self.req_any[w];
+        }
     }
 
     /// Records an invariant violation (first one wins).

@@ -192,7 +192,11 @@ impl Net {
                 }
             }
         }
-        let queued: u64 = self.queues.iter().map(|q| q.len() as u64).sum::<u64>()
+        let queued: u64 = self
+            .queues
+            .iter()
+            .map(|q| self.pkts.queue_len(q) as u64)
+            .sum::<u64>()
             + self.sink_q.iter().map(|q| q.len() as u64).sum::<u64>()
             + self.control_q.iter().map(|q| q.len() as u64).sum::<u64>();
         // packets between grant and arrival are on the wire; the rest sit in queues
@@ -259,7 +263,7 @@ mod tests {
             .iter()
             .position(|q| !q.is_empty())
             .expect("a queued packet");
-        n.queues[q].pop_front();
+        n.pkts.pop_front(&mut n.queues[q]);
         assert!(n.check_conservation().is_err());
     }
 }

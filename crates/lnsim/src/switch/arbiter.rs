@@ -33,38 +33,59 @@ impl Net {
 
     /// Round robin over the input ports of `og`'s switch for a packet on `vl`; grants the first
     /// eligible one. Returns the granted packet's bytes.
+    ///
+    /// Only inputs whose queue head requests `og` (bits of `req_mask`) are visited, in the same
+    /// round-robin order as a scan over all ports starting after the last one served.
     fn pick_and_grant(&mut self, og: u32, vl: u8, now: Ps) -> Option<u32> {
         let vls = self.vls;
         let sw = self.node_of[og as usize] as usize;
         let base = self.port_base[sw];
-        let n = self.fabric.nodes[sw].ports.len() as u32;
+        let n = self.fabric.nodes[sw].ports.len();
         let out_local = (og - base) as u16;
         let ov = og as usize * vls + vl as usize;
         let avail = self.credits[ov];
-        let last = self.rr[ov] as u32;
-        let shared = self.mapping.shared_outputs();
+        if avail < self.pkts.min_credits() {
+            return None; // no queued packet can fit
+        }
+        let start = (self.rr[ov] as usize + 1) % n;
         let qlocal = self.mapping.queue_of(out_local, vl, vls);
-        for k in 1..=n {
-            let i = (last + k) % n;
-            let ig = base + i;
-            if self.being_sent[ig as usize] >= self.max_being_sent[ig as usize] {
-                continue;
+        let mbase = ov * self.req_words;
+        // first the inputs start..n, then 0..start
+        for (from, to) in [(start, n), (0, start)] {
+            let mut w = from >> 6;
+            while w << 6 < to {
+                let mut bits = self.req_mask[mbase + w];
+                if w == from >> 6 {
+                    bits &= !0u64 << (from & 63);
+                }
+                let end = to - (w << 6);
+                if end < 64 {
+                    bits &= (1u64 << end) - 1;
+                }
+                while bits != 0 {
+                    let i = ((w << 6) as u32) | bits.trailing_zeros();
+                    bits &= bits - 1;
+                    let ig = base + i;
+                    if self.being_sent[ig as usize] >= self.max_being_sent[ig as usize] {
+                        continue;
+                    }
+                    let qid = (self.queue_base[ig as usize] + qlocal) as usize;
+                    let Some(pid) = self.queues[qid].front() else {
+                        debug_assert!(false, "request bit without a queued packet");
+                        continue;
+                    };
+                    let p = &self.pkts[pid];
+                    debug_assert_eq!(p.out_port, out_local, "request bit of another output");
+                    if p.credits > avail {
+                        continue;
+                    }
+                    self.rr[ov] = i as u16;
+                    let bytes = p.bytes;
+                    self.grant(og, ig, qid, pid, vl, now);
+                    return Some(bytes);
+                }
+                w += 1;
             }
-            let qid = (self.queue_base[ig as usize] + qlocal) as usize;
-            let Some(&pid) = self.queues[qid].front() else {
-                continue;
-            };
-            let p = &self.pkts[pid];
-            if shared && p.out_port != out_local {
-                continue;
-            }
-            if p.credits > avail {
-                continue;
-            }
-            self.rr[ov] = i as u16;
-            let bytes = p.bytes;
-            self.grant(og, ig, qid, pid, vl, now);
-            return Some(bytes);
         }
         None
     }
@@ -73,12 +94,18 @@ impl Net {
     fn grant(&mut self, og: u32, ig: u32, qid: usize, pid: u32, vl: u8, now: Ps) {
         let vls = self.vls;
         let ov = og as usize * vls + vl as usize;
-        self.queues[qid].pop_front();
-        self.req[ov] -= 1;
-        if let Some(&next) = self.queues[qid].front() {
-            let sw = self.node_of[og as usize];
-            let t = self.port_base[sw as usize] + self.pkts[next].out_port as u32;
-            self.req[t as usize * vls + vl as usize] += 1;
+        self.pkts.pop_front(&mut self.queues[qid]);
+        let base = self.port_base[self.node_of[og as usize] as usize];
+        self.drop_request(og, vl, ig - base);
+        if let Some(next) = self.queues[qid].front() {
+            // a VOQ's packets all want `og`; only a shared queue's head must be looked at
+            let t = if self.mapping.shared_outputs() {
+                base + self.pkts[next].out_port as u32
+            } else {
+                og
+            };
+            debug_assert_eq!(t, base + self.pkts[next].out_port as u32);
+            self.add_request(t, vl, ig - base);
             if t != og {
                 // a shared queue's new head wants another output
                 self.try_output(t, now);

@@ -46,13 +46,14 @@ impl Net {
         }
         let qid = (self.queue_base[g as usize] + self.mapping.queue_of(out, vl, vls)) as usize;
         let was_empty = self.queues[qid].is_empty();
-        self.queues[qid].push_back(pid);
+        self.pkts.push_back(&mut self.queues[qid], pid);
         if self.cc.active() {
             self.cc.on_buffer_change(g, out, vl, credits, now);
         }
         if was_empty {
-            let og = self.port_base[sw as usize] + out as u32;
-            self.req[og as usize * vls + vl as usize] += 1;
+            let base = self.port_base[sw as usize];
+            let og = base + out as u32;
+            self.add_request(og, vl, g - base);
             self.try_output(og, now);
         }
     }
@@ -83,13 +84,14 @@ impl Net {
             // this input may now feed an output that skipped it
             let sw = self.node_of[g as usize] as usize;
             let base = self.port_base[sw];
-            let n = self.fabric.nodes[sw].ports.len() as u32;
-            for o in base..base + n {
-                if !self.out_busy[o as usize]
-                    && (0..vls).any(|v| self.req[o as usize * vls + v] > 0)
-                {
-                    self.try_output(o, now);
+            let end = base + self.fabric.nodes[sw].ports.len() as u32;
+            // in port order, over the outputs with requests (read afresh after every grant)
+            let mut o = base;
+            while let Some(r) = self.next_requested(o, end) {
+                if !self.out_busy[r as usize] {
+                    self.try_output(r, now);
                 }
+                o = r + 1;
             }
         }
     }

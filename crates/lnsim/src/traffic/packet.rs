@@ -42,12 +42,59 @@ pub struct Packet {
     pub tail: Ps,
 }
 
+/// "No packet" in [`PacketQueue`] links.
+pub const NIL: u32 = u32::MAX;
+
+/// A FIFO of packets linked by packet id; its operations are on [`PacketStore`].
+#[derive(Debug, Clone, Copy)]
+pub struct PacketQueue {
+    head: u32,
+    tail: u32,
+}
+
+impl Default for PacketQueue {
+    fn default() -> Self {
+        PacketQueue {
+            head: NIL,
+            tail: NIL,
+        }
+    }
+}
+
+impl PacketQueue {
+    /// True when no packet is queued.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.head == NIL
+    }
+    /// The packet at the head.
+    #[inline]
+    pub fn front(&self) -> Option<u32> {
+        (self.head != NIL).then_some(self.head)
+    }
+}
+
 /// Slab of packets.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct PacketStore {
     slots: Vec<Packet>,
+    /// `[id]`: next packet of the [`PacketQueue`] it sits in ([`NIL`] at the tail).
+    next: Vec<u32>,
     free: Vec<u32>,
     live: u64,
+    min_credits: u32,
+}
+
+impl Default for PacketStore {
+    fn default() -> Self {
+        PacketStore {
+            slots: Vec::new(),
+            next: Vec::new(),
+            free: Vec::new(),
+            live: 0,
+            min_credits: u32::MAX,
+        }
+    }
 }
 
 impl PacketStore {
@@ -55,11 +102,13 @@ impl PacketStore {
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> u32 {
         self.live += 1;
+        self.min_credits = self.min_credits.min(p.credits);
         if let Some(i) = self.free.pop() {
             self.slots[i as usize] = p;
             i
         } else {
             self.slots.push(p);
+            self.next.push(NIL);
             (self.slots.len() - 1) as u32
         }
     }
@@ -68,6 +117,43 @@ impl PacketStore {
     pub fn free(&mut self, id: u32) {
         self.live -= 1;
         self.free.push(id);
+    }
+    /// Fewest credits of any packet stored so far (`u32::MAX` before the first): no packet
+    /// fits into fewer credits than this.
+    #[inline]
+    pub fn min_credits(&self) -> u32 {
+        self.min_credits
+    }
+    /// Appends packet `id` to queue `q`.
+    #[inline]
+    pub fn push_back(&mut self, q: &mut PacketQueue, id: u32) {
+        self.next[id as usize] = NIL;
+        if q.tail == NIL {
+            q.head = id;
+        } else {
+            self.next[q.tail as usize] = id;
+        }
+        q.tail = id;
+    }
+    /// Removes the head of queue `q`.
+    #[inline]
+    pub fn pop_front(&mut self, q: &mut PacketQueue) -> Option<u32> {
+        let id = q.front()?;
+        q.head = self.next[id as usize];
+        if q.head == NIL {
+            q.tail = NIL;
+        }
+        Some(id)
+    }
+    /// Number of packets in queue `q` (walks the list).
+    pub fn queue_len(&self, q: &PacketQueue) -> usize {
+        let mut n = 0;
+        let mut i = q.head;
+        while i != NIL {
+            n += 1;
+            i = self.next[i as usize];
+        }
+        n
     }
     /// Number of packets alive.
     pub fn live(&self) -> u64 {
@@ -86,5 +172,41 @@ impl std::ops::IndexMut<u32> for PacketStore {
     #[inline]
     fn index_mut(&mut self, i: u32) -> &mut Packet {
         &mut self.slots[i as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queues_are_fifo_and_independent() {
+        let mut s = PacketStore::default();
+        let ids: Vec<u32> = (0..6)
+            .map(|i| {
+                s.alloc(Packet {
+                    credits: 34 - i,
+                    ..Packet::default()
+                })
+            })
+            .collect();
+        assert_eq!(s.min_credits(), 29);
+        let (mut a, mut b) = (PacketQueue::default(), PacketQueue::default());
+        assert!(a.is_empty() && s.pop_front(&mut a).is_none());
+        for &i in &ids[..3] {
+            s.push_back(&mut a, i);
+        }
+        s.push_back(&mut b, ids[3]);
+        assert_eq!(s.pop_front(&mut a), Some(ids[0]));
+        s.push_back(&mut a, ids[4]);
+        s.push_back(&mut b, ids[5]);
+        assert_eq!((s.queue_len(&a), s.queue_len(&b)), (3, 2));
+        let drained: Vec<u32> = std::iter::from_fn(|| s.pop_front(&mut a)).collect();
+        assert_eq!(drained, vec![ids[1], ids[2], ids[4]]);
+        assert!(a.is_empty() && a.front().is_none());
+        // a packet popped from one queue can join another
+        s.push_back(&mut b, ids[1]);
+        let drained: Vec<u32> = std::iter::from_fn(|| s.pop_front(&mut b)).collect();
+        assert_eq!(drained, vec![ids[3], ids[5], ids[1]]);
     }
 }
