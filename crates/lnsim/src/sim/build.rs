@@ -178,6 +178,8 @@ impl Net {
         let mut in_cap = vec![0u32; np * vls];
         let mut max_being_sent = vec![1u16; np];
         let mut queue_base = vec![u32::MAX; np];
+        let mut fill_base = vec![u32::MAX; np];
+        let mut n_fill = 0u32;
         let mut buf_index = vec![u32::MAX; np];
         let mut n_queues = 0u32;
         let mut n_buf = 0u32;
@@ -226,6 +228,8 @@ impl Net {
                 max_being_sent[g] = mbs as u16;
                 if sw {
                     queue_base[g] = n_queues;
+                    fill_base[g] = n_fill;
+                    n_fill += (n.ports.len() * vls) as u32;
                     n_queues += mapping.queues_per_input(n.ports.len(), vls) as u32;
                     if s.stats.buffer_occupancy {
                         buf_index[g] = n_buf;
@@ -311,6 +315,8 @@ impl Net {
             buf_index,
             mapping,
             queue_base,
+            fill_base,
+            fill: vec![0; n_fill as usize],
             queues: vec![PacketQueue::default(); n_queues as usize],
             hca_gport,
             hca_of_node,

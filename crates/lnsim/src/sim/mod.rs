@@ -46,6 +46,8 @@ pub enum Ev {
         gport: u32,
         /// VL of the packet.
         vl: u8,
+        /// Local output port the packet went to (whose queue fill drops).
+        out: u16,
         /// Credits freed.
         credits: u32,
     },
@@ -141,6 +143,12 @@ pub struct Net {
     // --- switch queues
     pub(crate) mapping: QueueMapping,
     pub(crate) queue_base: Vec<u32>,
+    /// Index base of a switch input gport in [`Net::fill`].
+    pub(crate) fill_base: Vec<u32>,
+    /// `[fill_base[in] + out * vls + vl]`: credits occupied in input `in` by packets for local
+    /// output `out` on `vl`, from head arrival until the tail leaves (the VoQ fill of spec
+    /// §2.2.3, whatever the queue mapping).
+    pub(crate) fill: Vec<u32>,
     pub(crate) queues: Vec<PacketQueue>,
     // --- HCAs
     pub(crate) hca_gport: Vec<u32>,

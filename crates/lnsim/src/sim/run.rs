@@ -118,7 +118,12 @@ impl Net {
                     self.try_hca_send(h, t)
                 }
             }
-            Ev::InputRelease { gport, vl, credits } => self.input_release(gport, vl, credits, t),
+            Ev::InputRelease {
+                gport,
+                vl,
+                out,
+                credits,
+            } => self.input_release(gport, vl, out, credits, t),
             Ev::CreditArrive { gport, vl, credits } => {
                 self.credits[gport as usize * self.vls + vl as usize] += credits;
                 if self.is_switch[gport as usize] {
@@ -158,9 +163,9 @@ impl Net {
             Ev::CreditArrive { gport, vl, credits } => {
                 returning[gport as usize * vls + vl as usize] += credits as u64
             }
-            Ev::InputRelease { gport, vl, credits } => {
-                releasing[gport as usize * vls + vl as usize] += credits as u64
-            }
+            Ev::InputRelease {
+                gport, vl, credits, ..
+            } => releasing[gport as usize * vls + vl as usize] += credits as u64,
             _ => {}
         });
         // in_used counts a packet from its head arrival until its release; a packet granted but
@@ -188,6 +193,25 @@ impl Net {
                     return Err(Error::Internal(format!(
                         "buffer {} releases more than it holds",
                         self.port_name(self.peer[g])
+                    )));
+                }
+            }
+        }
+        // the per-output fills of a switch input add up to its occupancy
+        for g in 0..np {
+            if self.fill_base[g] == u32::MAX {
+                continue;
+            }
+            let n = self.fabric.nodes[self.node_of[g] as usize].ports.len();
+            for v in 0..vls {
+                let sum: u64 = (0..n)
+                    .map(|o| self.fill[self.fill_base[g] as usize + o * vls + v] as u64)
+                    .sum();
+                if sum != self.in_used[g * vls + v] as u64 {
+                    return Err(Error::Internal(format!(
+                        "queue fills of {} VL {v} add up to {sum}, buffer holds {}",
+                        self.port_name(g as u32),
+                        self.in_used[g * vls + v]
                     )));
                 }
             }

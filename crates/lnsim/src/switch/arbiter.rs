@@ -95,6 +95,7 @@ impl Net {
         let vls = self.vls;
         let ov = og as usize * vls + vl as usize;
         self.pkts.pop_front(&mut self.queues[qid]);
+        let mut other = None;
         let base = self.port_base[self.node_of[og as usize] as usize];
         self.drop_request(og, vl, ig - base);
         if let Some(next) = self.queues[qid].front() {
@@ -107,8 +108,9 @@ impl Net {
             debug_assert_eq!(t, base + self.pkts[next].out_port as u32);
             self.add_request(t, vl, ig - base);
             if t != og {
-                // a shared queue's new head wants another output
-                self.try_output(t, now);
+                // a shared queue's new head wants another output: offer it once this grant
+                // has taken its credits and marked its output busy
+                other = Some(t);
             }
         }
         self.being_sent[ig as usize] += 1;
@@ -120,7 +122,6 @@ impl Net {
         self.credits[ov] -= credits;
         if self.cc.active() {
             let mut p = self.pkts[pid];
-            self.cc.on_buffer_change(ig, out_port, vl, 0, now);
             self.cc.on_output_send(og, vl, &mut p, now);
             self.pkts[pid] = p;
         }
@@ -139,6 +140,7 @@ impl Net {
             Ev::InputRelease {
                 gport: ig,
                 vl,
+                out: out_port,
                 credits,
             },
         );
@@ -166,5 +168,8 @@ impl Net {
                 gport: down,
             },
         );
+        if let Some(t) = other {
+            self.try_output(t, now);
+        }
     }
 }

@@ -47,8 +47,11 @@ impl Net {
         let qid = (self.queue_base[g as usize] + self.mapping.queue_of(out, vl, vls)) as usize;
         let was_empty = self.queues[qid].is_empty();
         self.pkts.push_back(&mut self.queues[qid], pid);
+        let fi = self.fill_base[g as usize] as usize + out as usize * vls + vl as usize;
+        self.fill[fi] += credits;
         if self.cc.active() {
-            self.cc.on_buffer_change(g, out, vl, credits, now);
+            let level = self.fill[fi];
+            self.cc.on_buffer_change(g, out, vl, level, now);
         }
         if was_empty {
             let base = self.port_base[sw as usize];
@@ -59,10 +62,16 @@ impl Net {
     }
 
     /// The tail of a packet left switch input `g`: free its credits and tell the upstream.
-    pub(crate) fn input_release(&mut self, g: u32, vl: u8, credits: u32, now: Ps) {
+    pub(crate) fn input_release(&mut self, g: u32, vl: u8, out: u16, credits: u32, now: Ps) {
         let vls = self.vls;
         let iv = g as usize * vls + vl as usize;
         self.in_used[iv] -= credits;
+        let fi = self.fill_base[g as usize] as usize + out as usize * vls + vl as usize;
+        self.fill[fi] -= credits;
+        if self.cc.active() {
+            let level = self.fill[fi];
+            self.cc.on_buffer_change(g, out, vl, level, now);
+        }
         let bi = self.buf_index[g as usize];
         if bi != u32::MAX {
             let lvl = self.in_used[iv];
