@@ -111,16 +111,8 @@ impl SinkModel {
 impl Net {
     /// Head of `pid` arrived at HCA input `g`.
     pub(crate) fn hca_receive(&mut self, pid: u32, g: u32, now: Ps) {
-        let vls = self.vls;
         let (vl, credits) = (self.pkts[pid].vl, self.pkts[pid].credits);
-        let iv = g as usize * vls + vl as usize;
-        self.in_used[iv] += credits;
-        if self.in_used[iv] > self.in_cap[iv] {
-            let name = self.port_name(g);
-            self.fail(format!(
-                "lossless violated: HCA buffer {name} overflows ({} > {})",
-                self.in_used[iv], self.in_cap[iv]
-            ));
+        if self.occupy(g, vl, credits).is_none() {
             return;
         }
         self.pkts[pid].at = g;

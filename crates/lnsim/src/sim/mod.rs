@@ -229,6 +229,24 @@ impl Net {
         }
     }
 
+    /// A packet of `credits` on `vl` entered the buffer of input `g`: takes the credits the
+    /// upstream reserved for it. Returns the new occupancy, or None (and records the fault) if
+    /// the buffer would overflow — which credit flow control must make impossible.
+    #[inline]
+    pub(crate) fn occupy(&mut self, g: u32, vl: u8, credits: u32) -> Option<u32> {
+        let iv = g as usize * self.vls + vl as usize;
+        self.in_used[iv] += credits;
+        if self.in_used[iv] > self.in_cap[iv] {
+            let name = self.port_name(g);
+            self.fail(format!(
+                "lossless violated: input buffer {name} VL {vl} holds {} credits, capacity {}",
+                self.in_used[iv], self.in_cap[iv]
+            ));
+            return None;
+        }
+        Some(self.in_used[iv])
+    }
+
     /// Human name of a gport, e.g. `SW22 port 3`.
     pub(crate) fn port_name(&self, g: u32) -> String {
         let n = self.node_of[g as usize];

@@ -14,19 +14,11 @@ impl Net {
             let p = &self.pkts[pid];
             (p.vl, p.credits, p.dst)
         };
-        let iv = g as usize * vls + vl as usize;
-        self.in_used[iv] += credits;
-        if self.in_used[iv] > self.in_cap[iv] {
-            let name = self.port_name(g);
-            self.fail(format!(
-                "lossless violated: input buffer {name} VL {vl} holds {} credits, capacity {}",
-                self.in_used[iv], self.in_cap[iv]
-            ));
+        let Some(lvl) = self.occupy(g, vl, credits) else {
             return;
-        }
+        };
         let bi = self.buf_index[g as usize];
         if bi != u32::MAX {
-            let lvl = self.in_used[iv];
             self.stats.buffer(bi as usize * vls + vl as usize, now, lvl);
         }
         let sw = self.node_of[g as usize];
