@@ -186,6 +186,13 @@ def format_summary(summary: dict, out_dir) -> str:
         f" p99 {_fmt_time_ns(lat.get('p99'))}, max {_fmt_time_ns(lat.get('max'))}"
     )
     lines.append(f"fairness        Jain {_fmt(fair.get('jain'), '.4f')}")
+    dl = s.get("deadlock")
+    if dl:
+        lines.append(
+            f"DEADLOCK        at {dl['time_s']:.6g} s: {dl['blocked_packets']} packets stuck; credit loop "
+            + " -> ".join(dl["cycle"])
+            + " (the run stopped there; the routing is not deadlock-free on this topology)"
+        )
     lines.append(f"results         {out_dir}")
     return "\n".join(lines)
 

@@ -336,6 +336,8 @@ impl Net {
             stats,
             events: 0,
             flit_hops: 0,
+            last_progress: 0,
+            deadlock: None,
             fault: None,
         };
         // round-robin pointers start so that port 0 is served first

@@ -7,9 +7,11 @@
 //! (the buffer that receives from the wire).
 
 mod build;
+mod deadlock;
 mod run;
 
 pub use build::validate;
+pub use deadlock::Deadlock;
 pub use run::{run_scenario, Conservation};
 
 use crate::cc::CongestionControl;
@@ -170,6 +172,10 @@ pub struct Net {
     pub(crate) stats: Stats,
     pub(crate) events: u64,
     pub(crate) flit_hops: u64,
+    /// Last time a packet moved (grant, injection or consumption): deadlock watch.
+    pub(crate) last_progress: Ps,
+    /// A detected deadlock (the run ended there).
+    pub(crate) deadlock: Option<Deadlock>,
     /// First invariant violation seen (lossless or routing); aborts the run.
     pub(crate) fault: Option<String>,
 }

@@ -42,6 +42,9 @@ pub struct Conservation {
     pub in_network: u64,
 }
 
+/// Packets standing still this long (1 ms simulated) trigger the deadlock analysis.
+const STALL_PS: Ps = 1_000_000_000;
+
 impl Net {
     fn run(&mut self, progress: bool, interrupted: &mut dyn FnMut() -> bool) -> Result<()> {
         self.start_sources();
@@ -59,6 +62,9 @@ impl Net {
         };
         let started = Instant::now();
         let mut last_tick = started;
+        // a deadlock is looked for once packets have not moved for this long
+        let stall = STALL_PS;
+        let mut next_check = stall;
         while let Some((t, ev)) = self.q.pop() {
             if t >= self.end {
                 self.q.push(t, ev); // keep it for the conservation count
@@ -69,6 +75,13 @@ impl Net {
             if self.events & 0xFFF == 0 {
                 if let Some(f) = &self.fault {
                     return Err(Error::Internal(f.clone()));
+                }
+                if t >= next_check && t - self.last_progress >= stall {
+                    if let Some(d) = self.detect_deadlock(t) {
+                        self.deadlock = Some(d);
+                        break;
+                    }
+                    next_check = t + stall;
                 }
                 let now = Instant::now();
                 if now.duration_since(last_tick).as_millis() >= 100 {
@@ -95,6 +108,11 @@ impl Net {
         }
         if let Some(f) = &self.fault {
             return Err(Error::Internal(f.clone()));
+        }
+        if self.deadlock.is_none() && self.q.is_empty() {
+            // nothing more will ever happen: packets still queued are stuck for good
+            let t = self.last_progress;
+            self.deadlock = self.detect_deadlock(t);
         }
         Ok(())
     }

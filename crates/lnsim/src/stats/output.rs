@@ -203,6 +203,11 @@ pub fn write_results(
             "window_start_s": st.window as f64 / PS_PER_S as f64,
             "per_destination": per_dst,
         },
+        "deadlock": net.deadlock.as_ref().map(|d| json!({
+            "time_s": d.time as f64 / PS_PER_S as f64,
+            "blocked_packets": d.blocked_packets,
+            "cycle": d.cycle,
+        })),
         "conservation": {
             "injected_packets": c.injected, "delivered_packets": c.delivered,
             "in_network_packets": c.in_network, "ok": true,
