@@ -19,6 +19,7 @@ const PREFIX: &[(&str, &str)] = &[
     ("TrafficConfig", "traffic"),
     ("StatsConfig", "stats"),
     ("CcConfig", "cc"),
+    ("Scenario", "<top>"),
 ];
 
 /// Fields that are tables of their own (documented through their keys).
@@ -43,7 +44,12 @@ fn schema_keys() -> BTreeSet<String> {
             let l = line.trim();
             if let Some(rest) = l.strip_prefix("pub ") {
                 let field = rest.split(':').next().unwrap().trim();
-                if !NESTED.contains(&field) {
+                if *prefix == "<top>" {
+                    // top-level tables are documented through their keys, except free-form ones
+                    if field == "sweep" {
+                        keys.insert("sweep.<key path>".to_string());
+                    }
+                } else if !NESTED.contains(&field) {
                     keys.insert(format!("{prefix}.{field}"));
                 }
             }

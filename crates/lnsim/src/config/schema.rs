@@ -39,6 +39,10 @@ pub struct Scenario {
     /// Congestion control (`[cc]`); only `enabled = false` is accepted until IB CC lands.
     #[serde(default)]
     pub cc: CcConfig,
+    /// `[sweep]`: key path → list of values; `lnsim sweep` runs the Cartesian product, one run
+    /// per point with those keys overridden. `lnsim run` ignores it and runs the scenario as is.
+    #[serde(default)]
+    pub sweep: Option<toml::Table>,
 }
 
 /// `[scenario]`: identification of the scenario.
