@@ -27,6 +27,11 @@ Results folder (written by the core, read by :func:`load_results`)
     ``lower_ns,upper_ns,count`` — packet latency histogram.
 ``buffers.csv`` (only when ``stats.buffer_occupancy`` is on)
     ``t_start_s,switch,port,vl,mean_credits,max_credits``.
+
+Sweeps (:func:`sweep`) run every point of a scenario's ``[sweep]`` table into
+``DIR/points/<point id>/`` and write ``DIR/sweep.csv`` (one row per point: the swept keys,
+``point``, ``status``, ``error``, then the scalar fields of summary.json flattened with dots) and
+``DIR/sweep.json``.
 """
 
 from __future__ import annotations
@@ -49,6 +54,8 @@ __all__ = [
     "__version__",
     "load_results",
     "run",
+    "sweep",
+    "sweep_points",
     "validate",
 ]
 
@@ -195,3 +202,47 @@ def validate(scenario: PathLike, overrides: Optional[Iterable[str]] = None) -> s
     Raises :class:`ScenarioError` naming the offending key when the scenario is invalid.
     """
     return _core.validate(os.fspath(scenario), _overrides(overrides))
+
+
+def sweep(
+    scenario: PathLike,
+    overrides: Optional[Iterable[str]] = None,
+    out: Optional[PathLike] = None,
+    jobs: Optional[int] = None,
+    seed: Optional[int] = None,
+    progress: bool = False,
+) -> "pd.DataFrame":
+    """Runs every point of the scenario's ``[sweep]`` table and returns ``sweep.csv`` as a
+    DataFrame (``df.attrs["out_dir"]`` is the sweep folder).
+
+    The points are the Cartesian product of the table's value lists, in the order the keys
+    appear (last key fastest); each is one :func:`run` with ``overrides`` (like ``--set``, applied
+    to every point) followed by the point's own ``key=value`` overrides, written to
+    ``out/points/<point id>/``. ``out`` defaults to ``results/<scenario name>-sweep/``; ``jobs``
+    points run at once (default: all cores); ``seed`` overrides ``sim.seed`` in every point;
+    ``progress`` shows one progress bar on stderr (one line per point if stderr is not a
+    terminal).
+
+    Columns: the swept keys (values as written in the table), ``point``, ``status`` (``ok`` or
+    ``failed``), ``error``, then every scalar field of each point's summary.json flattened with
+    dots (``throughput.total_rx_gbps``, ``latency_ns.mean``, ``fairness.jain``, ``events``,
+    ``wall_time_s``, ...; lists, ``nodes``, ``flows`` and ``fairness.per_destination`` are left
+    out). Raises :class:`ScenarioError` before running anything when the scenario has no
+    ``[sweep]`` table or any point's overrides are invalid. A failing point does not raise: its
+    row has ``status == "failed"`` and the message in ``error``, and a ``RuntimeWarning`` is
+    issued.
+    """
+    from ._sweep import sweep as _sweep
+
+    return _sweep(scenario, overrides=overrides, out=out, jobs=jobs, seed=seed, progress=progress)
+
+
+def sweep_points(scenario: PathLike) -> list:
+    """The points of the scenario's ``[sweep]`` table in run order: dicts with ``point`` (the
+    folder name, e.g. ``cc.ccti_timer=250us__cc.marking_rate=10``), ``values`` (key -> value),
+    ``overrides`` (``["cc.ccti_timer=\"250us\"", "cc.marking_rate=10"]``) and ``dir``
+    (``points/<point>``, relative to the sweep folder). Raises :class:`ScenarioError` when the
+    scenario has no ``[sweep]`` table."""
+    from ._sweep import sweep_points as _points
+
+    return _points(scenario)

@@ -2,7 +2,8 @@
 
     lnsim run SCENARIO.toml [--set key.path=value]... [--seed N] [--out DIR] [--no-progress] [--no-plot]
     lnsim validate SCENARIO.toml [--set key.path=value]...
-    lnsim plot DIR [--out DIR]
+    lnsim sweep SCENARIO.toml [--set key.path=value]... [--out DIR] [--jobs N] [--seed N] [--no-progress] [--no-plot]
+    lnsim plot DIR [--out DIR] [--metric FIELD]
     lnsim bench [--case NAME]... [--quick] [--scenarios DIR]
 
 Exit status: 0 success, 2 bad input (the message names the key), 1 simulation or unexpected
@@ -67,9 +68,31 @@ def build_parser() -> argparse.ArgumentParser:
     _add_set(p)
     p.set_defaults(func=cmd_validate)
 
-    p = sub.add_parser("plot", help="write bandwidth, throughput and latency figures of a results folder")
-    p.add_argument("dir", metavar="DIR", help="results folder (with summary.json)")
+    p = sub.add_parser(
+        "sweep",
+        help="run every point of the scenario's [sweep] table in parallel; write sweep.csv",
+        description="Run the Cartesian product of the scenario's [sweep] table (key path -> list of values), "
+        "one run per point in DIR/points/<point>/, in parallel; write DIR/sweep.csv (one row per point: "
+        "swept keys, point, status, error, summary.json fields), DIR/sweep.json and DIR/sweep.png.",
+    )
+    p.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file with a [sweep] table")
+    _add_set(p)
+    p.add_argument("--out", metavar="DIR", default=None, help="sweep folder (default results/<scenario name>-sweep/)")
+    p.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="points run at once (default: all cores)")
+    p.add_argument("--seed", type=int, default=None, help="override sim.seed in every point")
+    p.add_argument("--no-progress", action="store_true", help="no progress output (failed points are still reported)")
+    p.add_argument("--no-plot", action="store_true", help="do not write sweep.png")
+    p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser("plot", help="write the figures of a results folder, or sweep.png of a sweep folder")
+    p.add_argument("dir", metavar="DIR", help="results folder (with summary.json) or sweep folder (with sweep.csv)")
     p.add_argument("--out", metavar="DIR", default=None, help="where to write the PNGs (default: DIR)")
+    p.add_argument(
+        "--metric",
+        default=None,
+        metavar="FIELD",
+        help="sweep folder: the sweep.csv column drawn (default throughput.total_rx_gbytes_per_s)",
+    )
     p.set_defaults(func=cmd_plot)
 
     p = sub.add_parser("bench", help="measure simulator speed and memory on fixed cases")
@@ -208,10 +231,79 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from ._sweep import run_sweep
+
+    progress = "errors" if args.no_progress else ("bar" if _stderr_is_tty() else "lines")
+    df, out_dir, failed = run_sweep(
+        Path(args.scenario), overrides=args.overrides, out=args.out, jobs=args.jobs, seed=args.seed, progress=progress
+    )
+    print(format_sweep(df, out_dir, failed))
+    if not args.no_plot and failed < len(df):
+        try:
+            from .plot import plot_sweep_results
+
+            plot_sweep_results(out_dir)
+        except Exception as e:  # the sweep ran: a figure problem must not fail it
+            print(f"lnsim: warning: could not write sweep.png: {e}", file=sys.stderr)
+    if failed:
+        print(f"lnsim: error: {failed} of {len(df)} sweep points failed (see {out_dir / 'sweep.csv'})", file=sys.stderr)
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+#: Columns of the table printed after a sweep (those present).
+SWEEP_SHOWN = [
+    ("throughput.total_rx_gbps", "rx Gbit/s", ".3f"),
+    ("throughput.rx_gbps_after_warmup", "rx after wu", ".3f"),
+    ("latency_ns.mean", "lat mean ns", ".1f"),
+    ("fairness.jain", "Jain", ".4f"),
+]
+MAX_SWEEP_ROWS = 40
+
+
+def format_sweep(df, out_dir, failed: int) -> str:
+    """The table printed after a sweep: swept values and a few figures per point."""
+    from ._sweep import sweep_keys
+
+    keys = sweep_keys(df)
+    shown = [(c, h, f) for c, h, f in SWEEP_SHOWN if c in df.columns]
+    header = [*keys, *(h for _, h, _ in shown), "status"]
+    rows = []
+    for _, r in df.head(MAX_SWEEP_ROWS).iterrows():
+        cells = [str(r[k]) for k in keys]
+        for c, _, f in shown:
+            cells.append(_fmt(r[c], f) if r["status"] == "ok" else "-")
+        cells.append(str(r["status"]))
+        rows.append(cells)
+    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(header)]
+    lines = ["  ".join(h.rjust(w) if i >= len(keys) else h.ljust(w) for i, (h, w) in enumerate(zip(header, widths)))]
+    for row in rows:
+        lines.append("  ".join(c.rjust(w) if i >= len(keys) else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
+    if len(df) > MAX_SWEEP_ROWS:
+        lines.append(f"... {len(df) - MAX_SWEEP_ROWS} more points")
+    lines.append("")
+    ok = len(df) - failed
+    lines.append(f"sweep           {len(df)} points, {ok} ok, {failed} failed")
+    lines.append(f"results         {Path(out_dir) / 'sweep.csv'}")
+    return "\n".join(lines)
+
+
 def cmd_plot(args: argparse.Namespace) -> int:
     d = Path(args.dir)
+    if (d / "sweep.csv").is_file() and not (d / "summary.json").is_file():
+        from .plot import DEFAULT_SWEEP_METRIC, plot_sweep_results
+
+        try:
+            path = plot_sweep_results(d, out_dir=args.out, metric=args.metric or DEFAULT_SWEEP_METRIC)
+        except (KeyError, ValueError) as e:
+            raise InputError(str(e).strip("'\"")) from None
+        print(path)
+        return EXIT_OK
     if not (d / "summary.json").is_file():
-        raise InputError(f"{d}: not a results folder (no summary.json)")
+        raise InputError(f"{d}: not a results folder (no summary.json) nor a sweep folder (no sweep.csv)")
+    if args.metric is not None:
+        raise InputError(f"--metric: {d} is a results folder; --metric applies to a sweep folder (with sweep.csv)")
     from .plot import plot_results
 
     for p in plot_results(d, out_dir=args.out):

@@ -14,7 +14,9 @@ optional matplotlib ``ax`` so figures can be composed::
     fig.savefig("both.png")
 
 :func:`plot_results` writes ``bandwidth.png``, ``throughput.png`` and ``latency_hist.png``
-into a results folder (what ``lnsim plot DIR`` does).
+into a results folder (what ``lnsim plot DIR`` does). :func:`plot_sweep` draws one metric of a
+sweep (``sweep.csv`` of ``lnsim sweep``) against the swept keys; :func:`plot_sweep_results`
+writes it as ``sweep.png`` (what ``lnsim plot SWEEP_DIR`` does).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import pandas as pd  # noqa: E402
 from . import RunResult, load_results  # noqa: E402
 
 __all__ = [
+    "DEFAULT_SWEEP_METRIC",
     "LATENCY_BINS_PER_DECADE",
     "MAX_LINES",
     "UNITS",
@@ -43,6 +46,8 @@ __all__ = [
     "plot_bandwidth",
     "plot_latency_histogram",
     "plot_results",
+    "plot_sweep",
+    "plot_sweep_results",
     "plot_throughput",
 ]
 
@@ -308,3 +313,176 @@ def plot_results(result_or_dir: ResultLike, out_dir=None) -> List[Path]:
             plt.close(fig)
     return written
 
+
+
+# ---------------------------------------------------------------------------------------------
+# sweeps
+
+#: Metric drawn by :func:`plot_sweep` unless told otherwise (a column of sweep.csv).
+DEFAULT_SWEEP_METRIC = "throughput.total_rx_gbytes_per_s"
+
+#: Axis labels of well-known sweep.csv columns.
+_METRIC_LABEL = {
+    "throughput.total_rx_gbytes_per_s": "total received (GB/s)",
+    "throughput.total_tx_gbytes_per_s": "total sent (GB/s)",
+    "throughput.total_rx_gbps": "total received (Gbit/s)",
+    "throughput.total_tx_gbps": "total sent (Gbit/s)",
+    "throughput.rx_gbps_after_warmup": "received after warm-up (Gbit/s)",
+    "throughput.tx_gbps_after_warmup": "sent after warm-up (Gbit/s)",
+    "latency_ns.mean": "mean packet latency (ns)",
+    "latency_ns.p99": "p99 packet latency (ns)",
+    "fairness.jain": "Jain fairness index",
+}
+
+
+def _sweep_frame(df_or_dir) -> Tuple[pd.DataFrame, List[str]]:
+    from ._sweep import load_sweep, sweep_keys
+
+    if isinstance(df_or_dir, pd.DataFrame):
+        return df_or_dir, sweep_keys(df_or_dir)
+    df = load_sweep(df_or_dir)
+    return df, list(df.attrs["keys"])
+
+
+def _in_order(values) -> list:
+    """Distinct values in order of first appearance (= sweep order: rows are in run order)."""
+    return list(dict.fromkeys(values))
+
+
+def _label(v) -> str:
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return str(int(v)) if abs(v) < 1e15 else f"{v:g}"
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    return str(v)
+
+
+def _metric_values(df: pd.DataFrame, metric: str) -> pd.Series:
+    if metric not in df.columns:
+        numeric = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])]
+        raise ValueError(f"metric {metric!r} is not a column of sweep.csv; numeric columns: {', '.join(numeric)}")
+    y = pd.to_numeric(df[metric], errors="coerce")
+    if "status" in df.columns:
+        y = y.where(df["status"] == "ok")
+    return y
+
+
+def plot_sweep(df_or_dir, metric: str = DEFAULT_SWEEP_METRIC, ax=None):
+    """One metric of a sweep against the swept keys (``sweep.csv`` of ``lnsim sweep``, given as
+    a DataFrame from :func:`lnsim.sweep` or a sweep folder).
+
+    One swept key: a line of ``metric`` against the key's values (a numeric axis when the values
+    are increasing, roughly evenly spaced numbers, else one evenly spaced tick per value in sweep
+    order). Two or more keys:
+    a heatmap with one row per value of the first key, one column per value (or combination of
+    values) of the others, in sweep order, each cell annotated with the value to 2 decimals and
+    a colour bar; failed points are blank. Returns the Axes.
+    """
+    df, keys = _sweep_frame(df_or_dir)
+    if not keys:
+        raise ValueError("the sweep table has no swept-key columns (before `point`)")
+    ax = _new_ax(ax, figsize=(7, 4.5) if len(keys) == 1 else (8, 5.5))
+    y = _metric_values(df, metric)
+    label = _METRIC_LABEL.get(metric, metric)
+    scen = None
+    if "scenario" in df.columns and df["scenario"].notna().any():
+        scen = str(df["scenario"].dropna().iloc[0])
+    title = f"{scen}: {metric}" if scen else metric
+
+    if len(keys) == 1:
+        key = keys[0]
+        xs = _in_order(df[key])
+        means = [float(y[df[key] == v].mean()) for v in xs]
+        numeric = all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+                      for v in xs)
+        gaps = np.diff(np.asarray(xs, dtype=float)) if numeric and len(xs) > 1 else np.array([])
+        if gaps.size and np.all(gaps > 0) and gaps.max() <= 4 * gaps.min():
+            pos = [float(v) for v in xs]  # increasing, roughly even: a true numeric axis
+        else:
+            pos = list(range(len(xs)))
+        ax.plot(pos, means, marker="o", color="C0", lw=1.6)
+        ax.set_xticks(pos)
+        ax.set_xticklabels([_label(v) for v in xs], rotation=30 if len(xs) > 8 else 0)
+        for px, m in zip(pos, means):
+            if np.isnan(m):
+                ax.annotate("failed", (px, 0), color="C3", fontsize=8, ha="center", xycoords=("data", "axes fraction"),
+                            xytext=(0, 4), textcoords="offset points")
+        ax.set_xlabel(key)
+        ax.set_ylabel(label)
+        ax.grid(True, alpha=0.3)
+        if np.all(np.isnan(means)):
+            _no_data(ax, "successful point")
+        elif np.nanmin(means) >= 0:
+            ax.set_ylim(bottom=0, top=np.nanmax(means) * 1.08 if np.nanmax(means) > 0 else 1.0)
+        ax.set_title(title, fontsize=10)
+        return ax
+
+    row_key, col_keys = keys[0], keys[1:]
+    rows = _in_order(df[row_key])
+    col_tuples = list(dict.fromkeys(zip(*(df[k] for k in col_keys))))
+    grid = np.full((len(rows), len(col_tuples)), np.nan)
+    failed = np.zeros(grid.shape, dtype=bool)
+    r_index = {v: i for i, v in enumerate(rows)}
+    c_index = {v: j for j, v in enumerate(col_tuples)}
+    sums = np.zeros(grid.shape)
+    counts = np.zeros(grid.shape)
+    for (i_row, row), val in zip(df.iterrows(), y):
+        i = r_index[row[row_key]]
+        j = c_index[tuple(row[k] for k in col_keys)]
+        if np.isnan(val):
+            failed[i, j] = True
+        else:
+            sums[i, j] += val
+            counts[i, j] += 1
+    with np.errstate(invalid="ignore"):
+        grid = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+    cmap = plt.get_cmap("viridis")
+    cmap = cmap.with_extremes(bad="0.85") if hasattr(cmap, "with_extremes") else cmap  # failed: grey
+    finite = grid[np.isfinite(grid)]
+    vmin, vmax = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    if vmin == vmax:
+        vmin, vmax = vmin - 0.5 * (abs(vmin) or 1.0), vmax + 0.5 * (abs(vmax) or 1.0)
+    im = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto", origin="upper")
+    cbar = ax.figure.colorbar(im, ax=ax)
+    cbar.set_label(label)
+    fontsize = 9 if grid.size <= 64 else (7 if grid.size <= 200 else 5)
+    for i in range(grid.shape[0]):
+        for j in range(grid.shape[1]):
+            v = grid[i, j]
+            if np.isfinite(v):
+                r, g, b, _ = cmap((v - vmin) / (vmax - vmin))
+                color = "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
+                ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=fontsize, color=color)
+            elif failed[i, j]:
+                ax.text(j, i, "failed", ha="center", va="center", fontsize=fontsize, color="C3")
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([_label(v) for v in rows])
+    ax.set_xticks(range(len(col_tuples)))
+    ax.set_xticklabels([" / ".join(_label(v) for v in t) for t in col_tuples],
+                       rotation=30 if len(col_tuples) > 6 or len(col_keys) > 1 else 0,
+                       ha="right" if len(col_tuples) > 6 or len(col_keys) > 1 else "center")
+    ax.set_ylabel(row_key)
+    ax.set_xlabel(" / ".join(col_keys))
+    ax.set_title(title, fontsize=10)
+    return ax
+
+
+def plot_sweep_results(sweep_dir, out_dir=None, metric: str = DEFAULT_SWEEP_METRIC) -> Path:
+    """Writes ``sweep.png`` (:func:`plot_sweep` of ``metric``) into the sweep folder (or
+    ``out_dir``) and returns its path."""
+    from ._sweep import SWEEP_PNG, load_sweep
+
+    df = load_sweep(sweep_dir)
+    target = Path(out_dir) if out_dir is not None else Path(sweep_dir)
+    target.mkdir(parents=True, exist_ok=True)
+    keys = df.attrs["keys"]
+    fig, ax = plt.subplots(figsize=(7, 4.5) if len(keys) == 1 else (8, 5.5))
+    try:
+        plot_sweep(df, metric=metric, ax=ax)
+        fig.tight_layout()
+        path = target / SWEEP_PNG
+        fig.savefig(path, dpi=110, bbox_inches="tight")
+    finally:
+        plt.close(fig)
+    return path

@@ -19,6 +19,8 @@ const PREFIX: &[(&str, &str)] = &[
     ("TrafficConfig", "traffic"),
     ("StatsConfig", "stats"),
     ("CcConfig", "cc"),
+    ("CcPortOverrides", "cc.<class>_ports"),
+    ("CctConfig", "cc.cct"),
     ("Scenario", "<top>"),
 ];
 

@@ -1,16 +1,30 @@
 //! Congestion control as hooks, not forks (architecture "seams"; spec §2).
 //!
-//! The network calls four hooks: [`CongestionControl::on_output_send`] when a switch output
-//! starts sending a packet (where IB CC sets FECN, spec §2.2.5),
-//! [`CongestionControl::on_buffer_change`] when a virtual output queue's fill changes (spec
-//! §2.2.3), [`CongestionControl::on_receive`] when a destination HCA consumes a packet (FECN →
-//! CNP, spec §2.3.1), and [`CongestionControl::flow_ready_at`] /
-//! [`CongestionControl::on_flow_send`] when a source HCA picks the next packet (the injection
-//! rate delay, spec §2.3.3). With congestion control off every hook does nothing.
+//! The network calls these `Net` methods, each a no-op when congestion control is off:
+//! - [`Net::cc_fill_changed`] (`ib_switch.rs`): the fill of a switch input's queue towards an
+//!   output changed (packet head arrived, tail left) — spec §2.2.3;
+//! - [`Net::cc_evaluate`] (`ib_switch.rs`): an output's credits changed (credit update, grant);
+//! - [`Net::cc_mark`] (`ib_switch.rs`): a switch output starts sending a packet — FECN, §2.2.5;
+//! - [`Net::cc_receive`] (`ib_ca.rs`): a destination HCA consumed a packet — FECN → CNP, BECN →
+//!   CCTI, §2.3.1–2.3.2;
+//! - [`Net::cc_ready_at`] / [`Net::cc_sent`] (`ib_ca.rs`): the source HCA's injection-rate
+//!   delay per flow, §2.3.3.
+//!
+//! [`Net::cc_fill_changed`]: crate::sim::Net
+//! [`Net::cc_evaluate`]: crate::sim::Net
+//! [`Net::cc_mark`]: crate::sim::Net
+//! [`Net::cc_receive`]: crate::sim::Net
+//! [`Net::cc_ready_at`]: crate::sim::Net
+//! [`Net::cc_sent`]: crate::sim::Net
 
-use crate::config::{CcConfig, Ps};
-use crate::error::{Error, Result};
-use crate::traffic::packet::Packet;
+pub mod cct;
+pub mod ib_ca;
+pub mod ib_switch;
+
+use crate::config::CcConfig;
+use crate::error::Result;
+use crate::topology::LinkClass;
+use std::path::Path;
 
 /// A congestion notification the destination asks the network to send back to a source.
 #[derive(Debug, Clone, Copy)]
@@ -21,59 +35,66 @@ pub struct Notification {
     pub flow: u32,
 }
 
+/// InfiniBand congestion control: switch and channel-adapter state.
+#[derive(Debug, Clone)]
+pub struct IbCc {
+    /// Switch side (marking).
+    pub sw: ib_switch::SwitchCc,
+    /// Channel-adapter side (reaction).
+    pub ca: ib_ca::CaCc,
+}
+
 /// The congestion-control model of a run.
 #[derive(Debug, Clone)]
 pub enum CongestionControl {
     /// No congestion control (spec: "CC disabled" runs).
     Off,
+    /// InfiniBand CC (spec §2).
+    Ib(Box<IbCc>),
+}
+
+/// What the builder knows about the network that congestion control needs.
+pub struct CcContext<'a> {
+    /// Data VLs.
+    pub vls: usize,
+    /// Credits of a standard packet.
+    pub pkt_credits: u32,
+    /// Per gport: a switch port.
+    pub is_switch: &'a [bool],
+    /// Per gport: its link class.
+    pub class: &'a [LinkClass],
+    /// Number of HCAs.
+    pub n_hca: usize,
+    /// Master seed.
+    pub seed: u64,
+    /// Folder of the scenario (for `cc.cct.file`).
+    pub base_dir: &'a Path,
 }
 
 impl CongestionControl {
-    /// Builds the model from `[cc]`.
-    pub fn from_config(c: &CcConfig) -> Result<Self> {
-        if c.enabled {
-            return Err(Error::input(
-                "cc.enabled",
-                "InfiniBand congestion control is not implemented in this version; allowed: false",
-            ));
+    /// Builds the model from `[cc]`; every key is checked even when CC is off.
+    pub fn from_config(c: &CcConfig, ctx: &CcContext) -> Result<Self> {
+        let table = cct::CongestionControlTable::from_config(
+            &c.cct,
+            c.ccti_limit as usize + 1,
+            ctx.base_dir,
+        )?;
+        let sw = ib_switch::SwitchCc::new(
+            c,
+            ctx.vls,
+            ctx.pkt_credits,
+            ctx.is_switch,
+            ctx.class,
+            ctx.seed,
+        )?;
+        let ca = ib_ca::CaCc::new(c, ctx.vls, ctx.n_hca, table)?;
+        if !c.enabled {
+            return Ok(CongestionControl::Off);
         }
-        Ok(CongestionControl::Off)
+        Ok(CongestionControl::Ib(Box::new(IbCc { sw, ca })))
     }
 
-    /// Switch output `gport` is about to send `pkt` on `vl` (FECN marking point).
-    #[inline]
-    pub fn on_output_send(&mut self, _gport: u32, _vl: u8, _pkt: &mut Packet, _now: Ps) {}
-
-    /// The occupancy of the queue of input `in_gport` towards local output `out_port`, VL `vl`,
-    /// changed to `credits`.
-    #[inline]
-    pub fn on_buffer_change(
-        &mut self,
-        _in_gport: u32,
-        _out_port: u16,
-        _vl: u8,
-        _credits: u32,
-        _now: Ps,
-    ) {
-    }
-
-    /// A destination HCA consumed `pkt`; may ask for a CNP to be sent back.
-    #[inline]
-    pub fn on_receive(&mut self, _pkt: &Packet, _now: Ps) -> Option<Notification> {
-        None
-    }
-
-    /// Earliest time flow `flow` may send its next packet.
-    #[inline]
-    pub fn flow_ready_at(&self, _flow: u32) -> Ps {
-        0
-    }
-
-    /// Flow `flow` sent a packet of `bytes` whose serialisation took `ser_ps`.
-    #[inline]
-    pub fn on_flow_send(&mut self, _flow: u32, _bytes: u32, _ser_ps: Ps, _now: Ps) {}
-
-    /// True if any hook does work (used to skip bookkeeping when off).
+    /// True if congestion control does anything.
     #[inline]
     pub fn active(&self) -> bool {
         !matches!(self, CongestionControl::Off)

@@ -594,11 +594,169 @@ fn default_true() -> bool {
     true
 }
 
-/// `[cc]`: congestion control. This issue only provides the hooks; IB CC is issue 3.
+/// Victim_Mask setting: a bool, or `"host_ports"` (set on switch ports facing HCAs only, as
+/// [Z] configures it, spec §2.2.4).
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum VictimMask {
+    /// The same for every switch port.
+    All(bool),
+    /// `"host_ports"`.
+    Named(String),
+}
+
+/// `[cc.host_ports]` / `[cc.fabric_ports]`: per-port-class IB CC switch settings.
 #[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct CcPortOverrides {
+    /// Overrides `cc.threshold`.
+    #[serde(default)]
+    pub threshold: Option<u32>,
+    /// Overrides `cc.victim_mask`.
+    #[serde(default)]
+    pub victim_mask: Option<bool>,
+    /// Overrides `cc.marking_rate`.
+    #[serde(default)]
+    pub marking_rate: Option<u32>,
+    /// Overrides `cc.packet_size`.
+    #[serde(default)]
+    pub packet_size: Option<u32>,
+}
+
+/// `[cc.cct]`: how the Congestion Control Table of injection-rate delays is filled (spec §2.3.4).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CctConfig {
+    /// `"linear"`: IRD(i) = i / div; `"rate_linear"`: rate(i) = B·max(1 − i/div, 1/1024);
+    /// `"file"`: explicit IBA entries.
+    #[serde(default = "default_cct_algorithm")]
+    pub algorithm: String,
+    /// The divisor of the generated tables ([Z]: `CCT_Div = 95`).
+    #[serde(default = "default_cct_div")]
+    pub div: f64,
+    /// `"file"`: a table file, one entry per line `multiplier shift` (IRD = multiplier · 2^−shift).
+    #[serde(default)]
+    pub file: Option<String>,
+}
+impl Default for CctConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("cct defaults")
+    }
+}
+fn default_cct_algorithm() -> String {
+    "linear".into()
+}
+fn default_cct_div() -> f64 {
+    95.0
+}
+
+/// `[cc]`: InfiniBand congestion control (spec §2); defaults are [Z]'s (spec §2.4).
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CcConfig {
     /// Switch IB CC on or off.
     #[serde(default)]
     pub enabled: bool,
+    /// Threshold weight 0–15 (0: never mark; 1 high threshold … 15 low), spec §2.2.2.
+    #[serde(default = "default_threshold")]
+    pub threshold: u32,
+    /// Weight → fill mapping: `"sixteenths"` ((16 − w)/16) or `"fifteenths"` ((16 − w)/15).
+    #[serde(default = "default_threshold_mapping")]
+    pub threshold_mapping: String,
+    /// Evaluation: `"per_voq"` (M1), `"sum"` (M2, [Z]), `"sum_divided"` (M3), spec §2.2.3.
+    #[serde(default = "default_threshold_mode")]
+    pub threshold_mode: String,
+    /// Reset_Threshold weight for hysteresis (must exceed `threshold`); 0 = no hysteresis.
+    #[serde(default = "default_reset_threshold")]
+    pub reset_threshold: u32,
+    /// Root test: available credits ≥ `"packet"` (a full packet) or ≥ `"one"` credit, spec §2.2.4.
+    #[serde(default = "default_root_credits")]
+    pub root_credits: String,
+    /// Victim_Mask: true, false or `"host_ports"`.
+    #[serde(default = "default_victim_mask")]
+    pub victim_mask: VictimMask,
+    /// Eligible packets sent unmarked between two marked ones (spec §2.2.5).
+    #[serde(default = "default_one_u32")]
+    pub marking_rate: u32,
+    /// `"deterministic"` counter or `"random"` geometric gaps with mean `marking_rate`.
+    #[serde(default = "default_marking")]
+    pub marking: String,
+    /// Packets smaller than this many credits are never marked.
+    #[serde(default = "default_one_u32")]
+    pub packet_size: u32,
+    /// CCTI raise per BECN.
+    #[serde(default = "default_one_u32")]
+    pub ccti_increase: u32,
+    /// Upper bound of CCTI.
+    #[serde(default = "default_ccti_limit")]
+    pub ccti_limit: u32,
+    /// Lower bound of CCTI.
+    #[serde(default)]
+    pub ccti_min: u32,
+    /// CCTI is lowered by one every `ccti_timer` (spec §2.3.2; [Z]: 20 µs).
+    #[serde(default = "default_ccti_timer")]
+    pub ccti_timer: Duration,
+    /// `"restart"` (each BECN restarts the flow's timer, the model's text) or `"free_running"`
+    /// (one periodic timer per port SL lowers every flow of the SL, the IBA's text).
+    #[serde(default = "default_timer_mode")]
+    pub timer_mode: String,
+    /// Reaction granularity: `"qp"` (per flow) or `"sl"` (per source HCA and SL).
+    #[serde(default = "default_level")]
+    pub level: String,
+    /// CNP size on the wire.
+    #[serde(default = "default_cnp_bytes")]
+    pub cnp_bytes: Bytes,
+    /// The Congestion Control Table.
+    #[serde(default)]
+    pub cct: CctConfig,
+    /// Overrides for switch ports facing HCAs.
+    #[serde(default)]
+    pub host_ports: CcPortOverrides,
+    /// Overrides for switch ports facing switches.
+    #[serde(default)]
+    pub fabric_ports: CcPortOverrides,
+}
+impl Default for CcConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("cc defaults")
+    }
+}
+fn default_threshold() -> u32 {
+    2
+}
+fn default_threshold_mapping() -> String {
+    "sixteenths".into()
+}
+fn default_threshold_mode() -> String {
+    "sum".into()
+}
+fn default_reset_threshold() -> u32 {
+    3
+}
+fn default_root_credits() -> String {
+    "packet".into()
+}
+fn default_victim_mask() -> VictimMask {
+    VictimMask::Named("host_ports".into())
+}
+fn default_one_u32() -> u32 {
+    1
+}
+fn default_marking() -> String {
+    "deterministic".into()
+}
+fn default_ccti_limit() -> u32 {
+    128
+}
+fn default_ccti_timer() -> Duration {
+    Duration(20_000_000)
+}
+fn default_timer_mode() -> String {
+    "restart".into()
+}
+fn default_level() -> String {
+    "qp".into()
+}
+fn default_cnp_bytes() -> Bytes {
+    Bytes(64)
 }

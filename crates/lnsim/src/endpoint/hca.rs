@@ -48,7 +48,7 @@ impl Net {
                 if self.credits[g * vls + vl] < self.pkt_credits {
                     continue;
                 }
-                let ra = self.cc.flow_ready_at(f);
+                let ra = self.cc_ready_at(f);
                 if ra > now {
                     cc_blocked = cc_blocked.min(ra);
                     continue;
@@ -112,8 +112,8 @@ impl Net {
             }
         }
         if self.cc.active() {
-            let ser = self.timing[self.hca_gport[h as usize] as usize].ser_pkt;
-            self.cc.on_flow_send(f, self.pkt_bytes, ser, now);
+            let tm = self.timing[self.hca_gport[h as usize] as usize];
+            self.cc_sent(f, tm.ser_pkt.max(tm.int_pkt), now);
         }
         self.transmit(h, pid, now);
     }
@@ -164,14 +164,14 @@ impl Net {
     }
 
     /// Queues a congestion notification packet (BECN set) at HCA `h` for `n.to`.
-    pub(crate) fn queue_notification(&mut self, h: u32, n: Notification, now: Ps) {
+    pub(crate) fn queue_notification(&mut self, h: u32, n: Notification, bytes: u32, now: Ps) {
         let vl = self.traffic.flows[n.flow as usize].vl;
         let pid = self.pkts.alloc(Packet {
             src: h,
             dst: n.to,
             flow: n.flow,
-            bytes: self.credit_bytes,
-            credits: 1,
+            bytes,
+            credits: bytes.div_ceil(self.credit_bytes),
             vl,
             flags: CNP | BECN,
             created: now,

@@ -166,9 +166,7 @@ impl Net {
             }
         }
         if self.cc.active() {
-            if let Some(n) = self.cc.on_receive(&p, now) {
-                self.queue_notification(h, n, now);
-            }
+            self.cc_receive(h, &p, now);
         }
         self.pkts.free(pid);
         if self.sink_q[h as usize].is_empty() {

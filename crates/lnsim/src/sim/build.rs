@@ -2,7 +2,7 @@
 //! traffic, and the flat per-port arrays.
 
 use super::{Net, PortTiming};
-use crate::cc::CongestionControl;
+use crate::cc::{CcContext, CongestionControl};
 use crate::config::{LoadedScenario, Ps};
 use crate::endpoint::sink::SinkModel;
 use crate::engine::EventQueue;
@@ -162,7 +162,6 @@ impl Net {
         let mapping = QueueMapping::from_config(s.switch.queue_mapping);
         let vlarb_table = VlArbTable::from_config(&s.switch.vl_arbitration, s.switch.vls)?;
         let sink = SinkModel::from_config(&s.hca)?;
-        let cc = CongestionControl::from_config(&s.cc)?;
 
         let mut port_base = Vec::with_capacity(fabric.nodes.len());
         let mut n_ports = 0u32;
@@ -245,6 +244,23 @@ impl Net {
                 credits[g * vls + v] = in_cap[peer[g] as usize * vls + v];
             }
         }
+        let class: Vec<LinkClass> = fabric
+            .nodes
+            .iter()
+            .flat_map(|n| n.ports.iter().map(|p| p.class))
+            .collect();
+        let cc = CongestionControl::from_config(
+            &s.cc,
+            &CcContext {
+                vls,
+                pkt_credits,
+                is_switch: &is_switch,
+                class: &class,
+                n_hca: fabric.hcas.len(),
+                seed: s.sim.seed,
+                base_dir: &l.base_dir,
+            },
+        )?;
         let hca_gport: Vec<u32> = fabric.hcas.iter().map(|&h| port_base[h as usize]).collect();
         let n_hca = fabric.hcas.len();
         let end = s.sim.end_time.0;
@@ -356,7 +372,31 @@ pub fn validate(l: &LoadedScenario) -> Result<String> {
     // the remaining run-time parts validate their keys too
     VlArbTable::from_config(&s.switch.vl_arbitration, s.switch.vls)?;
     let sink = SinkModel::from_config(&s.hca)?;
-    CongestionControl::from_config(&s.cc)?;
+    let class: Vec<LinkClass> = b
+        .fabric
+        .nodes
+        .iter()
+        .flat_map(|n| n.ports.iter().map(|p| p.class))
+        .collect();
+    let is_switch: Vec<bool> = b
+        .fabric
+        .nodes
+        .iter()
+        .flat_map(|n| n.ports.iter().map(move |_| n.kind == NodeKind::Switch))
+        .collect();
+    let pkt_credits = (s.traffic.packet_bytes.0 as u32).div_ceil(s.traffic.credit_bytes.0 as u32);
+    CongestionControl::from_config(
+        &s.cc,
+        &CcContext {
+            vls: s.switch.vls as usize,
+            pkt_credits,
+            is_switch: &is_switch,
+            class: &class,
+            n_hca: b.fabric.hcas.len(),
+            seed: s.sim.seed,
+            base_dir: &l.base_dir,
+        },
+    )?;
     let links: usize = b.fabric.nodes.iter().map(|n| n.ports.len()).sum::<usize>() / 2;
     let statics = b.traffic.flows.iter().filter(|f| f.is_static).count();
     let gens = b.traffic.sources.len() - statics;

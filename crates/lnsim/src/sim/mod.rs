@@ -72,6 +72,11 @@ pub enum Ev {
         /// HCA index.
         hca: u32,
     },
+    /// Record the CCTI of every throttled flow for statistics interval `interval`.
+    CcSample {
+        /// The interval that ends now.
+        interval: u32,
+    },
     /// A Bernoulli source creates a message.
     Arrival {
         /// Source index.

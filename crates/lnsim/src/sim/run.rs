@@ -24,6 +24,11 @@ pub fn run_scenario(
     let wall_s = wall.elapsed().as_secs_f64();
     let conservation = net.check_conservation()?;
     net.stats.finish(net.end);
+    if let crate::cc::CongestionControl::Ib(ib) = &mut net.cc {
+        let last = net.stats.nodes.n_int as u32 - 1;
+        ib.ca.sample(last, net.end);
+        ib.sw.finish(net.end);
+    }
     let summary = output::write_results(&net, l, &out_dir, wall_s, conservation)?;
     Ok(RunOutput {
         out_dir,
@@ -48,6 +53,18 @@ const STALL_PS: Ps = 1_000_000_000;
 impl Net {
     fn run(&mut self, progress: bool, interrupted: &mut dyn FnMut() -> bool) -> Result<()> {
         self.start_sources();
+        if self.cc.active() {
+            // CCTI time series: one sample at every interval border
+            let iv = self.stats.nodes.interval;
+            for k in 1..self.stats.nodes.n_int as u64 {
+                self.at(
+                    k * iv,
+                    Ev::CcSample {
+                        interval: (k - 1) as u32,
+                    },
+                );
+            }
+        }
         let bar = if progress {
             let b = indicatif::ProgressBar::new(self.end / 1_000_000);
             b.set_style(
@@ -145,7 +162,10 @@ impl Net {
             Ev::CreditArrive { gport, vl, credits } => {
                 self.credits[gport as usize * self.vls + vl as usize] += credits;
                 if self.is_switch[gport as usize] {
-                    self.try_output(gport, t)
+                    self.try_output(gport, t);
+                    if self.cc.active() {
+                        self.cc_evaluate(gport, vl, t);
+                    }
                 } else {
                     let h = self.hca_of_node[self.node_of[gport as usize] as usize];
                     self.try_hca_send(h, t)
@@ -159,6 +179,11 @@ impl Net {
                 self.try_hca_send(hca, t)
             }
             Ev::Arrival { source } => self.arrival(source, t),
+            Ev::CcSample { interval } => {
+                if let crate::cc::CongestionControl::Ib(ib) = &mut self.cc {
+                    ib.ca.sample(interval, t);
+                }
+            }
         }
     }
 

@@ -64,28 +64,40 @@ pub fn write_results(
         }
     }
     let after_ps = end - warm_start;
+    let ib = match &net.cc {
+        crate::cc::CongestionControl::Ib(ib) => Some(ib.as_ref()),
+        crate::cc::CongestionControl::Off => None,
+    };
     let mut nodes = Map::new();
     for h in 0..ns.n_hca {
         if tot[h] == [0, 0] {
             continue;
         }
-        nodes.insert(
-            names[h].to_string(),
-            json!({
+        let mut node = json!({
                 "tx_bytes": tot[h][0], "rx_bytes": tot[h][1],
                 "tx_gbps": r6(gbps(tot[h][0], end)), "rx_gbps": r6(gbps(tot[h][1], end)),
                 "tx_gbps_after_warmup": r6(gbps(after[h][0], after_ps)),
                 "rx_gbps_after_warmup": r6(gbps(after[h][1], after_ps)),
-            }),
-        );
+        });
+        if let Some(ib) = ib {
+            node["cnps_sent"] = json!(ib.ca.cnps_sent[h]);
+            node["cnps_received"] = json!(ib.ca.cnps_received[h]);
+        }
+        nodes.insert(names[h].to_string(), node);
     }
+    let throttled_s = |i: usize| -> f64 {
+        ib.and_then(|ib| ib.ca.throttled.get(i).copied())
+            .unwrap_or(0) as f64
+            / PS_PER_S as f64
+    };
     let sum = |v: &[[u64; 2]], k: usize| v.iter().map(|x| x[k]).sum::<u64>();
 
     // flows
     let flows = &net.traffic.flows;
     let window_ps = end - st.window;
-    let flow_json = |f: &crate::traffic::Flow| {
+    let flow_json = |(i, f): (usize, &crate::traffic::Flow)| {
         json!({
+            "throttled_s": r6(throttled_s(i)),
             "src": names[f.src as usize], "dst": names[f.dst as usize], "vl": f.vl, "static": f.is_static,
             "tx_bytes": f.tx_bytes, "rx_bytes": f.rx_bytes, "tx_packets": f.tx_packets, "rx_packets": f.rx_packets,
             "tx_gbps": r6(gbps(f.tx_bytes, end)), "rx_gbps": r6(gbps(f.rx_bytes, end)),
@@ -94,11 +106,12 @@ pub fn write_results(
         })
     };
     let listed: Vec<Value> = if flows.len() <= MAX_SUMMARY_FLOWS {
-        flows.iter().map(flow_json).collect()
+        flows.iter().enumerate().map(flow_json).collect()
     } else {
         flows
             .iter()
-            .filter(|f| f.is_static)
+            .enumerate()
+            .filter(|(_, f)| f.is_static)
             .take(MAX_SUMMARY_FLOWS)
             .map(flow_json)
             .collect()
@@ -203,6 +216,17 @@ pub fn write_results(
             "window_start_s": st.window as f64 / PS_PER_S as f64,
             "per_destination": per_dst,
         },
+        "cc": match ib {
+            None => json!({"enabled": false}),
+            Some(ib) => json!({
+                "enabled": true,
+                "fecn_marks": ib.sw.marks.iter().sum::<u64>(),
+                "cnps_sent": ib.ca.cnps_sent.iter().sum::<u64>(),
+                "cnps_received": ib.ca.cnps_received.iter().sum::<u64>(),
+                "max_ccti": ib.ca.max_ccti,
+                "throttled_s": r6(ib.ca.throttled.iter().sum::<u64>() as f64 / PS_PER_S as f64),
+            }),
+        },
         "deadlock": net.deadlock.as_ref().map(|d| json!({
             "time_s": d.time as f64 / PS_PER_S as f64,
             "blocked_packets": d.blocked_packets,
@@ -241,8 +265,8 @@ pub fn write_results(
             }
         }
         std::fs::write(tmp.join("nodes.csv"), s)?;
-        let mut s = String::from("src,dst,vl,static,tx_bytes,rx_bytes,tx_packets,rx_packets,tx_gbps,rx_gbps,rx_gbps_window,latency_mean_ns\n");
-        for f in flows {
+        let mut s = String::from("src,dst,vl,static,tx_bytes,rx_bytes,tx_packets,rx_packets,tx_gbps,rx_gbps,rx_gbps_window,latency_mean_ns,throttled_s\n");
+        for (i, f) in flows.iter().enumerate() {
             let lm = if f.rx_packets > 0 {
                 f.latency_sum as f64 / f.rx_packets as f64 / 1000.0
             } else {
@@ -250,7 +274,7 @@ pub fn write_results(
             };
             let _ = writeln!(
                 s,
-                "{},{},{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{}",
                 names[f.src as usize],
                 names[f.dst as usize],
                 f.vl,
@@ -262,10 +286,48 @@ pub fn write_results(
                 r6(gbps(f.tx_bytes, end)),
                 r6(gbps(f.rx_bytes, end)),
                 r6(gbps(f.rx_bytes_window, window_ps)),
-                r6(lm)
+                r6(lm),
+                r6(throttled_s(i))
             );
         }
         std::fs::write(tmp.join("flows.csv"), s)?;
+        if let Some(ib) = ib {
+            // FECN marks and time in the congestion state per switch output and VL
+            let vls = net.vls;
+            let mut s = String::from("switch,port,vl,fecn_marks,congested_s\n");
+            for (g, &sw) in net.is_switch.iter().enumerate() {
+                if !sw {
+                    continue;
+                }
+                let node = net.node_of[g] as usize;
+                for v in 0..vls {
+                    let k = g * vls + v;
+                    let _ = writeln!(
+                        s,
+                        "{},{},{v},{},{}",
+                        net.fabric.nodes[node].name,
+                        g as u32 - net.port_base[node],
+                        ib.sw.marks[k],
+                        r6(ib.sw.congested_time[k] as f64 / PS_PER_S as f64)
+                    );
+                }
+            }
+            std::fs::write(tmp.join("cc_ports.csv"), s)?;
+            // CCTI per flow (QP level) or per source SL, sampled at every interval's end
+            let mut s = String::from("t_start_s,src,dst,vl,ccti_end,ccti_max\n");
+            for &(i, key, end_c, max_c) in &ib.ca.series {
+                let t0 = (i as u64 * ns.interval) as f64 / PS_PER_S as f64;
+                let (src, dst, vl) = if ib.ca.sl_level() {
+                    let v = ib.ca.vls();
+                    (names[key as usize / v], "*", key as usize % v)
+                } else {
+                    let f = &flows[key as usize];
+                    (names[f.src as usize], names[f.dst as usize], f.vl as usize)
+                };
+                let _ = writeln!(s, "{t0},{src},{dst},{vl},{end_c},{max_c}");
+            }
+            std::fs::write(tmp.join("ccti.csv"), s)?;
+        }
         let mut s = String::from("lower_ns,upper_ns,count\n");
         let mut lower = 0u64;
         for v in st.latency.iter_recorded() {

@@ -121,9 +121,8 @@ impl Net {
         };
         self.credits[ov] -= credits;
         if self.cc.active() {
-            let mut p = self.pkts[pid];
-            self.cc.on_output_send(og, vl, &mut p, now);
-            self.pkts[pid] = p;
+            self.cc_mark(og, vl, pid);
+            self.cc_evaluate(og, vl, now);
         }
         let (int_pkt, ser_pkt) = if bytes == self.pkt_bytes {
             (tm.int_pkt, tm.ser_pkt)

@@ -1,0 +1,154 @@
+//! The Congestion Control Table (CCT): injection-rate delays (IRD) indexed by CCTI, lowest in
+//! entry 0 (spec §2.3.2). The texts give no contents (spec §2.3.4, §10.7), so the table is
+//! pluggable: generated linearly in the delay (`CCT_Div`, the spec's hypothesis for [Z]'s
+//! `CCT_Algorithm = 0`), linearly in the rate, or read from a file of IBA entries. A flow at
+//! CCTI `i` sends at `B / (1 + IRD(i))` of its link rate `B`.
+
+use crate::config::CctConfig;
+use crate::error::{Error, Result};
+use std::path::Path;
+
+/// IBA tables have at least 128 entries; ours have `max(128, ccti_limit + 1)`.
+pub const MIN_ENTRIES: usize = 128;
+
+/// The table: `ird[i]` for every CCTI `i`.
+#[derive(Debug, Clone)]
+pub struct CongestionControlTable {
+    /// Injection-rate delay per entry, in units of the packet's own serialisation time.
+    pub ird: Vec<f64>,
+}
+
+impl CongestionControlTable {
+    /// Builds the table of `entries` entries from `[cc.cct]`.
+    pub fn from_config(c: &CctConfig, entries: usize, base_dir: &Path) -> Result<Self> {
+        let n = entries.max(MIN_ENTRIES);
+        let div_ok = || -> Result<f64> {
+            if c.div.is_finite() && c.div > 0.0 {
+                Ok(c.div)
+            } else {
+                Err(Error::input(
+                    "cc.cct.div",
+                    format!("{} must be a positive number", c.div),
+                ))
+            }
+        };
+        if c.algorithm != "file" && c.file.is_some() {
+            return Err(Error::input(
+                "cc.cct.file",
+                "only used with cc.cct.algorithm = \"file\"",
+            ));
+        }
+        let ird = match c.algorithm.as_str() {
+            "linear" => {
+                let d = div_ok()?;
+                (0..n).map(|i| i as f64 / d).collect()
+            }
+            "rate_linear" => {
+                let d = div_ok()?;
+                (0..n)
+                    .map(|i| 1.0 / (1.0 - i as f64 / d).max(1.0 / 1024.0) - 1.0)
+                    .collect()
+            }
+            "file" => {
+                let f = c.file.as_ref().ok_or_else(|| {
+                    Error::input("cc.cct.file", "required with algorithm = \"file\"")
+                })?;
+                let mut v = load(&base_dir.join(f))?;
+                if v.len() < n {
+                    // IBA: the table must cover every CCTI up to the limit
+                    return Err(Error::input(
+                        "cc.cct.file",
+                        format!(
+                            "{f}: {} entries, but CCTI may reach {} (cc.ccti_limit)",
+                            v.len(),
+                            n - 1
+                        ),
+                    ));
+                }
+                v.truncate(n.max(v.len()));
+                v
+            }
+            o => {
+                return Err(Error::input(
+                    "cc.cct.algorithm",
+                    format!("unknown \"{o}\"; allowed: \"linear\", \"rate_linear\", \"file\""),
+                ))
+            }
+        };
+        Ok(CongestionControlTable { ird })
+    }
+}
+
+/// Reads `multiplier shift` lines (IBA CCT entries: 14-bit multiplier, 2-bit shift);
+/// `#` comments and blank lines are skipped. IRD = multiplier · 2^−shift.
+fn load(path: &Path) -> Result<Vec<f64>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Input(format!("{}: cannot read CCT file: {e}", path.display())))?;
+    let mut v = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let l = line.split('#').next().unwrap_or("").trim();
+        if l.is_empty() {
+            continue;
+        }
+        let err = |m: &str| Error::Input(format!("{}:{}: {m}", path.display(), i + 1));
+        let mut it = l.split_whitespace();
+        let m: u32 = it
+            .next()
+            .and_then(|x| x.parse().ok())
+            .ok_or_else(|| err("expected `multiplier shift`"))?;
+        let s: u32 = it
+            .next()
+            .and_then(|x| x.parse().ok())
+            .ok_or_else(|| err("expected `multiplier shift`"))?;
+        if it.next().is_some() {
+            return Err(err("expected exactly two numbers"));
+        }
+        if m >= 1 << 14 || s > 3 {
+            return Err(err(
+                "multiplier must be below 16384 (14 bits) and shift 0–3 (2 bits)",
+            ));
+        }
+        v.push(m as f64 / (1u32 << s) as f64);
+    }
+    if v.windows(2).any(|w| w[1] < w[0]) {
+        return Err(Error::Input(format!(
+            "{}: entries must not decrease (entry 0 is the lowest delay)",
+            path.display()
+        )));
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_tables_are_monotone() {
+        let c: CctConfig = toml::from_str("algorithm = \"linear\"\ndiv = 95.0").unwrap();
+        let t = CongestionControlTable::from_config(&c, 129, Path::new(".")).unwrap();
+        assert_eq!(t.ird.len(), 129);
+        assert_eq!(t.ird[0], 0.0);
+        assert!((t.ird[95] - 1.0).abs() < 1e-12); // half rate at CCTI 95
+        let c: CctConfig = toml::from_str("algorithm = \"rate_linear\"\ndiv = 100.0").unwrap();
+        let t = CongestionControlTable::from_config(&c, 128, Path::new(".")).unwrap();
+        assert!((1.0 / (1.0 + t.ird[50]) - 0.5).abs() < 1e-12); // rate 1 − 50/100
+        assert!(t.ird.windows(2).all(|w| w[1] >= w[0]));
+    }
+
+    #[test]
+    fn table_file_entries_and_errors() {
+        let d = tempfile::tempdir().unwrap();
+        let mut text = String::from("# multiplier shift\n");
+        for i in 0..128 {
+            text.push_str(&format!("{} 2\n", i));
+        }
+        std::fs::write(d.path().join("t.cct"), &text).unwrap();
+        let c: CctConfig = toml::from_str("algorithm = \"file\"\nfile = \"t.cct\"").unwrap();
+        let t = CongestionControlTable::from_config(&c, 128, d.path()).unwrap();
+        assert_eq!(t.ird[8], 2.0);
+        std::fs::write(d.path().join("bad.cct"), "3 1\n2 1\n").unwrap();
+        let c: CctConfig = toml::from_str("algorithm = \"file\"\nfile = \"bad.cct\"").unwrap();
+        assert!(CongestionControlTable::from_config(&c, 128, d.path()).is_err());
+    }
+}
