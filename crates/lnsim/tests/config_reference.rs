@@ -30,6 +30,7 @@ const NESTED: &[&str] = &[
     "host_ports",
     "fabric_ports",
     "sink",
+    "cct",
     "flows",
     "generators",
 ];
