@@ -277,9 +277,11 @@ def format_sweep(df, out_dir, failed: int) -> str:
         cells.append(str(r["status"]))
         rows.append(cells)
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(header)]
-    lines = ["  ".join(h.rjust(w) if i >= len(keys) else h.ljust(w) for i, (h, w) in enumerate(zip(header, widths)))]
-    for row in rows:
-        lines.append("  ".join(c.rjust(w) if i >= len(keys) else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
+
+    def line(cells) -> str:  # swept values left-aligned, figures right-aligned
+        return "  ".join(c.ljust(w) if i < len(keys) else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+
+    lines = [line(header), *(line(row) for row in rows)]
     if len(df) > MAX_SWEEP_ROWS:
         lines.append(f"... {len(df) - MAX_SWEEP_ROWS} more points")
     lines.append("")

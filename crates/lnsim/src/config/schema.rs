@@ -631,7 +631,7 @@ pub struct CctConfig {
     /// `"file"`: explicit IBA entries.
     #[serde(default = "default_cct_algorithm")]
     pub algorithm: String,
-    /// The divisor of the generated tables ([Z]: `CCT_Div = 95`).
+    /// The divisor of the generated tables (default 26, calibrated on [Z] C4: docs/calibration.md).
     #[serde(default = "default_cct_div")]
     pub div: f64,
     /// `"file"`: a table file, one entry per line `multiplier shift` (IRD = multiplier · 2^−shift).
@@ -647,7 +647,8 @@ fn default_cct_algorithm() -> String {
     "linear".into()
 }
 fn default_cct_div() -> f64 {
-    95.0
+    // calibrated once on [Z] C4 (docs/calibration.md); [Z]'s own `CCT_Div = 95` has unknown semantics
+    26.0
 }
 
 /// `[cc]`: InfiniBand congestion control (spec §2); defaults are [Z]'s (spec §2.4).
