@@ -27,6 +27,11 @@ Results folder (written by the core, read by :func:`load_results`)
     ``lower_ns,upper_ns,count`` — packet latency histogram.
 ``buffers.csv`` (only when ``stats.buffer_occupancy`` is on)
     ``t_start_s,switch,port,vl,mean_credits,max_credits``.
+``ccti.csv`` (only with congestion control on, ``cc.enabled = true``)
+    ``t_start_s,src,dst,vl,ccti_end,ccti_max`` — per interval, every flow whose CCTI was above
+    the minimum (``dst`` is ``*`` with ``cc.level = "sl"``); flows absent had CCTI 0.
+``cc_ports.csv`` (only with congestion control on)
+    ``switch,port,vl,fecn_marks,congested_s``.
 
 Sweeps (:func:`sweep`) run every point of a scenario's ``[sweep]`` table into
 ``DIR/points/<point id>/`` and write ``DIR/sweep.csv`` (one row per point: the swept keys,
@@ -77,12 +82,16 @@ NODES_FILE = "nodes.csv"
 FLOWS_FILE = "flows.csv"
 LATENCY_FILE = "latency_hist.csv"
 BUFFERS_FILE = "buffers.csv"
+CCTI_FILE = "ccti.csv"
+CC_PORTS_FILE = "cc_ports.csv"
 
 #: Documented columns of each CSV file (flows.csv: src, dst first; it has more columns).
 NODES_COLUMNS = ["t_start_s", "node", "tx_bytes", "rx_bytes"]
 FLOWS_COLUMNS = ["src", "dst", "tx_bytes", "rx_bytes"]
 LATENCY_COLUMNS = ["lower_ns", "upper_ns", "count"]
 BUFFERS_COLUMNS = ["t_start_s", "switch", "port", "vl", "mean_credits", "max_credits"]
+CCTI_COLUMNS = ["t_start_s", "src", "dst", "vl", "ccti_end", "ccti_max"]
+CC_PORTS_COLUMNS = ["switch", "port", "vl", "fecn_marks", "congested_s"]
 
 
 class RunResult:
@@ -90,7 +99,8 @@ class RunResult:
 
     ``summary`` is the parsed ``summary.json``; the tables are read on first access and cached:
     ``nodes`` (nodes.csv), ``flows`` (flows.csv), ``latency`` (latency_hist.csv) and
-    ``buffers`` (buffers.csv, ``None`` when the run did not record buffer occupancy).
+    ``buffers`` (buffers.csv, ``None`` when the run did not record buffer occupancy), ``ccti``
+    (ccti.csv) and ``cc_ports`` (cc_ports.csv), both ``None`` when congestion control was off.
     """
 
     def __init__(self, out_dir: PathLike, summary: Optional[dict] = None) -> None:
@@ -103,7 +113,7 @@ class RunResult:
     def __repr__(self) -> str:
         return f"RunResult(out_dir={str(self.out_dir)!r}, scenario={self.summary.get('scenario')!r})"
 
-    def _table(self, name: str, required: bool = True) -> Optional["pd.DataFrame"]:
+    def _table(self, name: str, required: bool = True, str_cols=()) -> Optional["pd.DataFrame"]:
         if name not in self._tables:
             path = self.out_dir / name
             if not path.exists():
@@ -113,7 +123,8 @@ class RunResult:
             else:
                 import pandas as pd
 
-                self._tables[name] = pd.read_csv(path)
+                # node names like "1" must stay strings
+                self._tables[name] = pd.read_csv(path, dtype={c: str for c in str_cols} or None)
         return self._tables[name]
 
     @property
@@ -136,6 +147,19 @@ class RunResult:
         """Buffer occupancy per interval (``None`` if not recorded):
         ``t_start_s, switch, port, vl, mean_credits, max_credits``."""
         return self._table(BUFFERS_FILE, required=False)
+
+    @property
+    def ccti(self) -> Optional["pd.DataFrame"]:
+        """CCTI per flow per interval (``None`` when congestion control was off):
+        ``t_start_s, src, dst, vl, ccti_end, ccti_max``; only flows whose CCTI was above the
+        minimum are listed (the others had CCTI 0)."""
+        return self._table(CCTI_FILE, required=False, str_cols=("src", "dst"))
+
+    @property
+    def cc_ports(self) -> Optional["pd.DataFrame"]:
+        """FECN marks and congested time per switch port and VL (``None`` when congestion
+        control was off): ``switch, port, vl, fecn_marks, congested_s``."""
+        return self._table(CC_PORTS_FILE, required=False, str_cols=("switch",))
 
 
 def _read_summary(out_dir: Path) -> dict:

@@ -6,6 +6,10 @@ per case: simulated seconds, wall seconds, simulated seconds per wall second, cr
 second (``flit_hops / wall_time_s``), events per second and peak memory; everything is also
 written to ``results/bench/bench.json``. Speed claims come from here, never from timed tests.
 
+Each case also runs with congestion control on (``<case>_cc``, ``--set cc.enabled=true``), and a
+last line per pair gives what CC costs: ``CC on costs +X % wall time on c4`` (the target is at
+most +30 %).
+
 To add a case, append a :class:`BenchCase` to :data:`CASES`.
 """
 
@@ -35,6 +39,9 @@ class BenchCase:
     #: ``sim.warmup`` used with ``--quick`` (the core requires warm-up < end time).
     quick_warmup: str = "0s"
     description: str = ""
+    #: For a CC-on variant: the name of the same case with CC off; ``lnsim bench`` then prints
+    #: what turning CC on costs in wall time (``CC on costs +X % wall time on <baseline>``).
+    baseline: str = ""
 
 
 #: The fixed cases, in the order they run. Adding one is one line.
@@ -48,6 +55,15 @@ CASES: List[BenchCase] = [
         description="InfiniBand CC study, case C4, 0.1 s simulated",
     ),
     BenchCase(
+        "c4_cc",
+        "ibcc/zeru_c4.toml",
+        ("sim.end_time=0.1s", "cc.enabled=true"),
+        quick_end_time="0.01s",
+        quick_warmup="5ms",
+        description="c4 with congestion control on",
+        baseline="c4",
+    ),
+    BenchCase(
         "fat_tree_648",
         "bench/fat_tree_648.toml",
         (),
@@ -55,9 +71,15 @@ CASES: List[BenchCase] = [
         quick_warmup="0.5ms",
         description="648-node fat tree",
     ),
-    # With congestion control on, once the core implements it:
-    # BenchCase("c4_cc", "ibcc/zeru_c4.toml", ("sim.end_time=0.1s", "cc.enabled=true"), "0.01s", "5ms"),
-    # BenchCase("fat_tree_648_cc", "bench/fat_tree_648.toml", ("cc.enabled=true",), "0.001s", "0.5ms"),
+    BenchCase(
+        "fat_tree_648_cc",
+        "bench/fat_tree_648.toml",
+        ("cc.enabled=true",),
+        quick_end_time="0.001s",
+        quick_warmup="0.5ms",
+        description="fat_tree_648 with congestion control on",
+        baseline="fat_tree_648",
+    ),
 ]
 
 
@@ -136,6 +158,37 @@ def format_row(r: dict) -> str:
     )
 
 
+def cc_costs(records: Sequence[dict]) -> List[dict]:
+    """For each CC-on case run together with its CC-off baseline (both ok): ``{"case",
+    "baseline", "wall_time_s", "baseline_wall_time_s", "cost_pct"}``, ``cost_pct`` being the
+    extra wall time of CC on in percent of the baseline's."""
+    by_name = {r["case"]: r for r in records}
+    cases = {c.name: c for c in CASES}
+    out = []
+    for r in records:
+        case = cases.get(r["case"])
+        base = by_name.get(case.baseline) if case is not None and case.baseline else None
+        if base is None or r.get("status") != "ok" or base.get("status") != "ok":
+            continue
+        on, off = r.get("wall_time_s"), base.get("wall_time_s")
+        if not on or not off:
+            continue
+        out.append(
+            {
+                "case": r["case"],
+                "baseline": base["case"],
+                "wall_time_s": on,
+                "baseline_wall_time_s": off,
+                "cost_pct": (on / off - 1.0) * 100.0,
+            }
+        )
+    return out
+
+
+def format_cost(c: dict) -> str:
+    return f"CC on costs {c['cost_pct']:+.1f} % wall time on {c['baseline']}"
+
+
 def main(cases: Sequence[str] = (), quick: bool = False, scenarios=None, out=None) -> int:
     """Runs the selected cases (all by default); returns the exit status (1 if any failed)."""
     from . import __version__
@@ -156,6 +209,9 @@ def main(cases: Sequence[str] = (), quick: bool = False, scenarios=None, out=Non
         rec = run_case(case, scen_dir, out_root, quick=quick)
         records.append(rec)
         print(format_row(rec), flush=True)
+    costs = cc_costs(records)
+    for c in costs:
+        print(format_cost(c))
 
     report = {
         "version": __version__,
@@ -165,6 +221,7 @@ def main(cases: Sequence[str] = (), quick: bool = False, scenarios=None, out=Non
         "platform": platform.platform(),
         "cpu_count": os.cpu_count(),
         "cases": records,
+        "cc_costs": costs,
     }
     path = out_root / "bench.json"
     path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

@@ -189,18 +189,26 @@ def format_summary(summary: dict, out_dir) -> str:
         f" (after warm-up {_fmt(s.get('warmup_s'), '.6g', ' s')}: rx {_fmt(thr.get('rx_gbps_after_warmup'), '.3f')}"
         f" / tx {_fmt(thr.get('tx_gbps_after_warmup'), '.3f')} Gbit/s)",
     ]
+    cc = s.get("cc") or {}
+    cc_on = bool(cc.get("enabled"))
     nodes = s.get("nodes") or {}
     active = [
-        (name, _num(v.get("tx_gbps")) or 0.0, _num(v.get("rx_gbps")) or 0.0)
+        (name, v)
         for name, v in nodes.items()
         if isinstance(v, dict) and ((_num(v.get("tx_gbps")) or 0.0) > 0 or (_num(v.get("rx_gbps")) or 0.0) > 0)
     ]
     if active:
-        width = max(8, max(len(n) for n, _, _ in active[:MAX_NODE_ROWS]))
+        width = max(8, max(len(n) for n, _ in active[:MAX_NODE_ROWS]))
         lines.append("")
-        lines.append(f"  {'node':<{width}}  {'tx Gbit/s':>10}  {'rx Gbit/s':>10}")
-        for name, tx, rx in active[:MAX_NODE_ROWS]:
-            lines.append(f"  {name:<{width}}  {tx:>10.3f}  {rx:>10.3f}")
+        header = f"  {'node':<{width}}  {'tx Gbit/s':>10}  {'rx Gbit/s':>10}"
+        if cc_on:
+            header += f"  {'CNPs sent':>10}  {'CNPs rcvd':>10}"
+        lines.append(header)
+        for name, v in active[:MAX_NODE_ROWS]:
+            row = f"  {name:<{width}}  {_num(v.get('tx_gbps')) or 0.0:>10.3f}  {_num(v.get('rx_gbps')) or 0.0:>10.3f}"
+            if cc_on:
+                row += f"  {_fmt(v.get('cnps_sent'), '.0f'):>10}  {_fmt(v.get('cnps_received'), '.0f'):>10}"
+            lines.append(row)
         if len(active) > MAX_NODE_ROWS:
             lines.append(f"  ... {len(active) - MAX_NODE_ROWS} more nodes (see summary.json)")
         lines.append("")
@@ -209,6 +217,12 @@ def format_summary(summary: dict, out_dir) -> str:
         f" p99 {_fmt_time_ns(lat.get('p99'))}, max {_fmt_time_ns(lat.get('max'))}"
     )
     lines.append(f"fairness        Jain {_fmt(fair.get('jain'), '.4f')}")
+    if cc_on:
+        lines.append(
+            f"congestion ctl  FECN marks {_fmt(cc.get('fecn_marks'), '.0f')},"
+            f" CNPs sent {_fmt(cc.get('cnps_sent'), '.0f')} / received {_fmt(cc.get('cnps_received'), '.0f')},"
+            f" max CCTI {_fmt(cc.get('max_ccti'), '.0f')}, throttled {_fmt(cc.get('throttled_s'), '.4g')} s"
+        )
     dl = s.get("deadlock")
     if dl:
         lines.append(

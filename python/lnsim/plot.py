@@ -14,7 +14,9 @@ optional matplotlib ``ax`` so figures can be composed::
     fig.savefig("both.png")
 
 :func:`plot_results` writes ``bandwidth.png``, ``throughput.png`` and ``latency_hist.png``
-into a results folder (what ``lnsim plot DIR`` does). :func:`plot_sweep` draws one metric of a
+into a results folder (what ``lnsim plot DIR`` does); with congestion control on (the folder has
+``ccti.csv``) ``bandwidth.png`` has a second panel below, :func:`plot_ccti`, on the same time
+axis. :func:`plot_sweep` draws one metric of a
 sweep (``sweep.csv`` of ``lnsim sweep``) against the swept keys; :func:`plot_sweep_results`
 writes it as ``sweep.png`` (what ``lnsim plot SWEEP_DIR`` does).
 """
@@ -41,9 +43,12 @@ __all__ = [
     "LATENCY_BINS_PER_DECADE",
     "MAX_LINES",
     "UNITS",
+    "flow_ccti",
     "latency_log_bins",
     "node_bandwidth",
     "plot_bandwidth",
+    "plot_bandwidth_ccti",
+    "plot_ccti",
     "plot_latency_histogram",
     "plot_results",
     "plot_sweep",
@@ -161,8 +166,10 @@ def plot_bandwidth(result_or_dir: ResultLike, ax=None, unit: str = "MBps"):
     ax.set_xlabel("time (s)")
     ax.set_ylabel(f"sender bandwidth ({label})")
     ax2.set_ylabel(f"receiver bandwidth ({label}, dashed)")
-    ax.set_ylim(bottom=0)
-    ax2.set_ylim(bottom=0)
+    # headroom above the highest line: flat lines (a link at full rate) would sit on the frame
+    for a, table, cols in ((ax, tx, senders), (ax2, rx, receivers)):
+        peak = float(table[cols].to_numpy().max()) if cols else 0.0
+        a.set_ylim(bottom=0, top=max(a.get_ylim()[1], peak * 1.05) if peak > 0 else None)
     if len(x_tx):
         ax.set_xlim(float(x_tx.min()), float(x_tx.max()))
     ax.grid(True, alpha=0.3)
@@ -292,19 +299,28 @@ def _fmt_ns(ns: float) -> str:
 
 def plot_results(result_or_dir: ResultLike, out_dir=None) -> List[Path]:
     """Writes ``bandwidth.png``, ``throughput.png`` and ``latency_hist.png`` into the results
-    folder (or ``out_dir``) and returns their paths."""
+    folder (or ``out_dir``) and returns their paths. With congestion control on (ccti.csv in the
+    folder) ``bandwidth.png`` is :func:`plot_bandwidth_ccti`: bandwidth above, CCTI per flow
+    below."""
     r = _result(result_or_dir)
     target = Path(out_dir) if out_dir is not None else r.out_dir
     target.mkdir(parents=True, exist_ok=True)
     written: List[Path] = []
+    with_cc = r.ccti is not None
     for name, fn, size in (
-        ("bandwidth.png", plot_bandwidth, (11, 6)),
+        ("bandwidth.png", plot_bandwidth, (11, 9) if with_cc else (11, 6)),
         ("throughput.png", plot_throughput, (10, 4.5)),
         ("latency_hist.png", plot_latency_histogram, (8, 4.5)),
     ):
-        fig, ax = plt.subplots(figsize=size)
+        if fn is plot_bandwidth and with_cc:
+            fig = plt.figure(figsize=size)
+        else:
+            fig, ax = plt.subplots(figsize=size)
         try:
-            fn(r, ax=ax)
+            if fn is plot_bandwidth and with_cc:
+                plot_bandwidth_ccti(r, fig=fig)
+            else:
+                fn(r, ax=ax)
             fig.tight_layout()
             path = target / name
             fig.savefig(path, dpi=110, bbox_inches="tight")
@@ -313,6 +329,110 @@ def plot_results(result_or_dir: ResultLike, out_dir=None) -> List[Path]:
             plt.close(fig)
     return written
 
+
+
+# ---------------------------------------------------------------------------------------------
+# congestion control
+
+
+def _interval_starts(r: RunResult) -> np.ndarray:
+    """Start of every statistics interval of the run (from nodes.csv and ccti.csv)."""
+    parts = []
+    if (r.out_dir / "nodes.csv").exists():
+        parts.append(r.nodes["t_start_s"].to_numpy(dtype=float))
+    if r.ccti is not None:
+        parts.append(r.ccti["t_start_s"].to_numpy(dtype=float))
+    return np.unique(np.concatenate(parts)) if parts else np.array([], dtype=float)
+
+
+def flow_ccti(r: ResultLike) -> pd.DataFrame:
+    """CCTI of each flow at the end of every interval, from ccti.csv: a DataFrame indexed by
+    interval start (seconds, every interval of the run), one column per flow named ``src→dst``
+    (``src→dst vlN`` when a pair has flows on several VLs; ``dst`` is ``*`` with
+    ``cc.level = "sl"``), 0 where the flow is absent (its CCTI was at the minimum). Columns are
+    in order of first appearance. Raises ``FileNotFoundError`` when the folder has no ccti.csv
+    (congestion control off)."""
+    r = _result(r)
+    df = r.ccti
+    if df is None:
+        raise FileNotFoundError(f"{r.out_dir / 'ccti.csv'}: missing (congestion control was off)")
+    index = pd.Index(_interval_starts(r), name="t_start_s")
+    if df.empty:
+        return pd.DataFrame(index=index, dtype=float)
+    df = df.assign(src=df["src"].astype(str), dst=df["dst"].astype(str))
+    vls_per_pair = df.groupby(["src", "dst"])["vl"].nunique()
+    multi = set(vls_per_pair[vls_per_pair > 1].index)
+    labels = [
+        f"{s}→{d} vl{v}" if (s, d) in multi else f"{s}→{d}"
+        for s, d, v in zip(df["src"], df["dst"], df["vl"])
+    ]
+    df = df.assign(flow=labels)
+    order = list(dict.fromkeys(labels))
+    table = df.pivot_table(index="t_start_s", columns="flow", values="ccti_end", aggfunc="max", sort=True)
+    return table.reindex(index=index, columns=order).fillna(0.0)
+
+
+def plot_ccti(result_or_dir: ResultLike, ax=None, colors: Optional[dict] = None):
+    """CCTI of each flow over time (ccti.csv; congestion control on): one line per flow of its
+    CCTI at the end of each interval (x: interval start, as in :func:`plot_bandwidth`), 0 where
+    the flow is absent. At most :data:`MAX_LINES` flows are drawn, those with the highest mean
+    CCTI, and the title says so; the legend names them ``src→dst``. ``colors`` (source node ->
+    colour) gives each flow its sender's colour when every drawn flow has its own sender (as
+    :func:`plot_results` does to match the bandwidth panel). Returns the Axes."""
+    r = _result(result_or_dir)
+    ax = _new_ax(ax)
+    table = flow_ccti(r)
+    means = table.mean(axis=0) if not table.empty else pd.Series(dtype=float)
+    active = [c for c in table.columns if means[c] > 0]
+    shown = active
+    if len(active) > MAX_LINES:
+        keep = set(means[active].sort_values(ascending=False, kind="stable").index[:MAX_LINES])
+        shown = [c for c in active if c in keep]
+
+    srcs = [c.split("→", 1)[0] for c in shown]
+    use_src_colors = bool(colors) and len(set(srcs)) == len(srcs) and all(s in colors for s in srcs)
+    cmap = plt.get_cmap("tab20" if len(shown) > 10 else "tab10")
+    x = table.index.to_numpy(dtype=float)
+    for i, flow in enumerate(shown):
+        color = colors[srcs[i]] if use_src_colors else cmap(i % cmap.N)
+        ax.plot(x, table[flow].to_numpy(), color=color, lw=1.4, label=flow)
+
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("CCTI (end of interval)")
+    ax.set_ylim(bottom=0, top=max(float(table[shown].to_numpy().max()) * 1.05, 1.0) if shown else 1.0)
+    if len(x):
+        ax.set_xlim(float(x.min()), float(x.max()))
+    ax.grid(True, alpha=0.3)
+    warmup = r.summary.get("warmup_s")
+    if warmup:
+        ax.axvline(float(warmup), color="0.5", lw=0.8, ls=":")
+
+    title = f"{r.summary.get('scenario', r.out_dir.name)}: CCTI per flow"
+    if len(active) > len(shown):
+        title += f" ({len(shown)} highest mean of {len(active)} throttled flows)"
+    ax.set_title(title, fontsize=10)
+    if shown:
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=min(6, len(shown)), fontsize=8, frameon=False)
+    else:
+        _no_data(ax, "flow throttled (every CCTI at the minimum, 0)")
+    return ax
+
+
+def plot_bandwidth_ccti(result_or_dir: ResultLike, fig=None, unit: str = "MBps"):
+    """Bandwidth per node (:func:`plot_bandwidth`, top) and CCTI per flow (:func:`plot_ccti`,
+    bottom) on one shared time axis, as in the figures of the InfiniBand CC studies; each flow's
+    CCTI line has its sender's colour when each drawn flow has its own sender. Returns the two
+    Axes ``(top, bottom)``."""
+    r = _result(result_or_dir)
+    if fig is None:
+        fig = plt.figure(figsize=(11, 9))
+    top, bottom = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [3, 2]})
+    plot_bandwidth(r, ax=top, unit=unit)
+    top.set_xlabel("")
+    top.tick_params(labelbottom=True)  # the legend sits below the top panel: keep its time ticks
+    colors = {l.get_label()[: -len(" tx")]: l.get_color() for l in top.get_lines() if l.get_label().endswith(" tx")}
+    plot_ccti(r, ax=bottom, colors=colors)
+    return top, bottom
 
 
 # ---------------------------------------------------------------------------------------------

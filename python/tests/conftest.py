@@ -49,6 +49,34 @@ def zeru_a_run(tmp_path_factory):
     return out, proc
 
 
+#: A short CC-on run of zeru_a (congestion starts only at 0.1 s, so no flow is throttled yet).
+CC_SHORT = ["--set", "cc.enabled=true", *short("0.05s", "0.04s")]
+
+
+@pytest.fixture(scope="session")
+def zeru_a_cc_run(tmp_path_factory):
+    """One short real run of zeru_a with congestion control on, figures included."""
+    out = tmp_path_factory.mktemp("zeru_a_cc") / "x"
+    proc = lnsim_cmd("run", ZERU_A, *CC_SHORT, "--out", out)
+    assert proc.returncode == 0, f"lnsim run failed ({proc.returncode}):\n{proc.stderr}"
+    return out, proc
+
+
+def write_fake_ccti(d: Path, flows, intervals, level: str = "qp") -> Path:
+    """Writes ccti.csv and cc_ports.csv into the fake results folder ``d``. ``flows`` maps
+    ``(src, dst)`` to a function of the interval start giving its CCTI at the interval's end
+    (0 = at the minimum, then the row is left out as the core does)."""
+    rows = ["t_start_s,src,dst,vl,ccti_end,ccti_max"]
+    for t in intervals:
+        for (src, dst), f in flows.items():
+            c = int(f(t))
+            if c > 0:
+                rows.append(f"{t:.6f},{src},{'*' if level == 'sl' else dst},0,{c},{c + 3}")
+    (d / "ccti.csv").write_text("\n".join(rows) + "\n")
+    (d / "cc_ports.csv").write_text("switch,port,vl,fecn_marks,congested_s\nSW11,2,0,1234,0.25\n")
+    return d
+
+
 def write_fake_results(
     d: Path,
     senders=("H112", "H211", "H121", "H111"),

@@ -31,7 +31,12 @@ def test_format_summary_tolerates_missing_fields(tmp_path):
 
 def test_bench_cases_exist():
     names = [c.name for c in bench.CASES]
-    assert names[:2] == ["c4", "fat_tree_648"]
+    assert names == ["c4", "c4_cc", "fat_tree_648", "fat_tree_648_cc"]
+    for c in bench.CASES:
+        if c.baseline:  # a CC-on variant: its baseline's scenario with cc.enabled=true
+            base = next(b for b in bench.CASES if b.name == c.baseline)
+            assert c.scenario == base.scenario and "cc.enabled=true" in c.overrides
+            assert (c.quick_end_time, c.quick_warmup) == (base.quick_end_time, base.quick_warmup)
     for c in bench.CASES:
         assert (bench.default_scenarios_dir() / c.scenario).is_file(), c.scenario
 

@@ -62,7 +62,7 @@ pub struct SwitchCc {
     since: Vec<Ps>,
     /// Per gport × VL: total time in the congestion state.
     pub congested_time: Vec<Ps>,
-    /// Per gport × VL: packets marked.
+    /// Per gport × VL: packets whose FECN bit this port set.
     pub marks: Vec<u64>,
 }
 
@@ -248,7 +248,6 @@ impl SwitchCc {
     /// every second packet, MR = 0 every packet); random: geometric gaps with that mean.
     pub fn take_mark(&mut self, g: usize, k: usize) -> bool {
         if self.counter[k] == 0 {
-            self.marks[k] += 1;
             self.counter[k] = self.first_gap(g);
             true
         } else {
@@ -345,8 +344,10 @@ impl Net {
         if p.flags & CNP != 0 || p.credits < s.packet_size[g] {
             return;
         }
-        if s.take_mark(g, k) {
+        // a packet already marked upstream keeps its one FECN (and will cause one CNP)
+        if s.take_mark(g, k) && p.flags & FECN == 0 {
             p.flags |= FECN;
+            s.marks[k] += 1;
         }
     }
 }

@@ -1,0 +1,168 @@
+//! InfiniBand congestion control switched on (`cc.enabled = true`) on the scenarios of
+//! `scenarios/ibcc/`, with [Z]'s default parameters and the CCT calibrated once on C4
+//! (docs/calibration.md). Where the published behaviour is not reproduced at those parameters
+//! (B2's victim, G scenario 1's victim, A's exact thirds) the tests below check what the
+//! mechanism does and docs/scenarios.md reports the gap; no parameter is tuned per test.
+
+mod common;
+use common::*;
+
+const SDR: f64 = 8.0;
+const ON: &str = "cc.enabled=true";
+
+#[test]
+fn zeru_a_cc_frees_the_victim_and_evens_out_the_parking_lot() {
+    let d = tempfile::tempdir().unwrap();
+    let s = run(
+        &root().join("scenarios/ibcc/zeru_a.toml"),
+        &d.path().join("a"),
+        &[ON],
+    );
+    // victim H111 at full rate (Z-Fig 4.2), the hot spot still fully used
+    near("H111 (victim)", tx_pct(&s, "H111", SDR), 100.0, 3.0);
+    near("H221 rx", rx_pct(&s, "H221", SDR), 100.0, 3.0);
+    // CC off gives 25/50/25 (Jain 0.889); with CC the three contributors come closer to thirds
+    let j = s["fairness"]["jain"].as_f64().unwrap();
+    assert!(j >= 0.95, "Jain {j}");
+    for n in ["H112", "H211", "H121"] {
+        let p = tx_pct(&s, n, SDR);
+        assert!((25.0..=42.0).contains(&p), "{n} {p} %");
+    }
+    assert!(s["cc"]["fecn_marks"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn zeru_b1_cc_gives_five_equal_shares() {
+    let d = tempfile::tempdir().unwrap();
+    let s = run(
+        &root().join("scenarios/ibcc/zeru_b1.toml"),
+        &d.path().join("b1"),
+        &[ON],
+    );
+    // Z-Fig 4.4: 20 % each, H431 untouched
+    for n in ["H111", "H151", "H511", "H541", "H551"] {
+        near(n, tx_pct(&s, n, SDR), 20.0, 3.0);
+    }
+    near("H431", tx_pct(&s, "H431", SDR), 100.0, 3.0);
+}
+
+#[test]
+fn zeru_b2_cc_equal_shares_and_stronger_marking_frees_the_victim() {
+    let d = tempfile::tempdir().unwrap();
+    let p = root().join("scenarios/ibcc/zeru_b2.toml");
+    let s = run(&p, &d.path().join("b2"), &[ON]);
+    for n in ["H111", "H151", "H511", "H541", "H551"] {
+        near(n, tx_pct(&s, n, SDR), 20.0, 3.0);
+    }
+    // at Marking_Rate 1 and a 20 us timer each contributor gets fewer BECNs than timer
+    // decrements at its 20 % share, so the tree stays and H512 is held (docs/scenarios.md);
+    // marking every packet dissolves it and the victim runs at full rate (Z-Fig 4.6)
+    let s = run(&p, &d.path().join("b2mr0"), &[ON, "cc.marking_rate=0"]);
+    near("H512 (victim), MR 0", tx_pct(&s, "H512", SDR), 100.0, 3.0);
+    for n in ["H111", "H151", "H511", "H541", "H551"] {
+        near(n, tx_pct(&s, n, SDR), 20.0, 3.0);
+    }
+}
+
+#[test]
+fn gran_s1_cc_makes_contributors_fair() {
+    let d = tempfile::tempdir().unwrap();
+    let p = scaled("scenarios/ibcc/gran_s1.toml", 0.1, d.path()); // 0.6 s
+    let s = run(&p, &d.path().join("s1"), &[ON, "stats.fairness_from=0.5s"]);
+    // the four contributors share the end node fairly over the last phase (G-Fig 9)
+    let j = s["fairness"]["jain"].as_f64().unwrap();
+    assert!(j >= 0.95, "Jain over the last phase {j}");
+    let c = s["nodes"]["H5"]["rx_gbps_after_warmup"].as_f64().unwrap();
+    for n in ["H2", "H3", "H6", "H7"] {
+        near(n, tx_pct(&s, n, c), 25.0, 3.0);
+    }
+    // with a low threshold the victim F1 also recovers its full rate (G-Fig 7(b)); at [Z]'s
+    // threshold 2 it stays partly HOL-blocked (docs/scenarios.md)
+    let s = run(
+        &p,
+        &d.path().join("s1t15"),
+        &[ON, "cc.threshold=15", "cc.reset_threshold=0"],
+    );
+    let f1 = s["nodes"]["H1"]["tx_gbps_after_warmup"].as_f64().unwrap();
+    assert!(f1 > 13.5 * 0.95, "F1 {f1} Gbit/s");
+}
+
+#[test]
+fn threshold_zero_never_marks_and_equals_cc_off() {
+    let d = tempfile::tempdir().unwrap();
+    let p = scaled("scenarios/ibcc/zeru_a.toml", 0.1, d.path());
+    let on = run(&p, &d.path().join("on"), &[ON, "cc.threshold=0"]);
+    assert_eq!(on["cc"]["fecn_marks"], 0);
+    assert_eq!(on["cc"]["cnps_sent"], 0);
+    run(&p, &d.path().join("off"), &[]);
+    for f in ["nodes.csv", "latency_hist.csv"] {
+        assert_eq!(
+            std::fs::read(d.path().join("on").join(f)).unwrap(),
+            std::fs::read(d.path().join("off").join(f)).unwrap(),
+            "{f}"
+        );
+    }
+}
+
+#[test]
+fn ccti_stays_within_min_and_limit_and_cnps_are_never_marked() {
+    let d = tempfile::tempdir().unwrap();
+    let p = scaled("scenarios/ibcc/zeru_c4.toml", 0.2, d.path()); // 20 ms
+    for (min, limit, level) in [(0, 128, "qp"), (5, 20, "qp"), (3, 40, "sl")] {
+        let out = d.path().join(format!("c{min}_{limit}_{level}"));
+        let s = run(
+            &p,
+            &out,
+            &[
+                ON,
+                &format!("cc.ccti_min={min}"),
+                &format!("cc.ccti_limit={limit}"),
+                &format!("cc.level=\"{level}\""),
+            ],
+        );
+        let text = std::fs::read_to_string(out.join("ccti.csv")).unwrap();
+        let mut rows = 0;
+        for line in text.lines().skip(1) {
+            let f: Vec<&str> = line.split(',').collect();
+            let (end, max): (u32, u32) = (f[4].parse().unwrap(), f[5].parse().unwrap());
+            assert!(
+                end >= min && end <= limit && max <= limit && max >= end,
+                "{line}"
+            );
+            rows += 1;
+        }
+        assert!(rows > 0);
+        assert!(s["cc"]["max_ccti"].as_u64().unwrap() <= limit as u64);
+        // every FECN-marked packet is data that produces exactly one CNP once consumed: a marked
+        // CNP would be marks without a CNP; the only unmatched marks are still in the network
+        let marks = s["cc"]["fecn_marks"].as_u64().unwrap();
+        let cnps = s["cc"]["cnps_sent"].as_u64().unwrap();
+        let in_net = s["conservation"]["in_network_packets"].as_u64().unwrap();
+        assert!(
+            marks >= cnps && marks - cnps <= in_net,
+            "marks {marks}, CNPs {cnps}, in network {in_net}"
+        );
+        assert!(s["cc"]["cnps_received"].as_u64().unwrap() <= cnps);
+    }
+}
+
+#[test]
+fn cc_runs_are_deterministic() {
+    let d = tempfile::tempdir().unwrap();
+    let p = scaled("scenarios/ibcc/zeru_c4.toml", 0.1, d.path());
+    let opts = [
+        ON,
+        "cc.marking=\"random\"",
+        "cc.marking_rate=5",
+        "cc.timer_mode=\"free_running\"",
+    ];
+    run(&p, &d.path().join("x"), &opts);
+    run(&p, &d.path().join("y"), &opts);
+    for f in ["nodes.csv", "flows.csv", "ccti.csv", "cc_ports.csv"] {
+        assert_eq!(
+            std::fs::read(d.path().join("x").join(f)).unwrap(),
+            std::fs::read(d.path().join("y").join(f)).unwrap(),
+            "{f}"
+        );
+    }
+}
