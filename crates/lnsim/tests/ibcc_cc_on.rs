@@ -166,3 +166,23 @@ fn cc_runs_are_deterministic() {
         );
     }
 }
+
+#[test]
+fn packets_below_packet_size_are_never_marked_and_every_mode_marks() {
+    let d = tempfile::tempdir().unwrap();
+    let p = scaled("scenarios/ibcc/zeru_a.toml", 0.1, d.path());
+    // 2176-byte packets are 34 credits: Packet_Size 35 makes every data packet ineligible
+    let s = run(&p, &d.path().join("ps"), &[ON, "cc.packet_size=35"]);
+    assert_eq!(s["cc"]["fecn_marks"], 0);
+    // the three threshold evaluation modes all detect the hot spot of experiment A
+    for mode in ["per_voq", "sum", "sum_divided"] {
+        let s = run(
+            &p,
+            &d.path().join(mode),
+            &[ON, &format!("cc.threshold_mode=\"{mode}\"")],
+        );
+        assert!(s["cc"]["fecn_marks"].as_u64().unwrap() > 0, "{mode}");
+        let j = s["fairness"]["jain"].as_f64().unwrap();
+        assert!(j > 0.9, "{mode}: Jain {j}");
+    }
+}

@@ -48,7 +48,6 @@ pub struct Conservation {
 }
 
 /// Packets standing still this long (1 ms simulated) trigger the deadlock analysis.
-thread_local!{ static TMPC: std::cell::RefCell<[u64;8]> = const { std::cell::RefCell::new([0;8]) }; }
 const STALL_PS: Ps = 1_000_000_000;
 
 impl Net {
@@ -89,8 +88,6 @@ impl Net {
                 break;
             }
             self.events += 1;
-            let ty = match ev { Ev::HeadArrive{..}=>0, Ev::OutputReady{..}=>1, Ev::InputRelease{..}=>2, Ev::CreditArrive{..}=>3, Ev::SinkDone{..}=>4, Ev::HcaWake{..}=>5, Ev::CcSample{..}=>6, Ev::Arrival{..}=>7 };
-            TMPC.with(|c| c.borrow_mut()[ty] += 1);
             self.dispatch(t, ev);
             if self.events & 0xFFF == 0 {
                 if let Some(f) = &self.fault {
@@ -126,7 +123,6 @@ impl Net {
         if let Some(b) = &bar {
             b.finish_and_clear();
         }
-        TMPC.with(|c| eprintln!("TMPC head,outrdy,inrel,credit,sinkdone,hcawake,ccsample,arrival {:?}", c.borrow()));
         if let Some(f) = &self.fault {
             return Err(Error::Internal(f.clone()));
         }
