@@ -160,6 +160,9 @@ impl CaCc {
         let Some(&b) = self.base.get(key) else {
             return self.min;
         };
+        if b <= self.min {
+            return self.min; // at the floor already: no need to count timer ticks
+        }
         let bt = self.base_t[key];
         let ticks = if self.restart {
             (t - bt) / self.timer
@@ -196,7 +199,12 @@ impl CaCc {
             return; // never throttled: nothing to record
         }
         self.grow(key);
-        let extra = (self.table.ird[c as usize] * ser as f64).round() as Ps;
+        let ird = self.table.ird[c as usize];
+        let extra = if ird == 0.0 {
+            0
+        } else {
+            (ird * ser as f64).round() as Ps
+        };
         self.next_allowed[key] = now + ser + extra;
         if extra > 0 {
             if flow as usize >= self.throttled.len() {

@@ -33,6 +33,36 @@ pub enum ThresholdMode {
     SumDivided,
 }
 
+/// CC parameters of one switch output (one cache line holds several).
+#[derive(Debug, Clone, Copy)]
+struct PortParams {
+    /// Threshold level (fill units); u64::MAX = never congested (Threshold 0).
+    enter: u64,
+    /// Level below which a congested port VL leaves the state.
+    leave: u64,
+    /// Marking_Rate.
+    marking_rate: u32,
+    /// Packet_Size (credits).
+    packet_size: u32,
+    /// Victim_Mask.
+    victim: bool,
+}
+
+/// The state of one port VL touched on every fill change, kept together in one array.
+#[derive(Debug, Clone, Copy, Default)]
+struct VlState {
+    /// Σ fill ratios of the feeding VoQs (fill units).
+    sum: u64,
+    /// The port's threshold level ([`PortParams::enter`], copied here for the quick test).
+    enter: u64,
+    /// Feeding VoQs that hold something.
+    contrib: u32,
+    /// Unmarked eligible packets left before the next mark.
+    counter: u32,
+    /// In the congestion state.
+    congested: bool,
+}
+
 /// Switch-side state.
 #[derive(Debug, Clone)]
 pub struct SwitchCc {
@@ -41,29 +71,50 @@ pub struct SwitchCc {
     root_need: u32,
     random: bool,
     rng: ChaCha8Rng,
-    /// Per gport: threshold level (fill units); u64::MAX = never congested (Threshold 0).
-    enter: Vec<u64>,
-    /// Per gport: level below which a congested port VL leaves the state.
-    leave: Vec<u64>,
-    /// Per gport: Victim_Mask.
-    victim: Vec<bool>,
-    /// Per gport: Marking_Rate.
-    marking_rate: Vec<u32>,
-    /// Per gport: Packet_Size (credits).
-    packet_size: Vec<u32>,
-    /// Per gport × VL: Σ fill ratios of the feeding VoQs (fill units).
-    sum: Vec<u64>,
-    /// Per gport × VL: feeding VoQs that hold something.
-    contrib: Vec<u32>,
-    /// Per gport × VL: in the congestion state.
-    pub congested: Vec<bool>,
-    counter: Vec<u32>,
+    /// Per gport: its parameters.
+    port: Vec<PortParams>,
+    /// Per gport × VL: fill sum, threshold, contributors, marking counter, congestion state.
+    pv: Vec<VlState>,
+    /// Per input gport × VL: `(c, s)` with `⌊x · FULL / capacity⌋ = ⌊x · c / 2^s⌋` exactly for
+    /// every fill `x` up to the capacity (see [`Reciprocal`]); set by
+    /// [`SwitchCc::set_capacities`].
+    recip: Vec<Reciprocal>,
     /// Per gport × VL: when the current congestion period began.
     since: Vec<Ps>,
     /// Per gport × VL: total time in the congestion state.
     pub congested_time: Vec<Ps>,
     /// Per gport × VL: packets whose FECN bit this port set.
     pub marks: Vec<u64>,
+}
+
+/// Exact division of a fill by a buffer capacity, without a division: for `d` below `2^l` and
+/// numerators `n` below `2^m`, `c = ⌈2^(m+l) / d⌉` gives `⌊n · c / 2^(m+l)⌋ = ⌊n / d⌋` (with
+/// `c = (2^(m+l) + e) / d`, `0 ≤ e < d`: the error `n·e / (d·2^(m+l))` is below `1/d`).
+/// Here `n = x · FULL` with `x ≤ d`, so `m = l + 20`, and `x · c` is taken instead of `n · c`
+/// with the shift reduced by 20.
+#[derive(Debug, Clone, Copy, Default)]
+struct Reciprocal {
+    c: u64,
+    shift: u32,
+}
+
+impl Reciprocal {
+    fn new(d: u32) -> Self {
+        let d = d.max(1) as u128;
+        let l = 128 - d.leading_zeros(); // d < 2^l
+        let f = 2 * l + 20; // m + l with m = l + 20 (FULL = 2^20)
+        let c = (1u128 << f).div_ceil(d); // < 2^(l + 21) ≤ 2^53
+        Reciprocal {
+            c: c as u64,
+            shift: f - 20,
+        }
+    }
+
+    /// `⌊x · FULL / d⌋` for `x ≤ d`.
+    #[inline]
+    fn units(self, x: u32) -> u64 {
+        ((x as u128 * self.c as u128) >> self.shift) as u64
+    }
 }
 
 /// Fill level of threshold weight `w` (1–15) under `mapping`.
@@ -153,15 +204,18 @@ impl SwitchCc {
             root_need,
             random,
             rng: stream(seed, u64::MAX - 1, purpose::MARKING),
-            enter: vec![u64::MAX; np],
-            leave: vec![u64::MAX; np],
-            victim: vec![false; np],
-            marking_rate: vec![0; np],
-            packet_size: vec![0; np],
-            sum: vec![0; np * vls],
-            contrib: vec![0; np * vls],
-            congested: vec![false; np * vls],
-            counter: vec![0; np * vls],
+            port: vec![
+                PortParams {
+                    enter: u64::MAX,
+                    leave: u64::MAX,
+                    marking_rate: 0,
+                    packet_size: 0,
+                    victim: false,
+                };
+                np
+            ],
+            pv: vec![VlState::default(); np * vls],
+            recip: Vec::new(),
             since: vec![0; np * vls],
             congested_time: vec![0; np * vls],
             marks: vec![0; np * vls],
@@ -179,8 +233,8 @@ impl SwitchCc {
                 None => c.threshold,
             };
             if w != 0 {
-                s.enter[g] = level(w, &c.threshold_mapping);
-                s.leave[g] = s.enter[g];
+                s.port[g].enter = level(w, &c.threshold_mapping);
+                s.port[g].leave = s.port[g].enter;
                 if hysteresis {
                     if c.reset_threshold <= w {
                         return Err(Error::input(
@@ -188,28 +242,34 @@ impl SwitchCc {
                             format!("{} must be higher than the threshold {w} (a lower fill level), or 0 for no hysteresis", c.reset_threshold),
                         ));
                     }
-                    s.leave[g] = level(c.reset_threshold, &c.threshold_mapping);
+                    s.port[g].leave = level(c.reset_threshold, &c.threshold_mapping);
                 }
             }
-            s.victim[g] = match o.victim_mask {
+            s.port[g].victim = match o.victim_mask {
                 Some(b) => b,
                 None => global_victim(class[g])?,
             };
-            s.marking_rate[g] = o.marking_rate.unwrap_or(c.marking_rate);
-            s.packet_size[g] = o.packet_size.unwrap_or(c.packet_size);
+            s.port[g].marking_rate = o.marking_rate.unwrap_or(c.marking_rate);
+            s.port[g].packet_size = o.packet_size.unwrap_or(c.packet_size);
         }
         for g in 0..np {
             for v in 0..vls {
                 let k = g * vls + v;
-                s.counter[k] = s.first_gap(g);
+                s.pv[k].counter = s.first_gap(g);
+                s.pv[k].enter = s.port[g].enter;
             }
         }
         Ok(s)
     }
 
+    /// Records the capacity of every input buffer (`[gport * vls + vl]`, credits).
+    pub fn set_capacities(&mut self, in_cap: &[u32]) {
+        self.recip = in_cap.iter().map(|&d| Reciprocal::new(d)).collect();
+    }
+
     /// Unmarked eligible packets before the first/next mark.
     fn first_gap(&mut self, g: usize) -> u32 {
-        let mr = self.marking_rate[g];
+        let mr = self.port[g].marking_rate;
         if !self.random || mr == 0 {
             return mr;
         }
@@ -224,14 +284,15 @@ impl SwitchCc {
     /// Applies a new measure to port VL `k` of gport `g`; `has_credits` tells whether it could
     /// send (a root), else it is a victim unless Victim_Mask is set.
     fn decide(&mut self, g: usize, k: usize, measure: u64, has_credits: bool, now: Ps) {
-        let root = has_credits || self.victim[g];
-        let was = self.congested[k];
-        let now_congested = if self.enter[g] == u64::MAX {
+        let p = self.port[g];
+        let root = has_credits || p.victim;
+        let was = self.pv[k].congested;
+        let now_congested = if p.enter == u64::MAX {
             false
-        } else if measure >= self.enter[g] && root {
+        } else if measure >= p.enter && root {
             true
         } else {
-            was && self.hysteresis && measure >= self.leave[g]
+            was && self.hysteresis && measure >= p.leave
         };
         if now_congested != was {
             if now_congested {
@@ -239,27 +300,46 @@ impl SwitchCc {
             } else {
                 self.congested_time[k] += now - self.since[k];
             }
-            self.congested[k] = now_congested;
+            self.pv[k].congested = now_congested;
         }
+    }
+
+    /// True if port VL `k` is not congested and its fill sum (the measure of the `Sum` and
+    /// `SumDivided` modes) is below the threshold: then no credit or fill change that leaves it
+    /// there can change its state, so [`SwitchCc::decide`] need not run.
+    #[inline]
+    fn quiet(&self, k: usize) -> bool {
+        let st = &self.pv[k];
+        let measure = match self.mode {
+            ThresholdMode::Sum => st.sum,
+            ThresholdMode::SumDivided => st.sum * st.contrib as u64,
+            ThresholdMode::PerVoq => return false,
+        };
+        !st.congested && measure < st.enter
+    }
+
+    /// True while port VL `k` is in the congestion state.
+    pub fn congested(&self, k: usize) -> bool {
+        self.pv[k].congested
     }
 
     /// An eligible packet leaves congested port VL `k` of gport `g`: is it the one to mark?
     /// Deterministic: `Marking_Rate` unmarked packets between two marked ones (MR = 1 marks
     /// every second packet, MR = 0 every packet); random: geometric gaps with that mean.
     pub fn take_mark(&mut self, g: usize, k: usize) -> bool {
-        if self.counter[k] == 0 {
-            self.counter[k] = self.first_gap(g);
+        if self.pv[k].counter == 0 {
+            self.pv[k].counter = self.first_gap(g);
             true
         } else {
-            self.counter[k] -= 1;
+            self.pv[k].counter -= 1;
             false
         }
     }
 
     /// Closes the congestion periods at the end of the run.
     pub fn finish(&mut self, end: Ps) {
-        for k in 0..self.congested.len() {
-            if self.congested[k] {
+        for k in 0..self.pv.len() {
+            if self.pv[k].congested {
                 self.congested_time[k] += end - self.since[k];
                 self.since[k] = end;
             }
@@ -286,19 +366,34 @@ impl Net {
         let sw = self.node_of[in_g as usize] as usize;
         let og = self.port_base[sw] as usize + out as usize;
         let k = og * vls + vl as usize;
-        let cap = self.in_cap[in_g as usize * vls + vl as usize] as u64;
-        let s = &mut ib.sw;
-        s.sum[k] = s.sum[k] + new as u64 * FULL / cap - old as u64 * FULL / cap;
+        let r = ib.sw.recip[in_g as usize * vls + vl as usize];
+        debug_assert!(old.max(new) <= self.in_cap[in_g as usize * vls + vl as usize]);
+        let st = &mut ib.sw.pv[k];
+        st.sum = st.sum + r.units(new) - r.units(old);
         if old == 0 && new > 0 {
-            s.contrib[k] += 1;
+            st.contrib += 1;
         } else if old > 0 && new == 0 {
-            s.contrib[k] -= 1;
+            st.contrib -= 1;
         }
-        self.cc_evaluate(og as u32, vl, now);
+        if !ib.sw.quiet(k) {
+            self.cc_decide(og as u32, vl, now);
+        }
     }
 
     /// Re-evaluates the congestion state of switch output `og`, VL `vl`.
+    #[inline]
     pub(crate) fn cc_evaluate(&mut self, og: u32, vl: u8, now: Ps) {
+        let CongestionControl::Ib(ib) = &self.cc else {
+            return;
+        };
+        if !ib.sw.quiet(og as usize * self.vls + vl as usize) {
+            self.cc_decide(og, vl, now);
+        }
+    }
+
+    /// The full re-evaluation behind [`Net::cc_evaluate`].
+    #[inline(never)]
+    fn cc_decide(&mut self, og: u32, vl: u8, now: Ps) {
         let CongestionControl::Ib(ib) = &mut self.cc else {
             return;
         };
@@ -306,10 +401,11 @@ impl Net {
         let g = og as usize;
         let k = g * vls + vl as usize;
         let s = &mut ib.sw;
+        let st = s.pv[k];
         let measure = match s.mode {
-            ThresholdMode::Sum => s.sum[k],
+            ThresholdMode::Sum => st.sum,
             // Σ ≥ thr / n  ⇔  Σ · n ≥ thr (spec §2.2.3, literal reading of M3)
-            ThresholdMode::SumDivided => s.sum[k] * s.contrib[k] as u64,
+            ThresholdMode::SumDivided => st.sum * st.contrib as u64,
             ThresholdMode::PerVoq => {
                 let sw = self.node_of[g] as usize;
                 let base = self.port_base[sw] as usize;
@@ -336,12 +432,12 @@ impl Net {
         let s = &mut ib.sw;
         let g = og as usize;
         let k = g * self.vls + vl as usize;
-        if !s.congested[k] {
+        if !s.pv[k].congested {
             return;
         }
         let p = &mut self.pkts[pid];
         // CNPs are never marked (nor ACKs or multicast, which this model does not send)
-        if p.flags & CNP != 0 || p.credits < s.packet_size[g] {
+        if p.flags & CNP != 0 || p.credits < s.port[g].packet_size {
             return;
         }
         // a packet already marked upstream keeps its one FECN (and will cause one CNP)
@@ -371,6 +467,21 @@ mod tests {
     }
 
     #[test]
+    fn reciprocal_divides_exactly() {
+        for d in (1..=2100).chain([4095, 4096, 65535, 1 << 20, 999_983, u32::MAX]) {
+            let r = Reciprocal::new(d);
+            let xs: Vec<u32> = if d <= 2100 {
+                (0..=d).collect()
+            } else {
+                vec![0, 1, d / 3, d / 2, d - 1, d]
+            };
+            for x in xs {
+                assert_eq!(r.units(x), x as u64 * FULL / d as u64, "{x} / {d}");
+            }
+        }
+    }
+
+    #[test]
     fn threshold_weights_map_to_fill_levels() {
         assert_eq!(level(2, "sixteenths"), FULL * 14 / 16); // 87.5 %
         assert_eq!(level(15, "sixteenths"), FULL / 16); // 6.25 %
@@ -381,25 +492,25 @@ mod tests {
     fn root_enters_victim_does_not_unless_masked() {
         let mut s = sw("reset_threshold = 0");
         s.decide(1, 1, FULL, true, 10); // fabric port with credits: root
-        assert!(s.congested[1]);
+        assert!(s.congested(1));
         s.decide(1, 1, FULL, false, 20); // no credits: victim, leaves (no hysteresis)
-        assert!(!s.congested[1]);
+        assert!(!s.congested(1));
         assert_eq!(s.congested_time[1], 10);
         s.decide(0, 0, FULL, false, 30); // host port: Victim_Mask set by default
-        assert!(s.congested[0]);
+        assert!(s.congested(0));
         s.decide(0, 0, FULL / 2, true, 40); // below the threshold
-        assert!(!s.congested[0]);
+        assert!(!s.congested(0));
     }
 
     #[test]
     fn hysteresis_keeps_the_state_until_the_reset_level() {
         let mut s = sw("threshold = 2\nreset_threshold = 3"); // enter 87.5 %, leave below 81.25 %
         s.decide(1, 1, FULL * 14 / 16, true, 0);
-        assert!(s.congested[1]);
+        assert!(s.congested(1));
         s.decide(1, 1, FULL * 13 / 16, true, 1); // between the levels: stays
-        assert!(s.congested[1]);
+        assert!(s.congested(1));
         s.decide(1, 1, FULL * 13 / 16 - 1, true, 2);
-        assert!(!s.congested[1]);
+        assert!(!s.congested(1));
     }
 
     #[test]
@@ -421,7 +532,7 @@ mod tests {
     fn threshold_zero_never_congests() {
         let mut s = sw("threshold = 0");
         s.decide(0, 0, FULL * 4, true, 0);
-        assert!(!s.congested[0]);
+        assert!(!s.congested(0));
     }
 
     #[test]

@@ -249,7 +249,7 @@ impl Net {
             .iter()
             .flat_map(|n| n.ports.iter().map(|p| p.class))
             .collect();
-        let cc = CongestionControl::from_config(
+        let mut cc = CongestionControl::from_config(
             &s.cc,
             &CcContext {
                 vls,
@@ -261,6 +261,9 @@ impl Net {
                 base_dir: &l.base_dir,
             },
         )?;
+        if let CongestionControl::Ib(ib) = &mut cc {
+            ib.sw.set_capacities(&in_cap);
+        }
         let hca_gport: Vec<u32> = fabric.hcas.iter().map(|&h| port_base[h as usize]).collect();
         let n_hca = fabric.hcas.len();
         let end = s.sim.end_time.0;
