@@ -1,8 +1,8 @@
 //! InfiniBand congestion control switched on (`cc.enabled = true`) on the scenarios of
 //! `scenarios/ibcc/`, with [Z]'s default parameters and the CCT calibrated once on C4
 //! (docs/calibration.md). Where the published behaviour is not reproduced at those parameters
-//! (B2's victim, G scenario 1's victim, A's exact thirds) the tests below check what the
-//! mechanism does and docs/scenarios.md reports the gap; no parameter is tuned per test.
+//! (G scenario 1's victim) the test checks what the mechanism does and docs/scenarios.md
+//! reports the gap; no parameter is tuned per test.
 
 mod common;
 use common::*;
@@ -11,24 +11,25 @@ const SDR: f64 = 8.0;
 const ON: &str = "cc.enabled=true";
 
 #[test]
-fn zeru_a_cc_frees_the_victim_and_evens_out_the_parking_lot() {
+fn zeru_a_cc_gives_thirds_and_frees_the_victim() {
     let d = tempfile::tempdir().unwrap();
-    let s = run(
-        &root().join("scenarios/ibcc/zeru_a.toml"),
-        &d.path().join("a"),
-        &[ON],
-    );
-    // victim H111 at full rate (Z-Fig 4.2), the hot spot still fully used
+    let p = root().join("scenarios/ibcc/zeru_a.toml");
+    let s = run(&p, &d.path().join("a"), &[ON]);
+    // Z-Fig 4.2: 33.3 % each, victim H111 at full rate, the hot spot still fully used
+    for n in ["H112", "H211", "H121"] {
+        near(n, tx_pct(&s, n, SDR), 100.0 / 3.0, 3.0);
+    }
     near("H111 (victim)", tx_pct(&s, "H111", SDR), 100.0, 3.0);
     near("H221 rx", rx_pct(&s, "H221", SDR), 100.0, 3.0);
-    // CC off gives 25/50/25 (Jain 0.889); with CC the three contributors come closer to thirds
-    let j = s["fairness"]["jain"].as_f64().unwrap();
-    assert!(j >= 0.95, "Jain {j}");
-    for n in ["H112", "H211", "H121"] {
-        let p = tx_pct(&s, n, SDR);
-        assert!((25.0..=42.0).contains(&p), "{n} {p} %");
-    }
     assert!(s["cc"]["fecn_marks"].as_u64().unwrap() > 0);
+    // a deterministic marking counter phase-locks with the round robin over two inputs and
+    // marks one input's packets far more than the other's (docs/calibration.md)
+    let det = run(&p, &d.path().join("det"), &[ON, "cc.marking=\"deterministic\""]);
+    let spread = |s: &serde_json::Value| {
+        let v: Vec<f64> = ["H112", "H211", "H121"].iter().map(|n| tx_pct(s, n, SDR)).collect();
+        v.iter().cloned().fold(f64::MIN, f64::max) - v.iter().cloned().fold(f64::MAX, f64::min)
+    };
+    assert!(spread(&det) > 2.0 * spread(&s), "deterministic {} vs random {}", spread(&det), spread(&s));
 }
 
 #[test]
@@ -47,21 +48,15 @@ fn zeru_b1_cc_gives_five_equal_shares() {
 }
 
 #[test]
-fn zeru_b2_cc_equal_shares_and_stronger_marking_frees_the_victim() {
+fn zeru_b2_cc_gives_equal_shares_and_frees_the_victim() {
     let d = tempfile::tempdir().unwrap();
-    let p = root().join("scenarios/ibcc/zeru_b2.toml");
-    let s = run(&p, &d.path().join("b2"), &[ON]);
+    let s = run(&root().join("scenarios/ibcc/zeru_b2.toml"), &d.path().join("b2"), &[ON]);
+    // Z-Fig 4.6: 20 % each, H512 no longer a victim
     for n in ["H111", "H151", "H511", "H541", "H551"] {
         near(n, tx_pct(&s, n, SDR), 20.0, 3.0);
     }
-    // at Marking_Rate 1 and a 20 us timer each contributor gets fewer BECNs than timer
-    // decrements at its 20 % share, so the tree stays and H512 is held (docs/scenarios.md);
-    // marking every packet dissolves it and the victim runs at full rate (Z-Fig 4.6)
-    let s = run(&p, &d.path().join("b2mr0"), &[ON, "cc.marking_rate=0"]);
-    near("H512 (victim), MR 0", tx_pct(&s, "H512", SDR), 100.0, 3.0);
-    for n in ["H111", "H151", "H511", "H541", "H551"] {
-        near(n, tx_pct(&s, n, SDR), 20.0, 3.0);
-    }
+    near("H512 (victim)", tx_pct(&s, "H512", SDR), 100.0, 3.0);
+    near("H542 rx", rx_pct(&s, "H542", SDR), 100.0, 3.0);
 }
 
 #[test]

@@ -631,7 +631,7 @@ pub struct CctConfig {
     /// `"file"`: explicit IBA entries.
     #[serde(default = "default_cct_algorithm")]
     pub algorithm: String,
-    /// The divisor of the generated tables (default 26, calibrated on [Z] C4: docs/calibration.md).
+    /// The divisor of the generated tables (default 25, calibrated on [Z] C4: docs/calibration.md).
     #[serde(default = "default_cct_div")]
     pub div: f64,
     /// `"file"`: a table file, one entry per line `multiplier shift` (IRD = multiplier · 2^−shift).
@@ -648,7 +648,7 @@ fn default_cct_algorithm() -> String {
 }
 fn default_cct_div() -> f64 {
     // calibrated once on [Z] C4 (docs/calibration.md); [Z]'s own `CCT_Div = 95` has unknown semantics
-    26.0
+    25.0
 }
 
 /// `[cc]`: InfiniBand congestion control (spec §2); defaults are [Z]'s (spec §2.4).
@@ -679,7 +679,7 @@ pub struct CcConfig {
     /// Eligible packets sent unmarked between two marked ones (spec §2.2.5).
     #[serde(default = "default_one_u32")]
     pub marking_rate: u32,
-    /// `"deterministic"` counter or `"random"` geometric gaps with mean `marking_rate`.
+    /// `"random"` geometric gaps with mean `marking_rate` (default) or a `"deterministic"` counter.
     #[serde(default = "default_marking")]
     pub marking: String,
     /// Packets smaller than this many credits are never marked.
@@ -744,7 +744,8 @@ fn default_one_u32() -> u32 {
     1
 }
 fn default_marking() -> String {
-    "deterministic".into()
+    // a deterministic counter phase-locks with round-robin arbitration (docs/calibration.md)
+    "random".into()
 }
 fn default_ccti_limit() -> u32 {
     128
