@@ -342,6 +342,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
         return args.func(args)
+    except BrokenPipeError:
+        # the reader of our output went away (e.g. `lnsim validate ... | head`): not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print("lnsim: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
