@@ -24,12 +24,24 @@ fn zeru_a_cc_gives_thirds_and_frees_the_victim() {
     assert!(s["cc"]["fecn_marks"].as_u64().unwrap() > 0);
     // a deterministic marking counter phase-locks with the round robin over two inputs and
     // marks one input's packets far more than the other's (docs/calibration.md)
-    let det = run(&p, &d.path().join("det"), &[ON, "cc.marking=\"deterministic\""]);
+    let det = run(
+        &p,
+        &d.path().join("det"),
+        &[ON, "cc.marking=\"deterministic\""],
+    );
     let spread = |s: &serde_json::Value| {
-        let v: Vec<f64> = ["H112", "H211", "H121"].iter().map(|n| tx_pct(s, n, SDR)).collect();
+        let v: Vec<f64> = ["H112", "H211", "H121"]
+            .iter()
+            .map(|n| tx_pct(s, n, SDR))
+            .collect();
         v.iter().cloned().fold(f64::MIN, f64::max) - v.iter().cloned().fold(f64::MAX, f64::min)
     };
-    assert!(spread(&det) > 2.0 * spread(&s), "deterministic {} vs random {}", spread(&det), spread(&s));
+    assert!(
+        spread(&det) > 2.0 * spread(&s),
+        "deterministic {} vs random {}",
+        spread(&det),
+        spread(&s)
+    );
 }
 
 #[test]
@@ -50,7 +62,11 @@ fn zeru_b1_cc_gives_five_equal_shares() {
 #[test]
 fn zeru_b2_cc_gives_equal_shares_and_frees_the_victim() {
     let d = tempfile::tempdir().unwrap();
-    let s = run(&root().join("scenarios/ibcc/zeru_b2.toml"), &d.path().join("b2"), &[ON]);
+    let s = run(
+        &root().join("scenarios/ibcc/zeru_b2.toml"),
+        &d.path().join("b2"),
+        &[ON],
+    );
     // Z-Fig 4.6: 20 % each, H512 no longer a victim
     for n in ["H111", "H151", "H511", "H541", "H551"] {
         near(n, tx_pct(&s, n, SDR), 20.0, 3.0);

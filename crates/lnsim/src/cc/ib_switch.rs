@@ -515,12 +515,12 @@ mod tests {
 
     #[test]
     fn marking_rate_counts_unmarked_packets_between_marks() {
-        let mut s = sw("marking_rate = 1");
+        let mut s = sw("marking_rate = 1\nmarking = \"deterministic\"");
         let marks: Vec<bool> = (0..6).map(|_| s.take_mark(0, 0)).collect();
         assert_eq!(marks, [false, true, false, true, false, true]);
-        let mut s = sw("marking_rate = 0");
+        let mut s = sw("marking_rate = 0\nmarking = \"deterministic\"");
         assert!((0..5).all(|_| s.take_mark(0, 0)));
-        let mut s = sw("marking_rate = 10");
+        let mut s = sw("marking_rate = 10\nmarking = \"deterministic\"");
         assert_eq!((0..110).filter(|_| s.take_mark(0, 0)).count(), 10);
         // random gaps: mean Marking_Rate
         let mut s = sw("marking_rate = 10\nmarking = \"random\"");
