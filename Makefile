@@ -13,7 +13,7 @@ quickstart: install
 	$(LNSIM) plot results/zeru_a
 
 install:
-	$(PIP) install --quiet --disable-pip-version-check -e '.[test]'
+	$(PIP) install --quiet --disable-pip-version-check -c constraints.txt -e '.[test]'
 
 # Rust tests, then Python tests; fails if either fails. pytest's summary line is printed last.
 test: install
