@@ -135,6 +135,16 @@ def _no_data(ax, what: str) -> None:
     ax.text(0.5, 0.5, f"no {what}", ha="center", va="center", transform=ax.transAxes, color="0.4")
 
 
+
+def _finish_time_axis(ax, x, summary: dict) -> None:
+    """Time axis of an interval plot: x limits of the data, grid, dotted warm-up marker."""
+    if len(x):
+        ax.set_xlim(float(x.min()), float(x.max()))
+    ax.grid(True, alpha=0.3)
+    warmup = summary.get("warmup_s")
+    if warmup:
+        ax.axvline(float(warmup), color="0.5", lw=0.8, ls=":")
+
 def plot_bandwidth(result_or_dir: ResultLike, ax=None, unit: str = "MBps"):
     """Bandwidth of each node over time, as in the figures of the InfiniBand CC studies.
 
@@ -170,12 +180,7 @@ def plot_bandwidth(result_or_dir: ResultLike, ax=None, unit: str = "MBps"):
     for a, table, cols in ((ax, tx, senders), (ax2, rx, receivers)):
         peak = float(table[cols].to_numpy().max()) if cols else 0.0
         a.set_ylim(bottom=0, top=max(a.get_ylim()[1], peak * 1.05) if peak > 0 else None)
-    if len(x_tx):
-        ax.set_xlim(float(x_tx.min()), float(x_tx.max()))
-    ax.grid(True, alpha=0.3)
-    warmup = r.summary.get("warmup_s")
-    if warmup:
-        ax.axvline(float(warmup), color="0.5", lw=0.8, ls=":")
+    _finish_time_axis(ax, x_tx, r.summary)
 
     title = f"{r.summary.get('scenario', r.out_dir.name)}: bandwidth per node"
     notes = []
@@ -400,12 +405,7 @@ def plot_ccti(result_or_dir: ResultLike, ax=None, colors: Optional[dict] = None)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("CCTI (end of interval)")
     ax.set_ylim(bottom=0, top=max(float(table[shown].to_numpy().max()) * 1.05, 1.0) if shown else 1.0)
-    if len(x):
-        ax.set_xlim(float(x.min()), float(x.max()))
-    ax.grid(True, alpha=0.3)
-    warmup = r.summary.get("warmup_s")
-    if warmup:
-        ax.axvline(float(warmup), color="0.5", lw=0.8, ls=":")
+    _finish_time_axis(ax, x, r.summary)
 
     title = f"{r.summary.get('scenario', r.out_dir.name)}: CCTI per flow"
     if len(active) > len(shown):
