@@ -226,7 +226,7 @@ impl SwitchCc {
             }
             let (o, cls_key) = match class[g] {
                 LinkClass::Host => (&c.host_ports, "cc.host_ports"),
-                LinkClass::Fabric => (&c.fabric_ports, "cc.fabric_ports"),
+                LinkClass::Fabric | LinkClass::Global => (&c.fabric_ports, "cc.fabric_ports"),
             };
             let w = match o.threshold {
                 Some(w) => check_w(&format!("{cls_key}.threshold"), w)?,

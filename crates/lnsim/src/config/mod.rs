@@ -23,6 +23,73 @@ pub struct LoadedScenario {
     pub name: String,
 }
 
+/// Which simulation model a scenario runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Model {
+    /// The event-driven InfiniBand model (credits of 64 B, picosecond time; IB CC spec).
+    InfiniBand,
+    /// The cycle-level HPC router model (phits, cycles; Dragonfly spec §2).
+    Cycle,
+}
+
+impl SimConfig {
+    /// `sim.end_time` in picoseconds (0 when absent).
+    pub fn end_ps(&self) -> Ps {
+        self.end_time.map_or(0, |d| d.0)
+    }
+}
+
+impl LoadedScenario {
+    /// The model this scenario selects: the cycle-level one when it gives
+    /// `sim.measure_cycles` or builds a Dragonfly, the InfiniBand one otherwise.
+    pub fn model(&self) -> Model {
+        let s = &self.scenario;
+        if s.sim.measure_cycles.is_some() || s.topology.kind == TopologyKind::Dragonfly {
+            Model::Cycle
+        } else {
+            Model::InfiniBand
+        }
+    }
+}
+
+/// Keys that only the cycle-level model reads; an InfiniBand scenario that sets one is an
+/// error (not a silently ignored key).
+pub fn reject_cycle_keys(l: &LoadedScenario) -> Result<()> {
+    let s = &l.scenario;
+    let present = [
+        ("sim.warmup_cycles", s.sim.warmup_cycles.is_some()),
+        ("sim.saturation_queue_packets", s.sim.saturation_queue_packets.is_some()),
+        ("sim.saturation_min_cycles", s.sim.saturation_min_cycles.is_some()),
+        ("router", l.merged.contains_key("router")),
+        ("traffic.pattern", s.traffic.pattern.is_some()),
+        ("traffic.load", s.traffic.load.is_some()),
+        ("traffic.shift", s.traffic.shift.is_some()),
+        ("traffic.packet_phits", s.traffic.packet_phits.is_some()),
+        ("traffic.mix", !s.traffic.mix.is_empty()),
+        ("traffic.transient", s.traffic.transient.is_some()),
+        ("traffic.hotspots", s.traffic.hotspots.is_some()),
+        ("traffic.hotspot_fraction", s.traffic.hotspot_fraction.is_some()),
+        ("routing.vlb_policy", s.routing.vlb_policy.is_some()),
+        ("routing.valiant_source_group", s.routing.valiant_source_group.is_some()),
+        ("routing.ugal_threshold", s.routing.ugal_threshold.is_some()),
+        ("routing.pb_factor", s.routing.pb_factor.is_some()),
+        ("routing.pb_threshold", s.routing.pb_threshold.is_some()),
+        ("routing.vc_template", s.routing.vc_template.is_some()),
+        ("routing.dateline", s.routing.dateline.is_some()),
+        ("stats.bin_cycles", s.stats.bin_cycles.is_some()),
+    ];
+    for (k, p) in present {
+        if p {
+            return Err(Error::input(
+                k,
+                "belongs to the cycle-level router model, which a scenario selects by giving \
+                 sim.measure_cycles (this one runs the InfiniBand model: sim.end_time)",
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Reads and parses a scenario file, applying `key.path=value` overrides and an optional seed.
 pub fn load_file(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<LoadedScenario> {
     let text = std::fs::read_to_string(path).map_err(|e| {
@@ -262,7 +329,7 @@ mod tests {
             Some(7),
         )
         .unwrap();
-        assert_eq!(l.scenario.sim.end_time.0, 200_000_000_000);
+        assert_eq!(l.scenario.sim.end_ps(), 200_000_000_000);
         assert_eq!(l.scenario.switch.buffer_credits, 64);
         assert_eq!(l.scenario.sim.seed, 7);
     }

@@ -36,9 +36,12 @@ pub struct Scenario {
     /// What to collect (`[stats]`).
     #[serde(default)]
     pub stats: StatsConfig,
-    /// Congestion control (`[cc]`); only `enabled = false` is accepted until IB CC lands.
+    /// InfiniBand congestion control (`[cc]`).
     #[serde(default)]
     pub cc: CcConfig,
+    /// The cycle-level HPC router (`[router]`), used by the cycle-level model.
+    #[serde(default)]
+    pub router: RouterConfig,
     /// `[sweep]`: key path → list of values; `lnsim sweep` runs the Cartesian product, one run
     /// per point with those keys overridden. `lnsim run` ignores it and runs the scenario as is.
     #[serde(default)]
@@ -61,8 +64,10 @@ pub struct ScenarioMeta {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SimConfig {
-    /// Simulated end time (required), e.g. `"0.7s"`.
-    pub end_time: Duration,
+    /// Simulated end time of the InfiniBand (event-driven) model, e.g. `"0.7s"`; required
+    /// there. The cycle-level router model uses `warmup_cycles` + `measure_cycles` instead.
+    #[serde(default)]
+    pub end_time: Option<Duration>,
     /// Master seed of all random streams (overridden by `--seed`).
     #[serde(default = "default_seed")]
     pub seed: u64,
@@ -72,6 +77,22 @@ pub struct SimConfig {
     /// Warm-up: throughput "after warm-up" and fairness use the time after it.
     #[serde(default)]
     pub warmup: Duration,
+    /// Cycle-level model: warm-up cycles before measurement (Dragonfly spec §5: 60,000).
+    /// Giving `measure_cycles` selects the cycle-level HPC router model.
+    #[serde(default)]
+    pub warmup_cycles: Option<u64>,
+    /// Cycle-level model: measured cycles after the warm-up (Dragonfly spec §5: 60,000).
+    #[serde(default)]
+    pub measure_cycles: Option<u64>,
+    /// Cycle-level model: a point is saturated, and stops early, when the packets waiting at
+    /// the sources exceed this many per node on average (the injection queues grow without
+    /// bound; default 50 packets).
+    #[serde(default)]
+    pub saturation_queue_packets: Option<f64>,
+    /// Cycle-level model: a saturated point still measures at least this many cycles before it
+    /// stops, so its accepted load is a steady-state figure (default 5,000).
+    #[serde(default)]
+    pub saturation_min_cycles: Option<u64>,
 }
 fn default_seed() -> u64 {
     1
@@ -92,6 +113,9 @@ pub enum TopologyKind {
     FatTree,
     /// The two-switch, seven-host test bed of [G] (spec §4.1).
     GranTestbed,
+    /// Canonical Dragonfly (p, a, h) with palmtree or consecutive global links (Dragonfly spec
+    /// §1.1); runs on the cycle-level router model.
+    Dragonfly,
     /// A generic edge-list file (`file`).
     File,
 }
@@ -126,6 +150,19 @@ pub struct TopologyConfig {
     /// file: path of the edge-list file (relative to the scenario file).
     #[serde(default)]
     pub file: Option<String>,
+    /// dragonfly: terminals per router p (Dragonfly spec §1.1).
+    #[serde(default)]
+    pub p: Option<u32>,
+    /// dragonfly: routers per group a (default 2p, balanced).
+    #[serde(default)]
+    pub a: Option<u32>,
+    /// dragonfly: global links per router h (default p, balanced).
+    #[serde(default)]
+    pub h: Option<u32>,
+    /// dragonfly: global link arrangement, `"palmtree"` (default, spec §1.1.2) or
+    /// `"consecutive"`.
+    #[serde(default)]
+    pub arrangement: Option<String>,
 }
 
 /// Link width (lanes).
@@ -391,6 +428,15 @@ pub enum RoutingAlgorithm {
     Updown,
     /// Linear forwarding tables loaded from a `.fdbs` file (`routing.file`).
     LftFile,
+    /// Minimal routing on a Dragonfly (Dragonfly spec §3.1).
+    Min,
+    /// Valiant load balancing: a random intermediate, then minimal (Dragonfly spec §3.2; on
+    /// meshes/tori DOR to a random intermediate router, then DOR).
+    Vlb,
+    /// UGAL with source-router queue information (Dragonfly spec §3.5, Eq. 2-1).
+    Ugal,
+    /// Piggyback: UGAL plus group-wide congested-global-link bits (Dragonfly spec §3.6).
+    Pb,
 }
 
 /// `[routing]`.
@@ -404,6 +450,31 @@ pub struct RoutingConfig {
     /// `.fdbs` file for `lft_file` (relative to the scenario file).
     #[serde(default)]
     pub file: Option<String>,
+    /// Valiant phase-A policy on a Dragonfly: `lgl` (default), `lg-`, `-gl`, `-g-` (Dragonfly
+    /// spec §3.0.2); used by vlb, ugal and pb.
+    #[serde(default)]
+    pub vlb_policy: Option<String>,
+    /// May an inter-group packet pick its Valiant intermediate in its own group? Default false
+    /// (spec A17, FOGSim SRCEXC); intra-group packets always stay in their group (RVLB, §3.3).
+    #[serde(default)]
+    pub valiant_source_group: Option<bool>,
+    /// UGAL/PB threshold T of Eq. 2-1 in packets (default 0, Table 3-1).
+    #[serde(default)]
+    pub ugal_threshold: Option<i64>,
+    /// PB: factor F of Eq. 2-2 in percent (default 120, Table 3-1).
+    #[serde(default)]
+    pub pb_factor: Option<u32>,
+    /// PB: threshold T of Eq. 2-2 in packets (default 5, Table 3-1).
+    #[serde(default)]
+    pub pb_threshold: Option<u32>,
+    /// Explicit hop-type template for VC assignment, e.g. `["L0", "G0", "L1"]` (default: the
+    /// routing's own, spec §3.0.3). The channel-dependency check refuses a cyclic one.
+    #[serde(default)]
+    pub vc_template: Option<Vec<String>>,
+    /// Torus: dateline VC classes (default true). False uses one class and deadlocks; the
+    /// channel-dependency check refuses it.
+    #[serde(default)]
+    pub dateline: Option<bool>,
 }
 
 /// Injection process of a flow or generator.
@@ -548,6 +619,76 @@ pub struct TrafficConfig {
     /// Random-destination generators.
     #[serde(default)]
     pub generators: Vec<GeneratorConfig>,
+    /// Cycle-level model: destination pattern (Dragonfly spec §4): `uniform`, `adv`, `advl`,
+    /// `advc`, `mix`, `transient`; meshes/tori also `transpose`, `bit_complement`,
+    /// `bit_reversal`, `shuffle`, `tornado`, `neighbour`, `hotspot`.
+    #[serde(default)]
+    pub pattern: Option<String>,
+    /// Cycle-level model: offered load in phits/node/cycle (Bernoulli injection, spec §4.1).
+    #[serde(default)]
+    pub load: Option<f64>,
+    /// Cycle-level model: group offset i of ADV+i (may be negative).
+    #[serde(default)]
+    pub shift: Option<i64>,
+    /// Cycle-level model: packet size in phits (default 10, Table 3-1).
+    #[serde(default)]
+    pub packet_phits: Option<u32>,
+    /// Cycle-level model, pattern `mix`: the component patterns and their load fractions.
+    #[serde(default)]
+    pub mix: Vec<MixComponent>,
+    /// Cycle-level model, pattern `transient`: the pattern before and after a given cycle.
+    #[serde(default)]
+    pub transient: Option<TransientConfig>,
+    /// Cycle-level model, pattern `hotspot`: the hot terminals (indices).
+    #[serde(default)]
+    pub hotspots: Option<Vec<u32>>,
+    /// Cycle-level model, pattern `hotspot`: fraction of packets sent to a hot terminal (the
+    /// rest is uniform; default 0.1).
+    #[serde(default)]
+    pub hotspot_fraction: Option<f64>,
+}
+
+/// `[[traffic.mix]]` (and `mix` inside a transient phase): one component of a mixed pattern.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MixComponent {
+    /// The component pattern (any steady pattern, not `mix` or `transient`).
+    pub pattern: String,
+    /// ADV+i offset for `adv`.
+    #[serde(default)]
+    pub shift: Option<i64>,
+    /// Fraction of each node's packets that follow this component; fractions add up to 1.
+    pub fraction: f64,
+}
+
+/// One phase of a transient pattern (`traffic.transient.before` / `.after`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransientPhase {
+    /// The steady pattern of this phase (not `transient`).
+    pub pattern: String,
+    /// ADV+i offset for `adv`.
+    #[serde(default)]
+    pub shift: Option<i64>,
+    /// Offered load of this phase (default `traffic.load`).
+    #[serde(default)]
+    pub load: Option<f64>,
+    /// Components when `pattern = "mix"`.
+    #[serde(default)]
+    pub mix: Vec<MixComponent>,
+}
+
+/// `[traffic.transient]`: pattern and/or load change at cycle `at_cycle` (Dragonfly spec §4.3).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransientConfig {
+    /// Cycle of the change (default: the end of the warm-up, the spec's t = 0).
+    #[serde(default)]
+    pub at_cycle: Option<u64>,
+    /// Traffic before the change.
+    pub before: TransientPhase,
+    /// Traffic from the change on.
+    pub after: TransientPhase,
 }
 impl Default for TrafficConfig {
     fn default() -> Self {
@@ -584,6 +725,10 @@ pub struct StatsConfig {
     /// Fairness window start (absent: `sim.warmup`).
     #[serde(default)]
     pub fairness_from: Option<Duration>,
+    /// Cycle-level model: width in cycles of the time bins of `bins.csv` (latency, accepted
+    /// load and misrouted fraction over time; default 1,000).
+    #[serde(default)]
+    pub bin_cycles: Option<u64>,
 }
 impl Default for StatsConfig {
     fn default() -> Self {
@@ -592,6 +737,83 @@ impl Default for StatsConfig {
 }
 fn default_true() -> bool {
     true
+}
+
+/// `[router]`: the cycle-level CIOQ router with credit-based virtual cut-through (Dragonfly
+/// spec §2.1); defaults are the spec's Table 3-1 (1 cycle = 1 ns, 1 phit = 25 B per cycle).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouterConfig {
+    /// Port-to-port router latency in cycles for a packet head (Table 3-1: 90 ns).
+    #[serde(default = "default_router_latency")]
+    pub latency: u64,
+    /// Internal crossbar speed-up: phits per cycle a crossbar port moves (Table 3-1: 2).
+    #[serde(default = "default_speedup")]
+    pub speedup: u32,
+    /// Iterations of the input-first separable allocator per cycle (spec A18: 1).
+    #[serde(default = "default_one_u32")]
+    pub allocator_iterations: u32,
+    /// Injection queue per node in phits (Table 3-1: 126 KB = 5,040 phits).
+    #[serde(default = "default_injection_queue")]
+    pub injection_queue_phits: u32,
+    /// Input buffer per VC of a local (or mesh/torus) port in phits (Table 3-1: 720).
+    #[serde(default = "default_local_buffer")]
+    pub local_buffer_phits: u32,
+    /// Input buffer per VC of a global port in phits (Table 3-1: 1,800).
+    #[serde(default = "default_global_buffer")]
+    pub global_buffer_phits: u32,
+    /// Output buffer per VC in phits (Table 3-1: 630).
+    #[serde(default = "default_output_buffer")]
+    pub output_buffer_phits: u32,
+    /// Latency of the node → router link in cycles (not given by the thesis; default 0, as the
+    /// zero-load model of spec §2.5 assumes).
+    #[serde(default)]
+    pub injection_latency: u64,
+    /// Latency of the router → node link in cycles (default 0, spec §2.5).
+    #[serde(default)]
+    pub ejection_latency: u64,
+    /// Latency of a local (intra-group, or mesh/torus) link in cycles (Table 3-1: 15).
+    #[serde(default = "default_local_latency")]
+    pub local_latency: u64,
+    /// Latency of a global link in cycles (Table 3-1: 150).
+    #[serde(default = "default_global_latency")]
+    pub global_latency: u64,
+    /// VCs per local port (default: what the routing's template needs, spec §3.0.3: 2 for MIN,
+    /// 4 for the others; meshes 1, tori 2 per Valiant phase).
+    #[serde(default)]
+    pub local_vcs: Option<u32>,
+    /// VCs per global port (default: 1 for MIN, 2 for the others).
+    #[serde(default)]
+    pub global_vcs: Option<u32>,
+}
+impl Default for RouterConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("router defaults")
+    }
+}
+fn default_router_latency() -> u64 {
+    90
+}
+fn default_speedup() -> u32 {
+    2
+}
+fn default_injection_queue() -> u32 {
+    5040
+}
+fn default_local_buffer() -> u32 {
+    720
+}
+fn default_global_buffer() -> u32 {
+    1800
+}
+fn default_output_buffer() -> u32 {
+    630
+}
+fn default_local_latency() -> u64 {
+    15
+}
+fn default_global_latency() -> u64 {
+    150
 }
 
 /// Victim_Mask setting: a bool, or `"host_ports"` (set on switch ports facing HCAs only, as

@@ -42,6 +42,13 @@ pub fn build(s: &Scenario, fabric: &Fabric, base_dir: &Path) -> Result<Forwardin
             )),
         },
         RoutingAlgorithm::Updown => updown::build(fabric),
+        RoutingAlgorithm::Min
+        | RoutingAlgorithm::Vlb
+        | RoutingAlgorithm::Ugal
+        | RoutingAlgorithm::Pb => Err(Error::input(
+            "routing.algorithm",
+            "min, vlb, ugal and pb run on the cycle-level router model (give sim.measure_cycles)",
+        )),
         RoutingAlgorithm::LftFile => {
             let f = s.routing.file.as_ref().ok_or_else(|| {
                 Error::input(

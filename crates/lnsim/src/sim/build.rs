@@ -62,19 +62,24 @@ pub(crate) fn build_parts(l: &LoadedScenario) -> Result<Built> {
 
 fn check_scalars(l: &LoadedScenario) -> Result<()> {
     let s = &l.scenario;
-    if s.sim.end_time.0 == 0 {
-        return Err(Error::input("sim.end_time", "must be positive"));
+    crate::config::reject_cycle_keys(l)?;
+    let end_time = s.sim.end_ps();
+    if end_time == 0 {
+        return Err(Error::input(
+            "sim.end_time",
+            "required and positive (or give sim.measure_cycles to run the cycle-level router model)",
+        ));
     }
     if s.sim.interval.0 == 0 {
         return Err(Error::input("sim.interval", "must be positive"));
     }
-    if s.sim.end_time.0 / s.sim.interval.0 > 10_000_000 {
+    if end_time / s.sim.interval.0 > 10_000_000 {
         return Err(Error::input(
             "sim.interval",
             "gives more than 10 million intervals; choose a longer interval",
         ));
     }
-    if s.sim.warmup.0 >= s.sim.end_time.0 {
+    if s.sim.warmup.0 >= end_time {
         return Err(Error::input(
             "sim.warmup",
             "must be shorter than sim.end_time",
@@ -127,7 +132,7 @@ fn check_scalars(l: &LoadedScenario) -> Result<()> {
         }
     }
     if let Some(w) = s.stats.fairness_from {
-        if w.0 >= s.sim.end_time.0 {
+        if w.0 >= s.sim.end_ps() {
             return Err(Error::input(
                 "stats.fairness_from",
                 "must be before sim.end_time",
@@ -266,7 +271,7 @@ impl Net {
         }
         let hca_gport: Vec<u32> = fabric.hcas.iter().map(|&h| port_base[h as usize]).collect();
         let n_hca = fabric.hcas.len();
-        let end = s.sim.end_time.0;
+        let end = s.sim.end_ps();
         let warmup = s.sim.warmup.0;
         let window = s.stats.fairness_from.map(|d| d.0).unwrap_or(warmup);
         let stats = Stats::new(
@@ -427,7 +432,7 @@ pub fn validate(l: &LoadedScenario) -> Result<String> {
     }
     out.push_str(&format!(
         "  sim: end {} s, interval {} s, warm-up {} s, seed {}\n",
-        s.sim.end_time.secs(),
+        s.sim.end_ps() as f64 / crate::config::PS_PER_S as f64,
         s.sim.interval.secs(),
         s.sim.warmup.secs(),
         s.sim.seed

@@ -268,6 +268,10 @@ pub(crate) mod tests {
             down,
             up,
             file: None,
+            p: None,
+            a: None,
+            h: None,
+            arrangement: None,
         }
     }
 

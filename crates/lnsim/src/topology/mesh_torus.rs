@@ -306,6 +306,10 @@ pub(crate) mod tests {
             down: None,
             up: None,
             file: None,
+            p: None,
+            a: None,
+            h: None,
+            arrangement: None,
         }
     }
 

@@ -1,6 +1,7 @@
 //! Topologies: builders produce one [`Fabric`] graph; everything after works on the graph
 //! (architecture: "Topology is data"; spec §4).
 
+pub mod dragonfly;
 pub mod fat_tree;
 pub mod file;
 pub mod mesh_torus;
@@ -28,8 +29,10 @@ pub enum NodeKind {
 pub enum LinkClass {
     /// HCA ↔ switch.
     Host,
-    /// Switch ↔ switch.
+    /// Switch ↔ switch (in a Dragonfly: a local, intra-group link).
     Fabric,
+    /// Dragonfly global (inter-group) link.
+    Global,
 }
 
 /// Serialisation rate of a link direction: `bits_per_s = num / den` exactly (spec §3.2: the
@@ -170,6 +173,8 @@ pub enum Shape {
         /// Parents per node at each level.
         up: Vec<u32>,
     },
+    /// A canonical Dragonfly (Dragonfly spec §1.1).
+    Dragonfly(dragonfly::DragonflyShape),
     /// No structure known (edge-list file, test bed).
     Generic,
 }
@@ -329,6 +334,7 @@ pub fn build(s: &Scenario, base_dir: &Path) -> Result<Fabric> {
         TopologyKind::FatTree => fat_tree::build(t, host, fabric_link)?,
         TopologyKind::GranTestbed => testbed::build(t, host, fabric_link)?,
         TopologyKind::File => file::build(t, base_dir, host, fabric_link)?,
+        TopologyKind::Dragonfly => dragonfly::build(t, host, fabric_link)?,
     };
     f.check()?;
     Ok(f)
@@ -336,7 +342,7 @@ pub fn build(s: &Scenario, base_dir: &Path) -> Result<Fabric> {
 
 /// Error for a `[topology]` key that does not apply to the chosen kind.
 pub fn reject_keys(t: &crate::config::TopologyConfig, allowed: &[&str]) -> Result<()> {
-    let present: [(&str, bool); 9] = [
+    let present: [(&str, bool); 13] = [
         ("dims", t.dims.is_some()),
         ("hcas_per_switch", t.hcas_per_switch.is_some()),
         ("port_numbering", t.port_numbering.is_some()),
@@ -345,6 +351,10 @@ pub fn reject_keys(t: &crate::config::TopologyConfig, allowed: &[&str]) -> Resul
         ("down", t.down.is_some()),
         ("up", t.up.is_some()),
         ("file", t.file.is_some()),
+        ("p", t.p.is_some()),
+        ("a", t.a.is_some()),
+        ("h", t.h.is_some()),
+        ("arrangement", t.arrangement.is_some()),
         ("", false),
     ];
     for (k, p) in present {

@@ -41,6 +41,10 @@ pub(crate) mod tests {
             down: None,
             up: None,
             file: None,
+            p: None,
+            a: None,
+            h: None,
+            arrangement: None,
         }
     }
 

@@ -191,7 +191,7 @@ fn new_flow(src: u32, dst: u32, vl: u8, source: u32, is_static: bool) -> Flow {
 /// Resolves `[traffic]` against the fabric. `host_rate` of each HCA sets Bernoulli slot times.
 pub fn build(s: &Scenario, fabric: &Fabric, seed: u64, vls: u32) -> Result<Traffic> {
     let t = &s.traffic;
-    let end = s.sim.end_time.0;
+    let end = s.sim.end_ps();
     let n_hca = fabric.hcas.len();
     let hca_index = |name: &str, key: &str| -> Result<u32> {
         Ok(fabric.nodes[fabric.hca(name, key)? as usize].lid - 1)
