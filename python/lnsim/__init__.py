@@ -33,10 +33,35 @@ Results folder (written by the core, read by :func:`load_results`)
 ``cc_ports.csv`` (only with congestion control on)
     ``switch,port,vl,fecn_marks,congested_s``.
 
+Cycle-level results folder (``summary["model"] == "cycle"``: Dragonfly, meshes)
+--------------------------------------------------------------------------------
+``summary.json``
+    ``scenario``, ``model`` (``"cycle"``), ``version``, ``seed``, ``wall_time_s``,
+    ``peak_rss_bytes``, ``topology``, ``routing``, ``vlb_policy``, ``pattern``,
+    ``offered_load``, ``accepted_load``, ``injected_load`` (phits/node/cycle),
+    ``latency_cycles.{mean, p50, p99, max}``, ``network_latency_cycles.{mean, p50, p99}``,
+    ``nonminimal_fraction``, ``avg_hops``, ``saturated``, ``stopped_early``,
+    ``warmup_cycles``, ``measured_cycles``,
+    ``fairness.{jain_routers, min_router_load, max_router_load}``,
+    ``packets.{generated, injected, delivered, in_network}``, ``phit_hops``,
+    ``phit_hops_per_s``, ``events``; ``change_cycle`` with a transient pattern.
+``routers.csv``
+    ``router,group,injected_load,accepted_load`` — per router, in phits/node/cycle.
+``latency_hist.csv``
+    ``lo_cycles,hi_cycles,count`` — packet latency histogram in cycles.
+``bins.csv``
+    ``start_cycle,end_cycle,generated,delivered,accepted_load,latency_mean,nonminimal_fraction``
+    — the run cut into time bins.
+
+The InfiniBand model's summary has no ``model`` key (or ``"model": "infiniband"``).
+:attr:`RunResult.model` tells the two apart.
+
 Sweeps (:func:`sweep`) run every point of a scenario's ``[sweep]`` table into
 ``DIR/points/<point id>/`` and write ``DIR/sweep.csv`` (one row per point: the swept keys,
-``point``, ``status``, ``error``, then the scalar fields of summary.json flattened with dots) and
-``DIR/sweep.json``.
+``point``, ``status``, ``error``, ``seed``, then the scalar fields of summary.json flattened
+with dots) and ``DIR/sweep.json``. With ``seeds=N`` (``--seeds N``) each point runs N times with
+the seeds ``base .. base + N - 1`` (``base``: ``seed=``/``--seed``, else the scenario's
+``sim.seed``), in ``DIR/points/<point id>/seed-<seed>/``, one row per point and seed.
 """
 
 from __future__ import annotations
@@ -84,6 +109,12 @@ LATENCY_FILE = "latency_hist.csv"
 BUFFERS_FILE = "buffers.csv"
 CCTI_FILE = "ccti.csv"
 CC_PORTS_FILE = "cc_ports.csv"
+ROUTERS_FILE = "routers.csv"
+BINS_FILE = "bins.csv"
+
+#: ``summary["model"]`` of the two simulation models (the InfiniBand model may omit it).
+MODEL_INFINIBAND = "infiniband"
+MODEL_CYCLE = "cycle"
 
 #: Documented columns of each CSV file (flows.csv: src, dst first; it has more columns).
 NODES_COLUMNS = ["t_start_s", "node", "tx_bytes", "rx_bytes"]
@@ -92,6 +123,17 @@ LATENCY_COLUMNS = ["lower_ns", "upper_ns", "count"]
 BUFFERS_COLUMNS = ["t_start_s", "switch", "port", "vl", "mean_credits", "max_credits"]
 CCTI_COLUMNS = ["t_start_s", "src", "dst", "vl", "ccti_end", "ccti_max"]
 CC_PORTS_COLUMNS = ["switch", "port", "vl", "fecn_marks", "congested_s"]
+ROUTERS_COLUMNS = ["router", "group", "injected_load", "accepted_load"]
+CYCLE_LATENCY_COLUMNS = ["lo_cycles", "hi_cycles", "count"]
+BINS_COLUMNS = [
+    "start_cycle",
+    "end_cycle",
+    "generated",
+    "delivered",
+    "accepted_load",
+    "latency_mean",
+    "nonminimal_fraction",
+]
 
 
 class RunResult:
@@ -101,6 +143,11 @@ class RunResult:
     ``nodes`` (nodes.csv), ``flows`` (flows.csv), ``latency`` (latency_hist.csv) and
     ``buffers`` (buffers.csv, ``None`` when the run did not record buffer occupancy), ``ccti``
     (ccti.csv) and ``cc_ports`` (cc_ports.csv), both ``None`` when congestion control was off.
+
+    A cycle-level folder (:attr:`model` ``== "cycle"``) has ``routers`` (routers.csv), ``bins``
+    (bins.csv) and ``latency`` (latency_hist.csv in cycles) instead; the InfiniBand tables are
+    then missing (``nodes`` and ``flows`` raise ``FileNotFoundError``), and ``routers`` and
+    ``bins`` are ``None`` in an InfiniBand folder.
     """
 
     def __init__(self, out_dir: PathLike, summary: Optional[dict] = None) -> None:
@@ -128,6 +175,17 @@ class RunResult:
         return self._tables[name]
 
     @property
+    def model(self) -> str:
+        """Which simulation model wrote the folder: ``"cycle"`` (cycle-level router model) or
+        ``"infiniband"`` (also when summary.json has no ``model`` key)."""
+        return str(self.summary.get("model") or MODEL_INFINIBAND)
+
+    @property
+    def is_cycle(self) -> bool:
+        """True for a folder of the cycle-level router model."""
+        return self.model == MODEL_CYCLE
+
+    @property
     def nodes(self) -> "pd.DataFrame":
         """Per-interval bytes per node: ``t_start_s, node, tx_bytes, rx_bytes``."""
         return self._table(NODES_FILE)
@@ -139,8 +197,21 @@ class RunResult:
 
     @property
     def latency(self) -> "pd.DataFrame":
-        """Packet latency histogram: ``lower_ns, upper_ns, count``."""
+        """Packet latency histogram: ``lower_ns, upper_ns, count`` (cycle-level model:
+        ``lo_cycles, hi_cycles, count``)."""
         return self._table(LATENCY_FILE)
+
+    @property
+    def routers(self) -> Optional["pd.DataFrame"]:
+        """Cycle-level model, per router (``None`` when absent):
+        ``router, group, injected_load, accepted_load``."""
+        return self._table(ROUTERS_FILE, required=False)
+
+    @property
+    def bins(self) -> Optional["pd.DataFrame"]:
+        """Cycle-level model, per time bin (``None`` when absent): ``start_cycle, end_cycle,
+        generated, delivered, accepted_load, latency_mean, nonminimal_fraction``."""
+        return self._table(BINS_FILE, required=False)
 
     @property
     def buffers(self) -> Optional["pd.DataFrame"]:
@@ -235,6 +306,7 @@ def sweep(
     jobs: Optional[int] = None,
     seed: Optional[int] = None,
     progress: bool = False,
+    seeds: int = 1,
 ) -> "pd.DataFrame":
     """Runs every point of the scenario's ``[sweep]`` table and returns ``sweep.csv`` as a
     DataFrame (``df.attrs["out_dir"]`` is the sweep folder).
@@ -243,13 +315,20 @@ def sweep(
     appear (last key fastest); each is one :func:`run` with ``overrides`` (like ``--set``, applied
     to every point) followed by the point's own ``key=value`` overrides, written to
     ``out/points/<point id>/``. ``out`` defaults to ``results/<scenario name>-sweep/``; ``jobs``
-    points run at once (default: all cores); ``seed`` overrides ``sim.seed`` in every point;
-    ``progress`` shows one progress bar on stderr (one line per point if stderr is not a
-    terminal).
+    runs at once (default: all cores); ``seed`` overrides ``sim.seed`` in every point;
+    ``progress`` shows one progress bar over all runs on stderr (one line per run if stderr is
+    not a terminal).
+
+    ``seeds`` runs every point ``seeds`` times, with the seeds ``base, base + 1, ...,
+    base + seeds - 1``; ``base`` is ``seed`` if given, else ``sim.seed`` from ``overrides``, else
+    the scenario's ``sim.seed``, else 1. Each run then has its own folder
+    ``out/points/<point id>/seed-<seed>/`` and its own row (rows ordered by point, then seed).
+    With ``seeds=1`` (default) each point runs once in ``out/points/<point id>/``.
 
     Columns: the swept keys (values as written in the table), ``point``, ``status`` (``ok`` or
-    ``failed``), ``error``, then every scalar field of each point's summary.json flattened with
-    dots (``throughput.total_rx_gbps``, ``latency_ns.mean``, ``fairness.jain``, ``events``,
+    ``failed``), ``error``, ``seed`` (the run's seed), then every scalar field of each run's
+    summary.json flattened with dots (``throughput.total_rx_gbps``, ``latency_ns.mean``,
+    ``fairness.jain``, ``accepted_load``, ``latency_cycles.mean``, ``events``,
     ``wall_time_s``, ...; lists, ``nodes``, ``flows`` and ``fairness.per_destination`` are left
     out). Raises :class:`ScenarioError` before running anything when the scenario has no
     ``[sweep]`` table or any point's overrides are invalid. A failing point does not raise: its
@@ -258,7 +337,7 @@ def sweep(
     """
     from ._sweep import sweep as _sweep
 
-    return _sweep(scenario, overrides=overrides, out=out, jobs=jobs, seed=seed, progress=progress)
+    return _sweep(scenario, overrides=overrides, out=out, jobs=jobs, seed=seed, progress=progress, seeds=seeds)
 
 
 def sweep_points(scenario: PathLike) -> list:

@@ -9,9 +9,17 @@ A scenario may hold a ``[sweep]`` table mapping key paths to lists of values::
 The points are the Cartesian product in the order the keys appear (the last key varies
 fastest). Each point is one :func:`lnsim.run` with the user's overrides followed by the point's
 own (``cc.ccti_timer="250us"``), written to ``DIR/points/<point id>/``. ``DIR/sweep.csv`` holds
-one row per point: the swept keys (values as written), ``point``, ``status``, ``error``, then
-every scalar field of the point's ``summary.json`` flattened with dots. ``DIR/sweep.json``
-describes the sweep (scenario, keys, values, points).
+one row per point: the swept keys (values as written), ``point``, ``status``, ``error``,
+``seed``, then every scalar field of the point's ``summary.json`` flattened with dots.
+``DIR/sweep.json`` describes the sweep (scenario, keys, values, seeds, points).
+
+Seeds per point (``--seeds N``, ``seeds=N``): with N > 1 every point runs N times, with the
+seeds ``base, base + 1, ..., base + N - 1``, where ``base`` is ``--seed`` if given, else the
+``sim.seed`` of a ``--set`` override, else the scenario's ``sim.seed``, else 1 (the core's
+default). Each run is written to ``DIR/points/<point id>/seed-<seed>/`` and is one row of
+sweep.csv (rows ordered by point, then seed). With N = 1 (the default) the layout is the one
+above: one run per point in ``DIR/points/<point id>/``, with the scenario's (or ``--seed``'s)
+seed.
 
 The public entry points are :func:`lnsim.sweep` and :func:`lnsim.sweep_points`.
 """
@@ -45,6 +53,12 @@ SWEEP_PNG = "sweep.png"
 
 #: Columns of sweep.csv that follow the swept keys, before the summary fields.
 POINT_COLUMNS = ["point", "status", "error"]
+#: Column after :data:`POINT_COLUMNS`: the seed the run used (one row per point and seed).
+SEED_COLUMN = "seed"
+#: Folder of one seed of a point when a sweep runs several seeds: ``points/<id>/seed-<s>/``.
+SEED_DIR_PREFIX = "seed-"
+#: ``sim.seed`` when neither the scenario nor the command line gives one (the core's default).
+DEFAULT_SEED = 1
 STATUS_OK = "ok"
 STATUS_FAILED = "failed"
 
@@ -208,14 +222,7 @@ def _override_key(o: str) -> str:
 
 
 def _scenario_name(scenario: Path, doc: dict, overrides: Sequence[str]) -> str:
-    name = None
-    for o in overrides:
-        if _override_key(o) == "scenario.name" and "=" in o:
-            raw = o.split("=", 1)[1].strip()
-            try:
-                name = _toml.loads(f"v = {raw}")["v"]
-            except _toml.TOMLDecodeError:
-                name = raw
+    _, name = _override_value(overrides, "scenario.name")
     if name is None:
         name = (doc.get("scenario") or {}).get("name") if isinstance(doc.get("scenario"), dict) else None
     return str(name) if name else scenario.stem
@@ -245,7 +252,20 @@ def flatten_summary(summary: dict) -> Dict[str, Any]:
 
 
 #: Field groups put first in sweep.csv (in this order); the rest follow in summary.json order.
-FIRST_FIELDS = ("throughput.", "latency_ns.", "network_latency_ns.", "fairness.")
+#: The first four are the InfiniBand model's, the others the cycle-level model's.
+FIRST_FIELDS = (
+    "throughput.",
+    "latency_ns.",
+    "network_latency_ns.",
+    "fairness.",
+    "offered_load",
+    "accepted_load",
+    "injected_load",
+    "latency_cycles.",
+    "network_latency_cycles.",
+    "nonminimal_fraction",
+    "saturated",
+)
 
 
 def _field_rank(name: str) -> int:
@@ -256,11 +276,97 @@ def _field_rank(name: str) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
+# seeds
+
+
+def _override_value(overrides: Sequence[str], key: str) -> Tuple[bool, Any]:
+    """``(found, value)`` of the last ``key=...`` among ``--set`` overrides (the value parsed as
+    TOML, or the raw text when it is not a TOML literal)."""
+    found, value = False, None
+    for o in overrides:
+        if "=" in o and _override_key(o) == key:
+            raw = o.split("=", 1)[1].strip()
+            try:
+                value = _toml.loads(f"v = {raw}")["v"]
+            except _toml.TOMLDecodeError:
+                value = raw
+            found = True
+    return found, value
+
+
+def base_seed(doc: dict, overrides: Sequence[str], seed: Optional[int]) -> Any:
+    """The seed of a sweep's first seed per point: ``seed`` (``--seed``) if given, else a
+    ``sim.seed`` override, else the scenario's ``sim.seed``, else :data:`DEFAULT_SEED`.
+    The value is returned as found (it is checked where it must be an integer)."""
+    if seed is not None:
+        return seed
+    found, value = _override_value(overrides, "sim.seed")
+    if found:
+        return value
+    sim = doc.get("sim")
+    if isinstance(sim, dict) and "seed" in sim:
+        return sim["seed"]
+    return DEFAULT_SEED
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def sweep_runs(points: List[Dict[str, Any]], seeds: int, base: Any, seed: Optional[int]) -> List[Dict[str, Any]]:
+    """The runs of a sweep, point by point and seed by seed: dicts ``{"point": <point dict>,
+    "seed": the seed used (``None`` if unknown), "seed_arg": the ``seed`` given to
+    :func:`lnsim.run`, "dir": folder relative to the sweep folder, "label": name in progress
+    messages}``. With ``seeds == 1`` a run is its point (folder ``points/<id>``, ``seed``
+    passed on unchanged); with more, seed ``base + i`` runs in ``points/<id>/seed-<base + i>``."""
+    runs: List[Dict[str, Any]] = []
+    for p in points:
+        if seeds == 1:
+            used = p["values"].get("sim.seed", base)
+            runs.append(
+                {"point": p, "seed": used if _is_int(used) else None, "seed_arg": seed, "dir": p["dir"],
+                 "label": p["point"]}
+            )
+            continue
+        for i in range(seeds):
+            s = base + i
+            runs.append(
+                {"point": p, "seed": s, "seed_arg": s, "dir": f"{p['dir']}/{SEED_DIR_PREFIX}{s}",
+                 "label": f"{p['point']} seed {s}"}
+            )
+    return runs
+
+
+def _check_seeds(scenario: Path, keys: List[str], seeds: int, base: Any, seed: Optional[int]) -> None:
+    """Raises :class:`lnsim.ScenarioError` for a seeds request that cannot be honoured."""
+    if not _is_int(seeds) or seeds < 1:
+        raise ScenarioError(f"--seeds {seeds}: expected a whole number of at least 1")
+    if seed is not None and "sim.seed" in keys:
+        raise ScenarioError(f"--seed {seed}: `sim.seed` is a swept key of {scenario} ([sweep] table)")
+    if seeds > 1 and "sim.seed" in keys:
+        raise ScenarioError(f"--seeds {seeds}: `sim.seed` is a swept key of {scenario} ([sweep] table)")
+    if seeds > 1 and (not _is_int(base) or base < 0):
+        raise ScenarioError(f"--seeds {seeds}: the base seed sim.seed = {base!r} is not a non-negative integer")
+
+
+def _clear_stale(out_dir: Path, points: List[Dict[str, Any]]) -> None:
+    """Removes the folders of an earlier sweep's points (with one or several seeds): they must
+    not pass for this sweep's results. Folders without results are left alone."""
+    for p in points:
+        d = out_dir / p["dir"]
+        if not d.is_dir():
+            continue
+        seeded = any((s / "summary.json").is_file() for s in d.glob(f"{SEED_DIR_PREFIX}*"))
+        if (d / "summary.json").is_file() or seeded:
+            shutil.rmtree(d)
+
+
+# ---------------------------------------------------------------------------------------------
 # running
 
 
 def _run_point(scenario: str, overrides: List[str], seed: Optional[int], out: str) -> Tuple[str, Any, float]:
-    """One point (in a worker process): ``(status, flattened summary or error message, wall s)``."""
+    """One run (in a worker process): ``(status, flattened summary or error message, wall s)``."""
     import lnsim
 
     t0 = time.perf_counter()
@@ -273,10 +379,26 @@ def _run_point(scenario: str, overrides: List[str], seed: Optional[int], out: st
     return STATUS_OK, flatten_summary(r.summary), time.perf_counter() - t0
 
 
-class _Progress:
-    """One overall progress bar (tqdm, on a terminal) or one line per finished point."""
+def _outcome(payload: dict) -> str:
+    """The figures shown for a finished run: received rate (InfiniBand model) or accepted load
+    and mean latency (cycle-level model)."""
+    rx = payload.get("throughput.total_rx_gbps")
+    if isinstance(rx, (int, float)):
+        return f", rx {rx:.3f} Gbit/s"
+    acc = payload.get("accepted_load")
+    if isinstance(acc, (int, float)):
+        lat = payload.get("latency_cycles.mean")
+        lat_s = f", latency {lat:.1f} cycles" if isinstance(lat, (int, float)) else ""
+        sat = ", saturated" if payload.get("saturated") is True else ""
+        return f", accepted {acc:.4g}{lat_s}{sat}"
+    return ""
 
-    def __init__(self, total: int, mode: Optional[str]) -> None:
+
+class _Progress:
+    """One overall progress bar over the runs (tqdm, on a terminal) or one line per finished
+    run."""
+
+    def __init__(self, total: int, mode: Optional[str], unit: str = "point") -> None:
         self.total = total
         self.mode = mode
         self.done = 0
@@ -291,17 +413,15 @@ class _Progress:
                 width = 0
             # A terminal that reports no width (some pseudo-terminals) would get an empty bar.
             sizing = {"dynamic_ncols": True} if width > 0 else {"ncols": 80, "nrows": 24}
-            self.bar = tqdm(total=total, unit="point", desc="sweep", file=sys.stderr, **sizing)
+            self.bar = tqdm(total=total, unit=unit, desc="sweep", file=sys.stderr, **sizing)
 
-    def update(self, point: dict, status: str, payload: Any, wall: float) -> None:
+    def update(self, label: str, status: str, payload: Any, wall: float) -> None:
         self.done += 1
         if status != STATUS_OK:
             self.failed += 1
-            msg = f"lnsim: point {point['point']} failed: {payload}"
+            msg = f"lnsim: point {label} failed: {payload}"
         else:
-            rx = payload.get("throughput.total_rx_gbps")
-            rx_s = f", rx {rx:.3f} Gbit/s" if isinstance(rx, (int, float)) else ""
-            msg = f"[{self.done}/{self.total}] {point['point']}: ok ({wall:.2f} s{rx_s})"
+            msg = f"[{self.done}/{self.total}] {label}: ok ({wall:.2f} s{_outcome(payload)})"
         if self.bar is not None:
             if status != STATUS_OK:
                 self.bar.write(msg, file=sys.stderr)
@@ -343,6 +463,98 @@ def _stop_workers(executor) -> None:
             pass
 
 
+def _execute(args: List[tuple], labels: List[str], n_jobs: int, progress: Optional[str], unit: str) -> list:
+    """Runs :func:`_run_point` on every argument tuple, ``n_jobs`` at once, with one progress
+    bar; returns the results in the order of ``args``."""
+    results: List[Optional[Tuple[str, Any, float]]] = [None] * len(args)
+    bar = None
+    if n_jobs == 1:
+        bar = _Progress(len(args), progress, unit)
+        try:
+            for i, a in enumerate(args):
+                results[i] = _run_point(*a)
+                bar.update(labels[i], *results[i])
+        finally:
+            bar.close()
+        return results
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    executor = ProcessPoolExecutor(max_workers=n_jobs)
+    try:
+        futures = {executor.submit(_run_point, *a): i for i, a in enumerate(args)}
+        bar = _Progress(len(args), progress, unit)  # after the workers are started
+        for fut in as_completed(futures):
+            i = futures[fut]
+            try:
+                results[i] = fut.result()
+            except Exception as e:  # noqa: BLE001 - e.g. a worker killed by the OS
+                results[i] = (STATUS_FAILED, f"{type(e).__name__}: {e}", 0.0)
+            bar.update(labels[i], *results[i])
+    except BaseException:
+        _stop_workers(executor)
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+    executor.shutdown(wait=True)
+    return results
+
+
+def _table(keys: List[str], runs: List[Dict[str, Any]], results: list):
+    """sweep.csv as a DataFrame: one row per run."""
+    import pandas as pd
+
+    rows = []
+    for run, (status, payload, _) in zip(runs, results):
+        p = run["point"]
+        row: Dict[str, Any] = {k: csv_value(v) for k, v in p["values"].items()}
+        row.update(point=p["point"], status=status, error=None if status == STATUS_OK else payload)
+        row[SEED_COLUMN] = run["seed"]
+        if status == STATUS_OK:
+            if payload.get(SEED_COLUMN) is not None:
+                row[SEED_COLUMN] = payload[SEED_COLUMN]  # what the core used
+            for k, v in payload.items():
+                row.setdefault(k, v)
+        rows.append(row)
+    head = [*keys, *POINT_COLUMNS, SEED_COLUMN]
+    fields: List[str] = []
+    for row in rows:
+        fields.extend(k for k in row if k not in head and k not in fields)
+    fields.sort(key=_field_rank)  # stable: summary.json order within a group
+    return pd.DataFrame(rows, columns=[*head, *fields])
+
+
+def _meta(scenario: Path, user, seed, seeds, base, keys, points, runs, results, n_jobs, wall) -> dict:
+    """The content of sweep.json."""
+    by_point: Dict[str, List[dict]] = {}
+    for run, r in zip(runs, results):
+        by_point.setdefault(run["point"]["point"], []).append({"seed": run["seed"], "dir": run["dir"], "status": r[0]})
+    return {
+        "scenario": os.fspath(scenario),
+        "overrides": user,
+        "seed": seed,
+        "seeds": seeds,
+        "base_seed": base if _is_int(base) else None,
+        "keys": keys,
+        "values": {k: [csv_value(v) for v in vals] for k, vals in read_sweep_table(scenario).items()},
+        "points": [
+            {
+                "point": p["point"],
+                "dir": p["dir"],
+                "values": {k: csv_value(v) for k, v in p["values"].items()},
+                "overrides": p["overrides"],
+                "status": STATUS_OK if all(r["status"] == STATUS_OK for r in by_point[p["point"]]) else STATUS_FAILED,
+                "runs": by_point[p["point"]],
+            }
+            for p in points
+        ],
+        "runs": len(runs),
+        "failed": sum(1 for r in results if r[0] != STATUS_OK),
+        "jobs": n_jobs,
+        "wall_time_s": round(wall, 3),
+    }
+
+
 def run_sweep(
     scenario,
     overrides=None,
@@ -350,13 +562,13 @@ def run_sweep(
     jobs: Optional[int] = None,
     seed: Optional[int] = None,
     progress: Optional[str] = None,
+    seeds: int = 1,
 ):
-    """Runs the sweep; returns ``(DataFrame of sweep.csv, out dir, number of failed points)``.
+    """Runs the sweep; returns ``(DataFrame of sweep.csv, out dir, number of failed runs)``.
 
-    ``progress``: ``"bar"`` (tqdm), ``"lines"`` (one line per point on stderr), ``"errors"``
-    (only failed points, on stderr) or ``None`` (nothing)."""
-    import pandas as pd
-
+    ``seeds``: runs per point (see the module documentation for the seed values and folders).
+    ``progress``: ``"bar"`` (tqdm), ``"lines"`` (one line per run on stderr), ``"errors"``
+    (only failed runs, on stderr) or ``None`` (nothing)."""
     import lnsim
 
     scenario = Path(scenario)
@@ -368,8 +580,8 @@ def run_sweep(
     for o in user:
         if _override_key(o) in keys:
             raise ScenarioError(f"--set {o}: `{_override_key(o)}` is a swept key of {scenario} ([sweep] table)")
-    if seed is not None and "sim.seed" in keys:
-        raise ScenarioError(f"--seed {seed}: `sim.seed` is a swept key of {scenario} ([sweep] table)")
+    base = base_seed(doc, user, seed)
+    _check_seeds(scenario, keys, seeds, base, seed)
     if jobs is not None and jobs < 1:
         raise ScenarioError(f"--jobs {jobs}: expected at least 1")
 
@@ -381,110 +593,51 @@ def run_sweep(
             raise ScenarioError(f"sweep point {p['point']} ({', '.join(p['overrides'])}): {e}") from None
 
     out_dir = Path(out) if out is not None else Path("results") / f"{_scenario_name(scenario, doc, user)}-sweep"
-    points_dir = out_dir / POINTS_DIR
-    points_dir.mkdir(parents=True, exist_ok=True)
-    for p in points:  # a stale folder of an earlier sweep must not pass for this one's result
-        d = out_dir / p["dir"]
-        if (d / "summary.json").is_file():
-            shutil.rmtree(d)
+    (out_dir / POINTS_DIR).mkdir(parents=True, exist_ok=True)
+    _clear_stale(out_dir, points)
 
-    n_jobs = min(jobs or os.cpu_count() or 1, len(points))
-    results: List[Optional[Tuple[str, Any, float]]] = [None] * len(points)
-    bar = None
+    runs = sweep_runs(points, seeds, base, seed)
+    args = [
+        (os.fspath(scenario), [*user, *r["point"]["overrides"]], r["seed_arg"], os.fspath(out_dir / r["dir"]))
+        for r in runs
+    ]
+    n_jobs = min(jobs or os.cpu_count() or 1, len(runs))
     t0 = time.perf_counter()
-    args = [(os.fspath(scenario), [*user, *p["overrides"]], seed, os.fspath(out_dir / p["dir"])) for p in points]
-    if n_jobs == 1:
-        bar = _Progress(len(points), progress)
-        try:
-            for i, a in enumerate(args):
-                results[i] = _run_point(*a)
-                bar.update(points[i], *results[i])
-        finally:
-            bar.close()
-    else:
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-
-        executor = ProcessPoolExecutor(max_workers=n_jobs)
-        try:
-            futures = {executor.submit(_run_point, *a): i for i, a in enumerate(args)}
-            bar = _Progress(len(points), progress)  # after the workers are started
-            for fut in as_completed(futures):
-                i = futures[fut]
-                try:
-                    results[i] = fut.result()
-                except Exception as e:  # noqa: BLE001 - e.g. a worker killed by the OS
-                    results[i] = (STATUS_FAILED, f"{type(e).__name__}: {e}", 0.0)
-                bar.update(points[i], *results[i])
-        except BaseException:
-            _stop_workers(executor)
-            raise
-        finally:
-            if bar is not None:
-                bar.close()
-        executor.shutdown(wait=True)
+    results = _execute(args, [r["label"] for r in runs], n_jobs, progress, "point" if seeds == 1 else "run")
     wall = time.perf_counter() - t0
 
-    rows = []
-    for p, (status, payload, _) in zip(points, results):
-        row: Dict[str, Any] = {k: csv_value(v) for k, v in p["values"].items()}
-        row.update(point=p["point"], status=status, error=None if status == STATUS_OK else payload)
-        if status == STATUS_OK:
-            for k, v in payload.items():
-                row.setdefault(k, v)
-        rows.append(row)
-    fields: List[str] = []
-    for row in rows:
-        fields.extend(k for k in row if k not in keys and k not in POINT_COLUMNS and k not in fields)
-    fields.sort(key=_field_rank)  # stable: summary.json order within a group
-    columns: List[str] = [*keys, *POINT_COLUMNS, *fields]
-    df = pd.DataFrame(rows, columns=columns)
+    df = _table(keys, runs, results)
     df.to_csv(out_dir / SWEEP_CSV, index=False)
-
-    failed = sum(1 for r in results if r[0] != STATUS_OK)
-    meta = {
-        "scenario": os.fspath(scenario),
-        "overrides": user,
-        "seed": seed,
-        "keys": keys,
-        "values": {k: [csv_value(v) for v in vals] for k, vals in read_sweep_table(scenario).items()},
-        "points": [
-            {
-                "point": p["point"],
-                "dir": p["dir"],
-                "values": {k: csv_value(v) for k, v in p["values"].items()},
-                "overrides": p["overrides"],
-                "status": r[0],
-            }
-            for p, r in zip(points, results)
-        ],
-        "failed": failed,
-        "jobs": n_jobs,
-        "wall_time_s": round(wall, 3),
-    }
+    meta = _meta(scenario, user, seed, seeds, base, keys, points, runs, results, n_jobs, wall)
     with open(out_dir / SWEEP_JSON, "w", encoding="utf-8") as f:
         json.dump(meta, f, indent=2, ensure_ascii=False)
         f.write("\n")
-    return df, out_dir, failed
+    return df, out_dir, meta["failed"]
 
 
-def sweep(scenario, overrides=None, out=None, jobs=None, seed=None, progress=False):
+def sweep(scenario, overrides=None, out=None, jobs=None, seed=None, progress=False, seeds=1):
     """Runs every point of the scenario's ``[sweep]`` table and returns sweep.csv as a DataFrame.
 
     ``overrides`` (``--set`` strings or a dict) apply to every point, before the point's own;
     ``out`` is the sweep folder (default ``results/<scenario name>-sweep/``); ``jobs`` the number
-    of points run at once (default: all cores); ``seed`` overrides ``sim.seed`` in every point;
-    ``progress`` shows a progress bar on stderr (one line per point when stderr is not a
+    of runs at once (default: all cores); ``seed`` overrides ``sim.seed`` in every point;
+    ``seeds`` runs every point that many times with the seeds ``base .. base + seeds - 1``
+    (``base``: ``seed``, else the scenario's ``sim.seed``), one row per point and seed;
+    ``progress`` shows a progress bar on stderr (one line per run when stderr is not a
     terminal). Raises :class:`lnsim.ScenarioError` before running anything when the scenario has
-    no ``[sweep]`` table or a point is invalid. A point that fails does not raise: its row has
+    no ``[sweep]`` table or a point is invalid. A run that fails does not raise: its row has
     ``status == "failed"`` and the message in ``error`` (and a ``RuntimeWarning`` is issued).
     """
     mode = None
     if progress:
         mode = "bar" if _stderr_is_tty() else "lines"
-    df, out_dir, failed = run_sweep(scenario, overrides=overrides, out=out, jobs=jobs, seed=seed, progress=mode)
+    df, out_dir, failed = run_sweep(
+        scenario, overrides=overrides, out=out, jobs=jobs, seed=seed, progress=mode, seeds=seeds
+    )
     df.attrs["out_dir"] = str(out_dir)
     if failed:
-        warnings.warn(f"{failed} of {len(df)} sweep points failed (see the error column)", RuntimeWarning, stacklevel=2)
+        what = "points" if seeds == 1 else "runs"
+        warnings.warn(f"{failed} of {len(df)} sweep {what} failed (see the error column)", RuntimeWarning, stacklevel=2)
     return df
 
 

@@ -10,6 +10,14 @@ Each case also runs with congestion control on (``<case>_cc``, ``--set cc.enable
 last line per pair gives what CC costs: ``CC on costs +X % wall time on c4`` (the target is at
 most +30 %).
 
+Cases of the cycle-level router model (``model="cycle"``: ``mesh_8x8``, ``dragonfly_h6``) get a
+table of their own: simulated cycles (warm-up + measured), wall seconds, cycles per wall second,
+flit-hops per second (the summary's ``phit_hops_per_s``: a phit is the flit of these models),
+events per second, peak memory and the case's wall-time target (one core), with ``ok`` or
+``SLOW`` (a missed target is reported, not an error). ``--quick`` shortens InfiniBand cases with
+``--set sim.end_time=... --set sim.warmup=...`` and cycle-level ones with
+``--set sim.warmup_cycles=... --set sim.measure_cycles=...``; targets are not judged then.
+
 To add a case, append a :class:`BenchCase` to :data:`CASES`.
 """
 
@@ -25,6 +33,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
+
+#: ``BenchCase.model`` of the two simulation models.
+MODEL_IB = "infiniband"
+MODEL_CYCLE = "cycle"
 
 
 @dataclass(frozen=True)
@@ -42,6 +54,13 @@ class BenchCase:
     #: For a CC-on variant: the name of the same case with CC off; ``lnsim bench`` then prints
     #: what turning CC on costs in wall time (``CC on costs +X % wall time on <baseline>``).
     baseline: str = ""
+    #: Which simulation model the scenario runs on (:data:`MODEL_IB` or :data:`MODEL_CYCLE`).
+    model: str = MODEL_IB
+    #: Cycle-level model: ``sim.warmup_cycles`` and ``sim.measure_cycles`` used with ``--quick``.
+    quick_warmup_cycles: int = 1000
+    quick_measure_cycles: int = 4000
+    #: Wall-time target in seconds on one core, printed next to the result (``None``: none).
+    target_wall_s: Optional[float] = None
 
 
 #: The fixed cases, in the order they run. Adding one is one line.
@@ -80,6 +99,26 @@ CASES: List[BenchCase] = [
         description="fat_tree_648 with congestion control on",
         baseline="fat_tree_648",
     ),
+    BenchCase(
+        "mesh_8x8",
+        "bench/mesh_8x8.toml",
+        (),
+        description="8x8 mesh, DOR, 4 VCs of 8 flits, 4-flit packets, uniform 0.3, 100,000 cycles",
+        model=MODEL_CYCLE,
+        quick_warmup_cycles=1000,
+        quick_measure_cycles=4000,
+        target_wall_s=0.5,
+    ),
+    BenchCase(
+        "dragonfly_h6",
+        "bench/dragonfly_h6.toml",
+        (),
+        description="default Dragonfly (h=6), uniform 0.4, 60,000 + 60,000 cycles",
+        model=MODEL_CYCLE,
+        quick_warmup_cycles=1000,
+        quick_measure_cycles=2000,
+        target_wall_s=60.0,
+    ),
 ]
 
 
@@ -100,12 +139,23 @@ def _case_by_name(names: Sequence[str]) -> List[BenchCase]:
     return [known[n] for n in names]
 
 
+def case_overrides(case: BenchCase, quick: bool = False) -> List[str]:
+    """The ``--set`` overrides of a case; with ``quick`` its length overrides replaced by the
+    short ones (end time and warm-up, or warm-up and measured cycles)."""
+    overrides = list(case.overrides)
+    if not quick:
+        return overrides
+    if case.model == MODEL_CYCLE:
+        short = [f"sim.warmup_cycles={case.quick_warmup_cycles}", f"sim.measure_cycles={case.quick_measure_cycles}"]
+    else:
+        short = [f"sim.end_time={case.quick_end_time}", f"sim.warmup={case.quick_warmup}"]
+    replaced = tuple(o.split("=", 1)[0] + "=" for o in short)
+    return [o for o in overrides if not o.startswith(replaced)] + short
+
+
 def run_case(case: BenchCase, scenarios: Path, out_root: Path, quick: bool = False) -> dict:
     """Runs one case in a fresh process and returns its bench record."""
-    overrides = list(case.overrides)
-    if quick:
-        overrides = [o for o in overrides if not o.startswith(("sim.end_time=", "sim.warmup="))]
-        overrides += [f"sim.end_time={case.quick_end_time}", f"sim.warmup={case.quick_warmup}"]
+    overrides = case_overrides(case, quick)
     path = scenarios / case.scenario
     out_dir = out_root / case.name
     cmd = [sys.executable, "-m", "lnsim._bench_case", str(path), "--out", str(out_dir)]
@@ -123,22 +173,65 @@ def run_case(case: BenchCase, scenarios: Path, out_root: Path, quick: bool = Fal
         return record
     res = json.loads(proc.stdout.strip().splitlines()[-1])
     s = res["summary"]
+    record.update(status="ok", out_dir=res["out_dir"])
+    if s.get("model") == MODEL_CYCLE:
+        record.update(cycle_record(s, case.target_wall_s, quick))
+    else:
+        record.update(ib_record(s))
+    return record
+
+
+def _per_s(count, wall: float) -> Optional[float]:
+    return float(count or 0) / wall if wall > 0 else None
+
+
+def _mib(summary: dict) -> Optional[float]:
+    v = summary.get("peak_rss_bytes")
+    return float(v) / 2**20 if v is not None else None
+
+
+def ib_record(s: dict) -> dict:
+    """The bench figures of an InfiniBand-model run from its summary.json."""
     sim = float(s.get("sim_time_s") or 0.0)
     wall = float(s.get("wall_time_s") or 0.0)
-    record.update(
-        status="ok",
-        out_dir=res["out_dir"],
+    return dict(
+        model=MODEL_IB,
         sim_time_s=sim,
         wall_time_s=wall,
         sim_s_per_wall_s=sim / wall if wall > 0 else None,
-        credit_hops_per_s=float(s.get("flit_hops") or 0) / wall if wall > 0 else None,
-        events_per_s=float(s.get("events") or 0) / wall if wall > 0 else None,
+        credit_hops_per_s=_per_s(s.get("flit_hops"), wall),
+        events_per_s=_per_s(s.get("events"), wall),
         events=s.get("events"),
         flit_hops=s.get("flit_hops"),
-        peak_rss_mib=float(s["peak_rss_bytes"]) / 2**20 if s.get("peak_rss_bytes") is not None else None,
+        peak_rss_mib=_mib(s),
         version=s.get("version"),
     )
-    return record
+
+
+def cycle_record(s: dict, target_wall_s: Optional[float] = None, quick: bool = False) -> dict:
+    """The bench figures of a cycle-level run from its summary.json: simulated cycles (warm-up
+    + measured), wall time, cycles and flit-hops (``phit_hops_per_s``, or ``phit_hops`` over
+    the wall time) per second, events per second, peak memory, and whether the wall time met
+    ``target_wall_s`` (``None`` with ``quick`` or without a target)."""
+    wall = float(s.get("wall_time_s") or 0.0)
+    cycles = int(s.get("warmup_cycles") or 0) + int(s.get("measured_cycles") or 0)
+    hops_rate = s.get("phit_hops_per_s")
+    hops_rate = float(hops_rate) if hops_rate is not None else _per_s(s.get("phit_hops"), wall)
+    met = None if quick or target_wall_s is None else wall < target_wall_s
+    return dict(
+        model=MODEL_CYCLE,
+        cycles=cycles,
+        wall_time_s=wall,
+        cycles_per_s=_per_s(cycles, wall),
+        flit_hops_per_s=hops_rate,
+        events_per_s=_per_s(s.get("events"), wall),
+        events=s.get("events"),
+        phit_hops=s.get("phit_hops"),
+        peak_rss_mib=_mib(s),
+        target_wall_s=target_wall_s,
+        within_target=met,
+        version=s.get("version"),
+    )
 
 
 def _cell(v, spec: str) -> str:
@@ -146,16 +239,48 @@ def _cell(v, spec: str) -> str:
 
 
 HEADER = f"{'case':<16} {'sim s':>9} {'wall s':>9} {'sim s/wall s':>13} {'credit-hops/s':>14} {'events/s':>12} {'peak MiB':>9}"
+#: Header of the cycle-level cases' table.
+CYCLE_HEADER = (
+    f"{'case':<16} {'cycles':>11} {'wall s':>9} {'cycles/wall s':>13} {'flit-hops/s':>14} {'events/s':>12}"
+    f" {'peak MiB':>9}  target (1 core)"
+)
+
+
+def header(model: str) -> str:
+    """The table header of a model's cases."""
+    return CYCLE_HEADER if model == MODEL_CYCLE else HEADER
+
+
+def _target(r: dict) -> str:
+    t = r.get("target_wall_s")
+    if t is None:
+        return ""
+    verdict = {True: "ok", False: "SLOW", None: "(not judged)"}[r.get("within_target")]
+    return f"< {t:g} s {verdict}"
 
 
 def format_row(r: dict) -> str:
+    """One line of the bench table (an error line when the case failed)."""
     if r.get("status") != "ok":
         return f"{r['case']:<16} error (exit {r.get('exit_status')}): {r.get('error')}"
+    if r.get("model") == MODEL_CYCLE:
+        return format_cycle_row(r)
     return (
         f"{r['case']:<16} {_cell(r['sim_time_s'], '9.4g')} {_cell(r['wall_time_s'], '9.3f')}"
         f" {_cell(r['sim_s_per_wall_s'], '13.4g')} {_cell(r['credit_hops_per_s'], '14.4g')}"
         f" {_cell(r['events_per_s'], '12.4g')} {_cell(r['peak_rss_mib'], '9.1f')}"
     )
+
+
+def format_cycle_row(r: dict) -> str:
+    """One line of the cycle-level cases' table (:data:`CYCLE_HEADER`)."""
+    line = (
+        f"{r['case']:<16} {_cell(r.get('cycles'), '11,d')} {_cell(r.get('wall_time_s'), '9.3f')}"
+        f" {_cell(r.get('cycles_per_s'), '13.4g')} {_cell(r.get('flit_hops_per_s'), '14.4g')}"
+        f" {_cell(r.get('events_per_s'), '12.4g')} {_cell(r.get('peak_rss_mib'), '9.1f')}"
+    )
+    target = _target(r)
+    return f"{line}  {target}" if target else line
 
 
 def cc_costs(records: Sequence[dict]) -> List[dict]:
@@ -203,9 +328,14 @@ def main(cases: Sequence[str] = (), quick: bool = False, scenarios=None, out=Non
     out_root.mkdir(parents=True, exist_ok=True)
 
     print(f"lnsim {__version__} bench{' (quick)' if quick else ''}: {len(selected)} case(s), scenarios in {scen_dir}")
-    print(HEADER, flush=True)
     records = []
+    model = None
     for case in selected:
+        if case.model != model:  # a table per model
+            if model is not None:
+                print()
+            print(header(case.model), flush=True)
+            model = case.model
         rec = run_case(case, scen_dir, out_root, quick=quick)
         records.append(rec)
         print(format_row(rec), flush=True)

@@ -2,8 +2,9 @@
 
     lnsim run SCENARIO.toml [--set key.path=value]... [--seed N] [--out DIR] [--no-progress] [--no-plot]
     lnsim validate SCENARIO.toml [--set key.path=value]...
-    lnsim sweep SCENARIO.toml [--set key.path=value]... [--out DIR] [--jobs N] [--seed N] [--no-progress] [--no-plot]
-    lnsim plot DIR [--out DIR] [--metric FIELD]
+    lnsim sweep SCENARIO.toml [--set key.path=value]... [--out DIR] [--jobs N] [--seed N] [--seeds N]
+                [--no-progress] [--no-plot]
+    lnsim plot DIR [--out DIR] [--metric FIELD] [--bound LABEL=VALUE]...
     lnsim bench [--case NAME]... [--quick] [--scenarios DIR]
 
 Exit status: 0 success, 2 bad input (the message names the key), 1 simulation or unexpected
@@ -73,25 +74,47 @@ def build_parser() -> argparse.ArgumentParser:
         help="run every point of the scenario's [sweep] table in parallel; write sweep.csv",
         description="Run the Cartesian product of the scenario's [sweep] table (key path -> list of values), "
         "one run per point in DIR/points/<point>/, in parallel; write DIR/sweep.csv (one row per point: "
-        "swept keys, point, status, error, summary.json fields), DIR/sweep.json and DIR/sweep.png.",
+        "swept keys, point, status, error, seed, summary.json fields), DIR/sweep.json and the figures "
+        "(sweep.png; load_latency.png and throughput.png for a load sweep of the cycle-level model). "
+        "With --seeds N every point runs N times with the seeds BASE..BASE+N-1 (BASE: --seed, else the "
+        "scenario's sim.seed), each in DIR/points/<point>/seed-<seed>/, one row per point and seed.",
     )
     p.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file with a [sweep] table")
     _add_set(p)
     p.add_argument("--out", metavar="DIR", default=None, help="sweep folder (default results/<scenario name>-sweep/)")
-    p.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="points run at once (default: all cores)")
-    p.add_argument("--seed", type=int, default=None, help="override sim.seed in every point")
+    p.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="runs at once (default: all cores)")
+    p.add_argument("--seed", type=int, default=None, help="override sim.seed in every point (with --seeds: the first seed)")
+    p.add_argument(
+        "--seeds",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run every point N times, with the seeds BASE..BASE+N-1, BASE being --seed or the scenario's sim.seed "
+        "(default: once, with the scenario's seed)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress output (failed points are still reported)")
-    p.add_argument("--no-plot", action="store_true", help="do not write sweep.png")
+    p.add_argument("--no-plot", action="store_true", help="do not write the sweep figures")
     p.set_defaults(func=cmd_sweep)
 
-    p = sub.add_parser("plot", help="write the figures of a results folder, or sweep.png of a sweep folder")
+    p = sub.add_parser("plot", help="write the figures of a results folder or of a sweep folder")
     p.add_argument("dir", metavar="DIR", help="results folder (with summary.json) or sweep folder (with sweep.csv)")
     p.add_argument("--out", metavar="DIR", default=None, help="where to write the PNGs (default: DIR)")
     p.add_argument(
         "--metric",
         default=None,
         metavar="FIELD",
-        help="sweep folder: the sweep.csv column drawn (default throughput.total_rx_gbytes_per_s)",
+        help="sweep folder: the sweep.csv column drawn into sweep.png (default throughput.total_rx_gbytes_per_s, "
+        "or accepted_load for the cycle-level model; a load sweep draws load_latency.png and throughput.png "
+        "unless --metric is given)",
+    )
+    p.add_argument(
+        "--bound",
+        dest="bounds",
+        action="append",
+        default=[],
+        metavar="LABEL=VALUE",
+        help="load sweep: an analytical bound in phits/node/cycle drawn as a reference line, "
+        "e.g. --bound 'MIN 1/(ap)=0.0139' (repeatable)",
     )
     p.set_defaults(func=cmd_plot)
 
@@ -159,7 +182,7 @@ def _fmt_time_ns(v) -> str:
 
 def _fmt_rate(x: Optional[float]) -> str:
     if x is None:
-        return "n/a"
+        return "n/a "
     for div, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
         if abs(x) >= div:
             return f"{x / div:.2f} {suffix}"
@@ -167,7 +190,9 @@ def _fmt_rate(x: Optional[float]) -> str:
 
 
 def format_summary(summary: dict, out_dir) -> str:
-    """The short human summary printed after a run."""
+    """The short human summary printed after a run (of either model)."""
+    if summary.get("model") == "cycle":
+        return format_cycle_summary(summary, out_dir)
     s = summary
     sim = _num(s.get("sim_time_s"))
     wall = _num(s.get("wall_time_s"))
@@ -234,6 +259,45 @@ def format_summary(summary: dict, out_dir) -> str:
     return "\n".join(lines)
 
 
+def format_cycle_summary(summary: dict, out_dir) -> str:
+    """The short human summary of a run of the cycle-level router model."""
+    s = summary
+    wall = _num(s.get("wall_time_s"))
+    events = _num(s.get("events"))
+    ev_rate = events / wall if events is not None and wall else None
+    warm, meas = _num(s.get("warmup_cycles")), _num(s.get("measured_cycles"))
+    lat = s.get("latency_cycles") or {}
+    net = s.get("network_latency_cycles") or {}
+    fair = s.get("fairness") or {}
+    pk = s.get("packets") or {}
+    routing = str(s.get("routing", "n/a")) + (f" ({s['vlb_policy']})" if s.get("vlb_policy") else "")
+    state = []
+    if s.get("saturated"):
+        state.append("SATURATED")
+    if s.get("stopped_early"):
+        state.append("stopped early")
+    lines = [
+        f"scenario        {s.get('scenario', 'n/a')}  (seed {s.get('seed', 'n/a')}, lnsim {s.get('version', 'n/a')},"
+        " cycle-level model)",
+        f"network         {s.get('topology', 'n/a')}, routing {routing}, traffic {s.get('pattern', 'n/a')}",
+        f"simulated       {_fmt(warm, ',.0f')} warm-up + {_fmt(meas, ',.0f')} measured cycles"
+        f"   wall {_fmt(wall, '.3f', ' s')}",
+        f"speed           {_fmt_rate(_num(s.get('phit_hops_per_s')))}flit-hops/s, {_fmt_rate(ev_rate)}events/s",
+        f"load            offered {_fmt(s.get('offered_load'), '.4f')}, injected {_fmt(s.get('injected_load'), '.4f')},"
+        f" accepted {_fmt(s.get('accepted_load'), '.4f')} phits/node/cycle" + (f"  [{', '.join(state)}]" if state else ""),
+        f"latency         mean {_fmt(lat.get('mean'), '.1f')}, p50 {_fmt(lat.get('p50'), '.1f')},"
+        f" p99 {_fmt(lat.get('p99'), '.1f')}, max {_fmt(lat.get('max'), '.1f')} cycles"
+        f" (network: mean {_fmt(net.get('mean'), '.1f')}, p99 {_fmt(net.get('p99'), '.1f')})",
+        f"paths           non-minimal {_fmt(s.get('nonminimal_fraction'), '.3f')}, mean hops {_fmt(s.get('avg_hops'), '.2f')}",
+        f"fairness        Jain (routers) {_fmt(fair.get('jain_routers'), '.4f')},"
+        f" router load {_fmt(fair.get('min_router_load'), '.4f')} .. {_fmt(fair.get('max_router_load'), '.4f')}",
+        f"packets         generated {_fmt(pk.get('generated'), ',.0f')}, injected {_fmt(pk.get('injected'), ',.0f')},"
+        f" delivered {_fmt(pk.get('delivered'), ',.0f')}, in network {_fmt(pk.get('in_network'), ',.0f')}",
+        f"results         {out_dir}",
+    ]
+    return "\n".join(lines)
+
+
 # ---------------------------------------------------------------------------------------------
 # validate, plot, bench
 
@@ -250,28 +314,40 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     progress = "errors" if args.no_progress else ("bar" if _stderr_is_tty() else "lines")
     df, out_dir, failed = run_sweep(
-        Path(args.scenario), overrides=args.overrides, out=args.out, jobs=args.jobs, seed=args.seed, progress=progress
+        Path(args.scenario),
+        overrides=args.overrides,
+        out=args.out,
+        jobs=args.jobs,
+        seed=args.seed,
+        progress=progress,
+        seeds=args.seeds,
     )
     print(format_sweep(df, out_dir, failed))
     if not args.no_plot and failed < len(df):
         try:
-            from .plot import plot_sweep_results
+            from .plot import plot_sweep_folder
 
-            plot_sweep_results(out_dir)
+            plot_sweep_folder(out_dir)
         except Exception as e:  # the sweep ran: a figure problem must not fail it
-            print(f"lnsim: warning: could not write sweep.png: {e}", file=sys.stderr)
+            print(f"lnsim: warning: could not write the sweep figures: {e}", file=sys.stderr)
     if failed:
-        print(f"lnsim: error: {failed} of {len(df)} sweep points failed (see {out_dir / 'sweep.csv'})", file=sys.stderr)
+        what = "points" if args.seeds == 1 else "runs"
+        print(f"lnsim: error: {failed} of {len(df)} sweep {what} failed (see {out_dir / 'sweep.csv'})", file=sys.stderr)
         return EXIT_ERROR
     return EXIT_OK
 
 
-#: Columns of the table printed after a sweep (those present).
+#: Columns of the table printed after a sweep (those present): InfiniBand model, then the
+#: cycle-level model.
 SWEEP_SHOWN = [
     ("throughput.total_rx_gbps", "rx Gbit/s", ".3f"),
     ("throughput.rx_gbps_after_warmup", "rx after wu", ".3f"),
     ("latency_ns.mean", "lat mean ns", ".1f"),
     ("fairness.jain", "Jain", ".4f"),
+    ("accepted_load", "accepted", ".4f"),
+    ("latency_cycles.mean", "lat mean cyc", ".1f"),
+    ("nonminimal_fraction", "non-min", ".3f"),
+    ("saturated", "saturated", ""),
 ]
 MAX_SWEEP_ROWS = 40
 
@@ -281,13 +357,16 @@ def format_sweep(df, out_dir, failed: int) -> str:
     from ._sweep import sweep_keys
 
     keys = sweep_keys(df)
+    n_points = df["point"].nunique() if "point" in df.columns else len(df)
+    seeded = "seed" in df.columns and n_points < len(df)  # several runs per point
+    left = [*keys, "seed"] if seeded else list(keys)
     shown = [(c, h, f) for c, h, f in SWEEP_SHOWN if c in df.columns]
-    header = [*keys, *(h for _, h, _ in shown), "status"]
+    header = [*left, *(h for _, h, _ in shown), "status"]
     rows = []
     for _, r in df.head(MAX_SWEEP_ROWS).iterrows():
-        cells = [str(r[k]) for k in keys]
+        cells = [_cell_text(r[k]) for k in left]
         for c, _, f in shown:
-            cells.append(_fmt(r[c], f) if r["status"] == "ok" else "-")
+            cells.append((_fmt(r[c], f) if f else _cell_text(r[c])) if r["status"] == "ok" else "-")
         cells.append(str(r["status"]))
         rows.append(cells)
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(header)]
@@ -295,31 +374,61 @@ def format_sweep(df, out_dir, failed: int) -> str:
     def line(cells) -> str:  # swept values left-aligned, figures right-aligned
         return "  ".join(c.ljust(w) if i < len(keys) else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
 
+    what = "runs" if seeded else "points"
     lines = [line(header), *(line(row) for row in rows)]
     if len(df) > MAX_SWEEP_ROWS:
-        lines.append(f"... {len(df) - MAX_SWEEP_ROWS} more points")
+        lines.append(f"... {len(df) - MAX_SWEEP_ROWS} more {what}")
     lines.append("")
     ok = len(df) - failed
-    lines.append(f"sweep           {len(df)} points, {ok} ok, {failed} failed")
+    if seeded:
+        seeds = len(df) // max(n_points, 1)
+        lines.append(f"sweep           {len(df)} runs ({n_points} points x {seeds} seeds), {ok} ok, {failed} failed")
+    else:
+        lines.append(f"sweep           {len(df)} points, {ok} ok, {failed} failed")
     lines.append(f"results         {Path(out_dir) / 'sweep.csv'}")
     return "\n".join(lines)
 
 
+def _cell_text(v) -> str:
+    """A swept value or flag in the sweep table (whole floats without ``.0``)."""
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def parse_bounds(items: List[str]) -> dict:
+    """``--bound LABEL=VALUE`` arguments as ``{label: value}`` (split at the last ``=``)."""
+    bounds = {}
+    for item in items:
+        label, sep, value = item.rpartition("=")
+        try:
+            if not sep or not label.strip():
+                raise ValueError
+            bounds[label.strip()] = float(value)
+        except ValueError:
+            raise InputError(f"--bound {item}: expected LABEL=VALUE with a number, e.g. --bound 'MIN 1/(ap)=0.0139'") from None
+    return bounds
+
+
 def cmd_plot(args: argparse.Namespace) -> int:
     d = Path(args.dir)
+    bounds = parse_bounds(args.bounds)
     if (d / "sweep.csv").is_file() and not (d / "summary.json").is_file():
-        from .plot import DEFAULT_SWEEP_METRIC, plot_sweep_results
+        from .plot import plot_sweep_folder
 
         try:
-            path = plot_sweep_results(d, out_dir=args.out, metric=args.metric or DEFAULT_SWEEP_METRIC)
+            paths = plot_sweep_folder(d, out_dir=args.out, metric=args.metric, bounds=bounds or None)
         except (KeyError, ValueError) as e:
             raise InputError(str(e).strip("'\"")) from None
-        print(path)
+        for path in paths:
+            print(path)
         return EXIT_OK
     if not (d / "summary.json").is_file():
         raise InputError(f"{d}: not a results folder (no summary.json) nor a sweep folder (no sweep.csv)")
     if args.metric is not None:
         raise InputError(f"--metric: {d} is a results folder; --metric applies to a sweep folder (with sweep.csv)")
+    if bounds:
+        raise InputError(f"--bound: {d} is a results folder; --bound applies to a load sweep folder")
     from .plot import plot_results
 
     for p in plot_results(d, out_dir=args.out):

@@ -19,13 +19,23 @@ into a results folder (what ``lnsim plot DIR`` does); with congestion control on
 axis. :func:`plot_sweep` draws one metric of a
 sweep (``sweep.csv`` of ``lnsim sweep``) against the swept keys; :func:`plot_sweep_results`
 writes it as ``sweep.png`` (what ``lnsim plot SWEEP_DIR`` does).
+
+The cycle-level router model (``summary["model"] == "cycle"``) has its own figures: for one run,
+:func:`plot_timeline` (accepted load, latency and non-minimal fraction over time in cycles, from
+bins.csv, with the transient change marked) and :func:`plot_router_load` (accepted load per
+router, routers.csv), written by :func:`plot_cycle_results` (what :func:`plot_results` does for
+such a folder); for a load sweep (a swept ``traffic.load``), :func:`plot_load_latency` and
+:func:`plot_load_throughput` (one line per combination of the other swept keys, mean over seeds
+with the min–max spread shaded, optional analytical bounds), written by
+:func:`plot_load_sweep_results` as ``load_latency.png`` and ``throughput.png``.
+:func:`plot_sweep_folder` picks the right figures for any sweep folder.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import List, Optional, Tuple, Union
+from typing import List, Optional, Sequence, Tuple, Union
 
 import matplotlib
 
@@ -39,21 +49,38 @@ import pandas as pd  # noqa: E402
 from . import RunResult, load_results  # noqa: E402
 
 __all__ = [
+    "ACCEPTED_METRIC",
+    "BINS_PANELS",
     "DEFAULT_SWEEP_METRIC",
     "LATENCY_BINS_PER_DECADE",
+    "LATENCY_METRIC",
     "MAX_LINES",
     "UNITS",
     "flow_ccti",
+    "is_load_sweep",
     "latency_log_bins",
+    "load_curves",
+    "load_key",
     "node_bandwidth",
     "plot_bandwidth",
     "plot_bandwidth_ccti",
+    "plot_bins",
     "plot_ccti",
+    "plot_cycle_results",
     "plot_latency_histogram",
+    "plot_latency_over_time",
+    "plot_load_latency",
+    "plot_load_sweep",
+    "plot_load_sweep_results",
+    "plot_load_throughput",
+    "plot_nonminimal_over_time",
     "plot_results",
+    "plot_router_load",
     "plot_sweep",
+    "plot_sweep_folder",
     "plot_sweep_results",
     "plot_throughput",
+    "plot_timeline",
 ]
 
 #: Bandwidth units: name -> bytes per second of one unit. MBps = 1e6 bytes/s, as in the
@@ -243,15 +270,28 @@ def plot_throughput(result_or_dir: ResultLike, ax=None):
 LATENCY_BINS_PER_DECADE = 20
 
 
+#: Bucket bound columns of latency_hist.csv: InfiniBand model (ns), cycle-level model (cycles).
+_HIST_COLUMNS = (("lower_ns", "upper_ns"), ("lo_cycles", "hi_cycles"))
+
+
+def _hist_columns(h: pd.DataFrame) -> Tuple[str, str]:
+    for lo, hi in _HIST_COLUMNS:
+        if lo in h.columns and hi in h.columns:
+            return lo, hi
+    raise ValueError(f"latency histogram: expected columns lower_ns, upper_ns or lo_cycles, hi_cycles; got {list(h.columns)}")
+
+
 def latency_log_bins(h: pd.DataFrame, per_decade: int = LATENCY_BINS_PER_DECADE) -> Tuple[np.ndarray, np.ndarray]:
-    """Re-bins a latency histogram (``lower_ns, upper_ns, count``, buckets of any widths) into
-    bins of equal width on a log axis; each bucket's count goes to the bin of its geometric
-    middle. Returns ``(edges_ns, counts)``; empty arrays when there are no packets."""
+    """Re-bins a latency histogram (``lower_ns, upper_ns, count``, or ``lo_cycles, hi_cycles,
+    count`` for the cycle-level model; buckets of any widths) into bins of equal width on a log
+    axis; each bucket's count goes to the bin of its geometric middle. Returns ``(edges,
+    counts)``, edges in the histogram's unit; empty arrays when there are no packets."""
+    lo_col, hi_col = _hist_columns(h)
     h = h[h["count"] > 0]
     if h.empty:
         return np.array([]), np.array([])
-    lower = h["lower_ns"].to_numpy(dtype=float)
-    upper = h["upper_ns"].to_numpy(dtype=float)
+    lower = h[lo_col].to_numpy(dtype=float)
+    upper = h[hi_col].to_numpy(dtype=float)
     upper = np.where(upper > lower, upper, lower + 1.0)
     lower = np.where(lower > 0, lower, upper / 2.0)  # a log axis cannot start at 0
     mid = np.sqrt(lower * upper)
@@ -271,6 +311,8 @@ def plot_latency_histogram(result_or_dir: ResultLike, ax=None):
     r = _result(result_or_dir)
     ax = _new_ax(ax)
     edges, counts = latency_log_bins(r.latency)
+    cycles = _hist_columns(r.latency)[0] == "lo_cycles"
+    fmt = _fmt_cycles if cycles else _fmt_ns
     if len(counts) == 0:
         _no_data(ax, "packets received")
     else:
@@ -279,19 +321,23 @@ def plot_latency_histogram(result_or_dir: ResultLike, ax=None):
         ax.set_yscale("log")
         ax.set_ylim(bottom=0.7, top=max(counts.max() * 2.0, 2.0))
         ax.set_xlim(edges[0], edges[-1])
-        lat = r.summary.get("latency_ns") or {}
+        lat = r.summary.get("latency_cycles" if cycles else "latency_ns") or {}
         for key, color in (("mean", "C3"), ("p50", "C2"), ("p99", "C1")):
             v = lat.get(key)
             if v is not None and float(v) > 0:
-                ax.axvline(float(v), color=color, lw=1.2, ls="--", label=f"{key} {_fmt_ns(float(v))}")
+                ax.axvline(float(v), color=color, lw=1.2, ls="--", label=f"{key} {fmt(float(v))}")
         if lat:
             ax.legend(fontsize=8)
     ax.set_title(f"{r.summary.get('scenario', r.out_dir.name)}: packet latency", fontsize=10)
-    ax.set_xlabel("latency (ns)")
+    ax.set_xlabel("latency (cycles)" if cycles else "latency (ns)")
     ax.set_ylabel(f"packets (per 1/{LATENCY_BINS_PER_DECADE} decade)")
     ax.grid(True, alpha=0.3, which="major")
     ax.grid(True, alpha=0.12, which="minor", axis="x")
     return ax
+
+
+def _fmt_cycles(c: float) -> str:
+    return f"{c:.4g} cycles"
 
 
 def _fmt_ns(ns: float) -> str:
@@ -306,9 +352,11 @@ def plot_results(result_or_dir: ResultLike, out_dir=None) -> List[Path]:
     """Writes ``bandwidth.png``, ``throughput.png`` and ``latency_hist.png`` into the results
     folder (or ``out_dir``) and returns their paths. With congestion control on (ccti.csv in the
     folder) ``bandwidth.png`` is :func:`plot_bandwidth_ccti`: bandwidth above, CCTI per flow
-    below."""
+    below. A cycle-level folder gets :func:`plot_cycle_results`'s figures instead."""
     r = _result(result_or_dir)
     target = Path(out_dir) if out_dir is not None else r.out_dir
+    if r.is_cycle:
+        return plot_cycle_results(r, out_dir=target)
     target.mkdir(parents=True, exist_ok=True)
     written: List[Path] = []
     with_cc = r.ccti is not None
@@ -452,7 +500,28 @@ _METRIC_LABEL = {
     "latency_ns.mean": "mean packet latency (ns)",
     "latency_ns.p99": "p99 packet latency (ns)",
     "fairness.jain": "Jain fairness index",
+    "offered_load": "offered load (phits/node/cycle)",
+    "accepted_load": "accepted load (phits/node/cycle)",
+    "injected_load": "injected load (phits/node/cycle)",
+    "latency_cycles.mean": "mean packet latency (cycles)",
+    "latency_cycles.p50": "median packet latency (cycles)",
+    "latency_cycles.p99": "p99 packet latency (cycles)",
+    "network_latency_cycles.mean": "mean network latency (cycles)",
+    "nonminimal_fraction": "non-minimal fraction",
+    "avg_hops": "mean hops",
+    "fairness.jain_routers": "Jain fairness index (routers)",
 }
+
+#: Metric of a sweep of the cycle-level model when none is given (no IB throughput column).
+CYCLE_SWEEP_METRIC = "accepted_load"
+
+
+def default_sweep_metric(df: pd.DataFrame) -> str:
+    """The metric drawn when none is given: :data:`DEFAULT_SWEEP_METRIC` (InfiniBand model), or
+    ``accepted_load`` for a sweep of the cycle-level model."""
+    if DEFAULT_SWEEP_METRIC not in df.columns and CYCLE_SWEEP_METRIC in df.columns:
+        return CYCLE_SWEEP_METRIC
+    return DEFAULT_SWEEP_METRIC
 
 
 def _sweep_frame(df_or_dir) -> Tuple[pd.DataFrame, List[str]]:
@@ -487,7 +556,7 @@ def _metric_values(df: pd.DataFrame, metric: str) -> pd.Series:
     return y
 
 
-def plot_sweep(df_or_dir, metric: str = DEFAULT_SWEEP_METRIC, ax=None):
+def plot_sweep(df_or_dir, metric: Optional[str] = None, ax=None):
     """One metric of a sweep against the swept keys (``sweep.csv`` of ``lnsim sweep``, given as
     a DataFrame from :func:`lnsim.sweep` or a sweep folder).
 
@@ -496,9 +565,11 @@ def plot_sweep(df_or_dir, metric: str = DEFAULT_SWEEP_METRIC, ax=None):
     order). Two or more keys:
     a heatmap with one row per value of the first key, one column per value (or combination of
     values) of the others, in sweep order, each cell annotated with the value to 2 decimals and
-    a colour bar; failed points are blank. Returns the Axes.
+    a colour bar; failed points are blank. Several runs of a point (seeds) are averaged.
+    ``metric`` defaults to :func:`default_sweep_metric`. Returns the Axes.
     """
     df, keys = _sweep_frame(df_or_dir)
+    metric = metric or default_sweep_metric(df)
     if not keys:
         raise ValueError("the sweep table has no swept-key columns (before `point`)")
     ax = _new_ax(ax, figsize=(7, 4.5) if len(keys) == 1 else (8, 5.5))
@@ -588,7 +659,7 @@ def plot_sweep(df_or_dir, metric: str = DEFAULT_SWEEP_METRIC, ax=None):
     return ax
 
 
-def plot_sweep_results(sweep_dir, out_dir=None, metric: str = DEFAULT_SWEEP_METRIC) -> Path:
+def plot_sweep_results(sweep_dir, out_dir=None, metric: Optional[str] = None) -> Path:
     """Writes ``sweep.png`` (:func:`plot_sweep` of ``metric``) into the sweep folder (or
     ``out_dir``) and returns its path."""
     from ._sweep import SWEEP_PNG, load_sweep
@@ -606,3 +677,436 @@ def plot_sweep_results(sweep_dir, out_dir=None, metric: str = DEFAULT_SWEEP_METR
     finally:
         plt.close(fig)
     return path
+
+
+# ---------------------------------------------------------------------------------------------
+# one run of the cycle-level model (bins.csv, routers.csv)
+
+#: bins.csv columns drawn over time by :func:`plot_timeline`: column -> y-axis label.
+BINS_PANELS = {
+    "accepted_load": "accepted load\n(phits/node/cycle)",
+    "latency_mean": "mean latency\n(cycles)",
+    "nonminimal_fraction": "non-minimal\nfraction",
+}
+
+
+def _bins(r: RunResult) -> pd.DataFrame:
+    b = r.bins
+    if b is None:
+        raise FileNotFoundError(f"{r.out_dir / 'bins.csv'}: missing (not a cycle-level results folder)")
+    return b
+
+
+def _finish_cycle_axis(ax, x: np.ndarray, summary: dict) -> None:
+    """Time axis in cycles: x limits of the data, grid, a dotted line at the end of the warm-up
+    and a dashed red line at the transient change (``summary["change_cycle"]``)."""
+    if len(x):
+        ax.set_xlim(float(np.min(x)), float(np.max(x)))
+    ax.grid(True, alpha=0.3)
+    warmup = summary.get("warmup_cycles")
+    if warmup and len(x) and float(np.min(x)) < float(warmup) < float(np.max(x)):
+        ax.axvline(float(warmup), color="0.5", lw=0.8, ls=":", label="end of warm-up")
+    change = summary.get("change_cycle")
+    if change is not None:
+        ax.axvline(float(change), color="C3", lw=1.2, ls="--", label=f"transient change (cycle {int(change)})")
+
+
+def plot_bins(result_or_dir: ResultLike, column: str, ax=None, ylabel: Optional[str] = None):
+    """One column of bins.csv (cycle-level model) over time: a step line, each bin drawn over
+    ``[start_cycle, end_cycle)``; bins without a value (no packet delivered) are gaps. Marks
+    the end of the warm-up (dotted) and the transient change (``change_cycle`` of summary.json,
+    dashed red). Returns the Axes."""
+    r = _result(result_or_dir)
+    ax = _new_ax(ax, figsize=(10, 3.5))
+    b = _bins(r)
+    if column not in b.columns:
+        raise ValueError(f"bins.csv has no column {column!r}; columns: {', '.join(b.columns)}")
+    if b.empty:
+        _no_data(ax, "time bins")
+        x = np.array([], dtype=float)
+    else:
+        x = np.append(b["start_cycle"].to_numpy(dtype=float), float(b["end_cycle"].iloc[-1]))
+        y = pd.to_numeric(b[column], errors="coerce").to_numpy(dtype=float)
+        ax.step(x, np.append(y, y[-1]), where="post", color="C0", lw=1.4)
+    ax.set_xlabel("time (cycles)")
+    ax.set_ylabel(ylabel or BINS_PANELS.get(column, column))
+    ax.set_ylim(bottom=0)
+    _finish_cycle_axis(ax, x, r.summary)
+    return ax
+
+
+def plot_latency_over_time(result_or_dir: ResultLike, ax=None):
+    """Mean packet latency per time bin (bins.csv ``latency_mean``), in cycles."""
+    return plot_bins(result_or_dir, "latency_mean", ax=ax, ylabel="mean latency (cycles)")
+
+
+def plot_nonminimal_over_time(result_or_dir: ResultLike, ax=None):
+    """Fraction of packets routed non-minimally per time bin (bins.csv)."""
+    ax = plot_bins(result_or_dir, "nonminimal_fraction", ax=ax, ylabel="non-minimal fraction")
+    ax.set_ylim(0, 1.02)
+    return ax
+
+
+def plot_timeline(result_or_dir: ResultLike, fig=None, columns=tuple(BINS_PANELS)):
+    """Panels of bins.csv over time sharing one time axis in cycles (by default accepted load,
+    mean latency and non-minimal fraction; see :data:`BINS_PANELS`), with the transient change
+    marked. Returns the Axes, top to bottom."""
+    r = _result(result_or_dir)
+    b = _bins(r)
+    shown = [c for c in columns if c in b.columns]
+    if fig is None:
+        fig = plt.figure(figsize=(10, 2.6 * max(len(shown), 1) + 0.6))
+    axes = np.atleast_1d(fig.subplots(max(len(shown), 1), 1, sharex=True))
+    for ax, column in zip(axes, shown):
+        plot_bins(r, column, ax=ax)
+        ax.set_xlabel("")
+        if column == "nonminimal_fraction":
+            ax.set_ylim(0, 1.02)
+    axes[-1].set_xlabel("time (cycles)")
+    title = f"{r.summary.get('scenario', r.out_dir.name)}: over time"
+    detail = ", ".join(str(r.summary[k]) for k in ("routing", "pattern") if r.summary.get(k))
+    axes[0].set_title(f"{title} ({detail})" if detail else title, fontsize=10)
+    handles, labels = axes[0].get_legend_handles_labels()
+    if handles:
+        axes[0].legend(handles, labels, loc="upper right", fontsize=8)
+    return tuple(axes)
+
+
+def plot_router_load(result_or_dir: ResultLike, ax=None):
+    """Accepted load of each router (routers.csv, cycle-level model) as bars in router order,
+    groups in alternating shades; injected load as dots and the offered load (summary.json)
+    as a dashed line. Returns the Axes."""
+    r = _result(result_or_dir)
+    ax = _new_ax(ax, figsize=(11, 4.5))
+    t = r.routers
+    if t is None:
+        raise FileNotFoundError(f"{r.out_dir / 'routers.csv'}: missing (not a cycle-level results folder)")
+    if t.empty:
+        _no_data(ax, "routers")
+    else:
+        x = np.arange(len(t))
+        groups = t["group"].to_numpy() if "group" in t.columns else np.zeros(len(t), dtype=int)
+        parity = pd.factorize(groups)[0] % 2
+        colors = np.where(parity == 0, "C0", "#8fbbd9")
+        ax.bar(x, t["accepted_load"].to_numpy(dtype=float), width=1.0, color=colors, linewidth=0, label="accepted")
+        if "injected_load" in t.columns:
+            ax.plot(x, t["injected_load"].to_numpy(dtype=float), ls="none", marker=".", ms=3, color="0.2",
+                    label="injected")
+        offered = r.summary.get("offered_load")
+        if offered is not None:
+            ax.axhline(float(offered), color="C3", lw=1.0, ls="--", label=f"offered {float(offered):.4g}")
+        _group_ticks(ax, groups)
+        ax.set_xlim(-0.5, len(t) - 0.5)
+        ax.legend(loc="lower right", fontsize=8)
+    ax.set_ylabel("load (phits/node/cycle)")
+    ax.set_ylim(bottom=0)
+    ax.set_axisbelow(True)
+    ax.grid(True, axis="y", alpha=0.3)
+    fair = r.summary.get("fairness") or {}
+    title = f"{r.summary.get('scenario', r.out_dir.name)}: accepted load per router"
+    if fair.get("jain_routers") is not None:
+        title += f" (Jain {float(fair['jain_routers']):.4f})"
+    ax.set_title(title, fontsize=10)
+    return ax
+
+
+#: At most this many groups get a tick label of their own in :func:`plot_router_load`.
+MAX_GROUP_TICKS = 24
+
+
+def _group_ticks(ax, groups: np.ndarray) -> None:
+    """x ticks of the router bar chart: one per group at its middle (few groups), else router
+    numbers."""
+    codes, names = pd.factorize(groups)
+    if len(names) <= 1 or len(names) > MAX_GROUP_TICKS:
+        ax.set_xlabel("router")
+        return
+    middles = [float(np.mean(np.flatnonzero(codes == i))) for i in range(len(names))]
+    ax.set_xticks(middles)
+    ax.set_xticklabels([_label(g) for g in names], fontsize=8)
+    ax.set_xlabel("group (routers in order)")
+
+
+def plot_cycle_results(result_or_dir: ResultLike, out_dir=None) -> List[Path]:
+    """Figures of a cycle-level results folder, written into it (or ``out_dir``):
+    ``timeline.png`` (:func:`plot_timeline`, from bins.csv), ``routers.png``
+    (:func:`plot_router_load`, from routers.csv) and ``latency_hist.png``
+    (:func:`plot_latency_histogram`, in cycles), each when its table is there. Returns the
+    paths written."""
+    r = _result(result_or_dir)
+    target = Path(out_dir) if out_dir is not None else r.out_dir
+    target.mkdir(parents=True, exist_ok=True)
+    written: List[Path] = []
+    jobs = []
+    if r.bins is not None:
+        jobs.append(("timeline.png", (10, 8.4), lambda fig: plot_timeline(r, fig=fig)))
+    if r.routers is not None:
+        jobs.append(("routers.png", (11, 4.5), lambda fig: plot_router_load(r, ax=fig.subplots())))
+    if (r.out_dir / "latency_hist.csv").is_file():
+        jobs.append(("latency_hist.png", (8, 4.5), lambda fig: plot_latency_histogram(r, ax=fig.subplots())))
+    for name, size, draw in jobs:
+        fig = plt.figure(figsize=size)
+        try:
+            draw(fig)
+            fig.tight_layout()
+            path = target / name
+            fig.savefig(path, dpi=110, bbox_inches="tight")
+            written.append(path)
+        finally:
+            plt.close(fig)
+    return written
+
+
+# ---------------------------------------------------------------------------------------------
+# load sweeps of the cycle-level model
+
+#: sweep.csv column of the offered load (summary.json ``offered_load``, phits/node/cycle).
+LOAD_COLUMN = "offered_load"
+#: The usual swept key of a load sweep.
+LOAD_KEY = "traffic.load"
+#: Metrics of :func:`plot_load_latency` and :func:`plot_load_throughput`.
+LATENCY_METRIC = "latency_cycles.mean"
+ACCEPTED_METRIC = "accepted_load"
+#: File names written by :func:`plot_load_sweep_results`.
+LOAD_LATENCY_PNG = "load_latency.png"
+THROUGHPUT_PNG = "throughput.png"
+
+_LOAD_LABEL = "offered load (phits/node/cycle)"
+
+
+def _numeric(values) -> bool:
+    return all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+               for v in values)
+
+
+def load_key(df: pd.DataFrame, keys: Sequence[str]) -> Optional[str]:
+    """The swept key that is the offered load of a cycle-level sweep, or ``None`` (not a load
+    sweep): the table must have an ``offered_load`` column; the key is ``traffic.load`` if
+    swept, else another numeric key named ``....load``, else a numeric key equal to
+    ``offered_load`` in every successful row."""
+    if LOAD_COLUMN not in df.columns:
+        return None
+    named = [k for k in keys if k == LOAD_KEY] + [k for k in keys if k != LOAD_KEY and k.rsplit(".", 1)[-1] == "load"]
+    for k in named:
+        if _numeric(df[k].dropna()):
+            return k
+    ok = df["status"] == "ok" if "status" in df.columns else pd.Series(True, index=df.index)
+    offered = pd.to_numeric(df.loc[ok, LOAD_COLUMN], errors="coerce")
+    for k in keys:
+        vals = df.loc[ok, k]
+        if len(vals) and _numeric(vals) and offered.notna().all() and np.allclose(vals.to_numpy(dtype=float), offered):
+            return k
+    return None
+
+
+def is_load_sweep(df_or_dir) -> bool:
+    """True when a sweep (DataFrame or folder) is a load sweep of the cycle-level model
+    (:func:`load_key`)."""
+    df, keys = _sweep_frame(df_or_dir)
+    return load_key(df, keys) is not None
+
+
+def _true(series: pd.Series) -> pd.Series:
+    """``saturated`` as booleans, whether read from CSV as bools, strings or numbers."""
+    return series.map(lambda v: str(v).strip().lower() in ("true", "1", "1.0")).astype(bool)
+
+
+def _line_labels(df: pd.DataFrame, others: Sequence[str]) -> List[str]:
+    """Label of each row's line: the values of the other swept keys joined by `` / ``; with no
+    other key, the routing of the summary (or the metric's line has no label)."""
+    if others:
+        return [" / ".join(_label(v) for v in t) for t in zip(*(df[k] for k in others))]
+    if "routing" in df.columns and df["routing"].notna().any():
+        return [str(df["routing"].dropna().iloc[0])] * len(df)
+    return [""] * len(df)
+
+
+def load_curves(df_or_dir, metric: str, drop_saturated: bool = False) -> pd.DataFrame:
+    """The curves of a load sweep for one metric: one row per line and load with the columns
+    ``line`` (values of the swept keys other than the load, joined by `` / ``), ``load``,
+    ``mean``, ``min``, ``max`` (over the seeds of that point) and ``runs`` (how many
+    successful runs are in it). Lines are in sweep order, loads increasing. Failed runs are
+    left out; with ``drop_saturated`` so is every load point of a line where any seed is
+    ``saturated`` (its latency has no steady state). Raises ``ValueError`` when the sweep is
+    not a load sweep or ``metric`` is not a column."""
+    df, keys = _sweep_frame(df_or_dir)
+    key = load_key(df, keys)
+    if key is None:
+        raise ValueError("not a load sweep: sweep.csv needs an offered_load column and a swept load key (traffic.load)")
+    others = [k for k in keys if k != key]
+    t = pd.DataFrame(
+        {
+            "line": _line_labels(df, others),
+            "load": pd.to_numeric(df[key], errors="coerce"),
+            "y": _metric_values(df, metric),
+            "saturated": _true(df["saturated"]) if "saturated" in df.columns else False,
+        }
+    )
+    order = _in_order(t["line"])
+    if drop_saturated:
+        sat = t.groupby(["line", "load"])["saturated"].transform("any")
+        t = t[~sat]
+    t = t.dropna(subset=["y", "load"])
+    g = t.groupby(["line", "load"], sort=False)["y"]
+    out = g.agg(["mean", "min", "max", "count"]).reset_index().rename(columns={"count": "runs"})
+    out["line"] = pd.Categorical(out["line"], categories=order, ordered=True)
+    out = out.sort_values(["line", "load"], kind="stable").reset_index(drop=True)
+    out["line"] = out["line"].astype(str)
+    return out
+
+
+def _sweep_title(df: pd.DataFrame, what: str) -> str:
+    parts = []
+    for col in ("scenario", "topology"):
+        if col in df.columns and df[col].notna().any():
+            parts.append(str(df[col].dropna().iloc[0]))
+    return f"{', '.join(parts)}: {what}" if parts else what
+
+
+def _draw_curves(ax, curves: pd.DataFrame) -> List[str]:
+    """One line per curve (mean, marked) with the min–max spread over seeds shaded."""
+    lines = _in_order(curves["line"])
+    for i, name in enumerate(lines):
+        c = curves[curves["line"] == name]
+        x = c["load"].to_numpy(dtype=float)
+        color = f"C{i % 10}"
+        ax.plot(x, c["mean"].to_numpy(dtype=float), marker="o", ms=4, lw=1.6, color=color, label=name or None)
+        if (c["runs"] > 1).any():
+            ax.fill_between(x, c["min"].to_numpy(dtype=float), c["max"].to_numpy(dtype=float), color=color,
+                            alpha=0.2, linewidth=0)
+    return lines
+
+
+def _draw_bounds(ax, bounds: Optional[dict], vertical: bool) -> None:
+    """Reference lines at the analytical bounds ``{label: value}``: horizontal (a bound on the
+    accepted load) or vertical (the same bound as an offered load)."""
+    styles = ["--", "-.", ":", (0, (5, 1, 1, 1))]
+    for i, (label, value) in enumerate((bounds or {}).items()):
+        kw = dict(color="0.3", lw=1.0, ls=styles[i % len(styles)], label=f"{label} = {float(value):.4g}")
+        (ax.axvline if vertical else ax.axhline)(float(value), **kw)
+
+
+def plot_load_sweep(df_or_dir, metric: str, ax=None, drop_saturated: bool = False, bounds: Optional[dict] = None,
+                    bounds_vertical: bool = False, diagonal: bool = False):
+    """``metric`` of a load sweep against the offered load (:func:`load_curves`): one line per
+    combination of the other swept keys (e.g. per ``routing.algorithm``), the mean over seeds
+    with the min–max spread shaded; ``bounds`` (``{label: value}``) drawn as reference lines
+    (vertical with ``bounds_vertical``), ``diagonal`` adds y = x. Returns the Axes."""
+    df, keys = _sweep_frame(df_or_dir)
+    ax = _new_ax(ax, figsize=(7.5, 5))
+    curves = load_curves(df, metric, drop_saturated=drop_saturated)
+    if curves.empty:
+        _no_data(ax, "successful run")
+    _draw_curves(ax, curves)
+    if diagonal:
+        loads = pd.to_numeric(df[load_key(df, keys)], errors="coerce").dropna()
+        top = float(loads.max()) if len(loads) else 1.0
+        ax.plot([0.0, top], [0.0, top], color="0.6", lw=1.0, ls=":", label="accepted = offered", zorder=1)
+    _draw_bounds(ax, bounds, bounds_vertical)
+    ax.set_xlabel(_LOAD_LABEL)
+    ax.set_ylabel(_METRIC_LABEL.get(metric, metric))
+    ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    others = [k for k in keys if k != load_key(df, keys)]
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(fontsize=8, title=" / ".join(others) or None, title_fontsize=8, loc="best")
+    ax.set_title(_sweep_title(df, f"{metric} vs offered load"), fontsize=10)
+    return ax
+
+
+def plot_load_latency(df_or_dir, ax=None, metric: str = LATENCY_METRIC, bounds: Optional[dict] = None):
+    """Mean packet latency (cycles) against the offered load, one line per combination of the
+    other swept keys, mean over seeds with the min–max spread shaded. Load points where a seed
+    is ``saturated`` are left out (the title says how many). ``bounds`` (``{label: load}``,
+    e.g. ``{"MIN bound 1/(ap)": 0.0139}``) are drawn as vertical lines, the loads where the
+    latency is expected to diverge. Returns the Axes."""
+    df, _ = _sweep_frame(df_or_dir)
+    ax = plot_load_sweep(df, metric, ax=ax, drop_saturated=True, bounds=bounds, bounds_vertical=True)
+    kept = len(load_curves(df, metric, drop_saturated=True))
+    total = len(load_curves(df, metric))
+    what = "latency vs offered load"
+    if total > kept:
+        what += f" ({total - kept} saturated point{'s' if total - kept > 1 else ''} left out)"
+    ax.set_title(_sweep_title(df, what), fontsize=10)
+    return ax
+
+
+def plot_load_throughput(df_or_dir, ax=None, bounds: Optional[dict] = None):
+    """Accepted load against offered load (phits/node/cycle), one line per combination of the
+    other swept keys, mean over seeds with the min–max spread shaded, saturated points
+    included and marked with a cross; the diagonal accepted = offered dotted and ``bounds``
+    (``{label: load}``) as horizontal lines. Returns the Axes."""
+    df, _ = _sweep_frame(df_or_dir)
+    ax = plot_load_sweep(df, ACCEPTED_METRIC, ax=ax, bounds=bounds, diagonal=True)
+    _mark_saturated(ax, df)
+    ax.set_title(_sweep_title(df, "throughput vs offered load"), fontsize=10)
+    return ax
+
+
+def _mark_saturated(ax, df: pd.DataFrame) -> None:
+    """Crosses on the accepted-load curves at the load points where a seed saturated."""
+    every = load_curves(df, ACCEPTED_METRIC)
+    kept = load_curves(df, ACCEPTED_METRIC, drop_saturated=True)
+    merged = every.merge(kept[["line", "load"]], on=["line", "load"], how="left", indicator=True)
+    sat = merged[merged["_merge"] == "left_only"]
+    if sat.empty:
+        return
+    ax.plot(sat["load"].to_numpy(dtype=float), sat["mean"].to_numpy(dtype=float), ls="none", marker="x", ms=8,
+            mew=1.5, color="black", label="saturated", zorder=3)
+    handles, labels = ax.get_legend_handles_labels()
+    legend = ax.get_legend()
+    ax.legend(handles, labels, fontsize=8, title=legend.get_title().get_text() if legend else None, title_fontsize=8)
+
+
+def plot_load_sweep_results(sweep_dir, out_dir=None, bounds: Optional[dict] = None) -> List[Path]:
+    """Writes ``load_latency.png`` (:func:`plot_load_latency`) and ``throughput.png``
+    (:func:`plot_load_throughput`) of a load sweep into the sweep folder (or ``out_dir``);
+    returns their paths."""
+    from ._sweep import load_sweep
+
+    df = load_sweep(sweep_dir)
+    target = Path(out_dir) if out_dir is not None else Path(sweep_dir)
+    target.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, fn in ((LOAD_LATENCY_PNG, plot_load_latency), (THROUGHPUT_PNG, plot_load_throughput)):
+        fig, ax = plt.subplots(figsize=(7.5, 5))
+        try:
+            fn(df, ax=ax, bounds=bounds)
+            fig.tight_layout()
+            path = target / name
+            fig.savefig(path, dpi=110, bbox_inches="tight")
+            written.append(path)
+        finally:
+            plt.close(fig)
+    return written
+
+
+def plot_sweep_folder(sweep_dir, out_dir=None, metric: Optional[str] = None,
+                      bounds: Optional[dict] = None) -> List[Path]:
+    """The figures of a sweep folder (what ``lnsim plot SWEEP_DIR`` and ``lnsim sweep`` write):
+    a load sweep of the cycle-level model gets :func:`plot_load_sweep_results`
+    (``load_latency.png``, ``throughput.png``; with ``metric``, ``sweep.png`` of that metric
+    against the offered load instead), any other sweep ``sweep.png`` (:func:`plot_sweep`).
+    Returns the paths written."""
+    from ._sweep import SWEEP_PNG, load_sweep
+
+    df = load_sweep(sweep_dir)
+    if load_key(df, df.attrs["keys"]) is None:
+        if bounds:
+            raise ValueError("bounds apply to a load sweep (offered_load column and a swept traffic.load)")
+        return [plot_sweep_results(sweep_dir, out_dir=out_dir, metric=metric)]
+    if metric is None:
+        return plot_load_sweep_results(sweep_dir, out_dir=out_dir, bounds=bounds)
+    target = Path(out_dir) if out_dir is not None else Path(sweep_dir)
+    target.mkdir(parents=True, exist_ok=True)
+    fig, ax = plt.subplots(figsize=(7.5, 5))
+    try:
+        plot_load_sweep(df, metric, ax=ax, bounds=bounds)
+        fig.tight_layout()
+        path = target / SWEEP_PNG
+        fig.savefig(path, dpi=110, bbox_inches="tight")
+    finally:
+        plt.close(fig)
+    return [path]

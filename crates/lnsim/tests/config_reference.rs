@@ -2,7 +2,8 @@
 
 use std::collections::BTreeSet;
 
-/// Where each schema struct lives in a scenario file (`<class>` stands for host/fabric).
+/// Where each schema struct lives in a scenario file (`<class>` stands for host/fabric,
+/// `<phase>` for before/after; `[]` marks an entry of an array of tables).
 const PREFIX: &[(&str, &str)] = &[
     ("ScenarioMeta", "scenario"),
     ("SimConfig", "sim"),
@@ -16,15 +17,20 @@ const PREFIX: &[(&str, &str)] = &[
     ("RoutingConfig", "routing"),
     ("FlowConfig", "traffic.flows[]"),
     ("GeneratorConfig", "traffic.generators[]"),
+    ("MixComponent", "traffic.mix[]"),
+    ("TransientConfig", "traffic.transient"),
+    ("TransientPhase", "traffic.transient.<phase>"),
     ("TrafficConfig", "traffic"),
     ("StatsConfig", "stats"),
     ("CcConfig", "cc"),
     ("CcPortOverrides", "cc.<class>_ports"),
     ("CctConfig", "cc.cct"),
+    ("RouterConfig", "router"),
     ("Scenario", "<top>"),
 ];
 
-/// Fields that are tables of their own (documented through their keys).
+/// Fields that are tables of their own (documented through their keys). `mix` covers both
+/// `traffic.mix` and `traffic.transient.<phase>.mix`, whose entries are `traffic.mix[]` ones.
 const NESTED: &[&str] = &[
     "vl_arbitration",
     "host_ports",
@@ -33,6 +39,10 @@ const NESTED: &[&str] = &[
     "cct",
     "flows",
     "generators",
+    "mix",
+    "transient",
+    "before",
+    "after",
 ];
 
 fn schema_keys() -> BTreeSet<String> {

@@ -375,6 +375,9 @@ impl Net {
 
 /// `lnsim validate`: builds everything, runs nothing, and reports what it built.
 pub fn validate(l: &LoadedScenario) -> Result<String> {
+    if l.model() == crate::config::Model::Cycle {
+        return super::cycle::validate_cycle(l);
+    }
     let b = build_parts(l)?;
     let s = &l.scenario;
     // the remaining run-time parts validate their keys too

@@ -7,6 +7,7 @@
 //! (the buffer that receives from the wire).
 
 mod build;
+pub mod cycle;
 mod deadlock;
 mod run;
 

@@ -14,6 +14,9 @@ pub fn run_scenario(
     opts: &RunOptions,
     interrupted: &mut dyn FnMut() -> bool,
 ) -> Result<RunOutput> {
+    if l.model() == crate::config::Model::Cycle {
+        return super::cycle::run_cycle_scenario(l, opts, interrupted);
+    }
     let out_dir = opts
         .out_dir
         .clone()

@@ -385,3 +385,35 @@ pub fn write_results(
     std::fs::rename(&tmp, out)?;
     Ok(text)
 }
+
+/// Writes `files` (name, contents) as the folder `out`, atomically: into a hidden sibling
+/// folder first, renamed into place only when every file is written, so a folder that exists
+/// is complete. An existing `out` is replaced.
+pub fn write_folder(out: &Path, files: &[(&str, &str)]) -> Result<()> {
+    let parent = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent)?;
+    let leaf = out
+        .file_name()
+        .and_then(|s| s.to_str())
+        .unwrap_or("results");
+    let tmp = parent.join(format!(".{leaf}.tmp-{}", std::process::id()));
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp)?;
+    }
+    std::fs::create_dir_all(&tmp)?;
+    let res = files
+        .iter()
+        .try_for_each(|(name, text)| std::fs::write(tmp.join(name), text));
+    if let Err(e) = res {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(e.into());
+    }
+    if out.exists() {
+        std::fs::remove_dir_all(out)?;
+    }
+    std::fs::rename(&tmp, out)?;
+    Ok(())
+}

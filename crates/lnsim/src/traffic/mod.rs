@@ -3,6 +3,7 @@
 //! (greedy) or Bernoulli injection and per-node start/stop times (spec §3.7.1, §5).
 
 pub mod packet;
+pub mod synthetic;
 
 use crate::config::{BitRate, Duration, GeneratorConfig, Injection, NodeSet, Ps, Scenario};
 use crate::engine::rng::{purpose, stream};

@@ -1,0 +1,156 @@
+//! Valiant load balancing on a Dragonfly (Dragonfly spec §3.0.2, §3.2, §3.3): the choice of the
+//! intermediate router R_ROOT under the four phase-A policies, with the RVLB restriction for
+//! intra-group packets.
+
+use crate::error::{Error, Result};
+use crate::topology::dragonfly::DragonflyShape;
+use rand::Rng;
+
+/// Phase-A policy (spec §3.0.2 table): which hops phase A may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VlbPolicy {
+    /// l1 g1 l2: any router of another group.
+    Lgl,
+    /// l1 g1: phase A ends on arrival in the intermediate group (Kim et al.'s VLB).
+    LgDash,
+    /// g1 l2: a router of a group joined to the source router's own global links.
+    DashGl,
+    /// g1: phase A ends at the far end of one of the source router's global links.
+    DashGDash,
+}
+
+impl VlbPolicy {
+    /// Parses `routing.vlb_policy`.
+    pub fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "lgl" => VlbPolicy::Lgl,
+            "lg-" => VlbPolicy::LgDash,
+            "-gl" => VlbPolicy::DashGl,
+            "-g-" => VlbPolicy::DashGDash,
+            other => {
+                return Err(Error::input(
+                    "routing.vlb_policy",
+                    format!("`{other}` is not one of: lgl, lg-, -gl, -g-"),
+                ))
+            }
+        })
+    }
+    /// The name as written in scenarios.
+    pub fn name(self) -> &'static str {
+        match self {
+            VlbPolicy::Lgl => "lgl",
+            VlbPolicy::LgDash => "lg-",
+            VlbPolicy::DashGl => "-gl",
+            VlbPolicy::DashGDash => "-g-",
+        }
+    }
+    /// Phase A ends on arrival in the intermediate group (no l2 hop).
+    pub fn ends_at_group(self) -> bool {
+        matches!(self, VlbPolicy::LgDash | VlbPolicy::DashGDash)
+    }
+    /// Phase A leaves through one of the source router's own global links (no l1 hop).
+    pub fn own_links_only(self) -> bool {
+        matches!(self, VlbPolicy::DashGl | VlbPolicy::DashGDash)
+    }
+}
+
+/// An intermediate: the router and whether phase A ends when its group is reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Intermediate {
+    /// R_ROOT (for group-ending policies, the router where the global link lands).
+    pub router: u32,
+    /// Phase A ends on arrival in the group of `router`.
+    pub group_only: bool,
+}
+
+/// Draws R_ROOT for a packet from router `src` to router `dst` (spec §3.0.2 pseudo-code).
+/// Intra-group packets draw a router of their own group (RVLB, §3.3); `source_group` allows
+/// the source group as intermediate group for inter-group packets (FOGSim FULL; default off).
+pub fn select_intermediate(
+    s: &DragonflyShape,
+    policy: VlbPolicy,
+    source_group: bool,
+    src: u32,
+    dst: u32,
+    rng: &mut impl Rng,
+) -> Intermediate {
+    let gs = s.group(src);
+    if gs == s.group(dst) {
+        return Intermediate {
+            router: gs * s.a + rng.random_range(0..s.a),
+            group_only: false,
+        };
+    }
+    let gr = if policy.own_links_only() {
+        let q = rng.random_range(0..s.h);
+        s.global_neighbour(gs, s.index(src), q).0
+    } else if source_group {
+        rng.random_range(0..s.groups)
+    } else {
+        // one of the a·h global links of the source group, uniformly: a uniform other group
+        let k = rng.random_range(0..s.groups - 1);
+        (gs + 1 + k) % s.groups
+    };
+    if policy.ends_at_group() && gr != gs {
+        // phase A ends where the link from the source group lands
+        let (eo, q) = s.exit(gs, gr);
+        let (_, land, _) = s.global_neighbour(gs, eo, q);
+        return Intermediate {
+            router: gr * s.a + land,
+            group_only: true,
+        };
+    }
+    Intermediate {
+        router: gr * s.a + rng.random_range(0..s.a),
+        group_only: false,
+    }
+}
+
+/// Hops of the Valiant path src → R_ROOT → dst (H_VLB of Eq. 2-1).
+pub fn path_hops(s: &DragonflyShape, src: u32, mid: Intermediate, dst: u32) -> u32 {
+    s.min_hops(src, mid.router) + s.min_hops(mid.router, dst)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::dragonfly::Arrangement;
+    use rand::SeedableRng;
+
+    #[test]
+    fn policies_draw_intermediates_where_the_spec_allows() {
+        let s = DragonflyShape::new(3, 6, 3, Arrangement::Palmtree).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let src = 4; // group 0, router 4
+        let dst = 50; // another group
+        let own: Vec<u32> = (0..3).map(|q| s.global_neighbour(0, 4, q).0).collect();
+        let mut groups = std::collections::BTreeSet::new();
+        for p in ["lgl", "lg-", "-gl", "-g-"] {
+            let pol = VlbPolicy::parse(p).unwrap();
+            for _ in 0..2000 {
+                let m = select_intermediate(&s, pol, false, src, dst, &mut rng);
+                let g = s.group(m.router);
+                assert_ne!(g, 0, "{p}: source group excluded");
+                assert_eq!(m.group_only, pol.ends_at_group());
+                if pol.own_links_only() {
+                    assert!(own.contains(&g), "{p}: group {g} not on the source router's links");
+                }
+                if pol.ends_at_group() {
+                    // the landing router of the link from group 0
+                    let (eo, q) = s.exit(0, g);
+                    assert_eq!(s.index(m.router), s.global_neighbour(0, eo, q).1);
+                }
+                if p == "lgl" {
+                    groups.insert(g);
+                }
+            }
+        }
+        assert_eq!(groups.len() as u32, s.groups - 1, "lgl reaches every other group");
+        // intra-group: RVLB keeps the intermediate in the group
+        for _ in 0..100 {
+            let m = select_intermediate(&s, VlbPolicy::Lgl, false, 1, 3, &mut rng);
+            assert_eq!(s.group(m.router), 0);
+        }
+        assert!(VlbPolicy::parse("gl").unwrap_err().to_string().contains("lgl, lg-"));
+    }
+}

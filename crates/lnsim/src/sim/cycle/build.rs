@@ -1,0 +1,467 @@
+//! Building the cycle-level network from a scenario: strict checks of the keys that apply,
+//! the topology (Dragonfly or mesh/torus), the routing with its VC rules and the
+//! channel-dependency check, buffers, terminals and their traffic.
+
+use super::packet::{PacketSlab, NIL};
+use super::results::CycleStats;
+use super::{CycleNet, PortKind};
+use crate::config::{LoadedScenario, RoutingAlgorithm, TopologyKind};
+use crate::engine::rng::{purpose, stream};
+use crate::error::{Error, Result};
+use crate::routing::candidates::{Algorithm, CycleRouting, MeshGeometry, RoutedTopology};
+use crate::routing::channel_dependency;
+use crate::routing::piggyback::PiggybackState;
+use crate::routing::valiant::VlbPolicy;
+use crate::routing::vc_template::{HopClass, VcTemplate};
+use crate::topology::{self, LinkClass, LinkParams, LinkRate, NodeKind, Shape};
+use crate::traffic::synthetic::{Geometry, SyntheticTraffic};
+
+/// Random-stream purpose of Valiant intermediate draws.
+const VALIANT: u64 = 11;
+
+/// Keys of the InfiniBand model that a cycle-level scenario must not set.
+fn reject_ib_keys(l: &LoadedScenario) -> Result<()> {
+    let s = &l.scenario;
+    let ib_tables = ["links", "switch", "hca", "cc"];
+    for t in ib_tables {
+        if l.merged.contains_key(t) {
+            return Err(Error::input(
+                t,
+                "belongs to the InfiniBand model; a cycle-level scenario (sim.measure_cycles) \
+                 configures its routers in [router]",
+            ));
+        }
+    }
+    let present = [
+        ("sim.end_time", s.sim.end_time.is_some()),
+        ("sim.warmup", s.sim.warmup.0 != 0),
+        ("sim.interval", l.merged.get("sim").and_then(|t| t.get("interval")).is_some()),
+        ("traffic.flows", !s.traffic.flows.is_empty()),
+        ("traffic.generators", !s.traffic.generators.is_empty()),
+        ("routing.file", s.routing.file.is_some()),
+        ("stats.buffer_occupancy", l.merged.get("stats").and_then(|t| t.get("buffer_occupancy")).is_some()),
+        ("stats.fairness_sources", s.stats.fairness_sources.is_some()),
+        ("stats.fairness_from", s.stats.fairness_from.is_some()),
+    ];
+    for (k, p) in present {
+        if p {
+            return Err(Error::input(
+                k,
+                "belongs to the InfiniBand model; a cycle-level scenario uses sim.warmup_cycles, \
+                 sim.measure_cycles and the traffic.pattern keys",
+            ));
+        }
+    }
+    if let Some(tr) = l.merged.get("traffic").and_then(|t| t.as_table()) {
+        for k in ["credit_bytes", "mtu_credits", "packet_bytes", "message_bytes", "payload_bytes"] {
+            if tr.contains_key(k) {
+                return Err(Error::input(
+                    &format!("traffic.{k}"),
+                    "belongs to the InfiniBand model; the cycle-level model sizes packets with traffic.packet_phits",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn positive(key: &str, v: u64) -> Result<()> {
+    if v == 0 {
+        return Err(Error::input(key, "must be at least 1"));
+    }
+    Ok(())
+}
+
+/// Checks a cycle-level scenario and builds everything a run needs, running nothing; returns
+/// a short report (`lnsim validate`).
+pub fn validate_cycle(l: &LoadedScenario) -> Result<String> {
+    let net = CycleNet::new(l)?;
+    Ok(format!(
+        "ok: cycle-level model, {} routers, {} terminals, routing {:?}, {} VCs per port (max), \
+         traffic {}, channel-dependency graph acyclic",
+        net.routers,
+        net.terminals,
+        net.routing.alg,
+        net.vcs,
+        net.traffic.label()
+    ))
+}
+
+impl CycleNet {
+    /// Builds the network of a cycle-level scenario.
+    pub(crate) fn new(l: &LoadedScenario) -> Result<Self> {
+        reject_ib_keys(l)?;
+        let s = &l.scenario;
+        let rc = &s.router;
+        let measure = s.sim.measure_cycles.ok_or_else(|| {
+            Error::input(
+                "sim.measure_cycles",
+                "required by the cycle-level model (e.g. 60000, spec §5)",
+            )
+        })?;
+        positive("sim.measure_cycles", measure)?;
+        let warmup = s.sim.warmup_cycles.unwrap_or(0);
+        let pkt_phits = s.traffic.packet_phits.unwrap_or(10);
+        positive("traffic.packet_phits", pkt_phits as u64)?;
+        positive("router.speedup", rc.speedup as u64)?;
+        positive("router.allocator_iterations", rc.allocator_iterations as u64)?;
+        positive("router.latency", rc.latency)?;
+        positive("router.local_latency", rc.local_latency)?;
+        positive("router.global_latency", rc.global_latency)?;
+        for (k, v) in [
+            ("router.injection_queue_phits", rc.injection_queue_phits),
+            ("router.local_buffer_phits", rc.local_buffer_phits),
+            ("router.global_buffer_phits", rc.global_buffer_phits),
+            ("router.output_buffer_phits", rc.output_buffer_phits),
+        ] {
+            if v < pkt_phits {
+                return Err(Error::input(
+                    k,
+                    format!("{v} phits cannot hold one packet of {pkt_phits} phits (virtual cut-through needs room for a whole packet)"),
+                ));
+            }
+        }
+        let sat_queue = s.sim.saturation_queue_packets.unwrap_or(50.0);
+        if !(sat_queue > 0.0 && sat_queue.is_finite()) {
+            return Err(Error::input("sim.saturation_queue_packets", "must be a positive number of packets"));
+        }
+        let bin_cycles = s.stats.bin_cycles.unwrap_or(1000);
+        positive("stats.bin_cycles", bin_cycles)?;
+        if (warmup + measure) / bin_cycles > 1_000_000 {
+            return Err(Error::input("stats.bin_cycles", "gives more than a million bins; choose a wider bin"));
+        }
+
+        // topology: the fabric graph (link parameters do not apply in this model)
+        let lp = LinkParams {
+            rate: LinkRate::bps(1),
+            delay_ps: 0,
+            lanes: 1,
+        };
+        let t = &s.topology;
+        let fabric = match t.kind {
+            TopologyKind::Dragonfly => topology::dragonfly::build(t, lp, lp)?,
+            TopologyKind::Mesh | TopologyKind::Torus => topology::mesh_torus::build(t, lp, lp)?,
+            other => {
+                return Err(Error::input(
+                    "topology.kind",
+                    format!("{other:?} is not available in the cycle-level model; allowed: dragonfly, mesh, torus"),
+                ))
+            }
+        };
+        fabric.check()?;
+        let routers = fabric.switches.len() as u32;
+        let radix = fabric
+            .switches
+            .iter()
+            .map(|&n| fabric.nodes[n as usize].ports.len() as u32)
+            .max()
+            .unwrap_or(0);
+        if radix > 64 {
+            return Err(Error::input(
+                "topology",
+                format!("routers of {radix} ports; the cycle-level router supports up to 64"),
+            ));
+        }
+        // switch ids are 0..routers in naming order (both builders create switches first)
+        for (i, &n) in fabric.switches.iter().enumerate() {
+            if n as usize != i {
+                return Err(Error::Internal("cycle model: switches are not numbered first".into()));
+            }
+        }
+
+        // routing
+        let r = &s.routing;
+        let dragonfly = matches!(fabric.shape, Shape::Dragonfly(_));
+        let alg = match (r.algorithm, dragonfly) {
+            (None, true) => {
+                return Err(Error::input(
+                    "routing.algorithm",
+                    "required for a Dragonfly: min, vlb, ugal or pb",
+                ))
+            }
+            (Some(RoutingAlgorithm::Min), true) => Algorithm::Min,
+            (Some(RoutingAlgorithm::Vlb), true) => Algorithm::Vlb,
+            (Some(RoutingAlgorithm::Ugal), true) => Algorithm::Ugal,
+            (Some(RoutingAlgorithm::Pb), true) => Algorithm::Pb,
+            (Some(other), true) => {
+                return Err(Error::input(
+                    "routing.algorithm",
+                    format!("{other:?} does not route a Dragonfly; allowed: min, vlb, ugal, pb"),
+                ))
+            }
+            (None | Some(RoutingAlgorithm::Dor), false) => Algorithm::Dor,
+            (Some(RoutingAlgorithm::Vlb), false) => Algorithm::MeshVlb,
+            (Some(other), false) => {
+                return Err(Error::input(
+                    "routing.algorithm",
+                    format!("{other:?} does not route a mesh or torus in the cycle-level model; allowed: dor, vlb"),
+                ))
+            }
+        };
+        let reject = |key: &str, set: bool, why: &str| -> Result<()> {
+            if set {
+                Err(Error::input(key, why.to_string()))
+            } else {
+                Ok(())
+            }
+        };
+        let valiant_like = matches!(alg, Algorithm::Vlb | Algorithm::Ugal | Algorithm::Pb);
+        reject("routing.vlb_policy", r.vlb_policy.is_some() && !valiant_like, "applies to Dragonfly vlb, ugal and pb")?;
+        reject("routing.valiant_source_group", r.valiant_source_group.is_some() && !valiant_like, "applies to Dragonfly vlb, ugal and pb")?;
+        reject("routing.ugal_threshold", r.ugal_threshold.is_some() && !matches!(alg, Algorithm::Ugal | Algorithm::Pb), "applies to ugal and pb")?;
+        reject("routing.pb_factor", r.pb_factor.is_some() && alg != Algorithm::Pb, "applies to pb")?;
+        reject("routing.pb_threshold", r.pb_threshold.is_some() && alg != Algorithm::Pb, "applies to pb")?;
+        reject("routing.vc_template", r.vc_template.is_some() && !dragonfly, "applies to Dragonflies (meshes and tori use VC classes)")?;
+        reject("routing.dateline", r.dateline.is_some() && t.kind != TopologyKind::Torus, "applies to tori")?;
+        reject("router.global_vcs", rc.global_vcs.is_some() && !dragonfly, "applies to Dragonflies")?;
+        let policy = VlbPolicy::parse(r.vlb_policy.as_deref().unwrap_or("lgl"))?;
+        let template = match &r.vc_template {
+            Some(items) => VcTemplate::parse(items)?,
+            None if alg == Algorithm::Min => VcTemplate::minimal(),
+            None => VcTemplate::valiant(),
+        };
+        let dateline = r.dateline.unwrap_or(true);
+        let torus = t.kind == TopologyKind::Torus;
+        let classes: u32 = if dragonfly {
+            1
+        } else {
+            (if alg == Algorithm::MeshVlb { 2 } else { 1 }) * (if torus && dateline { 2 } else { 1 })
+        };
+        let (local_vcs, global_vcs) = if dragonfly {
+            let need_l = template.vcs(HopClass::Local);
+            let need_g = template.vcs(HopClass::Global);
+            let lv = rc.local_vcs.unwrap_or(need_l);
+            let gv = rc.global_vcs.unwrap_or(need_g);
+            if lv < need_l {
+                return Err(Error::input("router.local_vcs", format!("{lv} VCs; the routing's VC template needs {need_l} on local ports")));
+            }
+            if gv < need_g {
+                return Err(Error::input("router.global_vcs", format!("{gv} VCs; the routing's VC template needs {need_g} on global ports")));
+            }
+            (lv, gv)
+        } else {
+            let lv = rc.local_vcs.unwrap_or(classes);
+            if lv == 0 || lv % classes != 0 {
+                return Err(Error::input(
+                    "router.local_vcs",
+                    format!("{lv} VCs; this routing uses {classes} VC classes (Valiant phases × torus dateline classes), so give a positive multiple of {classes}"),
+                ));
+            }
+            (lv, 1)
+        };
+        if local_vcs > 64 || global_vcs > 64 {
+            return Err(Error::input("router.local_vcs", "at most 64 VCs per port"));
+        }
+        let vcs = local_vcs.max(global_vcs);
+        let topo = match &fabric.shape {
+            Shape::Dragonfly(d) => RoutedTopology::Dragonfly(*d),
+            Shape::MeshTorus { dims, torus, minus_port, plus_port } => RoutedTopology::Mesh(MeshGeometry {
+                dims: dims.clone(),
+                torus: *torus,
+                coords: (0..routers).map(|i| fabric.nodes[i as usize].coords.clone()).collect(),
+                minus: minus_port.iter().map(|v| v.iter().map(|p| p.unwrap_or(u16::MAX)).collect()).collect(),
+                plus: plus_port.iter().map(|v| v.iter().map(|p| p.unwrap_or(u16::MAX)).collect()).collect(),
+                dateline,
+            }),
+            _ => return Err(Error::Internal("cycle model: unexpected shape".into())),
+        };
+        let routing = CycleRouting {
+            alg,
+            topo,
+            policy,
+            source_group: r.valiant_source_group.unwrap_or(false),
+            ugal_t_phits: r.ugal_threshold.unwrap_or(0) * pkt_phits as i64,
+            pb_factor: r.pb_factor.unwrap_or(120) as u64,
+            pb_t_phits: r.pb_threshold.unwrap_or(5) as u64 * pkt_phits as u64,
+            template,
+            local_vcs: local_vcs as u8,
+            classes: classes as u8,
+        };
+
+        // ports
+        let np = (routers * radix) as usize;
+        let mut kind = vec![PortKind::Unused; np];
+        let mut peer = vec![u32::MAX; np];
+        let mut nvc = vec![0u8; np];
+        let mut lat = vec![0u64; np];
+        let mut in_cap = vec![0u32; np * vcs as usize];
+        let mut global_ports = Vec::new();
+        let mut term_gp = vec![0u32; fabric.hcas.len()];
+        let hca_index: std::collections::HashMap<u32, u32> =
+            fabric.hcas.iter().enumerate().map(|(i, &n)| (n, i as u32)).collect();
+        for rtr in 0..routers {
+            for (p, port) in fabric.nodes[rtr as usize].ports.iter().enumerate() {
+                let gp = (rtr * radix) as usize + p;
+                let far = &fabric.nodes[port.peer as usize];
+                let (k, n, l, cap) = if far.kind == NodeKind::Hca {
+                    let ti = hca_index[&port.peer];
+                    term_gp[ti as usize] = gp as u32;
+                    (PortKind::Terminal(ti), 1, rc.ejection_latency, rc.injection_queue_phits)
+                } else if port.class == LinkClass::Global {
+                    global_ports.push(gp as u32);
+                    peer[gp] = port.peer * radix + port.peer_port as u32;
+                    (PortKind::Global, global_vcs, rc.global_latency, rc.global_buffer_phits)
+                } else {
+                    peer[gp] = port.peer * radix + port.peer_port as u32;
+                    (PortKind::Local, local_vcs, rc.local_latency, rc.local_buffer_phits)
+                };
+                kind[gp] = k;
+                nvc[gp] = n as u8;
+                lat[gp] = l;
+                for v in 0..n as usize {
+                    in_cap[gp * vcs as usize + v] = cap;
+                }
+            }
+        }
+        // credits of an output: the capacity of the input buffer at the far end
+        let mut credit_cap = vec![0u32; np * vcs as usize];
+        for gp in 0..np {
+            if peer[gp] != u32::MAX {
+                for v in 0..nvc[gp] as usize {
+                    credit_cap[gp * vcs as usize + v] = in_cap[peer[gp] as usize * vcs as usize + v];
+                }
+            }
+        }
+
+        // deadlock freedom by construction, checked
+        let link = |rt: u32, p: u32| -> Option<(u32, u32)> {
+            let g = (rt * radix + p) as usize;
+            (peer[g] != u32::MAX).then(|| (peer[g] / radix, peer[g] % radix))
+        };
+        let cdg = channel_dependency::build(&routing, routers, radix, vcs, &link);
+        if let Some(cycle) = cdg.find_cycle() {
+            let names: Vec<String> = cycle
+                .iter()
+                .take(12)
+                .map(|&(rt, p, v)| format!("{} port {p} VC {v}", fabric.nodes[rt as usize].name))
+                .collect();
+            let key = if r.vc_template.is_some() {
+                "routing.vc_template"
+            } else if r.dateline == Some(false) {
+                "routing.dateline"
+            } else {
+                "routing"
+            };
+            return Err(Error::input(
+                key,
+                format!(
+                    "the channel-dependency graph of this routing and VC assignment has a cycle of {} channels, so the network can deadlock: {}{}",
+                    cycle.len(),
+                    names.join(" → "),
+                    if cycle.len() > 12 { " → …" } else { "" }
+                ),
+            ));
+        }
+
+        // traffic
+        let geo = match &fabric.shape {
+            Shape::Dragonfly(d) => Geometry::Dragonfly(*d),
+            Shape::MeshTorus { dims, torus, .. } => Geometry::MeshTorus {
+                dims: dims.clone(),
+                torus: *torus,
+                per_router: t.hcas_per_switch.unwrap_or(1),
+            },
+            _ => unreachable!("checked above"),
+        };
+        let traffic = SyntheticTraffic::from_config(&s.traffic, &geo, warmup)?;
+        let terminals = fabric.hcas.len() as u32;
+        if traffic.terminals() != terminals {
+            return Err(Error::Internal("traffic and topology disagree on the terminals".into()));
+        }
+        let seed = s.sim.seed;
+        let term_router: Vec<u32> = term_gp.iter().map(|&g| g / radix).collect();
+
+        // calendar: deep enough for the longest delay scheduled ahead
+        let longest = [rc.global_latency, rc.local_latency, rc.injection_latency, rc.ejection_latency]
+            .into_iter()
+            .max()
+            .unwrap_or(1)
+            + rc.latency
+            + 2 * pkt_phits as u64
+            + 2;
+        let cal_len = (longest + 1).next_power_of_two().max(64);
+        let end = warmup + measure;
+        let pb = (alg == Algorithm::Pb).then(|| PiggybackState::new(routers as usize, rc.local_latency));
+        let stats = CycleStats::new(routers, terminals, warmup, end, bin_cycles);
+        let mut net = CycleNet {
+            pkt_phits,
+            xbar_cycles: (pkt_phits as u64).div_ceil(rc.speedup as u64),
+            router_latency: rc.latency,
+            iterations: rc.allocator_iterations,
+            radix,
+            vcs,
+            routers,
+            terminals,
+            inj_latency: rc.injection_latency,
+            ej_latency: rc.ejection_latency,
+            warmup,
+            end,
+            sat_queue,
+            sat_min: s.sim.saturation_min_cycles.unwrap_or(5000),
+            kind,
+            nvc,
+            peer,
+            latency: lat,
+            link_free: vec![0; np],
+            xin_free: vec![0; np],
+            xout_free: vec![0; np],
+            in_ptr: vec![0; np],
+            out_ptr: vec![0; np],
+            link_ptr: vec![0; np],
+            in_count: vec![0; np],
+            out_count: vec![0; np],
+            in_q: vec![(NIL, NIL); np * vcs as usize],
+            in_used: vec![0; np * vcs as usize],
+            in_cap,
+            out_q: vec![(NIL, NIL); np * vcs as usize],
+            out_used: vec![0; np * vcs as usize],
+            out_cap: rc.output_buffer_phits,
+            credits: credit_cap.clone(),
+            credit_cap,
+            in_mask: vec![0; routers as usize],
+            out_mask: vec![0; routers as usize],
+            active: Vec::with_capacity(routers as usize),
+            is_active: vec![false; routers as usize],
+            routing,
+            pb,
+            global_ports,
+            rng_router: (0..routers).map(|i| stream(seed, i as u64, VALIANT)).collect(),
+            router_names: (0..routers).map(|i| fabric.nodes[i as usize].name.clone()).collect(),
+            term_router,
+            term_gp,
+            backlog: vec![(NIL, NIL); terminals as usize],
+            backlog_len: vec![0; terminals as usize],
+            term_link_free: vec![0; terminals as usize],
+            term_credits: vec![rc.injection_queue_phits; terminals as usize],
+            term_try_at: vec![u64::MAX; terminals as usize],
+            epoch: vec![0; terminals as usize],
+            rng_term: (0..terminals)
+                .map(|i| stream(seed, (1 << 32) | i as u64, purpose::ARRIVALS))
+                .collect(),
+            traffic,
+            gen_prob: 0.0,
+            pkts: PacketSlab::new(),
+            calendar: (0..cal_len).map(|_| Vec::new()).collect(),
+            cal_mask: cal_len - 1,
+            now: 0,
+            fault: None,
+            stats,
+        };
+        net.stats.topology = match &fabric.shape {
+            Shape::Dragonfly(d) => format!(
+                "dragonfly p={} a={} h={} {}",
+                d.p,
+                d.a,
+                d.h,
+                t.arrangement.as_deref().unwrap_or("palmtree")
+            ),
+            Shape::MeshTorus { dims, torus, .. } => format!(
+                "{} {}",
+                if *torus { "torus" } else { "mesh" },
+                dims.iter().rev().map(|d| d.to_string()).collect::<Vec<_>>().join("x")
+            ),
+            _ => String::new(),
+        };
+        Ok(net)
+    }
+}

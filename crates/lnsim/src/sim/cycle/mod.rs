@@ -1,0 +1,185 @@
+//! The cycle-level HPC router model (Dragonfly spec §2.1–§2.2): time advances one cycle at a
+//! time; every link carries one phit per cycle; packets of `L` phits move by credit-based
+//! virtual cut-through (a hop starts only when the downstream VC has room for the whole
+//! packet); routers are combined input-output queued (CIOQ) with an internal speed-up, an
+//! input-first separable allocator ([`crate::switch::separable_allocator`]) and a fixed
+//! port-to-port latency. Terminals inject by a Bernoulli process into sized injection queues.
+//!
+//! # Timing of one hop (packet granularity, phit-exact)
+//! - A packet whose head reaches router input `i` at cycle `t_a` may be allocated from `t_a` on.
+//! - A grant at cycle `t_g` moves it through the crossbar in `⌈L / speed-up⌉` cycles into the
+//!   output buffer; the input's crossbar port is busy, and its buffer space is released (and
+//!   the credits start back upstream) at `max(t_g + ⌈L/s⌉, t_a + L)` — never before the tail
+//!   has arrived.
+//! - The head may leave on the output link at `t_g + latency` (the router latency, port to
+//!   port) when the link is free and the downstream VC has `L` credits; the link is then busy
+//!   for `L` cycles and the head arrives after the link latency. Credits travel back with the
+//!   same latency on their own channel.
+//! - At zero load a packet therefore spends exactly `latency` cycles per router plus the link
+//!   latencies, plus `L` cycles for its tail at the destination (spec §2.5).
+//!
+//! Events that fall in a future cycle (arrivals, credit returns, buffer releases, Bernoulli
+//! generations) wait in a calendar ring indexed by cycle; every cycle the routers that hold
+//! packets run their output links, then their allocator.
+
+mod build;
+mod packet;
+mod results;
+mod run;
+
+pub use build::validate_cycle;
+pub use run::run_cycle_scenario;
+
+use crate::routing::candidates::CycleRouting;
+use crate::routing::piggyback::PiggybackState;
+use crate::traffic::synthetic::SyntheticTraffic;
+use packet::PacketSlab;
+use rand_chacha::ChaCha8Rng;
+
+/// What a router port connects to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PortKind {
+    /// Not present (border of a mesh, ports above a router's radix).
+    Unused,
+    /// A terminal (index): injection input, ejection output.
+    Terminal(u32),
+    /// A local (intra-group; mesh/torus) link.
+    Local,
+    /// A global link.
+    Global,
+}
+
+/// Calendar events (all fit in 16 bytes).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Ev {
+    /// A packet's head reaches router input `gp` (its VC is in the packet).
+    Arrive { pkt: u32, gp: u32 },
+    /// Input buffer `gp`/`vc` frees one packet's phits; the credits start upstream.
+    InRelease { gp: u32, vc: u8 },
+    /// Credits for one packet reach output `gp`/`vc`.
+    Credit { gp: u32, vc: u8 },
+    /// A packet's tail left output buffer `gp`/`vc`.
+    OutRelease { gp: u32, vc: u8 },
+    /// Credits for one packet reach terminal `t`'s injection link.
+    TermCredit { t: u32 },
+    /// Terminal `t` generates a packet (stale when `epoch` is old).
+    Gen { t: u32, epoch: u32 },
+    /// Terminal `t` had no packet up to the calendar's horizon; draw its next one from here.
+    GenWait { t: u32, epoch: u32 },
+    /// Terminal `t`'s link is free again.
+    TermTry { t: u32 },
+    /// The traffic changes (transient pattern).
+    Change,
+}
+
+/// The network of the cycle-level model in flat arrays indexed by router port `gp =
+/// router · radix + port` and `(gp, vc)` = `gp · vcs + vc`.
+pub(crate) struct CycleNet {
+    // --- constants
+    pub pkt_phits: u32,
+    pub xbar_cycles: u64,
+    pub router_latency: u64,
+    pub iterations: u32,
+    pub radix: u32,
+    pub vcs: u32,
+    pub routers: u32,
+    pub terminals: u32,
+    pub inj_latency: u64,
+    pub ej_latency: u64,
+    pub warmup: u64,
+    pub end: u64,
+    pub sat_queue: f64,
+    pub sat_min: u64,
+    // --- ports
+    pub kind: Vec<PortKind>,
+    pub nvc: Vec<u8>,
+    /// Far end of a router-to-router port (gp), or u32::MAX.
+    pub peer: Vec<u32>,
+    pub latency: Vec<u64>,
+    pub link_free: Vec<u64>,
+    pub xin_free: Vec<u64>,
+    pub xout_free: Vec<u64>,
+    pub in_ptr: Vec<u8>,
+    pub out_ptr: Vec<u8>,
+    pub link_ptr: Vec<u8>,
+    pub in_count: Vec<u32>,
+    pub out_count: Vec<u32>,
+    // --- per (gp, vc)
+    pub in_q: Vec<(u32, u32)>,
+    pub in_used: Vec<u32>,
+    pub in_cap: Vec<u32>,
+    pub out_q: Vec<(u32, u32)>,
+    pub out_used: Vec<u32>,
+    pub out_cap: u32,
+    pub credits: Vec<u32>,
+    pub credit_cap: Vec<u32>,
+    // --- routers
+    pub in_mask: Vec<u64>,
+    pub out_mask: Vec<u64>,
+    pub active: Vec<u32>,
+    pub is_active: Vec<bool>,
+    pub routing: CycleRouting,
+    pub pb: Option<PiggybackState>,
+    pub global_ports: Vec<u32>,
+    pub rng_router: Vec<ChaCha8Rng>,
+    pub router_names: Vec<String>,
+    // --- terminals
+    pub term_gp: Vec<u32>,
+    pub term_router: Vec<u32>,
+    pub backlog: Vec<(u32, u32)>,
+    pub backlog_len: Vec<u32>,
+    pub term_link_free: Vec<u64>,
+    pub term_credits: Vec<u32>,
+    pub term_try_at: Vec<u64>,
+    pub epoch: Vec<u32>,
+    pub rng_term: Vec<ChaCha8Rng>,
+    pub traffic: SyntheticTraffic,
+    pub gen_prob: f64,
+    // --- engine
+    pub pkts: PacketSlab,
+    pub calendar: Vec<Vec<Ev>>,
+    pub cal_mask: u64,
+    pub now: u64,
+    pub fault: Option<String>,
+    // --- statistics
+    pub stats: results::CycleStats,
+}
+
+impl CycleNet {
+    /// Schedules `ev` at cycle `t` (> now).
+    #[inline]
+    pub(crate) fn at(&mut self, t: u64, ev: Ev) {
+        debug_assert!(t > self.now && t - self.now <= self.cal_mask);
+        self.calendar[(t & self.cal_mask) as usize].push(ev);
+    }
+
+    /// Marks router `r` as holding work.
+    #[inline]
+    pub(crate) fn activate(&mut self, r: u32) {
+        if !self.is_active[r as usize] {
+            self.is_active[r as usize] = true;
+            self.active.push(r);
+        }
+    }
+
+    /// Records the first invariant violation.
+    #[cold]
+    pub(crate) fn fail(&mut self, msg: String) {
+        if self.fault.is_none() {
+            self.fault = Some(msg);
+        }
+    }
+
+    /// Human name of router port `gp`.
+    pub(crate) fn port_name(&self, gp: u32) -> String {
+        let r = gp / self.radix;
+        let p = gp % self.radix;
+        let k = match self.kind[gp as usize] {
+            PortKind::Terminal(_) => "terminal",
+            PortKind::Local => "local",
+            PortKind::Global => "global",
+            PortKind::Unused => "unused",
+        };
+        format!("{} port {p} ({k})", self.router_names[r as usize])
+    }
+}

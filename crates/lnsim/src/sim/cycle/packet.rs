@@ -1,0 +1,101 @@
+//! Packets of the cycle-level model: a slab with a free list (no allocation per packet once
+//! warm) and intrusive FIFO queues linked through `next`.
+
+use crate::routing::candidates::RouteState;
+
+/// No packet.
+pub(crate) const NIL: u32 = u32::MAX;
+
+/// One packet (all its phits move together; timing is phit-exact, see the module docs).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Pkt {
+    /// Destination terminal.
+    pub dst: u32,
+    /// Destination router.
+    pub dst_router: u32,
+    /// Generation cycle.
+    pub gen: u64,
+    /// Cycle it left the source's injection queue (start of its network latency).
+    pub t_net: u64,
+    /// Input queue: head-arrival cycle; output queue: earliest departure cycle.
+    pub ready: u64,
+    /// Next packet in the same queue.
+    pub next: u32,
+    /// Routing header.
+    pub st: RouteState,
+    /// Proposed output port at the current router (valid when `routed`).
+    pub out_port: u16,
+    /// Allowed VC range at `out_port`.
+    pub vc_lo: u8,
+    /// Allowed VC range at `out_port`.
+    pub vc_hi: u8,
+    /// VC of the buffer the packet is in.
+    pub vc: u8,
+    /// Router-to-router hops taken.
+    pub hops: u8,
+    /// The next hop at the current router is computed.
+    pub routed: bool,
+}
+
+/// The packet slab.
+pub(crate) struct PacketSlab {
+    pub v: Vec<Pkt>,
+    free: Vec<u32>,
+    pub live: u64,
+}
+
+impl PacketSlab {
+    pub fn new() -> Self {
+        PacketSlab {
+            v: Vec::new(),
+            free: Vec::new(),
+            live: 0,
+        }
+    }
+    #[inline]
+    pub fn alloc(&mut self, p: Pkt) -> u32 {
+        self.live += 1;
+        if let Some(i) = self.free.pop() {
+            self.v[i as usize] = p;
+            i
+        } else {
+            self.v.push(p);
+            (self.v.len() - 1) as u32
+        }
+    }
+    #[inline]
+    pub fn free(&mut self, i: u32) {
+        self.live -= 1;
+        self.free.push(i);
+    }
+    /// Appends `i` to the queue `(head, tail)`.
+    #[inline]
+    pub fn push(&mut self, q: &mut (u32, u32), i: u32) {
+        self.v[i as usize].next = NIL;
+        if q.0 == NIL {
+            *q = (i, i);
+        } else {
+            self.v[q.1 as usize].next = i;
+            q.1 = i;
+        }
+    }
+    /// Removes the head of `q`.
+    #[inline]
+    pub fn pop(&mut self, q: &mut (u32, u32)) -> u32 {
+        let i = q.0;
+        q.0 = self.v[i as usize].next;
+        if q.0 == NIL {
+            q.1 = NIL;
+        }
+        i
+    }
+    /// Length of a queue (statistics and checks only).
+    pub fn len(&self, q: (u32, u32)) -> u64 {
+        let (mut n, mut i) = (0, q.0);
+        while i != NIL {
+            n += 1;
+            i = self.v[i as usize].next;
+        }
+        n
+    }
+}

@@ -1,0 +1,740 @@
+//! The cycle loop of the cycle-level model: calendar events, terminal injection, then per
+//! active router its output links and its allocator; saturation watch; conservation check.
+
+use super::packet::{Pkt, NIL};
+use super::{CycleNet, Ev, PortKind};
+use crate::api::{RunOptions, RunOutput};
+use crate::config::LoadedScenario;
+use crate::error::{Error, Result};
+use crate::routing::candidates::{Occupancy, RouteState};
+use crate::switch::separable_allocator::{after, bits, round_robin};
+use rand::Rng;
+use std::time::Instant;
+
+/// Runs a cycle-level scenario and writes its results folder (nothing on failure).
+pub fn run_cycle_scenario(
+    l: &LoadedScenario,
+    opts: &RunOptions,
+    interrupted: &mut dyn FnMut() -> bool,
+) -> Result<RunOutput> {
+    let out_dir = opts
+        .out_dir
+        .clone()
+        .unwrap_or_else(|| std::path::Path::new("results").join(&l.name));
+    let mut net = CycleNet::new(l)?;
+    let wall = Instant::now();
+    net.run(opts.progress, interrupted)?;
+    let wall_s = wall.elapsed().as_secs_f64();
+    let cons = net.check_conservation()?;
+    let summary = super::results::write(&net, l, &out_dir, wall_s, cons)?;
+    Ok(RunOutput {
+        out_dir,
+        summary_json: summary,
+    })
+}
+
+/// Packet counts at the end of a run (`summary.json` `packets`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Counts {
+    pub generated: u64,
+    pub injected: u64,
+    pub delivered: u64,
+    pub in_network: u64,
+    pub at_sources: u64,
+}
+
+/// Read-only view of the occupancy signals (spec §2.6) for source-adaptive decisions.
+struct View<'a> {
+    radix: u32,
+    vcs: u32,
+    out_used: &'a [u32],
+    credits: &'a [u32],
+    credit_cap: &'a [u32],
+    pb: Option<&'a crate::routing::piggyback::PiggybackState>,
+    now: u64,
+}
+
+impl Occupancy for View<'_> {
+    #[inline]
+    fn q(&self, r: u32, port: u32, vc: u8) -> u64 {
+        let i = ((r * self.radix + port) * self.vcs + vc as u32) as usize;
+        (self.out_used[i] + (self.credit_cap[i] - self.credits[i])) as u64
+    }
+    #[inline]
+    fn pb_bits(&self, reader: u32, r: u32) -> u64 {
+        self.pb.map_or(0, |p| p.read(self.now, reader, r))
+    }
+}
+
+impl CycleNet {
+    fn run(&mut self, progress: bool, interrupted: &mut dyn FnMut() -> bool) -> Result<()> {
+        self.start_generators(0);
+        let change = self.traffic.change_cycle().filter(|&c| c > 0 && c < self.end);
+        let bar = progress.then(|| {
+            let b = indicatif::ProgressBar::new(self.end);
+            b.set_style(
+                indicatif::ProgressStyle::with_template("{bar:40} cycle {pos}/{len} [{elapsed_precise} < {eta}]")
+                    .expect("progress template"),
+            );
+            b
+        });
+        let started = Instant::now();
+        let mut last_tick = started;
+        while self.now < self.end {
+            let now = self.now;
+            if change == Some(now) {
+                self.dispatch(Ev::Change);
+            }
+            if now == self.warmup {
+                let n = self.at_sources();
+                self.stats.mark_sources(n);
+            }
+            let slot = (now & self.cal_mask) as usize;
+            let mut evs = std::mem::take(&mut self.calendar[slot]);
+            for &ev in &evs {
+                self.dispatch(ev);
+            }
+            evs.clear();
+            if self.calendar[slot].is_empty() {
+                self.calendar[slot] = evs; // keep the capacity
+            }
+            if let Some(pb) = self.pb.as_mut() {
+                publish_piggyback(pb, &self.routing, now, self.radix, self.vcs, &self.global_ports, &self.out_used, &self.credits, &self.credit_cap);
+            }
+            let mut i = 0;
+            while i < self.active.len() {
+                let r = self.active[i];
+                self.router_links(r);
+                self.router_allocate(r);
+                if self.in_mask[r as usize] == 0 && self.out_mask[r as usize] == 0 {
+                    self.is_active[r as usize] = false;
+                    self.active.swap_remove(i);
+                } else {
+                    i += 1;
+                }
+            }
+            if now & 0xFF == 0xFF {
+                if let Some(f) = &self.fault {
+                    return Err(Error::Internal(f.clone()));
+                }
+                if self.saturation_watch() {
+                    self.now += 1;
+                    break;
+                }
+                let t = Instant::now();
+                if t.duration_since(last_tick).as_millis() >= 100 {
+                    last_tick = t;
+                    if interrupted() {
+                        if let Some(b) = &bar {
+                            b.abandon();
+                        }
+                        return Err(Error::Interrupted);
+                    }
+                    if let Some(b) = &bar {
+                        b.set_position(now);
+                    }
+                }
+            }
+            self.now += 1;
+        }
+        self.stats.stop = self.now;
+        if let Some(b) = &bar {
+            b.finish_and_clear();
+        }
+        if let Some(f) = &self.fault {
+            return Err(Error::Internal(f.clone()));
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn dispatch(&mut self, ev: Ev) {
+        match ev {
+            Ev::Arrive { pkt, gp } => self.arrive(pkt, gp),
+            Ev::InRelease { gp, vc } => {
+                let i = (gp * self.vcs) as usize + vc as usize;
+                self.in_used[i] -= self.pkt_phits;
+                match self.kind[gp as usize] {
+                    PortKind::Terminal(t) => {
+                        let when = self.now + self.inj_latency;
+                        if when == self.now {
+                            self.term_credit(t);
+                        } else {
+                            self.at(when, Ev::TermCredit { t });
+                        }
+                    }
+                    _ => {
+                        let up = self.peer[gp as usize];
+                        let when = self.now + self.latency[up as usize];
+                        self.at(when, Ev::Credit { gp: up, vc });
+                    }
+                }
+            }
+            Ev::Credit { gp, vc } => {
+                self.credits[(gp * self.vcs) as usize + vc as usize] += self.pkt_phits;
+                self.activate(gp / self.radix);
+            }
+            Ev::OutRelease { gp, vc } => {
+                self.out_used[(gp * self.vcs) as usize + vc as usize] -= self.pkt_phits;
+                self.activate(gp / self.radix);
+            }
+            Ev::TermCredit { t } => self.term_credit(t),
+            Ev::Gen { t, epoch } => {
+                if epoch == self.epoch[t as usize] {
+                    self.generate(t);
+                }
+            }
+            Ev::GenWait { t, epoch } => {
+                if epoch == self.epoch[t as usize] {
+                    let now = self.now;
+                    self.schedule_gen(t, now);
+                }
+            }
+            Ev::TermTry { t } => {
+                if self.term_try_at[t as usize] == self.now {
+                    self.term_try_at[t as usize] = u64::MAX;
+                    self.term_send(t);
+                }
+            }
+            Ev::Change => {
+                let now = self.now;
+                for t in 0..self.terminals {
+                    self.epoch[t as usize] += 1;
+                }
+                self.start_generators(now);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------ terminals
+
+    /// (Re)starts every terminal's Bernoulli process at cycle `from` with the load then in force.
+    fn start_generators(&mut self, from: u64) {
+        let load = self.traffic.load_at(from);
+        self.gen_prob = (load / self.pkt_phits as f64).min(1.0);
+        for t in 0..self.terminals {
+            if self.traffic.active(t, from) {
+                self.schedule_gen(t, from);
+            }
+        }
+    }
+
+    /// Draws the cycle of terminal `t`'s next packet (geometric gap: one Bernoulli trial per
+    /// cycle with probability load / L), counting from cycle `from` inclusive.
+    #[inline]
+    fn schedule_gen(&mut self, t: u32, from: u64) {
+        let p = self.gen_prob;
+        if p <= 0.0 {
+            return;
+        }
+        let gap = if p >= 1.0 {
+            0
+        } else {
+            let u: f64 = self.rng_term[t as usize].random();
+            ((1.0 - u).ln() / (1.0 - p).ln()).floor() as u64
+        };
+        let when = from + gap;
+        let epoch = self.epoch[t as usize];
+        if when == self.now {
+            // same cycle: generate now (only at start or change, from == now)
+            self.generate_at(t);
+            self.schedule_gen(t, when + 1);
+        } else if when - self.now <= self.cal_mask {
+            if when < self.end {
+                self.at(when, Ev::Gen { t, epoch });
+            }
+        } else {
+            // beyond the calendar: no packet before the horizon; the process is memoryless,
+            // so the gap is drawn afresh from there (deciding "after the end" from this draw
+            // would bias the count, the redraw must be unconditional)
+            let h = self.now + self.cal_mask;
+            if h < self.end {
+                self.at(h, Ev::GenWait { t, epoch });
+            }
+        }
+    }
+
+    fn generate(&mut self, t: u32) {
+        self.generate_at(t);
+        let next = self.now + 1;
+        self.schedule_gen(t, next);
+    }
+
+    fn generate_at(&mut self, t: u32) {
+        let now = self.now;
+        let dst = self.traffic.destination(t, now, &mut self.rng_term[t as usize]);
+        let dst_router = self.term_router[dst as usize];
+        let id = self.pkts.alloc(Pkt {
+            dst,
+            dst_router,
+            gen: now,
+            t_net: 0,
+            ready: 0,
+            next: NIL,
+            st: RouteState::default(),
+            out_port: 0,
+            vc_lo: 0,
+            vc_hi: 0,
+            vc: 0,
+            hops: 0,
+            routed: false,
+        });
+        self.stats.generated(now, self.pkt_phits);
+        let mut q = self.backlog[t as usize];
+        self.pkts.push(&mut q, id);
+        self.backlog[t as usize] = q;
+        self.backlog_len[t as usize] += 1;
+        self.term_send(t);
+    }
+
+    fn term_credit(&mut self, t: u32) {
+        self.term_credits[t as usize] += self.pkt_phits;
+        self.term_send(t);
+    }
+
+    /// Terminal `t` puts its oldest waiting packet on its link if the link is free and the
+    /// router's injection queue has room for it.
+    fn term_send(&mut self, t: u32) {
+        let ti = t as usize;
+        if self.backlog_len[ti] == 0 || self.term_credits[ti] < self.pkt_phits {
+            return;
+        }
+        let now = self.now;
+        if self.term_link_free[ti] > now {
+            let at = self.term_link_free[ti];
+            if self.term_try_at[ti] != at {
+                self.term_try_at[ti] = at;
+                self.at(at, Ev::TermTry { t });
+            }
+            return;
+        }
+        let mut q = self.backlog[ti];
+        let id = self.pkts.pop(&mut q);
+        self.backlog[ti] = q;
+        self.backlog_len[ti] -= 1;
+        self.term_credits[ti] -= self.pkt_phits;
+        self.term_link_free[ti] = now + self.pkt_phits as u64;
+        self.stats.injected(now, self.term_router[ti], self.pkt_phits);
+        self.pkts.v[id as usize].vc = 0;
+        let gp = self.term_gp[ti];
+        if self.inj_latency == 0 {
+            self.arrive(id, gp);
+        } else {
+            let when = now + self.inj_latency;
+            self.at(when, Ev::Arrive { pkt: id, gp });
+        }
+        if self.backlog_len[ti] > 0 && self.term_credits[ti] >= self.pkt_phits {
+            let at = self.term_link_free[ti];
+            self.term_try_at[ti] = at;
+            self.at(at, Ev::TermTry { t });
+        }
+    }
+
+    // -------------------------------------------------------------------------------- routers
+
+    /// A packet's head reaches router input `gp` on the VC recorded in the packet.
+    fn arrive(&mut self, id: u32, gp: u32) {
+        let vc = self.pkts.v[id as usize].vc as u32;
+        let i = (gp * self.vcs + vc) as usize;
+        self.in_used[i] += self.pkt_phits;
+        if self.in_used[i] > self.in_cap[i] {
+            let name = self.port_name(gp);
+            self.fail(format!(
+                "lossless violated: input buffer {name} VC {vc} holds {} phits, capacity {}",
+                self.in_used[i], self.in_cap[i]
+            ));
+        }
+        {
+            let p = &mut self.pkts.v[id as usize];
+            p.ready = self.now;
+            p.routed = false;
+        }
+        let mut q = self.in_q[i];
+        self.pkts.push(&mut q, id);
+        self.in_q[i] = q;
+        self.in_count[gp as usize] += 1;
+        let r = gp / self.radix;
+        self.in_mask[r as usize] |= 1 << (gp % self.radix);
+        self.activate(r);
+    }
+
+    /// Output links of router `r`: every free link sends the head packet of one ready VC
+    /// (round robin over VCs) whose downstream VC has room for the whole packet.
+    fn router_links(&mut self, r: u32) {
+        let now = self.now;
+        let vcs = self.vcs;
+        let l = self.pkt_phits;
+        let mut mask = self.out_mask[r as usize];
+        while mask != 0 {
+            let p = mask.trailing_zeros();
+            mask &= mask - 1;
+            let gp = r * self.radix + p;
+            let g = gp as usize;
+            if self.link_free[g] > now {
+                continue;
+            }
+            let n = self.nvc[g] as u32;
+            let terminal = matches!(self.kind[g], PortKind::Terminal(_));
+            let mut ready = 0u64;
+            for v in 0..n {
+                let i = (gp * vcs + v) as usize;
+                let h = self.out_q[i].0;
+                if h != NIL
+                    && self.pkts.v[h as usize].ready <= now
+                    && (terminal || self.credits[i] >= l)
+                {
+                    ready |= 1 << v;
+                }
+            }
+            let Some(v) = round_robin(ready, self.link_ptr[g] as u32) else {
+                continue;
+            };
+            self.link_ptr[g] = after(v, n) as u8;
+            let i = (gp * vcs + v) as usize;
+            let mut q = self.out_q[i];
+            let id = self.pkts.pop(&mut q);
+            self.out_q[i] = q;
+            self.out_count[g] -= 1;
+            if self.out_count[g] == 0 {
+                self.out_mask[r as usize] &= !(1 << p);
+            }
+            self.link_free[g] = now + l as u64;
+            self.at(now + l as u64, Ev::OutRelease { gp, vc: v as u8 });
+            self.stats.phit_hops += l as u64;
+            match self.kind[g] {
+                PortKind::Terminal(_) => {
+                    let done = now + self.ej_latency + l as u64;
+                    let p = self.pkts.v[id as usize];
+                    self.stats.delivered_at(&p, now, done, l, r);
+                    self.pkts.free(id);
+                }
+                _ => {
+                    self.credits[i] -= l;
+                    let pk = &mut self.pkts.v[id as usize];
+                    pk.vc = v as u8;
+                    pk.hops += 1;
+                    let down = self.peer[g];
+                    self.at(now + self.latency[g], Ev::Arrive { pkt: id, gp: down });
+                }
+            }
+        }
+    }
+
+    /// Routes the head packet of input `gp`/`vc` at router `r` if not done yet.
+    #[inline]
+    fn route_head(&mut self, r: u32, gp: u32, id: u32) {
+        if self.pkts.v[id as usize].routed {
+            return;
+        }
+        let mut p = self.pkts.v[id as usize];
+        if matches!(self.kind[gp as usize], PortKind::Terminal(_)) {
+            let view = View {
+                radix: self.radix,
+                vcs: self.vcs,
+                out_used: &self.out_used,
+                credits: &self.credits,
+                credit_cap: &self.credit_cap,
+                pb: self.pb.as_ref(),
+                now: self.now,
+            };
+            self.routing
+                .at_injection(r, p.dst_router, &mut p.st, &view, &mut self.rng_router[r as usize]);
+        }
+        match self.routing.next_hop(r, p.dst_router, &mut p.st) {
+            Ok(Some(c)) => {
+                p.out_port = c.port;
+                p.vc_lo = c.vc_lo;
+                p.vc_hi = c.vc_hi;
+            }
+            Ok(None) => {
+                // eject on the destination terminal's port
+                let tg = self.term_gp[p.dst as usize];
+                p.out_port = (tg % self.radix) as u16;
+                p.vc_lo = 0;
+                p.vc_hi = 0;
+            }
+            Err(e) => self.fail(format!("routing: {e}")),
+        }
+        p.routed = true;
+        self.pkts.v[id as usize] = p;
+    }
+
+    /// The output VC a packet would take now at output `og`: within its allowed range, one
+    /// with room for the whole packet in the output buffer, preferring the most free space
+    /// downstream plus locally; `None` if none has room.
+    #[inline]
+    fn pick_out_vc(&self, og: u32, lo: u8, hi: u8) -> Option<u8> {
+        let mut best: Option<(u32, u8)> = None;
+        for v in lo..=hi {
+            let i = (og * self.vcs) as usize + v as usize;
+            if self.out_used[i] + self.pkt_phits > self.out_cap {
+                continue;
+            }
+            let free = (self.out_cap - self.out_used[i]) + self.credits[i];
+            if best.is_none_or(|b| free > b.0) {
+                best = Some((free, v));
+            }
+        }
+        best.map(|b| b.1)
+    }
+
+    /// The separable allocator of router `r` for this cycle (see
+    /// [`crate::switch::separable_allocator`]).
+    fn router_allocate(&mut self, r: u32) {
+        let now = self.now;
+        let radix = self.radix;
+        let vcs = self.vcs;
+        let base = r * radix;
+        let mut in_free = 0u64;
+        for p in bits(self.in_mask[r as usize]) {
+            if self.xin_free[(base + p) as usize] <= now {
+                in_free |= 1 << p;
+            }
+        }
+        if in_free == 0 {
+            return;
+        }
+        let mut out_taken = 0u64;
+        // request of each input: (input VC, output port, output VC)
+        let mut req: [(u8, u8, u8); 64] = [(0, 0, 0); 64];
+        for _ in 0..self.iterations {
+            let mut want = [0u64; 64];
+            let mut outs = 0u64;
+            for ip in bits(in_free) {
+                let gi = base + ip;
+                let n = self.nvc[gi as usize] as u32;
+                let ptr = self.in_ptr[gi as usize] as u32;
+                for k in 0..n {
+                    let v = (ptr + k) % n;
+                    let id = self.in_q[(gi * vcs + v) as usize].0;
+                    if id == NIL || self.pkts.v[id as usize].ready > now {
+                        continue;
+                    }
+                    self.route_head(r, gi, id);
+                    let p = &self.pkts.v[id as usize];
+                    let op = p.out_port as u32;
+                    let og = base + op;
+                    if out_taken >> op & 1 == 1 || self.xout_free[og as usize] > now {
+                        continue;
+                    }
+                    if let Some(ov) = self.pick_out_vc(og, p.vc_lo, p.vc_hi) {
+                        req[ip as usize] = (v as u8, op as u8, ov);
+                        want[op as usize] |= 1 << ip;
+                        outs |= 1 << op;
+                        break;
+                    }
+                }
+            }
+            if outs == 0 {
+                break;
+            }
+            for op in bits(outs) {
+                let og = base + op;
+                let w = round_robin(want[op as usize], self.out_ptr[og as usize] as u32)
+                    .expect("an output with requests");
+                self.out_ptr[og as usize] = after(w, radix) as u8;
+                let (v, _, ov) = req[w as usize];
+                let gi = base + w;
+                self.in_ptr[gi as usize] = after(v as u32, self.nvc[gi as usize] as u32) as u8;
+                in_free &= !(1 << w);
+                out_taken |= 1 << op;
+                self.grant(r, gi, v, og, ov);
+            }
+            if in_free == 0 {
+                break;
+            }
+        }
+    }
+
+    /// Moves the head packet of input `gi`/`v` through the crossbar into output `og`/`ov`.
+    fn grant(&mut self, r: u32, gi: u32, v: u8, og: u32, ov: u8) {
+        let now = self.now;
+        let vcs = self.vcs;
+        let ii = (gi * vcs) as usize + v as usize;
+        let mut q = self.in_q[ii];
+        let id = self.pkts.pop(&mut q);
+        self.in_q[ii] = q;
+        self.in_count[gi as usize] -= 1;
+        if self.in_count[gi as usize] == 0 {
+            self.in_mask[r as usize] &= !(1 << (gi % self.radix));
+        }
+        let arrived = self.pkts.v[id as usize].ready;
+        let release = (now + self.xbar_cycles).max(arrived + self.pkt_phits as u64);
+        self.xin_free[gi as usize] = release;
+        self.xout_free[og as usize] = now + self.xbar_cycles;
+        self.at(release, Ev::InRelease { gp: gi, vc: v });
+        let oi = (og * vcs) as usize + ov as usize;
+        self.out_used[oi] += self.pkt_phits;
+        {
+            let p = &mut self.pkts.v[id as usize];
+            p.ready = now + self.router_latency;
+            if matches!(self.kind[gi as usize], PortKind::Terminal(_)) {
+                p.t_net = now;
+            }
+        }
+        let mut q = self.out_q[oi];
+        self.pkts.push(&mut q, id);
+        self.out_q[oi] = q;
+        self.out_count[og as usize] += 1;
+        self.out_mask[r as usize] |= 1 << (og % self.radix);
+    }
+
+    // ------------------------------------------------------------------------- saturation
+
+    /// Packets waiting at the sources (backlog and injection queues).
+    fn at_sources(&self) -> u64 {
+        let mut n: u64 = self.backlog_len.iter().map(|&x| x as u64).sum();
+        for &g in &self.term_gp {
+            n += self.in_count[g as usize] as u64;
+        }
+        n
+    }
+
+    /// True when the run must stop: the sources' queues grow without bound and the
+    /// measurement has lasted at least `sim.saturation_min_cycles`.
+    fn saturation_watch(&mut self) -> bool {
+        if self.now < self.warmup + self.sat_min {
+            return false;
+        }
+        let active = self.traffic.active_count(self.now).max(1) as f64;
+        if self.at_sources() as f64 / active > self.sat_queue {
+            self.stats.stopped_early = true;
+            return true;
+        }
+        false
+    }
+
+    // ---------------------------------------------------------------------- conservation
+
+    /// End-of-run invariants: every packet generated is delivered, waiting at its source, in a
+    /// buffer or on a link; on every link and VC the credits held upstream plus those in
+    /// flight and in the downstream buffer equal its capacity.
+    pub(crate) fn check_conservation(&self) -> Result<Counts> {
+        let vcs = self.vcs as usize;
+        let np = self.kind.len();
+        let mut on_wire = vec![0u64; np * vcs];
+        let mut returning = vec![0u64; np * vcs];
+        let mut wire_pkts = 0u64;
+        let mut term_returning = vec![0u64; self.terminals as usize];
+        let mut releasing = vec![0u64; np * vcs];
+        for slot in &self.calendar {
+            for ev in slot {
+                match *ev {
+                    Ev::Arrive { pkt, gp } => {
+                        let v = self.pkts.v[pkt as usize].vc as usize;
+                        on_wire[gp as usize * vcs + v] += self.pkt_phits as u64;
+                        wire_pkts += 1;
+                    }
+                    Ev::Credit { gp, vc } => returning[gp as usize * vcs + vc as usize] += self.pkt_phits as u64,
+                    Ev::TermCredit { t } => term_returning[t as usize] += self.pkt_phits as u64,
+                    Ev::InRelease { gp, vc } => releasing[gp as usize * vcs + vc as usize] += self.pkt_phits as u64,
+                    _ => {}
+                }
+            }
+        }
+        for g in 0..np {
+            let down = self.peer[g];
+            if down == u32::MAX {
+                continue;
+            }
+            for v in 0..self.nvc[g] as usize {
+                let i = g * vcs + v;
+                let d = down as usize * vcs + v;
+                let held = self.credits[i] as u64 + on_wire[d] + self.in_used[d] as u64 + returning[i];
+                if held != self.credit_cap[i] as u64 {
+                    return Err(Error::Internal(format!(
+                        "credit conservation violated on {} VC {v}: {} available + {} on the wire + {} buffered + {} returning != capacity {}",
+                        self.port_name(g as u32), self.credits[i], on_wire[d], self.in_used[d], returning[i], self.credit_cap[i]
+                    )));
+                }
+            }
+        }
+        for t in 0..self.terminals as usize {
+            let g = self.term_gp[t] as usize;
+            let held = self.term_credits[t] as u64 + on_wire[g * vcs] + self.in_used[g * vcs] as u64 + term_returning[t];
+            if held != self.in_cap[g * vcs] as u64 {
+                return Err(Error::Internal(format!(
+                    "credit conservation violated on the injection link of terminal {t}: {held} != {}",
+                    self.in_cap[g * vcs]
+                )));
+            }
+        }
+        // every input buffer holds what its queue holds (plus what is still leaving it)
+        let mut queued = 0u64;
+        for i in 0..np * vcs {
+            let n = self.pkts.len(self.in_q[i]);
+            queued += n;
+            if n * self.pkt_phits as u64 + releasing[i] != self.in_used[i] as u64 {
+                return Err(Error::Internal(format!(
+                    "buffer accounting violated at {} VC {}: {} packets queued, {} phits releasing, {} phits used",
+                    self.port_name((i / vcs) as u32), i % vcs, n, releasing[i], self.in_used[i]
+                )));
+            }
+            queued += self.pkts.len(self.out_q[i]);
+        }
+        let at_sources: u64 = self.backlog_len.iter().map(|&x| x as u64).sum();
+        let in_network = queued + wire_pkts;
+        if in_network + at_sources != self.pkts.live {
+            return Err(Error::Internal(format!(
+                "flit conservation violated: {} packets alive but {} in buffers, {} on links and {} at sources",
+                self.pkts.live, queued, wire_pkts, at_sources
+            )));
+        }
+        let st = &self.stats;
+        if st.total_generated != st.total_delivered + self.pkts.live {
+            return Err(Error::Internal(format!(
+                "flit conservation violated: {} packets generated, {} delivered, {} alive",
+                st.total_generated, st.total_delivered, self.pkts.live
+            )));
+        }
+        Ok(Counts {
+            generated: st.total_generated,
+            injected: st.total_injected,
+            delivered: st.total_delivered,
+            in_network,
+            at_sources,
+        })
+    }
+}
+
+/// Every router recomputes its Piggyback bits from its global ports' occupancies (sum over
+/// VCs) and publishes them for its group (spec §3.6, Eq. 2-2).
+#[allow(clippy::too_many_arguments)]
+fn publish_piggyback(
+    pb: &mut crate::routing::piggyback::PiggybackState,
+    routing: &crate::routing::candidates::CycleRouting,
+    now: u64,
+    radix: u32,
+    vcs: u32,
+    global_ports: &[u32],
+    out_used: &[u32],
+    credits: &[u32],
+    credit_cap: &[u32],
+) {
+    let mut q = [0u64; 64];
+    let mut k = 0usize;
+    let mut cur = u32::MAX;
+    let flush = |pb: &mut crate::routing::piggyback::PiggybackState, r: u32, q: &[u64]| {
+        pb.publish(now, r, routing.pb_bits(q));
+    };
+    for &gp in global_ports {
+        let r = gp / radix;
+        if r != cur {
+            if cur != u32::MAX {
+                flush(pb, cur, &q[..k]);
+            }
+            cur = r;
+            k = 0;
+        }
+        let mut s = 0u64;
+        for v in 0..vcs as usize {
+            let i = gp as usize * vcs as usize + v;
+            s += (out_used[i] + credit_cap[i] - credits[i]) as u64;
+        }
+        q[k] = s;
+        k += 1;
+    }
+    if cur != u32::MAX {
+        flush(pb, cur, &q[..k]);
+    }
+}
