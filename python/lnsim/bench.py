@@ -27,6 +27,7 @@ import datetime as _dt
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -182,7 +183,8 @@ def run_case(case: BenchCase, scenarios: Path, out_root: Path, quick: bool = Fal
 
 
 def _per_s(count, wall: float) -> Optional[float]:
-    return float(count or 0) / wall if wall > 0 else None
+    """``count`` per wall second (``None`` without a count or a wall time)."""
+    return float(count) / wall if count is not None and wall > 0 else None
 
 
 def _mib(summary: dict) -> Optional[float]:
@@ -235,7 +237,11 @@ def cycle_record(s: dict, target_wall_s: Optional[float] = None, quick: bool = F
 
 
 def _cell(v, spec: str) -> str:
-    return "n/a" if v is None else format(v, spec)
+    """``v`` formatted with ``spec``; ``n/a`` (padded to the spec's width) when missing."""
+    if v is None:
+        width = re.match(r"\d*", spec).group()
+        return "n/a".rjust(int(width or 0))
+    return format(v, spec)
 
 
 HEADER = f"{'case':<16} {'sim s':>9} {'wall s':>9} {'sim s/wall s':>13} {'credit-hops/s':>14} {'events/s':>12} {'peak MiB':>9}"

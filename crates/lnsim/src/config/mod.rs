@@ -58,8 +58,14 @@ pub fn reject_cycle_keys(l: &LoadedScenario) -> Result<()> {
     let s = &l.scenario;
     let present = [
         ("sim.warmup_cycles", s.sim.warmup_cycles.is_some()),
-        ("sim.saturation_queue_packets", s.sim.saturation_queue_packets.is_some()),
-        ("sim.saturation_min_cycles", s.sim.saturation_min_cycles.is_some()),
+        (
+            "sim.saturation_queue_packets",
+            s.sim.saturation_queue_packets.is_some(),
+        ),
+        (
+            "sim.saturation_min_cycles",
+            s.sim.saturation_min_cycles.is_some(),
+        ),
         ("router", l.merged.contains_key("router")),
         ("traffic.pattern", s.traffic.pattern.is_some()),
         ("traffic.load", s.traffic.load.is_some()),
@@ -68,9 +74,15 @@ pub fn reject_cycle_keys(l: &LoadedScenario) -> Result<()> {
         ("traffic.mix", !s.traffic.mix.is_empty()),
         ("traffic.transient", s.traffic.transient.is_some()),
         ("traffic.hotspots", s.traffic.hotspots.is_some()),
-        ("traffic.hotspot_fraction", s.traffic.hotspot_fraction.is_some()),
+        (
+            "traffic.hotspot_fraction",
+            s.traffic.hotspot_fraction.is_some(),
+        ),
         ("routing.vlb_policy", s.routing.vlb_policy.is_some()),
-        ("routing.valiant_source_group", s.routing.valiant_source_group.is_some()),
+        (
+            "routing.valiant_source_group",
+            s.routing.valiant_source_group.is_some(),
+        ),
         ("routing.ugal_threshold", s.routing.ugal_threshold.is_some()),
         ("routing.pb_factor", s.routing.pb_factor.is_some()),
         ("routing.pb_threshold", s.routing.pb_threshold.is_some()),

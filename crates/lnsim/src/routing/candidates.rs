@@ -166,7 +166,8 @@ impl CycleRouting {
                 if r == dst {
                     return; // same router: MIN (spec §3.5, FOGSim)
                 }
-                let mid = valiant::select_intermediate(s, self.policy, self.source_group, r, dst, rng);
+                let mid =
+                    valiant::select_intermediate(s, self.policy, self.source_group, r, dst, rng);
                 let h_min = s.min_hops(r, dst);
                 let h_vlb = valiant::path_hops(s, r, mid, dst);
                 let take_vlb = match alg {
@@ -226,7 +227,12 @@ impl CycleRouting {
     /// The next hop of a packet at router `r` heading for router `dst` (`None`: `r` is the
     /// destination router, the packet ejects). Advances the header state; `Err` when the path
     /// outgrows the VC template (a routing bug: the template must cover every path).
-    pub fn next_hop(&self, r: u32, dst: u32, st: &mut RouteState) -> Result<Option<Candidate>, String> {
+    pub fn next_hop(
+        &self,
+        r: u32,
+        dst: u32,
+        st: &mut RouteState,
+    ) -> Result<Option<Candidate>, String> {
         match &self.topo {
             RoutedTopology::Dragonfly(s) => {
                 let mut port = None;
@@ -301,15 +307,20 @@ impl CycleRouting {
                 }
                 let wrap = m.torus && if plus { here[d] == n - 1 } else { here[d] == 0 };
                 let dl_classes: u8 = if m.torus && m.dateline { 2 } else { 1 };
-                let dl = if dl_classes == 2 && (st.crossed || wrap) { 1 } else { 0 };
-                if wrap {
-                    st.crossed = true;
-                }
-                let phase = if self.alg == Algorithm::MeshVlb && !st.phase_a && st.inter != NO_ROUTER {
+                let dl = if dl_classes == 2 && (st.crossed || wrap) {
                     1
                 } else {
                     0
                 };
+                if wrap {
+                    st.crossed = true;
+                }
+                let phase =
+                    if self.alg == Algorithm::MeshVlb && !st.phase_a && st.inter != NO_ROUTER {
+                        1
+                    } else {
+                        0
+                    };
                 let class = phase * dl_classes + dl;
                 let per = self.local_vcs / self.classes;
                 Ok(Some(Candidate {

@@ -125,7 +125,9 @@ pub fn build(
             for r in 0..routers {
                 for ip in s.p..s.radix() {
                     // the channel that delivers into r through ip is the far end's output
-                    let Some((ur, up)) = link(r, ip) else { continue };
+                    let Some((ur, up)) = link(r, ip) else {
+                        continue;
+                    };
                     for (pos, &(c1, v1)) in t.entries.iter().enumerate() {
                         if c1 != class(ip) {
                             continue;

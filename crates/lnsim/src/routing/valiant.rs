@@ -133,7 +133,10 @@ mod tests {
                 assert_ne!(g, 0, "{p}: source group excluded");
                 assert_eq!(m.group_only, pol.ends_at_group());
                 if pol.own_links_only() {
-                    assert!(own.contains(&g), "{p}: group {g} not on the source router's links");
+                    assert!(
+                        own.contains(&g),
+                        "{p}: group {g} not on the source router's links"
+                    );
                 }
                 if pol.ends_at_group() {
                     // the landing router of the link from group 0
@@ -145,12 +148,19 @@ mod tests {
                 }
             }
         }
-        assert_eq!(groups.len() as u32, s.groups - 1, "lgl reaches every other group");
+        assert_eq!(
+            groups.len() as u32,
+            s.groups - 1,
+            "lgl reaches every other group"
+        );
         // intra-group: RVLB keeps the intermediate in the group
         for _ in 0..100 {
             let m = select_intermediate(&s, VlbPolicy::Lgl, false, 1, 3, &mut rng);
             assert_eq!(s.group(m.router), 0);
         }
-        assert!(VlbPolicy::parse("gl").unwrap_err().to_string().contains("lgl, lg-"));
+        assert!(VlbPolicy::parse("gl")
+            .unwrap_err()
+            .to_string()
+            .contains("lgl, lg-"));
     }
 }

@@ -50,7 +50,10 @@ impl DragonflyShape {
             }
         }
         if a < 2 {
-            return Err(Error::input("topology.a", "must be at least 2 routers per group"));
+            return Err(Error::input(
+                "topology.a",
+                "must be at least 2 routers per group",
+            ));
         }
         let groups = a as u64 * h as u64 + 1;
         let terminals = groups * a as u64 * p as u64;
@@ -176,9 +179,8 @@ impl DragonflyShape {
 /// `host` and `fabric` are the link parameters recorded on terminal and router links.
 pub fn build(t: &TopologyConfig, host: LinkParams, fabric: LinkParams) -> Result<Fabric> {
     reject_keys(t, &["p", "a", "h", "arrangement"])?;
-    let p = t
-        .p
-        .ok_or_else(|| Error::input("topology.p", "missing: terminals per router, e.g. 6"))?;
+    let p =
+        t.p.ok_or_else(|| Error::input("topology.p", "missing: terminals per router, e.g. 6"))?;
     let h = t.h.unwrap_or(p);
     let a = t.a.unwrap_or(2 * h);
     let arrangement = match t.arrangement.as_deref().unwrap_or("palmtree") {
@@ -270,7 +272,12 @@ mod tests {
 
     #[test]
     fn sizes_of_the_spec_table() {
-        for (h, routers, n) in [(2, 36, 72), (4, 264, 1056), (6, 876, 5256), (8, 2064, 16512)] {
+        for (h, routers, n) in [
+            (2, 36, 72),
+            (4, 264, 1056),
+            (6, 876, 5256),
+            (8, 2064, 16512),
+        ] {
             let s = shape(h, Arrangement::Palmtree);
             assert_eq!((s.routers(), s.terminals()), (routers, n));
             assert_eq!(s.radix(), 4 * h - 1);
@@ -417,6 +424,9 @@ mod tests {
         let bad: TopologyConfig =
             toml::from_str("kind = \"dragonfly\"\np = 2\narrangement = \"ring\"").unwrap();
         let e = build(&bad, lp, lp).unwrap_err().to_string();
-        assert!(e.contains("topology.arrangement") && e.contains("palmtree"), "{e}");
+        assert!(
+            e.contains("topology.arrangement") && e.contains("palmtree"),
+            "{e}"
+        );
     }
 }

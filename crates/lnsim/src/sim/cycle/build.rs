@@ -35,11 +35,23 @@ fn reject_ib_keys(l: &LoadedScenario) -> Result<()> {
     let present = [
         ("sim.end_time", s.sim.end_time.is_some()),
         ("sim.warmup", s.sim.warmup.0 != 0),
-        ("sim.interval", l.merged.get("sim").and_then(|t| t.get("interval")).is_some()),
+        (
+            "sim.interval",
+            l.merged
+                .get("sim")
+                .and_then(|t| t.get("interval"))
+                .is_some(),
+        ),
         ("traffic.flows", !s.traffic.flows.is_empty()),
         ("traffic.generators", !s.traffic.generators.is_empty()),
         ("routing.file", s.routing.file.is_some()),
-        ("stats.buffer_occupancy", l.merged.get("stats").and_then(|t| t.get("buffer_occupancy")).is_some()),
+        (
+            "stats.buffer_occupancy",
+            l.merged
+                .get("stats")
+                .and_then(|t| t.get("buffer_occupancy"))
+                .is_some(),
+        ),
         ("stats.fairness_sources", s.stats.fairness_sources.is_some()),
         ("stats.fairness_from", s.stats.fairness_from.is_some()),
     ];
@@ -53,7 +65,13 @@ fn reject_ib_keys(l: &LoadedScenario) -> Result<()> {
         }
     }
     if let Some(tr) = l.merged.get("traffic").and_then(|t| t.as_table()) {
-        for k in ["credit_bytes", "mtu_credits", "packet_bytes", "message_bytes", "payload_bytes"] {
+        for k in [
+            "credit_bytes",
+            "mtu_credits",
+            "packet_bytes",
+            "message_bytes",
+            "payload_bytes",
+        ] {
             if tr.contains_key(k) {
                 return Err(Error::input(
                     &format!("traffic.{k}"),
@@ -104,7 +122,10 @@ impl CycleNet {
         let pkt_phits = s.traffic.packet_phits.unwrap_or(10);
         positive("traffic.packet_phits", pkt_phits as u64)?;
         positive("router.speedup", rc.speedup as u64)?;
-        positive("router.allocator_iterations", rc.allocator_iterations as u64)?;
+        positive(
+            "router.allocator_iterations",
+            rc.allocator_iterations as u64,
+        )?;
         positive("router.latency", rc.latency)?;
         positive("router.local_latency", rc.local_latency)?;
         positive("router.global_latency", rc.global_latency)?;
@@ -123,12 +144,18 @@ impl CycleNet {
         }
         let sat_queue = s.sim.saturation_queue_packets.unwrap_or(50.0);
         if !(sat_queue > 0.0 && sat_queue.is_finite()) {
-            return Err(Error::input("sim.saturation_queue_packets", "must be a positive number of packets"));
+            return Err(Error::input(
+                "sim.saturation_queue_packets",
+                "must be a positive number of packets",
+            ));
         }
         let bin_cycles = s.stats.bin_cycles.unwrap_or(1000);
         positive("stats.bin_cycles", bin_cycles)?;
         if (warmup + measure) / bin_cycles > 1_000_000 {
-            return Err(Error::input("stats.bin_cycles", "gives more than a million bins; choose a wider bin"));
+            return Err(Error::input(
+                "stats.bin_cycles",
+                "gives more than a million bins; choose a wider bin",
+            ));
         }
 
         // topology: the fabric graph (link parameters do not apply in this model)
@@ -165,7 +192,9 @@ impl CycleNet {
         // switch ids are 0..routers in naming order (both builders create switches first)
         for (i, &n) in fabric.switches.iter().enumerate() {
             if n as usize != i {
-                return Err(Error::Internal("cycle model: switches are not numbered first".into()));
+                return Err(Error::Internal(
+                    "cycle model: switches are not numbered first".into(),
+                ));
             }
         }
 
@@ -206,14 +235,46 @@ impl CycleNet {
             }
         };
         let valiant_like = matches!(alg, Algorithm::Vlb | Algorithm::Ugal | Algorithm::Pb);
-        reject("routing.vlb_policy", r.vlb_policy.is_some() && !valiant_like, "applies to Dragonfly vlb, ugal and pb")?;
-        reject("routing.valiant_source_group", r.valiant_source_group.is_some() && !valiant_like, "applies to Dragonfly vlb, ugal and pb")?;
-        reject("routing.ugal_threshold", r.ugal_threshold.is_some() && !matches!(alg, Algorithm::Ugal | Algorithm::Pb), "applies to ugal and pb")?;
-        reject("routing.pb_factor", r.pb_factor.is_some() && alg != Algorithm::Pb, "applies to pb")?;
-        reject("routing.pb_threshold", r.pb_threshold.is_some() && alg != Algorithm::Pb, "applies to pb")?;
-        reject("routing.vc_template", r.vc_template.is_some() && !dragonfly, "applies to Dragonflies (meshes and tori use VC classes)")?;
-        reject("routing.dateline", r.dateline.is_some() && t.kind != TopologyKind::Torus, "applies to tori")?;
-        reject("router.global_vcs", rc.global_vcs.is_some() && !dragonfly, "applies to Dragonflies")?;
+        reject(
+            "routing.vlb_policy",
+            r.vlb_policy.is_some() && !valiant_like,
+            "applies to Dragonfly vlb, ugal and pb",
+        )?;
+        reject(
+            "routing.valiant_source_group",
+            r.valiant_source_group.is_some() && !valiant_like,
+            "applies to Dragonfly vlb, ugal and pb",
+        )?;
+        reject(
+            "routing.ugal_threshold",
+            r.ugal_threshold.is_some() && !matches!(alg, Algorithm::Ugal | Algorithm::Pb),
+            "applies to ugal and pb",
+        )?;
+        reject(
+            "routing.pb_factor",
+            r.pb_factor.is_some() && alg != Algorithm::Pb,
+            "applies to pb",
+        )?;
+        reject(
+            "routing.pb_threshold",
+            r.pb_threshold.is_some() && alg != Algorithm::Pb,
+            "applies to pb",
+        )?;
+        reject(
+            "routing.vc_template",
+            r.vc_template.is_some() && !dragonfly,
+            "applies to Dragonflies (meshes and tori use VC classes)",
+        )?;
+        reject(
+            "routing.dateline",
+            r.dateline.is_some() && t.kind != TopologyKind::Torus,
+            "applies to tori",
+        )?;
+        reject(
+            "router.global_vcs",
+            rc.global_vcs.is_some() && !dragonfly,
+            "applies to Dragonflies",
+        )?;
         let policy = VlbPolicy::parse(r.vlb_policy.as_deref().unwrap_or("lgl"))?;
         let template = match &r.vc_template {
             Some(items) => VcTemplate::parse(items)?,
@@ -225,7 +286,8 @@ impl CycleNet {
         let classes: u32 = if dragonfly {
             1
         } else {
-            (if alg == Algorithm::MeshVlb { 2 } else { 1 }) * (if torus && dateline { 2 } else { 1 })
+            (if alg == Algorithm::MeshVlb { 2 } else { 1 })
+                * (if torus && dateline { 2 } else { 1 })
         };
         let (local_vcs, global_vcs) = if dragonfly {
             let need_l = template.vcs(HopClass::Local);
@@ -233,10 +295,16 @@ impl CycleNet {
             let lv = rc.local_vcs.unwrap_or(need_l);
             let gv = rc.global_vcs.unwrap_or(need_g);
             if lv < need_l {
-                return Err(Error::input("router.local_vcs", format!("{lv} VCs; the routing's VC template needs {need_l} on local ports")));
+                return Err(Error::input(
+                    "router.local_vcs",
+                    format!("{lv} VCs; the routing's VC template needs {need_l} on local ports"),
+                ));
             }
             if gv < need_g {
-                return Err(Error::input("router.global_vcs", format!("{gv} VCs; the routing's VC template needs {need_g} on global ports")));
+                return Err(Error::input(
+                    "router.global_vcs",
+                    format!("{gv} VCs; the routing's VC template needs {need_g} on global ports"),
+                ));
             }
             (lv, gv)
         } else {
@@ -255,12 +323,25 @@ impl CycleNet {
         let vcs = local_vcs.max(global_vcs);
         let topo = match &fabric.shape {
             Shape::Dragonfly(d) => RoutedTopology::Dragonfly(*d),
-            Shape::MeshTorus { dims, torus, minus_port, plus_port } => RoutedTopology::Mesh(MeshGeometry {
+            Shape::MeshTorus {
+                dims,
+                torus,
+                minus_port,
+                plus_port,
+            } => RoutedTopology::Mesh(MeshGeometry {
                 dims: dims.clone(),
                 torus: *torus,
-                coords: (0..routers).map(|i| fabric.nodes[i as usize].coords.clone()).collect(),
-                minus: minus_port.iter().map(|v| v.iter().map(|p| p.unwrap_or(u16::MAX)).collect()).collect(),
-                plus: plus_port.iter().map(|v| v.iter().map(|p| p.unwrap_or(u16::MAX)).collect()).collect(),
+                coords: (0..routers)
+                    .map(|i| fabric.nodes[i as usize].coords.clone())
+                    .collect(),
+                minus: minus_port
+                    .iter()
+                    .map(|v| v.iter().map(|p| p.unwrap_or(u16::MAX)).collect())
+                    .collect(),
+                plus: plus_port
+                    .iter()
+                    .map(|v| v.iter().map(|p| p.unwrap_or(u16::MAX)).collect())
+                    .collect(),
                 dateline,
             }),
             _ => return Err(Error::Internal("cycle model: unexpected shape".into())),
@@ -287,8 +368,12 @@ impl CycleNet {
         let mut in_cap = vec![0u32; np * vcs as usize];
         let mut global_ports = Vec::new();
         let mut term_gp = vec![0u32; fabric.hcas.len()];
-        let hca_index: std::collections::HashMap<u32, u32> =
-            fabric.hcas.iter().enumerate().map(|(i, &n)| (n, i as u32)).collect();
+        let hca_index: std::collections::HashMap<u32, u32> = fabric
+            .hcas
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| (n, i as u32))
+            .collect();
         for rtr in 0..routers {
             for (p, port) in fabric.nodes[rtr as usize].ports.iter().enumerate() {
                 let gp = (rtr * radix) as usize + p;
@@ -296,14 +381,29 @@ impl CycleNet {
                 let (k, n, l, cap) = if far.kind == NodeKind::Hca {
                     let ti = hca_index[&port.peer];
                     term_gp[ti as usize] = gp as u32;
-                    (PortKind::Terminal(ti), 1, rc.ejection_latency, rc.injection_queue_phits)
+                    (
+                        PortKind::Terminal(ti),
+                        1,
+                        rc.ejection_latency,
+                        rc.injection_queue_phits,
+                    )
                 } else if port.class == LinkClass::Global {
                     global_ports.push(gp as u32);
                     peer[gp] = port.peer * radix + port.peer_port as u32;
-                    (PortKind::Global, global_vcs, rc.global_latency, rc.global_buffer_phits)
+                    (
+                        PortKind::Global,
+                        global_vcs,
+                        rc.global_latency,
+                        rc.global_buffer_phits,
+                    )
                 } else {
                     peer[gp] = port.peer * radix + port.peer_port as u32;
-                    (PortKind::Local, local_vcs, rc.local_latency, rc.local_buffer_phits)
+                    (
+                        PortKind::Local,
+                        local_vcs,
+                        rc.local_latency,
+                        rc.local_buffer_phits,
+                    )
                 };
                 kind[gp] = k;
                 nvc[gp] = n as u8;
@@ -318,7 +418,8 @@ impl CycleNet {
         for gp in 0..np {
             if peer[gp] != u32::MAX {
                 for v in 0..nvc[gp] as usize {
-                    credit_cap[gp * vcs as usize + v] = in_cap[peer[gp] as usize * vcs as usize + v];
+                    credit_cap[gp * vcs as usize + v] =
+                        in_cap[peer[gp] as usize * vcs as usize + v];
                 }
             }
         }
@@ -366,22 +467,30 @@ impl CycleNet {
         let traffic = SyntheticTraffic::from_config(&s.traffic, &geo, warmup)?;
         let terminals = fabric.hcas.len() as u32;
         if traffic.terminals() != terminals {
-            return Err(Error::Internal("traffic and topology disagree on the terminals".into()));
+            return Err(Error::Internal(
+                "traffic and topology disagree on the terminals".into(),
+            ));
         }
         let seed = s.sim.seed;
         let term_router: Vec<u32> = term_gp.iter().map(|&g| g / radix).collect();
 
         // calendar: deep enough for the longest delay scheduled ahead
-        let longest = [rc.global_latency, rc.local_latency, rc.injection_latency, rc.ejection_latency]
-            .into_iter()
-            .max()
-            .unwrap_or(1)
+        let longest = [
+            rc.global_latency,
+            rc.local_latency,
+            rc.injection_latency,
+            rc.ejection_latency,
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(1)
             + rc.latency
             + 2 * pkt_phits as u64
             + 2;
         let cal_len = (longest + 1).next_power_of_two().max(64);
         let end = warmup + measure;
-        let pb = (alg == Algorithm::Pb).then(|| PiggybackState::new(routers as usize, rc.local_latency));
+        let pb =
+            (alg == Algorithm::Pb).then(|| PiggybackState::new(routers as usize, rc.local_latency));
         let stats = CycleStats::new(routers, terminals, warmup, end, bin_cycles);
         let mut net = CycleNet {
             pkt_phits,
@@ -405,12 +514,16 @@ impl CycleNet {
             link_free: vec![0; np],
             xin_free: vec![0; np],
             xout_free: vec![0; np],
+            xout_evt: vec![false; np],
+            xin_evt: vec![false; np],
+            out_wake_at: vec![u64::MAX; np],
             in_ptr: vec![0; np],
             out_ptr: vec![0; np],
             link_ptr: vec![0; np],
             in_count: vec![0; np],
             out_count: vec![0; np],
             in_q: vec![(NIL, NIL); np * vcs as usize],
+            head_route: vec![u32::MAX; np * vcs as usize],
             in_used: vec![0; np * vcs as usize],
             in_cap,
             out_q: vec![(NIL, NIL); np * vcs as usize],
@@ -421,12 +534,19 @@ impl CycleNet {
             in_mask: vec![0; routers as usize],
             out_mask: vec![0; routers as usize],
             active: Vec::with_capacity(routers as usize),
+            scratch_req: vec![(0, 0); 64],
+            scratch_want: vec![0; 64],
             is_active: vec![false; routers as usize],
+            alloc_wake: vec![false; routers as usize],
             routing,
             pb,
             global_ports,
-            rng_router: (0..routers).map(|i| stream(seed, i as u64, VALIANT)).collect(),
-            router_names: (0..routers).map(|i| fabric.nodes[i as usize].name.clone()).collect(),
+            rng_router: (0..routers)
+                .map(|i| stream(seed, i as u64, VALIANT))
+                .collect(),
+            router_names: (0..routers)
+                .map(|i| fabric.nodes[i as usize].name.clone())
+                .collect(),
             term_router,
             term_gp,
             backlog: vec![(NIL, NIL); terminals as usize],
@@ -458,7 +578,11 @@ impl CycleNet {
             Shape::MeshTorus { dims, torus, .. } => format!(
                 "{} {}",
                 if *torus { "torus" } else { "mesh" },
-                dims.iter().rev().map(|d| d.to_string()).collect::<Vec<_>>().join("x")
+                dims.iter()
+                    .rev()
+                    .map(|d| d.to_string())
+                    .collect::<Vec<_>>()
+                    .join("x")
             ),
             _ => String::new(),
         };

@@ -54,16 +54,22 @@ pub(crate) enum PortKind {
 pub(crate) enum Ev {
     /// A packet's head reaches router input `gp` (its VC is in the packet).
     Arrive { pkt: u32, gp: u32 },
-    /// Input buffer `gp`/`vc` frees one packet's phits; the credits start upstream.
-    InRelease { gp: u32, vc: u8 },
-    /// Credits for one packet reach output `gp`/`vc`.
+    /// Input `gp`'s crossbar port is free again.
+    XinFree { gp: u32 },
+    /// Credits for one packet reach output `gp`/`vc` (the downstream buffer's occupancy
+    /// count drops with them).
     Credit { gp: u32, vc: u8 },
     /// A packet's tail left output buffer `gp`/`vc`.
     OutRelease { gp: u32, vc: u8 },
-    /// Credits for one packet reach terminal `t`'s injection link.
+    /// Credits for one packet reach terminal `t`'s injection link (the injection queue's
+    /// occupancy count drops with them).
     TermCredit { t: u32 },
     /// Terminal `t` generates a packet (stale when `epoch` is old).
     Gen { t: u32, epoch: u32 },
+    /// Output `gp`'s crossbar port is free again.
+    XoutFree { gp: u32 },
+    /// A packet granted into output `gp` is ready to leave (router latency elapsed).
+    OutReady { gp: u32 },
     /// Terminal `t` had no packet up to the calendar's horizon; draw its next one from here.
     GenWait { t: u32, epoch: u32 },
     /// Terminal `t`'s link is free again.
@@ -99,6 +105,12 @@ pub(crate) struct CycleNet {
     pub link_free: Vec<u64>,
     pub xin_free: Vec<u64>,
     pub xout_free: Vec<u64>,
+    /// An `XoutFree` event is pending for this output.
+    pub xout_evt: Vec<bool>,
+    /// An `XinFree` event is pending for this input.
+    pub xin_evt: Vec<bool>,
+    /// Cycle of the pending `OutReady` event of an output (u64::MAX: none).
+    pub out_wake_at: Vec<u64>,
     pub in_ptr: Vec<u8>,
     pub out_ptr: Vec<u8>,
     pub link_ptr: Vec<u8>,
@@ -106,6 +118,8 @@ pub(crate) struct CycleNet {
     pub out_count: Vec<u32>,
     // --- per (gp, vc)
     pub in_q: Vec<(u32, u32)>,
+    /// Packed next hop of each input VC's head (computed once per head).
+    pub head_route: Vec<u32>,
     pub in_used: Vec<u32>,
     pub in_cap: Vec<u32>,
     pub out_q: Vec<(u32, u32)>,
@@ -117,7 +131,10 @@ pub(crate) struct CycleNet {
     pub in_mask: Vec<u64>,
     pub out_mask: Vec<u64>,
     pub active: Vec<u32>,
+    pub scratch_req: Vec<(u8, u8)>,
+    pub scratch_want: Vec<u64>,
     pub is_active: Vec<bool>,
+    pub alloc_wake: Vec<bool>,
     pub routing: CycleRouting,
     pub pb: Option<PiggybackState>,
     pub global_ports: Vec<u32>,

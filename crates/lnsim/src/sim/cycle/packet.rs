@@ -23,18 +23,11 @@ pub(crate) struct Pkt {
     pub next: u32,
     /// Routing header.
     pub st: RouteState,
-    /// Proposed output port at the current router (valid when `routed`).
-    pub out_port: u16,
-    /// Allowed VC range at `out_port`.
-    pub vc_lo: u8,
-    /// Allowed VC range at `out_port`.
-    pub vc_hi: u8,
     /// VC of the buffer the packet is in.
     pub vc: u8,
-    /// Router-to-router hops taken.
+    /// Router-to-router hops taken (0: at the injection router, where the source decision is
+    /// taken).
     pub hops: u8,
-    /// The next hop at the current router is computed.
-    pub routed: bool,
 }
 
 /// The packet slab.

@@ -35,6 +35,12 @@ pub(crate) struct CycleStats {
     bin_cycles: u64,
     pub topology: String,
     pub phit_hops: u64,
+    /// Calendar events dispatched.
+    pub events: u64,
+    /// Allocator runs.
+    pub allocations: u64,
+    /// Router visits (a router holding work, once per cycle).
+    pub router_visits: u64,
     pub stopped_early: bool,
     pub stop: u64,
     pub total_generated: u64,
@@ -64,6 +70,9 @@ impl CycleStats {
             bin_cycles,
             topology: String::new(),
             phit_hops: 0,
+            events: 0,
+            allocations: 0,
+            router_visits: 0,
             stopped_early: false,
             stop: end,
             total_generated: 0,
@@ -153,10 +162,19 @@ fn r6(x: f64) -> f64 {
 }
 
 /// Writes the results folder of a finished cycle-level run; returns the `summary.json` text.
-pub(crate) fn write(net: &CycleNet, l: &LoadedScenario, out: &Path, wall_s: f64, c: Counts) -> Result<String> {
+pub(crate) fn write(
+    net: &CycleNet,
+    l: &LoadedScenario,
+    out: &Path,
+    wall_s: f64,
+    c: Counts,
+) -> Result<String> {
     let st = &net.stats;
     let measured = st.stop.saturating_sub(net.warmup).max(1);
-    let active = net.traffic.active_count(net.warmup.min(st.stop.saturating_sub(1))).max(1) as f64;
+    let active = net
+        .traffic
+        .active_count(net.warmup.min(st.stop.saturating_sub(1)))
+        .max(1) as f64;
     let per_node = |phits: u64| r6(phits as f64 / active / measured as f64);
     let offered = net.traffic.load_at(st.stop.saturating_sub(1));
     let accepted = per_node(st.w_delivered_phits);
@@ -179,7 +197,13 @@ pub(crate) fn write(net: &CycleNet, l: &LoadedScenario, out: &Path, wall_s: f64,
     let gen_pkts = st.w_generated as f64 / net.pkt_phits as f64 / active;
     let saturated = st.stopped_early || (growth > 2.0 && growth > 0.05 * gen_pkts);
     let n = st.w_delivered.max(1) as f64;
-    let q = |h: &Histogram<u64>, x: f64| if h.is_empty() { 0 } else { h.value_at_quantile(x) };
+    let q = |h: &Histogram<u64>, x: f64| {
+        if h.is_empty() {
+            0
+        } else {
+            h.value_at_quantile(x)
+        }
+    };
     let s = &l.scenario;
     let policy = match net.routing.alg {
         crate::routing::candidates::Algorithm::Vlb
@@ -242,13 +266,23 @@ pub(crate) fn write(net: &CycleNet, l: &LoadedScenario, out: &Path, wall_s: f64,
         },
         "conservation": { "ok": true },
         "phit_hops": st.phit_hops,
+        "events": st.events,
+        "allocator_runs": st.allocations,
+        "router_visits": st.router_visits,
         "phit_hops_per_s": r6(events_per_s),
     });
-    let text = serde_json::to_string_pretty(&summary).map_err(|e| Error::Internal(e.to_string()))? + "\n";
+    let text =
+        serde_json::to_string_pretty(&summary).map_err(|e| Error::Internal(e.to_string()))? + "\n";
 
     let mut routers = String::from("router,name,injected_load,accepted_load\n");
     for r in 0..net.routers as usize {
-        let _ = writeln!(routers, "{r},{},{},{}", net.router_names[r], r6(inj_r[r]), r6(acc_r[r]));
+        let _ = writeln!(
+            routers,
+            "{r},{},{},{}",
+            net.router_names[r],
+            r6(inj_r[r]),
+            r6(acc_r[r])
+        );
     }
     let mut hist = String::from("lo_cycles,hi_cycles,count\n");
     let mut lower = 0u64;

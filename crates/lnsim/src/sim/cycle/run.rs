@@ -43,6 +43,21 @@ pub(crate) struct Counts {
     pub at_sources: u64,
 }
 
+/// No cached route for an input VC's head.
+const NO_ROUTE: u32 = u32::MAX;
+
+/// Packs a candidate (output port, VC range) into one word.
+#[inline]
+fn pack(port: u32, lo: u8, hi: u8) -> u32 {
+    port | (lo as u32) << 8 | (hi as u32) << 16
+}
+
+/// Unpacks a candidate.
+#[inline]
+fn unpack(x: u32) -> (u32, u8, u8) {
+    (x & 0xFF, (x >> 8) as u8, (x >> 16) as u8)
+}
+
 /// Read-only view of the occupancy signals (spec §2.6) for source-adaptive decisions.
 struct View<'a> {
     radix: u32,
@@ -69,12 +84,17 @@ impl Occupancy for View<'_> {
 impl CycleNet {
     fn run(&mut self, progress: bool, interrupted: &mut dyn FnMut() -> bool) -> Result<()> {
         self.start_generators(0);
-        let change = self.traffic.change_cycle().filter(|&c| c > 0 && c < self.end);
+        let change = self
+            .traffic
+            .change_cycle()
+            .filter(|&c| c > 0 && c < self.end);
         let bar = progress.then(|| {
             let b = indicatif::ProgressBar::new(self.end);
             b.set_style(
-                indicatif::ProgressStyle::with_template("{bar:40} cycle {pos}/{len} [{elapsed_precise} < {eta}]")
-                    .expect("progress template"),
+                indicatif::ProgressStyle::with_template(
+                    "{bar:40} cycle {pos}/{len} [{elapsed_precise} < {eta}]",
+                )
+                .expect("progress template"),
             );
             b
         });
@@ -91,6 +111,7 @@ impl CycleNet {
             }
             let slot = (now & self.cal_mask) as usize;
             let mut evs = std::mem::take(&mut self.calendar[slot]);
+            self.stats.events += evs.len() as u64;
             for &ev in &evs {
                 self.dispatch(ev);
             }
@@ -99,14 +120,31 @@ impl CycleNet {
                 self.calendar[slot] = evs; // keep the capacity
             }
             if let Some(pb) = self.pb.as_mut() {
-                publish_piggyback(pb, &self.routing, now, self.radix, self.vcs, &self.global_ports, &self.out_used, &self.credits, &self.credit_cap);
+                publish_piggyback(
+                    pb,
+                    &self.routing,
+                    now,
+                    self.radix,
+                    self.vcs,
+                    &self.global_ports,
+                    &self.out_used,
+                    &self.credits,
+                    &self.credit_cap,
+                );
             }
             let mut i = 0;
             while i < self.active.len() {
                 let r = self.active[i];
-                self.router_links(r);
-                self.router_allocate(r);
-                if self.in_mask[r as usize] == 0 && self.out_mask[r as usize] == 0 {
+                self.stats.router_visits += 1;
+                if self.out_mask[r as usize] != 0 {
+                    self.router_links(r);
+                }
+                if self.alloc_wake[r as usize] {
+                    self.alloc_wake[r as usize] = false;
+                    self.stats.allocations += 1;
+                    self.router_allocate(r);
+                }
+                if !self.alloc_wake[r as usize] && self.out_mask[r as usize] == 0 {
                     self.is_active[r as usize] = false;
                     self.active.swap_remove(i);
                 } else {
@@ -151,34 +189,35 @@ impl CycleNet {
     fn dispatch(&mut self, ev: Ev) {
         match ev {
             Ev::Arrive { pkt, gp } => self.arrive(pkt, gp),
-            Ev::InRelease { gp, vc } => {
-                let i = (gp * self.vcs) as usize + vc as usize;
-                self.in_used[i] -= self.pkt_phits;
-                match self.kind[gp as usize] {
-                    PortKind::Terminal(t) => {
-                        let when = self.now + self.inj_latency;
-                        if when == self.now {
-                            self.term_credit(t);
-                        } else {
-                            self.at(when, Ev::TermCredit { t });
-                        }
-                    }
-                    _ => {
-                        let up = self.peer[gp as usize];
-                        let when = self.now + self.latency[up as usize];
-                        self.at(when, Ev::Credit { gp: up, vc });
-                    }
-                }
+            Ev::XinFree { gp } => {
+                self.xin_evt[gp as usize] = false;
+                self.wake_allocator(gp / self.radix);
             }
             Ev::Credit { gp, vc } => {
                 self.credits[(gp * self.vcs) as usize + vc as usize] += self.pkt_phits;
-                self.activate(gp / self.radix);
+                let down = self.peer[gp as usize];
+                self.in_used[(down * self.vcs) as usize + vc as usize] -= self.pkt_phits;
+                self.wake_output(gp);
             }
             Ev::OutRelease { gp, vc } => {
                 self.out_used[(gp * self.vcs) as usize + vc as usize] -= self.pkt_phits;
-                self.activate(gp / self.radix);
+                self.wake_output(gp);
+                // inputs waiting for room in this output buffer retry
+                self.wake_allocator(gp / self.radix);
             }
-            Ev::TermCredit { t } => self.term_credit(t),
+            Ev::OutReady { gp } => {
+                self.out_wake_at[gp as usize] = u64::MAX;
+                self.wake_output(gp);
+            }
+            Ev::XoutFree { gp } => {
+                self.xout_evt[gp as usize] = false;
+                self.wake_allocator(gp / self.radix);
+            }
+            Ev::TermCredit { t } => {
+                let g = self.term_gp[t as usize];
+                self.in_used[(g * self.vcs) as usize] -= self.pkt_phits;
+                self.term_credit(t);
+            }
             Ev::Gen { t, epoch } => {
                 if epoch == self.epoch[t as usize] {
                     self.generate(t);
@@ -262,7 +301,9 @@ impl CycleNet {
 
     fn generate_at(&mut self, t: u32) {
         let now = self.now;
-        let dst = self.traffic.destination(t, now, &mut self.rng_term[t as usize]);
+        let dst = self
+            .traffic
+            .destination(t, now, &mut self.rng_term[t as usize]);
         let dst_router = self.term_router[dst as usize];
         let id = self.pkts.alloc(Pkt {
             dst,
@@ -272,12 +313,8 @@ impl CycleNet {
             ready: 0,
             next: NIL,
             st: RouteState::default(),
-            out_port: 0,
-            vc_lo: 0,
-            vc_hi: 0,
             vc: 0,
             hops: 0,
-            routed: false,
         });
         self.stats.generated(now, self.pkt_phits);
         let mut q = self.backlog[t as usize];
@@ -314,7 +351,8 @@ impl CycleNet {
         self.backlog_len[ti] -= 1;
         self.term_credits[ti] -= self.pkt_phits;
         self.term_link_free[ti] = now + self.pkt_phits as u64;
-        self.stats.injected(now, self.term_router[ti], self.pkt_phits);
+        self.stats
+            .injected(now, self.term_router[ti], self.pkt_phits);
         self.pkts.v[id as usize].vc = 0;
         let gp = self.term_gp[ti];
         if self.inj_latency == 0 {
@@ -332,6 +370,26 @@ impl CycleNet {
 
     // -------------------------------------------------------------------------------- routers
 
+    /// Output `gp` may be able to send: its link stage looks at it this cycle.
+    #[inline]
+    fn wake_output(&mut self, gp: u32) {
+        if self.out_count[gp as usize] > 0 {
+            let r = gp / self.radix;
+            self.out_mask[r as usize] |= 1 << (gp % self.radix);
+            self.activate(r);
+        }
+    }
+
+    /// Something that may unblock router `r`'s allocator happened (an arrival, a free
+    /// crossbar port, room in an output buffer): it runs this cycle.
+    #[inline]
+    fn wake_allocator(&mut self, r: u32) {
+        if self.in_mask[r as usize] != 0 {
+            self.alloc_wake[r as usize] = true;
+            self.activate(r);
+        }
+    }
+
     /// A packet's head reaches router input `gp` on the VC recorded in the packet.
     fn arrive(&mut self, id: u32, gp: u32) {
         let vc = self.pkts.v[id as usize].vc as u32;
@@ -344,18 +402,14 @@ impl CycleNet {
                 self.in_used[i], self.in_cap[i]
             ));
         }
-        {
-            let p = &mut self.pkts.v[id as usize];
-            p.ready = self.now;
-            p.routed = false;
-        }
+        self.pkts.v[id as usize].ready = self.now;
         let mut q = self.in_q[i];
         self.pkts.push(&mut q, id);
         self.in_q[i] = q;
         self.in_count[gp as usize] += 1;
         let r = gp / self.radix;
         self.in_mask[r as usize] |= 1 << (gp % self.radix);
-        self.activate(r);
+        self.wake_allocator(r);
     }
 
     /// Output links of router `r`: every free link sends the head packet of one ready VC
@@ -370,21 +424,31 @@ impl CycleNet {
             mask &= mask - 1;
             let gp = r * self.radix + p;
             let g = gp as usize;
+            // examined now: it sleeps until an event (ready head, credits, free link) wakes it
+            self.out_mask[r as usize] &= !(1 << p);
             if self.link_free[g] > now {
                 continue;
             }
             let n = self.nvc[g] as u32;
             let terminal = matches!(self.kind[g], PortKind::Terminal(_));
             let mut ready = 0u64;
+            let mut next_ready = u64::MAX;
             for v in 0..n {
                 let i = (gp * vcs + v) as usize;
                 let h = self.out_q[i].0;
-                if h != NIL
-                    && self.pkts.v[h as usize].ready <= now
-                    && (terminal || self.credits[i] >= l)
-                {
+                if h == NIL {
+                    continue;
+                }
+                let t = self.pkts.v[h as usize].ready;
+                if t > now {
+                    next_ready = next_ready.min(t);
+                } else if terminal || self.credits[i] >= l {
                     ready |= 1 << v;
                 }
+            }
+            if next_ready != u64::MAX && self.out_wake_at[g] == u64::MAX {
+                self.out_wake_at[g] = next_ready;
+                self.at(next_ready, Ev::OutReady { gp });
             }
             let Some(v) = round_robin(ready, self.link_ptr[g] as u32) else {
                 continue;
@@ -395,9 +459,6 @@ impl CycleNet {
             let id = self.pkts.pop(&mut q);
             self.out_q[i] = q;
             self.out_count[g] -= 1;
-            if self.out_count[g] == 0 {
-                self.out_mask[r as usize] &= !(1 << p);
-            }
             self.link_free[g] = now + l as u64;
             self.at(now + l as u64, Ev::OutRelease { gp, vc: v as u8 });
             self.stats.phit_hops += l as u64;
@@ -420,14 +481,12 @@ impl CycleNet {
         }
     }
 
-    /// Routes the head packet of input `gp`/`vc` at router `r` if not done yet.
+    /// Routes packet `id`, the head of an input queue of router `r` (its source decision
+    /// first when it comes from a terminal): returns the packed candidate (port, VC range).
     #[inline]
-    fn route_head(&mut self, r: u32, gp: u32, id: u32) {
-        if self.pkts.v[id as usize].routed {
-            return;
-        }
+    fn route_head(&mut self, r: u32, id: u32) -> u32 {
         let mut p = self.pkts.v[id as usize];
-        if matches!(self.kind[gp as usize], PortKind::Terminal(_)) {
+        if p.hops == 0 {
             let view = View {
                 radix: self.radix,
                 vcs: self.vcs,
@@ -437,26 +496,28 @@ impl CycleNet {
                 pb: self.pb.as_ref(),
                 now: self.now,
             };
-            self.routing
-                .at_injection(r, p.dst_router, &mut p.st, &view, &mut self.rng_router[r as usize]);
+            self.routing.at_injection(
+                r,
+                p.dst_router,
+                &mut p.st,
+                &view,
+                &mut self.rng_router[r as usize],
+            );
         }
-        match self.routing.next_hop(r, p.dst_router, &mut p.st) {
-            Ok(Some(c)) => {
-                p.out_port = c.port;
-                p.vc_lo = c.vc_lo;
-                p.vc_hi = c.vc_hi;
-            }
+        let packed = match self.routing.next_hop(r, p.dst_router, &mut p.st) {
+            Ok(Some(c)) => pack(c.port as u32, c.vc_lo, c.vc_hi),
             Ok(None) => {
                 // eject on the destination terminal's port
                 let tg = self.term_gp[p.dst as usize];
-                p.out_port = (tg % self.radix) as u16;
-                p.vc_lo = 0;
-                p.vc_hi = 0;
+                pack(tg % self.radix, 0, 0)
             }
-            Err(e) => self.fail(format!("routing: {e}")),
-        }
-        p.routed = true;
-        self.pkts.v[id as usize] = p;
+            Err(e) => {
+                self.fail(format!("routing: {e}"));
+                pack(0, 0, 0)
+            }
+        };
+        self.pkts.v[id as usize].st = p.st;
+        packed
     }
 
     /// The output VC a packet would take now at output `og`: within its allowed range, one
@@ -487,38 +548,63 @@ impl CycleNet {
         let base = r * radix;
         let mut in_free = 0u64;
         for p in bits(self.in_mask[r as usize]) {
-            if self.xin_free[(base + p) as usize] <= now {
+            let gi = (base + p) as usize;
+            if self.xin_free[gi] <= now {
                 in_free |= 1 << p;
+            } else if !self.xin_evt[gi] {
+                // still moving a packet: look again when its crossbar port frees
+                self.xin_evt[gi] = true;
+                let t = self.xin_free[gi];
+                self.at(t, Ev::XinFree { gp: gi as u32 });
             }
         }
         if in_free == 0 {
             return;
         }
         let mut out_taken = 0u64;
-        // request of each input: (input VC, output port, output VC)
-        let mut req: [(u8, u8, u8); 64] = [(0, 0, 0); 64];
+        // request of each input: (input VC, output VC); inputs requesting each output
+        let mut req = std::mem::take(&mut self.scratch_req);
+        let mut want = std::mem::take(&mut self.scratch_want);
         for _ in 0..self.iterations {
-            let mut want = [0u64; 64];
             let mut outs = 0u64;
             for ip in bits(in_free) {
                 let gi = base + ip;
                 let n = self.nvc[gi as usize] as u32;
                 let ptr = self.in_ptr[gi as usize] as u32;
-                for k in 0..n {
-                    let v = (ptr + k) % n;
-                    let id = self.in_q[(gi * vcs + v) as usize].0;
-                    if id == NIL || self.pkts.v[id as usize].ready > now {
+                let mut v = ptr;
+                for _ in 0..n {
+                    let iv = (gi * vcs + v) as usize;
+                    let cur = v;
+                    v += 1;
+                    if v == n {
+                        v = 0;
+                    }
+                    let id = self.in_q[iv].0;
+                    if id == NIL {
                         continue;
                     }
-                    self.route_head(r, gi, id);
-                    let p = &self.pkts.v[id as usize];
-                    let op = p.out_port as u32;
+                    // heads are routable from their arrival on; the route is cached per VC
+                    let mut rt = self.head_route[iv];
+                    if rt == NO_ROUTE {
+                        rt = self.route_head(r, id);
+                        self.head_route[iv] = rt;
+                    }
+                    let (op, lo, hi) = unpack(rt);
                     let og = base + op;
-                    if out_taken >> op & 1 == 1 || self.xout_free[og as usize] > now {
+                    if out_taken >> op & 1 == 1 {
                         continue;
                     }
-                    if let Some(ov) = self.pick_out_vc(og, p.vc_lo, p.vc_hi) {
-                        req[ip as usize] = (v as u8, op as u8, ov);
+                    if self.xout_free[og as usize] > now {
+                        if !self.xout_evt[og as usize] {
+                            self.xout_evt[og as usize] = true;
+                            let t = self.xout_free[og as usize];
+                            self.at(t, Ev::XoutFree { gp: og });
+                        }
+                        continue;
+                    }
+                    let v = cur;
+                    if let Some(ov) = self.pick_out_vc(og, lo, hi) {
+                        req[ip as usize] = (v as u8, ov);
                         want[op as usize] |= 1 << ip;
                         outs |= 1 << op;
                         break;
@@ -528,22 +614,35 @@ impl CycleNet {
             if outs == 0 {
                 break;
             }
+            let mut requesters = 0u64;
+            for op in bits(outs) {
+                requesters |= want[op as usize];
+            }
+            let mut granted = 0u64;
             for op in bits(outs) {
                 let og = base + op;
                 let w = round_robin(want[op as usize], self.out_ptr[og as usize] as u32)
                     .expect("an output with requests");
+                want[op as usize] = 0;
                 self.out_ptr[og as usize] = after(w, radix) as u8;
-                let (v, _, ov) = req[w as usize];
+                let (v, ov) = req[w as usize];
                 let gi = base + w;
                 self.in_ptr[gi as usize] = after(v as u32, self.nvc[gi as usize] as u32) as u8;
                 in_free &= !(1 << w);
                 out_taken |= 1 << op;
+                granted |= 1 << w;
                 self.grant(r, gi, v, og, ov);
+            }
+            if requesters & !granted != 0 {
+                // a request lost arbitration: try again next cycle
+                self.alloc_wake[r as usize] = true;
             }
             if in_free == 0 {
                 break;
             }
         }
+        self.scratch_req = req;
+        self.scratch_want = want;
     }
 
     /// Moves the head packet of input `gi`/`v` through the crossbar into output `og`/`ov`.
@@ -551,6 +650,7 @@ impl CycleNet {
         let now = self.now;
         let vcs = self.vcs;
         let ii = (gi * vcs) as usize + v as usize;
+        self.head_route[ii] = NO_ROUTE;
         let mut q = self.in_q[ii];
         let id = self.pkts.pop(&mut q);
         self.in_q[ii] = q;
@@ -562,7 +662,16 @@ impl CycleNet {
         let release = (now + self.xbar_cycles).max(arrived + self.pkt_phits as u64);
         self.xin_free[gi as usize] = release;
         self.xout_free[og as usize] = now + self.xbar_cycles;
-        self.at(release, Ev::InRelease { gp: gi, vc: v });
+        // the buffer space is free at `release`; the credits reach the upstream one link
+        // latency later (the buffer's occupancy count drops when they arrive)
+        match self.kind[gi as usize] {
+            PortKind::Terminal(t) => self.at(release + self.inj_latency, Ev::TermCredit { t }),
+            _ => {
+                let up = self.peer[gi as usize];
+                let when = release + self.latency[up as usize];
+                self.at(when, Ev::Credit { gp: up, vc: v });
+            }
+        }
         let oi = (og * vcs) as usize + ov as usize;
         self.out_used[oi] += self.pkt_phits;
         {
@@ -576,7 +685,13 @@ impl CycleNet {
         self.pkts.push(&mut q, id);
         self.out_q[oi] = q;
         self.out_count[og as usize] += 1;
-        self.out_mask[r as usize] |= 1 << (og % self.radix);
+        // ready times grow with grant order, so a pending wake-up of this output comes first
+        // and re-arms itself for later heads (see `router_links`)
+        if self.out_wake_at[og as usize] == u64::MAX {
+            let when = now + self.router_latency;
+            self.out_wake_at[og as usize] = when;
+            self.at(when, Ev::OutReady { gp: og });
+        }
     }
 
     // ------------------------------------------------------------------------- saturation
@@ -625,9 +740,15 @@ impl CycleNet {
                         on_wire[gp as usize * vcs + v] += self.pkt_phits as u64;
                         wire_pkts += 1;
                     }
-                    Ev::Credit { gp, vc } => returning[gp as usize * vcs + vc as usize] += self.pkt_phits as u64,
-                    Ev::TermCredit { t } => term_returning[t as usize] += self.pkt_phits as u64,
-                    Ev::InRelease { gp, vc } => releasing[gp as usize * vcs + vc as usize] += self.pkt_phits as u64,
+                    Ev::Credit { gp, vc } => {
+                        returning[gp as usize * vcs + vc as usize] += self.pkt_phits as u64;
+                        releasing[self.peer[gp as usize] as usize * vcs + vc as usize] +=
+                            self.pkt_phits as u64;
+                    }
+                    Ev::TermCredit { t } => {
+                        term_returning[t as usize] += self.pkt_phits as u64;
+                        releasing[self.term_gp[t as usize] as usize * vcs] += self.pkt_phits as u64;
+                    }
                     _ => {}
                 }
             }
@@ -640,18 +761,21 @@ impl CycleNet {
             for v in 0..self.nvc[g] as usize {
                 let i = g * vcs + v;
                 let d = down as usize * vcs + v;
-                let held = self.credits[i] as u64 + on_wire[d] + self.in_used[d] as u64 + returning[i];
+                // in_used still counts packets whose credits are returning
+                let held = self.credits[i] as u64 + on_wire[d] + self.in_used[d] as u64;
                 if held != self.credit_cap[i] as u64 {
                     return Err(Error::Internal(format!(
-                        "credit conservation violated on {} VC {v}: {} available + {} on the wire + {} buffered + {} returning != capacity {}",
-                        self.port_name(g as u32), self.credits[i], on_wire[d], self.in_used[d], returning[i], self.credit_cap[i]
+                        "credit conservation violated on {} VC {v}: {} available + {} on the wire + {} buffered or returning != capacity {}",
+                        self.port_name(g as u32), self.credits[i], on_wire[d], self.in_used[d], self.credit_cap[i]
                     )));
                 }
             }
         }
         for t in 0..self.terminals as usize {
             let g = self.term_gp[t] as usize;
-            let held = self.term_credits[t] as u64 + on_wire[g * vcs] + self.in_used[g * vcs] as u64 + term_returning[t];
+            let held =
+                self.term_credits[t] as u64 + on_wire[g * vcs] + self.in_used[g * vcs] as u64;
+            let _ = term_returning[t];
             if held != self.in_cap[g * vcs] as u64 {
                 return Err(Error::Internal(format!(
                     "credit conservation violated on the injection link of terminal {t}: {held} != {}",
