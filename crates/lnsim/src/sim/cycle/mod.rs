@@ -26,6 +26,8 @@ mod build;
 mod packet;
 mod results;
 mod run;
+#[cfg(test)]
+mod tests;
 
 pub use build::validate_cycle;
 pub use run::run_cycle_scenario;

@@ -9,6 +9,8 @@ pub(crate) const NIL: u32 = u32::MAX;
 /// One packet (all its phits move together; timing is phit-exact, see the module docs).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Pkt {
+    /// Source terminal.
+    pub src: u32,
     /// Destination terminal.
     pub dst: u32,
     /// Destination router.

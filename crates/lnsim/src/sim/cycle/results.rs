@@ -60,6 +60,9 @@ pub(crate) struct CycleStats {
     router_acc: Vec<u64>,
     bins: Vec<Bin>,
     at_sources_start: Option<u64>,
+    /// Per-packet records `(generation, consumption, source terminal, destination terminal,
+    /// hops)` of every delivered packet, when switched on (tests).
+    pub trace: Option<Vec<(u64, u64, u32, u32, u8)>>,
 }
 
 impl CycleStats {
@@ -92,6 +95,7 @@ impl CycleStats {
             router_acc: vec![0; routers as usize],
             bins: vec![Bin::default(); end.div_ceil(bin_cycles) as usize],
             at_sources_start: None,
+            trace: None,
         }
     }
 
@@ -128,6 +132,9 @@ impl CycleStats {
     pub fn delivered_at(&mut self, p: &Pkt, sent: u64, done: u64, phits: u32, dst_router: u32) {
         self.total_delivered += 1;
         let lat = done - p.gen;
+        if let Some(t) = self.trace.as_mut() {
+            t.push((p.gen, done, p.src, p.dst, p.hops));
+        }
         if let Some(b) = self.bin(sent) {
             b.delivered += 1;
             b.delivered_phits += phits as u64;

@@ -82,7 +82,11 @@ impl Occupancy for View<'_> {
 }
 
 impl CycleNet {
-    fn run(&mut self, progress: bool, interrupted: &mut dyn FnMut() -> bool) -> Result<()> {
+    pub(crate) fn run(
+        &mut self,
+        progress: bool,
+        interrupted: &mut dyn FnMut() -> bool,
+    ) -> Result<()> {
         self.start_generators(0);
         let change = self
             .traffic
@@ -306,6 +310,7 @@ impl CycleNet {
             .destination(t, now, &mut self.rng_term[t as usize]);
         let dst_router = self.term_router[dst as usize];
         let id = self.pkts.alloc(Pkt {
+            src: t,
             dst,
             dst_router,
             gen: now,

@@ -1,0 +1,118 @@
+//! Whole-network checks of the cycle-level model that need its internals: exact zero-load
+//! latency per packet (Dragonfly spec §2.5) and the conservation check catching faults.
+
+use super::CycleNet;
+use crate::config::load_str;
+use crate::routing::minimal;
+use crate::topology::dragonfly::{Arrangement, DragonflyShape};
+
+fn net(text: &str, over: &[&str]) -> CycleNet {
+    let ov: Vec<String> = over.iter().map(|s| s.to_string()).collect();
+    let l = load_str(text, "t", std::path::Path::new("."), "t", &ov, None).unwrap();
+    CycleNet::new(&l).unwrap()
+}
+
+const DF: &str = "[sim]\nwarmup_cycles = 0\nmeasure_cycles = 40000\n[topology]\nkind = \"dragonfly\"\np = 2\n\
+                  [routing]\nalgorithm = \"min\"\n[traffic]\npattern = \"uniform\"\nload = 0.0005\n";
+
+/// Zero-load latency of a MIN path, computed from the topology alone: every router adds its
+/// latency, every link its own, the tail adds L (spec §2.5 model).
+fn min_latency(
+    s: &DragonflyShape,
+    src_r: u32,
+    dst_r: u32,
+    c: (u64, u64, u64, u64, u64, u64),
+) -> u64 {
+    let (d, l_lat, g_lat, inj, ej, len) = c;
+    let mut r = src_r;
+    let mut t = inj + d;
+    while let Some(p) = minimal::next_port(s, r, dst_r) {
+        t += if s.is_global_port(p) { g_lat } else { l_lat } + d;
+        r = minimal::neighbour(s, r, p);
+    }
+    t + ej + len
+}
+
+#[test]
+fn zero_load_latency_is_the_sum_of_router_and_link_latencies() {
+    // odd injection/ejection latencies make sure both are counted exactly once
+    for (inj, ej) in [(0u64, 0u64), (7, 3)] {
+        let i = format!("router.injection_latency={inj}");
+        let e = format!("router.ejection_latency={ej}");
+        let mut n = net(DF, &[&i, &e]);
+        n.stats.trace = Some(Vec::new());
+        n.run(false, &mut || false).unwrap();
+        let s = DragonflyShape::new(2, 4, 2, Arrangement::Palmtree).unwrap();
+        let trace = n.stats.trace.take().unwrap();
+        assert!(trace.len() > 20, "{} packets", trace.len());
+        let (mut exact, mut worst) = (0, 0);
+        for &(gen, done, src, dst, _) in &trace {
+            let want = min_latency(&s, src / 2, dst / 2, (90, 15, 150, inj, ej, 10));
+            let got = done - gen;
+            assert!(got >= want, "packet {src}->{dst}: {got} < zero-load {want}");
+            exact += u32::from(got == want);
+            worst = worst.max(want);
+        }
+        // at this load almost no packet meets another
+        assert!(
+            exact as usize * 100 >= trace.len() * 95,
+            "{exact} of {}",
+            trace.len()
+        );
+        // the spec's worst case l g l: 4·90 + 2·15 + 150 + 10 = 550 (plus the terminal links)
+        assert_eq!(worst, 550 + inj + ej);
+    }
+}
+
+#[test]
+fn zero_load_valiant_paths_match_the_spec_examples() {
+    // spec §2.5: VLB lgl full path 1,000 cycles, VLB -g- full path 790
+    for (policy, longest) in [("lgl", 1000u64), ("-g-", 790)] {
+        let pol = format!("routing.vlb_policy=\"{policy}\"");
+        let mut n = net(
+            DF,
+            &["routing.algorithm=\"vlb\"", &pol, "traffic.load=0.001"],
+        );
+        n.stats.trace = Some(Vec::new());
+        n.run(false, &mut || false).unwrap();
+        let trace = n.stats.trace.take().unwrap();
+        let mut lat: Vec<u64> = trace.iter().map(|t| t.1 - t.0).collect();
+        lat.sort_unstable();
+        let mode_max = lat
+            .iter()
+            .rev()
+            .find(|&&x| lat.iter().filter(|&&y| y == x).count() >= 3);
+        assert_eq!(
+            mode_max,
+            Some(&longest),
+            "{policy}: most frequent longest latency"
+        );
+        // hop counts: at most 6 router-to-router hops (lgl) or 4 (-g-)
+        let max_hops = trace.iter().map(|t| t.4).max().unwrap();
+        assert_eq!(max_hops, if policy == "lgl" { 6 } else { 4 });
+    }
+}
+
+#[test]
+fn conservation_check_catches_a_created_credit_and_a_lost_packet() {
+    let mut n = net(DF, &["traffic.load=0.6", "sim.measure_cycles=3000"]);
+    n.run(false, &mut || false).unwrap();
+    let c = n.check_conservation().unwrap();
+    assert!(c.in_network > 0 && c.delivered > 0);
+    // a credit out of nowhere
+    let g = n.peer.iter().position(|&p| p != u32::MAX).unwrap();
+    n.credits[g * n.vcs as usize] += 1;
+    let e = n.check_conservation().unwrap_err().to_string();
+    assert!(e.contains("credit conservation"), "{e}");
+    n.credits[g * n.vcs as usize] -= 1;
+    // a packet dropped from a queue
+    let q = n
+        .in_q
+        .iter()
+        .position(|q| q.0 != super::packet::NIL)
+        .expect("a queued packet");
+    let mut head = n.in_q[q];
+    n.pkts.pop(&mut head);
+    n.in_q[q] = head;
+    assert!(n.check_conservation().is_err());
+}
