@@ -517,6 +517,9 @@ impl CycleNet {
             xout_evt: vec![false; np],
             xin_evt: vec![false; np],
             out_wake_at: vec![u64::MAX; np],
+            last_vc: vec![0; np],
+            space_evt: vec![false; np],
+            space_wait: vec![false; np],
             in_ptr: vec![0; np],
             out_ptr: vec![0; np],
             link_ptr: vec![0; np],
@@ -565,6 +568,7 @@ impl CycleNet {
             cal_mask: cal_len - 1,
             now: 0,
             fault: None,
+            always_wake: false,
             stats,
         };
         net.stats.topology = match &fabric.shape {

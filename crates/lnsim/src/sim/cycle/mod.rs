@@ -61,8 +61,8 @@ pub(crate) enum Ev {
     /// Credits for one packet reach output `gp`/`vc` (the downstream buffer's occupancy
     /// count drops with them).
     Credit { gp: u32, vc: u8 },
-    /// A packet's tail left output buffer `gp`/`vc`.
-    OutRelease { gp: u32, vc: u8 },
+    /// Output buffer `gp` has room again (a departing tail left): waiting inputs retry.
+    SpaceFree { gp: u32 },
     /// Credits for one packet reach terminal `t`'s injection link (the injection queue's
     /// occupancy count drops with them).
     TermCredit { t: u32 },
@@ -111,6 +111,12 @@ pub(crate) struct CycleNet {
     pub xout_evt: Vec<bool>,
     /// An `XinFree` event is pending for this input.
     pub xin_evt: Vec<bool>,
+    /// VC of the packet on an output's link (its tail still occupies the output buffer).
+    pub last_vc: Vec<u8>,
+    /// A `SpaceFree` event is pending for this output.
+    pub space_evt: Vec<bool>,
+    /// An input waits for room in this output buffer; the next departure schedules `SpaceFree`.
+    pub space_wait: Vec<bool>,
     /// Cycle of the pending `OutReady` event of an output (u64::MAX: none).
     pub out_wake_at: Vec<u64>,
     pub in_ptr: Vec<u8>,
@@ -160,6 +166,8 @@ pub(crate) struct CycleNet {
     pub cal_mask: u64,
     pub now: u64,
     pub fault: Option<String>,
+    /// Tests: wake every router every cycle (reference for the wake-up events).
+    pub always_wake: bool,
     // --- statistics
     pub stats: results::CycleStats,
 }

@@ -63,6 +63,9 @@ struct View<'a> {
     radix: u32,
     vcs: u32,
     out_used: &'a [u32],
+    link_free: &'a [u64],
+    last_vc: &'a [u8],
+    pkt_phits: u32,
     credits: &'a [u32],
     credit_cap: &'a [u32],
     pb: Option<&'a crate::routing::piggyback::PiggybackState>,
@@ -72,8 +75,11 @@ struct View<'a> {
 impl Occupancy for View<'_> {
     #[inline]
     fn q(&self, r: u32, port: u32, vc: u8) -> u64 {
-        let i = ((r * self.radix + port) * self.vcs + vc as u32) as usize;
-        (self.out_used[i] + (self.credit_cap[i] - self.credits[i])) as u64
+        let g = (r * self.radix + port) as usize;
+        let i = g * self.vcs as usize + vc as usize;
+        let leaving = self.link_free[g] > self.now && self.last_vc[g] == vc;
+        let out = self.out_used[i] + if leaving { self.pkt_phits } else { 0 };
+        (out + (self.credit_cap[i] - self.credits[i])) as u64
     }
     #[inline]
     fn pb_bits(&self, reader: u32, r: u32) -> u64 {
@@ -123,18 +129,11 @@ impl CycleNet {
             if self.calendar[slot].is_empty() {
                 self.calendar[slot] = evs; // keep the capacity
             }
-            if let Some(pb) = self.pb.as_mut() {
-                publish_piggyback(
-                    pb,
-                    &self.routing,
-                    now,
-                    self.radix,
-                    self.vcs,
-                    &self.global_ports,
-                    &self.out_used,
-                    &self.credits,
-                    &self.credit_cap,
-                );
+            if self.pb.is_some() {
+                self.publish_piggyback();
+            }
+            if self.always_wake {
+                self.wake_everything();
             }
             let mut i = 0;
             while i < self.active.len() {
@@ -203,15 +202,16 @@ impl CycleNet {
                 self.in_used[(down * self.vcs) as usize + vc as usize] -= self.pkt_phits;
                 self.wake_output(gp);
             }
-            Ev::OutRelease { gp, vc } => {
-                self.out_used[(gp * self.vcs) as usize + vc as usize] -= self.pkt_phits;
-                self.wake_output(gp);
-                // inputs waiting for room in this output buffer retry
+            Ev::SpaceFree { gp } => {
+                self.space_evt[gp as usize] = false;
                 self.wake_allocator(gp / self.radix);
             }
             Ev::OutReady { gp } => {
-                self.out_wake_at[gp as usize] = u64::MAX;
-                self.wake_output(gp);
+                // stale when an earlier wake-up replaced it (that one re-armed the port)
+                if self.out_wake_at[gp as usize] == self.now {
+                    self.out_wake_at[gp as usize] = u64::MAX;
+                    self.wake_output(gp);
+                }
             }
             Ev::XoutFree { gp } => {
                 self.xout_evt[gp as usize] = false;
@@ -375,6 +375,46 @@ impl CycleNet {
 
     // -------------------------------------------------------------------------------- routers
 
+    /// Reference mode of the tests: every router holding packets runs its link stage on every
+    /// output with packets and its allocator, every cycle — what the wake-up events must
+    /// reproduce exactly.
+    fn wake_everything(&mut self) {
+        for r in 0..self.routers {
+            let mut outs = 0u64;
+            for p in 0..self.radix {
+                if self.out_count[(r * self.radix + p) as usize] > 0 {
+                    outs |= 1 << p;
+                }
+            }
+            self.out_mask[r as usize] |= outs;
+            if self.in_mask[r as usize] != 0 {
+                self.alloc_wake[r as usize] = true;
+            }
+            if outs != 0 || self.in_mask[r as usize] != 0 {
+                self.activate(r);
+            }
+        }
+    }
+
+    /// Output `gp` is examined again at cycle `t` (> now) unless it already is earlier.
+    #[inline]
+    fn wake_output_at(&mut self, gp: u32, t: u64) {
+        if t < self.out_wake_at[gp as usize] {
+            self.out_wake_at[gp as usize] = t;
+            self.at(t, Ev::OutReady { gp });
+        }
+    }
+
+    /// Phits held in output buffer `gp`/`vc`: the queued packets plus the one whose tail is
+    /// still leaving on the link.
+    #[inline]
+    pub(crate) fn out_occupancy(&self, gp: u32, vc: u32) -> u32 {
+        let i = (gp * self.vcs + vc) as usize;
+        let g = gp as usize;
+        let leaving = self.link_free[g] > self.now && self.last_vc[g] as u32 == vc;
+        self.out_used[i] + if leaving { self.pkt_phits } else { 0 }
+    }
+
     /// Output `gp` may be able to send: its link stage looks at it this cycle.
     #[inline]
     fn wake_output(&mut self, gp: u32) {
@@ -432,6 +472,8 @@ impl CycleNet {
             // examined now: it sleeps until an event (ready head, credits, free link) wakes it
             self.out_mask[r as usize] &= !(1 << p);
             if self.link_free[g] > now {
+                let t = self.link_free[g];
+                self.wake_output_at(gp, t);
                 continue;
             }
             let n = self.nvc[g] as u32;
@@ -451,9 +493,8 @@ impl CycleNet {
                     ready |= 1 << v;
                 }
             }
-            if next_ready != u64::MAX && self.out_wake_at[g] == u64::MAX {
-                self.out_wake_at[g] = next_ready;
-                self.at(next_ready, Ev::OutReady { gp });
+            if next_ready != u64::MAX {
+                self.wake_output_at(gp, next_ready);
             }
             let Some(v) = round_robin(ready, self.link_ptr[g] as u32) else {
                 continue;
@@ -464,8 +505,19 @@ impl CycleNet {
             let id = self.pkts.pop(&mut q);
             self.out_q[i] = q;
             self.out_count[g] -= 1;
+            // the packet leaves the output buffer over the next L cycles: its space counts as
+            // occupied until the link is free (`out_occupancy`)
+            self.out_used[i] -= l;
+            self.last_vc[g] = v as u8;
             self.link_free[g] = now + l as u64;
-            self.at(now + l as u64, Ev::OutRelease { gp, vc: v as u8 });
+            if self.out_count[g] > 0 {
+                self.wake_output_at(gp, now + l as u64);
+            }
+            if self.space_wait[g] {
+                self.space_wait[g] = false;
+                self.space_evt[g] = true;
+                self.at(now + l as u64, Ev::SpaceFree { gp });
+            }
             self.stats.phit_hops += l as u64;
             match self.kind[g] {
                 PortKind::Terminal(_) => {
@@ -496,6 +548,9 @@ impl CycleNet {
                 radix: self.radix,
                 vcs: self.vcs,
                 out_used: &self.out_used,
+                link_free: &self.link_free,
+                last_vc: &self.last_vc,
+                pkt_phits: self.pkt_phits,
                 credits: &self.credits,
                 credit_cap: &self.credit_cap,
                 pb: self.pb.as_ref(),
@@ -533,10 +588,11 @@ impl CycleNet {
         let mut best: Option<(u32, u8)> = None;
         for v in lo..=hi {
             let i = (og * self.vcs) as usize + v as usize;
-            if self.out_used[i] + self.pkt_phits > self.out_cap {
+            let used = self.out_occupancy(og, v as u32);
+            if used + self.pkt_phits > self.out_cap {
                 continue;
             }
-            let free = (self.out_cap - self.out_used[i]) + self.credits[i];
+            let free = (self.out_cap - used) + self.credits[i];
             if best.is_none_or(|b| free > b.0) {
                 best = Some((free, v));
             }
@@ -597,6 +653,8 @@ impl CycleNet {
                     let (op, lo, hi) = unpack(rt);
                     let og = base + op;
                     if out_taken >> op & 1 == 1 {
+                        // granted to another input this cycle: try again next cycle
+                        self.alloc_wake[r as usize] = true;
                         continue;
                     }
                     if self.xout_free[og as usize] > now {
@@ -608,7 +666,21 @@ impl CycleNet {
                         continue;
                     }
                     let v = cur;
-                    if let Some(ov) = self.pick_out_vc(og, lo, hi) {
+                    let Some(ov) = self.pick_out_vc(og, lo, hi) else {
+                        // no room in the output buffer: retry when a departing tail frees some
+                        let g = og as usize;
+                        if !self.space_evt[g] {
+                            if self.link_free[g] > now {
+                                self.space_evt[g] = true;
+                                let t = self.link_free[g];
+                                self.at(t, Ev::SpaceFree { gp: og });
+                            } else {
+                                self.space_wait[g] = true;
+                            }
+                        }
+                        continue;
+                    };
+                    {
                         req[ip as usize] = (v as u8, ov);
                         want[op as usize] |= 1 << ip;
                         outs |= 1 << op;
@@ -666,6 +738,11 @@ impl CycleNet {
         let arrived = self.pkts.v[id as usize].ready;
         let release = (now + self.xbar_cycles).max(arrived + self.pkt_phits as u64);
         self.xin_free[gi as usize] = release;
+        if self.in_count[gi as usize] > 0 && !self.xin_evt[gi as usize] {
+            // more packets wait at this input: allocate again when its crossbar port frees
+            self.xin_evt[gi as usize] = true;
+            self.at(release, Ev::XinFree { gp: gi });
+        }
         self.xout_free[og as usize] = now + self.xbar_cycles;
         // the buffer space is free at `release`; the credits reach the upstream one link
         // latency later (the buffer's occupancy count drops when they arrive)
@@ -693,10 +770,39 @@ impl CycleNet {
         // ready times grow with grant order, so a pending wake-up of this output comes first
         // and re-arms itself for later heads (see `router_links`)
         if self.out_wake_at[og as usize] == u64::MAX {
-            let when = now + self.router_latency;
-            self.out_wake_at[og as usize] = when;
-            self.at(when, Ev::OutReady { gp: og });
+            self.wake_output_at(og, now + self.router_latency);
         }
+    }
+
+    /// Every router recomputes its Piggyback bits from its global ports' occupancies (phits
+    /// summed over VCs, spec §2.6) and publishes them for its group (spec §3.6, Eq. 2-2).
+    fn publish_piggyback(&mut self) {
+        let mut pb = self.pb.take().expect("piggyback state");
+        let mut q = [0u64; 64];
+        let mut k = 0usize;
+        let mut cur = u32::MAX;
+        for j in 0..self.global_ports.len() {
+            let gp = self.global_ports[j];
+            let r = gp / self.radix;
+            if r != cur {
+                if cur != u32::MAX {
+                    pb.publish(self.now, cur, self.routing.pb_bits(&q[..k]));
+                }
+                cur = r;
+                k = 0;
+            }
+            let mut sum = 0u64;
+            for v in 0..self.nvc[gp as usize] as u32 {
+                let i = (gp * self.vcs + v) as usize;
+                sum += (self.out_occupancy(gp, v) + self.credit_cap[i] - self.credits[i]) as u64;
+            }
+            q[k] = sum;
+            k += 1;
+        }
+        if cur != u32::MAX {
+            pb.publish(self.now, cur, self.routing.pb_bits(&q[..k]));
+        }
+        self.pb = Some(pb);
     }
 
     // ------------------------------------------------------------------------- saturation
@@ -823,47 +929,5 @@ impl CycleNet {
             in_network,
             at_sources,
         })
-    }
-}
-
-/// Every router recomputes its Piggyback bits from its global ports' occupancies (sum over
-/// VCs) and publishes them for its group (spec §3.6, Eq. 2-2).
-#[allow(clippy::too_many_arguments)]
-fn publish_piggyback(
-    pb: &mut crate::routing::piggyback::PiggybackState,
-    routing: &crate::routing::candidates::CycleRouting,
-    now: u64,
-    radix: u32,
-    vcs: u32,
-    global_ports: &[u32],
-    out_used: &[u32],
-    credits: &[u32],
-    credit_cap: &[u32],
-) {
-    let mut q = [0u64; 64];
-    let mut k = 0usize;
-    let mut cur = u32::MAX;
-    let flush = |pb: &mut crate::routing::piggyback::PiggybackState, r: u32, q: &[u64]| {
-        pb.publish(now, r, routing.pb_bits(q));
-    };
-    for &gp in global_ports {
-        let r = gp / radix;
-        if r != cur {
-            if cur != u32::MAX {
-                flush(pb, cur, &q[..k]);
-            }
-            cur = r;
-            k = 0;
-        }
-        let mut s = 0u64;
-        for v in 0..vcs as usize {
-            let i = gp as usize * vcs as usize + v;
-            s += (out_used[i] + credit_cap[i] - credits[i]) as u64;
-        }
-        q[k] = s;
-        k += 1;
-    }
-    if cur != u32::MAX {
-        flush(pb, cur, &q[..k]);
     }
 }
