@@ -309,7 +309,7 @@ impl CycleNet {
             (lv, gv)
         } else {
             let lv = rc.local_vcs.unwrap_or(classes);
-            if lv == 0 || lv % classes != 0 {
+            if lv == 0 || !lv.is_multiple_of(classes) {
                 return Err(Error::input(
                     "router.local_vcs",
                     format!("{lv} VCs; this routing uses {classes} VC classes (Valiant phases × torus dateline classes), so give a positive multiple of {classes}"),

@@ -29,6 +29,10 @@ pub(crate) struct Bin {
     nonmin: u64,
 }
 
+/// One delivered packet in a trace: generation, consumption, source and destination
+/// terminals, hops.
+pub(crate) type TraceRecord = (u64, u64, u32, u32, u8);
+
 /// Collectors of one run.
 pub(crate) struct CycleStats {
     warmup: u64,
@@ -62,7 +66,7 @@ pub(crate) struct CycleStats {
     at_sources_start: Option<u64>,
     /// Per-packet records `(generation, consumption, source terminal, destination terminal,
     /// hops)` of every delivered packet, when switched on (tests).
-    pub trace: Option<Vec<(u64, u64, u32, u32, u8)>>,
+    pub trace: Option<Vec<TraceRecord>>,
 }
 
 impl CycleStats {

@@ -839,9 +839,7 @@ impl CycleNet {
         let vcs = self.vcs as usize;
         let np = self.kind.len();
         let mut on_wire = vec![0u64; np * vcs];
-        let mut returning = vec![0u64; np * vcs];
         let mut wire_pkts = 0u64;
-        let mut term_returning = vec![0u64; self.terminals as usize];
         let mut releasing = vec![0u64; np * vcs];
         for slot in &self.calendar {
             for ev in slot {
@@ -852,12 +850,10 @@ impl CycleNet {
                         wire_pkts += 1;
                     }
                     Ev::Credit { gp, vc } => {
-                        returning[gp as usize * vcs + vc as usize] += self.pkt_phits as u64;
                         releasing[self.peer[gp as usize] as usize * vcs + vc as usize] +=
                             self.pkt_phits as u64;
                     }
                     Ev::TermCredit { t } => {
-                        term_returning[t as usize] += self.pkt_phits as u64;
                         releasing[self.term_gp[t as usize] as usize * vcs] += self.pkt_phits as u64;
                     }
                     _ => {}
@@ -886,7 +882,6 @@ impl CycleNet {
             let g = self.term_gp[t] as usize;
             let held =
                 self.term_credits[t] as u64 + on_wire[g * vcs] + self.in_used[g * vcs] as u64;
-            let _ = term_returning[t];
             if held != self.in_cap[g * vcs] as u64 {
                 return Err(Error::Internal(format!(
                     "credit conservation violated on the injection link of terminal {t}: {held} != {}",
@@ -896,13 +891,13 @@ impl CycleNet {
         }
         // every input buffer holds what its queue holds (plus what is still leaving it)
         let mut queued = 0u64;
-        for i in 0..np * vcs {
+        for (i, &rel) in releasing.iter().enumerate() {
             let n = self.pkts.len(self.in_q[i]);
             queued += n;
-            if n * self.pkt_phits as u64 + releasing[i] != self.in_used[i] as u64 {
+            if n * self.pkt_phits as u64 + rel != self.in_used[i] as u64 {
                 return Err(Error::Internal(format!(
                     "buffer accounting violated at {} VC {}: {} packets queued, {} phits releasing, {} phits used",
-                    self.port_name((i / vcs) as u32), i % vcs, n, releasing[i], self.in_used[i]
+                    self.port_name((i / vcs) as u32), i % vcs, n, rel, self.in_used[i]
                 )));
             }
             queued += self.pkts.len(self.out_q[i]);
