@@ -303,7 +303,6 @@ pub(crate) fn write(
         lower = upper + 1;
     }
     let mut bins = String::from("start_cycle,end_cycle,generated,delivered,accepted_load,latency_mean,nonminimal_fraction\n");
-    let nodes = net.terminals.max(1) as f64;
     for (i, b) in st.bins.iter().enumerate() {
         let t0 = i as u64 * st.bin_cycles;
         if t0 >= st.stop {
@@ -316,7 +315,9 @@ pub(crate) fn write(
             "{t0},{t1},{},{},{},{},{}",
             b.generated,
             b.delivered,
-            r6(b.delivered_phits as f64 / nodes / (t1 - t0) as f64),
+            r6(b.delivered_phits as f64
+                / net.traffic.active_count(t0).max(1) as f64
+                / (t1 - t0) as f64),
             r6(b.lat_sum as f64 / d),
             r6(b.nonmin as f64 / d)
         );
