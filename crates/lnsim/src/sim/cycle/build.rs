@@ -4,7 +4,7 @@
 
 use super::packet::{PacketSlab, NIL};
 use super::results::CycleStats;
-use super::{CycleNet, PortKind};
+use super::{CycleNet, PortKind, PortState, VcState};
 use crate::config::{LoadedScenario, RoutingAlgorithm, TopologyKind};
 use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
@@ -507,33 +507,42 @@ impl CycleNet {
             end,
             sat_queue,
             sat_min: s.sim.saturation_min_cycles.unwrap_or(5000),
-            kind,
-            nvc,
-            peer,
-            latency: lat,
-            link_free: vec![0; np],
-            xin_free: vec![0; np],
-            xout_free: vec![0; np],
-            xout_evt: vec![false; np],
-            xin_evt: vec![false; np],
-            out_wake_at: vec![u64::MAX; np],
-            last_vc: vec![0; np],
-            space_evt: vec![false; np],
-            space_wait: vec![false; np],
-            in_ptr: vec![0; np],
-            out_ptr: vec![0; np],
-            link_ptr: vec![0; np],
-            in_count: vec![0; np],
-            out_count: vec![0; np],
-            in_q: vec![(NIL, NIL); np * vcs as usize],
-            head_route: vec![u32::MAX; np * vcs as usize],
-            in_used: vec![0; np * vcs as usize],
-            in_cap,
-            out_q: vec![(NIL, NIL); np * vcs as usize],
-            out_used: vec![0; np * vcs as usize],
+            port: (0..np)
+                .map(|g| PortState {
+                    kind: kind[g],
+                    nvc: nvc[g],
+                    last_vc: 0,
+                    in_ptr: 0,
+                    out_ptr: 0,
+                    link_ptr: 0,
+                    xout_evt: false,
+                    xin_evt: false,
+                    space_evt: false,
+                    space_wait: false,
+                    peer: peer[g],
+                    in_count: 0,
+                    out_count: 0,
+                    latency: lat[g],
+                    link_free: 0,
+                    xin_free: 0,
+                    xout_free: 0,
+                    out_wake_at: u64::MAX,
+                })
+                .collect(),
+            vc: (0..np * vcs as usize)
+                .map(|i| VcState {
+                    in_q: (NIL, NIL),
+                    out_q: (NIL, NIL),
+                    out_head_ready: u64::MAX,
+                    head_route: u32::MAX,
+                    in_used: 0,
+                    in_cap: in_cap[i],
+                    out_used: 0,
+                    credits: credit_cap[i],
+                    credit_cap: credit_cap[i],
+                })
+                .collect(),
             out_cap: rc.output_buffer_phits,
-            credits: credit_cap.clone(),
-            credit_cap,
             in_mask: vec![0; routers as usize],
             out_mask: vec![0; routers as usize],
             active: Vec::with_capacity(routers as usize),

@@ -80,6 +80,66 @@ pub(crate) enum Ev {
     Change,
 }
 
+/// State of one router port (`gp`), kept together so that a port's work touches one or two
+/// cache lines.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PortState {
+    /// What it connects to.
+    pub kind: PortKind,
+    /// VCs of this port.
+    pub nvc: u8,
+    /// VC of the packet on the link (its tail still occupies the output buffer).
+    pub last_vc: u8,
+    /// Round-robin pointers: the input arbiter (over VCs), the output arbiter (over inputs),
+    /// the link (over VCs).
+    pub in_ptr: u8,
+    pub out_ptr: u8,
+    pub link_ptr: u8,
+    /// An `XoutFree` / `XinFree` / `SpaceFree` event is pending; an input waits for room.
+    pub xout_evt: bool,
+    pub xin_evt: bool,
+    pub space_evt: bool,
+    pub space_wait: bool,
+    /// Far end of a router-to-router port (gp), or u32::MAX.
+    pub peer: u32,
+    /// Packets in the input VC queues / output VC queues.
+    pub in_count: u32,
+    pub out_count: u32,
+    /// Link latency out of this port.
+    pub latency: u64,
+    /// The output link is free from this cycle.
+    pub link_free: u64,
+    /// The input's / output's crossbar port is free from this cycle.
+    pub xin_free: u64,
+    pub xout_free: u64,
+    /// Cycle of the pending `OutReady` event (u64::MAX: none).
+    pub out_wake_at: u64,
+}
+
+/// State of one VC of a port: its input queue, its output queue and the credits for the VC at
+/// the far end.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct VcState {
+    /// Input queue (head, tail).
+    pub in_q: (u32, u32),
+    /// Output queue (head, tail).
+    pub out_q: (u32, u32),
+    /// Departure cycle of the output queue's head (u64::MAX: empty).
+    pub out_head_ready: u64,
+    /// Packed next hop of the input head (computed once per head; u32::MAX: none).
+    pub head_route: u32,
+    /// Phits in the input buffer (until their credits reach the upstream).
+    pub in_used: u32,
+    /// Input buffer capacity.
+    pub in_cap: u32,
+    /// Phits queued in the output buffer.
+    pub out_used: u32,
+    /// Credits (phits) available at the far end.
+    pub credits: u32,
+    /// Capacity of the far end's buffer.
+    pub credit_cap: u32,
+}
+
 /// The network of the cycle-level model in flat arrays indexed by router port `gp =
 /// router · radix + port` and `(gp, vc)` = `gp · vcs + vc`.
 pub(crate) struct CycleNet {
@@ -98,43 +158,12 @@ pub(crate) struct CycleNet {
     pub end: u64,
     pub sat_queue: f64,
     pub sat_min: u64,
-    // --- ports
-    pub kind: Vec<PortKind>,
-    pub nvc: Vec<u8>,
-    /// Far end of a router-to-router port (gp), or u32::MAX.
-    pub peer: Vec<u32>,
-    pub latency: Vec<u64>,
-    pub link_free: Vec<u64>,
-    pub xin_free: Vec<u64>,
-    pub xout_free: Vec<u64>,
-    /// An `XoutFree` event is pending for this output.
-    pub xout_evt: Vec<bool>,
-    /// An `XinFree` event is pending for this input.
-    pub xin_evt: Vec<bool>,
-    /// VC of the packet on an output's link (its tail still occupies the output buffer).
-    pub last_vc: Vec<u8>,
-    /// A `SpaceFree` event is pending for this output.
-    pub space_evt: Vec<bool>,
-    /// An input waits for room in this output buffer; the next departure schedules `SpaceFree`.
-    pub space_wait: Vec<bool>,
-    /// Cycle of the pending `OutReady` event of an output (u64::MAX: none).
-    pub out_wake_at: Vec<u64>,
-    pub in_ptr: Vec<u8>,
-    pub out_ptr: Vec<u8>,
-    pub link_ptr: Vec<u8>,
-    pub in_count: Vec<u32>,
-    pub out_count: Vec<u32>,
-    // --- per (gp, vc)
-    pub in_q: Vec<(u32, u32)>,
-    /// Packed next hop of each input VC's head (computed once per head).
-    pub head_route: Vec<u32>,
-    pub in_used: Vec<u32>,
-    pub in_cap: Vec<u32>,
-    pub out_q: Vec<(u32, u32)>,
-    pub out_used: Vec<u32>,
+    // --- ports and their VCs
+    /// Per router port `gp`.
+    pub port: Vec<PortState>,
+    /// Per `(gp, vc)`.
+    pub vc: Vec<VcState>,
     pub out_cap: u32,
-    pub credits: Vec<u32>,
-    pub credit_cap: Vec<u32>,
     // --- routers
     pub in_mask: Vec<u64>,
     pub out_mask: Vec<u64>,
@@ -201,7 +230,7 @@ impl CycleNet {
     pub(crate) fn port_name(&self, gp: u32) -> String {
         let r = gp / self.radix;
         let p = gp % self.radix;
-        let k = match self.kind[gp as usize] {
+        let k = match self.port[gp as usize].kind {
             PortKind::Terminal(_) => "terminal",
             PortKind::Local => "local",
             PortKind::Global => "global",

@@ -19,10 +19,6 @@ pub(crate) struct Pkt {
     pub gen: u64,
     /// Cycle it left the source's injection queue (start of its network latency).
     pub t_net: u64,
-    /// Input queue: head-arrival cycle; output queue: earliest departure cycle.
-    pub ready: u64,
-    /// Next packet in the same queue.
-    pub next: u32,
     /// Routing header.
     pub st: RouteState,
     /// VC of the buffer the packet is in.
@@ -32,9 +28,14 @@ pub(crate) struct Pkt {
     pub hops: u8,
 }
 
-/// The packet slab.
+/// The packet slab. The fields the queues touch on every move (`next`, `ready`) live in their
+/// own dense arrays, which stay in cache when the packet records do not.
 pub(crate) struct PacketSlab {
     pub v: Vec<Pkt>,
+    /// Next packet in the same queue.
+    pub next: Vec<u32>,
+    /// Input queue: head-arrival cycle; output queue: earliest departure cycle.
+    pub ready: Vec<u64>,
     free: Vec<u32>,
     pub live: u64,
 }
@@ -43,6 +44,8 @@ impl PacketSlab {
     pub fn new() -> Self {
         PacketSlab {
             v: Vec::new(),
+            next: Vec::new(),
+            ready: Vec::new(),
             free: Vec::new(),
             live: 0,
         }
@@ -55,6 +58,8 @@ impl PacketSlab {
             i
         } else {
             self.v.push(p);
+            self.next.push(NIL);
+            self.ready.push(0);
             (self.v.len() - 1) as u32
         }
     }
@@ -66,11 +71,11 @@ impl PacketSlab {
     /// Appends `i` to the queue `(head, tail)`.
     #[inline]
     pub fn push(&mut self, q: &mut (u32, u32), i: u32) {
-        self.v[i as usize].next = NIL;
+        self.next[i as usize] = NIL;
         if q.0 == NIL {
             *q = (i, i);
         } else {
-            self.v[q.1 as usize].next = i;
+            self.next[q.1 as usize] = i;
             q.1 = i;
         }
     }
@@ -78,7 +83,7 @@ impl PacketSlab {
     #[inline]
     pub fn pop(&mut self, q: &mut (u32, u32)) -> u32 {
         let i = q.0;
-        q.0 = self.v[i as usize].next;
+        q.0 = self.next[i as usize];
         if q.0 == NIL {
             q.1 = NIL;
         }
@@ -89,7 +94,7 @@ impl PacketSlab {
         let (mut n, mut i) = (0, q.0);
         while i != NIL {
             n += 1;
-            i = self.v[i as usize].next;
+            i = self.next[i as usize];
         }
         n
     }

@@ -62,12 +62,9 @@ fn unpack(x: u32) -> (u32, u8, u8) {
 struct View<'a> {
     radix: u32,
     vcs: u32,
-    out_used: &'a [u32],
-    link_free: &'a [u64],
-    last_vc: &'a [u8],
+    port: &'a [super::PortState],
+    vc: &'a [super::VcState],
     pkt_phits: u32,
-    credits: &'a [u32],
-    credit_cap: &'a [u32],
     pb: Option<&'a crate::routing::piggyback::PiggybackState>,
     now: u64,
 }
@@ -77,9 +74,10 @@ impl Occupancy for View<'_> {
     fn q(&self, r: u32, port: u32, vc: u8) -> u64 {
         let g = (r * self.radix + port) as usize;
         let i = g * self.vcs as usize + vc as usize;
-        let leaving = self.link_free[g] > self.now && self.last_vc[g] == vc;
-        let out = self.out_used[i] + if leaving { self.pkt_phits } else { 0 };
-        (out + (self.credit_cap[i] - self.credits[i])) as u64
+        let leaving = self.port[g].link_free > self.now && self.port[g].last_vc == vc;
+        let v = &self.vc[i];
+        let out = v.out_used + if leaving { self.pkt_phits } else { 0 };
+        (out + (v.credit_cap - v.credits)) as u64
     }
     #[inline]
     fn pb_bits(&self, reader: u32, r: u32) -> u64 {
@@ -193,33 +191,33 @@ impl CycleNet {
         match ev {
             Ev::Arrive { pkt, gp } => self.arrive(pkt, gp),
             Ev::XinFree { gp } => {
-                self.xin_evt[gp as usize] = false;
+                self.port[gp as usize].xin_evt = false;
                 self.wake_allocator(gp / self.radix);
             }
             Ev::Credit { gp, vc } => {
-                self.credits[(gp * self.vcs) as usize + vc as usize] += self.pkt_phits;
-                let down = self.peer[gp as usize];
-                self.in_used[(down * self.vcs) as usize + vc as usize] -= self.pkt_phits;
+                self.vc[(gp * self.vcs) as usize + vc as usize].credits += self.pkt_phits;
+                let down = self.port[gp as usize].peer;
+                self.vc[(down * self.vcs) as usize + vc as usize].in_used -= self.pkt_phits;
                 self.wake_output(gp);
             }
             Ev::SpaceFree { gp } => {
-                self.space_evt[gp as usize] = false;
+                self.port[gp as usize].space_evt = false;
                 self.wake_allocator(gp / self.radix);
             }
             Ev::OutReady { gp } => {
                 // stale when an earlier wake-up replaced it (that one re-armed the port)
-                if self.out_wake_at[gp as usize] == self.now {
-                    self.out_wake_at[gp as usize] = u64::MAX;
+                if self.port[gp as usize].out_wake_at == self.now {
+                    self.port[gp as usize].out_wake_at = u64::MAX;
                     self.wake_output(gp);
                 }
             }
             Ev::XoutFree { gp } => {
-                self.xout_evt[gp as usize] = false;
+                self.port[gp as usize].xout_evt = false;
                 self.wake_allocator(gp / self.radix);
             }
             Ev::TermCredit { t } => {
                 let g = self.term_gp[t as usize];
-                self.in_used[(g * self.vcs) as usize] -= self.pkt_phits;
+                self.vc[(g * self.vcs) as usize].in_used -= self.pkt_phits;
                 self.term_credit(t);
             }
             Ev::Gen { t, epoch } => {
@@ -315,8 +313,6 @@ impl CycleNet {
             dst_router,
             gen: now,
             t_net: 0,
-            ready: 0,
-            next: NIL,
             st: RouteState::default(),
             vc: 0,
             hops: 0,
@@ -382,7 +378,7 @@ impl CycleNet {
         for r in 0..self.routers {
             let mut outs = 0u64;
             for p in 0..self.radix {
-                if self.out_count[(r * self.radix + p) as usize] > 0 {
+                if self.port[(r * self.radix + p) as usize].out_count > 0 {
                     outs |= 1 << p;
                 }
             }
@@ -399,8 +395,8 @@ impl CycleNet {
     /// Output `gp` is examined again at cycle `t` (> now) unless it already is earlier.
     #[inline]
     fn wake_output_at(&mut self, gp: u32, t: u64) {
-        if t < self.out_wake_at[gp as usize] {
-            self.out_wake_at[gp as usize] = t;
+        if t < self.port[gp as usize].out_wake_at {
+            self.port[gp as usize].out_wake_at = t;
             self.at(t, Ev::OutReady { gp });
         }
     }
@@ -411,14 +407,14 @@ impl CycleNet {
     pub(crate) fn out_occupancy(&self, gp: u32, vc: u32) -> u32 {
         let i = (gp * self.vcs + vc) as usize;
         let g = gp as usize;
-        let leaving = self.link_free[g] > self.now && self.last_vc[g] as u32 == vc;
-        self.out_used[i] + if leaving { self.pkt_phits } else { 0 }
+        let leaving = self.port[g].link_free > self.now && self.port[g].last_vc as u32 == vc;
+        self.vc[i].out_used + if leaving { self.pkt_phits } else { 0 }
     }
 
     /// Output `gp` may be able to send: its link stage looks at it this cycle.
     #[inline]
     fn wake_output(&mut self, gp: u32) {
-        if self.out_count[gp as usize] > 0 {
+        if self.port[gp as usize].out_count > 0 {
             let r = gp / self.radix;
             self.out_mask[r as usize] |= 1 << (gp % self.radix);
             self.activate(r);
@@ -439,19 +435,19 @@ impl CycleNet {
     fn arrive(&mut self, id: u32, gp: u32) {
         let vc = self.pkts.v[id as usize].vc as u32;
         let i = (gp * self.vcs + vc) as usize;
-        self.in_used[i] += self.pkt_phits;
-        if self.in_used[i] > self.in_cap[i] {
+        self.vc[i].in_used += self.pkt_phits;
+        if self.vc[i].in_used > self.vc[i].in_cap {
             let name = self.port_name(gp);
             self.fail(format!(
                 "lossless violated: input buffer {name} VC {vc} holds {} phits, capacity {}",
-                self.in_used[i], self.in_cap[i]
+                self.vc[i].in_used, self.vc[i].in_cap
             ));
         }
-        self.pkts.v[id as usize].ready = self.now;
-        let mut q = self.in_q[i];
+        self.pkts.ready[id as usize] = self.now;
+        let mut q = self.vc[i].in_q;
         self.pkts.push(&mut q, id);
-        self.in_q[i] = q;
-        self.in_count[gp as usize] += 1;
+        self.vc[i].in_q = q;
+        self.port[gp as usize].in_count += 1;
         let r = gp / self.radix;
         self.in_mask[r as usize] |= 1 << (gp % self.radix);
         self.wake_allocator(r);
@@ -471,55 +467,60 @@ impl CycleNet {
             let g = gp as usize;
             // examined now: it sleeps until an event (ready head, credits, free link) wakes it
             self.out_mask[r as usize] &= !(1 << p);
-            if self.link_free[g] > now {
-                let t = self.link_free[g];
+            if self.port[g].link_free > now {
+                let t = self.port[g].link_free;
                 self.wake_output_at(gp, t);
                 continue;
             }
-            let n = self.nvc[g] as u32;
-            let terminal = matches!(self.kind[g], PortKind::Terminal(_));
+            let n = self.port[g].nvc as u32;
+            let terminal = matches!(self.port[g].kind, PortKind::Terminal(_));
             let mut ready = 0u64;
             let mut next_ready = u64::MAX;
             for v in 0..n {
                 let i = (gp * vcs + v) as usize;
-                let h = self.out_q[i].0;
-                if h == NIL {
+                // departure time of the head, kept flat (no packet memory touched)
+                let t = self.vc[i].out_head_ready;
+                if t == u64::MAX {
                     continue;
                 }
-                let t = self.pkts.v[h as usize].ready;
                 if t > now {
                     next_ready = next_ready.min(t);
-                } else if terminal || self.credits[i] >= l {
+                } else if terminal || self.vc[i].credits >= l {
                     ready |= 1 << v;
                 }
             }
             if next_ready != u64::MAX {
                 self.wake_output_at(gp, next_ready);
             }
-            let Some(v) = round_robin(ready, self.link_ptr[g] as u32) else {
+            let Some(v) = round_robin(ready, self.port[g].link_ptr as u32) else {
                 continue;
             };
-            self.link_ptr[g] = after(v, n) as u8;
+            self.port[g].link_ptr = after(v, n) as u8;
             let i = (gp * vcs + v) as usize;
-            let mut q = self.out_q[i];
+            let mut q = self.vc[i].out_q;
             let id = self.pkts.pop(&mut q);
-            self.out_q[i] = q;
-            self.out_count[g] -= 1;
+            self.vc[i].out_q = q;
+            self.vc[i].out_head_ready = if q.0 == NIL {
+                u64::MAX
+            } else {
+                self.pkts.ready[q.0 as usize]
+            };
+            self.port[g].out_count -= 1;
             // the packet leaves the output buffer over the next L cycles: its space counts as
             // occupied until the link is free (`out_occupancy`)
-            self.out_used[i] -= l;
-            self.last_vc[g] = v as u8;
-            self.link_free[g] = now + l as u64;
-            if self.out_count[g] > 0 {
+            self.vc[i].out_used -= l;
+            self.port[g].last_vc = v as u8;
+            self.port[g].link_free = now + l as u64;
+            if self.port[g].out_count > 0 {
                 self.wake_output_at(gp, now + l as u64);
             }
-            if self.space_wait[g] {
-                self.space_wait[g] = false;
-                self.space_evt[g] = true;
+            if self.port[g].space_wait {
+                self.port[g].space_wait = false;
+                self.port[g].space_evt = true;
                 self.at(now + l as u64, Ev::SpaceFree { gp });
             }
             self.stats.phit_hops += l as u64;
-            match self.kind[g] {
+            match self.port[g].kind {
                 PortKind::Terminal(_) => {
                     let done = now + self.ej_latency + l as u64;
                     let p = self.pkts.v[id as usize];
@@ -527,12 +528,12 @@ impl CycleNet {
                     self.pkts.free(id);
                 }
                 _ => {
-                    self.credits[i] -= l;
+                    self.vc[i].credits -= l;
                     let pk = &mut self.pkts.v[id as usize];
                     pk.vc = v as u8;
                     pk.hops += 1;
-                    let down = self.peer[g];
-                    self.at(now + self.latency[g], Ev::Arrive { pkt: id, gp: down });
+                    let down = self.port[g].peer;
+                    self.at(now + self.port[g].latency, Ev::Arrive { pkt: id, gp: down });
                 }
             }
         }
@@ -547,12 +548,9 @@ impl CycleNet {
             let view = View {
                 radix: self.radix,
                 vcs: self.vcs,
-                out_used: &self.out_used,
-                link_free: &self.link_free,
-                last_vc: &self.last_vc,
+                port: &self.port,
+                vc: &self.vc,
                 pkt_phits: self.pkt_phits,
-                credits: &self.credits,
-                credit_cap: &self.credit_cap,
                 pb: self.pb.as_ref(),
                 now: self.now,
             };
@@ -592,7 +590,7 @@ impl CycleNet {
             if used + self.pkt_phits > self.out_cap {
                 continue;
             }
-            let free = (self.out_cap - used) + self.credits[i];
+            let free = (self.out_cap - used) + self.vc[i].credits;
             if best.is_none_or(|b| free > b.0) {
                 best = Some((free, v));
             }
@@ -610,12 +608,12 @@ impl CycleNet {
         let mut in_free = 0u64;
         for p in bits(self.in_mask[r as usize]) {
             let gi = (base + p) as usize;
-            if self.xin_free[gi] <= now {
+            if self.port[gi].xin_free <= now {
                 in_free |= 1 << p;
-            } else if !self.xin_evt[gi] {
+            } else if !self.port[gi].xin_evt {
                 // still moving a packet: look again when its crossbar port frees
-                self.xin_evt[gi] = true;
-                let t = self.xin_free[gi];
+                self.port[gi].xin_evt = true;
+                let t = self.port[gi].xin_free;
                 self.at(t, Ev::XinFree { gp: gi as u32 });
             }
         }
@@ -630,8 +628,8 @@ impl CycleNet {
             let mut outs = 0u64;
             for ip in bits(in_free) {
                 let gi = base + ip;
-                let n = self.nvc[gi as usize] as u32;
-                let ptr = self.in_ptr[gi as usize] as u32;
+                let n = self.port[gi as usize].nvc as u32;
+                let ptr = self.port[gi as usize].in_ptr as u32;
                 let mut v = ptr;
                 for _ in 0..n {
                     let iv = (gi * vcs + v) as usize;
@@ -640,15 +638,15 @@ impl CycleNet {
                     if v == n {
                         v = 0;
                     }
-                    let id = self.in_q[iv].0;
+                    let id = self.vc[iv].in_q.0;
                     if id == NIL {
                         continue;
                     }
                     // heads are routable from their arrival on; the route is cached per VC
-                    let mut rt = self.head_route[iv];
+                    let mut rt = self.vc[iv].head_route;
                     if rt == NO_ROUTE {
                         rt = self.route_head(r, id);
-                        self.head_route[iv] = rt;
+                        self.vc[iv].head_route = rt;
                     }
                     let (op, lo, hi) = unpack(rt);
                     let og = base + op;
@@ -657,10 +655,10 @@ impl CycleNet {
                         self.alloc_wake[r as usize] = true;
                         continue;
                     }
-                    if self.xout_free[og as usize] > now {
-                        if !self.xout_evt[og as usize] {
-                            self.xout_evt[og as usize] = true;
-                            let t = self.xout_free[og as usize];
+                    if self.port[og as usize].xout_free > now {
+                        if !self.port[og as usize].xout_evt {
+                            self.port[og as usize].xout_evt = true;
+                            let t = self.port[og as usize].xout_free;
                             self.at(t, Ev::XoutFree { gp: og });
                         }
                         continue;
@@ -669,13 +667,13 @@ impl CycleNet {
                     let Some(ov) = self.pick_out_vc(og, lo, hi) else {
                         // no room in the output buffer: retry when a departing tail frees some
                         let g = og as usize;
-                        if !self.space_evt[g] {
-                            if self.link_free[g] > now {
-                                self.space_evt[g] = true;
-                                let t = self.link_free[g];
+                        if !self.port[g].space_evt {
+                            if self.port[g].link_free > now {
+                                self.port[g].space_evt = true;
+                                let t = self.port[g].link_free;
                                 self.at(t, Ev::SpaceFree { gp: og });
                             } else {
-                                self.space_wait[g] = true;
+                                self.port[g].space_wait = true;
                             }
                         }
                         continue;
@@ -698,13 +696,14 @@ impl CycleNet {
             let mut granted = 0u64;
             for op in bits(outs) {
                 let og = base + op;
-                let w = round_robin(want[op as usize], self.out_ptr[og as usize] as u32)
+                let w = round_robin(want[op as usize], self.port[og as usize].out_ptr as u32)
                     .expect("an output with requests");
                 want[op as usize] = 0;
-                self.out_ptr[og as usize] = after(w, radix) as u8;
+                self.port[og as usize].out_ptr = after(w, radix) as u8;
                 let (v, ov) = req[w as usize];
                 let gi = base + w;
-                self.in_ptr[gi as usize] = after(v as u32, self.nvc[gi as usize] as u32) as u8;
+                self.port[gi as usize].in_ptr =
+                    after(v as u32, self.port[gi as usize].nvc as u32) as u8;
                 in_free &= !(1 << w);
                 out_taken |= 1 << op;
                 granted |= 1 << w;
@@ -727,49 +726,52 @@ impl CycleNet {
         let now = self.now;
         let vcs = self.vcs;
         let ii = (gi * vcs) as usize + v as usize;
-        self.head_route[ii] = NO_ROUTE;
-        let mut q = self.in_q[ii];
+        self.vc[ii].head_route = NO_ROUTE;
+        let mut q = self.vc[ii].in_q;
         let id = self.pkts.pop(&mut q);
-        self.in_q[ii] = q;
-        self.in_count[gi as usize] -= 1;
-        if self.in_count[gi as usize] == 0 {
+        self.vc[ii].in_q = q;
+        self.port[gi as usize].in_count -= 1;
+        if self.port[gi as usize].in_count == 0 {
             self.in_mask[r as usize] &= !(1 << (gi % self.radix));
         }
-        let arrived = self.pkts.v[id as usize].ready;
+        let arrived = self.pkts.ready[id as usize];
         let release = (now + self.xbar_cycles).max(arrived + self.pkt_phits as u64);
-        self.xin_free[gi as usize] = release;
-        if self.in_count[gi as usize] > 0 && !self.xin_evt[gi as usize] {
+        self.port[gi as usize].xin_free = release;
+        if self.port[gi as usize].in_count > 0 && !self.port[gi as usize].xin_evt {
             // more packets wait at this input: allocate again when its crossbar port frees
-            self.xin_evt[gi as usize] = true;
+            self.port[gi as usize].xin_evt = true;
             self.at(release, Ev::XinFree { gp: gi });
         }
-        self.xout_free[og as usize] = now + self.xbar_cycles;
+        self.port[og as usize].xout_free = now + self.xbar_cycles;
         // the buffer space is free at `release`; the credits reach the upstream one link
         // latency later (the buffer's occupancy count drops when they arrive)
-        match self.kind[gi as usize] {
+        match self.port[gi as usize].kind {
             PortKind::Terminal(t) => self.at(release + self.inj_latency, Ev::TermCredit { t }),
             _ => {
-                let up = self.peer[gi as usize];
-                let when = release + self.latency[up as usize];
+                let up = self.port[gi as usize].peer;
+                let when = release + self.port[up as usize].latency;
                 self.at(when, Ev::Credit { gp: up, vc: v });
             }
         }
         let oi = (og * vcs) as usize + ov as usize;
-        self.out_used[oi] += self.pkt_phits;
+        self.vc[oi].out_used += self.pkt_phits;
         {
             let p = &mut self.pkts.v[id as usize];
-            p.ready = now + self.router_latency;
-            if matches!(self.kind[gi as usize], PortKind::Terminal(_)) {
+            self.pkts.ready[id as usize] = now + self.router_latency;
+            if matches!(self.port[gi as usize].kind, PortKind::Terminal(_)) {
                 p.t_net = now;
             }
         }
-        let mut q = self.out_q[oi];
+        let mut q = self.vc[oi].out_q;
+        if q.0 == NIL {
+            self.vc[oi].out_head_ready = now + self.router_latency;
+        }
         self.pkts.push(&mut q, id);
-        self.out_q[oi] = q;
-        self.out_count[og as usize] += 1;
+        self.vc[oi].out_q = q;
+        self.port[og as usize].out_count += 1;
         // ready times grow with grant order, so a pending wake-up of this output comes first
         // and re-arms itself for later heads (see `router_links`)
-        if self.out_wake_at[og as usize] == u64::MAX {
+        if self.port[og as usize].out_wake_at == u64::MAX {
             self.wake_output_at(og, now + self.router_latency);
         }
     }
@@ -792,9 +794,10 @@ impl CycleNet {
                 k = 0;
             }
             let mut sum = 0u64;
-            for v in 0..self.nvc[gp as usize] as u32 {
+            for v in 0..self.port[gp as usize].nvc as u32 {
                 let i = (gp * self.vcs + v) as usize;
-                sum += (self.out_occupancy(gp, v) + self.credit_cap[i] - self.credits[i]) as u64;
+                sum +=
+                    (self.out_occupancy(gp, v) + self.vc[i].credit_cap - self.vc[i].credits) as u64;
             }
             q[k] = sum;
             k += 1;
@@ -811,7 +814,7 @@ impl CycleNet {
     fn at_sources(&self) -> u64 {
         let mut n: u64 = self.backlog_len.iter().map(|&x| x as u64).sum();
         for &g in &self.term_gp {
-            n += self.in_count[g as usize] as u64;
+            n += self.port[g as usize].in_count as u64;
         }
         n
     }
@@ -837,7 +840,7 @@ impl CycleNet {
     /// flight and in the downstream buffer equal its capacity.
     pub(crate) fn check_conservation(&self) -> Result<Counts> {
         let vcs = self.vcs as usize;
-        let np = self.kind.len();
+        let np = self.port.len();
         let mut on_wire = vec![0u64; np * vcs];
         let mut wire_pkts = 0u64;
         let mut releasing = vec![0u64; np * vcs];
@@ -850,7 +853,7 @@ impl CycleNet {
                         wire_pkts += 1;
                     }
                     Ev::Credit { gp, vc } => {
-                        releasing[self.peer[gp as usize] as usize * vcs + vc as usize] +=
+                        releasing[self.port[gp as usize].peer as usize * vcs + vc as usize] +=
                             self.pkt_phits as u64;
                     }
                     Ev::TermCredit { t } => {
@@ -861,19 +864,19 @@ impl CycleNet {
             }
         }
         for g in 0..np {
-            let down = self.peer[g];
+            let down = self.port[g].peer;
             if down == u32::MAX {
                 continue;
             }
-            for v in 0..self.nvc[g] as usize {
+            for v in 0..self.port[g].nvc as usize {
                 let i = g * vcs + v;
                 let d = down as usize * vcs + v;
                 // in_used still counts packets whose credits are returning
-                let held = self.credits[i] as u64 + on_wire[d] + self.in_used[d] as u64;
-                if held != self.credit_cap[i] as u64 {
+                let held = self.vc[i].credits as u64 + on_wire[d] + self.vc[d].in_used as u64;
+                if held != self.vc[i].credit_cap as u64 {
                     return Err(Error::Internal(format!(
                         "credit conservation violated on {} VC {v}: {} available + {} on the wire + {} buffered or returning != capacity {}",
-                        self.port_name(g as u32), self.credits[i], on_wire[d], self.in_used[d], self.credit_cap[i]
+                        self.port_name(g as u32), self.vc[i].credits, on_wire[d], self.vc[d].in_used, self.vc[i].credit_cap
                     )));
                 }
             }
@@ -881,26 +884,26 @@ impl CycleNet {
         for t in 0..self.terminals as usize {
             let g = self.term_gp[t] as usize;
             let held =
-                self.term_credits[t] as u64 + on_wire[g * vcs] + self.in_used[g * vcs] as u64;
-            if held != self.in_cap[g * vcs] as u64 {
+                self.term_credits[t] as u64 + on_wire[g * vcs] + self.vc[g * vcs].in_used as u64;
+            if held != self.vc[g * vcs].in_cap as u64 {
                 return Err(Error::Internal(format!(
                     "credit conservation violated on the injection link of terminal {t}: {held} != {}",
-                    self.in_cap[g * vcs]
+                    self.vc[g * vcs].in_cap
                 )));
             }
         }
         // every input buffer holds what its queue holds (plus what is still leaving it)
         let mut queued = 0u64;
         for (i, &rel) in releasing.iter().enumerate() {
-            let n = self.pkts.len(self.in_q[i]);
+            let n = self.pkts.len(self.vc[i].in_q);
             queued += n;
-            if n * self.pkt_phits as u64 + rel != self.in_used[i] as u64 {
+            if n * self.pkt_phits as u64 + rel != self.vc[i].in_used as u64 {
                 return Err(Error::Internal(format!(
                     "buffer accounting violated at {} VC {}: {} packets queued, {} phits releasing, {} phits used",
-                    self.port_name((i / vcs) as u32), i % vcs, n, rel, self.in_used[i]
+                    self.port_name((i / vcs) as u32), i % vcs, n, rel, self.vc[i].in_used
                 )));
             }
-            queued += self.pkts.len(self.out_q[i]);
+            queued += self.pkts.len(self.vc[i].out_q);
         }
         let at_sources: u64 = self.backlog_len.iter().map(|&x| x as u64).sum();
         let in_network = queued + wire_pkts;

@@ -100,20 +100,19 @@ fn conservation_check_catches_a_created_credit_and_a_lost_packet() {
     let c = n.check_conservation().unwrap();
     assert!(c.in_network > 0 && c.delivered > 0);
     // a credit out of nowhere
-    let g = n.peer.iter().position(|&p| p != u32::MAX).unwrap();
-    n.credits[g * n.vcs as usize] += 1;
+    let g = n.port.iter().position(|p| p.peer != u32::MAX).unwrap();
+    n.vc[g * n.vcs as usize].credits += 1;
     let e = n.check_conservation().unwrap_err().to_string();
     assert!(e.contains("credit conservation"), "{e}");
-    n.credits[g * n.vcs as usize] -= 1;
+    n.vc[g * n.vcs as usize].credits -= 1;
     // a packet dropped from a queue
-    let q = n
-        .in_q
-        .iter()
-        .position(|q| q.0 != super::packet::NIL)
-        .expect("a queued packet");
-    let mut head = n.in_q[q];
+    let q =
+        n.vc.iter()
+            .position(|v| v.in_q.0 != super::packet::NIL)
+            .expect("a queued packet");
+    let mut head = n.vc[q].in_q;
     n.pkts.pop(&mut head);
-    n.in_q[q] = head;
+    n.vc[q].in_q = head;
     assert!(n.check_conservation().is_err());
 }
 
