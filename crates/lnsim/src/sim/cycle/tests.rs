@@ -194,3 +194,17 @@ fn wake_up_events_reproduce_the_every_cycle_reference() {
     }
     assert_eq!(ta.len(), tb.len());
 }
+
+/// Every Dragonfly size of the spec builds, channel-dependency check included: h = 2 (72
+/// nodes) to h = 8 (16,512 nodes).
+#[test]
+fn dragonflies_from_72_to_16512_nodes_build() {
+    for (p, routers, nodes) in [(2u32, 36u32, 72u32), (4, 264, 1056), (6, 876, 5256), (8, 2064, 16512)] {
+        let text = format!(
+            "[sim]\nmeasure_cycles = 10\n[topology]\nkind = \"dragonfly\"\np = {p}\n\
+             [routing]\nalgorithm = \"pb\"\n[traffic]\npattern = \"uniform\"\nload = 0.1\n"
+        );
+        let n = net(&text, &[]);
+        assert_eq!((n.routers, n.terminals), (routers, nodes));
+    }
+}
