@@ -21,6 +21,15 @@ pub(crate) struct Pkt {
     pub t_net: u64,
     /// Routing header.
     pub st: RouteState,
+}
+
+/// The per-packet fields every queue operation touches, in one dense record.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Link {
+    /// Input queue: head-arrival cycle; output queue: earliest departure cycle.
+    pub ready: u64,
+    /// Next packet in the same queue.
+    pub next: u32,
     /// VC of the buffer the packet is in.
     pub vc: u8,
     /// Router-to-router hops taken (0: at the injection router, where the source decision is
@@ -32,10 +41,8 @@ pub(crate) struct Pkt {
 /// own dense arrays, which stay in cache when the packet records do not.
 pub(crate) struct PacketSlab {
     pub v: Vec<Pkt>,
-    /// Next packet in the same queue.
-    pub next: Vec<u32>,
-    /// Input queue: head-arrival cycle; output queue: earliest departure cycle.
-    pub ready: Vec<u64>,
+    /// Queue links, times, VC and hop count of every packet.
+    pub link: Vec<Link>,
     free: Vec<u32>,
     pub live: u64,
 }
@@ -44,8 +51,7 @@ impl PacketSlab {
     pub fn new() -> Self {
         PacketSlab {
             v: Vec::new(),
-            next: Vec::new(),
-            ready: Vec::new(),
+            link: Vec::new(),
             free: Vec::new(),
             live: 0,
         }
@@ -53,13 +59,19 @@ impl PacketSlab {
     #[inline]
     pub fn alloc(&mut self, p: Pkt) -> u32 {
         self.live += 1;
+        let fresh = Link {
+            ready: 0,
+            next: NIL,
+            vc: 0,
+            hops: 0,
+        };
         if let Some(i) = self.free.pop() {
             self.v[i as usize] = p;
+            self.link[i as usize] = fresh;
             i
         } else {
             self.v.push(p);
-            self.next.push(NIL);
-            self.ready.push(0);
+            self.link.push(fresh);
             (self.v.len() - 1) as u32
         }
     }
@@ -71,11 +83,11 @@ impl PacketSlab {
     /// Appends `i` to the queue `(head, tail)`.
     #[inline]
     pub fn push(&mut self, q: &mut (u32, u32), i: u32) {
-        self.next[i as usize] = NIL;
+        self.link[i as usize].next = NIL;
         if q.0 == NIL {
             *q = (i, i);
         } else {
-            self.next[q.1 as usize] = i;
+            self.link[q.1 as usize].next = i;
             q.1 = i;
         }
     }
@@ -83,7 +95,7 @@ impl PacketSlab {
     #[inline]
     pub fn pop(&mut self, q: &mut (u32, u32)) -> u32 {
         let i = q.0;
-        q.0 = self.next[i as usize];
+        q.0 = self.link[i as usize].next;
         if q.0 == NIL {
             q.1 = NIL;
         }
@@ -94,7 +106,7 @@ impl PacketSlab {
         let (mut n, mut i) = (0, q.0);
         while i != NIL {
             n += 1;
-            i = self.next[i as usize];
+            i = self.link[i as usize].next;
         }
         n
     }

@@ -133,11 +133,20 @@ impl CycleStats {
     /// Packet `p`'s head left its last router at `done − L − ejection latency`; its last
     /// phit is consumed at `done`.
     #[inline]
-    pub fn delivered_at(&mut self, p: &Pkt, sent: u64, done: u64, phits: u32, dst_router: u32) {
+    #[allow(clippy::too_many_arguments)]
+    pub fn delivered_at(
+        &mut self,
+        p: &Pkt,
+        hops: u8,
+        sent: u64,
+        done: u64,
+        phits: u32,
+        dst_router: u32,
+    ) {
         self.total_delivered += 1;
         let lat = done - p.gen;
         if let Some(t) = self.trace.as_mut() {
-            t.push((p.gen, done, p.src, p.dst, p.hops));
+            t.push((p.gen, done, p.src, p.dst, hops));
         }
         if let Some(b) = self.bin(sent) {
             b.delivered += 1;
@@ -149,7 +158,7 @@ impl CycleStats {
             self.w_delivered += 1;
             self.w_delivered_phits += phits as u64;
             self.w_nonmin += p.st.nonminimal as u64;
-            self.w_hops += p.hops as u64;
+            self.w_hops += hops as u64;
             self.w_lat_sum += lat;
             self.w_net_sum += done - p.t_net;
             let _ = self.lat.record(lat);

@@ -314,8 +314,6 @@ impl CycleNet {
             gen: now,
             t_net: 0,
             st: RouteState::default(),
-            vc: 0,
-            hops: 0,
         });
         self.stats.generated(now, self.pkt_phits);
         let mut q = self.backlog[t as usize];
@@ -354,7 +352,7 @@ impl CycleNet {
         self.term_link_free[ti] = now + self.pkt_phits as u64;
         self.stats
             .injected(now, self.term_router[ti], self.pkt_phits);
-        self.pkts.v[id as usize].vc = 0;
+        self.pkts.link[id as usize].vc = 0;
         let gp = self.term_gp[ti];
         if self.inj_latency == 0 {
             self.arrive(id, gp);
@@ -433,7 +431,7 @@ impl CycleNet {
 
     /// A packet's head reaches router input `gp` on the VC recorded in the packet.
     fn arrive(&mut self, id: u32, gp: u32) {
-        let vc = self.pkts.v[id as usize].vc as u32;
+        let vc = self.pkts.link[id as usize].vc as u32;
         let i = (gp * self.vcs + vc) as usize;
         self.vc[i].in_used += self.pkt_phits;
         if self.vc[i].in_used > self.vc[i].in_cap {
@@ -443,7 +441,7 @@ impl CycleNet {
                 self.vc[i].in_used, self.vc[i].in_cap
             ));
         }
-        self.pkts.ready[id as usize] = self.now;
+        self.pkts.link[id as usize].ready = self.now;
         let mut q = self.vc[i].in_q;
         self.pkts.push(&mut q, id);
         self.vc[i].in_q = q;
@@ -503,7 +501,7 @@ impl CycleNet {
             self.vc[i].out_head_ready = if q.0 == NIL {
                 u64::MAX
             } else {
-                self.pkts.ready[q.0 as usize]
+                self.pkts.link[q.0 as usize].ready
             };
             self.port[g].out_count -= 1;
             // the packet leaves the output buffer over the next L cycles: its space counts as
@@ -524,14 +522,15 @@ impl CycleNet {
                 PortKind::Terminal(_) => {
                     let done = now + self.ej_latency + l as u64;
                     let p = self.pkts.v[id as usize];
-                    self.stats.delivered_at(&p, now, done, l, r);
+                    let hops = self.pkts.link[id as usize].hops;
+                    self.stats.delivered_at(&p, hops, now, done, l, r);
                     self.pkts.free(id);
                 }
                 _ => {
                     self.vc[i].credits -= l;
-                    let pk = &mut self.pkts.v[id as usize];
-                    pk.vc = v as u8;
-                    pk.hops += 1;
+                    let lk = &mut self.pkts.link[id as usize];
+                    lk.vc = v as u8;
+                    lk.hops += 1;
                     let down = self.port[g].peer;
                     self.at(now + self.port[g].latency, Ev::Arrive { pkt: id, gp: down });
                 }
@@ -544,7 +543,7 @@ impl CycleNet {
     #[inline]
     fn route_head(&mut self, r: u32, id: u32) -> u32 {
         let mut p = self.pkts.v[id as usize];
-        if p.hops == 0 {
+        if self.pkts.link[id as usize].hops == 0 {
             let view = View {
                 radix: self.radix,
                 vcs: self.vcs,
@@ -734,7 +733,7 @@ impl CycleNet {
         if self.port[gi as usize].in_count == 0 {
             self.in_mask[r as usize] &= !(1 << (gi % self.radix));
         }
-        let arrived = self.pkts.ready[id as usize];
+        let arrived = self.pkts.link[id as usize].ready;
         let release = (now + self.xbar_cycles).max(arrived + self.pkt_phits as u64);
         self.port[gi as usize].xin_free = release;
         if self.port[gi as usize].in_count > 0 && !self.port[gi as usize].xin_evt {
@@ -757,7 +756,7 @@ impl CycleNet {
         self.vc[oi].out_used += self.pkt_phits;
         {
             let p = &mut self.pkts.v[id as usize];
-            self.pkts.ready[id as usize] = now + self.router_latency;
+            self.pkts.link[id as usize].ready = now + self.router_latency;
             if matches!(self.port[gi as usize].kind, PortKind::Terminal(_)) {
                 p.t_net = now;
             }
@@ -848,7 +847,7 @@ impl CycleNet {
             for ev in slot {
                 match *ev {
                     Ev::Arrive { pkt, gp } => {
-                        let v = self.pkts.v[pkt as usize].vc as usize;
+                        let v = self.pkts.link[pkt as usize].vc as usize;
                         on_wire[gp as usize * vcs + v] += self.pkt_phits as u64;
                         wire_pkts += 1;
                     }
