@@ -240,22 +240,9 @@ pub fn write_results(
     let text =
         serde_json::to_string_pretty(&summary).map_err(|e| Error::Internal(e.to_string()))? + "\n";
 
-    // the files
-    let parent = out
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent)?;
-    let leaf = out
-        .file_name()
-        .and_then(|s| s.to_str())
-        .unwrap_or("results");
-    let tmp = parent.join(format!(".{leaf}.tmp-{}", std::process::id()));
-    if tmp.exists() {
-        std::fs::remove_dir_all(&tmp)?;
-    }
-    std::fs::create_dir_all(&tmp)?;
-    let res = (|| -> Result<()> {
+    // the files, written atomically by `write_folder`
+    let mut files: Vec<(&str, String)> = Vec::new();
+    {
         let mut s = String::from("t_start_s,node,tx_bytes,rx_bytes\n");
         for i in 0..ns.n_int {
             let t0 = (i as u64 * ns.interval) as f64 / PS_PER_S as f64;
@@ -264,7 +251,7 @@ pub fn write_results(
                 let _ = writeln!(s, "{t0},{name},{},{}", b[0], b[1]);
             }
         }
-        std::fs::write(tmp.join("nodes.csv"), s)?;
+        files.push(("nodes.csv", s));
         let mut s = String::from("src,dst,vl,static,tx_bytes,rx_bytes,tx_packets,rx_packets,tx_gbps,rx_gbps,rx_gbps_window,latency_mean_ns,throttled_s\n");
         for (i, f) in flows.iter().enumerate() {
             let lm = if f.rx_packets > 0 {
@@ -290,7 +277,7 @@ pub fn write_results(
                 r6(throttled_s(i))
             );
         }
-        std::fs::write(tmp.join("flows.csv"), s)?;
+        files.push(("flows.csv", s));
         if let Some(ib) = ib {
             // FECN marks and time in the congestion state per switch output and VL
             let vls = net.vls;
@@ -312,7 +299,7 @@ pub fn write_results(
                     );
                 }
             }
-            std::fs::write(tmp.join("cc_ports.csv"), s)?;
+            files.push(("cc_ports.csv", s));
             // CCTI per flow (QP level) or per source SL, sampled at every interval's end
             let mut s = String::from("t_start_s,src,dst,vl,ccti_end,ccti_max\n");
             for &(i, key, end_c, max_c) in &ib.ca.series {
@@ -326,7 +313,7 @@ pub fn write_results(
                 };
                 let _ = writeln!(s, "{t0},{src},{dst},{vl},{end_c},{max_c}");
             }
-            std::fs::write(tmp.join("ccti.csv"), s)?;
+            files.push(("ccti.csv", s));
         }
         let mut s = String::from("lower_ns,upper_ns,count\n");
         let mut lower = 0u64;
@@ -335,7 +322,7 @@ pub fn write_results(
             let _ = writeln!(s, "{lower},{upper},{}", v.count_since_last_iteration());
             lower = upper + 1;
         }
-        std::fs::write(tmp.join("latency_hist.csv"), s)?;
+        files.push(("latency_hist.csv", s));
         if let Some(b) = &st.buffers {
             let mut s = String::from("t_start_s,switch,port,vl,mean_credits,max_credits\n");
             let vls = net.vls;
@@ -366,23 +353,16 @@ pub fn write_results(
                     }
                 }
             }
-            std::fs::write(tmp.join("buffers.csv"), s)?;
+            files.push(("buffers.csv", s));
         }
-        std::fs::write(
-            tmp.join("scenario.toml"),
+        files.push((
+            "scenario.toml",
             toml::to_string(&l.merged).unwrap_or_default(),
-        )?;
-        std::fs::write(tmp.join("summary.json"), &text)?;
-        Ok(())
-    })();
-    if let Err(e) = res {
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Err(e);
+        ));
+        files.push(("summary.json", text.clone()));
     }
-    if out.exists() {
-        std::fs::remove_dir_all(out)?;
-    }
-    std::fs::rename(&tmp, out)?;
+    let refs: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
+    write_folder(out, &refs)?;
     Ok(text)
 }
 
