@@ -101,6 +101,18 @@ MAX_LINES = 12
 ResultLike = Union[RunResult, str, "os.PathLike[str]"]
 
 
+def _save_figure(fig, path: Path, draw) -> Path:
+    """Calls ``draw()``, lays ``fig`` out and writes it to ``path`` (110 dpi); the figure is
+    closed even when drawing fails. Returns ``path``."""
+    try:
+        draw()
+        fig.tight_layout()
+        fig.savefig(path, dpi=110, bbox_inches="tight")
+    finally:
+        plt.close(fig)
+    return path
+
+
 def _result(r: ResultLike) -> RunResult:
     return r if isinstance(r, RunResult) else load_results(r)
 
@@ -369,17 +381,10 @@ def plot_results(result_or_dir: ResultLike, out_dir=None) -> List[Path]:
             fig = plt.figure(figsize=size)
         else:
             fig, ax = plt.subplots(figsize=size)
-        try:
-            if fn is plot_bandwidth and with_cc:
-                plot_bandwidth_ccti(r, fig=fig)
-            else:
-                fn(r, ax=ax)
-            fig.tight_layout()
-            path = target / name
-            fig.savefig(path, dpi=110, bbox_inches="tight")
-            written.append(path)
-        finally:
-            plt.close(fig)
+        if fn is plot_bandwidth and with_cc:
+            written.append(_save_figure(fig, target / name, lambda: plot_bandwidth_ccti(r, fig=fig)))
+        else:
+            written.append(_save_figure(fig, target / name, lambda: fn(r, ax=ax)))
     return written
 
 
@@ -669,14 +674,7 @@ def plot_sweep_results(sweep_dir, out_dir=None, metric: Optional[str] = None) ->
     target.mkdir(parents=True, exist_ok=True)
     keys = df.attrs["keys"]
     fig, ax = plt.subplots(figsize=(7, 4.5) if len(keys) == 1 else (8, 5.5))
-    try:
-        plot_sweep(df, metric=metric, ax=ax)
-        fig.tight_layout()
-        path = target / SWEEP_PNG
-        fig.savefig(path, dpi=110, bbox_inches="tight")
-    finally:
-        plt.close(fig)
-    return path
+    return _save_figure(fig, target / SWEEP_PNG, lambda: plot_sweep(df, metric=metric, ax=ax))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -846,14 +844,7 @@ def plot_cycle_results(result_or_dir: ResultLike, out_dir=None) -> List[Path]:
         jobs.append(("latency_hist.png", (8, 4.5), lambda fig: plot_latency_histogram(r, ax=fig.subplots())))
     for name, size, draw in jobs:
         fig = plt.figure(figsize=size)
-        try:
-            draw(fig)
-            fig.tight_layout()
-            path = target / name
-            fig.savefig(path, dpi=110, bbox_inches="tight")
-            written.append(path)
-        finally:
-            plt.close(fig)
+        written.append(_save_figure(fig, target / name, lambda: draw(fig)))
     return written
 
 
@@ -1072,14 +1063,7 @@ def plot_load_sweep_results(sweep_dir, out_dir=None, bounds: Optional[dict] = No
     written = []
     for name, fn in ((LOAD_LATENCY_PNG, plot_load_latency), (THROUGHPUT_PNG, plot_load_throughput)):
         fig, ax = plt.subplots(figsize=(7.5, 5))
-        try:
-            fn(df, ax=ax, bounds=bounds)
-            fig.tight_layout()
-            path = target / name
-            fig.savefig(path, dpi=110, bbox_inches="tight")
-            written.append(path)
-        finally:
-            plt.close(fig)
+        written.append(_save_figure(fig, target / name, lambda: fn(df, ax=ax, bounds=bounds)))
     return written
 
 
@@ -1102,11 +1086,4 @@ def plot_sweep_folder(sweep_dir, out_dir=None, metric: Optional[str] = None,
     target = Path(out_dir) if out_dir is not None else Path(sweep_dir)
     target.mkdir(parents=True, exist_ok=True)
     fig, ax = plt.subplots(figsize=(7.5, 5))
-    try:
-        plot_load_sweep(df, metric, ax=ax, bounds=bounds)
-        fig.tight_layout()
-        path = target / SWEEP_PNG
-        fig.savefig(path, dpi=110, bbox_inches="tight")
-    finally:
-        plt.close(fig)
-    return [path]
+    return [_save_figure(fig, target / SWEEP_PNG, lambda: plot_load_sweep(df, metric, ax=ax, bounds=bounds))]

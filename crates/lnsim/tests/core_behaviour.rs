@@ -2,8 +2,6 @@
 
 mod common;
 use common::*;
-use lnsim::api::{run_file, validate_file, RunOptions};
-use std::path::Path;
 
 const TINY: &str = r#"
 [sim]
@@ -18,12 +16,6 @@ hcas_per_switch = 1
 src = "H111"
 dst = "H121"
 "#;
-
-fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
-}
 
 #[test]
 fn one_greedy_flow_on_4x_sdr_delivers_1000_mbytes_per_s() {
@@ -79,38 +71,6 @@ fn every_run_reports_conservation() {
     let inj = c["injected_packets"].as_u64().unwrap();
     let del = c["delivered_packets"].as_u64().unwrap();
     assert!(inj > 1000 && del <= inj);
-}
-
-fn input_error(text: &str, files: &[(&str, &str)], overrides: &[&str]) -> String {
-    let d = tempfile::tempdir().unwrap();
-    for (n, t) in files {
-        write(d.path(), n, t);
-    }
-    let p = write(d.path(), "s.toml", text);
-    let out = d.path().join("results");
-    let opts = RunOptions {
-        overrides: overrides.iter().map(|s| s.to_string()).collect(),
-        out_dir: Some(out.clone()),
-        ..Default::default()
-    };
-    let e = run_file(&p, &opts, &mut || false).unwrap_err();
-    assert!(
-        matches!(e, lnsim::Error::Input(_)),
-        "not an input error: {e}"
-    );
-    assert_eq!(lnsim::api::exit_status(&e), 2);
-    assert!(
-        !out.exists(),
-        "a failed run must not create its results folder"
-    );
-    // validate reports the same problem
-    let v = validate_file(
-        &p,
-        &overrides.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
-    )
-    .unwrap_err();
-    assert_eq!(v.to_string(), e.to_string());
-    e.to_string()
 }
 
 #[test]

@@ -6,7 +6,8 @@
 //! (5,000 warm-up + at most 15,000 measured cycles; saturated points stop after 5,000 measured
 //! cycles). The router, buffers and packets are the Table 3-1 defaults (spec §2.2).
 
-use lnsim::api::{run_file, validate_file, RunOptions};
+mod common;
+use lnsim::api::RunOptions;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -426,31 +427,11 @@ fn every_routing_conserves_packets_at_saturation() {
 
 // ------------------------------------------------------------------------------------------ 9
 
-/// Runs and validates a bad scenario file: both fail with the same input error (exit status 2)
-/// and no results folder is created. Returns the message.
+/// A bad scenario: see `common::input_error`; prints the message for the test log.
 fn input_error(text: &str) -> String {
-    let d = tempfile::tempdir().unwrap();
-    let p = d.path().join("s.toml");
-    std::fs::write(&p, text).unwrap();
-    let out = d.path().join("results");
-    let opts = RunOptions {
-        out_dir: Some(out.clone()),
-        ..Default::default()
-    };
-    let e = run_file(&p, &opts, &mut || false).unwrap_err();
-    assert!(
-        matches!(e, lnsim::Error::Input(_)),
-        "not an input error: {e}"
-    );
-    assert_eq!(lnsim::api::exit_status(&e), 2);
-    assert!(
-        !out.exists(),
-        "a failed run must not create its results folder"
-    );
-    let v = validate_file(&p, &[]).unwrap_err();
-    assert_eq!(v.to_string(), e.to_string());
+    let e = common::input_error(text, &[], &[]);
     println!("{e}");
-    e.to_string()
+    e
 }
 
 #[test]

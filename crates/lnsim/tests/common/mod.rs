@@ -2,7 +2,7 @@
 //! scaled down, where steady state allows) and read the summary.
 #![allow(dead_code)]
 
-use lnsim::api::{run_file, RunOptions};
+use lnsim::api::{run_file, validate_file, RunOptions};
 use lnsim::config::Duration;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -95,4 +95,46 @@ pub fn near(what: &str, got: f64, want: f64, tol: f64) {
         (got - want).abs() <= tol,
         "{what}: got {got:.2} %, published {want:.2} % (±{tol} points)"
     );
+}
+
+/// Writes `text` as file `name` in `dir`; returns its path.
+pub fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// Runs and validates a bad scenario (`text`, with extra `files` beside it and `overrides`):
+/// both fail with the same input error (exit status 2) and no results folder is created.
+/// Returns the message.
+pub fn input_error(text: &str, files: &[(&str, &str)], overrides: &[&str]) -> String {
+    let d = tempfile::tempdir().unwrap();
+    for (n, t) in files {
+        write(d.path(), n, t);
+    }
+    let p = write(d.path(), "s.toml", text);
+    let out = d.path().join("results");
+    let opts = RunOptions {
+        overrides: overrides.iter().map(|s| s.to_string()).collect(),
+        out_dir: Some(out.clone()),
+        ..Default::default()
+    };
+    let e = run_file(&p, &opts, &mut || false).unwrap_err();
+    assert!(
+        matches!(e, lnsim::Error::Input(_)),
+        "not an input error: {e}"
+    );
+    assert_eq!(lnsim::api::exit_status(&e), 2);
+    assert!(
+        !out.exists(),
+        "a failed run must not create its results folder"
+    );
+    // validate reports the same problem
+    let v = validate_file(
+        &p,
+        &overrides.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+    )
+    .unwrap_err();
+    assert_eq!(v.to_string(), e.to_string());
+    e.to_string()
 }
