@@ -107,6 +107,34 @@ pub struct MeshGeometry {
     pub plus: Vec<Vec<u16>>,
     /// Dateline VC classes on the torus.
     pub dateline: bool,
+    /// Mesh DOR: the output port of router `r` towards router `t` at `[r · routers + t]`
+    /// (`u16::MAX` when `r == t`), precomputed for meshes of up to 4,096 routers; empty
+    /// otherwise (and for tori, whose VC class depends on the packet's dateline state).
+    pub dor_table: Vec<u16>,
+}
+
+impl MeshGeometry {
+    /// Fills [`MeshGeometry::dor_table`] from the hop-by-hop DOR rule (meshes only).
+    pub fn precompute_dor(&mut self) {
+        let n = self.coords.len();
+        if self.torus || n > 4096 {
+            return;
+        }
+        let mut t = vec![u16::MAX; n * n];
+        for r in 0..n {
+            for d in 0..n {
+                let (here, there) = (&self.coords[r], &self.coords[d]);
+                if let Some(k) = (0..self.dims.len()).find(|&k| here[k] != there[k]) {
+                    t[r * n + d] = if there[k] > here[k] {
+                        self.plus[r][k]
+                    } else {
+                        self.minus[r][k]
+                    };
+                }
+            }
+        }
+        self.dor_table = t;
+    }
 }
 
 /// The topology a cycle-level routing works on.
@@ -272,6 +300,15 @@ impl CycleRouting {
                     port: port as u16,
                     vc_lo: vc,
                     vc_hi: vc,
+                }))
+            }
+            RoutedTopology::Mesh(m) if self.alg == Algorithm::Dor && !m.dor_table.is_empty() => {
+                // mesh DOR: one VC class, the port from the table
+                let port = m.dor_table[r as usize * m.coords.len() + dst as usize];
+                Ok((port != u16::MAX).then_some(Candidate {
+                    port,
+                    vc_lo: 0,
+                    vc_hi: self.local_vcs - 1,
                 }))
             }
             RoutedTopology::Mesh(m) => {

@@ -321,7 +321,7 @@ impl CycleNet {
             return Err(Error::input("router.local_vcs", "at most 64 VCs per port"));
         }
         let vcs = local_vcs.max(global_vcs);
-        let topo = match &fabric.shape {
+        let mut topo = match &fabric.shape {
             Shape::Dragonfly(d) => RoutedTopology::Dragonfly(*d),
             Shape::MeshTorus {
                 dims,
@@ -343,9 +343,15 @@ impl CycleNet {
                     .map(|v| v.iter().map(|p| p.unwrap_or(u16::MAX)).collect())
                     .collect(),
                 dateline,
+                dor_table: Vec::new(),
             }),
             _ => return Err(Error::Internal("cycle model: unexpected shape".into())),
         };
+        if let RoutedTopology::Mesh(m) = &mut topo {
+            if alg == Algorithm::Dor {
+                m.precompute_dor();
+            }
+        }
         let routing = CycleRouting {
             alg,
             topo,
