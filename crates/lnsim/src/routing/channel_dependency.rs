@@ -10,8 +10,7 @@
 //! and torus graphs follow the actual DOR paths between every pair of routers (per phase for
 //! Valiant, joined at the intermediate).
 
-use super::candidates::{CycleRouting, MeshGeometry, RouteState, RoutedTopology, NO_ROUTER};
-use super::minimal;
+use super::candidates::{CycleRouting, MeshGeometry, RouteState, RoutedTopology};
 use super::vc_template::HopClass;
 
 /// A channel-dependency graph.
@@ -145,7 +144,6 @@ pub fn build(
                     }
                 }
             }
-            let _ = minimal::next_port; // paths follow the template; see module docs
         }
         RoutedTopology::Mesh(m) => mesh_edges(&mut g, routing, m, link),
     }
@@ -168,34 +166,25 @@ fn mesh_edges(
         for a in 0..n {
             for b in 0..n {
                 let mut st = RouteState::default();
-                let dst = if phase_a {
+                // phase A: from a to the intermediate b; phase B (or plain DOR): from a to b
+                if phase_a {
                     st.inter = b;
                     st.phase_a = true;
-                    // phase A ends at b: route "to b" and stop there
-                    b
-                } else {
-                    if valiant {
-                        st.inter = a; // phase B from intermediate a
-                    }
-                    b
-                };
+                } else if valiant {
+                    st.inter = a;
+                }
+                let dst = b;
                 let mut r = a;
                 let mut prev: Vec<u32> = Vec::new();
                 let mut first = true;
                 loop {
                     if phase_a && r == b {
-                        if let Some(&last) = prev.first() {
-                            let _ = last;
-                        }
                         arriving[b as usize].extend(prev.iter().copied());
                         break;
                     }
                     let Ok(Some(c)) = routing.next_hop(r, dst, &mut st) else {
                         break;
                     };
-                    if st.inter == NO_ROUTER && phase_a {
-                        break;
-                    }
                     let cur: Vec<u32> = (c.vc_lo..=c.vc_hi)
                         .map(|v| g.id(r, c.port as u32, v as u32))
                         .collect();
