@@ -1,6 +1,7 @@
 //! The discrete-event engine: integer picosecond time, a timing wheel with O(1) amortised
 //! scheduling, and deterministic per-component random streams (issue 2 item 2).
 
+pub mod progress;
 pub mod rng;
 pub mod wheel;
 

@@ -68,20 +68,11 @@ impl Net {
                 );
             }
         }
-        let bar = if progress {
-            let b = indicatif::ProgressBar::new(self.end / 1_000_000);
-            b.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{bar:40} {msg} sim {pos}/{len} us [{elapsed_precise} < {eta}]",
-                )
-                .expect("progress template"),
-            );
-            Some(b)
-        } else {
-            None
-        };
-        let started = Instant::now();
-        let mut last_tick = started;
+        let mut watch = crate::engine::progress::RunProgress::new(
+            progress,
+            self.end / 1_000_000,
+            "{bar:40} {msg} sim {pos}/{len} us [{elapsed_precise} < {eta}]",
+        );
         // a deadlock is looked for once packets have not moved for this long
         let stall = STALL_PS;
         let mut next_check = stall;
@@ -103,29 +94,15 @@ impl Net {
                     }
                     next_check = t + stall;
                 }
-                let now = Instant::now();
-                if now.duration_since(last_tick).as_millis() >= 100 {
-                    last_tick = now;
-                    if interrupted() {
-                        if let Some(b) = &bar {
-                            b.abandon();
-                        }
-                        return Err(Error::Interrupted);
-                    }
-                    if let Some(b) = &bar {
-                        let el = now.duration_since(started).as_secs_f64();
-                        b.set_position(t / 1_000_000);
-                        b.set_message(format!(
-                            "{:.3} sim-s/s",
-                            t as f64 / PS_PER_S as f64 / el.max(1e-9)
-                        ));
-                    }
-                }
+                watch.poll(t / 1_000_000, interrupted, |wall| {
+                    Some(format!(
+                        "{:.3} sim-s/s",
+                        t as f64 / PS_PER_S as f64 / wall.max(1e-9)
+                    ))
+                })?;
             }
         }
-        if let Some(b) = &bar {
-            b.finish_and_clear();
-        }
+        watch.finish();
         if let Some(f) = &self.fault {
             return Err(Error::Internal(f.clone()));
         }

@@ -96,18 +96,11 @@ impl CycleNet {
             .traffic
             .change_cycle()
             .filter(|&c| c > 0 && c < self.end);
-        let bar = progress.then(|| {
-            let b = indicatif::ProgressBar::new(self.end);
-            b.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{bar:40} cycle {pos}/{len} [{elapsed_precise} < {eta}]",
-                )
-                .expect("progress template"),
-            );
-            b
-        });
-        let started = Instant::now();
-        let mut last_tick = started;
+        let mut watch = crate::engine::progress::RunProgress::new(
+            progress,
+            self.end,
+            "{bar:40} cycle {pos}/{len} [{elapsed_precise} < {eta}]",
+        );
         while self.now < self.end {
             let now = self.now;
             if change == Some(now) {
@@ -160,26 +153,12 @@ impl CycleNet {
                     self.now += 1;
                     break;
                 }
-                let t = Instant::now();
-                if t.duration_since(last_tick).as_millis() >= 100 {
-                    last_tick = t;
-                    if interrupted() {
-                        if let Some(b) = &bar {
-                            b.abandon();
-                        }
-                        return Err(Error::Interrupted);
-                    }
-                    if let Some(b) = &bar {
-                        b.set_position(now);
-                    }
-                }
+                watch.poll(now, interrupted, |_| None)?;
             }
             self.now += 1;
         }
         self.stats.stop = self.now;
-        if let Some(b) = &bar {
-            b.finish_and_clear();
-        }
+        watch.finish();
         if let Some(f) = &self.fault {
             return Err(Error::Internal(f.clone()));
         }
