@@ -79,10 +79,16 @@ if TYPE_CHECKING:  # pandas is imported lazily: `python -m lnsim._bench_case` mu
 
 __all__ = [
     "RunResult",
+    "SWEEP_COLUMNS",
+    "Scenario",
     "ScenarioError",
     "SimulationError",
     "__version__",
+    "load_point",
     "load_results",
+    "load_scenario",
+    "read_store",
+    "read_sweep",
     "run",
     "sweep",
     "sweep_points",
@@ -307,40 +313,143 @@ def sweep(
     seed: Optional[int] = None,
     progress: bool = False,
     seeds: int = 1,
+    grid: Optional[Any] = None,
+    dask: Optional[Any] = None,
+    resume: bool = False,
 ) -> "pd.DataFrame":
-    """Runs every point of the scenario's ``[sweep]`` table and returns ``sweep.csv`` as a
-    DataFrame (``df.attrs["out_dir"]`` is the sweep folder).
+    """Runs a sweep and returns ``sweep.csv`` as a DataFrame (``df.attrs["out_dir"]`` is the
+    sweep folder, ``df.attrs["keys"]`` the swept keys).
 
-    The points are the Cartesian product of the table's value lists, in the order the keys
-    appear (last key fastest); each is one :func:`run` with ``overrides`` (like ``--set``, applied
-    to every point) followed by the point's own ``key=value`` overrides, written to
+    The points are the Cartesian product of the scenario's ``[sweep]`` table and ``grid`` (a
+    dict ``{"traffic.load": [0.1, 0.2]}`` or ``--grid`` strings ``["traffic.load=0.1,0.2"]``; a
+    grid key the table also sweeps replaces its list), in the order the keys appear (last key
+    fastest); each is one :func:`run` with ``overrides`` (like ``--set``, applied to every point)
+    followed by the point's own ``key=value`` overrides, written to
     ``out/points/<point id>/``. ``out`` defaults to ``results/<scenario name>-sweep/``; ``jobs``
-    runs at once (default: all cores); ``seed`` overrides ``sim.seed`` in every point;
-    ``progress`` shows one progress bar over all runs on stderr (one line per run if stderr is
-    not a terminal).
+    runs at once on the local pool (default: all cores); ``seed`` overrides ``sim.seed`` in
+    every point; ``progress`` shows one progress display on stderr (points done / total,
+    running, failed, time left).
 
     ``seeds`` runs every point ``seeds`` times, with the seeds ``base, base + 1, ...,
     base + seeds - 1``; ``base`` is ``seed`` if given, else ``sim.seed`` from ``overrides``, else
     the scenario's ``sim.seed``, else 1. Each run then has its own folder
     ``out/points/<point id>/seed-<seed>/`` and its own row (rows ordered by point, then seed).
-    With ``seeds=1`` (default) each point runs once in ``out/points/<point id>/``.
 
-    Columns: the swept keys (values as written in the table), ``point``, ``status`` (``ok`` or
-    ``failed``), ``error``, ``seed`` (the run's seed), then every scalar field of each run's
-    summary.json flattened with dots (``throughput.total_rx_gbps``, ``latency_ns.mean``,
-    ``fairness.jain``, ``accepted_load``, ``latency_cycles.mean``, ``events``,
-    ``wall_time_s``, ...; lists, ``nodes``, ``flows`` and ``fairness.per_destination`` are left
-    out). Raises :class:`ScenarioError` before running anything when the scenario has no
-    ``[sweep]`` table or any point's overrides are invalid. A failing point does not raise: its
-    row has ``status == "failed"`` and the message in ``error``, and a ``RuntimeWarning`` is
-    issued.
+    ``dask``: run every point as a task on a Dask distributed cluster, given by its scheduler
+    address (``"tcp://host:8786"``) or a ``distributed.Client`` (default: the environment
+    variable ``LNSIM_DASK_ADDRESS``, else the local pool). Results are identical whichever
+    executor ran them. ``resume``: keep the runs already in ``out``'s results store
+    (``store.sqlite``) and run only the missing or failed ones.
+
+    Columns (:data:`SWEEP_COLUMNS` then the summary fields): the swept keys (values as written),
+    ``point``, ``status`` (``ok`` or ``failed``), ``error``, ``seed`` (the run's seed), then
+    every scalar field of each run's summary.json flattened with dots
+    (``throughput.total_rx_gbps``, ``latency_ns.mean``, ``fairness.jain``, ``accepted_load``,
+    ``latency_cycles.mean``, ``events``, ``wall_time_s``, ...; lists, ``nodes``, ``flows`` and
+    ``fairness.per_destination`` are left out). Raises :class:`ScenarioError` before running
+    anything when there is nothing to sweep or any point's overrides are invalid, and
+    :class:`lnsim.executors.ExecutorError` when the Dask scheduler cannot be reached. A failing
+    point does not raise: its row has ``status == "failed"`` and the message in ``error``, and a
+    ``RuntimeWarning`` is issued.
     """
     from ._sweep import sweep as _sweep
 
-    return _sweep(scenario, overrides=overrides, out=out, jobs=jobs, seed=seed, progress=progress, seeds=seeds)
+    return _sweep(
+        scenario, overrides=overrides, out=out, jobs=jobs, seed=seed, progress=progress, seeds=seeds, grid=grid,
+        dask=dask, resume=resume,
+    )
 
 
-def sweep_points(scenario: PathLike) -> list:
+#: The columns every sweep table starts with, after the swept keys.
+SWEEP_COLUMNS = ["point", "status", "error", "seed"]
+
+
+def read_sweep(sweep_dir: PathLike) -> "pd.DataFrame":
+    """Reads a sweep folder's ``sweep.csv`` as a DataFrame (the columns of :func:`sweep`;
+    ``attrs["keys"]`` = the swept keys, ``attrs["out_dir"]`` = the folder)."""
+    from ._sweep import load_sweep
+
+    return load_sweep(sweep_dir)
+
+
+def read_store(sweep_dir: PathLike) -> "pd.DataFrame":
+    """Reads a sweep folder's results store (``store.sqlite``) as a DataFrame, one row per
+    recorded run, with the columns of :data:`lnsim.store.RUN_COLUMNS` (``run_key``, ``point``,
+    ``seed``, ``dir``, ``scenario``, ``scenario_hash``, ``overrides``, ``point_values``,
+    ``version``, ``status``, ``error``, ``summary``, ``tables``, ``wall_time_s``, ``worker``,
+    ``finished_at``; the JSON columns as text)."""
+    from .store import read_store as _read
+
+    return _read(sweep_dir)
+
+
+def load_point(sweep_dir: PathLike, point: str, seed: Optional[int] = None) -> "RunResult":
+    """The results of one run of a sweep (its point id, and its seed when the sweep ran several
+    seeds per point) as a :class:`RunResult`."""
+    d = Path(sweep_dir) / "points" / point
+    if seed is not None and (d / f"seed-{seed}").is_dir():
+        d = d / f"seed-{seed}"
+    return load_results(d)
+
+
+class Scenario:
+    """A scenario file plus ``key.path=value`` overrides, for scripts and notebooks.
+
+    ``Scenario("scenarios/dragonfly/h4_un.toml").set({"routing.algorithm": "ugal"}).run()``.
+    Instances are immutable: :meth:`set` returns a new one."""
+
+    def __init__(self, path: PathLike, overrides: Optional[Iterable[str]] = None) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise ScenarioError(f"{self.path}: no such scenario file")
+        self.overrides = _overrides(overrides)
+
+    def __repr__(self) -> str:
+        return f"Scenario({os.fspath(self.path)!r}, overrides={self.overrides!r})"
+
+    def set(self, values: Optional[dict] = None, **kw: Any) -> "Scenario":
+        """A copy with more overrides: a dict ``{"traffic.load": 0.3}`` (keys with dots) and/or
+        keyword arguments with ``__`` for the dots (``traffic__load=0.3``)."""
+        more = dict(values or {})
+        more.update({k.replace("__", "."): v for k, v in kw.items()})
+        return Scenario(self.path, [*self.overrides, *_overrides(more)])
+
+    @property
+    def text(self) -> str:
+        """The scenario file's TOML text (without the overrides)."""
+        return self.path.read_text(encoding="utf-8")
+
+    @property
+    def sweep_table(self) -> dict:
+        """The file's ``[sweep]`` table as ``{key path: [values]}`` (empty when it has none)."""
+        from ._sweep import read_sweep_table
+
+        try:
+            return read_sweep_table(self.path)
+        except ScenarioError:
+            return {}
+
+    def validate(self) -> str:
+        """Checks the scenario with its overrides (see :func:`validate`)."""
+        return validate(self.path, self.overrides)
+
+    def run(self, seed: Optional[int] = None, out: Optional[PathLike] = None, progress: bool = False) -> "RunResult":
+        """Runs one point (see :func:`run`)."""
+        return run(self.path, self.overrides, seed=seed, out=out, progress=progress)
+
+    def sweep(self, grid: Optional[Any] = None, seeds: int = 1, dask: Optional[Any] = None, **kw: Any) -> "pd.DataFrame":
+        """Runs a sweep of this scenario (its ``[sweep]`` table and ``grid``) with its overrides
+        applied to every point (see :func:`sweep` for ``out``, ``jobs``, ``seed``, ``resume``,
+        ``progress``)."""
+        return sweep(self.path, self.overrides, grid=grid, seeds=seeds, dask=dask, **kw)
+
+
+def load_scenario(path: PathLike, overrides: Optional[Iterable[str]] = None) -> Scenario:
+    """A :class:`Scenario` for the file at ``path`` (with optional overrides)."""
+    return Scenario(path, overrides)
+
+
+def sweep_points(scenario: PathLike, grid: Optional[Any] = None) -> list:
     """The points of the scenario's ``[sweep]`` table in run order: dicts with ``point`` (the
     folder name, e.g. ``cc.ccti_timer=250us__cc.marking_rate=10``), ``values`` (key -> value),
     ``overrides`` (``["cc.ccti_timer=\"250us\"", "cc.marking_rate=10"]``) and ``dir``
@@ -348,4 +457,4 @@ def sweep_points(scenario: PathLike) -> list:
     scenario has no ``[sweep]`` table."""
     from ._sweep import sweep_points as _points
 
-    return _points(scenario)
+    return _points(scenario, grid)

@@ -21,6 +21,17 @@ sweep.csv (rows ordered by point, then seed). With N = 1 (the default) the layou
 above: one run per point in ``DIR/points/<point id>/``, with the scenario's (or ``--seed``'s)
 seed.
 
+Swept keys can also come from the command line (``--grid key=v1,v2``, ``grid={...}``): they
+are combined with the ``[sweep]`` table (Cartesian product); a ``--grid`` key the table also
+sweeps replaces its list. A value listed twice is an input error (no point runs twice).
+
+Every run is recorded in the sweep folder's results store, ``DIR/store.sqlite``
+(:mod:`lnsim.store`), atomically and as soon as it ends; ``resume=True`` (``--resume``) keeps
+the runs already recorded for the same scenario bytes, overrides, seed and lnsim version and
+runs only the missing or failed ones. sweep.csv and sweep.json are written from the store at
+the end (atomically): a sweep that was killed has none until it is resumed. Runs execute on a
+local process pool or a Dask cluster (:mod:`lnsim.executors`).
+
 The public entry points are :func:`lnsim.sweep` and :func:`lnsim.sweep_points`.
 """
 
@@ -44,6 +55,7 @@ except ImportError:  # pragma: no cover - Python 3.9/3.10
     import tomli as _toml  # type: ignore[no-redef]
 
 from ._core import ScenarioError
+from .store import STORE_FILE
 
 #: File names of a sweep folder.
 SWEEP_CSV = "sweep.csv"
@@ -64,6 +76,10 @@ STATUS_FAILED = "failed"
 
 #: summary.json entries that are not scalars worth a column (per-node / per-flow objects).
 SKIPPED_FIELDS = ("nodes", "flows", "fairness.per_destination")
+
+#: summary.json fields that measure the machine that ran a point, not the simulation: the only
+#: fields that may differ between two executors (or two runs) of the same sweep.
+HOST_FIELDS = ("wall_time_s", "peak_rss_bytes", "phit_hops_per_s")
 
 #: Longest point id (folder name) before it is shortened with a hash.
 MAX_ID_LEN = 160
@@ -189,14 +205,103 @@ def point_id(values: Dict[str, Any]) -> str:
     return pid
 
 
-def sweep_points(scenario) -> List[Dict[str, Any]]:
-    """The points of a scenario's ``[sweep]`` table, in run order (Cartesian product, last key
-    fastest). Each point is a dict ``{"point": id, "values": {key: value}, "overrides":
-    ["key=<TOML literal>", ...], "dir": "points/<id>"}``."""
-    sweep = read_sweep_table(scenario)
-    keys = list(sweep)
+def _split_top_level(text: str) -> List[str]:
+    """``text`` split at the commas that are outside brackets, braces and quotes."""
+    items, depth, quote, cur = [], 0, None, []
+    for ch in text:
+        if quote:
+            cur.append(ch)
+            if ch == quote:
+                quote = None
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            items.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    items.append("".join(cur))
+    return items
+
+
+def _grid_value(raw: str) -> Any:
+    """One ``--grid`` value: a TOML literal (``0.5``, ``true``, ``"a,b"``, ``[1, 2]``) or, if it
+    is not one, the bare text as a string (``min``, ``250us``) — as ``--set`` reads values."""
+    raw = raw.strip()
+    try:
+        return _toml.loads(f"v = {raw}")["v"]
+    except _toml.TOMLDecodeError:
+        return raw
+
+
+def parse_grid(grid) -> Dict[str, list]:
+    """Swept keys given outside the scenario: ``["key=v1,v2", ...]`` (``--grid``) or a dict
+    ``{key: [values]}``, as ``{key path: [values]}``. Raises :class:`lnsim.ScenarioError` for a
+    malformed entry."""
+    if not grid:
+        return {}
+    out: Dict[str, list] = {}
+    items = grid.items() if isinstance(grid, dict) else grid
+    for item in items:
+        if isinstance(item, tuple):
+            key, values = item
+            if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+                values = [values]
+            values = list(values)
+            where = f"grid key `{key}`"
+        else:
+            text = str(item)
+            if "=" not in text:
+                raise ScenarioError(f"--grid {text}: expected KEY=V1,V2,... (e.g. --grid traffic.load=0.1,0.2)")
+            key, raw = text.split("=", 1)
+            key = key.strip()
+            values = [_grid_value(v) for v in _split_top_level(raw)]
+            where = f"--grid {text}"
+        if not key or not re.fullmatch(r"[A-Za-z0-9_.\[\]\-]+", key):
+            raise ScenarioError(f"{where}: `{key}` is not a key path (e.g. traffic.load)")
+        if not values or any(isinstance(v, str) and v == "" for v in values):
+            raise ScenarioError(f"{where}: expected a non-empty list of values")
+        if key in out:
+            raise ScenarioError(f"{where}: `{key}` is given twice")
+        out[key] = values
+    return out
+
+
+def sweep_table(scenario, grid=None) -> Dict[str, list]:
+    """The swept keys of a sweep: the scenario's ``[sweep]`` table followed by ``grid`` (a
+    ``--grid`` key that the table also sweeps replaces the table's list). Raises
+    :class:`lnsim.ScenarioError` when there is nothing to sweep or a list repeats a value."""
+    extra = parse_grid(grid)
+    doc = _load_toml(Path(scenario))
+    if "sweep" in doc:
+        table = read_sweep_table(scenario)
+    elif extra:
+        table = {}
+    else:
+        raise ScenarioError(
+            f"{scenario}: the scenario has no [sweep] table (key path -> list of values) and no --grid was given"
+        )
+    table = dict(table)
+    table.update(extra)
+    for key, values in table.items():
+        seen = []
+        for v in values:
+            lit = toml_literal(v)
+            if lit in seen:
+                raise ScenarioError(f"swept key `{key}`: the value {lit} is listed twice (a point is never run twice)")
+            seen.append(lit)
+    return table
+
+
+def _points_of(table: Dict[str, list]) -> List[Dict[str, Any]]:
+    keys = list(table)
     points: List[Dict[str, Any]] = []
-    for combo in itertools.product(*(sweep[k] for k in keys)):
+    for combo in itertools.product(*(table[k] for k in keys)):
         values = dict(zip(keys, combo))
         points.append(
             {
@@ -215,6 +320,13 @@ def sweep_points(scenario) -> List[Dict[str, Any]]:
     for p in points:
         p["dir"] = f"{POINTS_DIR}/{p['point']}"
     return points
+
+
+def sweep_points(scenario, grid=None) -> List[Dict[str, Any]]:
+    """The points of a sweep (the scenario's ``[sweep]`` table plus ``grid``), in run order
+    (Cartesian product, last key fastest). Each point is a dict ``{"point": id, "values": {key:
+    value}, "overrides": ["key=<TOML literal>", ...], "dir": "points/<id>"}``."""
+    return _points_of(sweep_table(scenario, grid))
 
 
 def _override_key(o: str) -> str:
@@ -362,21 +474,31 @@ def _clear_stale(out_dir: Path, points: List[Dict[str, Any]]) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# run identity
+
+
+def file_hash(path: Path) -> str:
+    """SHA-256 of a file's bytes (the ``scenario_hash`` of the store)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def run_key(scenario_hash: str, overrides: Sequence[str], seed_arg: Optional[int], version: str) -> str:
+    """Identity of a run in the results store: the same scenario bytes, overrides (in order),
+    seed argument and lnsim version are the same simulation."""
+    import hashlib
+
+    text = json.dumps([scenario_hash, list(overrides), seed_arg, version], ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------
 # running
-
-
-def _run_point(scenario: str, overrides: List[str], seed: Optional[int], out: str) -> Tuple[str, Any, float]:
-    """One run (in a worker process): ``(status, flattened summary or error message, wall s)``."""
-    import lnsim
-
-    t0 = time.perf_counter()
-    try:
-        r = lnsim.run(scenario, overrides=overrides, seed=seed, out=out)
-    except (lnsim.ScenarioError, lnsim.SimulationError) as e:
-        return STATUS_FAILED, str(e), time.perf_counter() - t0
-    except Exception as e:  # noqa: BLE001 - reported as the point's error
-        return STATUS_FAILED, f"{type(e).__name__}: {e}", time.perf_counter() - t0
-    return STATUS_OK, flatten_summary(r.summary), time.perf_counter() - t0
 
 
 def _outcome(payload: dict) -> str:
@@ -394,15 +516,25 @@ def _outcome(payload: dict) -> str:
     return ""
 
 
-class _Progress:
-    """One overall progress bar over the runs (tqdm, on a terminal) or one line per finished
-    run."""
+def _fmt_eta(seconds: Optional[float]) -> str:
+    if seconds is None or not math.isfinite(seconds):
+        return "?"
+    s = int(round(seconds))
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
 
-    def __init__(self, total: int, mode: Optional[str], unit: str = "point") -> None:
+
+class _Progress:
+    """The one progress display of a sweep: runs done / total, running, failed and the estimated
+    time left — a tqdm bar on a terminal, else one line per finished run."""
+
+    def __init__(self, total: int, mode: Optional[str], unit: str = "point", reused: int = 0,
+                 where: str = "") -> None:
         self.total = total
         self.mode = mode
         self.done = 0
         self.failed = 0
+        self.running = 0
+        self.t0 = time.monotonic()
         self.bar = None
         if mode == "bar":
             from tqdm import tqdm
@@ -412,11 +544,37 @@ class _Progress:
             except (OSError, ValueError, AttributeError):
                 width = 0
             # A terminal that reports no width (some pseudo-terminals) would get an empty bar.
-            sizing = {"dynamic_ncols": True} if width > 0 else {"ncols": 80, "nrows": 24}
+            sizing = {"dynamic_ncols": True} if width > 0 else {"ncols": 100, "nrows": 24}
             self.bar = tqdm(total=total, unit=unit, desc="sweep", file=sys.stderr, **sizing)
+        if reused and mode in ("bar", "lines"):
+            self._say(f"lnsim: resuming: {reused} {unit}s already in the store, {total} to run{where}")
+        elif mode in ("bar", "lines") and where:
+            self._say(f"lnsim: {total} {unit}s to run{where}")
 
-    def update(self, label: str, status: str, payload: Any, wall: float) -> None:
+    def _say(self, msg: str) -> None:
+        if self.bar is not None:
+            self.bar.write(msg, file=sys.stderr)
+        else:
+            print(msg, file=sys.stderr, flush=True)
+
+    def eta(self) -> Optional[float]:
+        if self.done == 0:
+            return None
+        return (time.monotonic() - self.t0) / self.done * (self.total - self.done)
+
+    def _postfix(self) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix(running=self.running, failed=self.failed, refresh=True)
+
+    def tick(self, running: int) -> None:
+        """Refreshes the running count (called while waiting)."""
+        if running != self.running:
+            self.running = running
+            self._postfix()
+
+    def update(self, label: str, status: str, payload: Any, wall: float, running: int) -> None:
         self.done += 1
+        self.running = running
         if status != STATUS_OK:
             self.failed += 1
             msg = f"lnsim: point {label} failed: {payload}"
@@ -425,10 +583,12 @@ class _Progress:
         if self.bar is not None:
             if status != STATUS_OK:
                 self.bar.write(msg, file=sys.stderr)
-                self.bar.set_postfix(failed=self.failed)
+            self._postfix()
             self.bar.update(1)
         elif self.mode == "lines":
-            print(msg if status == STATUS_OK else f"[{self.done}/{self.total}] {msg}", file=sys.stderr, flush=True)
+            state = f"running {self.running}, failed {self.failed}, left {_fmt_eta(self.eta())}"
+            line = msg if status == STATUS_OK else f"[{self.done}/{self.total}] {msg}"
+            print(f"{line} | {state}", file=sys.stderr, flush=True)
         elif self.mode == "errors" and status != STATUS_OK:
             print(msg, file=sys.stderr, flush=True)
 
@@ -444,73 +604,20 @@ def _stderr_is_tty() -> bool:
         return False
 
 
-def _stop_workers(executor) -> None:
-    """Cancels pending points and ends the worker processes this sweep started."""
-    if hasattr(executor, "terminate_workers"):  # Python >= 3.14
-        executor.terminate_workers()
-        return
-    procs = list((getattr(executor, "_processes", None) or {}).values())  # gone after shutdown()
-    executor.shutdown(wait=False, cancel_futures=True)
-    for p in procs:
-        try:
-            p.terminate()
-        except Exception:  # noqa: BLE001
-            pass
-    for p in procs:
-        try:
-            p.join(timeout=5)
-        except Exception:  # noqa: BLE001
-            pass
-
-
-def _execute(args: List[tuple], labels: List[str], n_jobs: int, progress: Optional[str], unit: str) -> list:
-    """Runs :func:`_run_point` on every argument tuple, ``n_jobs`` at once, with one progress
-    bar; returns the results in the order of ``args``."""
-    results: List[Optional[Tuple[str, Any, float]]] = [None] * len(args)
-    bar = None
-    if n_jobs == 1:
-        bar = _Progress(len(args), progress, unit)
-        try:
-            for i, a in enumerate(args):
-                results[i] = _run_point(*a)
-                bar.update(labels[i], *results[i])
-        finally:
-            bar.close()
-        return results
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    executor = ProcessPoolExecutor(max_workers=n_jobs)
-    try:
-        futures = {executor.submit(_run_point, *a): i for i, a in enumerate(args)}
-        bar = _Progress(len(args), progress, unit)  # after the workers are started
-        for fut in as_completed(futures):
-            i = futures[fut]
-            try:
-                results[i] = fut.result()
-            except Exception as e:  # noqa: BLE001 - e.g. a worker killed by the OS
-                results[i] = (STATUS_FAILED, f"{type(e).__name__}: {e}", 0.0)
-            bar.update(labels[i], *results[i])
-    except BaseException:
-        _stop_workers(executor)
-        raise
-    finally:
-        if bar is not None:
-            bar.close()
-    executor.shutdown(wait=True)
-    return results
-
-
-def _table(keys: List[str], runs: List[Dict[str, Any]], results: list):
-    """sweep.csv as a DataFrame: one row per run."""
+def _table(keys: List[str], runs: List[Dict[str, Any]], records: Dict[str, Dict[str, Any]]):
+    """sweep.csv as a DataFrame: one row per run, from the store's records."""
     import pandas as pd
 
     rows = []
-    for run, (status, payload, _) in zip(runs, results):
+    for run in runs:
+        rec = records[run["key"]]
         p = run["point"]
         row: Dict[str, Any] = {k: csv_value(v) for k, v in p["values"].items()}
-        row.update(point=p["point"], status=status, error=None if status == STATUS_OK else payload)
+        ok = rec["status"] == STATUS_OK
+        row.update(point=p["point"], status=rec["status"], error=None if ok else rec["error"])
         row[SEED_COLUMN] = run["seed"]
-        if status == STATUS_OK:
+        if ok:
+            payload = rec["summary"] or {}
             if payload.get(SEED_COLUMN) is not None:
                 row[SEED_COLUMN] = payload[SEED_COLUMN]  # what the core used
             for k, v in payload.items():
@@ -524,19 +631,25 @@ def _table(keys: List[str], runs: List[Dict[str, Any]], results: list):
     return pd.DataFrame(rows, columns=[*head, *fields])
 
 
-def _meta(scenario: Path, user, seed, seeds, base, keys, points, runs, results, n_jobs, wall) -> dict:
+def _meta(scenario: Path, user, seed, seeds, base, table, points, runs, records, executor, stats) -> dict:
     """The content of sweep.json."""
     by_point: Dict[str, List[dict]] = {}
-    for run, r in zip(runs, results):
-        by_point.setdefault(run["point"]["point"], []).append({"seed": run["seed"], "dir": run["dir"], "status": r[0]})
+    for run in runs:
+        rec = records[run["key"]]
+        by_point.setdefault(run["point"]["point"], []).append(
+            {"seed": run["seed"], "dir": run["dir"], "status": rec["status"], "run_key": run["key"]}
+        )
     return {
         "scenario": os.fspath(scenario),
+        "scenario_hash": stats["scenario_hash"],
+        "version": stats["version"],
         "overrides": user,
         "seed": seed,
         "seeds": seeds,
         "base_seed": base if _is_int(base) else None,
-        "keys": keys,
-        "values": {k: [csv_value(v) for v in vals] for k, vals in read_sweep_table(scenario).items()},
+        "keys": list(table),
+        "values": {k: [csv_value(v) for v in vals] for k, vals in table.items()},
+        "grid": stats["grid"],
         "points": [
             {
                 "point": p["point"],
@@ -549,10 +662,45 @@ def _meta(scenario: Path, user, seed, seeds, base, keys, points, runs, results, 
             for p in points
         ],
         "runs": len(runs),
-        "failed": sum(1 for r in results if r[0] != STATUS_OK),
-        "jobs": n_jobs,
-        "wall_time_s": round(wall, 3),
+        "failed": sum(1 for r in runs if records[r["key"]]["status"] != STATUS_OK),
+        "simulated": stats["simulated"],
+        "reused": stats["reused"],
+        "executor": executor,
+        "jobs": stats["jobs"],
+        "store": STORE_FILE,
+        "wall_time_s": round(stats["wall"], 3),
     }
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    with open(tmp, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _remove_run_files(out_dir: Path, rec: Dict[str, Any], keep_dirs: set) -> None:
+    """Deletes the files a store record lists (and its folder once empty), unless its folder is
+    one this sweep writes anyway."""
+    d = out_dir / rec["dir"]
+    if rec["dir"] in keep_dirs or not d.is_dir():
+        return
+    for name in rec.get("tables") or []:
+        try:
+            (d / name).unlink()
+        except OSError:
+            pass
+    for sub in sorted((p for p in d.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+        try:
+            sub.rmdir()
+        except OSError:
+            pass
+    try:
+        d.rmdir()
+    except OSError:
+        pass
 
 
 def run_sweep(
@@ -563,23 +711,35 @@ def run_sweep(
     seed: Optional[int] = None,
     progress: Optional[str] = None,
     seeds: int = 1,
+    grid=None,
+    dask=None,
+    resume: bool = False,
 ):
     """Runs the sweep; returns ``(DataFrame of sweep.csv, out dir, number of failed runs)``.
 
-    ``seeds``: runs per point (see the module documentation for the seed values and folders).
-    ``progress``: ``"bar"`` (tqdm), ``"lines"`` (one line per run on stderr), ``"errors"``
-    (only failed runs, on stderr) or ``None`` (nothing)."""
+    ``grid``: extra swept keys (``{key: [values]}`` or ``--grid key=v1,v2`` strings), combined
+    with the scenario's ``[sweep]`` table. ``seeds``: runs per point (see the module
+    documentation for the seed values and folders). ``dask``: a scheduler address or a
+    ``distributed.Client`` (default: the local pool, or :data:`lnsim.executors.DASK_ENV`).
+    ``resume``: keep the runs already in the folder's store and run only the missing (or
+    failed) ones. ``progress``: ``"bar"`` (tqdm), ``"lines"`` (one line per run on stderr),
+    ``"errors"`` (only failed runs, on stderr) or ``None`` (nothing)."""
     import lnsim
+
+    from .executors import make_executor
+    from .store import ResultsStore
 
     scenario = Path(scenario)
     user = lnsim._overrides(overrides)
     doc = _load_toml(scenario)
-    points = sweep_points(scenario)
-    keys = list(points[0]["values"])
+    extra = parse_grid(grid)
+    table = sweep_table(scenario, extra)
+    points = _points_of(table)
+    keys = list(table)
 
     for o in user:
         if _override_key(o) in keys:
-            raise ScenarioError(f"--set {o}: `{_override_key(o)}` is a swept key of {scenario} ([sweep] table)")
+            raise ScenarioError(f"--set {o}: `{_override_key(o)}` is a swept key of {scenario} ([sweep] table or --grid)")
     base = base_seed(doc, user, seed)
     _check_seeds(scenario, keys, seeds, base, seed)
     if jobs is not None and jobs < 1:
@@ -592,49 +752,118 @@ def run_sweep(
         except ScenarioError as e:
             raise ScenarioError(f"sweep point {p['point']} ({', '.join(p['overrides'])}): {e}") from None
 
-    out_dir = Path(out) if out is not None else Path("results") / f"{_scenario_name(scenario, doc, user)}-sweep"
-    (out_dir / POINTS_DIR).mkdir(parents=True, exist_ok=True)
-    _clear_stale(out_dir, points)
-
+    version = lnsim.__version__
+    scen_hash = file_hash(scenario)
     runs = sweep_runs(points, seeds, base, seed)
-    args = [
-        (os.fspath(scenario), [*user, *r["point"]["overrides"]], r["seed_arg"], os.fspath(out_dir / r["dir"]))
-        for r in runs
-    ]
-    n_jobs = min(jobs or os.cpu_count() or 1, len(runs))
-    t0 = time.perf_counter()
-    results = _execute(args, [r["label"] for r in runs], n_jobs, progress, "point" if seeds == 1 else "run")
-    wall = time.perf_counter() - t0
+    for r in runs:
+        r["overrides"] = [*user, *r["point"]["overrides"]]
+        r["key"] = run_key(scen_hash, r["overrides"], r["seed_arg"], version)
 
-    df = _table(keys, runs, results)
-    df.to_csv(out_dir / SWEEP_CSV, index=False)
-    meta = _meta(scenario, user, seed, seeds, base, keys, points, runs, results, n_jobs, wall)
-    with open(out_dir / SWEEP_JSON, "w", encoding="utf-8") as f:
-        json.dump(meta, f, indent=2, ensure_ascii=False)
-        f.write("\n")
+    out_dir = Path(out) if out is not None else Path("results") / f"{_scenario_name(scenario, doc, user)}-sweep"
+    executor = make_executor(jobs, len(runs), dask)  # fails fast on an unreachable scheduler
+    try:
+        (out_dir / POINTS_DIR).mkdir(parents=True, exist_ok=True)
+        store = ResultsStore(out_dir)
+    except BaseException:
+        executor.close()
+        raise
+    try:
+        store.clear_staging()
+        for name in (SWEEP_CSV, SWEEP_JSON):  # rewritten at the end: no stale table meanwhile
+            try:
+                (out_dir / name).unlink()
+            except FileNotFoundError:
+                pass
+        current = {r["key"]: r for r in runs}
+        run_dirs = {r["dir"] for r in runs}
+        existing = store.records()
+        keep = {}
+        if resume:
+            keep = {
+                k: rec
+                for k, rec in existing.items()
+                if rec["status"] == STATUS_OK and k in current and rec["dir"] == current[k]["dir"]
+                and all((out_dir / rec["dir"] / t).is_file() for t in rec["tables"] or [])
+            }
+        stale = [rec for k, rec in existing.items() if k not in keep]
+        for rec in stale:
+            _remove_run_files(out_dir, rec, run_dirs)
+        store.delete(rec["run_key"] for rec in stale)
+        if not resume:
+            _clear_stale(out_dir, points)  # folders of a sweep written before the store existed
+
+        todo = [r for r in runs if r["key"] not in keep]
+        tasks = [(os.fspath(scenario.resolve()), r["overrides"], r["seed_arg"]) for r in todo]
+        unit = "point" if seeds == 1 else "run"
+        where = f" on {executor.name} ({executor.slots} at once)" if executor.name.startswith("dask") else ""
+        bar = _Progress(len(todo), progress, unit, reused=len(keep), where=where)
+        t0 = time.perf_counter()
+        try:
+            for i, outcome in executor.run(tasks):
+                if i < 0:
+                    bar.tick(executor.running())
+                    continue
+                r = todo[i]
+                ok = outcome["status"] == STATUS_OK
+                summary = flatten_summary(outcome["summary"]) if ok else None
+                record = {
+                    "run_key": r["key"],
+                    "point": r["point"]["point"],
+                    "seed": r["seed"],
+                    "dir": r["dir"],
+                    "scenario": os.fspath(scenario),
+                    "scenario_hash": scen_hash,
+                    "overrides": r["overrides"],
+                    "point_values": {k: csv_value(v) for k, v in r["point"]["values"].items()},
+                    "version": version,
+                    "status": outcome["status"],
+                    "error": None if ok else outcome["error"],
+                    "summary": summary,
+                    "wall_time_s": outcome.get("wall_time_s"),
+                    "worker": outcome.get("worker"),
+                }
+                if ok and record["seed"] is None and _is_int(summary.get(SEED_COLUMN)):
+                    record["seed"] = summary[SEED_COLUMN]
+                store.commit_run(record, outcome["files"] if ok else None)
+                bar.update(r["label"], outcome["status"], summary if ok else outcome["error"],
+                           outcome.get("wall_time_s") or 0.0, executor.running())
+        finally:
+            bar.close()
+            executor.close()
+        wall = time.perf_counter() - t0
+
+        records = store.records()
+    finally:
+        store.close()
+    df = _table(keys, runs, records)
+    _write_atomic(out_dir / SWEEP_CSV, df.to_csv(index=False))
+    stats = {
+        "scenario_hash": scen_hash,
+        "version": version,
+        "grid": {k: [csv_value(v) for v in vals] for k, vals in extra.items()},
+        "simulated": len(todo),
+        "reused": len(keep),
+        "jobs": executor.slots,
+        "wall": wall,
+    }
+    meta = _meta(scenario, user, seed, seeds, base, table, points, runs, records, executor.name, stats)
+    _write_atomic(out_dir / SWEEP_JSON, json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
     return df, out_dir, meta["failed"]
 
 
-def sweep(scenario, overrides=None, out=None, jobs=None, seed=None, progress=False, seeds=1):
-    """Runs every point of the scenario's ``[sweep]`` table and returns sweep.csv as a DataFrame.
-
-    ``overrides`` (``--set`` strings or a dict) apply to every point, before the point's own;
-    ``out`` is the sweep folder (default ``results/<scenario name>-sweep/``); ``jobs`` the number
-    of runs at once (default: all cores); ``seed`` overrides ``sim.seed`` in every point;
-    ``seeds`` runs every point that many times with the seeds ``base .. base + seeds - 1``
-    (``base``: ``seed``, else the scenario's ``sim.seed``), one row per point and seed;
-    ``progress`` shows a progress bar on stderr (one line per run when stderr is not a
-    terminal). Raises :class:`lnsim.ScenarioError` before running anything when the scenario has
-    no ``[sweep]`` table or a point is invalid. A run that fails does not raise: its row has
-    ``status == "failed"`` and the message in ``error`` (and a ``RuntimeWarning`` is issued).
-    """
+def sweep(scenario, overrides=None, out=None, jobs=None, seed=None, progress=False, seeds=1, grid=None,
+          dask=None, resume=False):
+    """Runs every point of a sweep and returns sweep.csv as a DataFrame (see
+    :func:`lnsim.sweep`)."""
     mode = None
     if progress:
         mode = "bar" if _stderr_is_tty() else "lines"
     df, out_dir, failed = run_sweep(
-        scenario, overrides=overrides, out=out, jobs=jobs, seed=seed, progress=mode, seeds=seeds
+        scenario, overrides=overrides, out=out, jobs=jobs, seed=seed, progress=mode, seeds=seeds, grid=grid,
+        dask=dask, resume=resume,
     )
     df.attrs["out_dir"] = str(out_dir)
+    df.attrs["keys"] = sweep_keys(df, out_dir)
     if failed:
         what = "points" if seeds == 1 else "runs"
         warnings.warn(f"{failed} of {len(df)} sweep {what} failed (see the error column)", RuntimeWarning, stacklevel=2)

@@ -77,9 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
         "swept keys, point, status, error, seed, summary.json fields), DIR/sweep.json and the figures "
         "(sweep.png; load_latency.png and throughput.png for a load sweep of the cycle-level model). "
         "With --seeds N every point runs N times with the seeds BASE..BASE+N-1 (BASE: --seed, else the "
-        "scenario's sim.seed), each in DIR/points/<point>/seed-<seed>/, one row per point and seed.",
+        "scenario's sim.seed), each in DIR/points/<point>/seed-<seed>/, one row per point and seed. "
+        "Every run is recorded in DIR/store.sqlite as soon as it ends (atomically); --resume runs only "
+        "what is missing. Points run on a local process pool, or on a Dask cluster with --dask.",
     )
-    p.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file with a [sweep] table")
+    p.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file (with a [sweep] table, or use --grid)")
     _add_set(p)
     p.add_argument("--out", metavar="DIR", default=None, help="sweep folder (default results/<scenario name>-sweep/)")
     p.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="runs at once (default: all cores)")
@@ -91,6 +93,28 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="run every point N times, with the seeds BASE..BASE+N-1, BASE being --seed or the scenario's sim.seed "
         "(default: once, with the scenario's seed)",
+    )
+    p.add_argument(
+        "--grid",
+        dest="grid",
+        action="append",
+        default=[],
+        metavar="KEY=V1,V2,...",
+        help="sweep KEY over these values too (Cartesian product with the scenario's [sweep] table, which may "
+        "then be absent; a KEY the table also sweeps gets these values instead; repeatable)",
+    )
+    p.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        default=None,
+        help="run the points as tasks on this Dask scheduler, e.g. tcp://127.0.0.1:8786 "
+        "(default: $LNSIM_DASK_ADDRESS if set, else a local process pool)",
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the runs already in DIR's results store (store.sqlite) and run only the missing or failed "
+        "ones (without it, a sweep into DIR starts afresh)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress output (failed points are still reported)")
     p.add_argument("--no-plot", action="store_true", help="do not write the sweep figures")
@@ -321,6 +345,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         seed=args.seed,
         progress=progress,
         seeds=args.seeds,
+        grid=args.grid,
+        dask=args.dask,
+        resume=args.resume,
     )
     print(format_sweep(df, out_dir, failed))
     if not args.no_plot and failed < len(df):
@@ -468,7 +495,10 @@ def main(argv: Optional[List[str]] = None) -> int:
 def _report(e: BaseException) -> int:
     from . import ScenarioError, SimulationError
 
-    if isinstance(e, (ScenarioError, InputError)):
+    from .executors import ExecutorError
+    from .store import StoreError
+
+    if isinstance(e, (ScenarioError, InputError, ExecutorError, StoreError)):
         print(f"lnsim: error: {e}", file=sys.stderr)
         return EXIT_INPUT
     if isinstance(e, SimulationError):
