@@ -4,7 +4,7 @@ PIP ?= $(PYTHON) -m pip
 # `python -m lnsim` is the `lnsim` command; it works even when pip's script folder is not on PATH.
 LNSIM ?= $(PYTHON) -m lnsim
 
-.PHONY: quickstart install test bench lint
+.PHONY: quickstart install browser test bench lint
 
 # Builds the Rust core (release) into an editable install, runs experiment A of the InfiniBand
 # CC study and writes its figures into results/zeru_a/.
@@ -15,8 +15,20 @@ quickstart: install
 install:
 	$(PIP) install --quiet --disable-pip-version-check -c constraints.txt -e '.[test]'
 
+# Debian's Chromium, for the test that opens `lnsim report` pages in a real headless browser.
+# Installed with apt-get when missing and we are root; otherwise say how (the test then fails
+# with the same advice, unless LNSIM_SKIP_BROWSER=1).
+browser:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing Debian's chromium (for the report test)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+		echo "warning: no chromium: the report browser test needs it (sudo apt-get install chromium)" >&2; \
+	fi
+
 # Rust tests, then Python tests; fails if either fails. pytest's summary line is printed last.
-test: install
+test: install browser
 	@status=0; \
 	cargo test --release -p lnsim || status=1; \
 	$(PYTHON) -m pytest -q python/tests || status=1; \

@@ -376,3 +376,30 @@ def test_plot_functions_draw_into_a_given_axes(local_sweep):
     assert plot.plot_router_load(r, ax=c) is c
     assert len(a.lines) >= 2 and len(b.lines) >= 2 and len(c.patches) > 0
     plt.close(fig)
+
+
+# ---------------------------------------------------------------------------------------------
+# examples/
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def test_load_sweep_api_example_runs(tmp_path):
+    out = tmp_path / "ex"
+    proc = subprocess.run(
+        [sys.executable, EXAMPLES / "load_sweep_api.py", "--quick", "--out", out],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600, cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "32 runs in the store, 32 ok" in proc.stdout
+    assert (out / "example.png").stat().st_size > 10_000
+
+
+def test_dask_jobqueue_example_is_valid_python():
+    import py_compile
+
+    py_compile.compile(str(EXAMPLES / "dask_jobqueue_cluster.py"), doraise=True)
+    proc = subprocess.run([sys.executable, EXAMPLES / "dask_jobqueue_cluster.py", "--help"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert proc.returncode == 0 and "--system" in proc.stdout and "--resume" in proc.stdout
