@@ -46,7 +46,7 @@ Cycle-level results folder (``summary["model"] == "cycle"``: Dragonfly, meshes)
     ``packets.{generated, injected, delivered, in_network}``, ``phit_hops``,
     ``phit_hops_per_s``, ``events``; ``change_cycle`` with a transient pattern.
 ``routers.csv``
-    ``router,group,injected_load,accepted_load`` — per router, in phits/node/cycle.
+    ``router,name,injected_load,accepted_load`` — per router (index, name), in phits/node/cycle.
 ``latency_hist.csv``
     ``lo_cycles,hi_cycles,count`` — packet latency histogram in cycles.
 ``bins.csv``
@@ -129,7 +129,7 @@ LATENCY_COLUMNS = ["lower_ns", "upper_ns", "count"]
 BUFFERS_COLUMNS = ["t_start_s", "switch", "port", "vl", "mean_credits", "max_credits"]
 CCTI_COLUMNS = ["t_start_s", "src", "dst", "vl", "ccti_end", "ccti_max"]
 CC_PORTS_COLUMNS = ["switch", "port", "vl", "fecn_marks", "congested_s"]
-ROUTERS_COLUMNS = ["router", "group", "injected_load", "accepted_load"]
+ROUTERS_COLUMNS = ["router", "name", "injected_load", "accepted_load"]
 CYCLE_LATENCY_COLUMNS = ["lo_cycles", "hi_cycles", "count"]
 BINS_COLUMNS = [
     "start_cycle",

@@ -2,9 +2,11 @@
 
     lnsim run SCENARIO.toml [--set key.path=value]... [--seed N] [--out DIR] [--no-progress] [--no-plot]
     lnsim validate SCENARIO.toml [--set key.path=value]...
-    lnsim sweep SCENARIO.toml [--set key.path=value]... [--out DIR] [--jobs N] [--seed N] [--seeds N]
+    lnsim sweep SCENARIO.toml [--set key.path=value]... [--grid key.path=v1,v2]... [--seeds N] [--dask ADDRESS]
+                [--resume] [--out DIR] [--jobs N] [--seed N]
                 [--no-progress] [--no-plot]
     lnsim plot DIR [--out DIR] [--metric FIELD] [--bound LABEL=VALUE]...
+    lnsim report DIR [--out FILE]
     lnsim bench [--case NAME]... [--quick] [--scenarios DIR]
 
 Exit status: 0 success, 2 bad input (the message names the key), 1 simulation or unexpected
@@ -148,6 +150,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scenarios", metavar="DIR", default=None, help="the scenarios/ folder (default: the repository's)")
     p.add_argument("--out", metavar="DIR", default=None, help="where bench.json goes (default results/bench/)")
     p.set_defaults(func=cmd_bench)
+
+    from .report import add_parser as add_report_parser
+
+    add_report_parser(sub)
     return parser
 
 

@@ -29,6 +29,10 @@ such a folder); for a load sweep (a swept ``traffic.load``), :func:`plot_load_la
 with the min–max spread shaded, optional analytical bounds), written by
 :func:`plot_load_sweep_results` as ``load_latency.png`` and ``throughput.png``.
 :func:`plot_sweep_folder` picks the right figures for any sweep folder.
+
+:func:`plot_buffers` draws the occupancy of the switch input buffers over time (buffers.csv, the
+fullest ones; :func:`buffer_occupancy` gives the table); ``lnsim report`` (:mod:`lnsim.report`)
+puts it with the other figures into one HTML page.
 """
 
 from __future__ import annotations
@@ -56,6 +60,7 @@ __all__ = [
     "LATENCY_METRIC",
     "MAX_LINES",
     "UNITS",
+    "buffer_occupancy",
     "flow_ccti",
     "is_load_sweep",
     "latency_log_bins",
@@ -65,6 +70,7 @@ __all__ = [
     "plot_bandwidth",
     "plot_bandwidth_ccti",
     "plot_bins",
+    "plot_buffers",
     "plot_ccti",
     "plot_cycle_results",
     "plot_latency_histogram",
@@ -1087,3 +1093,61 @@ def plot_sweep_folder(sweep_dir, out_dir=None, metric: Optional[str] = None,
     target.mkdir(parents=True, exist_ok=True)
     fig, ax = plt.subplots(figsize=(7.5, 5))
     return [_save_figure(fig, target / SWEEP_PNG, lambda: plot_load_sweep(df, metric, ax=ax, bounds=bounds))]
+
+
+# ---------------------------------------------------------------------------------------------
+# buffer occupancy (InfiniBand model, buffers.csv)
+
+
+def buffer_occupancy(r: ResultLike, column: str = "mean_credits") -> pd.DataFrame:
+    """Occupancy of every switch input buffer over time from buffers.csv: a DataFrame indexed
+    by interval start (seconds), one column per buffer named ``switch:port`` (``switch:port
+    vlN`` when the run has several VLs), values from ``column`` (``mean_credits``, the
+    time-averaged occupancy in credits, or ``max_credits``, the peak). Raises
+    ``FileNotFoundError`` when the run did not record buffer occupancy
+    (``stats.buffer_occupancy = false``)."""
+    r = _result(r)
+    b = r.buffers
+    if b is None:
+        raise FileNotFoundError(f"{r.out_dir / 'buffers.csv'}: missing (stats.buffer_occupancy was off)")
+    if column not in b.columns:
+        raise ValueError(f"buffers.csv has no column {column!r}; columns: {', '.join(b.columns)}")
+    if b.empty:
+        return pd.DataFrame(index=pd.Index([], name="t_start_s", dtype=float), dtype=float)
+    several_vls = b["vl"].nunique() > 1 if "vl" in b.columns else False
+    labels = [
+        f"{sw}:{port} vl{vl}" if several_vls else f"{sw}:{port}"
+        for sw, port, vl in zip(b["switch"].astype(str), b["port"], b["vl"] if "vl" in b.columns else [0] * len(b))
+    ]
+    b = b.assign(buffer=labels)
+    order = list(dict.fromkeys(labels))
+    table = b.pivot_table(index="t_start_s", columns="buffer", values=column, aggfunc="max", sort=True)
+    return table.reindex(columns=order).fillna(0.0)
+
+
+def plot_buffers(result_or_dir: ResultLike, ax=None, limit: int = MAX_LINES):
+    """Occupancy of the switch input buffers over time (buffers.csv, ``stats.buffer_occupancy``):
+    one line per buffer (``switch:port``) of its time-averaged occupancy in credits per
+    interval; only the ``limit`` buffers with the highest mean occupancy are drawn, and the
+    title says so. Returns the Axes."""
+    r = _result(result_or_dir)
+    ax = _new_ax(ax)
+    table = buffer_occupancy(r)
+    shown, n_active = _busiest(table, limit)
+    cmap = plt.get_cmap("tab20" if len(shown) > 10 else "tab10")
+    x = table.index.to_numpy(dtype=float)
+    for i, name in enumerate(shown):
+        ax.plot(x, table[name].to_numpy(), color=cmap(i % cmap.N), lw=1.4, label=name)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("mean occupancy (credits)")
+    ax.set_ylim(bottom=0)
+    _finish_time_axis(ax, x, r.summary)
+    title = f"{r.summary.get('scenario', r.out_dir.name)}: switch input buffer occupancy"
+    if n_active > len(shown):
+        title += f" ({len(shown)} fullest of {n_active} occupied buffers)"
+    ax.set_title(title, fontsize=10)
+    if shown:
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=min(6, len(shown)), fontsize=8, frameon=False)
+    else:
+        _no_data(ax, "buffer occupied")
+    return ax
