@@ -240,7 +240,9 @@ class DaskExecutor(Executor):
         except Exception:  # noqa: BLE001 - progress only
             return 0
         ours = {f.key for f in self._futures}
-        return sum(1 for keys in processing.values() for k in keys if k in ours)
+        # `processing` also lists tasks already sent to a worker but queued behind others there
+        assigned = sum(1 for keys in processing.values() for k in keys if k in ours)
+        return min(assigned, self.slots)
 
     def close(self) -> None:
         if self._own:
