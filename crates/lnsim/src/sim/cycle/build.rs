@@ -4,7 +4,7 @@
 
 use super::packet::{PacketSlab, NIL};
 use super::results::CycleStats;
-use super::{CycleNet, PortKind, PortState, VcState};
+use super::{CycleNet, PortKind, PortState, VcOut, VcState};
 use crate::config::{LoadedScenario, RoutingAlgorithm, TopologyKind};
 use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
@@ -129,6 +129,15 @@ impl CycleNet {
         positive("router.latency", rc.latency)?;
         positive("router.local_latency", rc.local_latency)?;
         positive("router.global_latency", rc.global_latency)?;
+        for (k, v) in [
+            ("router.local_latency", rc.local_latency),
+            ("router.global_latency", rc.global_latency),
+            ("router.ejection_latency", rc.ejection_latency),
+        ] {
+            if v > u32::MAX as u64 {
+                return Err(Error::input(k, "at most 4294967295 cycles"));
+            }
+        }
         for (k, v) in [
             ("router.injection_queue_phits", rc.injection_queue_phits),
             ("router.local_buffer_phits", rc.local_buffer_phits),
@@ -521,30 +530,31 @@ impl CycleNet {
                     in_ptr: 0,
                     out_ptr: 0,
                     link_ptr: 0,
-                    xout_evt: false,
-                    xin_evt: false,
-                    space_evt: false,
-                    space_wait: false,
+                    flags: 0,
                     peer: peer[g],
                     in_count: 0,
                     out_count: 0,
-                    latency: lat[g],
+                    latency: lat[g] as u32,
                     link_free: 0,
                     xin_free: 0,
                     xout_free: 0,
                     out_wake_at: u64::MAX,
                 })
                 .collect(),
+            vout: (0..np * vcs as usize)
+                .map(|i| VcOut {
+                    head_ready: u64::MAX,
+                    credits: credit_cap[i],
+                    used: 0,
+                })
+                .collect(),
             vc: (0..np * vcs as usize)
                 .map(|i| VcState {
                     in_q: (NIL, NIL),
                     out_q: (NIL, NIL),
-                    out_head_ready: u64::MAX,
                     head_route: u32::MAX,
                     in_used: 0,
                     in_cap: in_cap[i],
-                    out_used: 0,
-                    credits: credit_cap[i],
                     credit_cap: credit_cap[i],
                 })
                 .collect(),
@@ -552,8 +562,8 @@ impl CycleNet {
             in_mask: vec![0; routers as usize],
             out_mask: vec![0; routers as usize],
             active: Vec::with_capacity(routers as usize),
-            scratch_req: vec![(0, 0); 64],
-            scratch_want: vec![0; 64],
+            scratch_req: [(0, 0); 64],
+            scratch_want: [0; 64],
             is_active: vec![false; routers as usize],
             alloc_wake: vec![false; routers as usize],
             routing,
@@ -578,6 +588,7 @@ impl CycleNet {
                 .collect(),
             traffic,
             gen_prob: 0.0,
+            gen_log_q: 0.0,
             pkts: PacketSlab::new(),
             calendar: (0..cal_len).map(|_| Vec::new()).collect(),
             cal_mask: cal_len - 1,

@@ -80,9 +80,23 @@ pub(crate) enum Ev {
     Change,
 }
 
-/// State of one router port (`gp`), kept together so that a port's work touches one or two
-/// cache lines.
+/// Bits of [`PortState::flags`].
+pub(crate) mod flag {
+    /// An `XoutFree` event is pending.
+    pub const XOUT_EVT: u8 = 1;
+    /// An `XinFree` event is pending.
+    pub const XIN_EVT: u8 = 2;
+    /// A `SpaceFree` event is pending.
+    pub const SPACE_EVT: u8 = 4;
+    /// An input waits for room in this output buffer (the next departure schedules
+    /// `SpaceFree`).
+    pub const SPACE_WAIT: u8 = 8;
+}
+
+/// State of one router port (`gp`), kept together in one 64-byte record (one cache line) so
+/// that a port's work touches a single line.
 #[derive(Debug, Clone, Copy)]
+#[repr(align(64))]
 pub(crate) struct PortState {
     /// What it connects to.
     pub kind: PortKind,
@@ -95,18 +109,15 @@ pub(crate) struct PortState {
     pub in_ptr: u8,
     pub out_ptr: u8,
     pub link_ptr: u8,
-    /// An `XoutFree` / `XinFree` / `SpaceFree` event is pending; an input waits for room.
-    pub xout_evt: bool,
-    pub xin_evt: bool,
-    pub space_evt: bool,
-    pub space_wait: bool,
+    /// Pending events and waits ([`flag`]).
+    pub flags: u8,
     /// Far end of a router-to-router port (gp), or u32::MAX.
     pub peer: u32,
     /// Packets in the input VC queues / output VC queues.
     pub in_count: u32,
     pub out_count: u32,
-    /// Link latency out of this port.
-    pub latency: u64,
+    /// Link latency out of this port (cycles; shorter than the calendar).
+    pub latency: u32,
     /// The output link is free from this cycle.
     pub link_free: u64,
     /// The input's / output's crossbar port is free from this cycle.
@@ -116,26 +127,32 @@ pub(crate) struct PortState {
     pub out_wake_at: u64,
 }
 
-/// State of one VC of a port: its input queue, its output queue and the credits for the VC at
-/// the far end.
+/// The output side of one VC that the link stage and the output-VC choice read on every
+/// look, in a dense 16-byte record (a port's VCs share one or two cache lines).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct VcOut {
+    /// Departure cycle of the output queue's head (u64::MAX: empty).
+    pub head_ready: u64,
+    /// Credits (phits) available at the far end.
+    pub credits: u32,
+    /// Phits queued in the output buffer.
+    pub used: u32,
+}
+
+/// The rest of the state of one VC of a port: its input queue, its output queue and the
+/// buffer capacities.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct VcState {
     /// Input queue (head, tail).
     pub in_q: (u32, u32),
     /// Output queue (head, tail).
     pub out_q: (u32, u32),
-    /// Departure cycle of the output queue's head (u64::MAX: empty).
-    pub out_head_ready: u64,
     /// Packed next hop of the input head (computed once per head; u32::MAX: none).
     pub head_route: u32,
     /// Phits in the input buffer (until their credits reach the upstream).
     pub in_used: u32,
     /// Input buffer capacity.
     pub in_cap: u32,
-    /// Phits queued in the output buffer.
-    pub out_used: u32,
-    /// Credits (phits) available at the far end.
-    pub credits: u32,
     /// Capacity of the far end's buffer.
     pub credit_cap: u32,
 }
@@ -161,15 +178,19 @@ pub(crate) struct CycleNet {
     // --- ports and their VCs
     /// Per router port `gp`.
     pub port: Vec<PortState>,
-    /// Per `(gp, vc)`.
+    /// Per `(gp, vc)`: the output side ...
+    pub vout: Vec<VcOut>,
+    /// ... and the rest.
     pub vc: Vec<VcState>,
     pub out_cap: u32,
     // --- routers
     pub in_mask: Vec<u64>,
     pub out_mask: Vec<u64>,
     pub active: Vec<u32>,
-    pub scratch_req: Vec<(u8, u8)>,
-    pub scratch_want: Vec<u64>,
+    /// Allocator scratch (a router has at most 64 ports): the request of each input (input
+    /// VC, output VC) and the inputs requesting each output (all zero between runs).
+    pub scratch_req: [(u8, u8); 64],
+    pub scratch_want: [u64; 64],
     pub is_active: Vec<bool>,
     pub alloc_wake: Vec<bool>,
     pub routing: CycleRouting,
@@ -189,6 +210,8 @@ pub(crate) struct CycleNet {
     pub rng_term: Vec<ChaCha8Rng>,
     pub traffic: SyntheticTraffic,
     pub gen_prob: f64,
+    /// `ln(1 − gen_prob)`, the divisor of the geometric gap (computed once per load).
+    pub gen_log_q: f64,
     // --- engine
     pub pkts: PacketSlab,
     pub calendar: Vec<Vec<Ev>>,

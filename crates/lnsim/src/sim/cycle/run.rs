@@ -2,7 +2,7 @@
 //! active router its output links and its allocator; saturation watch; conservation check.
 
 use super::packet::{Pkt, NIL};
-use super::{CycleNet, Ev, PortKind};
+use super::{flag, CycleNet, Ev, PortKind};
 use crate::api::{RunOptions, RunOutput};
 use crate::config::LoadedScenario;
 use crate::error::{Error, Result};
@@ -63,6 +63,7 @@ struct View<'a> {
     radix: u32,
     vcs: u32,
     port: &'a [super::PortState],
+    vout: &'a [super::VcOut],
     vc: &'a [super::VcState],
     pkt_phits: u32,
     pb: Option<&'a crate::routing::piggyback::PiggybackState>,
@@ -75,9 +76,9 @@ impl Occupancy for View<'_> {
         let g = (r * self.radix + port) as usize;
         let i = g * self.vcs as usize + vc as usize;
         let leaving = self.port[g].link_free > self.now && self.port[g].last_vc == vc;
-        let v = &self.vc[i];
-        let out = v.out_used + if leaving { self.pkt_phits } else { 0 };
-        (out + (v.credit_cap - v.credits)) as u64
+        let o = &self.vout[i];
+        let out = o.used + if leaving { self.pkt_phits } else { 0 };
+        (out + (self.vc[i].credit_cap - o.credits)) as u64
     }
     #[inline]
     fn pb_bits(&self, reader: u32, r: u32) -> u64 {
@@ -170,17 +171,17 @@ impl CycleNet {
         match ev {
             Ev::Arrive { pkt, gp } => self.arrive(pkt, gp),
             Ev::XinFree { gp } => {
-                self.port[gp as usize].xin_evt = false;
+                self.port[gp as usize].flags &= !flag::XIN_EVT;
                 self.wake_allocator(gp / self.radix);
             }
             Ev::Credit { gp, vc } => {
-                self.vc[(gp * self.vcs) as usize + vc as usize].credits += self.pkt_phits;
+                self.vout[(gp * self.vcs) as usize + vc as usize].credits += self.pkt_phits;
                 let down = self.port[gp as usize].peer;
                 self.vc[(down * self.vcs) as usize + vc as usize].in_used -= self.pkt_phits;
                 self.wake_output(gp);
             }
             Ev::SpaceFree { gp } => {
-                self.port[gp as usize].space_evt = false;
+                self.port[gp as usize].flags &= !flag::SPACE_EVT;
                 self.wake_allocator(gp / self.radix);
             }
             Ev::OutReady { gp } => {
@@ -191,7 +192,7 @@ impl CycleNet {
                 }
             }
             Ev::XoutFree { gp } => {
-                self.port[gp as usize].xout_evt = false;
+                self.port[gp as usize].flags &= !flag::XOUT_EVT;
                 self.wake_allocator(gp / self.radix);
             }
             Ev::TermCredit { t } => {
@@ -232,6 +233,7 @@ impl CycleNet {
     fn start_generators(&mut self, from: u64) {
         let load = self.traffic.load_at(from);
         self.gen_prob = (load / self.pkt_phits as f64).min(1.0);
+        self.gen_log_q = (1.0 - self.gen_prob).ln();
         for t in 0..self.terminals {
             if self.traffic.active(t, from) {
                 self.schedule_gen(t, from);
@@ -251,7 +253,7 @@ impl CycleNet {
             0
         } else {
             let u: f64 = self.rng_term[t as usize].random();
-            ((1.0 - u).ln() / (1.0 - p).ln()).floor() as u64
+            ((1.0 - u).ln() / self.gen_log_q).floor() as u64
         };
         let when = from + gap;
         let epoch = self.epoch[t as usize];
@@ -385,7 +387,7 @@ impl CycleNet {
         let i = (gp * self.vcs + vc) as usize;
         let g = gp as usize;
         let leaving = self.port[g].link_free > self.now && self.port[g].last_vc as u32 == vc;
-        self.vc[i].out_used + if leaving { self.pkt_phits } else { 0 }
+        self.vout[i].used + if leaving { self.pkt_phits } else { 0 }
     }
 
     /// Output `gp` may be able to send: its link stage looks at it this cycle.
@@ -437,82 +439,88 @@ impl CycleNet {
         let vcs = self.vcs;
         let l = self.pkt_phits;
         let mut mask = self.out_mask[r as usize];
+        // examined now: each output sleeps until an event (ready head, credits, free link)
+        // wakes it
+        self.out_mask[r as usize] = 0;
         while mask != 0 {
             let p = mask.trailing_zeros();
             mask &= mask - 1;
             let gp = r * self.radix + p;
             let g = gp as usize;
-            // examined now: it sleeps until an event (ready head, credits, free link) wakes it
-            self.out_mask[r as usize] &= !(1 << p);
-            if self.port[g].link_free > now {
-                let t = self.port[g].link_free;
+            let port = &self.port[g];
+            if port.link_free > now {
+                let t = port.link_free;
                 self.wake_output_at(gp, t);
                 continue;
             }
-            let n = self.port[g].nvc as u32;
-            let terminal = matches!(self.port[g].kind, PortKind::Terminal(_));
+            let n = port.nvc as usize;
+            let terminal = matches!(port.kind, PortKind::Terminal(_));
+            let link_ptr = port.link_ptr as u32;
+            let base = (gp * vcs) as usize;
             let mut ready = 0u64;
             let mut next_ready = u64::MAX;
-            for v in 0..n {
-                let i = (gp * vcs + v) as usize;
+            for (v, o) in self.vout[base..base + n].iter().enumerate() {
                 // departure time of the head, kept flat (no packet memory touched)
-                let t = self.vc[i].out_head_ready;
+                let t = o.head_ready;
                 if t == u64::MAX {
                     continue;
                 }
                 if t > now {
                     next_ready = next_ready.min(t);
-                } else if terminal || self.vc[i].credits >= l {
+                } else if terminal || o.credits >= l {
                     ready |= 1 << v;
                 }
             }
             if next_ready != u64::MAX {
                 self.wake_output_at(gp, next_ready);
             }
-            let Some(v) = round_robin(ready, self.port[g].link_ptr as u32) else {
+            let Some(v) = round_robin(ready, link_ptr) else {
                 continue;
             };
-            self.port[g].link_ptr = after(v, n) as u8;
-            let i = (gp * vcs + v) as usize;
-            let mut q = self.vc[i].out_q;
-            let id = self.pkts.pop(&mut q);
-            self.vc[i].out_q = q;
-            self.vc[i].out_head_ready = if q.0 == NIL {
+            let i = base + v as usize;
+            let id = self.pkts.pop(&mut self.vc[i].out_q);
+            let next = self.vc[i].out_q.0;
+            let o = &mut self.vout[i];
+            o.head_ready = if next == NIL {
                 u64::MAX
             } else {
-                self.pkts.link[q.0 as usize].ready
+                self.pkts.link[next as usize].ready
             };
-            self.port[g].out_count -= 1;
             // the packet leaves the output buffer over the next L cycles: its space counts as
             // occupied until the link is free (`out_occupancy`)
-            self.vc[i].out_used -= l;
-            self.port[g].last_vc = v as u8;
-            self.port[g].link_free = now + l as u64;
-            if self.port[g].out_count > 0 {
+            o.used -= l;
+            if !terminal {
+                o.credits -= l;
+            }
+            let port = &mut self.port[g];
+            port.link_ptr = after(v, n as u32) as u8;
+            port.out_count -= 1;
+            port.last_vc = v as u8;
+            port.link_free = now + l as u64;
+            let more = port.out_count > 0;
+            let space_wait = port.flags & flag::SPACE_WAIT != 0;
+            if space_wait {
+                port.flags = port.flags & !flag::SPACE_WAIT | flag::SPACE_EVT;
+            }
+            let (down, latency) = (port.peer, port.latency as u64);
+            if more {
                 self.wake_output_at(gp, now + l as u64);
             }
-            if self.port[g].space_wait {
-                self.port[g].space_wait = false;
-                self.port[g].space_evt = true;
+            if space_wait {
                 self.at(now + l as u64, Ev::SpaceFree { gp });
             }
             self.stats.phit_hops += l as u64;
-            match self.port[g].kind {
-                PortKind::Terminal(_) => {
-                    let done = now + self.ej_latency + l as u64;
-                    let p = self.pkts.v[id as usize];
-                    let hops = self.pkts.link[id as usize].hops;
-                    self.stats.delivered_at(&p, hops, now, done, l, r);
-                    self.pkts.free(id);
-                }
-                _ => {
-                    self.vc[i].credits -= l;
-                    let lk = &mut self.pkts.link[id as usize];
-                    lk.vc = v as u8;
-                    lk.hops += 1;
-                    let down = self.port[g].peer;
-                    self.at(now + self.port[g].latency, Ev::Arrive { pkt: id, gp: down });
-                }
+            if terminal {
+                let done = now + self.ej_latency + l as u64;
+                let p = &self.pkts.v[id as usize];
+                let hops = self.pkts.link[id as usize].hops;
+                self.stats.delivered_at(p, hops, now, done, l, r);
+                self.pkts.free(id);
+            } else {
+                let lk = &mut self.pkts.link[id as usize];
+                lk.vc = v as u8;
+                lk.hops += 1;
+                self.at(now + latency, Ev::Arrive { pkt: id, gp: down });
             }
         }
     }
@@ -521,12 +529,14 @@ impl CycleNet {
     /// first when it comes from a terminal): returns the packed candidate (port, VC range).
     #[inline]
     fn route_head(&mut self, r: u32, id: u32) -> u32 {
-        let mut p = self.pkts.v[id as usize];
-        if self.pkts.link[id as usize].hops == 0 {
+        let i = id as usize;
+        let p = &mut self.pkts.v[i];
+        if self.pkts.link[i].hops == 0 {
             let view = View {
                 radix: self.radix,
                 vcs: self.vcs,
                 port: &self.port,
+                vout: &self.vout,
                 vc: &self.vc,
                 pkt_phits: self.pkt_phits,
                 pb: self.pb.as_ref(),
@@ -540,20 +550,19 @@ impl CycleNet {
                 &mut self.rng_router[r as usize],
             );
         }
-        let packed = match self.routing.next_hop(r, p.dst_router, &mut p.st) {
+        let dst = p.dst;
+        match self.routing.next_hop(r, p.dst_router, &mut p.st) {
             Ok(Some(c)) => pack(c.port as u32, c.vc_lo, c.vc_hi),
             Ok(None) => {
                 // eject on the destination terminal's port
-                let tg = self.term_gp[p.dst as usize];
+                let tg = self.term_gp[dst as usize];
                 pack(tg % self.radix, 0, 0)
             }
             Err(e) => {
                 self.fail(format!("routing: {e}"));
                 pack(0, 0, 0)
             }
-        };
-        self.pkts.v[id as usize].st = p.st;
-        packed
+        }
     }
 
     /// The output VC a packet would take now at output `og`: within its allowed range, one
@@ -561,19 +570,30 @@ impl CycleNet {
     /// downstream plus locally; `None` if none has room.
     #[inline]
     fn pick_out_vc(&self, og: u32, lo: u8, hi: u8) -> Option<u8> {
-        let mut best: Option<(u32, u8)> = None;
-        for v in lo..=hi {
-            let i = (og * self.vcs) as usize + v as usize;
-            let used = self.out_occupancy(og, v as u32);
-            if used + self.pkt_phits > self.out_cap {
-                continue;
-            }
-            let free = (self.out_cap - used) + self.vc[i].credits;
-            if best.is_none_or(|b| free > b.0) {
-                best = Some((free, v));
+        let l = self.pkt_phits;
+        let cap = self.out_cap;
+        let port = &self.port[og as usize];
+        // the VC whose tail is still leaving on the link (see `out_occupancy`)
+        let leaving = if port.link_free > self.now {
+            port.last_vc
+        } else {
+            u8::MAX
+        };
+        let base = (og * self.vcs) as usize;
+        let vcs = &self.vout[base + lo as usize..base + hi as usize + 1];
+        // VCs are < 64, so u8::MAX stands for none
+        let (mut best, mut best_free) = (u8::MAX, 0u32);
+        for (k, s) in vcs.iter().enumerate() {
+            let v = lo + k as u8;
+            let used = s.used + if v == leaving { l } else { 0 };
+            if used + l <= cap {
+                let free = (cap - used) + s.credits;
+                if best == u8::MAX || free > best_free {
+                    (best, best_free) = (v, free);
+                }
             }
         }
-        best.map(|b| b.1)
+        (best != u8::MAX).then_some(best)
     }
 
     /// The separable allocator of router `r` for this cycle (see
@@ -585,30 +605,27 @@ impl CycleNet {
         let base = r * radix;
         let mut in_free = 0u64;
         for p in bits(self.in_mask[r as usize]) {
-            let gi = (base + p) as usize;
-            if self.port[gi].xin_free <= now {
+            let gi = base + p;
+            let port = &mut self.port[gi as usize];
+            if port.xin_free <= now {
                 in_free |= 1 << p;
-            } else if !self.port[gi].xin_evt {
+            } else if port.flags & flag::XIN_EVT == 0 {
                 // still moving a packet: look again when its crossbar port frees
-                self.port[gi].xin_evt = true;
-                let t = self.port[gi].xin_free;
-                self.at(t, Ev::XinFree { gp: gi as u32 });
+                port.flags |= flag::XIN_EVT;
+                let t = port.xin_free;
+                self.at(t, Ev::XinFree { gp: gi });
             }
         }
         if in_free == 0 {
             return;
         }
         let mut out_taken = 0u64;
-        // request of each input: (input VC, output VC); inputs requesting each output
-        let mut req = std::mem::take(&mut self.scratch_req);
-        let mut want = std::mem::take(&mut self.scratch_want);
         for _ in 0..self.iterations {
             let mut outs = 0u64;
             for ip in bits(in_free) {
                 let gi = base + ip;
                 let n = self.port[gi as usize].nvc as u32;
-                let ptr = self.port[gi as usize].in_ptr as u32;
-                let mut v = ptr;
+                let mut v = self.port[gi as usize].in_ptr as u32;
                 for _ in 0..n {
                     let iv = (gi * vcs + v) as usize;
                     let cur = v;
@@ -633,35 +650,33 @@ impl CycleNet {
                         self.alloc_wake[r as usize] = true;
                         continue;
                     }
-                    if self.port[og as usize].xout_free > now {
-                        if !self.port[og as usize].xout_evt {
-                            self.port[og as usize].xout_evt = true;
-                            let t = self.port[og as usize].xout_free;
+                    let out = &mut self.port[og as usize];
+                    if out.xout_free > now {
+                        if out.flags & flag::XOUT_EVT == 0 {
+                            out.flags |= flag::XOUT_EVT;
+                            let t = out.xout_free;
                             self.at(t, Ev::XoutFree { gp: og });
                         }
                         continue;
                     }
-                    let v = cur;
                     let Some(ov) = self.pick_out_vc(og, lo, hi) else {
                         // no room in the output buffer: retry when a departing tail frees some
-                        let g = og as usize;
-                        if !self.port[g].space_evt {
-                            if self.port[g].link_free > now {
-                                self.port[g].space_evt = true;
-                                let t = self.port[g].link_free;
+                        let out = &mut self.port[og as usize];
+                        if out.flags & flag::SPACE_EVT == 0 {
+                            if out.link_free > now {
+                                out.flags |= flag::SPACE_EVT;
+                                let t = out.link_free;
                                 self.at(t, Ev::SpaceFree { gp: og });
                             } else {
-                                self.port[g].space_wait = true;
+                                out.flags |= flag::SPACE_WAIT;
                             }
                         }
                         continue;
                     };
-                    {
-                        req[ip as usize] = (v as u8, ov);
-                        want[op as usize] |= 1 << ip;
-                        outs |= 1 << op;
-                        break;
-                    }
+                    self.scratch_req[ip as usize & 63] = (cur as u8, ov);
+                    self.scratch_want[op as usize & 63] |= 1 << ip;
+                    outs |= 1 << op;
+                    break;
                 }
             }
             if outs == 0 {
@@ -669,19 +684,19 @@ impl CycleNet {
             }
             let mut requesters = 0u64;
             for op in bits(outs) {
-                requesters |= want[op as usize];
+                requesters |= self.scratch_want[op as usize & 63];
             }
             let mut granted = 0u64;
             for op in bits(outs) {
                 let og = base + op;
-                let w = round_robin(want[op as usize], self.port[og as usize].out_ptr as u32)
+                let want = std::mem::take(&mut self.scratch_want[op as usize & 63]);
+                let w = round_robin(want, self.port[og as usize].out_ptr as u32)
                     .expect("an output with requests");
-                want[op as usize] = 0;
                 self.port[og as usize].out_ptr = after(w, radix) as u8;
-                let (v, ov) = req[w as usize];
+                let (v, ov) = self.scratch_req[w as usize & 63];
                 let gi = base + w;
-                self.port[gi as usize].in_ptr =
-                    after(v as u32, self.port[gi as usize].nvc as u32) as u8;
+                let inp = &mut self.port[gi as usize];
+                inp.in_ptr = after(v as u32, inp.nvc as u32) as u8;
                 in_free &= !(1 << w);
                 out_taken |= 1 << op;
                 granted |= 1 << w;
@@ -695,8 +710,6 @@ impl CycleNet {
                 break;
             }
         }
-        self.scratch_req = req;
-        self.scratch_want = want;
     }
 
     /// Moves the head packet of input `gi`/`v` through the crossbar into output `og`/`ov`.
@@ -704,53 +717,54 @@ impl CycleNet {
         let now = self.now;
         let vcs = self.vcs;
         let ii = (gi * vcs) as usize + v as usize;
-        self.vc[ii].head_route = NO_ROUTE;
-        let mut q = self.vc[ii].in_q;
-        let id = self.pkts.pop(&mut q);
-        self.vc[ii].in_q = q;
-        self.port[gi as usize].in_count -= 1;
-        if self.port[gi as usize].in_count == 0 {
-            self.in_mask[r as usize] &= !(1 << (gi % self.radix));
-        }
-        let arrived = self.pkts.link[id as usize].ready;
+        let id = {
+            let s = &mut self.vc[ii];
+            s.head_route = NO_ROUTE;
+            self.pkts.pop(&mut s.in_q)
+        };
+        let lk = &mut self.pkts.link[id as usize];
+        let arrived = lk.ready;
+        lk.ready = now + self.router_latency;
         let release = (now + self.xbar_cycles).max(arrived + self.pkt_phits as u64);
-        self.port[gi as usize].xin_free = release;
-        if self.port[gi as usize].in_count > 0 && !self.port[gi as usize].xin_evt {
+        let inp = &mut self.port[gi as usize];
+        inp.in_count -= 1;
+        inp.xin_free = release;
+        let (kind, up) = (inp.kind, inp.peer);
+        if inp.in_count == 0 {
+            self.in_mask[r as usize] &= !(1 << (gi % self.radix));
+        } else if inp.flags & flag::XIN_EVT == 0 {
             // more packets wait at this input: allocate again when its crossbar port frees
-            self.port[gi as usize].xin_evt = true;
+            inp.flags |= flag::XIN_EVT;
             self.at(release, Ev::XinFree { gp: gi });
         }
-        self.port[og as usize].xout_free = now + self.xbar_cycles;
         // the buffer space is free at `release`; the credits reach the upstream one link
         // latency later (the buffer's occupancy count drops when they arrive)
-        match self.port[gi as usize].kind {
-            PortKind::Terminal(t) => self.at(release + self.inj_latency, Ev::TermCredit { t }),
+        match kind {
+            PortKind::Terminal(t) => {
+                self.pkts.v[id as usize].t_net = now;
+                self.at(release + self.inj_latency, Ev::TermCredit { t });
+            }
             _ => {
-                let up = self.port[gi as usize].peer;
-                let when = release + self.port[up as usize].latency;
+                let when = release + self.port[up as usize].latency as u64;
                 self.at(when, Ev::Credit { gp: up, vc: v });
             }
         }
+        let ready = now + self.router_latency;
         let oi = (og * vcs) as usize + ov as usize;
-        self.vc[oi].out_used += self.pkt_phits;
-        {
-            let p = &mut self.pkts.v[id as usize];
-            self.pkts.link[id as usize].ready = now + self.router_latency;
-            if matches!(self.port[gi as usize].kind, PortKind::Terminal(_)) {
-                p.t_net = now;
-            }
-        }
-        let mut q = self.vc[oi].out_q;
+        let o = &mut self.vout[oi];
+        o.used += self.pkt_phits;
+        let q = &mut self.vc[oi].out_q;
         if q.0 == NIL {
-            self.vc[oi].out_head_ready = now + self.router_latency;
+            o.head_ready = ready;
         }
-        self.pkts.push(&mut q, id);
-        self.vc[oi].out_q = q;
-        self.port[og as usize].out_count += 1;
+        self.pkts.push(q, id);
+        let out = &mut self.port[og as usize];
+        out.xout_free = now + self.xbar_cycles;
+        out.out_count += 1;
         // ready times grow with grant order, so a pending wake-up of this output comes first
         // and re-arms itself for later heads (see `router_links`)
-        if self.port[og as usize].out_wake_at == u64::MAX {
-            self.wake_output_at(og, now + self.router_latency);
+        if out.out_wake_at == u64::MAX {
+            self.wake_output_at(og, ready);
         }
     }
 
@@ -774,8 +788,8 @@ impl CycleNet {
             let mut sum = 0u64;
             for v in 0..self.port[gp as usize].nvc as u32 {
                 let i = (gp * self.vcs + v) as usize;
-                sum +=
-                    (self.out_occupancy(gp, v) + self.vc[i].credit_cap - self.vc[i].credits) as u64;
+                sum += (self.out_occupancy(gp, v) + self.vc[i].credit_cap - self.vout[i].credits)
+                    as u64;
             }
             q[k] = sum;
             k += 1;
@@ -850,11 +864,11 @@ impl CycleNet {
                 let i = g * vcs + v;
                 let d = down as usize * vcs + v;
                 // in_used still counts packets whose credits are returning
-                let held = self.vc[i].credits as u64 + on_wire[d] + self.vc[d].in_used as u64;
+                let held = self.vout[i].credits as u64 + on_wire[d] + self.vc[d].in_used as u64;
                 if held != self.vc[i].credit_cap as u64 {
                     return Err(Error::Internal(format!(
                         "credit conservation violated on {} VC {v}: {} available + {} on the wire + {} buffered or returning != capacity {}",
-                        self.port_name(g as u32), self.vc[i].credits, on_wire[d], self.vc[d].in_used, self.vc[i].credit_cap
+                        self.port_name(g as u32), self.vout[i].credits, on_wire[d], self.vc[d].in_used, self.vc[i].credit_cap
                     )));
                 }
             }

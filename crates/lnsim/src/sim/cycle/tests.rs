@@ -101,10 +101,10 @@ fn conservation_check_catches_a_created_credit_and_a_lost_packet() {
     assert!(c.in_network > 0 && c.delivered > 0);
     // a credit out of nowhere
     let g = n.port.iter().position(|p| p.peer != u32::MAX).unwrap();
-    n.vc[g * n.vcs as usize].credits += 1;
+    n.vout[g * n.vcs as usize].credits += 1;
     let e = n.check_conservation().unwrap_err().to_string();
     assert!(e.contains("credit conservation"), "{e}");
-    n.vc[g * n.vcs as usize].credits -= 1;
+    n.vout[g * n.vcs as usize].credits -= 1;
     // a packet dropped from a queue
     let q =
         n.vc.iter()
