@@ -1014,10 +1014,16 @@ def _sweep_report(page: _Page, d: Path) -> None:
     failed = int((~ok).sum())
     runs = f"{len(df)} runs ({n_points} points × {len(df) // max(n_points, 1)} seeds)" if seeded else f"{len(df)} points"
     items = [("runs", f"{runs}: {len(df) - failed} ok, {failed} failed")]
+    if meta.get("executor"):
+        items.append(("executor", str(meta["executor"])))
     if meta.get("jobs"):
         items.append(("parallel jobs", fmt_number(meta["jobs"])))
+    if meta.get("simulated") is not None:
+        items.append(("simulated / from the store", f"{meta['simulated']} / {meta.get('reused', 0)} runs"))
     if meta.get("wall_time_s") is not None:
         items.append(("wall time", _fmt_s(meta["wall_time_s"])))
+    if meta.get("version"):
+        items.append(("lnsim version", str(meta["version"])))
     for col, label_, swept in (("topology", "topology", "topology."), ("pattern", "traffic pattern", "traffic.pattern"),
                                ("routing", "routing", "routing.")):
         if any(k.startswith(swept) for k in keys):
