@@ -22,6 +22,17 @@ ZERU_A = SCENARIOS / "ibcc" / "zeru_a.toml"
 SHORT = ["--set", "sim.end_time=0.02s", "--set", "sim.warmup=0.01s"]
 
 
+def dragonfly_toml(warmup: int = 200, measure: int = 500, head: str = "", sim: str = "") -> str:
+    """A tiny cycle-level scenario: an h = 2 Dragonfly (72 nodes), MIN routing, uniform traffic
+    at 0.1, ``warmup`` + ``measure`` cycles; ``head`` goes first (e.g. a ``[scenario]`` table),
+    ``sim`` into ``[sim]`` (e.g. ``"seed = 7\n"``)."""
+    return (
+        f"{head}[sim]\n{sim}warmup_cycles = {warmup}\nmeasure_cycles = {measure}\n"
+        '[topology]\nkind = "dragonfly"\np = 2\n[routing]\nalgorithm = "min"\n'
+        '[traffic]\npattern = "uniform"\nload = 0.1\n'
+    )
+
+
 def short(end: str, warmup: str) -> list:
     """``--set`` arguments shortening a run to ``end`` with warm-up ``warmup``."""
     return ["--set", f"sim.end_time={end}", "--set", f"sim.warmup={warmup}"]

@@ -17,21 +17,10 @@ import pandas as pd
 import pytest
 
 import lnsim
-from conftest import SHORT, ZERU_A, lnsim_cmd
+from conftest import SHORT, ZERU_A, dragonfly_toml, lnsim_cmd
 
 #: A tiny cycle-level scenario (what the end-to-end test runs; the fake runs only read it).
-TINY_DRAGONFLY = """[sim]
-warmup_cycles = 200
-measure_cycles = 500
-[topology]
-kind = "dragonfly"
-p = 2
-[routing]
-algorithm = "min"
-[traffic]
-pattern = "uniform"
-load = 0.1
-"""
+TINY_DRAGONFLY = dragonfly_toml()
 
 LOADS = [0.1, 0.2, 0.3]
 ROUTINGS = ["min", "vlb"]

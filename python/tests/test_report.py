@@ -20,25 +20,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest import ZERU_A, lnsim_cmd, short
+from conftest import ZERU_A, dragonfly_toml, lnsim_cmd, short
 from lnsim.report import add_parser, cmd_report, folder_kind, report_html, write_report
 
 #: A tiny cycle-level Dragonfly; the description checks that text is escaped.
-TINY_DRAGONFLY = """[scenario]
-name = "tiny_df"
-description = "tiny <b>dragonfly</b> & friends"
-[sim]
-warmup_cycles = 200
-measure_cycles = 500
-[topology]
-kind = "dragonfly"
-p = 2
-[routing]
-algorithm = "min"
-[traffic]
-pattern = "uniform"
-load = 0.1
-"""
+TINY_DRAGONFLY = dragonfly_toml(head='[scenario]\nname = "tiny_df"\ndescription = "tiny <b>dragonfly</b> & friends"\n')
 
 LOAD_SWEEP = '\n[sweep]\n"routing.algorithm" = ["min", "vlb"]\n"traffic.load" = [0.1, 0.3]\n'
 CC_SWEEP = '\n[sweep]\n"cc.ccti_timer" = ["20us", "250us"]\n"cc.marking_rate" = [1, 10]\n'

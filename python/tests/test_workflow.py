@@ -18,25 +18,11 @@ import pytest
 
 import lnsim
 from lnsim import store
-from conftest import lnsim_cmd
+from conftest import dragonfly_toml, lnsim_cmd
 from lnsim._sweep import HOST_FIELDS
 
 #: A small cycle-level scenario: an h=2 Dragonfly (72 nodes), a few thousand cycles per point.
-SMALL_DRAGONFLY = """[scenario]
-name = "wf"
-[sim]
-seed = 3
-warmup_cycles = 500
-measure_cycles = 1500
-[topology]
-kind = "dragonfly"
-p = 2
-[routing]
-algorithm = "min"
-[traffic]
-pattern = "uniform"
-load = 0.1
-"""
+SMALL_DRAGONFLY = dragonfly_toml(500, 1500, head='[scenario]\nname = "wf"\n', sim="seed = 3\n")
 
 #: 12 points: 6 loads x 2 routings (4 of them from the scenario, the routings from --grid).
 LOADS = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3]
