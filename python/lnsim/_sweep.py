@@ -786,6 +786,9 @@ def run_sweep(
                 and all((out_dir / rec["dir"] / t).is_file() for t in rec["tables"] or [])
             }
         stale = [rec for k, rec in existing.items() if k not in keep]
+        if stale and progress is not None:
+            why = "they are not runs of this sweep" if resume else "no --resume"
+            print(f"lnsim: discarding {len(stale)} runs recorded in {store.path} ({why})", file=sys.stderr, flush=True)
         for rec in stale:
             _remove_run_files(out_dir, rec, run_dirs)
         store.delete(rec["run_key"] for rec in stale)

@@ -130,6 +130,7 @@ def test_resume_reruns_only_changed_points(tmp_path):
     # without --resume a sweep starts afresh
     proc = lnsim_cmd("sweep", scen, "--out", out, "--jobs", "1", "--no-plot")
     assert proc.returncode == 0, proc.stderr
+    assert "discarding 3 runs recorded in" in proc.stderr and "(no --resume)" in proc.stderr
     meta = json.loads((out / "sweep.json").read_text())
     assert (meta["simulated"], meta["reused"]) == (2, 0)
     assert len(lnsim.read_store(out)) == 2
