@@ -48,26 +48,31 @@ struct PortParams {
     victim: bool,
 }
 
-/// The state of one port VL touched on every fill change, kept together in one array.
+/// The state of one port VL touched on every fill change, kept together in one array (one
+/// cache line holds it, with the port parameters the state decision needs copied in).
 #[derive(Debug, Clone, Copy, Default)]
 struct VlState {
     /// Σ fill ratios of the feeding VoQs (fill units).
     sum: u64,
-    /// The port's threshold level ([`PortParams::enter`], copied here for the quick test).
+    /// The port's threshold level ([`PortParams::enter`]; u64::MAX = never congested).
     enter: u64,
+    /// Level at or above which a congested port VL stays congested: [`PortParams::leave`] with
+    /// hysteresis, u64::MAX (never) without.
+    stay: u64,
     /// Feeding VoQs that hold something.
     contrib: u32,
     /// Unmarked eligible packets left before the next mark.
     counter: u32,
     /// In the congestion state.
     congested: bool,
+    /// Victim_Mask ([`PortParams::victim`]).
+    victim: bool,
 }
 
 /// Switch-side state.
 #[derive(Debug, Clone)]
 pub struct SwitchCc {
     mode: ThresholdMode,
-    hysteresis: bool,
     root_need: u32,
     random: bool,
     rng: ChaCha8Rng,
@@ -113,7 +118,12 @@ impl Reciprocal {
     /// `⌊x · FULL / d⌋` for `x ≤ d`.
     #[inline]
     fn units(self, x: u32) -> u64 {
-        ((x as u128 * self.c as u128) >> self.shift) as u64
+        // `x · c < 2^(2l + 21)` fits in 64 bits while `shift = 2l ≤ 42` (capacities below 2^21)
+        if self.shift <= 42 {
+            (x as u64 * self.c) >> self.shift
+        } else {
+            ((x as u128 * self.c as u128) >> self.shift) as u64
+        }
     }
 }
 
@@ -200,7 +210,6 @@ impl SwitchCc {
         let np = is_switch.len();
         let mut s = SwitchCc {
             mode,
-            hysteresis,
             root_need,
             random,
             rng: stream(seed, u64::MAX - 1, purpose::MARKING),
@@ -257,6 +266,12 @@ impl SwitchCc {
                 let k = g * vls + v;
                 s.pv[k].counter = s.first_gap(g);
                 s.pv[k].enter = s.port[g].enter;
+                s.pv[k].stay = if hysteresis && s.port[g].enter != u64::MAX {
+                    s.port[g].leave
+                } else {
+                    u64::MAX
+                };
+                s.pv[k].victim = s.port[g].victim;
             }
         }
         Ok(s)
@@ -281,41 +296,56 @@ impl SwitchCc {
             .min(u32::MAX as f64) as u32
     }
 
-    /// Applies a new measure to port VL `k` of gport `g`; `has_credits` tells whether it could
-    /// send (a root), else it is a victim unless Victim_Mask is set.
-    fn decide(&mut self, g: usize, k: usize, measure: u64, has_credits: bool, now: Ps) {
-        let p = self.port[g];
-        let root = has_credits || p.victim;
-        let was = self.pv[k].congested;
-        let now_congested = if p.enter == u64::MAX {
-            false
-        } else if measure >= p.enter && root {
-            true
-        } else {
-            was && self.hysteresis && measure >= p.leave
-        };
-        if now_congested != was {
-            if now_congested {
-                self.since[k] = now;
-            } else {
-                self.congested_time[k] += now - self.since[k];
-            }
-            self.pv[k].congested = now_congested;
+    /// Applies a new measure to port VL `k`; `has_credits` tells whether it could send (a
+    /// root), else it is a victim unless Victim_Mask is set. It enters the congestion state at
+    /// the threshold level as a root and, once in it, stays there while at or above the reset
+    /// level (hysteresis) — or as long as it is a root at the threshold level.
+    #[inline]
+    fn decide(&mut self, k: usize, measure: u64, has_credits: bool, now: Ps) {
+        let st = &self.pv[k];
+        // a measure never reaches u64::MAX (at most ports × FULL × ports), so `enter` or
+        // `stay` at u64::MAX (Threshold 0, no hysteresis) never holds
+        let now_congested = (measure >= st.enter && (has_credits || st.victim))
+            || (st.congested && measure >= st.stay);
+        if now_congested != st.congested {
+            self.switch_state(k, now_congested, now);
         }
     }
 
-    /// True if port VL `k` is not congested and its fill sum (the measure of the `Sum` and
-    /// `SumDivided` modes) is below the threshold: then no credit or fill change that leaves it
-    /// there can change its state, so [`SwitchCc::decide`] need not run.
+    /// Port VL `k` enters (`on`) or leaves the congestion state at `now`.
+    #[cold]
+    fn switch_state(&mut self, k: usize, on: bool, now: Ps) {
+        if on {
+            self.since[k] = now;
+        } else {
+            self.congested_time[k] += now - self.since[k];
+        }
+        self.pv[k].congested = on;
+    }
+
+    /// True if port VL `k` is not congested and its summed measure (`Sum` and `SumDivided`
+    /// modes) is below the threshold: then no credit or fill change that leaves it there can
+    /// change its state, so [`SwitchCc::decide`] need not run.
     #[inline]
     fn quiet(&self, k: usize) -> bool {
         let st = &self.pv[k];
-        let measure = match self.mode {
-            ThresholdMode::Sum => st.sum,
-            ThresholdMode::SumDivided => st.sum * st.contrib as u64,
-            ThresholdMode::PerVoq => return false,
-        };
-        !st.congested && measure < st.enter
+        match self.summed_measure(k) {
+            Some(m) => !st.congested && m < st.enter,
+            None => false,
+        }
+    }
+
+    /// The measure of port VL `k` compared with the threshold in the `Sum` and `SumDivided`
+    /// modes, None in `PerVoq` mode (it needs the fills of every feeding VoQ).
+    #[inline]
+    fn summed_measure(&self, k: usize) -> Option<u64> {
+        let st = &self.pv[k];
+        match self.mode {
+            ThresholdMode::Sum => Some(st.sum),
+            // Σ ≥ thr / n  ⇔  Σ · n ≥ thr (spec §2.2.3, literal reading of M3)
+            ThresholdMode::SumDivided => Some(st.sum * st.contrib as u64),
+            ThresholdMode::PerVoq => None,
+        }
     }
 
     /// True while port VL `k` is in the congestion state.
@@ -348,12 +378,12 @@ impl SwitchCc {
 }
 
 impl Net {
-    /// The fill of the queue of input `in_g` towards local output `out` on `vl` went from
-    /// `old` to `new` credits.
+    /// The fill of the queue of input `in_g` towards output `og` (a gport of the same switch)
+    /// on `vl` went from `old` to `new` credits.
     pub(crate) fn cc_fill_changed(
         &mut self,
         in_g: u32,
-        out: u16,
+        og: u32,
         vl: u8,
         old: u32,
         new: u32,
@@ -363,24 +393,22 @@ impl Net {
             return;
         };
         let vls = self.vls;
-        let sw = self.node_of[in_g as usize] as usize;
-        let og = self.port_base[sw] as usize + out as usize;
-        let k = og * vls + vl as usize;
+        let k = og as usize * vls + vl as usize;
         let r = ib.sw.recip[in_g as usize * vls + vl as usize];
         debug_assert!(old.max(new) <= self.in_cap[in_g as usize * vls + vl as usize]);
+        debug_assert_eq!(self.node_of[in_g as usize], self.node_of[og as usize]);
         let st = &mut ib.sw.pv[k];
         st.sum = st.sum + r.units(new) - r.units(old);
-        if old == 0 && new > 0 {
-            st.contrib += 1;
-        } else if old > 0 && new == 0 {
-            st.contrib -= 1;
-        }
+        // +1 when the queue starts holding something, -1 when it empties
+        st.contrib = st.contrib + u32::from(new > 0) - u32::from(old > 0);
         if !ib.sw.quiet(k) {
-            self.cc_decide(og as u32, vl, now);
+            self.cc_decide(og, vl, now);
         }
     }
 
-    /// Re-evaluates the congestion state of switch output `og`, VL `vl`.
+    /// Re-evaluates the congestion state of switch output `og`, VL `vl`. A port VL that is not
+    /// congested and whose summed measure is below the threshold cannot change state, whatever
+    /// its credits: that common case returns at once.
     #[inline]
     pub(crate) fn cc_evaluate(&mut self, og: u32, vl: u8, now: Ps) {
         let CongestionControl::Ib(ib) = &self.cc else {
@@ -391,7 +419,8 @@ impl Net {
         }
     }
 
-    /// The full re-evaluation behind [`Net::cc_evaluate`].
+    /// The full re-evaluation behind [`Net::cc_evaluate`]; in the `PerVoq` mode the measure is
+    /// the highest fill ratio of the VoQs feeding the output.
     #[inline(never)]
     fn cc_decide(&mut self, og: u32, vl: u8, now: Ps) {
         let CongestionControl::Ib(ib) = &mut self.cc else {
@@ -401,12 +430,9 @@ impl Net {
         let g = og as usize;
         let k = g * vls + vl as usize;
         let s = &mut ib.sw;
-        let st = s.pv[k];
-        let measure = match s.mode {
-            ThresholdMode::Sum => st.sum,
-            // Σ ≥ thr / n  ⇔  Σ · n ≥ thr (spec §2.2.3, literal reading of M3)
-            ThresholdMode::SumDivided => st.sum * st.contrib as u64,
-            ThresholdMode::PerVoq => {
+        let measure = match s.summed_measure(k) {
+            Some(m) => m,
+            None => {
                 let sw = self.node_of[g] as usize;
                 let base = self.port_base[sw] as usize;
                 let out = g - base;
@@ -421,7 +447,7 @@ impl Net {
             }
         };
         let has_credits = self.credits[k] >= s.root_need;
-        s.decide(g, k, measure, has_credits, now);
+        s.decide(k, measure, has_credits, now);
     }
 
     /// Switch output `og` is sending packet `pid` on `vl`: FECN marking (spec §2.2.5).
@@ -491,25 +517,25 @@ mod tests {
     #[test]
     fn root_enters_victim_does_not_unless_masked() {
         let mut s = sw("reset_threshold = 0");
-        s.decide(1, 1, FULL, true, 10); // fabric port with credits: root
+        s.decide(1, FULL, true, 10); // fabric port with credits: root
         assert!(s.congested(1));
-        s.decide(1, 1, FULL, false, 20); // no credits: victim, leaves (no hysteresis)
+        s.decide(1, FULL, false, 20); // no credits: victim, leaves (no hysteresis)
         assert!(!s.congested(1));
         assert_eq!(s.congested_time[1], 10);
-        s.decide(0, 0, FULL, false, 30); // host port: Victim_Mask set by default
+        s.decide(0, FULL, false, 30); // host port: Victim_Mask set by default
         assert!(s.congested(0));
-        s.decide(0, 0, FULL / 2, true, 40); // below the threshold
+        s.decide(0, FULL / 2, true, 40); // below the threshold
         assert!(!s.congested(0));
     }
 
     #[test]
     fn hysteresis_keeps_the_state_until_the_reset_level() {
         let mut s = sw("threshold = 2\nreset_threshold = 3"); // enter 87.5 %, leave below 81.25 %
-        s.decide(1, 1, FULL * 14 / 16, true, 0);
+        s.decide(1, FULL * 14 / 16, true, 0);
         assert!(s.congested(1));
-        s.decide(1, 1, FULL * 13 / 16, true, 1); // between the levels: stays
+        s.decide(1, FULL * 13 / 16, true, 1); // between the levels: stays
         assert!(s.congested(1));
-        s.decide(1, 1, FULL * 13 / 16 - 1, true, 2);
+        s.decide(1, FULL * 13 / 16 - 1, true, 2);
         assert!(!s.congested(1));
     }
 
@@ -531,7 +557,7 @@ mod tests {
     #[test]
     fn threshold_zero_never_congests() {
         let mut s = sw("threshold = 0");
-        s.decide(0, 0, FULL * 4, true, 0);
+        s.decide(0, FULL * 4, true, 0);
         assert!(!s.congested(0));
     }
 

@@ -41,15 +41,15 @@ impl Net {
         self.pkts.push_back(&mut self.queues[qid], pid);
         let fi = self.fill_base[g as usize] as usize + out as usize * vls + vl as usize;
         self.fill[fi] += credits;
+        let base = self.port_base[sw as usize];
+        let og = base + out as u32;
         if was_empty {
-            let base = self.port_base[sw as usize];
-            let og = base + out as u32;
             self.add_request(og, vl, g - base);
             self.try_output(og, now);
         }
         if self.cc.active() {
             let level = self.fill[fi];
-            self.cc_fill_changed(g, out, vl, level - credits, level, now);
+            self.cc_fill_changed(g, og, vl, level - credits, level, now);
         }
     }
 
@@ -62,7 +62,8 @@ impl Net {
         self.fill[fi] -= credits;
         if self.cc.active() {
             let level = self.fill[fi];
-            self.cc_fill_changed(g, out, vl, level + credits, level, now);
+            let og = self.port_base[self.node_of[g as usize] as usize] + out as u32;
+            self.cc_fill_changed(g, og, vl, level + credits, level, now);
         }
         let bi = self.buf_index[g as usize];
         if bi != u32::MAX {
