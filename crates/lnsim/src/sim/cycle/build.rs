@@ -198,6 +198,14 @@ impl CycleNet {
                 format!("routers of {radix} ports; the cycle-level router supports up to 64"),
             ));
         }
+        // router ports are numbered in u32 and split without a division (`split_gp`, exact
+        // while port · radix < 2³²)
+        if routers as u64 * radix as u64 * radix as u64 > 1 << 32 {
+            return Err(Error::input(
+                "topology",
+                format!("{routers} routers of {radix} ports; too many for the cycle-level model"),
+            ));
+        }
         // switch ids are 0..routers in naming order (both builders create switches first)
         for (i, &n) in fabric.switches.iter().enumerate() {
             if n as usize != i {
@@ -513,6 +521,11 @@ impl CycleNet {
             router_latency: rc.latency,
             iterations: rc.allocator_iterations,
             radix,
+            radix_magic: if radix == 0 {
+                0
+            } else {
+                (1u64 << 32).div_ceil(radix as u64)
+            },
             vcs,
             routers,
             terminals,

@@ -166,6 +166,8 @@ pub(crate) struct CycleNet {
     pub router_latency: u64,
     pub iterations: u32,
     pub radix: u32,
+    /// `⌈2³² / radix⌉`: router port numbers split by a multiply ([`CycleNet::split_gp`]).
+    pub radix_magic: u64,
     pub vcs: u32,
     pub routers: u32,
     pub terminals: u32,
@@ -230,6 +232,15 @@ impl CycleNet {
     pub(crate) fn at(&mut self, t: u64, ev: Ev) {
         debug_assert!(t > self.now && t - self.now <= self.cal_mask);
         self.calendar[(t & self.cal_mask) as usize].push(ev);
+    }
+
+    /// Router and port number of router port `gp` (`gp / radix`, `gp % radix`) by a multiply
+    /// and a shift instead of a division: `⌊gp · ⌈2³²/radix⌉ / 2³²⌋ = ⌊gp / radix⌋` whenever
+    /// `gp · radix < 2³²`, which the builder checks for every port.
+    #[inline]
+    pub(crate) fn split_gp(&self, gp: u32) -> (u32, u32) {
+        let r = ((gp as u64 * self.radix_magic) >> 32) as u32;
+        (r, gp - r * self.radix)
     }
 
     /// Marks router `r` as holding work.

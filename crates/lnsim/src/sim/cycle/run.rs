@@ -166,13 +166,15 @@ impl CycleNet {
         Ok(())
     }
 
-    #[inline]
+    /// Handles one calendar event (inlined into the cycle loop: one call per event costs a
+    /// tenth of a small event's work).
+    #[inline(always)]
     fn dispatch(&mut self, ev: Ev) {
         match ev {
             Ev::Arrive { pkt, gp } => self.arrive(pkt, gp),
             Ev::XinFree { gp } => {
                 self.port[gp as usize].flags &= !flag::XIN_EVT;
-                self.wake_allocator(gp / self.radix);
+                self.wake_allocator(self.split_gp(gp).0);
             }
             Ev::Credit { gp, vc } => {
                 self.vout[(gp * self.vcs) as usize + vc as usize].credits += self.pkt_phits;
@@ -182,7 +184,7 @@ impl CycleNet {
             }
             Ev::SpaceFree { gp } => {
                 self.port[gp as usize].flags &= !flag::SPACE_EVT;
-                self.wake_allocator(gp / self.radix);
+                self.wake_allocator(self.split_gp(gp).0);
             }
             Ev::OutReady { gp } => {
                 // stale when an earlier wake-up replaced it (that one re-armed the port)
@@ -193,7 +195,7 @@ impl CycleNet {
             }
             Ev::XoutFree { gp } => {
                 self.port[gp as usize].flags &= !flag::XOUT_EVT;
-                self.wake_allocator(gp / self.radix);
+                self.wake_allocator(self.split_gp(gp).0);
             }
             Ev::TermCredit { t } => {
                 let g = self.term_gp[t as usize];
@@ -394,8 +396,8 @@ impl CycleNet {
     #[inline]
     fn wake_output(&mut self, gp: u32) {
         if self.port[gp as usize].out_count > 0 {
-            let r = gp / self.radix;
-            self.out_mask[r as usize] |= 1 << (gp % self.radix);
+            let (r, p) = self.split_gp(gp);
+            self.out_mask[r as usize] |= 1 << p;
             self.activate(r);
         }
     }
@@ -411,6 +413,7 @@ impl CycleNet {
     }
 
     /// A packet's head reaches router input `gp` on the VC recorded in the packet.
+    #[inline(always)]
     fn arrive(&mut self, id: u32, gp: u32) {
         let vc = self.pkts.link[id as usize].vc as u32;
         let i = (gp * self.vcs + vc) as usize;
@@ -427,8 +430,8 @@ impl CycleNet {
         self.pkts.push(&mut q, id);
         self.vc[i].in_q = q;
         self.port[gp as usize].in_count += 1;
-        let r = gp / self.radix;
-        self.in_mask[r as usize] |= 1 << (gp % self.radix);
+        let (r, p) = self.split_gp(gp);
+        self.in_mask[r as usize] |= 1 << p;
         self.wake_allocator(r);
     }
 
@@ -556,7 +559,7 @@ impl CycleNet {
             Ok(None) => {
                 // eject on the destination terminal's port
                 let tg = self.term_gp[dst as usize];
-                pack(tg % self.radix, 0, 0)
+                pack(self.split_gp(tg).1, 0, 0)
             }
             Err(e) => {
                 self.fail(format!("routing: {e}"));
@@ -567,7 +570,7 @@ impl CycleNet {
 
     /// The output VC a packet would take now at output `og`: within its allowed range, one
     /// with room for the whole packet in the output buffer, preferring the most free space
-    /// downstream plus locally; `None` if none has room.
+    /// downstream plus locally (the lowest such VC on ties); `None` if none has room.
     #[inline]
     fn pick_out_vc(&self, og: u32, lo: u8, hi: u8) -> Option<u8> {
         let l = self.pkt_phits;
@@ -575,25 +578,29 @@ impl CycleNet {
         let port = &self.port[og as usize];
         // the VC whose tail is still leaving on the link (see `out_occupancy`)
         let leaving = if port.link_free > self.now {
-            port.last_vc
+            port.last_vc as u32
         } else {
-            u8::MAX
+            u32::MAX
         };
+        // a VC has room for the packet while it holds at most `cap - L` phits
+        let room = cap.checked_sub(l)?;
         let base = (og * self.vcs) as usize;
         let vcs = &self.vout[base + lo as usize..base + hi as usize + 1];
-        // VCs are < 64, so u8::MAX stands for none
-        let (mut best, mut best_free) = (u8::MAX, 0u32);
+        // branch-free maximum of a key per VC: the free space above the VC's complement (VCs
+        // are < 64), so the largest key is the most free space, the lowest VC among equals;
+        // 0 when the VC has no room (a VC with room has a non-zero low byte)
+        let mut best = 0u64;
         for (k, s) in vcs.iter().enumerate() {
-            let v = lo + k as u8;
+            let v = lo as u32 + k as u32;
             let used = s.used + if v == leaving { l } else { 0 };
-            if used + l <= cap {
-                let free = (cap - used) + s.credits;
-                if best == u8::MAX || free > best_free {
-                    (best, best_free) = (v, free);
-                }
-            }
+            let key = if used <= room {
+                (((cap - used) + s.credits) as u64) << 8 | (255 - v) as u64
+            } else {
+                0
+            };
+            best = best.max(key);
         }
-        (best != u8::MAX).then_some(best)
+        (best != 0).then(|| 255 - (best & 0xFF) as u8)
     }
 
     /// The separable allocator of router `r` for this cycle (see
@@ -731,7 +738,7 @@ impl CycleNet {
         inp.xin_free = release;
         let (kind, up) = (inp.kind, inp.peer);
         if inp.in_count == 0 {
-            self.in_mask[r as usize] &= !(1 << (gi % self.radix));
+            self.in_mask[r as usize] &= !(1 << (gi - r * self.radix));
         } else if inp.flags & flag::XIN_EVT == 0 {
             // more packets wait at this input: allocate again when its crossbar port frees
             inp.flags |= flag::XIN_EVT;
@@ -777,7 +784,7 @@ impl CycleNet {
         let mut cur = u32::MAX;
         for j in 0..self.global_ports.len() {
             let gp = self.global_ports[j];
-            let r = gp / self.radix;
+            let r = self.split_gp(gp).0;
             if r != cur {
                 if cur != u32::MAX {
                     pb.publish(self.now, cur, self.routing.pb_bits(&q[..k]));
