@@ -466,15 +466,24 @@ def plot_ccti(result_or_dir: ResultLike, ax=None, colors: Optional[dict] = None)
     ax.set_ylim(bottom=0, top=max(float(table[shown].to_numpy().max()) * 1.05, 1.0) if shown else 1.0)
     _finish_time_axis(ax, x, r.summary)
 
-    title = f"{r.summary.get('scenario', r.out_dir.name)}: CCTI per flow"
-    if len(active) > len(shown):
-        title += f" ({len(shown)} highest mean of {len(active)} throttled flows)"
+    _series_title_legend(ax, r, "CCTI per flow", shown, len(active), "highest mean of {n} throttled flows",
+                         "flow throttled (every CCTI at the minimum, 0)", legend_y=-0.2)
+    return ax
+
+
+def _series_title_legend(ax, r: RunResult, what: str, shown: list, n_total: int, subset: str, nothing: str,
+                         legend_y: float) -> None:
+    """Title (naming the subset drawn when not every series is), legend below the axes, or a
+    "no data" note when nothing is drawn."""
+    title = f"{r.summary.get('scenario', r.out_dir.name)}: {what}"
+    if n_total > len(shown):
+        title += f" ({len(shown)} {subset.format(n=n_total)})"
     ax.set_title(title, fontsize=10)
     if shown:
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=min(6, len(shown)), fontsize=8, frameon=False)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, legend_y), ncol=min(6, len(shown)), fontsize=8,
+                  frameon=False)
     else:
-        _no_data(ax, "flow throttled (every CCTI at the minimum, 0)")
-    return ax
+        _no_data(ax, nothing)
 
 
 def plot_bandwidth_ccti(result_or_dir: ResultLike, fig=None, unit: str = "MBps"):
@@ -1142,12 +1151,6 @@ def plot_buffers(result_or_dir: ResultLike, ax=None, limit: int = MAX_LINES):
     ax.set_ylabel("mean occupancy (credits)")
     ax.set_ylim(bottom=0)
     _finish_time_axis(ax, x, r.summary)
-    title = f"{r.summary.get('scenario', r.out_dir.name)}: switch input buffer occupancy"
-    if n_active > len(shown):
-        title += f" ({len(shown)} fullest of {n_active} occupied buffers)"
-    ax.set_title(title, fontsize=10)
-    if shown:
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=min(6, len(shown)), fontsize=8, frameon=False)
-    else:
-        _no_data(ax, "buffer occupied")
+    _series_title_legend(ax, r, "switch input buffer occupancy", shown, n_active, "fullest of {n} occupied buffers",
+                         "buffer occupied", legend_y=-0.14)
     return ax
