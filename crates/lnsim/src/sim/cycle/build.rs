@@ -4,7 +4,7 @@
 
 use super::packet::{PacketSlab, NIL};
 use super::results::CycleStats;
-use super::{CycleNet, PortKind, PortState, VcOut, VcState};
+use super::{CycleNet, PortKind, PortState, RouterState, VcOut, VcState};
 use crate::config::{LoadedScenario, RoutingAlgorithm, TopologyKind};
 use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
@@ -572,13 +572,10 @@ impl CycleNet {
                 })
                 .collect(),
             out_cap: rc.output_buffer_phits,
-            in_mask: vec![0; routers as usize],
-            out_mask: vec![0; routers as usize],
+            rs: vec![RouterState::default(); routers as usize],
             active: Vec::with_capacity(routers as usize),
             scratch_req: [(0, 0); 64],
             scratch_want: [0; 64],
-            is_active: vec![false; routers as usize],
-            alloc_wake: vec![false; routers as usize],
             routing,
             pb,
             global_ports,

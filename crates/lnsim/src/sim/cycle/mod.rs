@@ -157,6 +157,19 @@ pub(crate) struct VcState {
     pub credit_cap: u32,
 }
 
+/// Wake-up state of one router, in one record (every visit and wake-up reads several fields).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct RouterState {
+    /// Inputs holding packets (bit per port).
+    pub in_mask: u64,
+    /// Outputs whose link stage runs at the next visit (bit per port).
+    pub out_mask: u64,
+    /// The allocator runs at the next visit.
+    pub alloc_wake: bool,
+    /// The router is in the active list.
+    pub is_active: bool,
+}
+
 /// The network of the cycle-level model in flat arrays indexed by router port `gp =
 /// router · radix + port` and `(gp, vc)` = `gp · vcs + vc`.
 pub(crate) struct CycleNet {
@@ -186,15 +199,13 @@ pub(crate) struct CycleNet {
     pub vc: Vec<VcState>,
     pub out_cap: u32,
     // --- routers
-    pub in_mask: Vec<u64>,
-    pub out_mask: Vec<u64>,
+    /// Per router: its wake-up state.
+    pub rs: Vec<RouterState>,
     pub active: Vec<u32>,
     /// Allocator scratch (a router has at most 64 ports): the request of each input (input
     /// VC, output VC) and the inputs requesting each output (all zero between runs).
     pub scratch_req: [(u8, u8); 64],
     pub scratch_want: [u64; 64],
-    pub is_active: Vec<bool>,
-    pub alloc_wake: Vec<bool>,
     pub routing: CycleRouting,
     pub pb: Option<PiggybackState>,
     pub global_ports: Vec<u32>,
@@ -226,12 +237,19 @@ pub(crate) struct CycleNet {
     pub stats: results::CycleStats,
 }
 
+/// Schedules `ev` at cycle `t` in calendar ring `calendar` (slot `t & mask`): [`CycleNet::at`]
+/// for code that holds a reference into another field of the network.
+#[inline(always)]
+pub(crate) fn schedule(calendar: &mut [Vec<Ev>], mask: u64, t: u64, ev: Ev) {
+    calendar[(t & mask) as usize].push(ev);
+}
+
 impl CycleNet {
     /// Schedules `ev` at cycle `t` (> now).
     #[inline]
     pub(crate) fn at(&mut self, t: u64, ev: Ev) {
         debug_assert!(t > self.now && t - self.now <= self.cal_mask);
-        self.calendar[(t & self.cal_mask) as usize].push(ev);
+        schedule(&mut self.calendar, self.cal_mask, t, ev);
     }
 
     /// Router and port number of router port `gp` (`gp / radix`, `gp % radix`) by a multiply
@@ -246,8 +264,9 @@ impl CycleNet {
     /// Marks router `r` as holding work.
     #[inline]
     pub(crate) fn activate(&mut self, r: u32) {
-        if !self.is_active[r as usize] {
-            self.is_active[r as usize] = true;
+        let rs = &mut self.rs[r as usize];
+        if !rs.is_active {
+            rs.is_active = true;
             self.active.push(r);
         }
     }

@@ -2,7 +2,7 @@
 //! active router its output links and its allocator; saturation watch; conservation check.
 
 use super::packet::{Pkt, NIL};
-use super::{flag, CycleNet, Ev, PortKind};
+use super::{flag, schedule, CycleNet, Ev, PortKind, PortState, VcOut};
 use crate::api::{RunOptions, RunOutput};
 use crate::config::LoadedScenario;
 use crate::error::{Error, Result};
@@ -41,6 +41,16 @@ pub(crate) struct Counts {
     pub delivered: u64,
     pub in_network: u64,
     pub at_sources: u64,
+}
+
+/// Output `gp` (its record `port`) is examined again at cycle `t` (> now) unless it already
+/// is earlier: an `OutReady` event in `calendar` (see [`schedule`]).
+#[inline(always)]
+fn wake_output_at(port: &mut PortState, calendar: &mut [Vec<Ev>], mask: u64, gp: u32, t: u64) {
+    if t < port.out_wake_at {
+        port.out_wake_at = t;
+        schedule(calendar, mask, t, Ev::OutReady { gp });
+    }
 }
 
 /// No cached route for an input VC's head.
@@ -131,16 +141,18 @@ impl CycleNet {
             while i < self.active.len() {
                 let r = self.active[i];
                 self.stats.router_visits += 1;
-                if self.out_mask[r as usize] != 0 {
+                if self.rs[r as usize].out_mask != 0 {
                     self.router_links(r);
                 }
-                if self.alloc_wake[r as usize] {
-                    self.alloc_wake[r as usize] = false;
+                let rs = &mut self.rs[r as usize];
+                if rs.alloc_wake {
+                    rs.alloc_wake = false;
                     self.stats.allocations += 1;
                     self.router_allocate(r);
                 }
-                if !self.alloc_wake[r as usize] && self.out_mask[r as usize] == 0 {
-                    self.is_active[r as usize] = false;
+                let rs = &mut self.rs[r as usize];
+                if !rs.alloc_wake && rs.out_mask == 0 {
+                    rs.is_active = false;
                     self.active.swap_remove(i);
                 } else {
                     i += 1;
@@ -177,10 +189,14 @@ impl CycleNet {
                 self.wake_allocator(self.split_gp(gp).0);
             }
             Ev::Credit { gp, vc } => {
-                self.vout[(gp * self.vcs) as usize + vc as usize].credits += self.pkt_phits;
-                let down = self.port[gp as usize].peer;
-                self.vc[(down * self.vcs) as usize + vc as usize].in_used -= self.pkt_phits;
-                self.wake_output(gp);
+                let l = self.pkt_phits;
+                self.vout[(gp * self.vcs) as usize + vc as usize].credits += l;
+                let port = &self.port[gp as usize];
+                let (down, queued) = (port.peer, port.out_count > 0);
+                self.vc[(down * self.vcs) as usize + vc as usize].in_used -= l;
+                if queued {
+                    self.mark_output(gp);
+                }
             }
             Ev::SpaceFree { gp } => {
                 self.port[gp as usize].flags &= !flag::SPACE_EVT;
@@ -188,9 +204,12 @@ impl CycleNet {
             }
             Ev::OutReady { gp } => {
                 // stale when an earlier wake-up replaced it (that one re-armed the port)
-                if self.port[gp as usize].out_wake_at == self.now {
-                    self.port[gp as usize].out_wake_at = u64::MAX;
-                    self.wake_output(gp);
+                let port = &mut self.port[gp as usize];
+                if port.out_wake_at == self.now {
+                    port.out_wake_at = u64::MAX;
+                    if port.out_count > 0 {
+                        self.mark_output(gp);
+                    }
                 }
             }
             Ev::XoutFree { gp } => {
@@ -363,22 +382,13 @@ impl CycleNet {
                     outs |= 1 << p;
                 }
             }
-            self.out_mask[r as usize] |= outs;
-            if self.in_mask[r as usize] != 0 {
-                self.alloc_wake[r as usize] = true;
+            self.rs[r as usize].out_mask |= outs;
+            if self.rs[r as usize].in_mask != 0 {
+                self.rs[r as usize].alloc_wake = true;
             }
-            if outs != 0 || self.in_mask[r as usize] != 0 {
+            if outs != 0 || self.rs[r as usize].in_mask != 0 {
                 self.activate(r);
             }
-        }
-    }
-
-    /// Output `gp` is examined again at cycle `t` (> now) unless it already is earlier.
-    #[inline]
-    fn wake_output_at(&mut self, gp: u32, t: u64) {
-        if t < self.port[gp as usize].out_wake_at {
-            self.port[gp as usize].out_wake_at = t;
-            self.at(t, Ev::OutReady { gp });
         }
     }
 
@@ -392,13 +402,16 @@ impl CycleNet {
         self.vout[i].used + if leaving { self.pkt_phits } else { 0 }
     }
 
-    /// Output `gp` may be able to send: its link stage looks at it this cycle.
-    #[inline]
-    fn wake_output(&mut self, gp: u32) {
-        if self.port[gp as usize].out_count > 0 {
-            let (r, p) = self.split_gp(gp);
-            self.out_mask[r as usize] |= 1 << p;
-            self.activate(r);
+    /// Output `gp`, which holds packets, may be able to send: its link stage looks at it this
+    /// cycle.
+    #[inline(always)]
+    fn mark_output(&mut self, gp: u32) {
+        let (r, p) = self.split_gp(gp);
+        let rs = &mut self.rs[r as usize];
+        rs.out_mask |= 1 << p;
+        if !rs.is_active {
+            rs.is_active = true;
+            self.active.push(r);
         }
     }
 
@@ -406,33 +419,48 @@ impl CycleNet {
     /// crossbar port, room in an output buffer): it runs this cycle.
     #[inline]
     fn wake_allocator(&mut self, r: u32) {
-        if self.in_mask[r as usize] != 0 {
-            self.alloc_wake[r as usize] = true;
-            self.activate(r);
+        let rs = &mut self.rs[r as usize];
+        if rs.in_mask != 0 {
+            rs.alloc_wake = true;
+            if !rs.is_active {
+                rs.is_active = true;
+                self.active.push(r);
+            }
         }
     }
 
     /// A packet's head reaches router input `gp` on the VC recorded in the packet.
     #[inline(always)]
     fn arrive(&mut self, id: u32, gp: u32) {
-        let vc = self.pkts.link[id as usize].vc as u32;
+        let lk = &mut self.pkts.link[id as usize];
+        let vc = lk.vc as u32;
+        lk.ready = self.now;
         let i = (gp * self.vcs + vc) as usize;
-        self.vc[i].in_used += self.pkt_phits;
-        if self.vc[i].in_used > self.vc[i].in_cap {
-            let name = self.port_name(gp);
-            self.fail(format!(
-                "lossless violated: input buffer {name} VC {vc} holds {} phits, capacity {}",
-                self.vc[i].in_used, self.vc[i].in_cap
-            ));
+        let s = &mut self.vc[i];
+        s.in_used += self.pkt_phits;
+        let (used, cap) = (s.in_used, s.in_cap);
+        self.pkts.push(&mut s.in_q, id);
+        if used > cap {
+            self.lossless_violated(gp, vc, used, cap);
         }
-        self.pkts.link[id as usize].ready = self.now;
-        let mut q = self.vc[i].in_q;
-        self.pkts.push(&mut q, id);
-        self.vc[i].in_q = q;
         self.port[gp as usize].in_count += 1;
         let (r, p) = self.split_gp(gp);
-        self.in_mask[r as usize] |= 1 << p;
-        self.wake_allocator(r);
+        // the input holds a packet now: the allocator runs this cycle (`wake_allocator`)
+        let rs = &mut self.rs[r as usize];
+        rs.in_mask |= 1 << p;
+        rs.alloc_wake = true;
+        if !rs.is_active {
+            rs.is_active = true;
+            self.active.push(r);
+        }
+    }
+
+    #[cold]
+    fn lossless_violated(&mut self, gp: u32, vc: u32, used: u32, cap: u32) {
+        let name = self.port_name(gp);
+        self.fail(format!(
+            "lossless violated: input buffer {name} VC {vc} holds {used} phits, capacity {cap}"
+        ));
     }
 
     /// Output links of router `r`: every free link sends the head packet of one ready VC
@@ -441,24 +469,23 @@ impl CycleNet {
         let now = self.now;
         let vcs = self.vcs;
         let l = self.pkt_phits;
-        let mut mask = self.out_mask[r as usize];
+        let cal_mask = self.cal_mask;
         // examined now: each output sleeps until an event (ready head, credits, free link)
         // wakes it
-        self.out_mask[r as usize] = 0;
+        let mut mask = std::mem::take(&mut self.rs[r as usize].out_mask);
         while mask != 0 {
             let p = mask.trailing_zeros();
             mask &= mask - 1;
             let gp = r * self.radix + p;
-            let g = gp as usize;
-            let port = &self.port[g];
+            // one reference to the port record for the whole look
+            let port = &mut self.port[gp as usize];
             if port.link_free > now {
                 let t = port.link_free;
-                self.wake_output_at(gp, t);
+                wake_output_at(port, &mut self.calendar, cal_mask, gp, t);
                 continue;
             }
             let n = port.nvc as usize;
             let terminal = matches!(port.kind, PortKind::Terminal(_));
-            let link_ptr = port.link_ptr as u32;
             let base = (gp * vcs) as usize;
             let mut ready = 0u64;
             let mut next_ready = u64::MAX;
@@ -474,15 +501,15 @@ impl CycleNet {
                     ready |= 1 << v;
                 }
             }
-            if next_ready != u64::MAX {
-                self.wake_output_at(gp, next_ready);
-            }
-            let Some(v) = round_robin(ready, link_ptr) else {
+            // (no-op when no head waits: u64::MAX is never below `out_wake_at`)
+            wake_output_at(port, &mut self.calendar, cal_mask, gp, next_ready);
+            let Some(v) = round_robin(ready, port.link_ptr as u32) else {
                 continue;
             };
             let i = base + v as usize;
-            let id = self.pkts.pop(&mut self.vc[i].out_q);
-            let next = self.vc[i].out_q.0;
+            let q = &mut self.vc[i].out_q;
+            let id = self.pkts.pop(q);
+            let next = q.0;
             let o = &mut self.vout[i];
             o.head_ready = if next == NIL {
                 u64::MAX
@@ -495,23 +522,19 @@ impl CycleNet {
             if !terminal {
                 o.credits -= l;
             }
-            let port = &mut self.port[g];
             port.link_ptr = after(v, n as u32) as u8;
             port.out_count -= 1;
             port.last_vc = v as u8;
-            port.link_free = now + l as u64;
-            let more = port.out_count > 0;
-            let space_wait = port.flags & flag::SPACE_WAIT != 0;
-            if space_wait {
+            let free = now + l as u64;
+            port.link_free = free;
+            if port.out_count > 0 {
+                wake_output_at(port, &mut self.calendar, cal_mask, gp, free);
+            }
+            if port.flags & flag::SPACE_WAIT != 0 {
                 port.flags = port.flags & !flag::SPACE_WAIT | flag::SPACE_EVT;
+                schedule(&mut self.calendar, cal_mask, free, Ev::SpaceFree { gp });
             }
             let (down, latency) = (port.peer, port.latency as u64);
-            if more {
-                self.wake_output_at(gp, now + l as u64);
-            }
-            if space_wait {
-                self.at(now + l as u64, Ev::SpaceFree { gp });
-            }
             self.stats.phit_hops += l as u64;
             if terminal {
                 let done = now + self.ej_latency + l as u64;
@@ -523,7 +546,12 @@ impl CycleNet {
                 let lk = &mut self.pkts.link[id as usize];
                 lk.vc = v as u8;
                 lk.hops += 1;
-                self.at(now + latency, Ev::Arrive { pkt: id, gp: down });
+                schedule(
+                    &mut self.calendar,
+                    cal_mask,
+                    now + latency,
+                    Ev::Arrive { pkt: id, gp: down },
+                );
             }
         }
     }
@@ -568,24 +596,30 @@ impl CycleNet {
         }
     }
 
-    /// The output VC a packet would take now at output `og`: within its allowed range, one
-    /// with room for the whole packet in the output buffer, preferring the most free space
-    /// downstream plus locally (the lowest such VC on ties); `None` if none has room.
-    #[inline]
-    fn pick_out_vc(&self, og: u32, lo: u8, hi: u8) -> Option<u8> {
-        let l = self.pkt_phits;
-        let cap = self.out_cap;
-        let port = &self.port[og as usize];
+    /// The output VC a packet would take now at output port `port` (whose VCs' output sides
+    /// are `vout`, indexed by VC): within its allowed range, one with room for the whole
+    /// packet in the output buffer, preferring the most free space downstream plus locally
+    /// (the lowest such VC on ties); `None` if none has room.
+    /// `l` is the packet size, `cap` the output buffer capacity, `now` the current cycle.
+    #[inline(always)]
+    fn pick_out_vc(
+        port: &PortState,
+        vout: &[VcOut],
+        now: u64,
+        l: u32,
+        cap: u32,
+        lo: u8,
+        hi: u8,
+    ) -> Option<u8> {
         // the VC whose tail is still leaving on the link (see `out_occupancy`)
-        let leaving = if port.link_free > self.now {
+        let leaving = if port.link_free > now {
             port.last_vc as u32
         } else {
             u32::MAX
         };
         // a VC has room for the packet while it holds at most `cap - L` phits
         let room = cap.checked_sub(l)?;
-        let base = (og * self.vcs) as usize;
-        let vcs = &self.vout[base + lo as usize..base + hi as usize + 1];
+        let vcs = &vout[lo as usize..hi as usize + 1];
         // branch-free maximum of a key per VC: the free space above the VC's complement (VCs
         // are < 64), so the largest key is the most free space, the lowest VC among equals;
         // 0 when the VC has no room (a VC with room has a non-zero low byte)
@@ -605,13 +639,15 @@ impl CycleNet {
 
     /// The separable allocator of router `r` for this cycle (see
     /// [`crate::switch::separable_allocator`]).
+    #[inline(never)]
     fn router_allocate(&mut self, r: u32) {
         let now = self.now;
         let radix = self.radix;
         let vcs = self.vcs;
+        let cal_mask = self.cal_mask;
         let base = r * radix;
         let mut in_free = 0u64;
-        for p in bits(self.in_mask[r as usize]) {
+        for p in bits(self.rs[r as usize].in_mask) {
             let gi = base + p;
             let port = &mut self.port[gi as usize];
             if port.xin_free <= now {
@@ -620,7 +656,7 @@ impl CycleNet {
                 // still moving a packet: look again when its crossbar port frees
                 port.flags |= flag::XIN_EVT;
                 let t = port.xin_free;
-                self.at(t, Ev::XinFree { gp: gi });
+                schedule(&mut self.calendar, cal_mask, t, Ev::XinFree { gp: gi });
             }
         }
         if in_free == 0 {
@@ -631,21 +667,24 @@ impl CycleNet {
             let mut outs = 0u64;
             for ip in bits(in_free) {
                 let gi = base + ip;
-                let n = self.port[gi as usize].nvc as u32;
-                let mut v = self.port[gi as usize].in_ptr as u32;
+                let inp = &self.port[gi as usize];
+                let n = inp.nvc as u32;
+                let mut v = inp.in_ptr as u32;
+                let ibase = gi * vcs;
                 for _ in 0..n {
-                    let iv = (gi * vcs + v) as usize;
+                    let iv = (ibase + v) as usize;
                     let cur = v;
                     v += 1;
                     if v == n {
                         v = 0;
                     }
-                    let id = self.vc[iv].in_q.0;
+                    let s = &self.vc[iv];
+                    let id = s.in_q.0;
                     if id == NIL {
                         continue;
                     }
                     // heads are routable from their arrival on; the route is cached per VC
-                    let mut rt = self.vc[iv].head_route;
+                    let mut rt = s.head_route;
                     if rt == NO_ROUTE {
                         rt = self.route_head(r, id);
                         self.vc[iv].head_route = rt;
@@ -654,7 +693,7 @@ impl CycleNet {
                     let og = base + op;
                     if out_taken >> op & 1 == 1 {
                         // granted to another input this cycle: try again next cycle
-                        self.alloc_wake[r as usize] = true;
+                        self.rs[r as usize].alloc_wake = true;
                         continue;
                     }
                     let out = &mut self.port[og as usize];
@@ -662,18 +701,21 @@ impl CycleNet {
                         if out.flags & flag::XOUT_EVT == 0 {
                             out.flags |= flag::XOUT_EVT;
                             let t = out.xout_free;
-                            self.at(t, Ev::XoutFree { gp: og });
+                            schedule(&mut self.calendar, cal_mask, t, Ev::XoutFree { gp: og });
                         }
                         continue;
                     }
-                    let Some(ov) = self.pick_out_vc(og, lo, hi) else {
+                    let obase = (og * vcs) as usize;
+                    let vout = &self.vout[obase..];
+                    let (l, cap) = (self.pkt_phits, self.out_cap);
+                    let Some(ov) = Self::pick_out_vc(out, vout, now, l, cap, lo, hi) else {
                         // no room in the output buffer: retry when a departing tail frees some
                         let out = &mut self.port[og as usize];
                         if out.flags & flag::SPACE_EVT == 0 {
                             if out.link_free > now {
                                 out.flags |= flag::SPACE_EVT;
                                 let t = out.link_free;
-                                self.at(t, Ev::SpaceFree { gp: og });
+                                schedule(&mut self.calendar, cal_mask, t, Ev::SpaceFree { gp: og });
                             } else {
                                 out.flags |= flag::SPACE_WAIT;
                             }
@@ -697,9 +739,9 @@ impl CycleNet {
             for op in bits(outs) {
                 let og = base + op;
                 let want = std::mem::take(&mut self.scratch_want[op as usize & 63]);
-                let w = round_robin(want, self.port[og as usize].out_ptr as u32)
-                    .expect("an output with requests");
-                self.port[og as usize].out_ptr = after(w, radix) as u8;
+                let out = &mut self.port[og as usize];
+                let w = round_robin(want, out.out_ptr as u32).expect("an output with requests");
+                out.out_ptr = after(w, radix) as u8;
                 let (v, ov) = self.scratch_req[w as usize & 63];
                 let gi = base + w;
                 let inp = &mut self.port[gi as usize];
@@ -711,7 +753,7 @@ impl CycleNet {
             }
             if requesters & !granted != 0 {
                 // a request lost arbitration: try again next cycle
-                self.alloc_wake[r as usize] = true;
+                self.rs[r as usize].alloc_wake = true;
             }
             if in_free == 0 {
                 break;
@@ -723,43 +765,48 @@ impl CycleNet {
     fn grant(&mut self, r: u32, gi: u32, v: u8, og: u32, ov: u8) {
         let now = self.now;
         let vcs = self.vcs;
-        let ii = (gi * vcs) as usize + v as usize;
-        let id = {
-            let s = &mut self.vc[ii];
-            s.head_route = NO_ROUTE;
-            self.pkts.pop(&mut s.in_q)
-        };
+        let l = self.pkt_phits;
+        let cal_mask = self.cal_mask;
+        let ready = now + self.router_latency;
+        let s = &mut self.vc[(gi * vcs) as usize + v as usize];
+        s.head_route = NO_ROUTE;
+        let id = self.pkts.pop(&mut s.in_q);
         let lk = &mut self.pkts.link[id as usize];
         let arrived = lk.ready;
-        lk.ready = now + self.router_latency;
-        let release = (now + self.xbar_cycles).max(arrived + self.pkt_phits as u64);
+        lk.ready = ready;
+        let release = (now + self.xbar_cycles).max(arrived + l as u64);
         let inp = &mut self.port[gi as usize];
         inp.in_count -= 1;
         inp.xin_free = release;
         let (kind, up) = (inp.kind, inp.peer);
         if inp.in_count == 0 {
-            self.in_mask[r as usize] &= !(1 << (gi - r * self.radix));
+            self.rs[r as usize].in_mask &= !(1 << (gi - r * self.radix));
         } else if inp.flags & flag::XIN_EVT == 0 {
             // more packets wait at this input: allocate again when its crossbar port frees
             inp.flags |= flag::XIN_EVT;
-            self.at(release, Ev::XinFree { gp: gi });
+            schedule(
+                &mut self.calendar,
+                cal_mask,
+                release,
+                Ev::XinFree { gp: gi },
+            );
         }
         // the buffer space is free at `release`; the credits reach the upstream one link
         // latency later (the buffer's occupancy count drops when they arrive)
-        match kind {
+        let (when, ev) = match kind {
             PortKind::Terminal(t) => {
                 self.pkts.v[id as usize].t_net = now;
-                self.at(release + self.inj_latency, Ev::TermCredit { t });
+                (release + self.inj_latency, Ev::TermCredit { t })
             }
-            _ => {
-                let when = release + self.port[up as usize].latency as u64;
-                self.at(when, Ev::Credit { gp: up, vc: v });
-            }
-        }
-        let ready = now + self.router_latency;
+            _ => (
+                release + self.port[up as usize].latency as u64,
+                Ev::Credit { gp: up, vc: v },
+            ),
+        };
+        schedule(&mut self.calendar, cal_mask, when, ev);
         let oi = (og * vcs) as usize + ov as usize;
         let o = &mut self.vout[oi];
-        o.used += self.pkt_phits;
+        o.used += l;
         let q = &mut self.vc[oi].out_q;
         if q.0 == NIL {
             o.head_ready = ready;
@@ -771,7 +818,7 @@ impl CycleNet {
         // ready times grow with grant order, so a pending wake-up of this output comes first
         // and re-arms itself for later heads (see `router_links`)
         if out.out_wake_at == u64::MAX {
-            self.wake_output_at(og, ready);
+            wake_output_at(out, &mut self.calendar, cal_mask, og, ready);
         }
     }
 
