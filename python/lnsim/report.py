@@ -1080,8 +1080,6 @@ def _sweep_report(page: _Page, d: Path) -> None:
 
 
 def _sweep_figures(page: _Page, parts: List[str], df, keys: List[str]) -> None:
-    from . import plot
-
     two = len(keys) >= 2
     shape = (f"heatmap: one row per {keys[0]}, one column per {' / '.join(keys[1:])}, each cell the value "
              "(mean over seeds); grey cells failed") if two else f"against {keys[0]} (mean over seeds)"
