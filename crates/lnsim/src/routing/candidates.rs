@@ -169,9 +169,229 @@ pub struct CycleRouting {
     pub local_vcs: u8,
     /// Mesh/torus: VC classes (Valiant phases × dateline classes).
     pub classes: u8,
+    /// Dragonfly: lookup tables for [`CycleRouting::next_hop`] ([`CycleRouting::with_tables`];
+    /// `None`: computed from the shape).
+    pub df: Option<DfTables>,
+}
+
+/// Why a routing cannot give a next hop (a routing bug or a broken topology).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RouteError {
+    /// The path is longer than the VC template.
+    TemplateOverflow {
+        /// Router of the hop.
+        r: u32,
+        /// Destination router.
+        dst: u32,
+        /// Class of the hop.
+        class: HopClass,
+    },
+    /// A mesh/torus router lacks the link a dimension-order hop needs.
+    NoLink {
+        /// Router of the hop.
+        r: u32,
+        /// Dimension.
+        d: u32,
+    },
+}
+
+impl std::fmt::Display for RouteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            RouteError::TemplateOverflow { r, dst, class } => write!(
+                f,
+                "path longer than the VC template at router {r} (towards {dst}, {class:?} hop)"
+            ),
+            RouteError::NoLink { r, d } => write!(f, "router {r} has no link in dimension {d}"),
+        }
+    }
+}
+
+/// Dragonfly routing in table lookups (the same results as [`minimal::next_port`] and
+/// [`VcTemplate::next`], which the tests check pair by pair): the group of a router by a
+/// multiply, the exit router and global link towards another group from a table indexed by the
+/// group offset (palmtree) or the destination group's rank (consecutive), and the next template
+/// position from a table indexed by the previous one and the hop class.
+#[derive(Debug, Clone)]
+pub struct DfTables {
+    /// Terminals per router (the first local port).
+    p: u32,
+    /// Routers per group.
+    a: u32,
+    /// `⌈2³² / a⌉`: `⌊r / a⌋ = ⌊r · a_magic / 2³²⌋` for every router `r` (`r · a < 2³²`).
+    a_magic: u64,
+    /// Groups.
+    groups: u32,
+    /// The first global port (`p + a − 1`).
+    gport0: u32,
+    /// Palmtree (exit indexed by the offset `(d − g) mod groups`) or consecutive (by the rank
+    /// of `d` among the other groups).
+    palmtree: bool,
+    /// Exit towards another group: router index `| q << 16` (see [`DragonflyShape::exit`]).
+    exit: Vec<u32>,
+    /// Next template position: at `[(previous position + 1) · 2 + class]` (row 0: no hop
+    /// yet; class 0 local, 1 global), `position | vc << 8`, or `u16::MAX` when the template has
+    /// no entry left.
+    tnext: Vec<u16>,
+}
+
+impl DfTables {
+    /// The tables of shape `s` and template `t`; `None` when a router number times `a` does
+    /// not fit in 32 bits (the multiply would not divide exactly) or the template is too long
+    /// for the header's position byte.
+    pub fn new(s: &DragonflyShape, t: &VcTemplate) -> Option<Self> {
+        if s.routers() as u64 * s.a as u64 >= 1 << 32 || t.entries.len() >= u8::MAX as usize {
+            return None;
+        }
+        let palmtree = s.arrangement == crate::topology::dragonfly::Arrangement::Palmtree;
+        let exit = if palmtree {
+            // every group sees the same pattern: exit(g, d) depends on (d − g) mod groups only
+            (0..s.groups)
+                .map(|off| {
+                    if off == 0 {
+                        0
+                    } else {
+                        let (eo, q) = s.exit(0, off);
+                        eo | q << 16
+                    }
+                })
+                .collect()
+        } else {
+            // the rank k of d among the groups other than g: seen from the last group, d = k
+            (0..s.groups - 1)
+                .map(|k| {
+                    let (eo, q) = s.exit(s.groups - 1, k);
+                    eo | q << 16
+                })
+                .collect()
+        };
+        let n = t.entries.len();
+        let mut tnext = Vec::with_capacity((n + 1) * 2);
+        for prev in 0..=n {
+            for class in [HopClass::Local, HopClass::Global] {
+                let pos = t.next(prev.checked_sub(1), class);
+                tnext.push(pos.map_or(u16::MAX, |j| j as u16 | (t.entries[j].1 as u16) << 8));
+            }
+        }
+        Some(DfTables {
+            p: s.p,
+            a: s.a,
+            a_magic: (1u64 << 32).div_ceil(s.a as u64),
+            groups: s.groups,
+            gport0: s.p + s.a - 1,
+            palmtree,
+            exit,
+            tnext,
+        })
+    }
+
+    /// Group of router `r`.
+    #[inline(always)]
+    fn group(&self, r: u32) -> u32 {
+        ((r as u64 * self.a_magic) >> 32) as u32
+    }
+
+    /// Port of router index `from` towards router index `to` of the same group.
+    #[inline(always)]
+    fn local_port(&self, from: u32, to: u32) -> u32 {
+        self.p + to - u32::from(to > from)
+    }
+
+    /// [`minimal::next_port`]: the port of router `r` on the minimal path towards router `t`.
+    #[inline]
+    pub fn next_port(&self, r: u32, t: u32) -> Option<u32> {
+        let (gr, gt) = (self.group(r), self.group(t));
+        let ir = r - gr * self.a;
+        if gr != gt {
+            let key = if self.palmtree {
+                if gt > gr {
+                    gt - gr
+                } else {
+                    gt + self.groups - gr
+                }
+            } else if gt < gr {
+                gt
+            } else {
+                gt - 1
+            };
+            let e = self.exit[key as usize];
+            let eo = e & 0xFFFF;
+            Some(if eo == ir {
+                self.gport0 + (e >> 16)
+            } else {
+                self.local_port(ir, eo)
+            })
+        } else if r != t {
+            Some(self.local_port(ir, t - gt * self.a))
+        } else {
+            None
+        }
+    }
+
+    /// [`CycleRouting::next_hop`] on the Dragonfly of these tables.
+    #[inline]
+    pub fn next_hop(
+        &self,
+        r: u32,
+        dst: u32,
+        st: &mut RouteState,
+    ) -> Result<Option<Candidate>, RouteError> {
+        let mut target = dst;
+        if st.phase_a {
+            let reached = if st.group_only {
+                self.group(r) == self.group(st.inter)
+            } else {
+                r == st.inter
+            };
+            if reached {
+                st.phase_a = false;
+            } else {
+                // not reached: r ≠ inter, so the minimal port towards it exists
+                target = st.inter;
+            }
+        }
+        let Some(port) = self.next_port(r, target) else {
+            return Ok(None);
+        };
+        let global = port >= self.gport0;
+        let e = self.tnext[st.pos.wrapping_add(1) as usize * 2 + usize::from(global)];
+        if e == u16::MAX {
+            let class = if global {
+                HopClass::Global
+            } else {
+                HopClass::Local
+            };
+            return Err(RouteError::TemplateOverflow { r, dst, class });
+        }
+        st.pos = e as u8;
+        let vc = (e >> 8) as u8;
+        Ok(Some(Candidate {
+            port: port as u16,
+            vc_lo: vc,
+            vc_hi: vc,
+        }))
+    }
 }
 
 impl CycleRouting {
+    /// Builds the lookup tables of [`CycleRouting::next_hop`] (Dragonfly: [`DfTables`]).
+    pub fn with_tables(mut self) -> Self {
+        if let RoutedTopology::Dragonfly(s) = &self.topo {
+            self.df = DfTables::new(s, &self.template);
+        }
+        self
+    }
+
+    /// Does [`CycleRouting::at_injection`] decide anything? (MIN and DOR leave the default
+    /// header state, which every packet starts with.)
+    #[inline]
+    pub fn decides_at_injection(&self) -> bool {
+        !matches!(
+            (&self.topo, self.alg),
+            (RoutedTopology::Dragonfly(_), Algorithm::Min) | (_, Algorithm::Dor)
+        )
+    }
+
     /// Does the algorithm take decisions from congestion information?
     pub fn adaptive(&self) -> bool {
         matches!(self.alg, Algorithm::Ugal | Algorithm::Pb)
@@ -255,53 +475,18 @@ impl CycleRouting {
     /// The next hop of a packet at router `r` heading for router `dst` (`None`: `r` is the
     /// destination router, the packet ejects). Advances the header state; `Err` when the path
     /// outgrows the VC template (a routing bug: the template must cover every path).
+    #[inline]
     pub fn next_hop(
         &self,
         r: u32,
         dst: u32,
         st: &mut RouteState,
-    ) -> Result<Option<Candidate>, String> {
+    ) -> Result<Option<Candidate>, RouteError> {
         match &self.topo {
-            RoutedTopology::Dragonfly(s) => {
-                let mut port = None;
-                if st.phase_a {
-                    let reached = if st.group_only {
-                        s.group(r) == s.group(st.inter)
-                    } else {
-                        r == st.inter
-                    };
-                    if reached {
-                        st.phase_a = false;
-                    } else {
-                        port = minimal::next_port(s, r, st.inter);
-                    }
-                }
-                let port = match port {
-                    Some(p) => p,
-                    None => match minimal::next_port(s, r, dst) {
-                        Some(p) => p,
-                        None => return Ok(None),
-                    },
-                };
-                let class = if s.is_global_port(port) {
-                    HopClass::Global
-                } else {
-                    HopClass::Local
-                };
-                let prev = (st.pos != u8::MAX).then_some(st.pos as usize);
-                let pos = self.template.next(prev, class).ok_or_else(|| {
-                    format!(
-                        "path longer than the VC template at router {r} (towards {dst}, {class:?} hop)"
-                    )
-                })?;
-                st.pos = pos as u8;
-                let vc = self.template.entries[pos].1;
-                Ok(Some(Candidate {
-                    port: port as u16,
-                    vc_lo: vc,
-                    vc_hi: vc,
-                }))
-            }
+            RoutedTopology::Dragonfly(s) => match &self.df {
+                Some(t) => t.next_hop(r, dst, st),
+                None => self.next_hop_dragonfly(s, r, dst, st),
+            },
             RoutedTopology::Mesh(m) if self.alg == Algorithm::Dor && !m.dor_table.is_empty() => {
                 // mesh DOR: one VC class, the port from the table
                 let port = m.dor_table[r as usize * m.coords.len() + dst as usize];
@@ -311,62 +496,120 @@ impl CycleRouting {
                     vc_hi: self.local_vcs - 1,
                 }))
             }
-            RoutedTopology::Mesh(m) => {
-                if st.phase_a && r == st.inter {
-                    st.phase_a = false;
-                    st.dim = u8::MAX;
-                    st.crossed = false;
-                }
-                let target = if st.phase_a { st.inter } else { dst };
-                let here = &m.coords[r as usize];
-                let there = &m.coords[target as usize];
-                let Some(d) = (0..m.dims.len()).find(|&d| here[d] != there[d]) else {
-                    return Ok(None);
-                };
-                let n = m.dims[d];
-                let plus = if m.torus {
-                    let fwd = (there[d] + n - here[d]) % n;
-                    fwd <= n - fwd
-                } else {
-                    there[d] > here[d]
-                };
-                let port = if plus {
-                    m.plus[r as usize][d]
-                } else {
-                    m.minus[r as usize][d]
-                };
-                if port == u16::MAX {
-                    return Err(format!("router {r} has no link in dimension {d}"));
-                }
-                if st.dim != d as u8 {
-                    st.dim = d as u8;
-                    st.crossed = false;
-                }
-                let wrap = m.torus && if plus { here[d] == n - 1 } else { here[d] == 0 };
-                let dl_classes: u8 = if m.torus && m.dateline { 2 } else { 1 };
-                let dl = if dl_classes == 2 && (st.crossed || wrap) {
-                    1
-                } else {
-                    0
-                };
-                if wrap {
-                    st.crossed = true;
-                }
-                let phase =
-                    if self.alg == Algorithm::MeshVlb && !st.phase_a && st.inter != NO_ROUTER {
-                        1
-                    } else {
-                        0
-                    };
-                let class = phase * dl_classes + dl;
-                let per = self.local_vcs / self.classes;
-                Ok(Some(Candidate {
-                    port,
-                    vc_lo: class * per,
-                    vc_hi: class * per + per - 1,
-                }))
+            RoutedTopology::Mesh(m) => self.next_hop_mesh(m, r, dst, st),
+        }
+    }
+
+    /// [`CycleRouting::next_hop`] on a Dragonfly computed from the shape (the reference for
+    /// [`DfTables::next_hop`], used when the tables are absent).
+    fn next_hop_dragonfly(
+        &self,
+        s: &DragonflyShape,
+        r: u32,
+        dst: u32,
+        st: &mut RouteState,
+    ) -> Result<Option<Candidate>, RouteError> {
+        let mut port = None;
+        if st.phase_a {
+            let reached = if st.group_only {
+                s.group(r) == s.group(st.inter)
+            } else {
+                r == st.inter
+            };
+            if reached {
+                st.phase_a = false;
+            } else {
+                port = minimal::next_port(s, r, st.inter);
             }
         }
+        let port = match port {
+            Some(p) => p,
+            None => match minimal::next_port(s, r, dst) {
+                Some(p) => p,
+                None => return Ok(None),
+            },
+        };
+        let class = if s.is_global_port(port) {
+            HopClass::Global
+        } else {
+            HopClass::Local
+        };
+        let prev = (st.pos != u8::MAX).then_some(st.pos as usize);
+        let pos = self
+            .template
+            .next(prev, class)
+            .ok_or(RouteError::TemplateOverflow { r, dst, class })?;
+        st.pos = pos as u8;
+        let vc = self.template.entries[pos].1;
+        Ok(Some(Candidate {
+            port: port as u16,
+            vc_lo: vc,
+            vc_hi: vc,
+        }))
+    }
+
+    /// [`CycleRouting::next_hop`] on a mesh or torus without a DOR table (tori, mesh Valiant).
+    #[inline(never)]
+    fn next_hop_mesh(
+        &self,
+        m: &MeshGeometry,
+        r: u32,
+        dst: u32,
+        st: &mut RouteState,
+    ) -> Result<Option<Candidate>, RouteError> {
+        if st.phase_a && r == st.inter {
+            st.phase_a = false;
+            st.dim = u8::MAX;
+            st.crossed = false;
+        }
+        let target = if st.phase_a { st.inter } else { dst };
+        let here = &m.coords[r as usize];
+        let there = &m.coords[target as usize];
+        let Some(d) = (0..m.dims.len()).find(|&d| here[d] != there[d]) else {
+            return Ok(None);
+        };
+        let n = m.dims[d];
+        let plus = if m.torus {
+            let fwd = (there[d] + n - here[d]) % n;
+            fwd <= n - fwd
+        } else {
+            there[d] > here[d]
+        };
+        let port = if plus {
+            m.plus[r as usize][d]
+        } else {
+            m.minus[r as usize][d]
+        };
+        if port == u16::MAX {
+            return Err(RouteError::NoLink { r, d: d as u32 });
+        }
+        if st.dim != d as u8 {
+            st.dim = d as u8;
+            st.crossed = false;
+        }
+        let wrap = m.torus && if plus { here[d] == n - 1 } else { here[d] == 0 };
+        let dl_classes: u8 = if m.torus && m.dateline { 2 } else { 1 };
+        let dl = if dl_classes == 2 && (st.crossed || wrap) {
+            1
+        } else {
+            0
+        };
+        if wrap {
+            st.crossed = true;
+        }
+        let phase =
+            if self.alg == Algorithm::MeshVlb && !st.phase_a && st.inter != NO_ROUTER {
+                1
+            } else {
+                0
+            };
+        let class = phase * dl_classes + dl;
+        let per = self.local_vcs / self.classes;
+        Ok(Some(Candidate {
+            port,
+            vc_lo: class * per,
+            vc_hi: class * per + per - 1,
+        }))
     }
 
     /// Computes the Piggyback bits of one router from the occupancies of its global ports.
@@ -395,4 +638,67 @@ pub fn mesh_hops(m: &MeshGeometry, a: u32, b: u32) -> u32 {
             }
         })
         .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::dragonfly::Arrangement;
+
+    fn routing(s: DragonflyShape, template: VcTemplate) -> CycleRouting {
+        CycleRouting {
+            alg: Algorithm::Vlb,
+            topo: RoutedTopology::Dragonfly(s),
+            policy: VlbPolicy::Lgl,
+            source_group: false,
+            ugal_t_phits: 0,
+            pb_factor: 120,
+            pb_t_phits: 20,
+            template,
+            local_vcs: 4,
+            classes: 1,
+            df: None,
+        }
+    }
+
+    #[test]
+    fn dragonfly_tables_match_the_shape_arithmetic() {
+        for arr in [Arrangement::Palmtree, Arrangement::Consecutive] {
+            for (p, a, h) in [(2, 4, 2), (1, 3, 1), (3, 6, 3)] {
+                let s = DragonflyShape::new(p, a, h, arr).unwrap();
+                for template in [VcTemplate::minimal(), VcTemplate::valiant()] {
+                    let slow = routing(s, template.clone());
+                    let fast = slow.clone().with_tables();
+                    let t = fast.df.as_ref().expect("tables");
+                    let n = s.routers();
+                    for r in 0..n {
+                        for d in 0..n {
+                            assert_eq!(t.next_port(r, d), minimal::next_port(&s, r, d));
+                            for inter in [NO_ROUTER, (r + d) % n, (r * 7 + 3) % n] {
+                                for group_only in [false, true] {
+                                    for pos in [u8::MAX, 0, 1, 2, 3, 4, 5] {
+                                        let mut st = RouteState {
+                                            inter,
+                                            phase_a: inter != NO_ROUTER,
+                                            group_only,
+                                            pos,
+                                            ..RouteState::default()
+                                        };
+                                        if pos != u8::MAX && pos as usize >= template.entries.len() {
+                                            continue;
+                                        }
+                                        let mut st2 = st;
+                                        let a = fast.next_hop(r, d, &mut st);
+                                        let b = slow.next_hop(r, d, &mut st2);
+                                        assert_eq!(a, b, "{arr:?} {r}->{d} via {inter} pos {pos}");
+                                        assert_eq!(st, st2);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

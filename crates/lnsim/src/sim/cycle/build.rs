@@ -380,7 +380,9 @@ impl CycleNet {
             template,
             local_vcs: local_vcs as u8,
             classes: classes as u8,
-        };
+            df: None,
+        }
+        .with_tables();
 
         // ports
         let np = (routers * radix) as usize;
@@ -434,6 +436,15 @@ impl CycleNet {
                 for v in 0..n as usize {
                     in_cap[gp * vcs as usize + v] = cap;
                 }
+            }
+        }
+        // a link has the same latency both ways: the allocator sends an input's credits back
+        // with the latency of its own port's record
+        for gp in 0..np {
+            if peer[gp] != u32::MAX && lat[gp] != lat[peer[gp] as usize] {
+                return Err(Error::Internal(format!(
+                    "cycle model: the link at router port {gp} has different latencies each way"
+                )));
             }
         }
         // credits of an output: the capacity of the input buffer at the far end

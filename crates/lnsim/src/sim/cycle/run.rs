@@ -561,26 +561,10 @@ impl CycleNet {
     #[inline]
     fn route_head(&mut self, r: u32, id: u32) -> u32 {
         let i = id as usize;
-        let p = &mut self.pkts.v[i];
-        if self.pkts.link[i].hops == 0 {
-            let view = View {
-                radix: self.radix,
-                vcs: self.vcs,
-                port: &self.port,
-                vout: &self.vout,
-                vc: &self.vc,
-                pkt_phits: self.pkt_phits,
-                pb: self.pb.as_ref(),
-                now: self.now,
-            };
-            self.routing.at_injection(
-                r,
-                p.dst_router,
-                &mut p.st,
-                &view,
-                &mut self.rng_router[r as usize],
-            );
+        if self.pkts.link[i].hops == 0 && self.routing.decides_at_injection() {
+            self.source_decision(r, id);
         }
+        let p = &mut self.pkts.v[i];
         let dst = p.dst;
         match self.routing.next_hop(r, p.dst_router, &mut p.st) {
             Ok(Some(c)) => pack(c.port as u32, c.vc_lo, c.vc_hi),
@@ -594,6 +578,30 @@ impl CycleNet {
                 pack(0, 0, 0)
             }
         }
+    }
+
+    /// The source-adaptive decision of packet `id` at its injection router `r` (MIN and DOR
+    /// decide nothing: the packet keeps the default header state it was generated with).
+    #[inline(never)]
+    fn source_decision(&mut self, r: u32, id: u32) {
+        let p = &mut self.pkts.v[id as usize];
+        let view = View {
+            radix: self.radix,
+            vcs: self.vcs,
+            port: &self.port,
+            vout: &self.vout,
+            vc: &self.vc,
+            pkt_phits: self.pkt_phits,
+            pb: self.pb.as_ref(),
+            now: self.now,
+        };
+        self.routing.at_injection(
+            r,
+            p.dst_router,
+            &mut p.st,
+            &view,
+            &mut self.rng_router[r as usize],
+        );
     }
 
     /// The output VC a packet would take now at output port `port` (whose VCs' output sides
