@@ -786,7 +786,7 @@ impl CycleNet {
         let inp = &mut self.port[gi as usize];
         inp.in_count -= 1;
         inp.xin_free = release;
-        let (kind, up) = (inp.kind, inp.peer);
+        let (kind, up, lat) = (inp.kind, inp.peer, inp.latency);
         if inp.in_count == 0 {
             self.rs[r as usize].in_mask &= !(1 << (gi - r * self.radix));
         } else if inp.flags & flag::XIN_EVT == 0 {
@@ -800,14 +800,15 @@ impl CycleNet {
             );
         }
         // the buffer space is free at `release`; the credits reach the upstream one link
-        // latency later (the buffer's occupancy count drops when they arrive)
+        // latency later (the buffer's occupancy count drops when they arrive); a link has the
+        // same latency both ways (the builder checks), so this port's record gives it
         let (when, ev) = match kind {
             PortKind::Terminal(t) => {
                 self.pkts.v[id as usize].t_net = now;
                 (release + self.inj_latency, Ev::TermCredit { t })
             }
             _ => (
-                release + self.port[up as usize].latency as u64,
+                release + lat as u64,
                 Ev::Credit { gp: up, vc: v },
             ),
         };
