@@ -597,12 +597,11 @@ impl CycleRouting {
         if wrap {
             st.crossed = true;
         }
-        let phase =
-            if self.alg == Algorithm::MeshVlb && !st.phase_a && st.inter != NO_ROUTER {
-                1
-            } else {
-                0
-            };
+        let phase = if self.alg == Algorithm::MeshVlb && !st.phase_a && st.inter != NO_ROUTER {
+            1
+        } else {
+            0
+        };
         let class = phase * dl_classes + dl;
         let per = self.local_vcs / self.classes;
         Ok(Some(Candidate {
@@ -684,7 +683,8 @@ mod tests {
                                             pos,
                                             ..RouteState::default()
                                         };
-                                        if pos != u8::MAX && pos as usize >= template.entries.len() {
+                                        if pos != u8::MAX && pos as usize >= template.entries.len()
+                                        {
                                             continue;
                                         }
                                         let mut st2 = st;

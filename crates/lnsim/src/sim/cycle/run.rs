@@ -561,7 +561,8 @@ impl CycleNet {
     #[inline]
     fn route_head(&mut self, r: u32, id: u32) -> u32 {
         let i = id as usize;
-        if self.pkts.link[i].hops == 0 && self.routing.decides_at_injection() {
+        // (MIN and DOR do not read the hop count)
+        if self.routing.decides_at_injection() && self.pkts.link[i].hops == 0 {
             self.source_decision(r, id);
         }
         let p = &mut self.pkts.v[i];
@@ -807,10 +808,7 @@ impl CycleNet {
                 self.pkts.v[id as usize].t_net = now;
                 (release + self.inj_latency, Ev::TermCredit { t })
             }
-            _ => (
-                release + lat as u64,
-                Ev::Credit { gp: up, vc: v },
-            ),
+            _ => (release + lat as u64, Ev::Credit { gp: up, vc: v }),
         };
         schedule(&mut self.calendar, cal_mask, when, ev);
         let oi = (og * vcs) as usize + ov as usize;
