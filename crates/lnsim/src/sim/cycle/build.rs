@@ -570,12 +570,12 @@ impl CycleNet {
                     head_ready: u64::MAX,
                     credits: credit_cap[i],
                     used: 0,
+                    out_q: (NIL, NIL),
                 })
                 .collect(),
             vc: (0..np * vcs as usize)
                 .map(|i| VcState {
                     in_q: (NIL, NIL),
-                    out_q: (NIL, NIL),
                     head_route: u32::MAX,
                     in_used: 0,
                     in_cap: in_cap[i],

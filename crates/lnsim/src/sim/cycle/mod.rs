@@ -127,8 +127,8 @@ pub(crate) struct PortState {
     pub out_wake_at: u64,
 }
 
-/// The output side of one VC that the link stage and the output-VC choice read on every
-/// look, in a dense 16-byte record (a port's VCs share one or two cache lines).
+/// The output side of one VC, which the link stage, the output-VC choice and a grant read
+/// together, in a dense 24-byte record (a port's VCs share one or two cache lines).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct VcOut {
     /// Departure cycle of the output queue's head (u64::MAX: empty).
@@ -137,16 +137,15 @@ pub(crate) struct VcOut {
     pub credits: u32,
     /// Phits queued in the output buffer.
     pub used: u32,
+    /// Output queue (head, tail).
+    pub out_q: (u32, u32),
 }
 
-/// The rest of the state of one VC of a port: its input queue, its output queue and the
-/// buffer capacities.
+/// The input side of one VC of a port: its input queue and the buffer capacities.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct VcState {
     /// Input queue (head, tail).
     pub in_q: (u32, u32),
-    /// Output queue (head, tail).
-    pub out_q: (u32, u32),
     /// Packed next hop of the input head (computed once per head; u32::MAX: none).
     pub head_route: u32,
     /// Phits in the input buffer (until their credits reach the upstream).

@@ -507,10 +507,9 @@ impl CycleNet {
                 continue;
             };
             let i = base + v as usize;
-            let q = &mut self.vc[i].out_q;
-            let id = self.pkts.pop(q);
-            let next = q.0;
             let o = &mut self.vout[i];
+            let id = self.pkts.pop(&mut o.out_q);
+            let next = o.out_q.0;
             o.head_ready = if next == NIL {
                 u64::MAX
             } else {
@@ -628,6 +627,12 @@ impl CycleNet {
         };
         // a VC has room for the packet while it holds at most `cap - L` phits
         let room = cap.checked_sub(l)?;
+        if lo == hi {
+            // one allowed VC (the Dragonfly templates)
+            let s = &vout[lo as usize];
+            let used = s.used + if lo as u32 == leaving { l } else { 0 };
+            return (used <= room).then_some(lo);
+        }
         let vcs = &vout[lo as usize..hi as usize + 1];
         // branch-free maximum of a key per VC: the free space above the VC's complement (VCs
         // are < 64), so the largest key is the most free space, the lowest VC among equals;
@@ -814,11 +819,10 @@ impl CycleNet {
         let oi = (og * vcs) as usize + ov as usize;
         let o = &mut self.vout[oi];
         o.used += l;
-        let q = &mut self.vc[oi].out_q;
-        if q.0 == NIL {
+        if o.out_q.0 == NIL {
             o.head_ready = ready;
         }
-        self.pkts.push(q, id);
+        self.pkts.push(&mut o.out_q, id);
         let out = &mut self.port[og as usize];
         out.xout_free = now + self.xbar_cycles;
         out.out_count += 1;
@@ -956,7 +960,7 @@ impl CycleNet {
                     self.port_name((i / vcs) as u32), i % vcs, n, rel, self.vc[i].in_used
                 )));
             }
-            queued += self.pkts.len(self.vc[i].out_q);
+            queued += self.pkts.len(self.vout[i].out_q);
         }
         let at_sources: u64 = self.backlog_len.iter().map(|&x| x as u64).sum();
         let in_network = queued + wire_pkts;
