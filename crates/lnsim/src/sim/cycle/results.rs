@@ -29,6 +29,61 @@ pub(crate) struct Bin {
     nonmin: u64,
 }
 
+/// Latencies below this many cycles are counted in a dense array (at most 512 KiB), larger
+/// ones go straight to the histogram.
+const DENSE_MAX: u64 = 1 << 16;
+
+/// A latency distribution: a dense count per cycle value for the common small latencies (one
+/// increment per packet) and an HDR histogram (3 significant digits) for the rare larger ones;
+/// [`LatCounts::histogram`] merges both into the histogram of every recorded value, the same as
+/// recording each value into it (its counts do not depend on the recording order).
+#[derive(Debug, Clone)]
+struct LatCounts {
+    dense: Vec<u64>,
+    over: Histogram<u64>,
+}
+
+impl LatCounts {
+    fn new() -> Self {
+        LatCounts {
+            dense: Vec::new(),
+            over: Histogram::new(3).expect("histogram"),
+        }
+    }
+
+    #[inline]
+    fn record(&mut self, v: u64) {
+        if v < self.dense.len() as u64 {
+            self.dense[v as usize] += 1;
+        } else {
+            self.record_slow(v);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn record_slow(&mut self, v: u64) {
+        if v < DENSE_MAX {
+            let n = (v as usize + 1).next_power_of_two().max(256);
+            self.dense.resize(n, 0);
+            self.dense[v as usize] += 1;
+        } else {
+            let _ = self.over.record(v);
+        }
+    }
+
+    /// The histogram of every recorded value.
+    fn histogram(&self) -> Histogram<u64> {
+        let mut h = self.over.clone();
+        for (v, &n) in self.dense.iter().enumerate() {
+            if n > 0 {
+                let _ = h.record_n(v as u64, n);
+            }
+        }
+        h
+    }
+}
+
 /// One delivered packet in a trace: generation, consumption, source and destination
 /// terminals, hops.
 pub(crate) type TraceRecord = (u64, u64, u32, u32, u8);
@@ -58,11 +113,15 @@ pub(crate) struct CycleStats {
     w_hops: u64,
     w_lat_sum: u64,
     w_net_sum: u64,
-    lat: Histogram<u64>,
-    net: Histogram<u64>,
+    lat: LatCounts,
+    net: LatCounts,
     router_inj: Vec<u64>,
     router_acc: Vec<u64>,
     bins: Vec<Bin>,
+    /// Index of the bin of the last recorded cycle and its first cycle (`bin_cycles · index`):
+    /// [`CycleStats::bin`] divides only when the cycle leaves that bin.
+    bin_idx: usize,
+    bin_lo: u64,
     at_sources_start: Option<u64>,
     /// Per-packet records `(generation, consumption, source terminal, destination terminal,
     /// hops)` of every delivered packet, when switched on (tests).
@@ -71,7 +130,6 @@ pub(crate) struct CycleStats {
 
 impl CycleStats {
     pub fn new(routers: u32, _terminals: u32, warmup: u64, end: u64, bin_cycles: u64) -> Self {
-        let hist = || Histogram::new(3).expect("histogram");
         CycleStats {
             warmup,
             bin_cycles,
@@ -93,19 +151,26 @@ impl CycleStats {
             w_hops: 0,
             w_lat_sum: 0,
             w_net_sum: 0,
-            lat: hist(),
-            net: hist(),
+            lat: LatCounts::new(),
+            net: LatCounts::new(),
             router_inj: vec![0; routers as usize],
             router_acc: vec![0; routers as usize],
             bins: vec![Bin::default(); end.div_ceil(bin_cycles) as usize],
+            bin_idx: 0,
+            bin_lo: 0,
             at_sources_start: None,
             trace: None,
         }
     }
 
+    /// The bin of cycle `t` (`t / bin_cycles`; None past the end).
     #[inline]
     fn bin(&mut self, t: u64) -> Option<&mut Bin> {
-        self.bins.get_mut((t / self.bin_cycles) as usize)
+        if t.wrapping_sub(self.bin_lo) >= self.bin_cycles {
+            self.bin_idx = (t / self.bin_cycles) as usize;
+            self.bin_lo = t - t % self.bin_cycles;
+        }
+        self.bins.get_mut(self.bin_idx)
     }
 
     /// A packet was generated at cycle `now`.
@@ -161,8 +226,8 @@ impl CycleStats {
             self.w_hops += hops as u64;
             self.w_lat_sum += lat;
             self.w_net_sum += done - p.t_net;
-            let _ = self.lat.record(lat);
-            let _ = self.net.record(done - p.t_net);
+            self.lat.record(lat);
+            self.net.record(done - p.t_net);
             self.router_acc[dst_router as usize] += phits as u64;
         }
     }
@@ -190,6 +255,7 @@ pub(crate) fn write(
     c: Counts,
 ) -> Result<String> {
     let st = &net.stats;
+    let (lat, nlat) = (st.lat.histogram(), st.net.histogram());
     let measured = st.stop.saturating_sub(net.warmup).max(1);
     let active = net
         .traffic
@@ -256,14 +322,14 @@ pub(crate) fn write(
         "accepted_load": accepted,
         "latency_cycles": {
             "mean": r6(st.w_lat_sum as f64 / n),
-            "p50": q(&st.lat, 0.5),
-            "p99": q(&st.lat, 0.99),
-            "max": st.lat.max(),
+            "p50": q(&lat, 0.5),
+            "p99": q(&lat, 0.99),
+            "max": lat.max(),
         },
         "network_latency_cycles": {
             "mean": r6(st.w_net_sum as f64 / n),
-            "p50": q(&st.net, 0.5),
-            "p99": q(&st.net, 0.99),
+            "p50": q(&nlat, 0.5),
+            "p99": q(&nlat, 0.99),
         },
         "nonminimal_fraction": r6(st.w_nonmin as f64 / n),
         "avg_hops": r6(st.w_hops as f64 / n),
@@ -306,8 +372,8 @@ pub(crate) fn write(
     }
     let mut hist = String::from("lo_cycles,hi_cycles,count\n");
     let mut lower = 0u64;
-    for v in st.lat.iter_recorded() {
-        let upper = st.lat.highest_equivalent(v.value_iterated_to());
+    for v in lat.iter_recorded() {
+        let upper = lat.highest_equivalent(v.value_iterated_to());
         let _ = writeln!(hist, "{lower},{upper},{}", v.count_since_last_iteration());
         lower = upper + 1;
     }
