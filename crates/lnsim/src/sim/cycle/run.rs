@@ -274,16 +274,18 @@ impl CycleNet {
             0
         } else {
             let u: f64 = self.rng_term[t as usize].random();
-            ((1.0 - u).ln() / self.gen_log_q).floor() as u64
+            // ⌊ln(1 − u) / ln(1 − p)⌋: the quotient is ≥ 0 (or NaN, cast to 0), so the
+            // truncating cast is the floor
+            ((1.0 - u).ln() / self.gen_log_q) as u64
         };
         let when = from + gap;
-        let epoch = self.epoch[t as usize];
         if when == self.now {
             // same cycle: generate now (only at start or change, from == now)
             self.generate_at(t);
             self.schedule_gen(t, when + 1);
         } else if when - self.now <= self.cal_mask {
             if when < self.end {
+                let epoch = self.epoch[t as usize];
                 self.at(when, Ev::Gen { t, epoch });
             }
         } else {
@@ -292,6 +294,7 @@ impl CycleNet {
             // would bias the count, the redraw must be unconditional)
             let h = self.now + self.cal_mask;
             if h < self.end {
+                let epoch = self.epoch[t as usize];
                 self.at(h, Ev::GenWait { t, epoch });
             }
         }
@@ -303,11 +306,12 @@ impl CycleNet {
         self.schedule_gen(t, next);
     }
 
+    /// Terminal `t` generates a packet at the current cycle: it joins the terminal's backlog,
+    /// or leaves at once when nothing waits before it and its link and credits allow.
     fn generate_at(&mut self, t: u32) {
         let now = self.now;
-        let dst = self
-            .traffic
-            .destination(t, now, &mut self.rng_term[t as usize]);
+        let ti = t as usize;
+        let dst = self.traffic.destination(t, now, &mut self.rng_term[ti]);
         let dst_router = self.term_router[dst as usize];
         let id = self.pkts.alloc(Pkt {
             src: t,
@@ -318,31 +322,43 @@ impl CycleNet {
             st: RouteState::default(),
         });
         self.stats.generated(now, self.pkt_phits);
-        let mut q = self.backlog[t as usize];
+        let waiting = self.backlog_len[ti];
+        if waiting == 0 && self.term_credits[ti] >= self.pkt_phits && self.term_link_free[ti] <= now
+        {
+            // what `term_send` does with a backlog of this packet alone
+            self.inject(t, id);
+            return;
+        }
+        let mut q = self.backlog[ti];
         self.pkts.push(&mut q, id);
-        self.backlog[t as usize] = q;
-        self.backlog_len[t as usize] += 1;
+        self.backlog[ti] = q;
+        self.backlog_len[ti] = waiting + 1;
         self.term_send(t);
     }
 
+    #[inline]
     fn term_credit(&mut self, t: u32) {
-        self.term_credits[t as usize] += self.pkt_phits;
-        self.term_send(t);
+        let ti = t as usize;
+        self.term_credits[ti] += self.pkt_phits;
+        if self.backlog_len[ti] > 0 {
+            self.term_send(t);
+        }
     }
 
     /// Terminal `t` puts its oldest waiting packet on its link if the link is free and the
     /// router's injection queue has room for it.
+    #[inline(never)]
     fn term_send(&mut self, t: u32) {
         let ti = t as usize;
         if self.backlog_len[ti] == 0 || self.term_credits[ti] < self.pkt_phits {
             return;
         }
         let now = self.now;
-        if self.term_link_free[ti] > now {
-            let at = self.term_link_free[ti];
-            if self.term_try_at[ti] != at {
-                self.term_try_at[ti] = at;
-                self.at(at, Ev::TermTry { t });
+        let free = self.term_link_free[ti];
+        if free > now {
+            if self.term_try_at[ti] != free {
+                self.term_try_at[ti] = free;
+                self.at(free, Ev::TermTry { t });
             }
             return;
         }
@@ -350,6 +366,20 @@ impl CycleNet {
         let id = self.pkts.pop(&mut q);
         self.backlog[ti] = q;
         self.backlog_len[ti] -= 1;
+        self.inject(t, id);
+        if self.backlog_len[ti] > 0 && self.term_credits[ti] >= self.pkt_phits {
+            let at = self.term_link_free[ti];
+            self.term_try_at[ti] = at;
+            self.at(at, Ev::TermTry { t });
+        }
+    }
+
+    /// Terminal `t` puts packet `id` (no longer in its backlog) on its free link, spending the
+    /// credits of one packet.
+    #[inline(always)]
+    fn inject(&mut self, t: u32, id: u32) {
+        let ti = t as usize;
+        let now = self.now;
         self.term_credits[ti] -= self.pkt_phits;
         self.term_link_free[ti] = now + self.pkt_phits as u64;
         self.stats
@@ -361,11 +391,6 @@ impl CycleNet {
         } else {
             let when = now + self.inj_latency;
             self.at(when, Ev::Arrive { pkt: id, gp });
-        }
-        if self.backlog_len[ti] > 0 && self.term_credits[ti] >= self.pkt_phits {
-            let at = self.term_link_free[ti];
-            self.term_try_at[ti] = at;
-            self.at(at, Ev::TermTry { t });
         }
     }
 
