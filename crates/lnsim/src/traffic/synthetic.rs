@@ -88,6 +88,9 @@ pub struct SyntheticTraffic {
     after: Option<(u64, Phase)>,
     /// Short description.
     label: String,
+    /// Uniform traffic throughout (a single `uniform` component and no change): the
+    /// destination is the uniform draw without looking at the phase.
+    uniform_only: bool,
 }
 
 /// One steady traffic (a single pattern or a mix) with its load.
@@ -670,6 +673,7 @@ impl SyntheticTraffic {
             Geometry::Dragonfly(s) => (s.p, s.a, s.h, s.groups),
             Geometry::MeshTorus { .. } => (0, 0, 0, 0),
         };
+        let uniform_only = after.is_none() && matches!(before.comps[..], [Comp::Uniform]);
         Ok(SyntheticTraffic {
             n,
             df_p,
@@ -682,6 +686,7 @@ impl SyntheticTraffic {
             before,
             after,
             label,
+            uniform_only,
         })
     }
 
@@ -728,6 +733,10 @@ impl SyntheticTraffic {
     #[inline]
     pub fn destination(&self, src: u32, cycle: u64, rng: &mut impl Rng) -> u32 {
         debug_assert!(src < self.n, "terminal {src} out of range");
+        if self.uniform_only {
+            // the same draw as through the single phase's single component
+            return self.uniform(src, rng);
+        }
         let ph = self.phase(cycle);
         let comp = if ph.comps.len() == 1 {
             &ph.comps[0]
