@@ -148,7 +148,10 @@ pub(crate) struct VcState {
     pub in_q: (u32, u32),
     /// Packed next hop of the input head (computed once per head; u32::MAX: none).
     pub head_route: u32,
-    /// Phits in the input buffer (until their credits reach the upstream).
+    /// Phits of the packets queued in (or arriving into) the input buffer: counted at the
+    /// head's arrival, released when the packet is granted (the lossless check at arrival
+    /// compares it with the capacity; its credits then travel back upstream, which the
+    /// end-of-run conservation check counts separately).
     pub in_used: u32,
     /// Input buffer capacity.
     pub in_cap: u32,

@@ -191,10 +191,8 @@ impl CycleNet {
             Ev::Credit { gp, vc } => {
                 let l = self.pkt_phits;
                 self.vout[(gp * self.vcs) as usize + vc as usize].credits += l;
-                let port = &self.port[gp as usize];
-                let (down, queued) = (port.peer, port.out_count > 0);
-                self.vc[(down * self.vcs) as usize + vc as usize].in_used -= l;
-                if queued {
+                // (the downstream buffer's occupancy count dropped when the packet left it)
+                if self.port[gp as usize].out_count > 0 {
                     self.mark_output(gp);
                 }
             }
@@ -217,8 +215,6 @@ impl CycleNet {
                 self.wake_allocator(self.split_gp(gp).0);
             }
             Ev::TermCredit { t } => {
-                let g = self.term_gp[t as usize];
-                self.vc[(g * self.vcs) as usize].in_used -= self.pkt_phits;
                 self.term_credit(t);
             }
             Ev::Gen { t, epoch } => {
@@ -809,6 +805,9 @@ impl CycleNet {
         let ready = now + self.router_latency;
         let s = &mut self.vc[(gi * vcs) as usize + v as usize];
         s.head_route = NO_ROUTE;
+        // the packet leaves this buffer (its space is free for good at `release`, before its
+        // credits can come back)
+        s.in_used -= l;
         let id = self.pkts.pop(&mut s.in_q);
         let lk = &mut self.pkts.link[id as usize];
         let arrived = lk.ready;
@@ -953,20 +952,24 @@ impl CycleNet {
             for v in 0..self.port[g].nvc as usize {
                 let i = g * vcs + v;
                 let d = down as usize * vcs + v;
-                // in_used still counts packets whose credits are returning
-                let held = self.vout[i].credits as u64 + on_wire[d] + self.vc[d].in_used as u64;
+                let held = self.vout[i].credits as u64
+                    + on_wire[d]
+                    + self.vc[d].in_used as u64
+                    + releasing[d];
                 if held != self.vc[i].credit_cap as u64 {
                     return Err(Error::Internal(format!(
-                        "credit conservation violated on {} VC {v}: {} available + {} on the wire + {} buffered or returning != capacity {}",
-                        self.port_name(g as u32), self.vout[i].credits, on_wire[d], self.vc[d].in_used, self.vc[i].credit_cap
+                        "credit conservation violated on {} VC {v}: {} available + {} on the wire + {} buffered + {} returning != capacity {}",
+                        self.port_name(g as u32), self.vout[i].credits, on_wire[d], self.vc[d].in_used, releasing[d], self.vc[i].credit_cap
                     )));
                 }
             }
         }
         for t in 0..self.terminals as usize {
             let g = self.term_gp[t] as usize;
-            let held =
-                self.term_credits[t] as u64 + on_wire[g * vcs] + self.vc[g * vcs].in_used as u64;
+            let held = self.term_credits[t] as u64
+                + on_wire[g * vcs]
+                + self.vc[g * vcs].in_used as u64
+                + releasing[g * vcs];
             if held != self.vc[g * vcs].in_cap as u64 {
                 return Err(Error::Internal(format!(
                     "credit conservation violated on the injection link of terminal {t}: {held} != {}",
@@ -974,15 +977,18 @@ impl CycleNet {
                 )));
             }
         }
-        // every input buffer holds what its queue holds (plus what is still leaving it)
+        // every input buffer's occupancy count is what its queue holds
         let mut queued = 0u64;
-        for (i, &rel) in releasing.iter().enumerate() {
+        for i in 0..releasing.len() {
             let n = self.pkts.len(self.vc[i].in_q);
             queued += n;
-            if n * self.pkt_phits as u64 + rel != self.vc[i].in_used as u64 {
+            if n * self.pkt_phits as u64 != self.vc[i].in_used as u64 {
                 return Err(Error::Internal(format!(
-                    "buffer accounting violated at {} VC {}: {} packets queued, {} phits releasing, {} phits used",
-                    self.port_name((i / vcs) as u32), i % vcs, n, rel, self.vc[i].in_used
+                    "buffer accounting violated at {} VC {}: {} packets queued, {} phits used",
+                    self.port_name((i / vcs) as u32),
+                    i % vcs,
+                    n,
+                    self.vc[i].in_used
                 )));
             }
             queued += self.pkts.len(self.vout[i].out_q);
