@@ -672,13 +672,88 @@ impl CycleNet {
         (best != 0).then(|| 255 - (best & 0xFF) as u8)
     }
 
+    /// The input arbiter of input port `ip` of router `r` (router port `base + ip`): from its
+    /// round-robin pointer, the first VC whose head can go now to an output not yet taken
+    /// (`out_taken`) with room in an output VC; returns (input VC, output VC, output port).
+    /// Heads that cannot go schedule the event that will wake the allocator again.
+    #[inline(always)]
+    fn input_request(
+        &mut self,
+        r: u32,
+        base: u32,
+        ip: u32,
+        out_taken: u64,
+    ) -> Option<(u8, u8, u32)> {
+        let now = self.now;
+        let vcs = self.vcs;
+        let cal_mask = self.cal_mask;
+        let gi = base + ip;
+        let inp = &self.port[gi as usize];
+        let n = inp.nvc as u32;
+        let mut v = inp.in_ptr as u32;
+        let ibase = gi * vcs;
+        for _ in 0..n {
+            let iv = (ibase + v) as usize;
+            let cur = v;
+            v += 1;
+            if v == n {
+                v = 0;
+            }
+            let s = &self.vc[iv];
+            let id = s.in_q.0;
+            if id == NIL {
+                continue;
+            }
+            // heads are routable from their arrival on; the route is cached per VC
+            let mut rt = s.head_route;
+            if rt == NO_ROUTE {
+                rt = self.route_head(r, id);
+                self.vc[iv].head_route = rt;
+            }
+            let (op, lo, hi) = unpack(rt);
+            let og = base + op;
+            if out_taken >> op & 1 == 1 {
+                // granted to another input this cycle: try again next cycle
+                self.rs[r as usize].alloc_wake = true;
+                continue;
+            }
+            let out = &mut self.port[og as usize];
+            if out.xout_free > now {
+                if out.flags & flag::XOUT_EVT == 0 {
+                    out.flags |= flag::XOUT_EVT;
+                    let t = out.xout_free;
+                    schedule(&mut self.calendar, cal_mask, t, Ev::XoutFree { gp: og });
+                }
+                continue;
+            }
+            let obase = (og * vcs) as usize;
+            let vout = &self.vout[obase..];
+            let (l, cap) = (self.pkt_phits, self.out_cap);
+            let Some(ov) = Self::pick_out_vc(out, vout, now, l, cap, lo, hi) else {
+                // no room in the output buffer: retry when a departing tail frees some
+                let out = &mut self.port[og as usize];
+                if out.flags & flag::SPACE_EVT == 0 {
+                    if out.link_free > now {
+                        out.flags |= flag::SPACE_EVT;
+                        let t = out.link_free;
+                        schedule(&mut self.calendar, cal_mask, t, Ev::SpaceFree { gp: og });
+                    } else {
+                        out.flags |= flag::SPACE_WAIT;
+                    }
+                }
+                continue;
+            };
+            return Some((cur as u8, ov, op));
+        }
+        None
+    }
+
     /// The separable allocator of router `r` for this cycle (see
     /// [`crate::switch::separable_allocator`]).
     #[inline(never)]
     fn router_allocate(&mut self, r: u32) {
         let now = self.now;
         let radix = self.radix;
-        let vcs = self.vcs;
         let cal_mask = self.cal_mask;
         let base = r * radix;
         let mut in_free = 0u64;
@@ -697,70 +772,29 @@ impl CycleNet {
         if in_free == 0 {
             return;
         }
+        if in_free & (in_free - 1) == 0 && self.iterations >= 1 {
+            // one free input: its request, if any, meets no competitor at its output and
+            // wins it (the general loop below gives the same grant)
+            let ip = in_free.trailing_zeros();
+            if let Some((v, ov, op)) = self.input_request(r, base, ip, 0) {
+                let og = base + op;
+                let out = &mut self.port[og as usize];
+                out.out_ptr = after(ip, radix) as u8;
+                let gi = base + ip;
+                let inp = &mut self.port[gi as usize];
+                inp.in_ptr = after(v as u32, inp.nvc as u32) as u8;
+                self.grant(r, gi, v, og, ov);
+            }
+            return;
+        }
         let mut out_taken = 0u64;
         for _ in 0..self.iterations {
             let mut outs = 0u64;
             for ip in bits(in_free) {
-                let gi = base + ip;
-                let inp = &self.port[gi as usize];
-                let n = inp.nvc as u32;
-                let mut v = inp.in_ptr as u32;
-                let ibase = gi * vcs;
-                for _ in 0..n {
-                    let iv = (ibase + v) as usize;
-                    let cur = v;
-                    v += 1;
-                    if v == n {
-                        v = 0;
-                    }
-                    let s = &self.vc[iv];
-                    let id = s.in_q.0;
-                    if id == NIL {
-                        continue;
-                    }
-                    // heads are routable from their arrival on; the route is cached per VC
-                    let mut rt = s.head_route;
-                    if rt == NO_ROUTE {
-                        rt = self.route_head(r, id);
-                        self.vc[iv].head_route = rt;
-                    }
-                    let (op, lo, hi) = unpack(rt);
-                    let og = base + op;
-                    if out_taken >> op & 1 == 1 {
-                        // granted to another input this cycle: try again next cycle
-                        self.rs[r as usize].alloc_wake = true;
-                        continue;
-                    }
-                    let out = &mut self.port[og as usize];
-                    if out.xout_free > now {
-                        if out.flags & flag::XOUT_EVT == 0 {
-                            out.flags |= flag::XOUT_EVT;
-                            let t = out.xout_free;
-                            schedule(&mut self.calendar, cal_mask, t, Ev::XoutFree { gp: og });
-                        }
-                        continue;
-                    }
-                    let obase = (og * vcs) as usize;
-                    let vout = &self.vout[obase..];
-                    let (l, cap) = (self.pkt_phits, self.out_cap);
-                    let Some(ov) = Self::pick_out_vc(out, vout, now, l, cap, lo, hi) else {
-                        // no room in the output buffer: retry when a departing tail frees some
-                        let out = &mut self.port[og as usize];
-                        if out.flags & flag::SPACE_EVT == 0 {
-                            if out.link_free > now {
-                                out.flags |= flag::SPACE_EVT;
-                                let t = out.link_free;
-                                schedule(&mut self.calendar, cal_mask, t, Ev::SpaceFree { gp: og });
-                            } else {
-                                out.flags |= flag::SPACE_WAIT;
-                            }
-                        }
-                        continue;
-                    };
-                    self.scratch_req[ip as usize & 63] = (cur as u8, ov);
+                if let Some((cur, ov, op)) = self.input_request(r, base, ip, out_taken) {
+                    self.scratch_req[ip as usize & 63] = (cur, ov);
                     self.scratch_want[op as usize & 63] |= 1 << ip;
                     outs |= 1 << op;
-                    break;
                 }
             }
             if outs == 0 {
