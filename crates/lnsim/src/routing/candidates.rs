@@ -392,6 +392,12 @@ impl CycleRouting {
         )
     }
 
+    /// Is the next hop a function of the router and the destination alone, with no header
+    /// state (mesh DOR from its table)? Then the cycle model may tabulate it.
+    pub fn stateless(&self) -> bool {
+        matches!(&self.topo, RoutedTopology::Mesh(m) if self.alg == Algorithm::Dor && !m.dor_table.is_empty())
+    }
+
     /// Does the algorithm take decisions from congestion information?
     pub fn adaptive(&self) -> bool {
         matches!(self.alg, Algorithm::Ugal | Algorithm::Pb)

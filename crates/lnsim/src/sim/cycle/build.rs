@@ -588,6 +588,7 @@ impl CycleNet {
             scratch_req: [(0, 0); 64],
             scratch_want: [0; 64],
             routing,
+            route_table: Vec::new(),
             pb,
             global_ports,
             rng_router: (0..routers)

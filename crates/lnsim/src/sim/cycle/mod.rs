@@ -209,6 +209,9 @@ pub(crate) struct CycleNet {
     pub scratch_req: [(u8, u8); 64],
     pub scratch_want: [u64; 64],
     pub routing: CycleRouting,
+    /// Packed next hop per (router, destination terminal) when the routing is stateless
+    /// ([`CycleNet::tabulate_routes`]); empty otherwise.
+    pub route_table: Vec<u32>,
     pub pb: Option<PiggybackState>,
     pub global_ports: Vec<u32>,
     pub rng_router: Vec<ChaCha8Rng>,

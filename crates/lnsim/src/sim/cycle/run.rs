@@ -22,6 +22,7 @@ pub fn run_cycle_scenario(
         .clone()
         .unwrap_or_else(|| std::path::Path::new("results").join(&l.name));
     let mut net = CycleNet::new(l)?;
+    net.tabulate_routes();
     let wall = Instant::now();
     net.run(opts.progress, interrupted)?;
     let wall_s = wall.elapsed().as_secs_f64();
@@ -578,7 +579,8 @@ impl CycleNet {
 
     /// Routes packet `id`, the head of an input queue of router `r` (its source decision
     /// first when it comes from a terminal): returns the packed candidate (port, VC range).
-    #[inline]
+    /// (A stateless routing reads [`CycleNet::route_table`] instead.)
+    #[inline(never)]
     fn route_head(&mut self, r: u32, id: u32) -> u32 {
         let i = id as usize;
         // (MIN and DOR do not read the hop count)
@@ -589,16 +591,47 @@ impl CycleNet {
         let dst = p.dst;
         match self.routing.next_hop(r, p.dst_router, &mut p.st) {
             Ok(Some(c)) => pack(c.port as u32, c.vc_lo, c.vc_hi),
-            Ok(None) => {
-                // eject on the destination terminal's port
-                let tg = self.term_gp[dst as usize];
-                pack(self.split_gp(tg).1, 0, 0)
-            }
+            Ok(None) => self.ejection_hop(dst),
             Err(e) => {
                 self.fail(format!("routing: {e}"));
                 pack(0, 0, 0)
             }
         }
+    }
+
+    /// The packed hop onto destination terminal `dst`'s port.
+    #[inline]
+    fn ejection_hop(&self, dst: u32) -> u32 {
+        pack(self.split_gp(self.term_gp[dst as usize]).1, 0, 0)
+    }
+
+    /// Largest route table (entries: routers × terminals) [`CycleNet::tabulate_routes`]
+    /// builds: 4 Mi entries, 16 MiB.
+    const MAX_ROUTE_TABLE: u64 = 1 << 22;
+
+    /// For a routing whose next hop depends on the router and the destination alone
+    /// ([`crate::routing::candidates::CycleRouting::stateless`], mesh DOR), computes every
+    /// packed next hop once (by the same code as [`CycleNet::route_head`]) so that routing a
+    /// head is one table read; nothing for other routings or beyond [`Self::MAX_ROUTE_TABLE`].
+    pub(crate) fn tabulate_routes(&mut self) {
+        let n = self.routers as u64 * self.terminals as u64;
+        if !self.routing.stateless() || n > Self::MAX_ROUTE_TABLE {
+            return;
+        }
+        let mut table = Vec::with_capacity(n as usize);
+        for r in 0..self.routers {
+            for dst in 0..self.terminals {
+                let dst_router = self.term_router[dst as usize];
+                let mut st = RouteState::default();
+                table.push(match self.routing.next_hop(r, dst_router, &mut st) {
+                    Ok(Some(c)) => pack(c.port as u32, c.vc_lo, c.vc_hi),
+                    Ok(None) => self.ejection_hop(dst),
+                    // left to `route_head`, which reports it when a packet needs this hop
+                    Err(_) => return,
+                });
+            }
+        }
+        self.route_table = table;
     }
 
     /// The source-adaptive decision of packet `id` at its injection router `r` (MIN and DOR
@@ -707,7 +740,13 @@ impl CycleNet {
             // heads are routable from their arrival on; the route is cached per VC
             let mut rt = s.head_route;
             if rt == NO_ROUTE {
-                rt = self.route_head(r, id);
+                rt = if self.route_table.is_empty() {
+                    self.route_head(r, id)
+                } else {
+                    // a stateless routing: its next hop from the table
+                    let dst = self.pkts.v[id as usize].dst;
+                    self.route_table[(r * self.terminals + dst) as usize]
+                };
                 self.vc[iv].head_route = rt;
             }
             let (op, lo, hi) = unpack(rt);
