@@ -617,8 +617,10 @@ impl CycleNet {
             now: 0,
             fault: None,
             always_wake: false,
+            prefetch: false,
             stats,
         };
+        net.prefetch = net.hot_bytes() > super::prefetch::PREFETCH_MIN_BYTES;
         net.stats.topology = match &fabric.shape {
             Shape::Dragonfly(d) => format!(
                 "dragonfly p={} a={} h={} {}",
@@ -639,5 +641,18 @@ impl CycleNet {
             _ => String::new(),
         };
         Ok(net)
+    }
+
+    /// Bytes of the records the cycle loop touches at random (for [`CycleNet::prefetch`]): the
+    /// port, VC and router records and the terminals' generators. The packet records come on
+    /// top; they are left out because their number depends on the load (an injection queue
+    /// bound would count thousands of packets on a small mesh that never holds them).
+    fn hot_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.port.len() * size_of::<PortState>()
+            + self.vout.len() * size_of::<VcOut>()
+            + self.vc.len() * size_of::<VcState>()
+            + self.rs.len() * size_of::<RouterState>()
+            + self.rng_term.len() * size_of::<rand_chacha::ChaCha8Rng>()
     }
 }

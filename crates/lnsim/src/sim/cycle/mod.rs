@@ -24,6 +24,7 @@
 
 mod build;
 mod packet;
+mod prefetch;
 mod results;
 mod run;
 #[cfg(test)]
@@ -236,6 +237,9 @@ pub(crate) struct CycleNet {
     pub cal_mask: u64,
     pub now: u64,
     pub fault: Option<String>,
+    /// The cycle loop prefetches the records of upcoming events: the hot state is larger than
+    /// [`prefetch::PREFETCH_MIN_BYTES`] (decided by the builder).
+    pub prefetch: bool,
     /// Tests: wake every router every cycle (reference for the wake-up events).
     pub always_wake: bool,
     // --- statistics
