@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Developer tool for speed work on the cycle-level model: runs a fixed set of short scenarios
+through the Rust example runner and fingerprints every output file, so that a change meant to
+be "faster, same results" can be checked to be exactly that.
+
+    python3 scripts/identity_check.py record /tmp/ident-before.json
+    ... change the code ...
+    python3 scripts/identity_check.py compare /tmp/ident-before.json
+
+`summary.json` is compared without the host-dependent fields (wall time, peak memory, speed)
+and without the engine's work counters (events, router visits, allocator runs), which a
+restructured event loop may legitimately change. Every other byte of every file must match.
+The runner is built with `cargo build --release --example run_scenario`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNNER = ROOT / "target" / "release" / "examples" / "run_scenario"
+
+# summary.json keys left out of the fingerprint (host-dependent or engine work counters)
+VOLATILE = {"wall_time_s", "peak_rss_bytes", "phit_hops_per_s", "events", "router_visits", "allocator_runs"}
+
+S = "scenarios"
+SHORT_DF = ["sim.warmup_cycles=3000", "sim.measure_cycles=3000"]
+SHORT_MESH = ["sim.warmup_cycles=2000", "sim.measure_cycles=8000"]
+
+# (name, scenario, overrides)
+CASES: list[tuple[str, str, list[str]]] = [
+    ("mesh_bench", f"{S}/bench/mesh_8x8.toml", []),
+    ("mesh_sat", f"{S}/bench/mesh_8x8.toml", ["traffic.load=0.6", "sim.measure_cycles=20000"]),
+    ("mesh_vlb", f"{S}/mesh/mesh8_uniform.toml", SHORT_MESH + ["routing.algorithm=vlb", "traffic.load=0.3"]),
+    ("mesh_hotspot", f"{S}/mesh/mesh8_uniform.toml", SHORT_MESH + ["traffic.pattern=hotspot", "traffic.hotspots=[0,27]", "traffic.hotspot_fraction=0.2", "traffic.load=0.2"]),
+    ("torus_un", f"{S}/mesh/torus8_uniform.toml", SHORT_MESH + ["traffic.load=0.5"]),
+    ("torus_tornado", f"{S}/mesh/torus8_uniform.toml", SHORT_MESH + ["traffic.pattern=tornado", "traffic.load=0.3"]),
+    ("df6_bench", f"{S}/bench/dragonfly_h6.toml", ["sim.warmup_cycles=2000", "sim.measure_cycles=2000"]),
+    ("df4_un_min", f"{S}/dragonfly/h4_un.toml", SHORT_DF + ["routing.algorithm=min", "traffic.load=0.6"]),
+    ("df4_un_ugal", f"{S}/dragonfly/h4_un.toml", SHORT_DF + ["routing.algorithm=ugal", "traffic.load=0.6"]),
+    ("df4_un_pb", f"{S}/dragonfly/h4_un.toml", SHORT_DF + ["routing.algorithm=pb", "traffic.load=0.6"]),
+    ("df4_adv1_min", f"{S}/dragonfly/h4_adv1.toml", SHORT_DF + ["routing.algorithm=min", "traffic.load=0.2"]),
+    ("df4_adv1_vlb", f"{S}/dragonfly/h4_adv1.toml", SHORT_DF + ["routing.algorithm=vlb", "traffic.load=0.4"]),
+    ("df4_adv1_ugal", f"{S}/dragonfly/h4_adv1.toml", SHORT_DF + ["routing.algorithm=ugal", "traffic.load=0.4"]),
+    ("df4_adv1_pb", f"{S}/dragonfly/h4_adv1.toml", SHORT_DF + ["routing.algorithm=pb", "traffic.load=0.4"]),
+    ("df4_advh_lg-", f"{S}/dragonfly/h4_vlb_policies_advh.toml", SHORT_DF + ["routing.algorithm=vlb", 'routing.vlb_policy="lg-"', "traffic.load=0.3"]),
+    ("df4_advh_-gl", f"{S}/dragonfly/h4_vlb_policies_advh.toml", SHORT_DF + ["routing.algorithm=vlb", 'routing.vlb_policy="-gl"', "traffic.load=0.3"]),
+    ("df4_advc_-g-", f"{S}/dragonfly/h4_vlb_policies_advc.toml", SHORT_DF + ["routing.algorithm=vlb", 'routing.vlb_policy="-g-"', "traffic.load=0.3"]),
+    ("df4_advl_ugal", f"{S}/dragonfly/h4_advl.toml", SHORT_DF + ["routing.algorithm=ugal", "traffic.load=0.3"]),
+    ("df4_transient", f"{S}/dragonfly/h4_transient_un_advh.toml", ["sim.warmup_cycles=3000", "sim.measure_cycles=3000", "traffic.transient.at_cycle=3000"]),
+]
+
+
+def fingerprint(out: Path) -> dict[str, str]:
+    prints = {}
+    for f in sorted(out.iterdir()):
+        data = f.read_bytes()
+        if f.name == "summary.json":
+            s = json.loads(data)
+            for k in VOLATILE:
+                s.pop(k, None)
+            data = json.dumps(s, sort_keys=True).encode()
+        prints[f.name] = hashlib.sha256(data).hexdigest()
+    return prints
+
+
+def run_all(only: set[str] | None) -> dict[str, dict[str, str]]:
+    subprocess.run(["cargo", "build", "--quiet", "--release", "--example", "run_scenario"], cwd=ROOT, check=True)
+    result = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, scen, over in CASES:
+            if only and name not in only:
+                continue
+            out = Path(tmp) / name
+            p = subprocess.run([str(RUNNER), scen, str(out), *over], cwd=ROOT, capture_output=True, text=True)
+            if p.returncode != 0:
+                result[name] = {"error": p.stderr.strip()[-500:]}
+            else:
+                result[name] = fingerprint(out)
+            print(f"{name:16s} {'error' if p.returncode else 'ok'}", file=sys.stderr, flush=True)
+    return result
+
+
+def main() -> int:
+    if len(sys.argv) < 3 or sys.argv[1] not in ("record", "compare"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    mode, path = sys.argv[1], Path(sys.argv[2])
+    only = set(sys.argv[3:]) or None
+    got = run_all(only)
+    if mode == "record":
+        path.write_text(json.dumps(got, indent=1, sort_keys=True))
+        print(f"recorded {len(got)} cases in {path}")
+        return 0
+    want = json.loads(path.read_text())
+    bad = 0
+    for name, files in got.items():
+        ref = want.get(name)
+        if ref is None:
+            print(f"{name}: not in the record")
+            continue
+        for f in sorted(set(ref) | set(files)):
+            if ref.get(f) != files.get(f):
+                bad += 1
+                print(f"DIFFERS {name}/{f}")
+    n = sum(len(v) for v in got.values())
+    print(f"{n - bad} of {n} files identical" + ("" if bad == 0 else f", {bad} differ"))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("RUST_BACKTRACE", "0")
+    sys.exit(main())
