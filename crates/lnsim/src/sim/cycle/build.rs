@@ -584,7 +584,7 @@ impl CycleNet {
                 .collect(),
             out_cap: rc.output_buffer_phits,
             rs: vec![RouterState::default(); routers as usize],
-            active: Vec::with_capacity(routers as usize),
+            active: vec![0; routers.div_ceil(64) as usize],
             scratch_req: [(0, 0); 64],
             scratch_want: [0; 64],
             routing,

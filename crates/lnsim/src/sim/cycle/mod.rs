@@ -169,8 +169,6 @@ pub(crate) struct RouterState {
     pub out_mask: u64,
     /// The allocator runs at the next visit.
     pub alloc_wake: bool,
-    /// The router is in the active list.
-    pub is_active: bool,
 }
 
 /// The network of the cycle-level model in flat arrays indexed by router port `gp =
@@ -204,7 +202,10 @@ pub(crate) struct CycleNet {
     // --- routers
     /// Per router: its wake-up state.
     pub rs: Vec<RouterState>,
-    pub active: Vec<u32>,
+    /// Routers holding work, a bit per router: the cycle visits them in increasing order, so
+    /// that their records are read in memory order (the visit order changes no result:
+    /// routers interact only through events of later cycles).
+    pub active: Vec<u64>,
     /// Allocator scratch (a router has at most 64 ports): the request of each input (input
     /// VC, output VC) and the inputs requesting each output (all zero between runs).
     pub scratch_req: [(u8, u8); 64],
@@ -246,6 +247,13 @@ pub(crate) struct CycleNet {
     pub stats: results::CycleStats,
 }
 
+/// Marks router `r` as holding work in the active-router bitmap `active` (see
+/// [`CycleNet::active`]).
+#[inline(always)]
+pub(crate) fn activate(active: &mut [u64], r: u32) {
+    active[(r >> 6) as usize] |= 1 << (r & 63);
+}
+
 /// Schedules `ev` at cycle `t` in calendar ring `calendar` (slot `t & mask`): [`CycleNet::at`]
 /// for code that holds a reference into another field of the network.
 #[inline(always)]
@@ -271,13 +279,9 @@ impl CycleNet {
     }
 
     /// Marks router `r` as holding work.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn activate(&mut self, r: u32) {
-        let rs = &mut self.rs[r as usize];
-        if !rs.is_active {
-            rs.is_active = true;
-            self.active.push(r);
-        }
+        activate(&mut self.active, r);
     }
 
     /// Records the first invariant violation.

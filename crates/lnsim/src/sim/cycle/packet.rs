@@ -6,30 +6,30 @@ use crate::routing::candidates::RouteState;
 /// No packet.
 pub(crate) const NIL: u32 = u32::MAX;
 
-/// One packet (all its phits move together; timing is phit-exact, see the module docs).
+/// The fields of a packet that only its generation, injection and delivery read (all its
+/// phits move together; timing is phit-exact, see the module docs).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Pkt {
     /// Source terminal.
     pub src: u32,
-    /// Destination terminal.
-    pub dst: u32,
-    /// Destination router.
-    pub dst_router: u32,
     /// Generation cycle.
     pub gen: u64,
     /// Cycle it left the source's injection queue (start of its network latency).
     pub t_net: u64,
-    /// Routing header.
-    pub st: RouteState,
 }
 
-/// The per-packet fields every queue operation touches, in one dense record.
+/// The fields of a packet that every hop reads or writes (queue link, times, VC, the routing
+/// header), in one 32-byte record: a hop touches one cache line of the packet.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Link {
     /// Input queue: head-arrival cycle; output queue: earliest departure cycle.
     pub ready: u64,
     /// Next packet in the same queue.
     pub next: u32,
+    /// Destination terminal.
+    pub dst: u32,
+    /// Routing header.
+    pub st: RouteState,
     /// VC of the buffer the packet is in.
     pub vc: u8,
     /// Router-to-router hops taken (0: at the injection router, where the source decision is
@@ -37,11 +37,11 @@ pub(crate) struct Link {
     pub hops: u8,
 }
 
-/// The packet slab. The fields the queues touch on every move (`next`, `ready`) live in their
-/// own dense arrays, which stay in cache when the packet records do not.
+/// The packet slab: hot per-hop records ([`Link`]) and cold records ([`Pkt`]) in two dense
+/// arrays indexed by packet id.
 pub(crate) struct PacketSlab {
     pub v: Vec<Pkt>,
-    /// Queue links, times, VC and hop count of every packet.
+    /// Queue links, times, VC, hop count, destination and routing header of every packet.
     pub link: Vec<Link>,
     free: Vec<u32>,
     pub live: u64,
@@ -56,12 +56,15 @@ impl PacketSlab {
             live: 0,
         }
     }
+    /// A new packet with cold fields `p` towards terminal `dst` (default routing header).
     #[inline]
-    pub fn alloc(&mut self, p: Pkt) -> u32 {
+    pub fn alloc(&mut self, p: Pkt, dst: u32) -> u32 {
         self.live += 1;
         let fresh = Link {
             ready: 0,
             next: NIL,
+            dst,
+            st: RouteState::default(),
             vc: 0,
             hops: 0,
         };
@@ -111,3 +114,6 @@ impl PacketSlab {
         n
     }
 }
+
+// a hop touches one cache line of a packet: the hot record stays at 32 bytes
+const _: () = assert!(std::mem::size_of::<Link>() == 32);

@@ -8,7 +8,7 @@
 //! when it leaves the injection queue. Loads are phits per node per cycle, averaged over the
 //! nodes that send (a permutation's fixed points do not).
 
-use super::packet::Pkt;
+use super::packet::{Link, Pkt};
 use super::run::Counts;
 use super::CycleNet;
 use crate::config::LoadedScenario;
@@ -202,7 +202,7 @@ impl CycleStats {
     pub fn delivered_at(
         &mut self,
         p: &Pkt,
-        hops: u8,
+        lk: &Link,
         sent: u64,
         done: u64,
         phits: u32,
@@ -211,19 +211,19 @@ impl CycleStats {
         self.total_delivered += 1;
         let lat = done - p.gen;
         if let Some(t) = self.trace.as_mut() {
-            t.push((p.gen, done, p.src, p.dst, hops));
+            t.push((p.gen, done, p.src, lk.dst, lk.hops));
         }
         if let Some(b) = self.bin(sent) {
             b.delivered += 1;
             b.delivered_phits += phits as u64;
             b.lat_sum += lat;
-            b.nonmin += p.st.nonminimal as u64;
+            b.nonmin += lk.st.nonminimal as u64;
         }
         if sent >= self.warmup {
             self.w_delivered += 1;
             self.w_delivered_phits += phits as u64;
-            self.w_nonmin += p.st.nonminimal as u64;
-            self.w_hops += hops as u64;
+            self.w_nonmin += lk.st.nonminimal as u64;
+            self.w_hops += lk.hops as u64;
             self.w_lat_sum += lat;
             self.w_net_sum += done - p.t_net;
             self.lat.record(lat);

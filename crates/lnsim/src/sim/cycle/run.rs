@@ -146,26 +146,30 @@ impl CycleNet {
             if self.always_wake {
                 self.wake_everything();
             }
-            let mut i = 0;
-            while i < self.active.len() {
-                let r = self.active[i];
-                self.stats.router_visits += 1;
-                if self.rs[r as usize].out_mask != 0 {
-                    self.router_links(r);
+            // routers in increasing order (a visit activates no other router)
+            for w in 0..self.active.len() {
+                let mut bits = self.active[w];
+                let mut idle = 0u64;
+                while bits != 0 {
+                    let b = bits.trailing_zeros();
+                    bits &= bits - 1;
+                    let r = (w as u32) << 6 | b;
+                    self.stats.router_visits += 1;
+                    if self.rs[r as usize].out_mask != 0 {
+                        self.router_links(r);
+                    }
+                    let rs = &mut self.rs[r as usize];
+                    if rs.alloc_wake {
+                        rs.alloc_wake = false;
+                        self.stats.allocations += 1;
+                        self.router_allocate(r);
+                    }
+                    let rs = &self.rs[r as usize];
+                    if !rs.alloc_wake && rs.out_mask == 0 {
+                        idle |= 1 << b;
+                    }
                 }
-                let rs = &mut self.rs[r as usize];
-                if rs.alloc_wake {
-                    rs.alloc_wake = false;
-                    self.stats.allocations += 1;
-                    self.router_allocate(r);
-                }
-                let rs = &mut self.rs[r as usize];
-                if !rs.alloc_wake && rs.out_mask == 0 {
-                    rs.is_active = false;
-                    self.active.swap_remove(i);
-                } else {
-                    i += 1;
-                }
+                self.active[w] &= !idle;
             }
             if now & 0xFF == 0xFF {
                 if let Some(f) = &self.fault {
@@ -354,15 +358,14 @@ impl CycleNet {
         let now = self.now;
         let ti = t as usize;
         let dst = self.traffic.destination(t, now, &mut self.rng_term[ti]);
-        let dst_router = self.term_router[dst as usize];
-        let id = self.pkts.alloc(Pkt {
-            src: t,
+        let id = self.pkts.alloc(
+            Pkt {
+                src: t,
+                gen: now,
+                t_net: 0,
+            },
             dst,
-            dst_router,
-            gen: now,
-            t_net: 0,
-            st: RouteState::default(),
-        });
+        );
         self.stats.generated(now, self.pkt_phits);
         let waiting = self.backlog_len[ti];
         if waiting == 0 && self.term_credits[ti] >= self.pkt_phits && self.term_link_free[ti] <= now
@@ -474,12 +477,8 @@ impl CycleNet {
     #[inline(always)]
     fn mark_output(&mut self, gp: u32) {
         let (r, p) = self.split_gp(gp);
-        let rs = &mut self.rs[r as usize];
-        rs.out_mask |= 1 << p;
-        if !rs.is_active {
-            rs.is_active = true;
-            self.active.push(r);
-        }
+        self.rs[r as usize].out_mask |= 1 << p;
+        super::activate(&mut self.active, r);
     }
 
     /// Something that may unblock router `r`'s allocator happened (an arrival, a free
@@ -489,10 +488,7 @@ impl CycleNet {
         let rs = &mut self.rs[r as usize];
         if rs.in_mask != 0 {
             rs.alloc_wake = true;
-            if !rs.is_active {
-                rs.is_active = true;
-                self.active.push(r);
-            }
+            super::activate(&mut self.active, r);
         }
     }
 
@@ -516,10 +512,7 @@ impl CycleNet {
         let rs = &mut self.rs[r as usize];
         rs.in_mask |= 1 << p;
         rs.alloc_wake = true;
-        if !rs.is_active {
-            rs.is_active = true;
-            self.active.push(r);
-        }
+        super::activate(&mut self.active, r);
     }
 
     #[cold]
@@ -604,9 +597,8 @@ impl CycleNet {
             self.stats.phit_hops += l as u64;
             if terminal {
                 let done = now + self.ej_latency + l as u64;
-                let p = &self.pkts.v[id as usize];
-                let hops = self.pkts.link[id as usize].hops;
-                self.stats.delivered_at(p, hops, now, done, l, r);
+                let (p, lk) = (&self.pkts.v[id as usize], &self.pkts.link[id as usize]);
+                self.stats.delivered_at(p, lk, now, done, l, r);
                 self.pkts.free(id);
             } else {
                 let lk = &mut self.pkts.link[id as usize];
@@ -632,9 +624,10 @@ impl CycleNet {
         if self.routing.decides_at_injection() && self.pkts.link[i].hops == 0 {
             self.source_decision(r, id);
         }
-        let p = &mut self.pkts.v[i];
+        let p = &mut self.pkts.link[i];
         let dst = p.dst;
-        match self.routing.next_hop(r, p.dst_router, &mut p.st) {
+        let dst_router = self.term_router[dst as usize];
+        match self.routing.next_hop(r, dst_router, &mut p.st) {
             Ok(Some(c)) => pack(c.port as u32, c.vc_lo, c.vc_hi),
             Ok(None) => self.ejection_hop(dst),
             Err(e) => {
@@ -683,7 +676,8 @@ impl CycleNet {
     /// decide nothing: the packet keeps the default header state it was generated with).
     #[inline(never)]
     fn source_decision(&mut self, r: u32, id: u32) {
-        let p = &mut self.pkts.v[id as usize];
+        let p = &mut self.pkts.link[id as usize];
+        let dst_router = self.term_router[p.dst as usize];
         let view = View {
             radix: self.radix,
             vcs: self.vcs,
@@ -696,7 +690,7 @@ impl CycleNet {
         };
         self.routing.at_injection(
             r,
-            p.dst_router,
+            dst_router,
             &mut p.st,
             &view,
             &mut self.rng_router[r as usize],
@@ -789,7 +783,7 @@ impl CycleNet {
                     self.route_head(r, id)
                 } else {
                     // a stateless routing: its next hop from the table
-                    let dst = self.pkts.v[id as usize].dst;
+                    let dst = self.pkts.link[id as usize].dst;
                     self.route_table[(r * self.terminals + dst) as usize]
                 };
                 self.vc[iv].head_route = rt;
