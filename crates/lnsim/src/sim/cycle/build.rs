@@ -4,7 +4,7 @@
 
 use super::packet::{PacketSlab, NIL};
 use super::results::CycleStats;
-use super::{CycleNet, PortKind, PortState, RouterState, VcOut, VcState};
+use super::{CycleNet, PortKind, PortState, RouterState, TermState, VcOut, VcState};
 use crate::config::{LoadedScenario, RoutingAlgorithm, TopologyKind};
 use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
@@ -567,10 +567,9 @@ impl CycleNet {
                 .collect(),
             vout: (0..np * vcs as usize)
                 .map(|i| VcOut {
-                    head_ready: u64::MAX,
+                    q: super::packet::OutQueue::EMPTY,
                     credits: credit_cap[i],
                     used: 0,
-                    out_q: (NIL, NIL),
                 })
                 .collect(),
             vc: (0..np * vcs as usize)
@@ -599,12 +598,17 @@ impl CycleNet {
                 .collect(),
             term_router,
             term_gp,
-            backlog: vec![(NIL, NIL); terminals as usize],
-            backlog_len: vec![0; terminals as usize],
-            term_link_free: vec![0; terminals as usize],
-            term_credits: vec![rc.injection_queue_phits; terminals as usize],
-            term_try_at: vec![u64::MAX; terminals as usize],
-            epoch: vec![0; terminals as usize],
+            term: vec![
+                TermState {
+                    backlog: (NIL, NIL),
+                    backlog_len: 0,
+                    credits: rc.injection_queue_phits,
+                    link_free: 0,
+                    try_at: u64::MAX,
+                    epoch: 0,
+                };
+                terminals as usize
+            ],
             rng_term: (0..terminals)
                 .map(|i| stream(seed, (1 << 32) | i as u64, purpose::ARRIVALS))
                 .collect(),

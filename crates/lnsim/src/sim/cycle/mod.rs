@@ -55,8 +55,8 @@ pub(crate) enum PortKind {
 /// Calendar events (all fit in 16 bytes).
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Ev {
-    /// A packet's head reaches router input `gp` (its VC is in the packet).
-    Arrive { pkt: u32, gp: u32 },
+    /// A packet's head reaches router input `gp`, VC `vc`.
+    Arrive { pkt: u32, gp: u32, vc: u8 },
     /// Input `gp`'s crossbar port is free again.
     XinFree { gp: u32 },
     /// Credits for one packet reach output `gp`/`vc` (the downstream buffer's occupancy
@@ -129,17 +129,15 @@ pub(crate) struct PortState {
 }
 
 /// The output side of one VC, which the link stage, the output-VC choice and a grant read
-/// together, in a dense 24-byte record (a port's VCs share one or two cache lines).
+/// together, in a dense 32-byte record (a port's VCs share one or two cache lines).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct VcOut {
-    /// Departure cycle of the output queue's head (u64::MAX: empty).
-    pub head_ready: u64,
+    /// Output queue, with its head's departure cycle.
+    pub q: packet::OutQueue,
     /// Credits (phits) available at the far end.
     pub credits: u32,
     /// Phits queued in the output buffer.
     pub used: u32,
-    /// Output queue (head, tail).
-    pub out_q: (u32, u32),
 }
 
 /// The input side of one VC of a port: its input queue and the buffer capacities.
@@ -158,6 +156,24 @@ pub(crate) struct VcState {
     pub in_cap: u32,
     /// Capacity of the far end's buffer.
     pub credit_cap: u32,
+}
+
+/// The state of one terminal that its packet generation and injection read and write
+/// together, in one record.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TermState {
+    /// Source backlog (head, tail): generated packets not yet on the link.
+    pub backlog: (u32, u32),
+    /// Packets in the backlog.
+    pub backlog_len: u32,
+    /// Credits (phits) of the router's injection queue.
+    pub credits: u32,
+    /// The terminal's link is free from this cycle.
+    pub link_free: u64,
+    /// Cycle of the pending `TermTry` event (u64::MAX: none).
+    pub try_at: u64,
+    /// Generation epoch: `Gen` events of an older epoch are stale (traffic change).
+    pub epoch: u32,
 }
 
 /// Wake-up state of one router, in one record (every visit and wake-up reads several fields).
@@ -221,12 +237,8 @@ pub(crate) struct CycleNet {
     // --- terminals
     pub term_gp: Vec<u32>,
     pub term_router: Vec<u32>,
-    pub backlog: Vec<(u32, u32)>,
-    pub backlog_len: Vec<u32>,
-    pub term_link_free: Vec<u64>,
-    pub term_credits: Vec<u32>,
-    pub term_try_at: Vec<u64>,
-    pub epoch: Vec<u32>,
+    /// Per terminal: its source state, in one record.
+    pub term: Vec<TermState>,
     pub rng_term: Vec<ChaCha8Rng>,
     pub traffic: SyntheticTraffic,
     pub gen_prob: f64,

@@ -30,11 +30,34 @@ pub(crate) struct Link {
     pub dst: u32,
     /// Routing header.
     pub st: RouteState,
-    /// VC of the buffer the packet is in.
-    pub vc: u8,
     /// Router-to-router hops taken (0: at the injection router, where the source decision is
     /// taken).
     pub hops: u8,
+}
+
+/// An output queue (one VC of an output buffer): a FIFO linked through [`Link::next`] whose
+/// head's link and departure cycle are kept here, so that a departure touches no packet record
+/// when the queue held one packet (a packet's record is otherwise out of cache by the time it
+/// leaves: the router latency lies between its grant and its departure).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OutQueue {
+    /// Departure cycle of the head (u64::MAX: empty).
+    pub head_ready: u64,
+    /// Head and tail packets (NIL: empty).
+    pub head: u32,
+    pub tail: u32,
+    /// The packet after the head (the head's own [`Link::next`] is not kept up to date).
+    pub head_next: u32,
+}
+
+impl OutQueue {
+    /// No packet.
+    pub const EMPTY: OutQueue = OutQueue {
+        head_ready: u64::MAX,
+        head: NIL,
+        tail: NIL,
+        head_next: NIL,
+    };
 }
 
 /// The packet slab: hot per-hop records ([`Link`]) and cold records ([`Pkt`]) in two dense
@@ -65,7 +88,6 @@ impl PacketSlab {
             next: NIL,
             dst,
             st: RouteState::default(),
-            vc: 0,
             hops: 0,
         };
         if let Some(i) = self.free.pop() {
@@ -103,6 +125,50 @@ impl PacketSlab {
             q.1 = NIL;
         }
         i
+    }
+    /// Appends packet `i`, which may leave from cycle `ready`, to output queue `q`.
+    #[inline]
+    pub fn out_push(&mut self, q: &mut OutQueue, i: u32, ready: u64) {
+        self.link[i as usize].next = NIL;
+        if q.head == NIL {
+            *q = OutQueue {
+                head: i,
+                tail: i,
+                head_next: NIL,
+                head_ready: ready,
+            };
+        } else {
+            if q.tail == q.head {
+                q.head_next = i;
+            } else {
+                self.link[q.tail as usize].next = i;
+            }
+            q.tail = i;
+        }
+    }
+    /// Removes the head of output queue `q` (not empty): reads no packet record when `q`
+    /// held one packet, else the record of the new head only.
+    #[inline]
+    pub fn out_pop(&mut self, q: &mut OutQueue) -> u32 {
+        let i = q.head;
+        let h = q.head_next;
+        if h == NIL {
+            *q = OutQueue::EMPTY;
+        } else {
+            let lk = &self.link[h as usize];
+            q.head = h;
+            q.head_next = lk.next;
+            q.head_ready = lk.ready;
+        }
+        i
+    }
+    /// Length of an output queue (checks only).
+    pub fn out_len(&self, q: &OutQueue) -> u64 {
+        if q.head == NIL {
+            0
+        } else {
+            1 + self.len((q.head_next, NIL))
+        }
     }
     /// Length of a queue (statistics and checks only).
     pub fn len(&self, q: (u32, u32)) -> u64 {

@@ -24,3 +24,19 @@ pub(crate) fn prefetch<T>(s: &[T], i: usize) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (s, i);
 }
+
+/// Hints the processor to fetch the cache line holding address `p` into L1 (see
+/// [`prefetch`]); never reads memory architecturally.
+#[inline(always)]
+pub(crate) fn prefetch_ptr(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint: it never faults and never reads memory
+    // architecturally, whatever the address.
+    #[allow(unused_unsafe)]
+    unsafe {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(p as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}

@@ -2,7 +2,7 @@
 //! active router its output links and its allocator; saturation watch; conservation check.
 
 use super::packet::{Pkt, NIL};
-use super::prefetch::prefetch;
+use super::prefetch::{prefetch, prefetch_ptr};
 use super::{flag, schedule, CycleNet, Ev, PortKind, PortState, VcOut};
 use crate::api::{RunOptions, RunOutput};
 use crate::config::LoadedScenario;
@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::routing::candidates::{Occupancy, RouteState};
 use crate::switch::separable_allocator::{after, bits, round_robin};
 use rand::Rng;
+use rand_chacha::ChaCha8Rng;
 use std::time::Instant;
 
 /// Runs a cycle-level scenario and writes its results folder (nothing on failure).
@@ -211,10 +212,10 @@ impl CycleNet {
     #[inline(always)]
     fn prefetch_event(&self, ev: Ev) {
         match ev {
-            Ev::Arrive { pkt, gp } => {
+            Ev::Arrive { pkt, gp, vc } => {
                 prefetch(&self.pkts.link, pkt as usize);
                 prefetch(&self.port, gp as usize);
-                prefetch(&self.vc, (gp * self.vcs) as usize);
+                prefetch(&self.vc, (gp * self.vcs) as usize + vc as usize);
             }
             Ev::Credit { gp, vc } => {
                 prefetch(&self.vout, (gp * self.vcs) as usize + vc as usize);
@@ -224,7 +225,18 @@ impl CycleNet {
             | Ev::SpaceFree { gp }
             | Ev::OutReady { gp }
             | Ev::XoutFree { gp } => prefetch(&self.port, gp as usize),
-            _ => {}
+            Ev::Gen { t, .. } => {
+                prefetch(&self.term, t as usize);
+                // the generator's state and its buffer of random words
+                let rng = &self.rng_term[t as usize] as *const ChaCha8Rng as *const u8;
+                for k in (0..std::mem::size_of::<ChaCha8Rng>()).step_by(64) {
+                    prefetch_ptr(rng.wrapping_add(k));
+                }
+            }
+            Ev::TermCredit { t } | Ev::TermTry { t } | Ev::GenWait { t, .. } => {
+                prefetch(&self.term, t as usize)
+            }
+            Ev::Change => {}
         }
     }
 
@@ -233,7 +245,7 @@ impl CycleNet {
     #[inline(always)]
     fn dispatch(&mut self, ev: Ev) {
         match ev {
-            Ev::Arrive { pkt, gp } => self.arrive(pkt, gp),
+            Ev::Arrive { pkt, gp, vc } => self.arrive(pkt, gp, vc),
             Ev::XinFree { gp } => {
                 self.port[gp as usize].flags &= !flag::XIN_EVT;
                 self.wake_allocator(self.split_gp(gp).0);
@@ -268,26 +280,26 @@ impl CycleNet {
                 self.term_credit(t);
             }
             Ev::Gen { t, epoch } => {
-                if epoch == self.epoch[t as usize] {
+                if epoch == self.term[t as usize].epoch {
                     self.generate(t);
                 }
             }
             Ev::GenWait { t, epoch } => {
-                if epoch == self.epoch[t as usize] {
+                if epoch == self.term[t as usize].epoch {
                     let now = self.now;
                     self.schedule_gen(t, now);
                 }
             }
             Ev::TermTry { t } => {
-                if self.term_try_at[t as usize] == self.now {
-                    self.term_try_at[t as usize] = u64::MAX;
+                if self.term[t as usize].try_at == self.now {
+                    self.term[t as usize].try_at = u64::MAX;
                     self.term_send(t);
                 }
             }
             Ev::Change => {
                 let now = self.now;
                 for t in 0..self.terminals {
-                    self.epoch[t as usize] += 1;
+                    self.term[t as usize].epoch += 1;
                 }
                 self.start_generators(now);
             }
@@ -331,7 +343,7 @@ impl CycleNet {
             self.schedule_gen(t, when + 1);
         } else if when - self.now <= self.cal_mask {
             if when < self.end {
-                let epoch = self.epoch[t as usize];
+                let epoch = self.term[t as usize].epoch;
                 self.at(when, Ev::Gen { t, epoch });
             }
         } else {
@@ -340,7 +352,7 @@ impl CycleNet {
             // would bias the count, the redraw must be unconditional)
             let h = self.now + self.cal_mask;
             if h < self.end {
-                let epoch = self.epoch[t as usize];
+                let epoch = self.term[t as usize].epoch;
                 self.at(h, Ev::GenWait { t, epoch });
             }
         }
@@ -367,25 +379,25 @@ impl CycleNet {
             dst,
         );
         self.stats.generated(now, self.pkt_phits);
-        let waiting = self.backlog_len[ti];
-        if waiting == 0 && self.term_credits[ti] >= self.pkt_phits && self.term_link_free[ti] <= now
+        let waiting = self.term[ti].backlog_len;
+        if waiting == 0 && self.term[ti].credits >= self.pkt_phits && self.term[ti].link_free <= now
         {
             // what `term_send` does with a backlog of this packet alone
             self.inject(t, id);
             return;
         }
-        let mut q = self.backlog[ti];
+        let mut q = self.term[ti].backlog;
         self.pkts.push(&mut q, id);
-        self.backlog[ti] = q;
-        self.backlog_len[ti] = waiting + 1;
+        self.term[ti].backlog = q;
+        self.term[ti].backlog_len = waiting + 1;
         self.term_send(t);
     }
 
     #[inline]
     fn term_credit(&mut self, t: u32) {
         let ti = t as usize;
-        self.term_credits[ti] += self.pkt_phits;
-        if self.backlog_len[ti] > 0 {
+        self.term[ti].credits += self.pkt_phits;
+        if self.term[ti].backlog_len > 0 {
             self.term_send(t);
         }
     }
@@ -395,26 +407,26 @@ impl CycleNet {
     #[inline(never)]
     fn term_send(&mut self, t: u32) {
         let ti = t as usize;
-        if self.backlog_len[ti] == 0 || self.term_credits[ti] < self.pkt_phits {
+        if self.term[ti].backlog_len == 0 || self.term[ti].credits < self.pkt_phits {
             return;
         }
         let now = self.now;
-        let free = self.term_link_free[ti];
+        let free = self.term[ti].link_free;
         if free > now {
-            if self.term_try_at[ti] != free {
-                self.term_try_at[ti] = free;
+            if self.term[ti].try_at != free {
+                self.term[ti].try_at = free;
                 self.at(free, Ev::TermTry { t });
             }
             return;
         }
-        let mut q = self.backlog[ti];
+        let mut q = self.term[ti].backlog;
         let id = self.pkts.pop(&mut q);
-        self.backlog[ti] = q;
-        self.backlog_len[ti] -= 1;
+        self.term[ti].backlog = q;
+        self.term[ti].backlog_len -= 1;
         self.inject(t, id);
-        if self.backlog_len[ti] > 0 && self.term_credits[ti] >= self.pkt_phits {
-            let at = self.term_link_free[ti];
-            self.term_try_at[ti] = at;
+        if self.term[ti].backlog_len > 0 && self.term[ti].credits >= self.pkt_phits {
+            let at = self.term[ti].link_free;
+            self.term[ti].try_at = at;
             self.at(at, Ev::TermTry { t });
         }
     }
@@ -425,17 +437,16 @@ impl CycleNet {
     fn inject(&mut self, t: u32, id: u32) {
         let ti = t as usize;
         let now = self.now;
-        self.term_credits[ti] -= self.pkt_phits;
-        self.term_link_free[ti] = now + self.pkt_phits as u64;
+        self.term[ti].credits -= self.pkt_phits;
+        self.term[ti].link_free = now + self.pkt_phits as u64;
         self.stats
             .injected(now, self.term_router[ti], self.pkt_phits);
-        self.pkts.link[id as usize].vc = 0;
         let gp = self.term_gp[ti];
         if self.inj_latency == 0 {
-            self.arrive(id, gp);
+            self.arrive(id, gp, 0);
         } else {
             let when = now + self.inj_latency;
-            self.at(when, Ev::Arrive { pkt: id, gp });
+            self.at(when, Ev::Arrive { pkt: id, gp, vc: 0 });
         }
     }
 
@@ -492,12 +503,17 @@ impl CycleNet {
         }
     }
 
-    /// A packet's head reaches router input `gp` on the VC recorded in the packet.
+    /// A packet's head reaches router input `gp` on VC `vc` (a router-to-router hop more
+    /// unless it comes from its terminal).
     #[inline(always)]
-    fn arrive(&mut self, id: u32, gp: u32) {
+    fn arrive(&mut self, id: u32, gp: u32, vc: u8) {
+        let port = &mut self.port[gp as usize];
+        port.in_count += 1;
+        let hop = !matches!(port.kind, PortKind::Terminal(_));
         let lk = &mut self.pkts.link[id as usize];
-        let vc = lk.vc as u32;
         lk.ready = self.now;
+        lk.hops += hop as u8;
+        let vc = vc as u32;
         let i = (gp * self.vcs + vc) as usize;
         let s = &mut self.vc[i];
         s.in_used += self.pkt_phits;
@@ -506,7 +522,6 @@ impl CycleNet {
         if used > cap {
             self.lossless_violated(gp, vc, used, cap);
         }
-        self.port[gp as usize].in_count += 1;
         let (r, p) = self.split_gp(gp);
         // the input holds a packet now: the allocator runs this cycle (`wake_allocator`)
         let rs = &mut self.rs[r as usize];
@@ -551,7 +566,7 @@ impl CycleNet {
             let mut next_ready = u64::MAX;
             for (v, o) in self.vout[base..base + n].iter().enumerate() {
                 // departure time of the head, kept flat (no packet memory touched)
-                let t = o.head_ready;
+                let t = o.q.head_ready;
                 if t == u64::MAX {
                     continue;
                 }
@@ -568,13 +583,7 @@ impl CycleNet {
             };
             let i = base + v as usize;
             let o = &mut self.vout[i];
-            let id = self.pkts.pop(&mut o.out_q);
-            let next = o.out_q.0;
-            o.head_ready = if next == NIL {
-                u64::MAX
-            } else {
-                self.pkts.link[next as usize].ready
-            };
+            let id = self.pkts.out_pop(&mut o.q);
             // the packet leaves the output buffer over the next L cycles: its space counts as
             // occupied until the link is free (`out_occupancy`)
             o.used -= l;
@@ -601,15 +610,13 @@ impl CycleNet {
                 self.stats.delivered_at(p, lk, now, done, l, r);
                 self.pkts.free(id);
             } else {
-                let lk = &mut self.pkts.link[id as usize];
-                lk.vc = v as u8;
-                lk.hops += 1;
-                schedule(
-                    &mut self.calendar,
-                    cal_mask,
-                    now + latency,
-                    Ev::Arrive { pkt: id, gp: down },
-                );
+                // (the packet counts the hop on arrival)
+                let ev = Ev::Arrive {
+                    pkt: id,
+                    gp: down,
+                    vc: v as u8,
+                };
+                schedule(&mut self.calendar, cal_mask, now + latency, ev);
             }
         }
     }
@@ -955,10 +962,7 @@ impl CycleNet {
         let oi = (og * vcs) as usize + ov as usize;
         let o = &mut self.vout[oi];
         o.used += l;
-        if o.out_q.0 == NIL {
-            o.head_ready = ready;
-        }
-        self.pkts.push(&mut o.out_q, id);
+        self.pkts.out_push(&mut o.q, id, ready);
         let out = &mut self.port[og as usize];
         out.xout_free = now + self.xbar_cycles;
         out.out_count += 1;
@@ -1005,7 +1009,7 @@ impl CycleNet {
 
     /// Packets waiting at the sources (backlog and injection queues).
     fn at_sources(&self) -> u64 {
-        let mut n: u64 = self.backlog_len.iter().map(|&x| x as u64).sum();
+        let mut n: u64 = self.term.iter().map(|x| x.backlog_len as u64).sum();
         for &g in &self.term_gp {
             n += self.port[g as usize].in_count as u64;
         }
@@ -1040,8 +1044,8 @@ impl CycleNet {
         for slot in &self.calendar {
             for ev in slot {
                 match *ev {
-                    Ev::Arrive { pkt, gp } => {
-                        let v = self.pkts.link[pkt as usize].vc as usize;
+                    Ev::Arrive { pkt: _, gp, vc } => {
+                        let v = vc as usize;
                         on_wire[gp as usize * vcs + v] += self.pkt_phits as u64;
                         wire_pkts += 1;
                     }
@@ -1078,7 +1082,7 @@ impl CycleNet {
         }
         for t in 0..self.terminals as usize {
             let g = self.term_gp[t] as usize;
-            let held = self.term_credits[t] as u64
+            let held = self.term[t].credits as u64
                 + on_wire[g * vcs]
                 + self.vc[g * vcs].in_used as u64
                 + releasing[g * vcs];
@@ -1103,9 +1107,9 @@ impl CycleNet {
                     self.vc[i].in_used
                 )));
             }
-            queued += self.pkts.len(self.vout[i].out_q);
+            queued += self.pkts.out_len(&self.vout[i].q);
         }
-        let at_sources: u64 = self.backlog_len.iter().map(|&x| x as u64).sum();
+        let at_sources: u64 = self.term.iter().map(|x| x.backlog_len as u64).sum();
         let in_network = queued + wire_pkts;
         if in_network + at_sources != self.pkts.live {
             return Err(Error::Internal(format!(
