@@ -388,6 +388,7 @@ impl CycleNet {
         let np = (routers * radix) as usize;
         let mut kind = vec![PortKind::Unused; np];
         let mut peer = vec![u32::MAX; np];
+        let mut term_of = vec![u32::MAX; np];
         let mut nvc = vec![0u8; np];
         let mut lat = vec![0u64; np];
         let mut in_cap = vec![0u32; np * vcs as usize];
@@ -406,8 +407,9 @@ impl CycleNet {
                 let (k, n, l, cap) = if far.kind == NodeKind::Hca {
                     let ti = hca_index[&port.peer];
                     term_gp[ti as usize] = gp as u32;
+                    term_of[gp] = ti;
                     (
-                        PortKind::Terminal(ti),
+                        PortKind::Terminal,
                         1,
                         rc.ejection_latency,
                         rc.injection_queue_phits,
@@ -555,7 +557,11 @@ impl CycleNet {
                     out_ptr: 0,
                     link_ptr: 0,
                     flags: 0,
-                    peer: peer[g],
+                    peer: if kind[g] == PortKind::Terminal {
+                        term_of[g]
+                    } else {
+                        peer[g]
+                    },
                     in_count: 0,
                     out_count: 0,
                     latency: lat[g] as u32,
@@ -563,6 +569,7 @@ impl CycleNet {
                     xin_free: 0,
                     xout_free: 0,
                     out_wake_at: u64::MAX,
+                    in_vcs: 0,
                 })
                 .collect(),
             vout: (0..np * vcs as usize)

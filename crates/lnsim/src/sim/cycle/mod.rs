@@ -41,11 +41,13 @@ use rand_chacha::ChaCha8Rng;
 
 /// What a router port connects to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
 pub(crate) enum PortKind {
     /// Not present (border of a mesh, ports above a router's radix).
     Unused,
-    /// A terminal (index): injection input, ejection output.
-    Terminal(u32),
+    /// A terminal (its index is the port's [`PortState::peer`]): injection input, ejection
+    /// output.
+    Terminal,
     /// A local (intra-group; mesh/torus) link.
     Local,
     /// A global link.
@@ -112,7 +114,8 @@ pub(crate) struct PortState {
     pub link_ptr: u8,
     /// Pending events and waits ([`flag`]).
     pub flags: u8,
-    /// Far end of a router-to-router port (gp), or u32::MAX.
+    /// Far end of a router-to-router port (gp); the terminal of a terminal port; u32::MAX for
+    /// an unused one.
     pub peer: u32,
     /// Packets in the input VC queues / output VC queues.
     pub in_count: u32,
@@ -126,7 +129,12 @@ pub(crate) struct PortState {
     pub xout_free: u64,
     /// Cycle of the pending `OutReady` event (u64::MAX: none).
     pub out_wake_at: u64,
+    /// Input VCs holding packets (bit per VC): the input arbiter looks at these only.
+    pub in_vcs: u64,
 }
+
+// a port's work touches one cache line
+const _: () = assert!(std::mem::size_of::<PortState>() == 64);
 
 /// The output side of one VC, which the link stage, the output-VC choice and a grant read
 /// together, in a dense 32-byte record (a port's VCs share one or two cache lines).
@@ -309,7 +317,7 @@ impl CycleNet {
         let r = gp / self.radix;
         let p = gp % self.radix;
         let k = match self.port[gp as usize].kind {
-            PortKind::Terminal(_) => "terminal",
+            PortKind::Terminal => "terminal",
             PortKind::Local => "local",
             PortKind::Global => "global",
             PortKind::Unused => "unused",

@@ -509,7 +509,8 @@ impl CycleNet {
     fn arrive(&mut self, id: u32, gp: u32, vc: u8) {
         let port = &mut self.port[gp as usize];
         port.in_count += 1;
-        let hop = !matches!(port.kind, PortKind::Terminal(_));
+        let hop = port.kind != PortKind::Terminal;
+        port.in_vcs |= 1 << vc;
         let lk = &mut self.pkts.link[id as usize];
         lk.ready = self.now;
         lk.hops += hop as u8;
@@ -560,7 +561,7 @@ impl CycleNet {
                 continue;
             }
             let n = port.nvc as usize;
-            let terminal = matches!(port.kind, PortKind::Terminal(_));
+            let terminal = port.kind == PortKind::Terminal;
             let base = (gp * vcs) as usize;
             let mut ready = 0u64;
             let mut next_ready = u64::MAX;
@@ -768,21 +769,15 @@ impl CycleNet {
         let cal_mask = self.cal_mask;
         let gi = base + ip;
         let inp = &self.port[gi as usize];
-        let n = inp.nvc as u32;
-        let mut v = inp.in_ptr as u32;
+        // the VCs holding packets in round-robin order from the pointer: those at or above
+        // it, then those below
+        let (mask, ptr) = (inp.in_vcs, inp.in_ptr as u32);
+        let upper = mask & (u64::MAX << ptr);
         let ibase = gi * vcs;
-        for _ in 0..n {
-            let iv = (ibase + v) as usize;
-            let cur = v;
-            v += 1;
-            if v == n {
-                v = 0;
-            }
+        for cur in bits(upper).chain(bits(mask & !(u64::MAX << ptr))) {
+            let iv = (ibase + cur) as usize;
             let s = &self.vc[iv];
             let id = s.in_q.0;
-            if id == NIL {
-                continue;
-            }
             // heads are routable from their arrival on; the route is cached per VC
             let mut rt = s.head_route;
             if rt == NO_ROUTE {
@@ -928,12 +923,16 @@ impl CycleNet {
         // credits can come back)
         s.in_used -= l;
         let id = self.pkts.pop(&mut s.in_q);
+        let emptied = s.in_q.0 == NIL;
         let lk = &mut self.pkts.link[id as usize];
         let arrived = lk.ready;
         lk.ready = ready;
         let release = (now + self.xbar_cycles).max(arrived + l as u64);
         let inp = &mut self.port[gi as usize];
         inp.in_count -= 1;
+        if emptied {
+            inp.in_vcs &= !(1 << v);
+        }
         inp.xin_free = release;
         let (kind, up, lat) = (inp.kind, inp.peer, inp.latency);
         if inp.in_count == 0 {
@@ -952,7 +951,8 @@ impl CycleNet {
         // latency later (the buffer's occupancy count drops when they arrive); a link has the
         // same latency both ways (the builder checks), so this port's record gives it
         let (when, ev) = match kind {
-            PortKind::Terminal(t) => {
+            PortKind::Terminal => {
+                let t = up;
                 self.pkts.v[id as usize].t_net = now;
                 (release + self.inj_latency, Ev::TermCredit { t })
             }
@@ -1062,7 +1062,7 @@ impl CycleNet {
         }
         for g in 0..np {
             let down = self.port[g].peer;
-            if down == u32::MAX {
+            if !matches!(self.port[g].kind, PortKind::Local | PortKind::Global) {
                 continue;
             }
             for v in 0..self.port[g].nvc as usize {
