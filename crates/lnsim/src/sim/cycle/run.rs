@@ -566,16 +566,12 @@ impl CycleNet {
             let mut ready = 0u64;
             let mut next_ready = u64::MAX;
             for (v, o) in self.vout[base..base + n].iter().enumerate() {
-                // departure time of the head, kept flat (no packet memory touched)
+                // departure time of the head, kept flat (no packet memory touched); without
+                // branches (an empty VC's u64::MAX is later than now and changes no minimum)
                 let t = o.q.head_ready;
-                if t == u64::MAX {
-                    continue;
-                }
-                if t > now {
-                    next_ready = next_ready.min(t);
-                } else if terminal || o.credits >= l {
-                    ready |= 1 << v;
-                }
+                let go = (t <= now) & (terminal | (o.credits >= l));
+                ready |= (go as u64) << v;
+                next_ready = next_ready.min(if t > now { t } else { u64::MAX });
             }
             // (no-op when no head waits: u64::MAX is never below `out_wake_at`)
             wake_output_at(port, &mut self.calendar, cal_mask, gp, next_ready);
@@ -742,11 +738,10 @@ impl CycleNet {
         for (k, s) in vcs.iter().enumerate() {
             let v = lo as u32 + k as u32;
             let used = s.used + if v == leaving { l } else { 0 };
-            let key = if used <= room {
-                (((cap - used) + s.credits) as u64) << 8 | (255 - v) as u64
-            } else {
-                0
-            };
+            // (used ≤ cap always: a grant needs used ≤ cap − L)
+            let key = (((cap.wrapping_sub(used)).wrapping_add(s.credits) as u64) << 8
+                | (255 - v) as u64)
+                & 0u64.wrapping_sub((used <= room) as u64);
             best = best.max(key);
         }
         (best != 0).then(|| 255 - (best & 0xFF) as u8)
