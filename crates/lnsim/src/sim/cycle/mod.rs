@@ -189,10 +189,8 @@ pub(crate) struct TermState {
 pub(crate) struct RouterState {
     /// Inputs holding packets (bit per port).
     pub in_mask: u64,
-    /// Outputs whose link stage runs at the next visit (bit per port).
+    /// Outputs whose link stage runs this cycle (bit per port).
     pub out_mask: u64,
-    /// The allocator runs at the next visit.
-    pub alloc_wake: bool,
 }
 
 /// The network of the cycle-level model in flat arrays indexed by router port `gp =
@@ -226,10 +224,14 @@ pub(crate) struct CycleNet {
     // --- routers
     /// Per router: its wake-up state.
     pub rs: Vec<RouterState>,
-    /// Routers holding work, a bit per router: the cycle visits them in increasing order, so
-    /// that their records are read in memory order (the visit order changes no result:
-    /// routers interact only through events of later cycles).
-    pub active: Vec<u64>,
+    /// Routers whose link stage runs this cycle (some output in their `out_mask`), a bit per
+    /// router ...
+    pub link_work: Vec<u64>,
+    /// ... and routers whose allocator runs this cycle. The cycle runs every link stage, then
+    /// every allocator, each in increasing router order (memory order): the order changes no
+    /// result, since a router's stages read only its own state and routers interact only
+    /// through events of later cycles.
+    pub alloc_work: Vec<u64>,
     /// Allocator scratch (a router has at most 64 ports): the request of each input (input
     /// VC, output VC) and the inputs requesting each output (all zero between runs).
     pub scratch_req: [(u8, u8); 64],
@@ -267,11 +269,11 @@ pub(crate) struct CycleNet {
     pub stats: results::CycleStats,
 }
 
-/// Marks router `r` as holding work in the active-router bitmap `active` (see
-/// [`CycleNet::active`]).
+/// Sets router `r`'s bit in the router bitmap `map` ([`CycleNet::link_work`],
+/// [`CycleNet::alloc_work`]).
 #[inline(always)]
-pub(crate) fn activate(active: &mut [u64], r: u32) {
-    active[(r >> 6) as usize] |= 1 << (r & 63);
+pub(crate) fn set_bit(map: &mut [u64], r: u32) {
+    map[(r >> 6) as usize] |= 1 << (r & 63);
 }
 
 /// Schedules `ev` at cycle `t` in calendar ring `calendar` (slot `t & mask`): [`CycleNet::at`]
@@ -296,12 +298,6 @@ impl CycleNet {
     pub(crate) fn split_gp(&self, gp: u32) -> (u32, u32) {
         let r = ((gp as u64 * self.radix_magic) >> 32) as u32;
         (r, gp - r * self.radix)
-    }
-
-    /// Marks router `r` as holding work.
-    #[inline(always)]
-    pub(crate) fn activate(&mut self, r: u32) {
-        activate(&mut self.active, r);
     }
 
     /// Records the first invariant violation.

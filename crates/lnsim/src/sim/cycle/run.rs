@@ -147,30 +147,26 @@ impl CycleNet {
             if self.always_wake {
                 self.wake_everything();
             }
-            // routers in increasing order (a visit activates no other router)
-            for w in 0..self.active.len() {
-                let mut bits = self.active[w];
-                let mut idle = 0u64;
+            // every link stage, then every allocator, in increasing router order (neither
+            // gives work to another router this cycle)
+            for w in 0..self.link_work.len() {
+                let mut bits = std::mem::take(&mut self.link_work[w]);
                 while bits != 0 {
-                    let b = bits.trailing_zeros();
+                    let r = (w as u32) << 6 | bits.trailing_zeros();
                     bits &= bits - 1;
-                    let r = (w as u32) << 6 | b;
                     self.stats.router_visits += 1;
-                    if self.rs[r as usize].out_mask != 0 {
-                        self.router_links(r);
-                    }
-                    let rs = &mut self.rs[r as usize];
-                    if rs.alloc_wake {
-                        rs.alloc_wake = false;
-                        self.stats.allocations += 1;
-                        self.router_allocate(r);
-                    }
-                    let rs = &self.rs[r as usize];
-                    if !rs.alloc_wake && rs.out_mask == 0 {
-                        idle |= 1 << b;
-                    }
+                    self.router_links(r);
                 }
-                self.active[w] &= !idle;
+            }
+            for w in 0..self.alloc_work.len() {
+                // (an allocator may set its own bit again: it retries next cycle)
+                let mut bits = std::mem::take(&mut self.alloc_work[w]);
+                while bits != 0 {
+                    let r = (w as u32) << 6 | bits.trailing_zeros();
+                    bits &= bits - 1;
+                    self.stats.allocations += 1;
+                    self.router_allocate(r);
+                }
             }
             if now & 0xFF == 0xFF {
                 if let Some(f) = &self.fault {
@@ -464,11 +460,11 @@ impl CycleNet {
                 }
             }
             self.rs[r as usize].out_mask |= outs;
-            if self.rs[r as usize].in_mask != 0 {
-                self.rs[r as usize].alloc_wake = true;
+            if outs != 0 {
+                super::set_bit(&mut self.link_work, r);
             }
-            if outs != 0 || self.rs[r as usize].in_mask != 0 {
-                self.activate(r);
+            if self.rs[r as usize].in_mask != 0 {
+                super::set_bit(&mut self.alloc_work, r);
             }
         }
     }
@@ -489,17 +485,15 @@ impl CycleNet {
     fn mark_output(&mut self, gp: u32) {
         let (r, p) = self.split_gp(gp);
         self.rs[r as usize].out_mask |= 1 << p;
-        super::activate(&mut self.active, r);
+        super::set_bit(&mut self.link_work, r);
     }
 
     /// Something that may unblock router `r`'s allocator happened (an arrival, a free
     /// crossbar port, room in an output buffer): it runs this cycle.
     #[inline]
     fn wake_allocator(&mut self, r: u32) {
-        let rs = &mut self.rs[r as usize];
-        if rs.in_mask != 0 {
-            rs.alloc_wake = true;
-            super::activate(&mut self.active, r);
+        if self.rs[r as usize].in_mask != 0 {
+            super::set_bit(&mut self.alloc_work, r);
         }
     }
 
@@ -525,10 +519,8 @@ impl CycleNet {
         }
         let (r, p) = self.split_gp(gp);
         // the input holds a packet now: the allocator runs this cycle (`wake_allocator`)
-        let rs = &mut self.rs[r as usize];
-        rs.in_mask |= 1 << p;
-        rs.alloc_wake = true;
-        super::activate(&mut self.active, r);
+        self.rs[r as usize].in_mask |= 1 << p;
+        super::set_bit(&mut self.alloc_work, r);
     }
 
     #[cold]
@@ -766,10 +758,11 @@ impl CycleNet {
         let inp = &self.port[gi as usize];
         // the VCs holding packets in round-robin order from the pointer: those at or above
         // it, then those below
-        let (mask, ptr) = (inp.in_vcs, inp.in_ptr as u32);
-        let upper = mask & (u64::MAX << ptr);
+        // (rotated right by the pointer: bit k is VC (ptr + k) mod 64, and no VC is ≥ 64)
+        let ptr = inp.in_ptr as u32;
         let ibase = gi * vcs;
-        for cur in bits(upper).chain(bits(mask & !(u64::MAX << ptr))) {
+        for k in bits(inp.in_vcs.rotate_right(ptr)) {
+            let cur = (k + ptr) & 63;
             let iv = (ibase + cur) as usize;
             let s = &self.vc[iv];
             let id = s.in_q.0;
@@ -789,7 +782,7 @@ impl CycleNet {
             let og = base + op;
             if out_taken >> op & 1 == 1 {
                 // granted to another input this cycle: try again next cycle
-                self.rs[r as usize].alloc_wake = true;
+                super::set_bit(&mut self.alloc_work, r);
                 continue;
             }
             let out = &mut self.port[og as usize];
@@ -831,18 +824,23 @@ impl CycleNet {
         let radix = self.radix;
         let cal_mask = self.cal_mask;
         let base = r * radix;
+        // inputs holding packets whose crossbar port is free, and busy ones with no wake-up
+        // pending (without data-dependent branches)
         let mut in_free = 0u64;
+        let mut unwatched = 0u64;
         for p in bits(self.rs[r as usize].in_mask) {
+            let port = &self.port[(base + p) as usize];
+            let free = port.xin_free <= now;
+            in_free |= (free as u64) << p;
+            unwatched |= ((!free & (port.flags & flag::XIN_EVT == 0)) as u64) << p;
+        }
+        for p in bits(unwatched) {
+            // still moving a packet: look again when its crossbar port frees
             let gi = base + p;
             let port = &mut self.port[gi as usize];
-            if port.xin_free <= now {
-                in_free |= 1 << p;
-            } else if port.flags & flag::XIN_EVT == 0 {
-                // still moving a packet: look again when its crossbar port frees
-                port.flags |= flag::XIN_EVT;
-                let t = port.xin_free;
-                schedule(&mut self.calendar, cal_mask, t, Ev::XinFree { gp: gi });
-            }
+            port.flags |= flag::XIN_EVT;
+            let t = port.xin_free;
+            schedule(&mut self.calendar, cal_mask, t, Ev::XinFree { gp: gi });
         }
         if in_free == 0 {
             return;
@@ -897,7 +895,7 @@ impl CycleNet {
             }
             if requesters & !granted != 0 {
                 // a request lost arbitration: try again next cycle
-                self.rs[r as usize].alloc_wake = true;
+                super::set_bit(&mut self.alloc_work, r);
             }
             if in_free == 0 {
                 break;
