@@ -23,6 +23,7 @@
 //! packets run their output links, then their allocator.
 
 mod build;
+mod calendar;
 mod packet;
 mod prefetch;
 mod results;
@@ -79,8 +80,6 @@ pub(crate) enum Ev {
     GenWait { t: u32, epoch: u32 },
     /// Terminal `t`'s link is free again.
     TermTry { t: u32 },
-    /// The traffic changes (transient pattern).
-    Change,
 }
 
 /// Bits of [`PortState::flags`].
@@ -256,8 +255,7 @@ pub(crate) struct CycleNet {
     pub gen_log_q: f64,
     // --- engine
     pub pkts: PacketSlab,
-    pub calendar: Vec<Vec<Ev>>,
-    pub cal_mask: u64,
+    pub cal: calendar::Calendar,
     pub now: u64,
     pub fault: Option<String>,
     /// The cycle loop prefetches the records of upcoming events: the hot state is larger than
@@ -276,19 +274,12 @@ pub(crate) fn set_bit(map: &mut [u64], r: u32) {
     map[(r >> 6) as usize] |= 1 << (r & 63);
 }
 
-/// Schedules `ev` at cycle `t` in calendar ring `calendar` (slot `t & mask`): [`CycleNet::at`]
-/// for code that holds a reference into another field of the network.
-#[inline(always)]
-pub(crate) fn schedule(calendar: &mut [Vec<Ev>], mask: u64, t: u64, ev: Ev) {
-    calendar[(t & mask) as usize].push(ev);
-}
-
 impl CycleNet {
     /// Schedules `ev` at cycle `t` (> now).
     #[inline]
     pub(crate) fn at(&mut self, t: u64, ev: Ev) {
-        debug_assert!(t > self.now && t - self.now <= self.cal_mask);
-        schedule(&mut self.calendar, self.cal_mask, t, ev);
+        debug_assert!(t > self.now && t - self.now <= self.cal.mask);
+        self.cal.push(t, ev);
     }
 
     /// Router and port number of router port `gp` (`gp / radix`, `gp % radix`) by a multiply

@@ -1,9 +1,10 @@
 //! The cycle loop of the cycle-level model: calendar events, terminal injection, then per
 //! active router its output links and its allocator; saturation watch; conservation check.
 
+use super::calendar::{Arrival, Calendar, Slot};
 use super::packet::{Pkt, NIL};
 use super::prefetch::{prefetch, prefetch_ptr};
-use super::{flag, schedule, CycleNet, Ev, PortKind, PortState, VcOut};
+use super::{flag, CycleNet, Ev, PortKind, PortState, VcOut};
 use crate::api::{RunOptions, RunOutput};
 use crate::config::LoadedScenario;
 use crate::error::{Error, Result};
@@ -49,10 +50,10 @@ pub(crate) struct Counts {
 /// Output `gp` (its record `port`) is examined again at cycle `t` (> now) unless it already
 /// is earlier: an `OutReady` event in `calendar` (see [`schedule`]).
 #[inline(always)]
-fn wake_output_at(port: &mut PortState, calendar: &mut [Vec<Ev>], mask: u64, gp: u32, t: u64) {
+fn wake_output_at(port: &mut PortState, cal: &mut Calendar, gp: u32, t: u64) {
     if t < port.out_wake_at {
         port.out_wake_at = t;
-        schedule(calendar, mask, t, Ev::OutReady { gp });
+        cal.push(t, Ev::OutReady { gp });
     }
 }
 
@@ -121,26 +122,16 @@ impl CycleNet {
         while self.now < self.end {
             let now = self.now;
             if change == Some(now) {
-                self.dispatch(Ev::Change);
+                self.traffic_change();
             }
             if now == self.warmup {
                 let n = self.at_sources();
                 self.stats.mark_sources(n);
             }
-            let slot = (now & self.cal_mask) as usize;
-            let mut evs = std::mem::take(&mut self.calendar[slot]);
-            self.stats.events += evs.len() as u64;
-            if self.prefetch {
-                self.drain_prefetching(&evs);
-            } else {
-                for &ev in &evs {
-                    self.dispatch(ev);
-                }
-            }
-            evs.clear();
-            if self.calendar[slot].is_empty() {
-                self.calendar[slot] = evs; // keep the capacity
-            }
+            let slot = self.cal.take(now);
+            self.stats.events += slot.len() as u64;
+            self.handle_events(&slot);
+            self.cal.give_back(now, slot);
             if self.pb.is_some() {
                 self.publish_piggyback();
             }
@@ -188,118 +179,126 @@ impl CycleNet {
         Ok(())
     }
 
-    /// Handles the events of one calendar slot (large networks, [`CycleNet::prefetch`]): the
-    /// records of the event [`PREFETCH_AHEAD`] places ahead are fetched while this one is
-    /// handled.
-    #[inline(never)]
-    fn drain_prefetching(&mut self, evs: &[Ev]) {
-        for &ev in evs.iter().take(PREFETCH_AHEAD) {
-            self.prefetch_event(ev);
-        }
-        for (i, &ev) in evs.iter().enumerate() {
-            if let Some(&x) = evs.get(i + PREFETCH_AHEAD) {
-                self.prefetch_event(x);
-            }
-            self.dispatch(ev);
-        }
-    }
-
-    /// Prefetches the records that event `ev` touches first (a hint only, no state changes).
+    /// Handles the events of one cycle, kind by kind (see [`super::calendar`]).
     #[inline(always)]
-    fn prefetch_event(&self, ev: Ev) {
-        match ev {
-            Ev::Arrive { pkt, gp, vc } => {
-                prefetch(&self.pkts.link, pkt as usize);
-                prefetch(&self.port, gp as usize);
-                prefetch(&self.vc, (gp * self.vcs) as usize + vc as usize);
+    fn handle_events(&mut self, slot: &Slot) {
+        self.drain(&slot.arrive, Self::prefetch_arrival, |n, a| {
+            n.arrive(a.pkt, a.gp, a.vc)
+        });
+        self.drain(&slot.credit, Self::prefetch_credit, |n, (gp, vc)| {
+            let l = n.pkt_phits;
+            n.vout[(gp * n.vcs) as usize + vc as usize].credits += l;
+            // (the downstream buffer's occupancy count dropped when the packet left it)
+            if n.port[gp as usize].out_count > 0 {
+                n.mark_output(gp);
             }
-            Ev::Credit { gp, vc } => {
-                prefetch(&self.vout, (gp * self.vcs) as usize + vc as usize);
-                prefetch(&self.port, gp as usize);
-            }
-            Ev::XinFree { gp }
-            | Ev::SpaceFree { gp }
-            | Ev::OutReady { gp }
-            | Ev::XoutFree { gp } => prefetch(&self.port, gp as usize),
-            Ev::Gen { t, .. } => {
-                prefetch(&self.term, t as usize);
-                // the generator's state and its buffer of random words
-                let rng = &self.rng_term[t as usize] as *const ChaCha8Rng as *const u8;
-                for k in (0..std::mem::size_of::<ChaCha8Rng>()).step_by(64) {
-                    prefetch_ptr(rng.wrapping_add(k));
+        });
+        self.drain(&slot.out_ready, Self::prefetch_port, |n, gp| {
+            // stale when an earlier wake-up replaced it (that one re-armed the port)
+            let port = &mut n.port[gp as usize];
+            if port.out_wake_at == n.now {
+                port.out_wake_at = u64::MAX;
+                if port.out_count > 0 {
+                    n.mark_output(gp);
                 }
             }
-            Ev::TermCredit { t } | Ev::TermTry { t } | Ev::GenWait { t, .. } => {
-                prefetch(&self.term, t as usize)
+        });
+        self.drain(&slot.port_free, Self::prefetch_port_flag, |n, (gp, f)| {
+            // an input's or output's crossbar port, or room in an output buffer, is free
+            n.port[gp as usize].flags &= !f;
+            n.wake_allocator(n.split_gp(gp).0);
+        });
+        self.drain(&slot.term_credit, Self::prefetch_term, |n, t| {
+            n.term_credit(t)
+        });
+        self.drain(&slot.gen, Self::prefetch_generator, |n, (t, epoch)| {
+            if epoch == n.term[t as usize].epoch {
+                n.generate(t);
             }
-            Ev::Change => {}
-        }
-    }
-
-    /// Handles one calendar event (inlined into the cycle loop: one call per event costs a
-    /// tenth of a small event's work).
-    #[inline(always)]
-    fn dispatch(&mut self, ev: Ev) {
-        match ev {
-            Ev::Arrive { pkt, gp, vc } => self.arrive(pkt, gp, vc),
-            Ev::XinFree { gp } => {
-                self.port[gp as usize].flags &= !flag::XIN_EVT;
-                self.wake_allocator(self.split_gp(gp).0);
-            }
-            Ev::Credit { gp, vc } => {
-                let l = self.pkt_phits;
-                self.vout[(gp * self.vcs) as usize + vc as usize].credits += l;
-                // (the downstream buffer's occupancy count dropped when the packet left it)
-                if self.port[gp as usize].out_count > 0 {
-                    self.mark_output(gp);
-                }
-            }
-            Ev::SpaceFree { gp } => {
-                self.port[gp as usize].flags &= !flag::SPACE_EVT;
-                self.wake_allocator(self.split_gp(gp).0);
-            }
-            Ev::OutReady { gp } => {
-                // stale when an earlier wake-up replaced it (that one re-armed the port)
-                let port = &mut self.port[gp as usize];
-                if port.out_wake_at == self.now {
-                    port.out_wake_at = u64::MAX;
-                    if port.out_count > 0 {
-                        self.mark_output(gp);
-                    }
-                }
-            }
-            Ev::XoutFree { gp } => {
-                self.port[gp as usize].flags &= !flag::XOUT_EVT;
-                self.wake_allocator(self.split_gp(gp).0);
-            }
-            Ev::TermCredit { t } => {
-                self.term_credit(t);
-            }
-            Ev::Gen { t, epoch } => {
-                if epoch == self.term[t as usize].epoch {
-                    self.generate(t);
-                }
-            }
-            Ev::GenWait { t, epoch } => {
-                if epoch == self.term[t as usize].epoch {
-                    let now = self.now;
-                    self.schedule_gen(t, now);
-                }
-            }
-            Ev::TermTry { t } => {
-                if self.term[t as usize].try_at == self.now {
-                    self.term[t as usize].try_at = u64::MAX;
-                    self.term_send(t);
-                }
-            }
-            Ev::Change => {
+        });
+        for &(t, epoch) in &slot.gen_wait {
+            if epoch == self.term[t as usize].epoch {
                 let now = self.now;
-                for t in 0..self.terminals {
-                    self.term[t as usize].epoch += 1;
-                }
-                self.start_generators(now);
+                self.schedule_gen(t, now);
             }
         }
+        for &t in &slot.term_try {
+            if self.term[t as usize].try_at == self.now {
+                self.term[t as usize].try_at = u64::MAX;
+                self.term_send(t);
+            }
+        }
+    }
+
+    /// Handles the events `list` of one kind with `handle`; on large networks
+    /// ([`CycleNet::prefetch`]) the records of the event [`PREFETCH_AHEAD`] places ahead are
+    /// fetched (`fetch`) while one is handled.
+    #[inline(always)]
+    fn drain<T: Copy>(&mut self, list: &[T], fetch: fn(&Self, T), handle: impl Fn(&mut Self, T)) {
+        if self.prefetch {
+            for &x in list.iter().take(PREFETCH_AHEAD) {
+                fetch(self, x);
+            }
+            for (i, &x) in list.iter().enumerate() {
+                if let Some(&y) = list.get(i + PREFETCH_AHEAD) {
+                    fetch(self, y);
+                }
+                handle(self, x);
+            }
+        } else {
+            for &x in list {
+                handle(self, x);
+            }
+        }
+    }
+
+    // prefetches of what an event touches first (hints only, no state changes)
+
+    #[inline(always)]
+    fn prefetch_arrival(&self, a: Arrival) {
+        prefetch(&self.pkts.link, a.pkt as usize);
+        prefetch(&self.port, a.gp as usize);
+        prefetch(&self.vc, (a.gp * self.vcs) as usize + a.vc as usize);
+    }
+
+    #[inline(always)]
+    fn prefetch_credit(&self, (gp, vc): (u32, u8)) {
+        prefetch(&self.vout, (gp * self.vcs) as usize + vc as usize);
+        prefetch(&self.port, gp as usize);
+    }
+
+    #[inline(always)]
+    fn prefetch_port(&self, gp: u32) {
+        prefetch(&self.port, gp as usize);
+    }
+
+    #[inline(always)]
+    fn prefetch_port_flag(&self, (gp, _): (u32, u8)) {
+        prefetch(&self.port, gp as usize);
+    }
+
+    #[inline(always)]
+    fn prefetch_term(&self, t: u32) {
+        prefetch(&self.term, t as usize);
+    }
+
+    #[inline(always)]
+    fn prefetch_generator(&self, (t, _): (u32, u32)) {
+        prefetch(&self.term, t as usize);
+        // the generator's state and its buffer of random words
+        let rng = &self.rng_term[t as usize] as *const ChaCha8Rng as *const u8;
+        for k in (0..std::mem::size_of::<ChaCha8Rng>()).step_by(64) {
+            prefetch_ptr(rng.wrapping_add(k));
+        }
+    }
+
+    /// The traffic changes (transient pattern): every generator restarts with the new load.
+    fn traffic_change(&mut self) {
+        let now = self.now;
+        for t in 0..self.terminals {
+            self.term[t as usize].epoch += 1;
+        }
+        self.start_generators(now);
     }
 
     // ------------------------------------------------------------------------------ terminals
@@ -337,7 +336,7 @@ impl CycleNet {
             // same cycle: generate now (only at start or change, from == now)
             self.generate_at(t);
             self.schedule_gen(t, when + 1);
-        } else if when - self.now <= self.cal_mask {
+        } else if when - self.now <= self.cal.mask {
             if when < self.end {
                 let epoch = self.term[t as usize].epoch;
                 self.at(when, Ev::Gen { t, epoch });
@@ -346,7 +345,7 @@ impl CycleNet {
             // beyond the calendar: no packet before the horizon; the process is memoryless,
             // so the gap is drawn afresh from there (deciding "after the end" from this draw
             // would bias the count, the redraw must be unconditional)
-            let h = self.now + self.cal_mask;
+            let h = self.now + self.cal.mask;
             if h < self.end {
                 let epoch = self.term[t as usize].epoch;
                 self.at(h, Ev::GenWait { t, epoch });
@@ -537,7 +536,6 @@ impl CycleNet {
         let now = self.now;
         let vcs = self.vcs;
         let l = self.pkt_phits;
-        let cal_mask = self.cal_mask;
         // examined now: each output sleeps until an event (ready head, credits, free link)
         // wakes it
         let mut mask = std::mem::take(&mut self.rs[r as usize].out_mask);
@@ -549,7 +547,7 @@ impl CycleNet {
             let port = &mut self.port[gp as usize];
             if port.link_free > now {
                 let t = port.link_free;
-                wake_output_at(port, &mut self.calendar, cal_mask, gp, t);
+                wake_output_at(port, &mut self.cal, gp, t);
                 continue;
             }
             let n = port.nvc as usize;
@@ -566,7 +564,7 @@ impl CycleNet {
                 next_ready = next_ready.min(if t > now { t } else { u64::MAX });
             }
             // (no-op when no head waits: u64::MAX is never below `out_wake_at`)
-            wake_output_at(port, &mut self.calendar, cal_mask, gp, next_ready);
+            wake_output_at(port, &mut self.cal, gp, next_ready);
             let Some(v) = round_robin(ready, port.link_ptr as u32) else {
                 continue;
             };
@@ -585,11 +583,11 @@ impl CycleNet {
             let free = now + l as u64;
             port.link_free = free;
             if port.out_count > 0 {
-                wake_output_at(port, &mut self.calendar, cal_mask, gp, free);
+                wake_output_at(port, &mut self.cal, gp, free);
             }
             if port.flags & flag::SPACE_WAIT != 0 {
                 port.flags = port.flags & !flag::SPACE_WAIT | flag::SPACE_EVT;
-                schedule(&mut self.calendar, cal_mask, free, Ev::SpaceFree { gp });
+                self.cal.push(free, Ev::SpaceFree { gp });
             }
             let (down, latency) = (port.peer, port.latency as u64);
             self.stats.phit_hops += l as u64;
@@ -605,7 +603,7 @@ impl CycleNet {
                     gp: down,
                     vc: v as u8,
                 };
-                schedule(&mut self.calendar, cal_mask, now + latency, ev);
+                self.cal.push(now + latency, ev);
             }
         }
     }
@@ -753,7 +751,6 @@ impl CycleNet {
     ) -> Option<(u8, u8, u32)> {
         let now = self.now;
         let vcs = self.vcs;
-        let cal_mask = self.cal_mask;
         let gi = base + ip;
         let inp = &self.port[gi as usize];
         // the VCs holding packets in round-robin order from the pointer: those at or above
@@ -790,7 +787,7 @@ impl CycleNet {
                 if out.flags & flag::XOUT_EVT == 0 {
                     out.flags |= flag::XOUT_EVT;
                     let t = out.xout_free;
-                    schedule(&mut self.calendar, cal_mask, t, Ev::XoutFree { gp: og });
+                    self.cal.push(t, Ev::XoutFree { gp: og });
                 }
                 continue;
             }
@@ -804,7 +801,7 @@ impl CycleNet {
                     if out.link_free > now {
                         out.flags |= flag::SPACE_EVT;
                         let t = out.link_free;
-                        schedule(&mut self.calendar, cal_mask, t, Ev::SpaceFree { gp: og });
+                        self.cal.push(t, Ev::SpaceFree { gp: og });
                     } else {
                         out.flags |= flag::SPACE_WAIT;
                     }
@@ -822,7 +819,6 @@ impl CycleNet {
     fn router_allocate(&mut self, r: u32) {
         let now = self.now;
         let radix = self.radix;
-        let cal_mask = self.cal_mask;
         let base = r * radix;
         // inputs holding packets whose crossbar port is free, and busy ones with no wake-up
         // pending (without data-dependent branches)
@@ -840,7 +836,7 @@ impl CycleNet {
             let port = &mut self.port[gi as usize];
             port.flags |= flag::XIN_EVT;
             let t = port.xin_free;
-            schedule(&mut self.calendar, cal_mask, t, Ev::XinFree { gp: gi });
+            self.cal.push(t, Ev::XinFree { gp: gi });
         }
         if in_free == 0 {
             return;
@@ -908,7 +904,6 @@ impl CycleNet {
         let now = self.now;
         let vcs = self.vcs;
         let l = self.pkt_phits;
-        let cal_mask = self.cal_mask;
         let ready = now + self.router_latency;
         let s = &mut self.vc[(gi * vcs) as usize + v as usize];
         s.head_route = NO_ROUTE;
@@ -933,12 +928,7 @@ impl CycleNet {
         } else if inp.flags & flag::XIN_EVT == 0 {
             // more packets wait at this input: allocate again when its crossbar port frees
             inp.flags |= flag::XIN_EVT;
-            schedule(
-                &mut self.calendar,
-                cal_mask,
-                release,
-                Ev::XinFree { gp: gi },
-            );
+            self.cal.push(release, Ev::XinFree { gp: gi });
         }
         // the buffer space is free at `release`; the credits reach the upstream one link
         // latency later (the buffer's occupancy count drops when they arrive); a link has the
@@ -951,7 +941,7 @@ impl CycleNet {
             }
             _ => (release + lat as u64, Ev::Credit { gp: up, vc: v }),
         };
-        schedule(&mut self.calendar, cal_mask, when, ev);
+        self.cal.push(when, ev);
         let oi = (og * vcs) as usize + ov as usize;
         let o = &mut self.vout[oi];
         o.used += l;
@@ -962,7 +952,7 @@ impl CycleNet {
         // ready times grow with grant order, so a pending wake-up of this output comes first
         // and re-arms itself for later heads (see `router_links`)
         if out.out_wake_at == u64::MAX {
-            wake_output_at(out, &mut self.calendar, cal_mask, og, ready);
+            wake_output_at(out, &mut self.cal, og, ready);
         }
     }
 
@@ -1034,9 +1024,9 @@ impl CycleNet {
         let mut on_wire = vec![0u64; np * vcs];
         let mut wire_pkts = 0u64;
         let mut releasing = vec![0u64; np * vcs];
-        for slot in &self.calendar {
-            for ev in slot {
-                match *ev {
+        {
+            for ev in self.cal.events() {
+                match ev {
                     Ev::Arrive { pkt: _, gp, vc } => {
                         let v = vc as usize;
                         on_wire[gp as usize * vcs + v] += self.pkt_phits as u64;
