@@ -507,16 +507,21 @@ impl CycleNet {
         let lk = &mut self.pkts.link[id as usize];
         lk.ready = self.now;
         lk.hops += hop as u8;
+        let dst = lk.dst;
+        let (r, p) = self.split_gp(gp);
         let vc = vc as u32;
         let i = (gp * self.vcs + vc) as usize;
         let s = &mut self.vc[i];
         s.in_used += self.pkt_phits;
         let (used, cap) = (s.in_used, s.in_cap);
+        if s.in_q.0 == NIL && !self.route_table.is_empty() {
+            // a new head: a stateless routing's next hop from its table now
+            s.head_route = self.route_table[(r * self.terminals + dst) as usize];
+        }
         self.pkts.push(&mut s.in_q, id);
         if used > cap {
             self.lossless_violated(gp, vc, used, cap);
         }
-        let (r, p) = self.split_gp(gp);
         // the input holds a packet now: the allocator runs this cycle (`wake_allocator`)
         self.rs[r as usize].in_mask |= 1 << p;
         super::set_bit(&mut self.alloc_work, r);
@@ -911,7 +916,14 @@ impl CycleNet {
         // credits can come back)
         s.in_used -= l;
         let id = self.pkts.pop(&mut s.in_q);
-        let emptied = s.in_q.0 == NIL;
+        let next = s.in_q.0;
+        let emptied = next == NIL;
+        if !emptied && !self.route_table.is_empty() {
+            // the new head: a stateless routing's next hop from its table now
+            let dst = self.pkts.link[next as usize].dst;
+            let s = &mut self.vc[(gi * vcs) as usize + v as usize];
+            s.head_route = self.route_table[(r * self.terminals + dst) as usize];
+        }
         let lk = &mut self.pkts.link[id as usize];
         let arrived = lk.ready;
         lk.ready = ready;
