@@ -182,40 +182,16 @@ impl CycleNet {
     /// Handles the events of one cycle, kind by kind (see [`super::calendar`]).
     #[inline(always)]
     fn handle_events(&mut self, slot: &Slot) {
-        self.drain(&slot.arrive, Self::prefetch_arrival, |n, a| {
-            n.arrive(a.pkt, a.gp, a.vc)
-        });
-        self.drain(&slot.credit, Self::prefetch_credit, |n, (gp, vc)| {
-            let l = n.pkt_phits;
-            n.vout[(gp * n.vcs) as usize + vc as usize].credits += l;
-            // (the downstream buffer's occupancy count dropped when the packet left it)
-            if n.port[gp as usize].out_count > 0 {
-                n.mark_output(gp);
-            }
-        });
-        self.drain(&slot.out_ready, Self::prefetch_port, |n, gp| {
-            // stale when an earlier wake-up replaced it (that one re-armed the port)
-            let port = &mut n.port[gp as usize];
-            if port.out_wake_at == n.now {
-                port.out_wake_at = u64::MAX;
-                if port.out_count > 0 {
-                    n.mark_output(gp);
-                }
-            }
-        });
-        self.drain(&slot.port_free, Self::prefetch_port_flag, |n, (gp, f)| {
-            // an input's or output's crossbar port, or room in an output buffer, is free
-            n.port[gp as usize].flags &= !f;
-            n.wake_allocator(n.split_gp(gp).0);
-        });
-        self.drain(&slot.term_credit, Self::prefetch_term, |n, t| {
-            n.term_credit(t)
-        });
-        self.drain(&slot.gen, Self::prefetch_generator, |n, (t, epoch)| {
-            if epoch == n.term[t as usize].epoch {
-                n.generate(t);
-            }
-        });
+        self.drain(&slot.arrive, Self::prefetch_arrival, Self::on_arrival);
+        self.drain(&slot.credit, Self::prefetch_credit, Self::on_credit);
+        self.drain(&slot.out_ready, Self::prefetch_port, Self::on_out_ready);
+        self.drain(
+            &slot.port_free,
+            Self::prefetch_port_flag,
+            Self::on_port_free,
+        );
+        self.drain(&slot.term_credit, Self::prefetch_term, Self::term_credit);
+        self.drain(&slot.gen, Self::prefetch_generator, Self::on_gen);
         for &(t, epoch) in &slot.gen_wait {
             if epoch == self.term[t as usize].epoch {
                 let now = self.now;
@@ -230,11 +206,56 @@ impl CycleNet {
         }
     }
 
+    #[inline(always)]
+    fn on_arrival(&mut self, a: Arrival) {
+        self.arrive(a.pkt, a.gp, a.vc)
+    }
+
+    /// Credits for one packet reach output `gp`/`vc`.
+    #[inline(always)]
+    fn on_credit(&mut self, (gp, vc): (u32, u8)) {
+        let l = self.pkt_phits;
+        self.vout[(gp * self.vcs) as usize + vc as usize].credits += l;
+        // (the downstream buffer's occupancy count dropped when the packet left it)
+        if self.port[gp as usize].out_count > 0 {
+            self.mark_output(gp);
+        }
+    }
+
+    /// Output `gp`'s wake-up (stale when an earlier one replaced it: that one re-armed the
+    /// port).
+    #[inline(always)]
+    fn on_out_ready(&mut self, gp: u32) {
+        let port = &mut self.port[gp as usize];
+        if port.out_wake_at == self.now {
+            port.out_wake_at = u64::MAX;
+            if port.out_count > 0 {
+                self.mark_output(gp);
+            }
+        }
+    }
+
+    /// An input's or output's crossbar port, or room in an output buffer, is free (`flag` is
+    /// its pending-event flag).
+    #[inline(always)]
+    fn on_port_free(&mut self, (gp, flag): (u32, u8)) {
+        self.port[gp as usize].flags &= !flag;
+        self.wake_allocator(self.split_gp(gp).0);
+    }
+
+    /// Terminal `t`'s generation (stale from an older epoch).
+    #[inline(always)]
+    fn on_gen(&mut self, (t, epoch): (u32, u32)) {
+        if epoch == self.term[t as usize].epoch {
+            self.generate(t);
+        }
+    }
+
     /// Handles the events `list` of one kind with `handle`; on large networks
     /// ([`CycleNet::prefetch`]) the records of the event [`PREFETCH_AHEAD`] places ahead are
     /// fetched (`fetch`) while one is handled.
     #[inline(always)]
-    fn drain<T: Copy>(&mut self, list: &[T], fetch: fn(&Self, T), handle: impl Fn(&mut Self, T)) {
+    fn drain<T: Copy>(&mut self, list: &[T], fetch: fn(&Self, T), handle: fn(&mut Self, T)) {
         if self.prefetch {
             for &x in list.iter().take(PREFETCH_AHEAD) {
                 fetch(self, x);
