@@ -885,19 +885,17 @@ impl CycleNet {
         let mut out_taken = 0u64;
         for _ in 0..self.iterations {
             let mut outs = 0u64;
+            let mut requesters = 0u64;
             for ip in bits(in_free) {
                 if let Some((cur, ov, op)) = self.input_request(r, base, ip, out_taken) {
                     self.scratch_req[ip as usize & 63] = (cur, ov);
                     self.scratch_want[op as usize & 63] |= 1 << ip;
                     outs |= 1 << op;
+                    requesters |= 1 << ip;
                 }
             }
             if outs == 0 {
                 break;
-            }
-            let mut requesters = 0u64;
-            for op in bits(outs) {
-                requesters |= self.scratch_want[op as usize & 63];
             }
             let mut granted = 0u64;
             for op in bits(outs) {
@@ -966,15 +964,13 @@ impl CycleNet {
         // the buffer space is free at `release`; the credits reach the upstream one link
         // latency later (the buffer's occupancy count drops when they arrive); a link has the
         // same latency both ways (the builder checks), so this port's record gives it
-        let (when, ev) = match kind {
-            PortKind::Terminal => {
-                let t = up;
-                self.pkts.v[id as usize].t_net = now;
-                (release + self.inj_latency, Ev::TermCredit { t })
-            }
-            _ => (release + lat as u64, Ev::Credit { gp: up, vc: v }),
-        };
-        self.cal.push(when, ev);
+        if kind == PortKind::Terminal {
+            self.pkts.v[id as usize].t_net = now;
+            let when = release + self.inj_latency;
+            self.cal.push(when, Ev::TermCredit { t: up });
+        } else {
+            self.cal.push(release + lat as u64, Ev::Credit { gp: up, vc: v });
+        }
         let oi = (og * vcs) as usize + ov as usize;
         let o = &mut self.vout[oi];
         o.used += l;
