@@ -239,7 +239,19 @@ impl CycleNet {
     /// its pending-event flag).
     #[inline(always)]
     fn on_port_free(&mut self, (gp, flag): (u32, u8)) {
-        self.port[gp as usize].flags &= !flag;
+        let port = &mut self.port[gp as usize];
+        port.flags &= !flag;
+        if self.prefetch && flag == flag::XIN_EVT {
+            // large networks: the allocator will route this input's unrouted heads later in
+            // this cycle; fetch their records now
+            let base = gp * self.vcs;
+            for v in bits(port.in_vcs) {
+                let s = &self.vc[(base + v) as usize];
+                if s.head_route == NO_ROUTE {
+                    prefetch(&self.pkts.link, s.in_q.0 as usize);
+                }
+            }
+        }
         self.wake_allocator(self.split_gp(gp).0);
     }
 
@@ -969,7 +981,8 @@ impl CycleNet {
             let when = release + self.inj_latency;
             self.cal.push(when, Ev::TermCredit { t: up });
         } else {
-            self.cal.push(release + lat as u64, Ev::Credit { gp: up, vc: v });
+            self.cal
+                .push(release + lat as u64, Ev::Credit { gp: up, vc: v });
         }
         let oi = (og * vcs) as usize + ov as usize;
         let o = &mut self.vout[oi];
