@@ -449,16 +449,28 @@ impl CycleNet {
                 )));
             }
         }
-        // credits of an output: the capacity of the input buffer at the far end
+        // credits of an output: the capacity of the input buffer at the far end, which is a
+        // port of the same kind (the capacities are kept per kind)
         let mut credit_cap = vec![0u32; np * vcs as usize];
         for gp in 0..np {
             if peer[gp] != u32::MAX {
+                if kind[gp] != kind[peer[gp] as usize] {
+                    return Err(Error::Internal(format!(
+                        "cycle model: the link at router port {gp} joins ports of different kinds"
+                    )));
+                }
                 for v in 0..nvc[gp] as usize {
                     credit_cap[gp * vcs as usize + v] =
                         in_cap[peer[gp] as usize * vcs as usize + v];
                 }
             }
         }
+        let mut in_cap_of = [0u32; 4];
+        in_cap_of[PortKind::Terminal as usize] = rc.injection_queue_phits;
+        in_cap_of[PortKind::Local as usize] = rc.local_buffer_phits;
+        in_cap_of[PortKind::Global as usize] = rc.global_buffer_phits;
+        let mut credit_cap_of = in_cap_of;
+        credit_cap_of[PortKind::Terminal as usize] = 0;
 
         // deadlock freedom by construction, checked
         let link = |rt: u32, p: u32| -> Option<(u32, u32)> {
@@ -580,15 +592,15 @@ impl CycleNet {
                 })
                 .collect(),
             vc: (0..np * vcs as usize)
-                .map(|i| VcState {
+                .map(|_| VcState {
                     in_q: (NIL, NIL),
                     head_route: u32::MAX,
                     in_used: 0,
-                    in_cap: in_cap[i],
-                    credit_cap: credit_cap[i],
                 })
                 .collect(),
             out_cap: rc.output_buffer_phits,
+            in_cap_of,
+            credit_cap_of,
             rs: vec![RouterState::default(); routers as usize],
             link_work: vec![0; routers.div_ceil(64) as usize],
             alloc_work: vec![0; routers.div_ceil(64) as usize],

@@ -148,7 +148,8 @@ pub(crate) struct VcOut {
     pub used: u32,
 }
 
-/// The input side of one VC of a port: its input queue and the buffer capacities.
+/// The input side of one VC of a port: its input queue (the buffer capacities are per port
+/// kind: [`CycleNet::in_cap`], [`CycleNet::credit_cap`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct VcState {
     /// Input queue (head, tail).
@@ -160,11 +161,10 @@ pub(crate) struct VcState {
     /// compares it with the capacity; its credits then travel back upstream, which the
     /// end-of-run conservation check counts separately).
     pub in_used: u32,
-    /// Input buffer capacity.
-    pub in_cap: u32,
-    /// Capacity of the far end's buffer.
-    pub credit_cap: u32,
 }
+
+// four VCs' input sides share a cache line
+const _: () = assert!(std::mem::size_of::<VcState>() == 16);
 
 /// The state of one terminal that its packet generation and injection read and write
 /// together, in one record.
@@ -221,6 +221,11 @@ pub(crate) struct CycleNet {
     /// ... and the rest.
     pub vc: Vec<VcState>,
     pub out_cap: u32,
+    /// Input buffer capacity per VC by port kind (`PortKind as usize`).
+    pub in_cap_of: [u32; 4],
+    /// Credits of a full output VC by port kind: the far end's input buffer (a router link
+    /// joins two ports of the same kind, which the builder checks); none towards a terminal.
+    pub credit_cap_of: [u32; 4],
     // --- routers
     /// Per router: its wake-up state.
     pub rs: Vec<RouterState>,
@@ -298,6 +303,18 @@ impl CycleNet {
         if self.fault.is_none() {
             self.fault = Some(msg);
         }
+    }
+
+    /// Input buffer capacity of each VC of port `gp`.
+    #[inline]
+    pub(crate) fn in_cap(&self, gp: u32) -> u32 {
+        self.in_cap_of[self.port[gp as usize].kind as usize]
+    }
+
+    /// Credits of a full output VC of port `gp` (its far end's input buffer).
+    #[inline]
+    pub(crate) fn credit_cap(&self, gp: u32) -> u32 {
+        self.credit_cap_of[self.port[gp as usize].kind as usize]
     }
 
     /// Human name of router port `gp`.

@@ -81,7 +81,7 @@ struct View<'a> {
     vcs: u32,
     port: &'a [super::PortState],
     vout: &'a [super::VcOut],
-    vc: &'a [super::VcState],
+    credit_cap_of: [u32; 4],
     pkt_phits: u32,
     pb: Option<&'a crate::routing::piggyback::PiggybackState>,
     now: u64,
@@ -95,7 +95,8 @@ impl Occupancy for View<'_> {
         let leaving = self.port[g].link_free > self.now && self.port[g].last_vc == vc;
         let o = &self.vout[i];
         let out = o.used + if leaving { self.pkt_phits } else { 0 };
-        (out + (self.vc[i].credit_cap - o.credits)) as u64
+        let full = self.credit_cap_of[self.port[g].kind as usize];
+        (out + (full - o.credits)) as u64
     }
     #[inline]
     fn pb_bits(&self, reader: u32, r: u32) -> u64 {
@@ -535,7 +536,8 @@ impl CycleNet {
     fn arrive(&mut self, id: u32, gp: u32, vc: u8) {
         let port = &mut self.port[gp as usize];
         port.in_count += 1;
-        let hop = port.kind != PortKind::Terminal;
+        let hop_kind = port.kind;
+        let hop = hop_kind != PortKind::Terminal;
         port.in_vcs |= 1 << vc;
         let lk = &mut self.pkts.link[id as usize];
         lk.ready = self.now;
@@ -546,7 +548,7 @@ impl CycleNet {
         let i = (gp * self.vcs + vc) as usize;
         let s = &mut self.vc[i];
         s.in_used += self.pkt_phits;
-        let (used, cap) = (s.in_used, s.in_cap);
+        let (used, cap) = (s.in_used, self.in_cap_of[hop_kind as usize]);
         if s.in_q.0 == NIL && !self.route_table.is_empty() {
             // a new head: a stateless routing's next hop from its table now
             s.head_route = self.route_table[(r * self.terminals + dst) as usize];
@@ -715,7 +717,7 @@ impl CycleNet {
             vcs: self.vcs,
             port: &self.port,
             vout: &self.vout,
-            vc: &self.vc,
+            credit_cap_of: self.credit_cap_of,
             pkt_phits: self.pkt_phits,
             pb: self.pb.as_ref(),
             now: self.now,
@@ -1018,8 +1020,8 @@ impl CycleNet {
             let mut sum = 0u64;
             for v in 0..self.port[gp as usize].nvc as u32 {
                 let i = (gp * self.vcs + v) as usize;
-                sum += (self.out_occupancy(gp, v) + self.vc[i].credit_cap - self.vout[i].credits)
-                    as u64;
+                sum +=
+                    (self.out_occupancy(gp, v) + self.credit_cap(gp) - self.vout[i].credits) as u64;
             }
             q[k] = sum;
             k += 1;
@@ -1097,10 +1099,10 @@ impl CycleNet {
                     + on_wire[d]
                     + self.vc[d].in_used as u64
                     + releasing[d];
-                if held != self.vc[i].credit_cap as u64 {
+                if held != self.credit_cap(g as u32) as u64 {
                     return Err(Error::Internal(format!(
                         "credit conservation violated on {} VC {v}: {} available + {} on the wire + {} buffered + {} returning != capacity {}",
-                        self.port_name(g as u32), self.vout[i].credits, on_wire[d], self.vc[d].in_used, releasing[d], self.vc[i].credit_cap
+                        self.port_name(g as u32), self.vout[i].credits, on_wire[d], self.vc[d].in_used, releasing[d], self.credit_cap(g as u32)
                     )));
                 }
             }
@@ -1111,10 +1113,10 @@ impl CycleNet {
                 + on_wire[g * vcs]
                 + self.vc[g * vcs].in_used as u64
                 + releasing[g * vcs];
-            if held != self.vc[g * vcs].in_cap as u64 {
+            if held != self.in_cap(g as u32) as u64 {
                 return Err(Error::Internal(format!(
                     "credit conservation violated on the injection link of terminal {t}: {held} != {}",
-                    self.vc[g * vcs].in_cap
+                    self.in_cap(g as u32)
                 )));
             }
         }
