@@ -12,17 +12,8 @@ pub(crate) const PREFETCH_MIN_BYTES: usize = 1 << 20;
 /// architectures). Never reads memory architecturally, so any `i` is harmless.
 #[inline(always)]
 pub(crate) fn prefetch<T>(s: &[T], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is only a hint: it never faults and never reads memory
-    // architecturally, whatever the address (`wrapping_add` keeps the pointer arithmetic
-    // defined).
-    #[allow(unused_unsafe)]
-    unsafe {
-        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(s.as_ptr().wrapping_add(i) as *const i8);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (s, i);
+    // (`wrapping_add` keeps the pointer arithmetic defined for any `i`)
+    prefetch_ptr(s.as_ptr().wrapping_add(i) as *const u8);
 }
 
 /// Hints the processor to fetch the cache line holding address `p` into L1 (see
