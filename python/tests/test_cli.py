@@ -172,6 +172,9 @@ def test_ctrl_c_exits_130_without_results(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # Ctrl-C as at a terminal: a suite started in the background by a shell without job
+        # control inherits SIGINT ignored, and a program started so rightly keeps ignoring it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         time.sleep(3.0)  # well past start-up: the core is running
