@@ -31,7 +31,7 @@ pub struct RouteState {
     pub phase_a: bool,
     /// Phase A ends on arrival in the group of `inter` (lg-, -g-).
     pub group_only: bool,
-    /// The path is longer than the minimal one (statistics).
+    /// The route leaves the minimal path (statistics; [`valiant::leaves_minimal_path`]).
     pub nonminimal: bool,
     /// Template position of the last router-to-router hop (`u8::MAX`: none yet).
     pub pos: u8,
@@ -440,7 +440,8 @@ impl CycleRouting {
                     }
                 };
                 if take_vlb {
-                    set_valiant(st, mid, h_vlb > h_min);
+                    let off_min = valiant::leaves_minimal_path(s, r, mid, dst, h_vlb, h_min);
+                    set_valiant(st, mid, off_min);
                 }
             }
             (RoutedTopology::Mesh(m), Algorithm::MeshVlb) => {
@@ -623,11 +624,11 @@ impl CycleRouting {
     }
 }
 
-fn set_valiant(st: &mut RouteState, mid: Intermediate, longer: bool) {
+fn set_valiant(st: &mut RouteState, mid: Intermediate, nonminimal: bool) {
     st.inter = mid.router;
     st.group_only = mid.group_only;
     st.phase_a = true;
-    st.nonminimal = longer;
+    st.nonminimal = nonminimal;
 }
 
 /// DOR hop count between two mesh/torus routers.

@@ -111,11 +111,71 @@ pub fn path_hops(s: &DragonflyShape, src: u32, mid: Intermediate, dst: u32) -> u
     s.min_hops(src, mid.router) + s.min_hops(mid.router, dst)
 }
 
+/// Does the Valiant route src → R_ROOT → dst leave the single minimal path of spec §1.1.3?
+/// It does when it is longer, and also when it passes through a group other than the source
+/// and destination groups whatever its hop count: g1 g2 (2 hops) is shorter than l1 g l2 but
+/// still takes two global links, which is what the thesis's "% misrouted" counts (spec §5).
+/// `h_vlb` and `h_min` are [`path_hops`] and the minimal hop count.
+pub fn leaves_minimal_path(
+    s: &DragonflyShape,
+    src: u32,
+    mid: Intermediate,
+    dst: u32,
+    h_vlb: u32,
+    h_min: u32,
+) -> bool {
+    let gm = s.group(mid.router);
+    h_vlb > h_min || (gm != s.group(src) && gm != s.group(dst))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::routing::minimal;
     use crate::topology::dragonfly::Arrangement;
     use rand::SeedableRng;
+
+    /// Routers visited by the minimal route from `a` to `b`, `a` included.
+    fn min_route(s: &DragonflyShape, a: u32, b: u32) -> Vec<u32> {
+        let mut r = a;
+        let mut v = vec![a];
+        while let Some(p) = minimal::next_port(s, r, b) {
+            r = minimal::neighbour(s, r, p);
+            v.push(r);
+        }
+        v
+    }
+
+    #[test]
+    fn a_route_is_non_minimal_exactly_when_its_routers_differ_from_the_minimal_route() {
+        // every source, destination and intermediate router of an h = 2 network, with the
+        // source group allowed as intermediate group (the widest choice)
+        let s = DragonflyShape::new(2, 4, 2, Arrangement::Palmtree).unwrap();
+        let (mut shorter_but_nonminimal, mut minimal_via_mid) = (0, 0);
+        for src in 0..s.routers() {
+            for dst in 0..s.routers() {
+                let direct = min_route(&s, src, dst);
+                for m in 0..s.routers() {
+                    let mut via = min_route(&s, src, m);
+                    via.extend_from_slice(&min_route(&s, m, dst)[1..]);
+                    let mid = Intermediate {
+                        router: m,
+                        group_only: false,
+                    };
+                    let (hv, hm) = (path_hops(&s, src, mid, dst), s.min_hops(src, dst));
+                    assert_eq!(
+                        leaves_minimal_path(&s, src, mid, dst, hv, hm),
+                        via != direct,
+                        "{src} -> {m} -> {dst}: {via:?} vs {direct:?}"
+                    );
+                    shorter_but_nonminimal += usize::from(via != direct && hv <= hm);
+                    minimal_via_mid += usize::from(via == direct && m != src && m != dst);
+                }
+            }
+        }
+        // both cases the hop count alone gets wrong exist on this network
+        assert!(shorter_but_nonminimal > 0 && minimal_via_mid > 0);
+    }
 
     #[test]
     fn policies_draw_intermediates_where_the_spec_allows() {
