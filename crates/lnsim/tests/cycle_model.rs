@@ -4,7 +4,8 @@
 //!
 //! Every run is small (Dragonfly h = 2: 72 nodes, or h = 3: 342 nodes; 8×8 mesh) and short
 //! (5,000 warm-up + at most 15,000 measured cycles; saturated points stop after 5,000 measured
-//! cycles). The router, buffers and packets are the Table 3-1 defaults (spec §2.2).
+//! cycles), except the UGAL-cap test, which needs h = 4 (1,056 nodes) and 20,000 + 20,000
+//! cycles to fill the minimal path's deep queues. The router, buffers and packets are the Table 3-1 defaults (spec §2.2).
 
 mod common;
 use lnsim::api::RunOptions;
@@ -301,6 +302,52 @@ fn ugal_and_pb_follow_min_under_un_and_valiant_under_adv1() {
                 let acc = df_acc(h, alg, None, "adv+1", load);
                 within(&format!("{alg} h={h} ADV+1 {load} vs VLB lgl"), acc, vlb);
             }
+        }
+    }
+}
+
+/// Why UGAL with an lgl candidate falls short of Valiant under ADV+1 on h ≥ 4 (docs/scenarios.md).
+/// With probability 1/a the lgl candidate of a router other than R_P (the owner of the group's
+/// single minimal link) leaves through R_P: the same port and VC as the minimal first hop, so
+/// Eq. 2-1 compares equal occupancies and, H_VLB ≥ H_MIN, always picks MIN. That load alone
+/// fills the minimal link at L* = a·h / (p·((a−1)·h + 1)): 0.276 on h = 4 (0.375 on h = 3, so
+/// the ±10 % test above cannot see it; 0.571 on h = 2, no cap). A -gl candidate leaves through
+/// the source router's own global link and never shares that first hop. Measured (h = 4,
+/// offered 0.4, 20,000 + 20,000 cycles, seeds 1 and 2): lgl 0.299 and saturated, -gl 0.400.
+/// Both send exactly what the minimal link carries, one phit per cycle per group.
+#[test]
+fn ugal_lgl_is_capped_under_adv1_by_candidates_sharing_the_minimal_first_hop() {
+    let (h, a, p, offered) = (4u32, 8.0, 4.0, 0.4);
+    let l_star = a * h as f64 / (p * ((a - 1.0) * h as f64 + 1.0));
+    assert!(l_star < 0.9 * offered);
+    let run = |policy: &str| {
+        let text = dragonfly(h, "ugal", Some(policy), "adv+1", offered, 1)
+            .replace(
+                &format!("warmup_cycles = {WARMUP}"),
+                "warmup_cycles = 20000",
+            )
+            .replace(
+                &format!("measure_cycles = {MEASURE}"),
+                "measure_cycles = 20000",
+            );
+        summary(&text)
+    };
+    for policy in ["lgl", "-gl"] {
+        let s = run(policy);
+        let acc = s["accepted_load"].as_f64().unwrap();
+        let minimal = 1.0 - s["nonminimal_fraction"].as_f64().unwrap();
+        // phits per cycle on a group's one link to group + 1: at most its capacity
+        let on_min_link = minimal * acc * a * p;
+        assert!(
+            on_min_link <= 1.03,
+            "{policy}: {on_min_link:.3} phits/cycle on the minimal link"
+        );
+        if policy == "lgl" {
+            assert_eq!(s["saturated"], true, "lgl at {offered} (L* = {l_star:.3})");
+            assert!(acc < 0.9 * offered, "lgl accepted {acc:.4}");
+        } else {
+            assert_eq!(s["saturated"], false, "-gl at {offered}");
+            assert!(acc >= 0.97 * offered, "-gl accepted {acc:.4}");
         }
     }
 }
