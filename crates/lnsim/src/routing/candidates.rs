@@ -41,6 +41,28 @@ pub struct RouteState {
     pub crossed: bool,
 }
 
+impl RouteState {
+    /// The router a packet at router `r` heads for (Valiant, spec §3.2): R_ROOT while phase A
+    /// lasts, `dst` after. Phase A ends at `r` when the policy's end condition holds there: the
+    /// intermediate's group reached (lg-, -g-; `same_group(r, R_ROOT)`) or R_ROOT itself (lgl,
+    /// -gl). Before it ends, `r` ≠ R_ROOT, so a minimal hop towards the target exists.
+    #[inline(always)]
+    pub fn target(&mut self, r: u32, dst: u32, same_group: impl Fn(u32, u32) -> bool) -> u32 {
+        if self.phase_a {
+            let reached = if self.group_only {
+                same_group(r, self.inter)
+            } else {
+                r == self.inter
+            };
+            if !reached {
+                return self.inter;
+            }
+            self.phase_a = false;
+        }
+        dst
+    }
+}
+
 impl Default for RouteState {
     fn default() -> Self {
         RouteState {
@@ -336,20 +358,7 @@ impl DfTables {
         dst: u32,
         st: &mut RouteState,
     ) -> Result<Option<Candidate>, RouteError> {
-        let mut target = dst;
-        if st.phase_a {
-            let reached = if st.group_only {
-                self.group(r) == self.group(st.inter)
-            } else {
-                r == st.inter
-            };
-            if reached {
-                st.phase_a = false;
-            } else {
-                // not reached: r ≠ inter, so the minimal port towards it exists
-                target = st.inter;
-            }
-        }
+        let target = st.target(r, dst, |x, y| self.group(x) == self.group(y));
         let Some(port) = self.next_port(r, target) else {
             return Ok(None);
         };
@@ -516,25 +525,9 @@ impl CycleRouting {
         dst: u32,
         st: &mut RouteState,
     ) -> Result<Option<Candidate>, RouteError> {
-        let mut port = None;
-        if st.phase_a {
-            let reached = if st.group_only {
-                s.group(r) == s.group(st.inter)
-            } else {
-                r == st.inter
-            };
-            if reached {
-                st.phase_a = false;
-            } else {
-                port = minimal::next_port(s, r, st.inter);
-            }
-        }
-        let port = match port {
-            Some(p) => p,
-            None => match minimal::next_port(s, r, dst) {
-                Some(p) => p,
-                None => return Ok(None),
-            },
+        let target = st.target(r, dst, |x, y| s.group(x) == s.group(y));
+        let Some(port) = minimal::next_port(s, r, target) else {
+            return Ok(None);
         };
         let class = if s.is_global_port(port) {
             HopClass::Global
