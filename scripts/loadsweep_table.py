@@ -40,7 +40,8 @@ def summarise(sweep_dir: Path, bounds: dict) -> str:
     # columns that vary are the swept keys
     df.attrs["swept"] = [c for c in swept if df[c].nunique() > 1]
     num = ["offered_load", "accepted_load", "latency_cycles.mean", "nonminimal_fraction"]
-    group_cols = df.attrs["swept"]
+    # the load identifies a point even when a sweep runs a single load
+    group_cols = df.attrs["swept"] + [c for c in ("traffic.load",) if c in df.columns and c not in df.attrs["swept"]]
     mean = df.groupby(group_cols, sort=False)[num].mean().reset_index()
     sat = df.groupby(group_cols, sort=False)["saturated"].any().reset_index()
     mean = mean.merge(sat, on=group_cols)

@@ -41,7 +41,7 @@ def _add_set(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="KEY.PATH=VALUE",
-        help="override one scenario value, e.g. --set sim.end_time=0.2s (repeatable)",
+        help="override one scenario value, e.g. --set cc.enabled=true or --set traffic.load=0.3 (repeatable)",
     )
 
 
