@@ -181,6 +181,16 @@ class RunResult:
         return self._tables[name]
 
     @property
+    def deadlock(self) -> Optional[dict]:
+        """``None``, or, when the run deadlocked (InfiniBand model), ``summary["deadlock"]``:
+        ``{"time_s", "blocked_packets", "cycle"}`` with the credit loop's input buffers
+        (``"SW22 port 4 VL 0"``), each waiting for the next. The run stopped there; its results
+        folder is written. Only a scenario with ``sim.allow_deadlock = true`` can deadlock (the
+        others are refused when their routes can), and ``lnsim run`` then exits with status 3."""
+        dl = self.summary.get("deadlock")
+        return dl or None
+
+    @property
     def model(self) -> str:
         """Which simulation model wrote the folder: ``"cycle"`` (cycle-level router model) or
         ``"infiniband"`` (also when summary.json has no ``model`` key)."""
@@ -278,6 +288,8 @@ def run(
     seed: Optional[int] = None,
     out: Optional[PathLike] = None,
     progress: bool = False,
+    *,
+    _stop=None,
 ) -> RunResult:
     """Runs a scenario file and returns its results.
 
@@ -286,6 +298,10 @@ def run(
     (default ``results/<scenario name>/`` under the current directory). Raises
     :class:`ScenarioError` for bad input and :class:`SimulationError` for internal failures;
     Ctrl-C raises ``KeyboardInterrupt`` and writes no results.
+
+    A run that deadlocks (possible only with ``sim.allow_deadlock = true``) does not raise: it
+    writes its results folder and returns a result whose :attr:`RunResult.deadlock` describes
+    the credit loop (``None`` otherwise); check it.
     """
     res = _core.run(
         os.fspath(scenario),
@@ -293,6 +309,7 @@ def run(
         seed,
         None if out is None else os.fspath(out),
         bool(progress),
+        _stop,
     )
     return RunResult(res["out_dir"], res["summary"])
 

@@ -827,7 +827,8 @@ def run_sweep(
                 }
                 if ok and record["seed"] is None and _is_int(summary.get(SEED_COLUMN)):
                     record["seed"] = summary[SEED_COLUMN]
-                store.commit_run(record, outcome["files"] if ok else None)
+                # a failed run that still has files (it deadlocked) keeps its folder
+                store.commit_run(record, outcome.get("files"))
                 bar.update(r["label"], outcome["status"], summary if ok else outcome["error"],
                            outcome.get("wall_time_s") or 0.0, executor.running())
         finally:

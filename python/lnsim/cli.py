@@ -10,7 +10,8 @@
     lnsim bench [--case NAME]... [--quick] [--scenarios DIR]
 
 Exit status: 0 success, 2 bad input (the message names the key), 1 simulation or unexpected
-error, 130 interrupted (Ctrl-C).
+error (a sweep: some point failed), 3 the run deadlocked (its results folder is written),
+130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import List, Optional
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_INPUT = 2
+EXIT_DEADLOCK = 3
 EXIT_INTERRUPTED = 130
 
 #: Per-node table rows printed after a run; the rest is in summary.json.
@@ -51,7 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lnsim",
         description="Simulate lossless interconnection networks (InfiniBand, HPC fabrics) at credit granularity.",
-        epilog="Exit status: 0 ok, 2 bad input, 1 simulation error, 130 interrupted.",
+        epilog="Exit status: 0 ok, 2 bad input, 1 simulation error (sweep: a point failed), "
+        "3 the run deadlocked (results written), 130 interrupted.",
     )
     parser.add_argument("--version", action="version", version=f"lnsim {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -175,6 +178,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             plot_results(result)
         except Exception as e:  # the run succeeded: a figure problem must not fail it
             print(f"lnsim: warning: could not write the figures: {e}", file=sys.stderr)
+    if result.deadlock:
+        print(f"lnsim: error: the run deadlocked (results in {result.out_dir})", file=sys.stderr)
+        return EXIT_DEADLOCK
     return EXIT_OK
 
 

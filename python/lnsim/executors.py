@@ -9,14 +9,29 @@ file) must be readable by the workers at the same path.
 
 Interface (:class:`Executor`): ``run(tasks)`` yields ``(index, outcome)`` as runs finish, in any
 order; ``running()`` is the number of runs executing now; ``close()`` releases the workers.
+
+A run that deadlocked (``summary["deadlock"]``) is a failed outcome whose error names the
+credit loop; its files are still returned.
+
+Workers never outlive the sweep. A local pool worker stops within about a second when the
+process that started it dies, even by ``kill -9``: on Linux the kernel sends it SIGTERM
+(``prctl(PR_SET_PDEATHSIG)``), elsewhere a watchdog thread notices that its parent changed; it
+then deletes its temporary run folder and exits (the compiled core polls for signals every
+100 ms, so a running simulation stops too). Dask tasks are cancelled when the sweep is
+interrupted; when the sweep process is killed, the scheduler drops its client and releases
+the tasks: queued runs never start, and a run already executing on a worker is stopped by the
+same poll once the worker learns of the cancellation.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
+import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
@@ -37,26 +52,141 @@ class ExecutorError(Exception):
 def run_task(scenario: str, overrides: List[str], seed: Optional[int]) -> Dict[str, Any]:
     """One run, on whatever worker executes it: ``{"status", "summary" (summary.json as a dict)
     or "error", "files" ({relative name: bytes}), "wall_time_s", "worker"}``. Never raises for a
-    failing simulation: the error is the outcome."""
+    failing simulation: the error is the outcome. A run that deadlocked is ``failed`` with the
+    credit loop in ``error``, and keeps its ``summary`` and ``files``."""
     import lnsim
 
     from .store import list_files
 
+    global _RUN_DIR
     t0 = time.perf_counter()
     tmp = Path(tempfile.mkdtemp(prefix="lnsim-run-"))
+    _RUN_DIR = tmp
     out: Dict[str, Any] = {"worker": _worker_name()}
     try:
-        r = lnsim.run(scenario, overrides=overrides, seed=seed, out=tmp / "run")
+        stop = _cancelled_check()  # only inside a Dask task
+        kw = {} if stop is None else {"_stop": stop}
+        r = lnsim.run(scenario, overrides=overrides, seed=seed, out=tmp / "run", **kw)
         files = {name: (tmp / "run" / name).read_bytes() for name in list_files(tmp / "run")}
         out.update(status=STATUS_OK, summary=r.summary, files=files)
+        if r.deadlock:
+            out.update(status=STATUS_FAILED, error=deadlock_message(r.deadlock))
     except (lnsim.ScenarioError, lnsim.SimulationError) as e:
         out.update(status=STATUS_FAILED, error=str(e))
     except Exception as e:  # noqa: BLE001 - reported as the run's error
         out.update(status=STATUS_FAILED, error=f"{type(e).__name__}: {e}")
     finally:
+        _RUN_DIR = None
         shutil.rmtree(tmp, ignore_errors=True)
     out["wall_time_s"] = time.perf_counter() - t0
     return out
+
+
+def deadlock_message(dl: Dict[str, Any]) -> str:
+    """The error text of a run that deadlocked: when, how many packets, and the credit loop."""
+    cycle = dl.get("cycle") or []
+    return (
+        f"deadlock at {dl.get('time_s', float('nan')):.6g} s: {dl.get('blocked_packets', '?')} packets stuck "
+        f"in a credit loop of {len(cycle)} buffers: " + " -> ".join(map(str, cycle))
+    )
+
+
+# --- workers die with their parent ------------------------------------------------------------
+
+#: The temporary folder of the run executing in this process (deleted if the process must exit).
+_RUN_DIR: Optional[Path] = None
+#: Seconds between two checks of the watchdog thread of a pool worker.
+PARENT_POLL_S = 0.25
+#: ``prctl`` option: the signal the kernel sends when the parent dies (Linux, <linux/prctl.h>).
+_PR_SET_PDEATHSIG = 1
+#: Ask the kernel to signal a worker when its parent dies (Linux only; the watchdog thread
+#: covers every platform).
+USE_PDEATHSIG = sys.platform.startswith("linux")
+
+
+def _exit_now(code: int) -> None:
+    """Deletes the running run's temporary folder and ends the process at once."""
+    d = _RUN_DIR
+    if d is not None:
+        shutil.rmtree(d, ignore_errors=True)
+    os._exit(code)
+
+
+def _on_sigterm(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
+    _exit_now(128 + signum)
+
+
+def _watch_parent(parent_pid: int, sweep_pid: int) -> None:
+    """Watchdog thread: ends the worker when its parent is gone (it was re-parented) or the
+    sweep is (a pool started from a fork server has that as its parent)."""
+    while True:
+        time.sleep(PARENT_POLL_S)
+        if os.getppid() != parent_pid or not _pid_alive(sweep_pid):
+            _exit_now(128 + signal.SIGTERM)
+
+
+def _pid_alive(pid: int) -> bool:
+    """False when process ``pid`` is gone or a zombie (POSIX; always True elsewhere)."""
+    if os.name != "posix":  # os.kill(pid, 0) is not a probe on Windows
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
+
+
+def _worker_init(sweep_pid: int) -> None:
+    """Initializer of a local pool worker: it exits, with its temporary folder removed, as soon
+    as its parent (the sweep ``sweep_pid``, or the fork server the pool started from it) is
+    gone, however that died. SIGTERM (from the kernel on the parent's death, or from the pool
+    when the sweep stops it) runs the same exit; the compiled core runs Python's signal handlers
+    every 100 ms, so a run in progress stops promptly."""
+    try:
+        signal.signal(signal.SIGTERM, _on_sigterm)
+    except (ValueError, OSError):  # pragma: no cover - not the main thread
+        pass
+    if USE_PDEATHSIG:
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+        except Exception:  # noqa: BLE001 - the watchdog below still covers it
+            pass
+    parent = os.getppid()
+    if parent != sweep_pid and not _pid_alive(sweep_pid):  # the sweep died before we were set up
+        _exit_now(128 + signal.SIGTERM)
+    threading.Thread(
+        target=_watch_parent, args=(parent, sweep_pid), name="lnsim-parent-watch", daemon=True
+    ).start()
+
+
+def _cancelled_check():
+    """Inside a Dask task: a function telling whether the scheduler cancelled this task (its
+    client went away or cancelled it), which the core polls to stop the run; else ``None``."""
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+        key = worker.get_current_task()
+    except Exception:  # noqa: BLE001 - not inside a Dask worker
+        return None
+
+    def cancelled() -> bool:
+        try:
+            ts = worker.state.tasks.get(key)
+        except Exception:  # noqa: BLE001 - worker internals changed: never stop the run
+            return False
+        return ts is None or ts.state in ("cancelled", "released", "forgotten")
+
+    return cancelled
 
 
 def _worker_name() -> str:
@@ -123,7 +253,7 @@ class LocalExecutor(Executor):
     def run(self, tasks):
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-        self._pool = ProcessPoolExecutor(max_workers=self.slots)
+        self._pool = ProcessPoolExecutor(max_workers=self.slots, initializer=_worker_init, initargs=(os.getpid(),))
         futures = {self._pool.submit(run_task, *t): i for i, t in enumerate(tasks)}
         self._pending = len(futures)
         left = set(futures)

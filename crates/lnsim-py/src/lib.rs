@@ -44,11 +44,14 @@ fn to_py_err(e: lnsim::Error) -> PyErr {
 
 /// Runs the scenario file at `path` and writes its results folder.
 ///
-/// Returns `{"out_dir": str, "summary": dict}` where `summary` is the parsed `summary.json`.
+/// Returns `{"out_dir": str, "summary": dict}` where `summary` is the parsed `summary.json`
+/// (a run that deadlocked returns normally; its summary's `deadlock` says so).
 /// Raises `ScenarioError` for bad input, `SimulationError` for internal failures and
-/// `KeyboardInterrupt` when interrupted (no results are written then).
+/// `KeyboardInterrupt` when interrupted (no results are written then). `stop`, if given, is
+/// called with the signal check (every 100 ms); when it returns true the run is abandoned with
+/// `SimulationError("the run was cancelled")` (a Dask task whose client went away).
 #[pyfunction]
-#[pyo3(signature = (path, overrides = Vec::new(), seed = None, out_dir = None, progress = false))]
+#[pyo3(signature = (path, overrides = Vec::new(), seed = None, out_dir = None, progress = false, stop = None))]
 fn run(
     py: Python<'_>,
     path: PathBuf,
@@ -56,6 +59,7 @@ fn run(
     seed: Option<u64>,
     out_dir: Option<PathBuf>,
     progress: bool,
+    stop: Option<PyObject>,
 ) -> PyResult<Py<PyDict>> {
     let opts = RunOptions {
         overrides,
@@ -74,7 +78,16 @@ fn run(
                 return false;
             }
             last_check = Instant::now();
-            match Python::with_gil(|py| py.check_signals()) {
+            let verdict = Python::with_gil(|py| {
+                py.check_signals()?;
+                match &stop {
+                    Some(f) if f.bind(py).call0()?.is_truthy()? => Err(SimulationError::new_err(
+                        "the run was cancelled (its Dask task was released)",
+                    )),
+                    _ => Ok(()),
+                }
+            });
+            match verdict {
                 Ok(()) => false,
                 Err(e) => {
                     pending = Some(e);

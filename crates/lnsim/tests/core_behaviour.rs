@@ -181,7 +181,17 @@ fn dor_on_a_torus_deadlocks_and_the_credit_loop_is_reported() {
                 hcas_per_switch = 2\n[[traffic.generators]]\nsources = \"all\"\n";
     let d = tempfile::tempdir().unwrap();
     let p = write(d.path(), "torus.toml", text);
-    let s = run(&p, &d.path().join("t"), &[]);
+    // refused up front, naming the cycle, unless the scenario opts in to study the deadlock
+    let e = input_error(text, &[], &[]);
+    assert!(
+        e.starts_with("routing.algorithm: these forwarding tables can deadlock the traffic")
+            && e.contains("cycle of 4 channels")
+            && e.contains("port")
+            && e.contains("VL 0 →")
+            && e.contains("sim.allow_deadlock = true"),
+        "{e}"
+    );
+    let s = run(&p, &d.path().join("t"), &["sim.allow_deadlock=true"]);
     let dl = &s["deadlock"];
     assert!(dl.is_object(), "no deadlock reported: {dl}");
     let cycle: Vec<&str> = dl["cycle"]
@@ -198,4 +208,61 @@ fn dor_on_a_torus_deadlocks_and_the_credit_loop_is_reported() {
     let m = write(d.path(), "mesh.toml", &text.replace("torus", "mesh"));
     let s = run(&m, &d.path().join("m"), &[]);
     assert!(s["deadlock"].is_null());
+    let v = lnsim::api::validate_file(&m, &[]).unwrap();
+    assert!(
+        v.contains("deadlock check: channel-dependency graph acyclic"),
+        "{v}"
+    );
+    // validate of the opted-in torus states the cycle it lets through
+    let v = lnsim::api::validate_file(&p, &["sim.allow_deadlock=true".into()]).unwrap();
+    assert!(v.contains("deadlock check: CYCLIC, 4 channels"), "{v}");
+}
+
+#[test]
+fn ib_switches_have_at_most_254_ports() {
+    // 251 HCAs + 4 mesh neighbours would be 255 ports on the middle switch
+    let text = TINY.replace("dims = [1, 2]", "dims = [3, 3]");
+    let e = input_error(&text, &[], &["topology.hcas_per_switch=251"]);
+    assert!(
+        e.starts_with(
+            "topology: switch `SW22` has 255 ports; an InfiniBand switch has at most 254"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_cycle_only_through_congestion_notifications_is_found() {
+    // a ring A → B → C → A routed clockwise; the data routes H1 → H3 (A, B, C) and H2 → H1
+    // (B, C, A) make two dependencies; H2 → H3 is one hop. With CC on, the notifications of
+    // H2 → H3 return H3 → H2 the long way (C, A, B) and close the cycle.
+    let topo = "switch A\nswitch B\nswitch C\nhca H1\nhca H2\nhca H3\n\
+                link H1 A\nlink H2 B\nlink H3 C\nlink A B\nlink B C\nlink C A\n";
+    // ports: A: 0 H1, 1 →B, 2 →C; B: 0 H2, 1 →A, 2 →C; C: 0 H3, 1 →B, 2 →A
+    let lft = "A: 255 0 1 1\nB: 255 2 0 2\nC: 255 2 2 0\n";
+    let mut text = String::from(
+        "[sim]\nend_time = \"1ms\"\ninterval = \"0.5ms\"\n[topology]\nkind = \"file\"\nfile = \"ring.topo\"\n\
+         [routing]\nalgorithm = \"lft_file\"\nfile = \"ring.lft\"\n",
+    );
+    for (a, b) in [("H1", "H3"), ("H2", "H1"), ("H2", "H3")] {
+        text.push_str(&format!(
+            "[[traffic.flows]]\nsrc = \"{a}\"\ndst = \"{b}\"\n"
+        ));
+    }
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "ring.topo", topo);
+    write(d.path(), "ring.lft", lft);
+    let p = write(d.path(), "ring.toml", &text);
+    let v = lnsim::api::validate_file(&p, &[]).unwrap();
+    assert!(v.contains("acyclic (channels: 3, dependencies: 2)"), "{v}");
+    let e = input_error(
+        &text,
+        &[("ring.topo", topo), ("ring.lft", lft)],
+        &["cc.enabled=true"],
+    );
+    assert!(
+        e.starts_with("routing.file: these forwarding tables can deadlock")
+            && e.contains("cycle of 3 channels"),
+        "{e}"
+    );
 }

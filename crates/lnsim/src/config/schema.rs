@@ -93,6 +93,11 @@ pub struct SimConfig {
     /// stops, so its accepted load is a steady-state figure (default 5,000).
     #[serde(default)]
     pub saturation_min_cycles: Option<u64>,
+    /// InfiniBand model: run even when the channel-dependency graph of the routes the traffic
+    /// uses has a cycle, i.e. the network can deadlock (to study deadlock). Without it such a
+    /// scenario is refused (exit 2) naming the cycle; a run that deadlocks exits 3.
+    #[serde(default)]
+    pub allow_deadlock: bool,
 }
 fn default_seed() -> u64 {
     1

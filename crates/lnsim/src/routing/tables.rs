@@ -8,6 +8,9 @@ use crate::topology::{Fabric, NodeId, NodeKind};
 /// "No route" marker in a table (255 in `.fdbs` files).
 pub const NO_PORT: u16 = u16::MAX;
 
+/// The "no route" entry of a `.fdbs` file; ports 0–254 are expressible.
+pub const FDBS_NO_ROUTE: u16 = 255;
+
 /// Forwarding tables of every switch, flat: `port[switch_index * lids + dlid]`.
 #[derive(Debug, Clone)]
 pub struct ForwardingTables {
@@ -98,8 +101,10 @@ impl ForwardingTables {
     /// reads back: one line per switch in [`Fabric::switches`] order, `ID: 255 p1 … pN` with
     /// one entry per LID 1..N (255 = no route). ID is the switch name without a leading `SW`
     /// (`SW11` → `11`, as in the spec), unless that would clash with another node's name or be
-    /// empty; other names (`S1`, `L1_3`) are written as they are.
-    pub fn to_fdbs(&self, fabric: &Fabric) -> String {
+    /// empty; other names (`S1`, `L1_3`) are written as they are. A port number of 255 or more
+    /// cannot be written (255 means "no route"): that is an input error naming the switch
+    /// (the InfiniBand model's switches have at most 254 ports, 0–253, so it never happens there).
+    pub fn to_fdbs(&self, fabric: &Fabric) -> Result<String> {
         use std::fmt::Write;
         let mut out = String::new();
         for &sw in &fabric.switches {
@@ -113,6 +118,11 @@ impl ForwardingTables {
             for lid in 1..self.lids as u32 {
                 match self.out_port(sw, lid) {
                     NO_PORT => out.push_str(" 255"),
+                    p if p >= FDBS_NO_ROUTE => {
+                        return Err(Error::Input(format!(
+                            "routing: switch `{name}` forwards LID {lid} to port {p}, which a .fdbs table cannot hold (ports 0-254; 255 means no route)"
+                        )))
+                    }
                     p => {
                         let _ = write!(out, " {p}");
                     }
@@ -120,7 +130,7 @@ impl ForwardingTables {
             }
             out.push('\n');
         }
-        out
+        Ok(out)
     }
 }
 
@@ -131,8 +141,9 @@ impl ForwardingTables {
 /// name without its `SW` prefix (`11`). Entry i is the output port for LID i; entry 0 (the
 /// non-existent LID 0) must be 255; 255 means "no route". A line may have fewer entries than
 /// max LID + 1 (missing trailing entries: no route, like the spec's printed table), not more.
-/// Switches without a line get no routes. Blank lines and `#` comments are ignored. Port 255 of
-/// a switch with more than 255 ports cannot be expressed (255 always means "no route").
+/// Switches without a line get no routes. Blank lines and `#` comments are ignored. Port
+/// numbers are 0–254 (255 always means "no route"); the InfiniBand model's switches have at
+/// most 254 ports, so every port is expressible.
 /// Errors are input errors `"{path}:{line}: …"` (unknown switch, port that does not exist on
 /// that switch, non-numeric value, duplicate switch line).
 pub fn load_fdbs(path: &std::path::Path, fabric: &Fabric) -> Result<ForwardingTables> {
@@ -208,8 +219,13 @@ fn parse_fdbs(text: &str, origin: &str, fabric: &Fabric) -> Result<ForwardingTab
                 }
                 continue;
             }
-            if v == 255 {
+            if v == FDBS_NO_ROUTE as u32 {
                 continue;
+            }
+            if v > FDBS_NO_ROUTE as u32 {
+                return Err(err(format!(
+                    "LID {lid}: port {v} is outside the .fdbs range (ports 0-254; 255 = no route)"
+                )));
             }
             let n = node.ports.len();
             if v as usize >= n {
@@ -245,7 +261,7 @@ mod tests {
     fn round_trip_dor_tables() {
         let f = mesh33();
         let t = dor::build(&f).unwrap();
-        let text = t.to_fdbs(&f);
+        let text = t.to_fdbs(&f).unwrap();
         assert!(
             text.starts_with("11: 255 0 1 3 3 3 3 2 2 3 3 3 3 2 2 3 3 3 3\n12: 255 2 2 0 1"),
             "{text}"
@@ -261,7 +277,7 @@ mod tests {
         let g = testbed();
         let mut tg = ForwardingTables::empty(&g);
         tg.set(g.by_name["S1"], 4, 3);
-        let text = tg.to_fdbs(&g);
+        let text = tg.to_fdbs(&g).unwrap();
         assert!(text.starts_with("S1: 255 255 255 255 3 255"), "{text}");
         assert_eq!(parse_fdbs(&text, "x", &g).unwrap().port, tg.port);
     }
@@ -325,6 +341,14 @@ SW12: 255 2 2 0 1 3 3 2 2 4 4 3 3 2 2 4 4 3
             ),
             ("11:\n", "t.fdbs:1: no entries for switch `SW11`"),
             ("11 255 0 1\n", "t.fdbs:1: expected `SWITCH: 255"),
+            (
+                "11: 255 0 256\n",
+                "t.fdbs:1: LID 2: port 256 is outside the .fdbs range (ports 0-254; 255 = no route)",
+            ),
+            (
+                "11: 255 0 70000\n",
+                "t.fdbs:1: LID 2: port 70000 is outside the .fdbs range",
+            ),
         ];
         for (text, want) in cases {
             let e = load_err(text, &f);
@@ -340,6 +364,45 @@ SW12: 255 2 2 0 1 3 3 2 2 4 4 3 3 2 2 4 4 3
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("routing.file: cannot read"), "{e}");
+    }
+
+    #[test]
+    fn the_largest_switch_round_trips_and_port_255_is_refused() {
+        // a switch with the most ports the InfiniBand model allows: 254 HCAs, ports 0..=253
+        let mut text = String::from("switch S\n");
+        for i in 0..crate::topology::MAX_SWITCH_PORTS {
+            text.push_str(&format!("hca H{i}\nlink H{i} S\n"));
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("big.topo"), &text).unwrap();
+        let mut cfg = crate::topology::testbed::tests::cfg();
+        cfg.kind = TopologyKind::File;
+        cfg.file = Some("big.topo".into());
+        let l = crate::topology::mesh_torus::tests::link();
+        let f = crate::topology::file::build(&cfg, dir.path(), l, l).unwrap();
+        let s = f.by_name["S"];
+        let mut t = ForwardingTables::empty(&f);
+        for lid in 1..=254u32 {
+            t.set(s, lid, (lid - 1) as u16);
+        }
+        let fdbs = t.to_fdbs(&f).unwrap();
+        assert!(fdbs.ends_with(" 252 253\n"), "{fdbs}");
+        let back = parse_fdbs(&fdbs, "x", &f).unwrap();
+        assert_eq!(back.port, t.port);
+        // port 255 would read back as "no route": writing it is refused, not corrupted
+        let mut wide = f.clone();
+        let n = &mut wide.nodes[s as usize];
+        let extra = n.ports[0];
+        n.ports.push(extra);
+        n.ports.push(extra);
+        t.set(s, 7, 255);
+        let e = t.to_fdbs(&wide).unwrap_err().to_string();
+        assert!(
+            e.starts_with(
+                "routing: switch `S` forwards LID 7 to port 255, which a .fdbs table cannot hold"
+            ),
+            "{e}"
+        );
     }
 
     #[test]

@@ -269,7 +269,8 @@ mod tests {
     #[test]
     fn unreachable_destinations_have_no_port() {
         let dir = tempfile::tempdir().unwrap();
-        let text = "switch A\nswitch B\nswitch C\nhca H1\nhca H2\nhca H3\nlink H1 A\nlink H2 B\nlink H3 C\nlink A B\nlink C C\n";
+        // C and D form an island (self-loops are refused, so C gets a neighbour)
+        let text = "switch A\nswitch B\nswitch C\nswitch D\nhca H1\nhca H2\nhca H3\nlink H1 A\nlink H2 B\nlink H3 C\nlink A B\nlink C D\n";
         std::fs::write(dir.path().join("t.topo"), text).unwrap();
         let mut c = crate::topology::testbed::tests::cfg();
         c.kind = TopologyKind::File;

@@ -7,6 +7,7 @@ use crate::config::{LoadedScenario, Ps};
 use crate::endpoint::sink::SinkModel;
 use crate::engine::EventQueue;
 use crate::error::{Error, Result};
+use crate::routing::channel_dependency::{check_tables, Demand, TablesCheck};
 use crate::routing::{self, ForwardingTables};
 use crate::stats::Stats;
 use crate::switch::queue_mapping::QueueMapping;
@@ -29,6 +30,8 @@ pub(crate) struct Built {
     pub traffic: Traffic,
     pub routes_checked: usize,
     pub max_hops: usize,
+    /// The channel-dependency check of the tables over the traffic's routes.
+    pub cdg: TablesCheck,
 }
 
 /// Builds and checks everything a run needs (shared by `run` and `validate`).
@@ -36,6 +39,7 @@ pub(crate) fn build_parts(l: &LoadedScenario) -> Result<Built> {
     let s = &l.scenario;
     check_scalars(l)?;
     let fabric = topology::build(s, &l.base_dir)?;
+    check_switch_ports(&fabric)?;
     let lft = routing::build(s, &fabric, &l.base_dir)?;
     let traffic = traffic::build(s, &fabric, s.sim.seed, s.switch.vls)?;
     // every route the traffic can take must exist and be loop-free
@@ -51,13 +55,91 @@ pub(crate) fn build_parts(l: &LoadedScenario) -> Result<Built> {
         let r = lft.route(&fabric, fabric.hcas[a as usize], fabric.hcas[b as usize])?;
         max_hops = max_hops.max(r.len());
     }
+    let cdg = deadlock_check(s, &fabric, &lft, &traffic)?;
     Ok(Built {
         fabric,
         lft,
         traffic,
         routes_checked: pairs.len(),
         max_hops,
+        cdg,
     })
+}
+
+/// Most channels of a dependency cycle named in an error message.
+const CYCLE_SHOWN: usize = 12;
+
+/// The channel-dependency graph of the forwarding tables over every route the traffic can use
+/// (each flow on its VL; with congestion control also the notifications' way back) must be
+/// acyclic, or the network can deadlock; `sim.allow_deadlock = true` lets it run anyway.
+fn deadlock_check(
+    s: &crate::config::Scenario,
+    fabric: &Fabric,
+    lft: &ForwardingTables,
+    traffic: &Traffic,
+) -> Result<TablesCheck> {
+    let mut demands: Vec<Demand<'_>> = Vec::new();
+    for f in traffic.flows.iter().filter(|f| f.is_static) {
+        demands.push(Demand {
+            src: f.src,
+            dsts: std::slice::from_ref(&f.dst),
+            vl: f.vl,
+        });
+    }
+    for src in &traffic.sources {
+        if let traffic::Destinations::Random { nodes, hotspot, .. } = &src.dest {
+            demands.push(Demand {
+                src: src.hca,
+                dsts: nodes,
+                vl: src.vl,
+            });
+            if let Some((h, _)) = hotspot {
+                demands.push(Demand {
+                    src: src.hca,
+                    dsts: std::slice::from_ref(h),
+                    vl: src.vl,
+                });
+            }
+        }
+    }
+    let check = check_tables(fabric, lft, &demands, s.cc.enabled);
+    if let Some(cycle) = &check.cycle {
+        if !s.sim.allow_deadlock {
+            let key = if s.routing.file.is_some() {
+                "routing.file"
+            } else {
+                "routing.algorithm"
+            };
+            return Err(Error::input(
+                key,
+                format!(
+                    "these forwarding tables can deadlock the traffic: the channel-dependency graph of its routes has a cycle of {} channels, each waiting for the next: {}. Choose a deadlock-free routing (e.g. \"updown\"), or set sim.allow_deadlock = true to simulate it anyway (a run that deadlocks exits with status 3)",
+                    cycle.len(),
+                    check.describe_cycle(fabric, CYCLE_SHOWN)
+                ),
+            ));
+        }
+    }
+    Ok(check)
+}
+
+/// The InfiniBand model's switches have at most [`topology::MAX_SWITCH_PORTS`] ports (IBA).
+fn check_switch_ports(fabric: &Fabric) -> Result<()> {
+    for &sw in &fabric.switches {
+        let n = &fabric.nodes[sw as usize];
+        if n.ports.len() > topology::MAX_SWITCH_PORTS {
+            return Err(Error::input(
+                "topology",
+                format!(
+                    "switch `{}` has {} ports; an InfiniBand switch has at most {} (IBA switch ports 1-254): use fewer HCAs per switch or a smaller radix",
+                    n.name,
+                    n.ports.len(),
+                    topology::MAX_SWITCH_PORTS
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn check_scalars(l: &LoadedScenario) -> Result<()> {
@@ -427,6 +509,17 @@ pub fn validate(l: &LoadedScenario) -> Result<String> {
     out.push_str(&format!(
         "  traffic: {statics} static flows, {gens} generator sources\n"
     ));
+    match &b.cdg.cycle {
+        None => out.push_str(&format!(
+            "  deadlock check: channel-dependency graph acyclic (channels: {}, dependencies: {})\n",
+            b.cdg.channels, b.cdg.dependencies
+        )),
+        Some(c) => out.push_str(&format!(
+            "  deadlock check: CYCLIC, {} channels: {} (allowed by sim.allow_deadlock; the run may deadlock and then exits 3)\n",
+            c.len(),
+            b.cdg.describe_cycle(&b.fabric, CYCLE_SHOWN)
+        )),
+    }
     if let Some(bps) = sink.effective_bps() {
         out.push_str(&format!(
             "  sink: drains at {:.3} Gbit/s on average\n",

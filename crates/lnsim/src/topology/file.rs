@@ -17,10 +17,15 @@
 //! link S1 S2 rate=40Gbps delay=10ns
 //! link S1 S2 speed=QDR width=4x
 //! ```
-//! - `switch NAME`, `hca NAME` declare a node; names are unique, any text without white space or
-//!   `#`. Nodes must be declared before they are linked.
+//! - `switch NAME [ports=N]`, `hca NAME` declare a node; names are unique, any text without
+//!   white space or `#`. Nodes must be declared before they are linked. `ports=N` is the
+//!   switch's radix (1–254): a `link` line that would give it an (N+1)-th port is an error.
+//!   Without it a switch takes at most [`MAX_SWITCH_PORTS`] (254) links, the InfiniBand limit
+//!   (IBA switch ports 1–254; lnsim numbers them 0–253, so `.fdbs` tables can always write them).
 //! - `link A B [key=value …]` connects the next free port of A to the next free port of B, so
-//!   port numbers follow the order of the `link` lines. A link with an HCA end is of class Host
+//!   port numbers follow the order of the `link` lines. A and B must differ (no self-loops);
+//!   several links between the same two switches are parallel cables on distinct ports (two
+//!   links can never share a port). A link with an HCA end is of class Host
 //!   (`[links.host]` parameters), else Fabric (`[links.fabric]`). Per-link overrides, as in a
 //!   `[links.<class>]` table: `delay=5ns` (a duration); `rate=40Gbps` (a data rate) or
 //!   `speed=QDR` (SDR, DDR, QDR, FDR, EDR, HDR) with an optional `width=4x` (1x, 4x, 8x, 12x;
@@ -31,7 +36,9 @@
 
 use crate::config::{BitRate, Duration, LinkSpeed, TopologyConfig};
 use crate::error::{Error, Result};
-use crate::topology::{reject_keys, Fabric, LinkClass, LinkParams, LinkRate, NodeKind, Shape};
+use crate::topology::{
+    reject_keys, Fabric, LinkClass, LinkParams, LinkRate, NodeKind, Shape, MAX_SWITCH_PORTS,
+};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -64,6 +71,7 @@ pub fn build(
 fn parse(text: &str, origin: &str, host: LinkParams, fabric: LinkParams) -> Result<Fabric> {
     let mut f = Fabric::new(Shape::Generic);
     let mut declared: HashMap<String, usize> = HashMap::new(); // name → line
+    let mut radix_of: HashMap<u32, (usize, usize)> = HashMap::new(); // switch → (ports=N, line)
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let err = |msg: String| Error::Input(format!("{origin}:{line}: {msg}"));
@@ -74,8 +82,13 @@ fn parse(text: &str, origin: &str, host: LinkParams, fabric: LinkParams) -> Resu
         };
         match directive {
             "switch" | "hca" => {
-                if toks.len() != 2 {
-                    return Err(err(format!("expected `{directive} NAME`")));
+                let usage = if directive == "switch" {
+                    "expected `switch NAME [ports=N]`"
+                } else {
+                    "expected `hca NAME`"
+                };
+                if toks.len() < 2 || toks.len() > 2 + usize::from(directive == "switch") {
+                    return Err(err(usage.into()));
                 }
                 let name = toks[1];
                 if let Some(prev) = declared.get(name) {
@@ -88,9 +101,17 @@ fn parse(text: &str, origin: &str, host: LinkParams, fabric: LinkParams) -> Resu
                 } else {
                     NodeKind::Hca
                 };
-                f.add_node(name.to_string(), kind, Vec::new(), 0)
+                let limit = match toks.get(2) {
+                    None => None,
+                    Some(opt) => Some(radix(opt).map_err(|m| err(format!("{m} ({usage})")))?),
+                };
+                let id = f
+                    .add_node(name.to_string(), kind, Vec::new(), 0)
                     .map_err(|e| err(e.to_string()))?;
                 declared.insert(name.to_string(), line);
+                if let Some(n) = limit {
+                    radix_of.insert(id, (n, line));
+                }
             }
             "link" => {
                 if toks.len() < 3 {
@@ -110,6 +131,12 @@ fn parse(text: &str, origin: &str, host: LinkParams, fabric: LinkParams) -> Resu
                 let hca_end = [a, b]
                     .iter()
                     .any(|&n| f.nodes[n as usize].kind == NodeKind::Hca);
+                if a == b {
+                    return Err(err(format!(
+                        "`link {0} {0}` links `{0}` to itself; a link joins two different nodes",
+                        toks[1]
+                    )));
+                }
                 for n in [a, b] {
                     let node = &f.nodes[n as usize];
                     if node.kind == NodeKind::Hca && !node.ports.is_empty() {
@@ -118,16 +145,22 @@ fn parse(text: &str, origin: &str, host: LinkParams, fabric: LinkParams) -> Resu
                             node.name
                         )));
                     }
-                    if node.ports.len() + usize::from(a == b) >= u16::MAX as usize {
-                        return Err(err(format!(
-                            "switch `{}` would exceed {} ports",
-                            node.name,
-                            u16::MAX
-                        )));
+                    if node.kind == NodeKind::Switch {
+                        let used = node.ports.len();
+                        if let Some(&(n, decl)) = radix_of.get(&n) {
+                            if used >= n {
+                                return Err(err(format!(
+                                    "switch `{}` already has {used} links, all the ports it declares (`ports={n}`, line {decl})",
+                                    node.name
+                                )));
+                            }
+                        } else if used >= MAX_SWITCH_PORTS {
+                            return Err(err(format!(
+                                "switch `{}` already has {used} links; a switch has at most {MAX_SWITCH_PORTS} ports (the InfiniBand limit: switch ports 1-254)",
+                                node.name
+                            )));
+                        }
                     }
-                }
-                if a == b && hca_end {
-                    return Err(err("an HCA cannot be linked to itself".into()));
                 }
                 let (class, base) = if hca_end {
                     (LinkClass::Host, host)
@@ -168,6 +201,19 @@ fn parse(text: &str, origin: &str, host: LinkParams, fabric: LinkParams) -> Resu
         )));
     }
     Ok(f)
+}
+
+/// Parses the `ports=N` option of a `switch` line: the switch's radix, 1..=[`MAX_SWITCH_PORTS`].
+fn radix(opt: &str) -> std::result::Result<usize, String> {
+    let v = opt
+        .strip_prefix("ports=")
+        .ok_or_else(|| format!("unknown switch option `{opt}`; allowed: ports=N"))?;
+    match v.parse::<usize>() {
+        Ok(n) if (1..=MAX_SWITCH_PORTS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "`ports={v}`: the number of ports must be an integer from 1 to {MAX_SWITCH_PORTS}"
+        )),
+    }
 }
 
 /// Applies `key=value` link overrides to the class parameters `base`.
@@ -349,7 +395,7 @@ link S1 S2 speed=QDR width=4x
                 "switch S1\nhca H1\nlink H1\n",
                 "t.topo:3: expected `link A B",
             ),
-            ("switch\n", "t.topo:1: expected `switch NAME`"),
+            ("switch\n", "t.topo:1: expected `switch NAME [ports=N]`"),
             (
                 "switch S1\nhca H1\nlink H1 S1 rate=fast\n",
                 "t.topo:3: unknown rate unit \"fast\"",
@@ -392,8 +438,22 @@ link S1 S2 speed=QDR width=4x
             ),
             (
                 "switch S1\nhca H1\nlink H1 H1\n",
-                "t.topo:3: an HCA cannot be linked to itself",
+                "t.topo:3: `link H1 H1` links `H1` to itself",
             ),
+            (
+                "switch S1\nhca H1\nlink H1 S1\nlink S1 S1\n",
+                "t.topo:4: `link S1 S1` links `S1` to itself; a link joins two different nodes",
+            ),
+            (
+                "switch S1 ports=1\nswitch S2\nhca H1\nlink H1 S1\nlink S1 S2\n",
+                "t.topo:5: switch `S1` already has 1 links, all the ports it declares (`ports=1`, line 1)",
+            ),
+            ("switch S1 ports=0\n", "t.topo:1: `ports=0`: the number of ports must be an integer from 1 to 254 (expected `switch NAME [ports=N]`)"),
+            ("switch S1 ports=255\n", "t.topo:1: `ports=255`: the number of ports must be"),
+            ("switch S1 ports=x\n", "t.topo:1: `ports=x`: the number of ports must be"),
+            ("switch S1 radix=4\n", "t.topo:1: unknown switch option `radix=4`; allowed: ports=N"),
+            ("switch S1 ports=4 ports=5\n", "t.topo:1: expected `switch NAME [ports=N]`"),
+            ("hca H1 ports=1\n", "t.topo:1: expected `hca NAME`"),
             (
                 "switch S1\nhca H1\nhca H2\nlink H1 S1\n",
                 "t.topo:3: HCA `H2` has no link",
@@ -414,15 +474,53 @@ link S1 S2 speed=QDR width=4x
     }
 
     #[test]
-    fn self_loops_and_parallel_links() {
+    fn parallel_links_use_distinct_ports() {
         let f = parse(
-            "switch S\nswitch T\nhca H\nlink H S\nlink S S\nlink S T\nlink T S\n",
+            "switch S\nswitch T\nhca H\nlink H S\nlink S T\nlink T S\nlink S T\n",
             "x",
             link(),
             link(),
         )
         .unwrap();
         f.check().unwrap();
-        assert_eq!(f.nodes[f.by_name["S"] as usize].ports.len(), 5);
+        let s = &f.nodes[f.by_name["S"] as usize];
+        assert_eq!(s.ports.len(), 4);
+        // three parallel cables S–T on S ports 1, 2, 3 and T ports 0, 1, 2
+        let t = f.by_name["T"];
+        let ends: Vec<(u32, u16)> = s.ports[1..].iter().map(|p| (p.peer, p.peer_port)).collect();
+        assert_eq!(ends, vec![(t, 0), (t, 1), (t, 2)]);
+    }
+
+    /// A switch with `n` HCAs linked to it (and nothing else), as edge-list text.
+    fn star(n: usize, decl: &str) -> String {
+        let mut text = format!("switch S{decl}\n");
+        for i in 0..n {
+            text.push_str(&format!("hca H{i}\nlink H{i} S\n"));
+        }
+        text
+    }
+
+    #[test]
+    fn switch_ports_are_bounded_by_the_radix() {
+        // the InfiniBand limit without a declaration: 254 links fit, the 255th does not
+        let f = parse(&star(MAX_SWITCH_PORTS, ""), "t.topo", link(), link()).unwrap();
+        assert_eq!(f.nodes[f.by_name["S"] as usize].ports.len(), 254);
+        let e = parse_err(&star(MAX_SWITCH_PORTS + 1, ""));
+        assert!(
+            e.starts_with(
+                "t.topo:511: switch `S` already has 254 links; a switch has at most 254 ports"
+            ),
+            "{e}"
+        );
+        // a declared radix: exactly that many links
+        let f = parse(&star(36, " ports=36"), "t.topo", link(), link()).unwrap();
+        assert_eq!(f.nodes[f.by_name["S"] as usize].ports.len(), 36);
+        let e = parse_err(&star(37, " ports=36"));
+        assert!(
+            e.starts_with("t.topo:75: switch `S` already has 36 links, all the ports it declares (`ports=36`, line 1)"),
+            "{e}"
+        );
+        // fewer links than declared ports is fine (unused ports are not modelled)
+        assert!(parse(&star(3, " ports=8"), "t.topo", link(), link()).is_ok());
     }
 }

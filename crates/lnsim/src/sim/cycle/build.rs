@@ -32,6 +32,13 @@ fn reject_ib_keys(l: &LoadedScenario) -> Result<()> {
             ));
         }
     }
+    if s.sim.allow_deadlock {
+        return Err(Error::input(
+            "sim.allow_deadlock",
+            "belongs to the InfiniBand model; the cycle-level model refuses a cyclic \
+             channel-dependency graph at start-up and has no run-time deadlock detector",
+        ));
+    }
     let present = [
         ("sim.end_time", s.sim.end_time.is_some()),
         ("sim.warmup", s.sim.warmup.0 != 0),
