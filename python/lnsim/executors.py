@@ -47,6 +47,8 @@ def run_task(scenario: str, overrides: List[str], seed: Optional[int]) -> Dict[s
     out: Dict[str, Any] = {"worker": _worker_name()}
     try:
         r = lnsim.run(scenario, overrides=overrides, seed=seed, out=tmp / "run")
+        if r.summary.get("complete") is False:  # partial results are never recorded as a run
+            raise lnsim.SimulationError(f"the run stopped early ({r.summary.get('stop_reason')})")
         files = {name: (tmp / "run" / name).read_bytes() for name in list_files(tmp / "run")}
         out.update(status=STATUS_OK, summary=r.summary, files=files)
     except (lnsim.ScenarioError, lnsim.SimulationError) as e:
@@ -54,7 +56,7 @@ def run_task(scenario: str, overrides: List[str], seed: Optional[int]) -> Dict[s
     except Exception as e:  # noqa: BLE001 - reported as the run's error
         out.update(status=STATUS_FAILED, error=f"{type(e).__name__}: {e}")
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)  # this task's own temporary folder
     out["wall_time_s"] = time.perf_counter() - t0
     return out
 
