@@ -34,9 +34,10 @@ KIND_FIGURES = "figures"
 #: The tag that identifies an lnsim HTML report.
 REPORT_GENERATOR = '<meta name="generator" content="lnsim report">'
 
-#: What to do instead, appended to every refusal of a folder.
-ADVICE = ("choose another --out (an absent or empty folder, or one lnsim wrote), "
-          "or remove the folder yourself")
+#: What to do instead, appended to every refusal of a path.
+ADVICE = "choose another --out (an absent or empty folder, or one lnsim wrote)"
+#: ... and of an existing folder of someone else's files.
+ADVICE_FOLDER = ADVICE + ", or remove the folder yourself"
 
 
 class OutputError(ScenarioError):
@@ -213,7 +214,8 @@ def check_folder(path, what: str = "output folder", protect: Iterable[Tuple[Path
                 m = {"kind": legacy_kind(path)}  # written by an lnsim without markers
             if m is None:
                 raise _refuse(path, what, f"the folder exists and holds files that lnsim did not write (it has no "
-                                          f"{MARKER_FILE} marker); lnsim writes only into folders it wrote itself")
+                                          f"{MARKER_FILE} marker); lnsim writes only into folders it wrote itself",
+                              ADVICE_FOLDER)
             if kinds is not None and m.get("kind") not in set(kinds):
                 raise _refuse(path, what, f"it holds lnsim {m.get('kind')} output, not {' or '.join(kinds)}")
     _check_writable(path, path, what, ADVICE)
@@ -223,11 +225,12 @@ def check_folder(path, what: str = "output folder", protect: Iterable[Tuple[Path
 def prepare_folder(path, kind: str, what: str = "output folder", protect: Iterable[Tuple[Path, str]] = (),
                    allow: Iterable = (), kinds: Optional[Iterable[str]] = None) -> Path:
     """:func:`check_folder`, then creates the folder (and its parents) when absent and marks it
-    as ``kind`` when it has no marker yet (a new or empty folder). Returns the path."""
-    path, _ = check_folder(path, what, protect=protect, allow=allow, kinds=kinds)
+    as ``kind`` when it was absent or empty. Returns the path."""
+    path, exists = check_folder(path, what, protect=protect, allow=allow, kinds=kinds)
     try:
+        fresh = not exists or next(os.scandir(path), None) is None
         path.mkdir(parents=True, exist_ok=True)
-        if read_marker(path) is None and (_canonical(path) not in {_canonical(Path(a)) for a in allow}):
+        if fresh:
             write_marker(path, kind)
     except OSError as e:
         raise _refuse(path, what, f"cannot create it: {_reason(e)}") from None
@@ -260,7 +263,7 @@ def check_replaceable(folder, what: str = "folder") -> None:
     lnsim replaces or deletes."""
     if not is_replaceable(folder):
         raise _refuse(folder, what, f"it holds files that lnsim did not write (no {MARKER_FILE} marker); "
-                                    "lnsim replaces only folders it wrote itself")
+                                    "lnsim replaces only folders it wrote itself", ADVICE_FOLDER)
 
 
 def remove_folder(folder) -> bool:

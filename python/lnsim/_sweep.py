@@ -42,7 +42,6 @@ import json
 import math
 import os
 import re
-import shutil
 import sys
 import time
 import warnings
@@ -61,8 +60,8 @@ from ._outdir import (
     check_folder,
     check_replaceable,
     is_marked,
-    is_replaceable,
     prepare_folder,
+    remove_folder,
 )
 from .store import STORE_FILE
 
@@ -479,8 +478,8 @@ def _clear_stale(out_dir: Path, points: List[Dict[str, Any]]) -> None:
         if not d.is_dir():
             continue
         seeded = any((s / "summary.json").is_file() for s in d.glob(f"{SEED_DIR_PREFIX}*"))
-        if ((d / "summary.json").is_file() or seeded) and is_replaceable(d):
-            shutil.rmtree(d)
+        if (d / "summary.json").is_file() or seeded:
+            remove_folder(d)  # only when lnsim wrote it
 
 
 # ---------------------------------------------------------------------------------------------

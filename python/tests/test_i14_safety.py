@@ -5,7 +5,6 @@ output goes away, and writes the partial results of an interrupted run, marked i
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -95,16 +94,17 @@ def test_run_into_absent_empty_and_own_folders(tmp_path, model):
     no_temporaries(tmp_path)
 
 
-def test_run_out_dot_and_parents_of_the_current_folder_are_refused(tmp_path):
+def test_run_out_dot_and_parents_of_the_current_folder_are_refused(tmp_path, monkeypatch, capsys):
     work = user_folder(tmp_path / "work")
     scen = work / "s.toml"
     scen.write_text(ZERU_A.read_text())
     sub = work / "sub"
     sub.mkdir()
     for out, cwd in ((".", work), ("..", sub), (str(work), work), (str(tmp_path), sub)):
-        proc = lnsim_cmd("run", scen, *short("0.005s", "0.002s"), "--no-plot", "--out", out, cwd=cwd)
-        assert proc.returncode == 2, (out, proc.stderr)
-        assert "current folder" in proc.stderr or "did not write" in proc.stderr, proc.stderr
+        monkeypatch.chdir(cwd)
+        status, _, err = cli(capsys, "run", scen, *short("0.005s", "0.002s"), "--no-plot", "--out", out)
+        assert status == 2, (out, err)
+        assert "current folder" in err, err
     assert_intact(work)
     assert scen.is_file() and sub.is_dir()
 
@@ -331,7 +331,7 @@ def test_sweep_finishes_when_its_reader_goes_away(tmp_path, stream):
 # item 16: an interrupted run writes its partial results, marked incomplete
 
 
-def _start(cmd, cwd, tmp_path: Path):
+def _start(cmd, cwd):
     # Ctrl-C as at a terminal: a suite started in the background by a shell without job control
     # inherits SIGINT ignored, and a program started so rightly keeps ignoring it
     return subprocess.Popen(
@@ -360,7 +360,7 @@ LONG_IB = ["--set", "sim.end_time=100s"]
 def interrupted_ib(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("int_ib")
     out = tmp / "r"
-    p = _start([sys.executable, "-m", "lnsim", "run", str(ZERU_A), *LONG_IB, "--out", str(out)], tmp, tmp)
+    p = _start([sys.executable, "-m", "lnsim", "run", str(ZERU_A), *LONG_IB, "--out", str(out)], tmp)
     rc, stdout, err = _interrupt(p)
     return out, rc, stdout, err
 
@@ -370,7 +370,7 @@ def interrupted_cycle(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("int_cycle")
     scen = cycle_scenario(tmp, measure=10**9)
     out = tmp / "r"
-    p = _start([sys.executable, "-m", "lnsim", "run", str(scen), "--out", str(out)], tmp, tmp)
+    p = _start([sys.executable, "-m", "lnsim", "run", str(scen), "--out", str(out)], tmp)
     rc, stdout, err = _interrupt(p)
     return out, rc, stdout, err
 
@@ -407,7 +407,7 @@ def test_ctrl_c_writes_partial_cycle_results(interrupted_cycle):
 def test_sigterm_writes_partial_results_too(tmp_path):
     out = tmp_path / "r"
     p = _start([sys.executable, "-m", "lnsim", "run", str(ZERU_A), *LONG_IB, "--out", str(out), "--no-plot"],
-               tmp_path, tmp_path)
+               tmp_path)
     rc, _, err = _interrupt(p, signal.SIGTERM)
     assert rc == 130, err
     assert json.loads((out / "summary.json").read_text())["complete"] is False
@@ -462,7 +462,7 @@ def test_interrupted_sweep_keeps_finished_runs_and_records_no_partial_one(tmp_pa
     # the first point ends at once, the second runs until interrupted
     cmd = [sys.executable, "-m", "lnsim", "sweep", str(scen), "--set", "sim.warmup=0.001s",
            "--grid", "sim.end_time=0.002s,100s", "--jobs", "1", "--no-plot", "--out", str(out)]
-    p = _start(cmd, tmp_path, tmp_path)
+    p = _start(cmd, tmp_path)
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:

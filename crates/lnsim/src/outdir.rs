@@ -115,12 +115,23 @@ pub fn is_legacy_results(dir: &Path) -> bool {
         .is_some_and(|v| v.get("scenario").is_some() && v.get("version").is_some())
 }
 
-/// What to do instead, appended to every refusal.
+/// What to do instead of writing into an existing folder of someone else's files.
+const ADVICE_FOLDER: &str = "choose another --out (an absent or empty folder, or a results \
+                             folder lnsim wrote), or remove the folder yourself";
+
+/// What to do instead of any other refused path.
 const ADVICE: &str = "choose another --out (an absent or empty folder, or a results folder \
-                      lnsim wrote), or remove the folder yourself";
+                      lnsim wrote)";
 
 fn refuse(out: &Path, why: impl std::fmt::Display) -> Error {
     Error::Input(format!("results folder {}: {why}; {ADVICE}", out.display()))
+}
+
+fn refuse_folder(out: &Path, why: impl std::fmt::Display) -> Error {
+    Error::Input(format!(
+        "results folder {}: {why}; {ADVICE_FOLDER}",
+        out.display()
+    ))
 }
 
 /// The absolute form of `p` (relative to the current folder), without touching the disk.
@@ -211,6 +222,9 @@ pub fn check_out_dir(out: &Path, protect: &[Protected]) -> Result<PathBuf> {
         Ok(_) => return Err(refuse(out, "is a file, not a folder")),
         Err(e) if e.kind() == ErrorKind::NotFound || e.kind() == ErrorKind::NotADirectory => {
             // absent: the nearest existing ancestor must be a folder we can write into
+            if out.file_name().is_none() {
+                return Err(refuse(out, "does not end in a folder name"));
+            }
             let abs = absolute(out);
             for anc in abs.ancestors().skip(1) {
                 match std::fs::metadata(anc) {
@@ -270,7 +284,7 @@ pub fn check_out_dir(out: &Path, protect: &[Protected]) -> Result<PathBuf> {
         }
     };
     if !empty && !is_marked(&target) && !is_legacy_results(&target) {
-        return Err(refuse(
+        return Err(refuse_folder(
             out,
             format!(
                 "the folder exists and holds files that lnsim did not write (it has no \
@@ -511,6 +525,8 @@ mod tests {
         assert!(e.contains("which is a file"), "{e}");
         assert_eq!(std::fs::read_to_string(&f).unwrap(), "keep");
         assert_eq!(hidden_siblings(d.path()), Vec::<String>::new());
+        let e = write(&d.path().join("nope/..")).unwrap_err().to_string();
+        assert!(e.contains("folder name"), "{e}");
     }
 
     #[test]
