@@ -10,7 +10,9 @@ The simulation core is written in Rust (``lnsim._core``); this package is the wo
 Results folder (written by the core, read by :func:`load_results`)
 -------------------------------------------------------------------
 ``summary.json``
-    ``scenario``, ``seed``, ``version``, ``sim_time_s``, ``wall_time_s``, ``events``,
+    ``scenario``, ``complete`` (``false`` for the partial results of an interrupted run, which
+    then also has ``stop_reason`` and ``planned_sim_time_s``; ``sim_time_s`` is the time
+    actually simulated), ``seed``, ``version``, ``sim_time_s``, ``wall_time_s``, ``events``,
     ``flit_hops`` (credit-hops), ``peak_rss_bytes``, ``interval_s``, ``warmup_s``,
     ``throughput.{total_rx_gbps, total_tx_gbps, rx_gbps_after_warmup, tx_gbps_after_warmup}``,
     ``nodes.<name>.{tx_gbps, rx_gbps}``, ``flows`` (list of objects with ``src``, ``dst``,
@@ -36,7 +38,9 @@ Results folder (written by the core, read by :func:`load_results`)
 Cycle-level results folder (``summary["model"] == "cycle"``: Dragonfly, meshes)
 --------------------------------------------------------------------------------
 ``summary.json``
-    ``scenario``, ``model`` (``"cycle"``), ``version``, ``seed``, ``wall_time_s``,
+    ``scenario``, ``complete`` (``false`` for an interrupted run, which then also has
+    ``stop_reason``, ``simulated_cycles`` and ``planned_cycles``), ``model`` (``"cycle"``),
+    ``version``, ``seed``, ``wall_time_s``,
     ``peak_rss_bytes``, ``topology``, ``routing``, ``vlb_policy``, ``pattern``,
     ``offered_load``, ``accepted_load``, ``injected_load`` (phits/node/cycle),
     ``latency_cycles.{mean, p50, p99, max}``, ``network_latency_cycles.{mean, p50, p99}``,
@@ -52,6 +56,9 @@ Cycle-level results folder (``summary["model"] == "cycle"``: Dragonfly, meshes)
 ``bins.csv``
     ``start_cycle,end_cycle,generated,delivered,accepted_load,latency_mean,nonminimal_fraction``
     — the run cut into time bins.
+
+Every folder lnsim writes holds a ``.lnsim`` marker file (JSON: ``written_by``, ``version``,
+``kind``; for a results folder also ``complete``): lnsim replaces only folders that have it.
 
 The InfiniBand model's summary has no ``model`` key (or ``"model": "infiniband"``).
 :attr:`RunResult.model` tells the two apart.
@@ -73,11 +80,13 @@ from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
 
 from . import _core
 from ._core import ScenarioError, SimulationError
+from ._outdir import OutputError
 
 if TYPE_CHECKING:  # pandas is imported lazily: `python -m lnsim._bench_case` must stay small
     import pandas as pd
 
 __all__ = [
+    "OutputError",
     "RunResult",
     "SWEEP_COLUMNS",
     "Scenario",
@@ -98,7 +107,7 @@ __all__ = [
 __version__: str = _core.version()
 
 # Shown as `lnsim.ScenarioError` in tracebacks rather than `_core.ScenarioError`.
-for _exc in (ScenarioError, SimulationError):
+for _exc in (ScenarioError, SimulationError, OutputError):
     try:
         _exc.__module__ = "lnsim"
     except (AttributeError, TypeError):  # pragma: no cover - immutable type on some builds
@@ -296,21 +305,37 @@ def run(
     ``overrides`` are ``"key.path=value"`` strings (like ``--set``) or a dict
     ``{"sim.end_time": "0.02s"}``; ``seed`` overrides ``sim.seed``; ``out`` is the results folder
     (default ``results/<scenario name>/`` under the current directory). Raises
-    :class:`ScenarioError` for bad input and :class:`SimulationError` for internal failures;
-    Ctrl-C raises ``KeyboardInterrupt`` and writes no results.
+    :class:`ScenarioError` for bad input and :class:`SimulationError` for internal failures.
+
+    ``out`` must be absent, empty, or a folder lnsim wrote (it holds a ``.lnsim`` marker file);
+    such a folder is replaced whole, atomically. Any other existing folder, a file, a path
+    under a file or an unwritable place raises :class:`ScenarioError` before anything runs, and
+    nothing is written.
+
+    Ctrl-C (``KeyboardInterrupt``) stops the run; it still raises ``KeyboardInterrupt``, but
+    first writes what was simulated so far as a results folder marked incomplete
+    (``summary.json`` has ``"complete": false`` and ``"stop_reason": "interrupted"``; the
+    marker too). The exception's ``result`` attribute is that folder's :class:`RunResult`
+    (``None`` when the run was interrupted before it started simulating). Every complete run
+    has ``"complete": true``.
 
     A run that deadlocks (possible only with ``sim.allow_deadlock = true``) does not raise: it
     writes its results folder and returns a result whose :attr:`RunResult.deadlock` describes
     the credit loop (``None`` otherwise); check it.
     """
-    res = _core.run(
-        os.fspath(scenario),
-        _overrides(overrides),
-        seed,
-        None if out is None else os.fspath(out),
-        bool(progress),
-        _stop,
-    )
+    try:
+        res = _core.run(
+            os.fspath(scenario),
+            _overrides(overrides),
+            seed,
+            None if out is None else os.fspath(out),
+            bool(progress),
+            _stop,
+        )
+    except KeyboardInterrupt as e:
+        out_dir = getattr(e, "out_dir", None)
+        e.result = None if out_dir is None else RunResult(out_dir, getattr(e, "summary", None))
+        raise
     return RunResult(res["out_dir"], res["summary"])
 
 
@@ -342,8 +367,9 @@ def sweep(
     grid key the table also sweeps replaces its list), in the order the keys appear (last key
     fastest); each is one :func:`run` with ``overrides`` (like ``--set``, applied to every point)
     followed by the point's own ``key=value`` overrides, written to
-    ``out/points/<point id>/``. ``out`` defaults to ``results/<scenario name>-sweep/``; ``jobs``
-    runs at once on the local pool (default: all cores); ``seed`` overrides ``sim.seed`` in
+    ``out/points/<point id>/``. ``out`` defaults to ``results/<scenario name>-sweep/``; it
+    must be absent, empty or a sweep folder lnsim wrote (:class:`OutputError` otherwise, before
+    anything runs); ``jobs`` runs at once on the local pool (default: all cores); ``seed`` overrides ``sim.seed`` in
     every point; ``progress`` shows one progress display on stderr (points done / total,
     running, failed, time left).
 

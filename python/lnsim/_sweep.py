@@ -42,7 +42,6 @@ import json
 import math
 import os
 import re
-import shutil
 import sys
 import time
 import warnings
@@ -55,6 +54,15 @@ except ImportError:  # pragma: no cover - Python 3.9/3.10
     import tomli as _toml  # type: ignore[no-redef]
 
 from ._core import ScenarioError
+from ._outdir import (
+    KIND_SWEEP,
+    OutputError,
+    check_folder,
+    check_replaceable,
+    is_marked,
+    prepare_folder,
+    remove_folder,
+)
 from .store import STORE_FILE
 
 #: File names of a sweep folder.
@@ -463,14 +471,15 @@ def _check_seeds(scenario: Path, keys: List[str], seeds: int, base: Any, seed: O
 
 def _clear_stale(out_dir: Path, points: List[Dict[str, Any]]) -> None:
     """Removes the folders of an earlier sweep's points (with one or several seeds): they must
-    not pass for this sweep's results. Folders without results are left alone."""
+    not pass for this sweep's results. Only folders lnsim wrote are removed (see
+    :func:`lnsim._outdir.is_replaceable`); folders without results are left alone."""
     for p in points:
         d = out_dir / p["dir"]
         if not d.is_dir():
             continue
         seeded = any((s / "summary.json").is_file() for s in d.glob(f"{SEED_DIR_PREFIX}*"))
         if (d / "summary.json").is_file() or seeded:
-            shutil.rmtree(d)
+            remove_folder(d)  # only when lnsim wrote it
 
 
 # ---------------------------------------------------------------------------------------------
@@ -685,7 +694,7 @@ def _remove_run_files(out_dir: Path, rec: Dict[str, Any], keep_dirs: set) -> Non
     """Deletes the files a store record lists (and its folder once empty), unless its folder is
     one this sweep writes anyway."""
     d = out_dir / rec["dir"]
-    if rec["dir"] in keep_dirs or not d.is_dir():
+    if rec["dir"] in keep_dirs or not d.is_dir() or not is_marked(d):
         return
     for name in rec.get("tables") or []:
         try:
@@ -760,20 +769,22 @@ def run_sweep(
         r["key"] = run_key(scen_hash, r["overrides"], r["seed_arg"], version)
 
     out_dir = Path(out) if out is not None else Path("results") / f"{_scenario_name(scenario, doc, user)}-sweep"
+    # the sweep folder: absent, empty, or a sweep folder lnsim wrote (nothing else is touched)
+    protect = [(scenario.parent, "the scenario file's folder")]
+    check_folder(out_dir, "sweep folder", protect=protect, kinds=[KIND_SWEEP])
     executor = make_executor(jobs, len(runs), dask)  # fails fast on an unreachable scheduler
     try:
-        (out_dir / POINTS_DIR).mkdir(parents=True, exist_ok=True)
+        prepare_folder(out_dir, KIND_SWEEP, "sweep folder", protect=protect, kinds=[KIND_SWEEP])
+        points_dir = out_dir / POINTS_DIR
+        if points_dir.is_symlink() or (points_dir.exists() and not points_dir.is_dir()):
+            raise OutputError(f"sweep folder {out_dir}: {points_dir} is not a folder lnsim wrote; "
+                              "choose another --out, or remove it yourself")
+        points_dir.mkdir(parents=True, exist_ok=True)
         store = ResultsStore(out_dir)
     except BaseException:
         executor.close()
         raise
     try:
-        store.clear_staging()
-        for name in (SWEEP_CSV, SWEEP_JSON):  # rewritten at the end: no stale table meanwhile
-            try:
-                (out_dir / name).unlink()
-            except FileNotFoundError:
-                pass
         current = {r["key"]: r for r in runs}
         run_dirs = {r["dir"] for r in runs}
         existing = store.records()
@@ -785,6 +796,20 @@ def run_sweep(
                 if rec["status"] == STATUS_OK and k in current and rec["dir"] == current[k]["dir"]
                 and all((out_dir / rec["dir"] / t).is_file() for t in rec["tables"] or [])
             }
+        todo = [r for r in runs if r["key"] not in keep]
+        for r in todo:  # every run folder to be (re)written must be lnsim's: checked before any change
+            check_replaceable(out_dir / r["dir"], f"run folder of point {r['label']}")
+    except BaseException:
+        store.close()
+        executor.close()
+        raise
+    try:
+        store.clear_staging()
+        for name in (SWEEP_CSV, SWEEP_JSON):  # rewritten at the end: no stale table meanwhile
+            try:
+                (out_dir / name).unlink()
+            except FileNotFoundError:
+                pass
         stale = [rec for k, rec in existing.items() if k not in keep]
         if stale and progress is not None:
             why = "they are not runs of this sweep" if resume else "no --resume"
@@ -795,7 +820,6 @@ def run_sweep(
         if not resume:
             _clear_stale(out_dir, points)  # folders of a sweep written before the store existed
 
-        todo = [r for r in runs if r["key"] not in keep]
         tasks = [(os.fspath(scenario.resolve()), r["overrides"], r["seed_arg"]) for r in todo]
         unit = "point" if seeds == 1 else "run"
         where = f" on {executor.name} ({executor.slots} at once)" if executor.name.startswith("dask") else ""

@@ -9,15 +9,23 @@
     lnsim report DIR [--out FILE]
     lnsim bench [--case NAME]... [--quick] [--scenarios DIR]
 
-Exit status: 0 success, 2 bad input (the message names the key), 1 simulation or unexpected
-error (a sweep: some point failed), 3 the run deadlocked (its results folder is written),
-130 interrupted (Ctrl-C).
+Exit status: 0 success, 2 bad input (the message names the key or path), 1 simulation or
+unexpected error (a sweep: some point failed), 3 the run deadlocked (its results folder is
+written), 130 interrupted (Ctrl-C, SIGINT, SIGTERM: a run writes what it simulated so
+far as a results folder marked incomplete).
+
+Output folders: lnsim writes only into a folder that is absent, empty, or marked by a ``.lnsim``
+file as one it wrote (see :mod:`lnsim._outdir`); anything else is exit status 2.
+
+A reader that goes away (``lnsim sweep ... | head -3``) does not stop the work: once a pipe is
+closed, the rest of the output is discarded and the command finishes its results.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -53,8 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lnsim",
         description="Simulate lossless interconnection networks (InfiniBand, HPC fabrics) at credit granularity.",
-        epilog="Exit status: 0 ok, 2 bad input, 1 simulation error (sweep: a point failed), "
-        "3 the run deadlocked (results written), 130 interrupted.",
+        epilog="Exit status: 0 ok, 2 bad input (nothing written), 1 simulation error (sweep: a point failed), "
+        "3 the run deadlocked (results written), 130 interrupted (Ctrl-C or SIGTERM; a run writes its partial "
+        "results, marked incomplete).",
     )
     parser.add_argument("--version", action="version", version=f"lnsim {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -169,7 +178,17 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     scenario = Path(args.scenario)
     progress = (not args.no_progress) and _stderr_is_tty()
-    result = lnsim.run(scenario, overrides=args.overrides, seed=args.seed, out=args.out, progress=progress)
+    try:
+        result = lnsim.run(scenario, overrides=args.overrides, seed=args.seed, out=args.out, progress=progress)
+    except KeyboardInterrupt as e:
+        partial = getattr(e, "result", None)
+        if partial is None:
+            raise
+        print(format_summary(partial.summary, partial.out_dir))
+        print(f"lnsim: interrupted: {_simulated(partial.summary)}; the partial results are in {partial.out_dir} "
+              "(marked incomplete: summary.json has \"complete\": false; `lnsim plot` and `lnsim report` "
+              "draw them)", file=sys.stderr)
+        return EXIT_INTERRUPTED
     print(format_summary(result.summary, result.out_dir))
     if not args.no_plot:
         try:
@@ -182,6 +201,21 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"lnsim: error: the run deadlocked (results in {result.out_dir})", file=sys.stderr)
         return EXIT_DEADLOCK
     return EXIT_OK
+
+
+def _simulated(summary: dict) -> str:
+    """How much of an interrupted run was simulated, e.g. ``simulated 0.0123 s of 0.2 s``."""
+    if "simulated_cycles" in summary:
+        return f"simulated {_fmt(summary.get('simulated_cycles'), ',.0f')} of {_fmt(summary.get('planned_cycles'), ',.0f')} cycles"
+    return f"simulated {_fmt(summary.get('sim_time_s'), '.6g', ' s')} of {_fmt(summary.get('planned_sim_time_s'), '.6g', ' s')}"
+
+
+def _incomplete_line(summary: dict) -> Optional[str]:
+    """The line a summary of partial results starts with (``None`` for a complete run)."""
+    if summary.get("complete") is not False:
+        return None
+    why = summary.get("stop_reason") or "stopped early"
+    return f"INCOMPLETE      {why}: {_simulated(summary)}; these are partial results"
 
 
 def _stderr_is_tty() -> bool:
@@ -243,6 +277,7 @@ def format_summary(summary: dict, out_dir) -> str:
 
     lines = [
         f"scenario        {s.get('scenario', 'n/a')}  (seed {s.get('seed', 'n/a')}, lnsim {s.get('version', 'n/a')})",
+        *filter(None, [_incomplete_line(s)]),
         f"simulated       {_fmt(sim, '.6g', ' s')}   wall {_fmt(wall, '.3f', ' s')}",
         f"events          {_fmt(events, ',.0f')}  ({_fmt_rate(ev_rate)}events/s)",
         f"speed           {_fmt(speed, '.4g')} sim s per wall s, {_fmt_rate(hops_rate)}credit-hops/s",
@@ -315,6 +350,7 @@ def format_cycle_summary(summary: dict, out_dir) -> str:
     lines = [
         f"scenario        {s.get('scenario', 'n/a')}  (seed {s.get('seed', 'n/a')}, lnsim {s.get('version', 'n/a')},"
         " cycle-level model)",
+        *filter(None, [_incomplete_line(s)]),
         f"network         {s.get('topology', 'n/a')}, routing {routing}, traffic {s.get('pattern', 'n/a')}",
         f"simulated       {_fmt(warm, ',.0f')} warm-up + {_fmt(meas, ',.0f')} measured cycles"
         f"   wall {_fmt(wall, '.3f', ' s')}",
@@ -468,8 +504,12 @@ def cmd_plot(args: argparse.Namespace) -> int:
         raise InputError(f"--metric: {d} is a results folder; --metric applies to a sweep folder (with sweep.csv)")
     if bounds:
         raise InputError(f"--bound: {d} is a results folder; --bound applies to a load sweep folder")
+    from ._outdir import is_incomplete
     from .plot import plot_results
 
+    if is_incomplete(d):
+        print(f"lnsim: warning: {d} holds the partial results of an incomplete run (summary.json: "
+              "\"complete\": false); the figures say so in their titles", file=sys.stderr)
     for p in plot_results(d, out_dir=args.out):
         print(p)
     return EXIT_OK
@@ -484,17 +524,72 @@ def cmd_bench(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
+class _ReaderSafe:
+    """A text stream (``sys.stdout``, ``sys.stderr``) whose reader may go away: once writing
+    fails with a broken pipe (``lnsim sweep ... | head -3``), the stream's file descriptor is
+    pointed at ``/dev/null`` and further output is discarded, so the command goes on and
+    finishes its results instead of stopping at its next message."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+        self.reader_gone = False
+
+    def _gone(self) -> None:
+        self.reader_gone = True
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())  # what is still buffered goes there too
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def write(self, text: str) -> int:
+        if not self.reader_gone:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self._gone()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.reader_gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._gone()
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+#: The process that installed :func:`_on_sigterm` (worker processes forked from it inherit it).
+_MAIN_PID = os.getpid()
+
+
+def _on_sigterm(signum, frame) -> None:
+    """SIGTERM stops lnsim like Ctrl-C: a run writes its partial results, exit status 130. A
+    sweep's worker process (forked, so it inherits this handler) ends at once, as before."""
+    if os.getpid() != _MAIN_PID:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+    raise KeyboardInterrupt
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     """Entry point of the ``lnsim`` command; returns the exit status."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _ReaderSafe(sys.stdout), _ReaderSafe(sys.stderr)
+    global _MAIN_PID
+    _MAIN_PID = os.getpid()
+    try:
+        old_term = signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread (main() called from a thread): leave it alone
+        old_term = None
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
         return args.func(args)
-    except BrokenPipeError:
-        # the reader of our output went away (e.g. `lnsim validate ... | head`): not an error
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 0
     except KeyboardInterrupt:
         print("lnsim: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -502,6 +597,15 @@ def main(argv: Optional[List[str]] = None) -> int:
         raise
     except Exception as e:  # noqa: BLE001 - every failure becomes a message and an exit status
         return _report(e)
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001 - nothing more can be said
+                pass
+        sys.stdout, sys.stderr = saved
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
 
 
 def _report(e: BaseException) -> int:

@@ -67,6 +67,8 @@ def run_task(scenario: str, overrides: List[str], seed: Optional[int]) -> Dict[s
         stop = _cancelled_check()  # only inside a Dask task
         kw = {} if stop is None else {"_stop": stop}
         r = lnsim.run(scenario, overrides=overrides, seed=seed, out=tmp / "run", **kw)
+        if r.summary.get("complete") is False:  # partial results are never recorded as a run
+            raise lnsim.SimulationError(f"the run stopped early ({r.summary.get('stop_reason')})")
         files = {name: (tmp / "run" / name).read_bytes() for name in list_files(tmp / "run")}
         out.update(status=STATUS_OK, summary=r.summary, files=files)
         if r.deadlock:
@@ -77,7 +79,7 @@ def run_task(scenario: str, overrides: List[str], seed: Optional[int]) -> Dict[s
         out.update(status=STATUS_FAILED, error=f"{type(e).__name__}: {e}")
     finally:
         _RUN_DIR = None
-        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)  # this task's own temporary folder
     out["wall_time_s"] = time.perf_counter() - t0
     return out
 

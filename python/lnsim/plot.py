@@ -16,7 +16,10 @@ optional matplotlib ``ax`` so figures can be composed::
 :func:`plot_results` writes ``bandwidth.png``, ``throughput.png`` and ``latency_hist.png``
 into a results folder (what ``lnsim plot DIR`` does); with congestion control on (the folder has
 ``ccti.csv``) ``bandwidth.png`` has a second panel below, :func:`plot_ccti`, on the same time
-axis. :func:`plot_sweep` draws one metric of a
+axis. The figures of an incomplete run (the partial results of an interrupted run) carry a
+red title saying so (:func:`incomplete_note`). Figures go into the results folder itself, or
+into ``out_dir``, which must be absent, empty or a folder lnsim wrote (a new one is marked as a
+figures folder). :func:`plot_sweep` draws one metric of a
 sweep (``sweep.csv`` of ``lnsim sweep``) against the swept keys; :func:`plot_sweep_results`
 writes it as ``sweep.png`` (what ``lnsim plot SWEEP_DIR`` does).
 
@@ -62,6 +65,7 @@ __all__ = [
     "UNITS",
     "buffer_occupancy",
     "flow_ccti",
+    "incomplete_note",
     "is_load_sweep",
     "latency_log_bins",
     "load_curves",
@@ -107,11 +111,14 @@ MAX_LINES = 12
 ResultLike = Union[RunResult, str, "os.PathLike[str]"]
 
 
-def _save_figure(fig, path: Path, draw) -> Path:
+def _save_figure(fig, path: Path, draw, note: Optional[str] = None) -> Path:
     """Calls ``draw()``, lays ``fig`` out and writes it to ``path`` (110 dpi); the figure is
-    closed even when drawing fails. Returns ``path``."""
+    closed even when drawing fails. ``note`` (e.g. :func:`incomplete_note`) is written in red
+    above the figure. Returns ``path``."""
     try:
         draw()
+        if note:
+            fig.suptitle(note, color="red", fontsize=10, fontweight="bold")
         fig.tight_layout()
         fig.savefig(path, dpi=110, bbox_inches="tight")
     finally:
@@ -121,6 +128,30 @@ def _save_figure(fig, path: Path, draw) -> Path:
 
 def _result(r: ResultLike) -> RunResult:
     return r if isinstance(r, RunResult) else load_results(r)
+
+
+def incomplete_note(summary: dict) -> Optional[str]:
+    """The red title line of the figures of an incomplete run (``summary["complete"]`` false:
+    partial results of an interrupted run), else ``None``."""
+    if summary.get("complete") is not False:
+        return None
+    why = summary.get("stop_reason") or "stopped early"
+    if "simulated_cycles" in summary:
+        done = f"{summary.get('simulated_cycles')} of {summary.get('planned_cycles')} cycles simulated"
+    else:
+        done = f"{summary.get('sim_time_s', 0):.6g} s of {summary.get('planned_sim_time_s', float('nan')):.6g} s simulated"
+    return f"INCOMPLETE RUN ({why}): {done} — partial results"
+
+
+def _figures_dir(out_dir, source) -> Path:
+    """Where figures go: ``source`` itself (the results or sweep folder) when ``out_dir`` is
+    ``None`` or that same folder, else ``out_dir``, which must be absent, empty or a folder
+    lnsim wrote (it is created and marked as a figures folder; see :mod:`lnsim._outdir`)."""
+    from ._outdir import KIND_FIGURES, prepare_folder
+
+    if out_dir is None:
+        return Path(source)
+    return prepare_folder(out_dir, KIND_FIGURES, "figures folder", allow=[source])
 
 
 def _new_ax(ax, figsize=(10, 5)):
@@ -372,10 +403,11 @@ def plot_results(result_or_dir: ResultLike, out_dir=None) -> List[Path]:
     folder) ``bandwidth.png`` is :func:`plot_bandwidth_ccti`: bandwidth above, CCTI per flow
     below. A cycle-level folder gets :func:`plot_cycle_results`'s figures instead."""
     r = _result(result_or_dir)
-    target = Path(out_dir) if out_dir is not None else r.out_dir
     if r.is_cycle:
-        return plot_cycle_results(r, out_dir=target)
+        return plot_cycle_results(r, out_dir=out_dir)
+    target = _figures_dir(out_dir, r.out_dir)
     target.mkdir(parents=True, exist_ok=True)
+    note = incomplete_note(r.summary)
     written: List[Path] = []
     with_cc = r.ccti is not None
     for name, fn, size in (
@@ -388,9 +420,9 @@ def plot_results(result_or_dir: ResultLike, out_dir=None) -> List[Path]:
         else:
             fig, ax = plt.subplots(figsize=size)
         if fn is plot_bandwidth and with_cc:
-            written.append(_save_figure(fig, target / name, lambda: plot_bandwidth_ccti(r, fig=fig)))
+            written.append(_save_figure(fig, target / name, lambda: plot_bandwidth_ccti(r, fig=fig), note))
         else:
-            written.append(_save_figure(fig, target / name, lambda: fn(r, ax=ax)))
+            written.append(_save_figure(fig, target / name, lambda: fn(r, ax=ax), note))
     return written
 
 
@@ -685,7 +717,7 @@ def plot_sweep_results(sweep_dir, out_dir=None, metric: Optional[str] = None) ->
     from ._sweep import SWEEP_PNG, load_sweep
 
     df = load_sweep(sweep_dir)
-    target = Path(out_dir) if out_dir is not None else Path(sweep_dir)
+    target = _figures_dir(out_dir, sweep_dir)
     target.mkdir(parents=True, exist_ok=True)
     keys = df.attrs["keys"]
     fig, ax = plt.subplots(figsize=(7, 4.5) if len(keys) == 1 else (8, 5.5))
@@ -847,8 +879,9 @@ def plot_cycle_results(result_or_dir: ResultLike, out_dir=None) -> List[Path]:
     (:func:`plot_latency_histogram`, in cycles), each when its table is there. Returns the
     paths written."""
     r = _result(result_or_dir)
-    target = Path(out_dir) if out_dir is not None else r.out_dir
+    target = _figures_dir(out_dir, r.out_dir)
     target.mkdir(parents=True, exist_ok=True)
+    note = incomplete_note(r.summary)
     written: List[Path] = []
     jobs = []
     if r.bins is not None:
@@ -859,7 +892,7 @@ def plot_cycle_results(result_or_dir: ResultLike, out_dir=None) -> List[Path]:
         jobs.append(("latency_hist.png", (8, 4.5), lambda fig: plot_latency_histogram(r, ax=fig.subplots())))
     for name, size, draw in jobs:
         fig = plt.figure(figsize=size)
-        written.append(_save_figure(fig, target / name, lambda: draw(fig)))
+        written.append(_save_figure(fig, target / name, lambda: draw(fig), note))
     return written
 
 
@@ -1073,7 +1106,7 @@ def plot_load_sweep_results(sweep_dir, out_dir=None, bounds: Optional[dict] = No
     from ._sweep import load_sweep
 
     df = load_sweep(sweep_dir)
-    target = Path(out_dir) if out_dir is not None else Path(sweep_dir)
+    target = _figures_dir(out_dir, sweep_dir)
     target.mkdir(parents=True, exist_ok=True)
     written = []
     for name, fn in ((LOAD_LATENCY_PNG, plot_load_latency), (THROUGHPUT_PNG, plot_load_throughput)):
@@ -1098,7 +1131,7 @@ def plot_sweep_folder(sweep_dir, out_dir=None, metric: Optional[str] = None,
         return [plot_sweep_results(sweep_dir, out_dir=out_dir, metric=metric)]
     if metric is None:
         return plot_load_sweep_results(sweep_dir, out_dir=out_dir, bounds=bounds)
-    target = Path(out_dir) if out_dir is not None else Path(sweep_dir)
+    target = _figures_dir(out_dir, sweep_dir)
     target.mkdir(parents=True, exist_ok=True)
     fig, ax = plt.subplots(figsize=(7.5, 5))
     return [_save_figure(fig, target / SWEEP_PNG, lambda: plot_load_sweep(df, metric, ax=ax, bounds=bounds))]

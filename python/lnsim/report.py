@@ -39,6 +39,7 @@ import json
 import math
 import os
 import re
+import tempfile
 import warnings
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
@@ -50,6 +51,8 @@ except ImportError:  # pragma: no cover - Python 3.9/3.10
         import tomli as _toml  # type: ignore[no-redef]
     except ImportError:  # pragma: no cover
         _toml = None  # type: ignore[assignment]
+
+from ._outdir import check_report_file, is_incomplete
 
 __all__ = [
     "REPORT_FILE",
@@ -132,25 +135,34 @@ def report_html(results_dir: PathLike) -> str:
 def write_report(results_dir: PathLike, out: Optional[PathLike] = None) -> Path:
     """Writes one self-contained HTML page describing a results folder (one run of either model)
     or a sweep folder to ``out`` (default ``RESULTS_DIR/report.html``; an existing folder gets
-    ``report.html`` inside) and returns its path.
+    ``report.html`` inside) and returns its path. An existing file there is replaced only when it
+    is an lnsim report (its ``generator`` meta tag says so); any other file, a path under a file
+    or an unwritable folder raises :class:`lnsim.OutputError`. The page of an incomplete run
+    (interrupted) says so in a banner under its title.
 
     The page holds the scenario (name, file and TOML text when found), summary tables and every
     figure that fits the folder, embedded as PNG data URIs: no network access is needed to view
     it. Raises ``FileNotFoundError`` when ``results_dir`` does not exist and ``ValueError`` when
     it is neither a results folder (``summary.json``) nor a sweep folder (``sweep.csv``)."""
     d = Path(results_dir)
-    text = report_html(d)
+    folder_kind(d)  # a missing folder or one of no known kind is the first thing to say
     target = Path(out) if out is not None else d / REPORT_FILE
     if target.is_dir():
         target = target / REPORT_FILE
+    check_report_file(target)  # before the (slow) page: never overwrites a file lnsim did not write
+    text = report_html(d)
+    check_report_file(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
+    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.tmp-")
+    tmp = Path(tmp_name)
     try:
-        tmp.write_text(text, encoding="utf-8")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
         os.replace(tmp, target)
     finally:
         if tmp.exists():
-            tmp.unlink()
+            tmp.unlink()  # our own temporary file, left only by a failure
     return target
 
 
@@ -346,6 +358,8 @@ pre.error { white-space: pre-wrap; margin: 0; border: 0; background: none; paddi
 details { margin: 0.5em 0 1em; }
 summary { cursor: pointer; color: var(--accent); }
 .note { color: var(--muted); font-size: 0.9em; }
+p.incomplete { background: #fdecea; border: 2px solid #b3261e; border-radius: 6px; padding: 10px 14px;
+               color: #7a1a14; }
 .warn { background: #fff4e5; border: 1px solid #f0b45a; border-radius: 6px; padding: 8px 12px; }
 .figure-error { background: #fdecea; border: 1px solid #e49a93; border-radius: 6px; padding: 8px 12px; }
 footer { margin-top: 3em; color: var(--muted); font-size: 0.85em; border-top: 1px solid var(--line);
@@ -385,6 +399,8 @@ class _Page:
     def __init__(self) -> None:
         self.title = "lnsim report"
         self.subtitle = ""
+        #: HTML of a warning shown under the title (e.g. the partial results of an interrupted run).
+        self.banner = ""
         self.sections: List[Tuple[str, str, List[str], List[Tuple[str, str]]]] = []
         self.n_figures = 0
         self.n_figure_errors = 0
@@ -441,7 +457,7 @@ class _Page:
             '<meta name="generator" content="lnsim report">\n'
             f"<title>{_esc(self.title)}</title>\n<style>{_CSS}</style>\n<script>{_SCRIPT}</script>\n</head>\n"
             f'<body data-figures-total="{self.n_figures}" data-figure-errors="{self.n_figure_errors}">\n<main>\n'
-            f"<header><h1>{_esc(self.title)}</h1><p class=\"lead\">{self.subtitle}</p></header>\n"
+            f"<header><h1>{_esc(self.title)}</h1><p class=\"lead\">{self.subtitle}</p>{self.banner}</header>\n"
             f'<nav class="toc"><b>Contents</b><ol>{"".join(toc)}</ol></nav>\n'
             + "\n".join(body)
             + f"\n<footer>Written by lnsim {_esc(__version__)} on {_esc(stamp)}. Self-contained page: "
@@ -674,6 +690,14 @@ def _run_report(page: _Page, d: Path) -> None:
     model = "cycle-level router model" if r.is_cycle else "InfiniBand model"
     page.title = f"lnsim report: {name}"
     page.subtitle = f"One run of the {_esc(model)} — results folder <code>{_esc(d)}</code>"
+    if is_incomplete(d):
+        from .plot import incomplete_note
+
+        page.title += " (INCOMPLETE)"
+        note = incomplete_note(s) or "INCOMPLETE RUN: partial results"
+        page.banner = (f'<p class="incomplete"><b>{_esc(note)}.</b> The run did not reach its end: every '
+                       "figure and number below covers only the part that was simulated (summary.json has "
+                       "<code>\"complete\": false</code>).</p>")
 
     copy = d / SCENARIO_COPY
     if copy.is_file():

@@ -48,6 +48,8 @@ import uuid
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional
 
+from ._outdir import check_replaceable
+
 #: File name of the store inside a sweep folder.
 STORE_FILE = "store.sqlite"
 #: Folder (inside the sweep folder) where runs are written before being renamed into place.
@@ -187,7 +189,8 @@ class ResultsStore:
 
     def commit_run(self, record: Dict[str, Any], files: Optional[Dict[str, bytes]]) -> None:
         """Writes one run: its files into ``record["dir"]`` (via a staging folder renamed into
-        place; an existing folder there is replaced) and then its record, atomically.
+        place; an existing folder there is replaced, when lnsim wrote it: see
+        :func:`lnsim._outdir.check_replaceable`) and then its record, atomically.
 
         ``record`` has the :data:`RUN_COLUMNS` (``tables``, ``finished_at`` are filled in here);
         ``files`` maps names relative to the run folder to their bytes (``None`` for a failed
@@ -195,6 +198,7 @@ class ResultsStore:
         rec = dict(record)
         if files is not None:
             target = self.dir / rec["dir"]
+            check_replaceable(target, "run folder")  # never replaces a folder lnsim did not write
             staging = self.dir / STAGING_DIR / uuid.uuid4().hex
             for name, data in files.items():
                 p = staging / name

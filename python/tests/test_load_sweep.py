@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 import lnsim
+from lnsim._outdir import write_marker
 from conftest import SHORT, ZERU_A, dragonfly_toml, lnsim_cmd
 
 #: A tiny cycle-level scenario (what the end-to-end test runs; the fake runs only read it).
@@ -98,6 +99,7 @@ def fake_core(monkeypatch):
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         (out / "summary.json").write_text(json.dumps(s))
+        write_marker(out, "results", complete=True)  # as the core marks its results folders
         calls.append((overrides, seed, out))
         return lnsim.RunResult(out, s)
 

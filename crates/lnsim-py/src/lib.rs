@@ -2,7 +2,8 @@
 //!
 //! The Python package `lnsim` (folder `python/lnsim/`) wraps these functions with pandas
 //! results and plots; this module stays thin: it converts arguments, releases the GIL while the
-//! core runs, turns Ctrl-C into an abort of the run, and maps the core's errors to exceptions:
+//! core runs, turns Ctrl-C into a stop of the run (which writes its partial results, marked
+//! incomplete, then raises `KeyboardInterrupt`), and maps the core's errors to exceptions:
 //!
 //! | core error                | Python exception                          |
 //! |---------------------------|-------------------------------------------|
@@ -47,7 +48,11 @@ fn to_py_err(e: lnsim::Error) -> PyErr {
 /// Returns `{"out_dir": str, "summary": dict}` where `summary` is the parsed `summary.json`
 /// (a run that deadlocked returns normally; its summary's `deadlock` says so).
 /// Raises `ScenarioError` for bad input, `SimulationError` for internal failures and
-/// `KeyboardInterrupt` when interrupted (no results are written then). `stop`, if given, is
+/// `KeyboardInterrupt` (or whatever the signal handler raised) when interrupted: the run stops,
+/// writes what it simulated so far as a results folder marked incomplete (`summary.json`
+/// `"complete": false`), and the exception carries `out_dir` (str) and `summary` (dict)
+/// attributes naming that folder (absent when nothing was written).
+/// `stop`, if given, is
 /// called with the signal check (every 100 ms); when it returns true the run is abandoned with
 /// `SimulationError("the run was cancelled")` (a Dask task whose client went away).
 #[pyfunction]
@@ -97,13 +102,19 @@ fn run(
         };
         api::run_file(&path, &opts, &mut interrupted)
     });
+    let json = py.import("json")?;
     if let Some(e) = pending {
         // The signal handler raised (KeyboardInterrupt for Ctrl-C): re-raise that exception,
-        // whatever the core returned after the abort.
+        // with the partial results folder the core wrote attached to it.
+        if let Ok(output) = &result {
+            let value = e.value(py);
+            let summary = json.call_method1("loads", (output.summary_json.as_str(),))?;
+            let _ = value.setattr("out_dir", output.out_dir.to_string_lossy().into_owned());
+            let _ = value.setattr("summary", summary);
+        }
         return Err(e);
     }
     let output = result.map_err(to_py_err)?;
-    let json = py.import("json")?;
     let summary = json.call_method1("loads", (output.summary_json.as_str(),))?;
     let dict = PyDict::new(py);
     dict.set_item("out_dir", output.out_dir.to_string_lossy().into_owned())?;

@@ -24,10 +24,16 @@ pub struct RunOutput {
     pub out_dir: PathBuf,
     /// The `summary.json` text.
     pub summary_json: String,
+    /// False when the run was interrupted: the folder holds what was simulated until then,
+    /// and says so (`summary.json` `"complete": false`, `"stop_reason": "interrupted"`).
+    pub complete: bool,
 }
 
 /// Runs the scenario file at `path` and writes its results folder. `interrupted` is polled
-/// about ten times a second; returning true aborts the run (no results are written).
+/// about ten times a second while simulating; returning true stops the run, which then writes
+/// what it simulated so far as a results folder marked incomplete and returns it with
+/// [`RunOutput::complete`] false. The results folder is checked before anything runs: one that
+/// lnsim may not replace (see [`crate::outdir`]) is an [`Error::Input`].
 pub fn run_file(
     path: &Path,
     opts: &RunOptions,

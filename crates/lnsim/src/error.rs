@@ -15,7 +15,9 @@ pub enum Error {
     /// A failure that is not the user's fault (I/O, invariant violation).
     #[error("internal error: {0}")]
     Internal(String),
-    /// The run was interrupted (e.g. Ctrl-C); no results are written.
+    /// The run was interrupted (e.g. Ctrl-C) before it simulated anything; no results are
+    /// written. (A run interrupted while simulating writes partial results instead: see
+    /// [`crate::api::run_file`].)
     #[error("interrupted")]
     Interrupted,
 }

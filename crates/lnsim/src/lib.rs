@@ -7,7 +7,8 @@
 //! [`topology`] (fabric builders), [`routing`] (forwarding tables), [`switch`] (the parametric
 //! input-buffered switch), [`endpoint`] (HCAs: generators, per-flow queues, sink), [`cc`]
 //! (congestion-control hooks), [`traffic`] (flows and generators), [`stats`] (collectors and
-//! the results folder), [`sim`] (the network instance and run loop).
+//! the results folder), [`sim`] (the network instance and run loop), [`outdir`] (the output
+//! folders lnsim may write and their atomic replacement).
 
 #![warn(missing_docs)]
 
@@ -17,6 +18,7 @@ pub mod config;
 pub mod endpoint;
 pub mod engine;
 pub mod error;
+pub mod outdir;
 pub mod routing;
 pub mod sim;
 pub mod stats;

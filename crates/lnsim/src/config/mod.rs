@@ -160,17 +160,53 @@ pub fn load_str(
                 Error::Input(format!("{origin}: key `{path}`: {inner}"))
             }
         })?;
-    let name = scenario
-        .scenario
-        .name
-        .clone()
-        .unwrap_or_else(|| default_name.to_string());
+    let name = match &scenario.scenario.name {
+        Some(n) => {
+            check_name(n)
+                .map_err(|why| Error::Input(format!("{origin}: key `scenario.name`: {why}")))?;
+            n.clone()
+        }
+        None => {
+            check_name(default_name).map_err(|why| {
+                Error::Input(format!(
+                    "{origin}: the scenario name {default_name:?}, taken from the file name, \
+                     {}; set scenario.name",
+                    why.trim_start_matches(&format!("{default_name:?} "))
+                ))
+            })?;
+            default_name.to_string()
+        }
+    };
     Ok(LoadedScenario {
         scenario,
         base_dir: base_dir.to_path_buf(),
         merged: table,
         name,
     })
+}
+
+/// Checks that a scenario name can name its default results folder `results/<name>/`: one
+/// path component (no `/` or `\`), not `.` or `..`, not empty, no control characters.
+/// Returns the reason otherwise.
+pub fn check_name(name: &str) -> std::result::Result<(), String> {
+    const ALLOWED: &str = "a scenario name names the results folder results/<name>/: use a \
+                           non-empty name without `/`, `\\` or control characters, other than \
+                           `.` and `..` (e.g. \"zeru_a\")";
+    let bad = if name.is_empty() {
+        Some("is empty")
+    } else if name == "." || name == ".." {
+        Some("is not a folder name")
+    } else if name.contains(['/', '\\']) {
+        Some("contains a path separator")
+    } else if name.chars().any(char::is_control) {
+        Some("contains a control character")
+    } else {
+        None
+    };
+    match bad {
+        None => Ok(()),
+        Some(b) => Err(format!("{name:?} {b}; {ALLOWED}")),
+    }
 }
 
 /// Applies one `key.path=value` override; the value is read as a TOML literal, or as a string
@@ -282,6 +318,42 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("bufer_credits"), "{e}");
+    }
+
+    #[test]
+    fn scenario_names_that_are_not_one_folder_are_refused() {
+        for bad in ["..", ".", "", "../../x", "a/b", "a\\b", "x\ny"] {
+            let e = load_str(
+                MIN,
+                "t.toml",
+                Path::new("."),
+                "t",
+                &[format!("scenario.name={}", toml::Value::String(bad.into()))],
+                None,
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(
+                e.contains("scenario.name") && e.contains("results/<name>/"),
+                "{bad:?}: {e}"
+            );
+        }
+        for good in ["zeru_a", "h4 un", ".hidden", "a..b", "x-sweep"] {
+            let o = [format!(
+                "scenario.name={}",
+                toml::Value::String(good.into())
+            )];
+            let l = load_str(MIN, "t.toml", Path::new("."), "t", &o, None).unwrap();
+            assert_eq!(l.name, good);
+        }
+        // a file stem that cannot name a folder is refused too (and says how to fix it)
+        let e = load_str(MIN, "..toml", Path::new("."), ".", &[], None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("taken from the file name") && e.contains("set scenario.name"),
+            "{e}"
+        );
     }
 
     #[test]

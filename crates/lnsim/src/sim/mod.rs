@@ -13,7 +13,7 @@ mod run;
 
 pub use build::validate;
 pub use deadlock::Deadlock;
-pub use run::{run_scenario, Conservation};
+pub use run::{protected, run_scenario, Conservation, Ending};
 
 use crate::cc::CongestionControl;
 use crate::config::Ps;

@@ -1,5 +1,6 @@
 //! The run loop: take the earliest event, dispatch it to the switch, HCA or generator code,
-//! until the end time; then check conservation and write the results folder.
+//! until the end time (or an interruption); then check conservation and write the results
+//! folder.
 
 use super::{Ev, Net};
 use crate::api::{RunOptions, RunOutput};
@@ -8,22 +9,68 @@ use crate::error::{Error, Result};
 use crate::stats::output;
 use std::time::Instant;
 
-/// Runs a loaded scenario and writes its results folder (nothing is written on failure).
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// It reached its configured end (or stopped by design: saturation, deadlock).
+    Complete,
+    /// It was interrupted (Ctrl-C, SIGINT, SIGTERM) before its end; its results are partial.
+    /// `planned_end` is the end it was configured with: picoseconds (InfiniBand model) or
+    /// cycles (cycle-level model).
+    Interrupted {
+        /// The configured end (ps or cycles).
+        planned_end: u64,
+    },
+}
+
+impl Ending {
+    /// True when the run reached its end.
+    pub fn is_complete(self) -> bool {
+        self == Ending::Complete
+    }
+
+    /// `summary.json`'s `stop_reason` of an incomplete run.
+    pub fn stop_reason(self) -> Option<&'static str> {
+        match self {
+            Ending::Complete => None,
+            Ending::Interrupted { .. } => Some("interrupted"),
+        }
+    }
+}
+
+/// The folders a run's results folder must never hold (besides the current folder): the
+/// scenario file's folder (see [`crate::outdir`]).
+pub fn protected(l: &LoadedScenario) -> Vec<crate::outdir::Protected<'_>> {
+    vec![(l.base_dir.as_path(), "the scenario file's folder")]
+}
+
+/// Runs a loaded scenario and writes its results folder (nothing is written on failure). The
+/// results folder is checked first (see [`crate::outdir::check_out_dir`]): a folder lnsim may
+/// not replace fails before anything is simulated. When `interrupted` returns true the run
+/// stops and writes what it simulated so far, marked incomplete ([`RunOutput::complete`]).
 pub fn run_scenario(
     l: &LoadedScenario,
     opts: &RunOptions,
     interrupted: &mut dyn FnMut() -> bool,
 ) -> Result<RunOutput> {
-    if l.model() == crate::config::Model::Cycle {
-        return super::cycle::run_cycle_scenario(l, opts, interrupted);
-    }
     let out_dir = opts
         .out_dir
         .clone()
         .unwrap_or_else(|| std::path::Path::new("results").join(&l.name));
+    crate::outdir::check_out_dir(&out_dir, &protected(l))?;
+    if l.model() == crate::config::Model::Cycle {
+        return super::cycle::run_cycle_scenario(l, opts, &out_dir, interrupted);
+    }
     let mut net = Net::new(l)?;
     let wall = Instant::now();
-    net.run(opts.progress, interrupted)?;
+    let planned_end = net.end;
+    let ending = match net.run(opts.progress, interrupted)? {
+        None => Ending::Complete,
+        Some(t) => {
+            net.cut_at(t);
+            Ending::Interrupted { planned_end }
+        }
+    };
     let wall_s = wall.elapsed().as_secs_f64();
     let conservation = net.check_conservation()?;
     net.stats.finish(net.end);
@@ -32,10 +79,11 @@ pub fn run_scenario(
         ib.ca.sample(last, net.end);
         ib.sw.finish(net.end);
     }
-    let summary = output::write_results(&net, l, &out_dir, wall_s, conservation)?;
+    let summary = output::write_results(&net, l, &out_dir, wall_s, conservation, ending)?;
     Ok(RunOutput {
         out_dir,
         summary_json: summary,
+        complete: ending.is_complete(),
     })
 }
 
@@ -54,7 +102,17 @@ pub struct Conservation {
 const STALL_PS: Ps = 1_000_000_000;
 
 impl Net {
-    fn run(&mut self, progress: bool, interrupted: &mut dyn FnMut() -> bool) -> Result<()> {
+    /// An interrupted run ends at `t`, the time of the last event it handled: the statistics
+    /// cover `[0, t]` (the intervals after the one holding `t` are dropped).
+    fn cut_at(&mut self, t: Ps) {
+        self.end = t;
+        let ns = &mut self.stats.nodes;
+        ns.n_int = ns.n_int.min((t / ns.interval) as usize + 1);
+    }
+
+    /// Runs until the end time; returns `Some(time reached)` when `interrupted` stopped it
+    /// early (every handled event is complete then, so the state is consistent).
+    fn run(&mut self, progress: bool, interrupted: &mut dyn FnMut() -> bool) -> Result<Option<Ps>> {
         self.start_sources();
         if self.cc.active() {
             // CCTI time series: one sample at every interval border
@@ -76,6 +134,7 @@ impl Net {
         // a deadlock is looked for once packets have not moved for this long
         let stall = STALL_PS;
         let mut next_check = stall;
+        let mut stopped = None;
         while let Some((t, ev)) = self.q.pop() {
             if t >= self.end {
                 self.q.push(t, ev); // keep it for the conservation count
@@ -94,24 +153,31 @@ impl Net {
                     }
                     next_check = t + stall;
                 }
-                watch.poll(t / 1_000_000, interrupted, |wall| {
+                let polled = watch.poll(t / 1_000_000, interrupted, |wall| {
                     Some(format!(
                         "{:.3} sim-s/s",
                         t as f64 / PS_PER_S as f64 / wall.max(1e-9)
                     ))
-                })?;
+                });
+                match polled {
+                    Err(Error::Interrupted) => {
+                        stopped = Some(t);
+                        break;
+                    }
+                    r => r?,
+                }
             }
         }
         watch.finish();
         if let Some(f) = &self.fault {
             return Err(Error::Internal(f.clone()));
         }
-        if self.deadlock.is_none() && self.q.is_empty() {
+        if stopped.is_none() && self.deadlock.is_none() && self.q.is_empty() {
             // nothing more will ever happen: packets still queued are stuck for good
             let t = self.last_progress;
             self.deadlock = self.detect_deadlock(t);
         }
-        Ok(())
+        Ok(stopped)
     }
 
     #[inline]
@@ -283,7 +349,7 @@ mod tests {
                     [[traffic.generators]]\nsources = \"all\"\n";
         let l = load_str(text, "t", std::path::Path::new("."), "t", &[], None).unwrap();
         let mut n = Net::new(&l).unwrap();
-        n.run(false, &mut || false).unwrap();
+        assert_eq!(n.run(false, &mut || false).unwrap(), None);
         n
     }
 

@@ -1,13 +1,15 @@
 //! The results folder (issue 2 item 6): `summary.json`, `nodes.csv`, `flows.csv`,
-//! `latency_hist.csv`, `buffers.csv`, `scenario.toml`. Everything is written into a temporary
-//! sibling folder that is renamed into place at the end, so a failed run leaves no
-//! `summary.json` and an old results folder is replaced whole.
+//! `latency_hist.csv`, `buffers.csv`, `scenario.toml` and the `.lnsim` marker. Everything is
+//! written by [`crate::outdir::write_folder`]: into a temporary sibling folder that is swapped
+//! into place at the end, so a failed run leaves no `summary.json`, an old results folder is
+//! replaced whole, and a folder lnsim did not write is never replaced.
 
 use super::fairness::jain;
 use crate::config::{LoadedScenario, PS_PER_S};
 use crate::error::{Error, Result};
-use crate::sim::Conservation;
+use crate::outdir::{write_folder, Marker};
 use crate::sim::Net;
+use crate::sim::{Conservation, Ending};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -28,13 +30,17 @@ fn r6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 
-/// Writes the results folder of a finished run and returns the `summary.json` text.
+/// Writes the results folder of a run and returns the `summary.json` text. `ending` says
+/// whether the run reached its end time; an interrupted run has simulated up to `net.end`
+/// (its summary says `"complete": false` and gives `planned_sim_time_s`, the end time it was
+/// configured with).
 pub fn write_results(
     net: &Net,
     l: &LoadedScenario,
     out: &Path,
     wall_s: f64,
     c: Conservation,
+    ending: Ending,
 ) -> Result<String> {
     let st = &net.stats;
     let end = net.end;
@@ -63,7 +69,7 @@ pub fn write_results(
             }
         }
     }
-    let after_ps = end - warm_start;
+    let after_ps = end.saturating_sub(warm_start);
     let ib = match &net.cc {
         crate::cc::CongestionControl::Ib(ib) => Some(ib.as_ref()),
         crate::cc::CongestionControl::Off => None,
@@ -94,7 +100,7 @@ pub fn write_results(
 
     // flows
     let flows = &net.traffic.flows;
-    let window_ps = end - st.window;
+    let window_ps = end.saturating_sub(st.window);
     let flow_json = |(i, f): (usize, &crate::traffic::Flow)| {
         json!({
             "throttled_s": r6(throttled_s(i)),
@@ -185,8 +191,9 @@ pub fn write_results(
             "p50": h.value_at_quantile(0.5), "p99": h.value_at_quantile(0.99), "max": h.max(),
         })
     };
-    let summary = json!({
+    let mut summary = json!({
         "scenario": l.name,
+        "complete": ending.is_complete(),
         "seed": l.scenario.sim.seed,
         "version": crate::VERSION,
         "sim_time_s": end as f64 / PS_PER_S as f64,
@@ -237,6 +244,10 @@ pub fn write_results(
             "in_network_packets": c.in_network, "ok": true,
         },
     });
+    if let Ending::Interrupted { planned_end } = ending {
+        summary["stop_reason"] = json!(ending.stop_reason());
+        summary["planned_sim_time_s"] = json!(planned_end as f64 / PS_PER_S as f64);
+    }
     let text =
         serde_json::to_string_pretty(&summary).map_err(|e| Error::Internal(e.to_string()))? + "\n";
 
@@ -362,38 +373,7 @@ pub fn write_results(
         files.push(("summary.json", text.clone()));
     }
     let refs: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
-    write_folder(out, &refs)?;
+    let marker = Marker::results(ending.is_complete(), ending.stop_reason());
+    write_folder(out, &refs, &marker, &crate::sim::protected(l))?;
     Ok(text)
-}
-
-/// Writes `files` (name, contents) as the folder `out`, atomically: into a hidden sibling
-/// folder first, renamed into place only when every file is written, so a folder that exists
-/// is complete. An existing `out` is replaced.
-pub fn write_folder(out: &Path, files: &[(&str, &str)]) -> Result<()> {
-    let parent = out
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent)?;
-    let leaf = out
-        .file_name()
-        .and_then(|s| s.to_str())
-        .unwrap_or("results");
-    let tmp = parent.join(format!(".{leaf}.tmp-{}", std::process::id()));
-    if tmp.exists() {
-        std::fs::remove_dir_all(&tmp)?;
-    }
-    std::fs::create_dir_all(&tmp)?;
-    let res = files
-        .iter()
-        .try_for_each(|(name, text)| std::fs::write(tmp.join(name), text));
-    if let Err(e) = res {
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Err(e.into());
-    }
-    if out.exists() {
-        std::fs::remove_dir_all(out)?;
-    }
-    std::fs::rename(&tmp, out)?;
-    Ok(())
 }

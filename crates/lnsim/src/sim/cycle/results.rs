@@ -13,6 +13,8 @@ use super::run::Counts;
 use super::CycleNet;
 use crate::config::LoadedScenario;
 use crate::error::{Error, Result};
+use crate::outdir::{write_folder, Marker};
+use crate::sim::Ending;
 use crate::stats::fairness::jain;
 use hdrhistogram::Histogram;
 use serde_json::json;
@@ -246,13 +248,16 @@ fn r6(x: f64) -> f64 {
     }
 }
 
-/// Writes the results folder of a finished cycle-level run; returns the `summary.json` text.
+/// Writes the results folder of a cycle-level run; returns the `summary.json` text. An
+/// interrupted run (`ending`) has simulated the cycles `[0, stats.stop)`: its summary says
+/// `"complete": false` and gives `simulated_cycles` and `planned_cycles`.
 pub(crate) fn write(
     net: &CycleNet,
     l: &LoadedScenario,
     out: &Path,
     wall_s: f64,
     c: Counts,
+    ending: Ending,
 ) -> Result<String> {
     let st = &net.stats;
     let (lat, nlat) = (st.lat.histogram(), st.net.histogram());
@@ -303,8 +308,9 @@ pub(crate) fn write(
         .map(|a| format!("{a:?}").to_lowercase())
         .unwrap_or_else(|| "dor".into());
     let events_per_s = st.phit_hops as f64 / wall_s.max(1e-9);
-    let summary = json!({
+    let mut summary = json!({
         "scenario": l.name,
+        "complete": ending.is_complete(),
         "model": "cycle",
         "version": crate::VERSION,
         "seed": s.sim.seed,
@@ -357,6 +363,11 @@ pub(crate) fn write(
         "router_visits": st.router_visits,
         "phit_hops_per_s": r6(events_per_s),
     });
+    if let Ending::Interrupted { planned_end } = ending {
+        summary["stop_reason"] = json!(ending.stop_reason());
+        summary["simulated_cycles"] = json!(st.stop);
+        summary["planned_cycles"] = json!(planned_end);
+    }
     let text =
         serde_json::to_string_pretty(&summary).map_err(|e| Error::Internal(e.to_string()))? + "\n";
 
@@ -398,7 +409,8 @@ pub(crate) fn write(
         );
     }
     let scenario = toml::to_string(&l.merged).unwrap_or_default();
-    crate::stats::output::write_folder(
+    let marker = Marker::results(ending.is_complete(), ending.stop_reason());
+    write_folder(
         out,
         &[
             ("routers.csv", routers.as_str()),
@@ -407,6 +419,8 @@ pub(crate) fn write(
             ("scenario.toml", scenario.as_str()),
             ("summary.json", text.as_str()),
         ],
+        &marker,
+        &crate::sim::protected(l),
     )?;
     Ok(text)
 }

@@ -9,31 +9,36 @@ use crate::api::{RunOptions, RunOutput};
 use crate::config::LoadedScenario;
 use crate::error::{Error, Result};
 use crate::routing::candidates::{Occupancy, RouteState};
+use crate::sim::Ending;
 use crate::switch::separable_allocator::{after, bits, round_robin};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::time::Instant;
 
-/// Runs a cycle-level scenario and writes its results folder (nothing on failure).
+/// Runs a cycle-level scenario and writes its results folder `out_dir` (nothing on failure;
+/// what was simulated, marked incomplete, when `interrupted` stops it).
 pub fn run_cycle_scenario(
     l: &LoadedScenario,
     opts: &RunOptions,
+    out_dir: &std::path::Path,
     interrupted: &mut dyn FnMut() -> bool,
 ) -> Result<RunOutput> {
-    let out_dir = opts
-        .out_dir
-        .clone()
-        .unwrap_or_else(|| std::path::Path::new("results").join(&l.name));
     let mut net = CycleNet::new(l)?;
     net.tabulate_routes();
     let wall = Instant::now();
-    net.run(opts.progress, interrupted)?;
+    let planned_end = net.end;
+    let ending = if net.run(opts.progress, interrupted)? {
+        Ending::Interrupted { planned_end }
+    } else {
+        Ending::Complete
+    };
     let wall_s = wall.elapsed().as_secs_f64();
     let cons = net.check_conservation()?;
-    let summary = super::results::write(&net, l, &out_dir, wall_s, cons)?;
+    let summary = super::results::write(&net, l, out_dir, wall_s, cons, ending)?;
     Ok(RunOutput {
-        out_dir,
+        out_dir: out_dir.to_path_buf(),
         summary_json: summary,
+        complete: ending.is_complete(),
     })
 }
 
@@ -105,11 +110,13 @@ impl Occupancy for View<'_> {
 }
 
 impl CycleNet {
+    /// Runs until the end cycle (or saturation); returns true when `interrupted` stopped it
+    /// early, at the end of a whole cycle (`stats.stop` is then the first cycle not simulated).
     pub(crate) fn run(
         &mut self,
         progress: bool,
         interrupted: &mut dyn FnMut() -> bool,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         self.start_generators(0);
         let change = self
             .traffic
@@ -120,6 +127,7 @@ impl CycleNet {
             self.end,
             "{bar:40} cycle {pos}/{len} [{elapsed_precise} < {eta}]",
         );
+        let mut stopped = false;
         while self.now < self.end {
             let now = self.now;
             if change == Some(now) {
@@ -168,7 +176,14 @@ impl CycleNet {
                     self.now += 1;
                     break;
                 }
-                watch.poll(now, interrupted, |_| None)?;
+                match watch.poll(now, interrupted, |_| None) {
+                    Err(Error::Interrupted) => {
+                        stopped = true;
+                        self.now += 1;
+                        break;
+                    }
+                    r => r?,
+                }
             }
             self.now += 1;
         }
@@ -177,7 +192,7 @@ impl CycleNet {
         if let Some(f) = &self.fault {
             return Err(Error::Internal(f.clone()));
         }
-        Ok(())
+        Ok(stopped)
     }
 
     /// Handles the events of one cycle, kind by kind (see [`super::calendar`]).
