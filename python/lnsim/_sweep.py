@@ -874,30 +874,33 @@ def sweep(scenario, overrides=None, out=None, jobs=None, seed=None, progress=Fal
 
 
 def load_sweep(d) -> "Any":
-    """Reads ``sweep.csv`` of a sweep folder as a DataFrame (``attrs["keys"]`` = swept keys)."""
-    import pandas as pd
+    """Reads ``sweep.csv`` of a sweep folder as a DataFrame (``attrs["keys"]`` = swept keys,
+    ``attrs["path"]`` = the file). Raises :class:`lnsim.ResultsError` naming the file, line and
+    column when it is not a CSV table with the ``point`` and ``status`` columns."""
+
+    from ._read import SWEEP_TABLE, ResultsError, read_table
 
     d = Path(d)
     path = d / SWEEP_CSV
     if not path.is_file():
         raise FileNotFoundError(f"{d}: not a sweep folder (no {SWEEP_CSV})")
-    df = pd.read_csv(path)
+    df = read_table(path, SWEEP_TABLE)  # a corrupt table raises ResultsError naming it
+    if df.empty:
+        raise ResultsError(path, "no rows (a sweep has at least one point; was the file cut short?)", line=2)
     df.attrs["out_dir"] = str(d)
     df.attrs["keys"] = sweep_keys(df, d)
     return df
 
 
 def sweep_keys(df, d=None) -> List[str]:
-    """The swept keys of a sweep DataFrame: ``sweep.json``'s list when the folder is known,
-    else the columns before ``point``."""
+    """The swept keys of a sweep DataFrame: ``sweep.json``'s list when the folder is known (a
+    corrupt sweep.json raises :class:`lnsim.ResultsError`), else the columns before ``point``."""
     if d is not None and (Path(d) / SWEEP_JSON).is_file():
-        try:
-            with open(Path(d) / SWEEP_JSON, encoding="utf-8") as f:
-                keys = json.load(f).get("keys")
-            if keys and all(k in df.columns for k in keys):
-                return list(keys)
-        except (OSError, ValueError):
-            pass
+        from ._read import read_sweep_meta
+
+        keys = read_sweep_meta(Path(d) / SWEEP_JSON).get("keys")  # corrupt: ResultsError
+        if keys and all(k in df.columns for k in keys):
+            return list(keys)
     if "keys" in getattr(df, "attrs", {}):
         return list(df.attrs["keys"])
     cols = list(df.columns)

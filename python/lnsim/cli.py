@@ -501,10 +501,11 @@ def main(argv: Optional[List[str]] = None) -> int:
 def _report(e: BaseException) -> int:
     from . import ScenarioError, SimulationError
 
+    from ._read import ResultsError
     from .executors import ExecutorError
     from .store import StoreError
 
-    if isinstance(e, (ScenarioError, InputError, ExecutorError, StoreError)):
+    if isinstance(e, (ScenarioError, InputError, ExecutorError, StoreError, ResultsError)):
         print(f"lnsim: error: {e}", file=sys.stderr)
         return EXIT_INPUT
     if isinstance(e, SimulationError):

@@ -375,6 +375,7 @@ def plot_results(result_or_dir: ResultLike, out_dir=None) -> List[Path]:
     target = Path(out_dir) if out_dir is not None else r.out_dir
     if r.is_cycle:
         return plot_cycle_results(r, out_dir=target)
+    r.nodes, r.latency, r.ccti  # noqa: B018 - read and checked (ResultsError) before anything is written
     target.mkdir(parents=True, exist_ok=True)
     written: List[Path] = []
     with_cc = r.ccti is not None
@@ -567,13 +568,15 @@ def _label(v) -> str:
 
 
 def _metric_values(df: pd.DataFrame, metric: str) -> pd.Series:
+    """``metric`` of every successful row as numbers (NaN for failed rows); a value of a
+    successful row that is not a number raises :class:`lnsim.ResultsError` naming sweep.csv,
+    the line and the column."""
+    from ._read import sweep_numbers
+
     if metric not in df.columns:
         numeric = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])]
         raise ValueError(f"metric {metric!r} is not a column of sweep.csv; numeric columns: {', '.join(numeric)}")
-    y = pd.to_numeric(df[metric], errors="coerce")
-    if "status" in df.columns:
-        y = y.where(df["status"] == "ok")
-    return y
+    return sweep_numbers(df, metric)
 
 
 def plot_sweep(df_or_dir, metric: Optional[str] = None, ax=None):
@@ -847,6 +850,9 @@ def plot_cycle_results(result_or_dir: ResultLike, out_dir=None) -> List[Path]:
     (:func:`plot_latency_histogram`, in cycles), each when its table is there. Returns the
     paths written."""
     r = _result(result_or_dir)
+    has_latency = (r.out_dir / "latency_hist.csv").is_file()
+    # every table is read (and checked: ResultsError) before any figure is written
+    r.bins, r.routers, has_latency and r.latency  # noqa: B018
     target = Path(out_dir) if out_dir is not None else r.out_dir
     target.mkdir(parents=True, exist_ok=True)
     written: List[Path] = []
@@ -855,7 +861,7 @@ def plot_cycle_results(result_or_dir: ResultLike, out_dir=None) -> List[Path]:
         jobs.append(("timeline.png", (10, 8.4), lambda fig: plot_timeline(r, fig=fig)))
     if r.routers is not None:
         jobs.append(("routers.png", (11, 4.5), lambda fig: plot_router_load(r, ax=fig.subplots())))
-    if (r.out_dir / "latency_hist.csv").is_file():
+    if has_latency:
         jobs.append(("latency_hist.png", (8, 4.5), lambda fig: plot_latency_histogram(r, ax=fig.subplots())))
     for name, size, draw in jobs:
         fig = plt.figure(figsize=size)
@@ -897,7 +903,7 @@ def load_key(df: pd.DataFrame, keys: Sequence[str]) -> Optional[str]:
         if _numeric(df[k].dropna()):
             return k
     ok = df["status"] == "ok" if "status" in df.columns else pd.Series(True, index=df.index)
-    offered = pd.to_numeric(df.loc[ok, LOAD_COLUMN], errors="coerce")
+    offered = _metric_values(df, LOAD_COLUMN)[ok]
     for k in keys:
         vals = df.loc[ok, k]
         if len(vals) and _numeric(vals) and offered.notna().all() and np.allclose(vals.to_numpy(dtype=float), offered):
@@ -912,9 +918,31 @@ def is_load_sweep(df_or_dir) -> bool:
     return load_key(df, keys) is not None
 
 
-def _true(series: pd.Series) -> pd.Series:
-    """``saturated`` as booleans, whether read from CSV as bools, strings or numbers."""
-    return series.map(lambda v: str(v).strip().lower() in ("true", "1", "1.0")).astype(bool)
+def _true(series: pd.Series, path=None) -> pd.Series:
+    """``saturated`` as booleans, whether read from CSV as bools, strings or numbers (blank:
+    false). Any other value raises :class:`lnsim.ResultsError` naming ``path`` (the sweep.csv
+    it was read from), the line and the column; without ``path`` it counts as false."""
+    from ._read import ResultsError
+
+    def flag(v) -> bool:
+        text = str(v).strip().lower()
+        if text in ("true", "1", "1.0"):
+            return True
+        if text in ("false", "0", "0.0", "nan", "none", ""):
+            return False
+        raise ValueError(text)
+
+    out = []
+    for i, v in enumerate(series):
+        try:
+            out.append(flag(v))
+        except ValueError:
+            if path is None:
+                out.append(False)
+                continue
+            raise ResultsError(path, f"column `{series.name}`: {v!r} is not true or false", column=str(series.name),
+                               line=i + 2) from None
+    return pd.Series(out, index=series.index, dtype=bool)
 
 
 def _line_labels(df: pd.DataFrame, others: Sequence[str]) -> List[str]:
@@ -945,7 +973,7 @@ def load_curves(df_or_dir, metric: str, drop_saturated: bool = False) -> pd.Data
             "line": _line_labels(df, others),
             "load": pd.to_numeric(df[key], errors="coerce"),
             "y": _metric_values(df, metric),
-            "saturated": _true(df["saturated"]) if "saturated" in df.columns else False,
+            "saturated": _true(df["saturated"], df.attrs.get("path")) if "saturated" in df.columns else False,
         }
     )
     order = _in_order(t["line"])
@@ -1092,10 +1120,17 @@ def plot_sweep_folder(sweep_dir, out_dir=None, metric: Optional[str] = None,
     from ._sweep import SWEEP_PNG, load_sweep
 
     df = load_sweep(sweep_dir)
+    # the columns the figures need are checked (ResultsError) before anything is written
     if load_key(df, df.attrs["keys"]) is None:
         if bounds:
             raise ValueError("bounds apply to a load sweep (offered_load column and a swept traffic.load)")
+        _metric_values(df, metric or default_sweep_metric(df))
         return [plot_sweep_results(sweep_dir, out_dir=out_dir, metric=metric)]
+    for column in ([metric] if metric else [LATENCY_METRIC, ACCEPTED_METRIC]):
+        if column in df.columns or column == metric:
+            _metric_values(df, column)
+    if "saturated" in df.columns:
+        _true(df["saturated"], df.attrs.get("path"))
     if metric is None:
         return plot_load_sweep_results(sweep_dir, out_dir=out_dir, bounds=bounds)
     target = Path(out_dir) if out_dir is not None else Path(sweep_dir)

@@ -35,7 +35,6 @@ import base64
 import datetime as _dt
 import html
 import io
-import json
 import math
 import os
 import re
@@ -408,8 +407,12 @@ class _Page:
         number = self.n_figures
         fid = f"fig-{number}"
         short = title or caption.split(".")[0]
+        from ._read import ResultsError
+
         try:
             png = _render_png(draw, figsize)
+        except ResultsError:
+            raise  # a corrupt input file is the user's to fix: no page (exit status 2)
         except Exception as e:  # noqa: BLE001 - one bad figure must not lose the page
             self.n_figures -= 1
             self.n_figure_errors += 1
@@ -668,7 +671,7 @@ _CYCLE_KEYS = [
 def _run_report(page: _Page, d: Path) -> None:
     import lnsim
 
-    r = lnsim.load_results(d)
+    r = lnsim.load_results(d).check()  # a corrupt file raises ResultsError before any figure
     s = r.summary
     name = str(s.get("scenario") or d.name)
     model = "cycle-level router model" if r.is_cycle else "InfiniBand model"
@@ -769,14 +772,7 @@ def _ib_tables(page: _Page, r) -> None:
         if note:
             parts.append(f'<p class="note">{_esc(note.strip())}</p>')
 
-    flows = None
-    if (r.out_dir / "flows.csv").is_file():
-        try:
-            import pandas as pd
-
-            flows = pd.read_csv(r.out_dir / "flows.csv", dtype={"src": str, "dst": str})
-        except Exception:  # noqa: BLE001 - the table is optional
-            flows = None
+    flows = r.flows if (r.out_dir / "flows.csv").is_file() else None
     if flows is not None and not flows.empty:
         if parts is None:
             parts = page.section("Nodes and flows")
@@ -916,12 +912,11 @@ SWEEP_METRICS = [
 
 
 def _read_json(path: Path) -> dict:
-    try:
-        with open(path, encoding="utf-8") as f:
-            v = json.load(f)
-        return v if isinstance(v, dict) else {}
-    except (OSError, ValueError):
-        return {}
+    """sweep.json checked (:func:`lnsim._read.read_sweep_meta`), ``{}`` when absent; a corrupt
+    one raises :class:`lnsim.ResultsError` naming it."""
+    from ._read import read_sweep_meta
+
+    return read_sweep_meta(path) if path.is_file() else {}
 
 
 def _ok_mask(df):
@@ -931,11 +926,11 @@ def _ok_mask(df):
 
 
 def _has_data(df, col: str, nonzero: bool = False) -> bool:
-    import pandas as pd
+    from ._read import sweep_numbers
 
     if col not in df.columns:
         return False
-    v = pd.to_numeric(df.loc[_ok_mask(df), col], errors="coerce").dropna()
+    v = sweep_numbers(df, col).dropna()  # text in a successful row: ResultsError
     return len(v) > 0 and (not nonzero or bool((v != 0).any()))
 
 
@@ -1115,9 +1110,9 @@ def _sweep_metric(df, metric: str, fig):
 
 
 def _numeric_col(df, col: str):
-    import pandas as pd
+    from ._read import sweep_numbers
 
-    return pd.to_numeric(df[col], errors="coerce")
+    return sweep_numbers(df, col)
 
 
 def _load_sweep_figures(page: _Page, parts: List[str], d: Path, df, meta: dict, keys: List[str], lkey: str) -> None:

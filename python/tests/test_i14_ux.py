@@ -1,0 +1,266 @@
+"""Issue 14, items 5, 14 and 17: corrupt results given to ``plot``/``report``, the run summary's
+after-warm-up rates and shares of the link, and the smaller user-surface items (documentation
+facts, units, figures, progress of the Python API, number formatting).
+
+The corruption matrix runs ``lnsim plot`` and ``lnsim report`` in-process (``cli.main``: the
+command's own entry point, which prints the message and returns the exit status) on copies of
+real results folders of both models and of two real sweeps, each with one file spoiled.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import lnsim
+from conftest import REPO, SCENARIOS, ZERU_A, dragonfly_toml, lnsim_cmd, short
+from lnsim import cli
+
+#: A short CC-on zeru_a run (ccti.csv is written; flows are throttled from 0.1 s on).
+IB_RUN = ["--set", "cc.enabled=true", *short("0.15s", "0.1s")]
+LOAD_SWEEP = '\n[sweep]\n"routing.algorithm" = ["min", "vlb"]\n"traffic.load" = [0.1, 0.3]\n'
+
+
+def _ok(proc: subprocess.CompletedProcess, what: str) -> None:
+    assert proc.returncode == 0, f"{what} failed ({proc.returncode}):\n{proc.stderr}"
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory) -> dict:
+    """Real folders written once: an InfiniBand run with CC on, a cycle-level run, a
+    cycle-level load sweep and an InfiniBand sweep."""
+    tmp = tmp_path_factory.mktemp("i14ux")
+    out = {}
+    out["ib"] = tmp / "ib"
+    _ok(lnsim_cmd("run", ZERU_A, *IB_RUN, "--out", out["ib"], "--no-plot", "--no-progress"), "lnsim run (IB)")
+    scen = tmp / "tiny_df.toml"
+    scen.write_text(dragonfly_toml(head='[scenario]\nname = "tiny_df"\n'), encoding="utf-8")
+    out["cycle"] = tmp / "cycle"
+    _ok(lnsim_cmd("run", scen, "--out", out["cycle"], "--no-plot", "--no-progress"), "lnsim run (cycle)")
+    sw = tmp / "tiny_sw.toml"
+    sw.write_text(scen.read_text(encoding="utf-8") + LOAD_SWEEP, encoding="utf-8")
+    out["sweep"] = tmp / "sweep"
+    _ok(lnsim_cmd("sweep", sw, "--out", out["sweep"], "--jobs", "1", "--no-plot", "--no-progress"), "lnsim sweep")
+    out["ib_sweep"] = tmp / "ib_sweep"
+    _ok(lnsim_cmd("sweep", ZERU_A, "--grid", "cc.marking_rate=1,10", "--set", "cc.enabled=true",
+                  *short("0.02s", "0.01s"), "--out", out["ib_sweep"], "--jobs", "1", "--no-plot", "--no-progress"),
+        "lnsim sweep (IB)")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# item 5: corrupt results -> exit 2 naming the file (and line / column)
+
+
+def _write(text):
+    def f(path: Path) -> None:
+        path.write_text(text, encoding="utf-8")
+
+    return f
+
+
+def _bytes(data: bytes):
+    def f(path: Path) -> None:
+        path.write_bytes(data)
+
+    return f
+
+
+JUNK = bytes(range(256)) * 8 + b"\xff\xfe\x00\x81"
+
+
+def _rename_column(old: str, new: str):
+    def f(path: Path) -> None:
+        lines = path.read_text(encoding="utf-8").split("\n")
+        cols = lines[0].split(",")
+        lines[0] = ",".join(new if c == old else c for c in cols)
+        path.write_text("\n".join(lines), encoding="utf-8")
+
+    return f
+
+
+def _drop_column(name: str):
+    def f(path: Path) -> None:
+        rows = list(csv.reader(path.open(encoding="utf-8", newline="")))
+        i = rows[0].index(name)
+        with path.open("w", encoding="utf-8", newline="") as fh:
+            csv.writer(fh).writerows([r[:i] + r[i + 1:] for r in rows])
+
+    return f
+
+
+def _cell(column: str, row: int, value: str):
+    """Sets ``column`` of data row ``row`` (0-based; file line ``row + 2``) to ``value``."""
+
+    def f(path: Path) -> None:
+        rows = list(csv.reader(path.open(encoding="utf-8", newline="")))
+        rows[row + 1][rows[0].index(column)] = value
+        with path.open("w", encoding="utf-8", newline="") as fh:
+            csv.writer(fh).writerows(rows)
+
+    return f
+
+
+def _ragged(row: int):
+    def f(path: Path) -> None:
+        lines = path.read_text(encoding="utf-8").split("\n")
+        lines[row + 1] += ",1,2,3"
+        path.write_text("\n".join(lines), encoding="utf-8")
+
+    return f
+
+
+def _header_only(path: Path) -> None:
+    path.write_text(path.read_text(encoding="utf-8").split("\n")[0] + "\n", encoding="utf-8")
+
+
+def _json_field(dotted: str, value):
+    def f(path: Path) -> None:
+        d = json.loads(path.read_text(encoding="utf-8"))
+        *parents, last = dotted.split(".")
+        node = d
+        for p in parents:
+            node = node[p]
+        node[last] = value
+        path.write_text(json.dumps(d), encoding="utf-8")
+
+    return f
+
+
+def _first_point_summary(folder: Path) -> Path:
+    return sorted((folder / "points").glob("*/summary.json"))[-1]
+
+
+BOTH, REPORT = ("plot", "report"), ("report",)
+
+#: (folder, case id, file (relative, or a function of the folder), spoil, commands that must
+#: fail, text the message must hold besides the file name). Corruptions of a file that `plot`
+#: does not read fail `report` only, and `plot` must then still succeed.
+CORRUPTIONS = [
+    # an InfiniBand results folder
+    ("ib", "summary-not-json", "summary.json", _write('{"scenario": "x",\n  "seed": }'), BOTH, "summary.json:2:"),
+    ("ib", "summary-array", "summary.json", _write("[1, 2, 3]\n"), BOTH, "JSON object"),
+    ("ib", "summary-string", "summary.json", _write('"results"\n'), BOTH, "JSON object"),
+    ("ib", "summary-empty", "summary.json", _write(""), BOTH, "empty file"),
+    ("ib", "summary-binary", "summary.json", _bytes(JUNK), BOTH, "not a text file"),
+    ("ib", "summary-field-type", "summary.json", _json_field("interval_s", "5ms"), BOTH, "`interval_s`"),
+    ("ib", "summary-node-type", "summary.json", _json_field("nodes.H112.tx_gbps", "fast"), BOTH,
+     "`nodes.H112.tx_gbps`"),
+    ("ib", "summary-latency-object", "summary.json", _json_field("latency_ns", [1, 2]), BOTH, "`latency_ns`"),
+    ("ib", "nodes-garbage", "nodes.csv", _write("hello world\nthis is not a table\n"), BOTH, "missing columns"),
+    ("ib", "nodes-renamed", "nodes.csv", _rename_column("tx_bytes", "bytes_tx"), BOTH, "`tx_bytes`"),
+    ("ib", "nodes-missing", "nodes.csv", _drop_column("rx_bytes"), BOTH, "`rx_bytes`"),
+    ("ib", "nodes-text-number", "nodes.csv", _cell("rx_bytes", 1, "lots"), BOTH, "nodes.csv:3: column `rx_bytes`"),
+    ("ib", "nodes-blank-number", "nodes.csv", _cell("t_start_s", 4, ""), BOTH, "nodes.csv:6: column `t_start_s`"),
+    ("ib", "nodes-ragged", "nodes.csv", _ragged(2), BOTH, "nodes.csv:4:"),
+    ("ib", "nodes-empty", "nodes.csv", _write(""), BOTH, "empty file"),
+    ("ib", "nodes-binary", "nodes.csv", _bytes(JUNK), BOTH, "not a text file"),
+    ("ib", "latency-renamed", "latency_hist.csv", _rename_column("count", "n"), BOTH, "`count`"),
+    ("ib", "ccti-text", "ccti.csv", _cell("ccti_end", 0, "high"), BOTH, "ccti.csv:2: column `ccti_end`"),
+    ("ib", "flows-garbage", "flows.csv", _write("src\n1\n"), REPORT, "`dst`"),
+    ("ib", "buffers-missing", "buffers.csv", _drop_column("mean_credits"), REPORT, "`mean_credits`"),
+    ("ib", "cc-ports-binary", "cc_ports.csv", _bytes(JUNK), REPORT, "not a text file"),
+    # a cycle-level results folder
+    ("cycle", "summary-not-json", "summary.json", _write("{'model': 'cycle'}"), BOTH, "summary.json:1:"),
+    ("cycle", "summary-array", "summary.json", _write("[]"), BOTH, "JSON object"),
+    ("cycle", "summary-flag-type", "summary.json", _json_field("saturated", "no"), BOTH, "`saturated`"),
+    ("cycle", "summary-binary", "summary.json", _bytes(JUNK), BOTH, "not a text file"),
+    ("cycle", "bins-renamed", "bins.csv", _rename_column("start_cycle", "start"), BOTH, "`start_cycle`"),
+    ("cycle", "bins-text-number", "bins.csv", _cell("end_cycle", 0, "later"), BOTH, "bins.csv:2: column `end_cycle`"),
+    ("cycle", "bins-empty", "bins.csv", _write(""), BOTH, "empty file"),
+    ("cycle", "routers-missing", "routers.csv", _drop_column("accepted_load"), BOTH, "`accepted_load`"),
+    ("cycle", "routers-garbage", "routers.csv", _write("router;load\n0;1\n"), BOTH, "missing columns"),
+    ("cycle", "latency-binary", "latency_hist.csv", _bytes(JUNK), BOTH, "not a text file"),
+    # a load sweep of the cycle-level model
+    ("sweep", "csv-binary", "sweep.csv", _bytes(JUNK), BOTH, "not a text file"),
+    ("sweep", "csv-empty", "sweep.csv", _write(""), BOTH, "empty file"),
+    ("sweep", "csv-header-only", "sweep.csv", _header_only, BOTH, "no rows"),
+    ("sweep", "csv-garbage", "sweep.csv", _write("hello\nworld\n"), BOTH, "missing columns `point`, `status`"),
+    ("sweep", "csv-no-point", "sweep.csv", _rename_column("point", "pt"), BOTH, "`point`"),
+    ("sweep", "csv-no-status", "sweep.csv", _drop_column("status"), BOTH, "`status`"),
+    ("sweep", "csv-text-metric", "sweep.csv", _cell("accepted_load", 1, "lots"), BOTH,
+     "sweep.csv:3: column `accepted_load`"),
+    ("sweep", "csv-text-latency", "sweep.csv", _cell("latency_cycles.mean", 2, "x"), BOTH,
+     "sweep.csv:4: column `latency_cycles.mean`"),
+    ("sweep", "csv-bad-flag", "sweep.csv", _cell("saturated", 3, "maybe"), BOTH, "sweep.csv:5: column `saturated`"),
+    ("sweep", "csv-ragged", "sweep.csv", _ragged(1), BOTH, "sweep.csv:3:"),
+    ("sweep", "json-not-json", "sweep.json", _write("[\n"), BOTH, "sweep.json:2:"),
+    ("sweep", "json-points", "sweep.json", _write('{"points": [1]}'), BOTH, "`points[0]`"),
+    ("sweep", "point-summary", _first_point_summary, _write("{"), REPORT, "summary.json:1:"),
+    # a sweep of the InfiniBand model (heatmap)
+    ("ib_sweep", "csv-text-metric", "sweep.csv", _cell("throughput.total_rx_gbytes_per_s", 0, "fast"), BOTH,
+     "sweep.csv:2: column `throughput.total_rx_gbytes_per_s`"),
+    ("ib_sweep", "csv-binary", "sweep.csv", _bytes(JUNK), BOTH, "not a text file"),
+]
+
+
+def _case_id(case) -> str:
+    return f"{case[0]}-{case[1]}"
+
+
+@pytest.mark.parametrize("command", ["plot", "report"])
+@pytest.mark.parametrize("case", CORRUPTIONS, ids=_case_id)
+def test_corrupt_results_exit_2_naming_the_file(folders, case, command, tmp_path, capsys):
+    kind, _, file, spoil, failing, needle = case
+    d = tmp_path / kind
+    shutil.copytree(folders[kind], d)
+    path = file(d) if callable(file) else d / file
+    spoil(path)
+    target = tmp_path / ("png" if command == "plot" else "page.html")
+    status = cli.main([command, str(d), "--out", str(target)])
+    err = capsys.readouterr().err
+    if command not in failing:  # plot does not read this file: it must still work
+        assert status == 0, err
+        return
+    assert status == 2, err
+    assert "Traceback" not in err
+    assert err.startswith("lnsim: error: ") and str(path) in err, err
+    assert needle in err, err
+    assert not target.exists(), "nothing may be written from corrupt input"
+
+
+def test_corrupt_results_through_the_command(folders, tmp_path):
+    """The same through the installed command (a real process: status 2, no traceback)."""
+    d = tmp_path / "ib"
+    shutil.copytree(folders["ib"], d)
+    (d / "nodes.csv").write_bytes(JUNK)
+    for command in ("plot", "report"):
+        proc = lnsim_cmd(command, d)
+        assert proc.returncode == 2, proc.stderr
+        assert "Traceback" not in proc.stderr and f"{d / 'nodes.csv'}: not a text file" in proc.stderr
+
+
+def test_results_error_in_the_python_api(folders, tmp_path):
+    d = tmp_path / "ib"
+    shutil.copytree(folders["ib"], d)
+    _cell("tx_bytes", 0, "x")(d / "nodes.csv")
+    r = lnsim.load_results(d)
+    with pytest.raises(lnsim.ResultsError) as e:
+        r.nodes  # noqa: B018
+    assert e.value.path == d / "nodes.csv" and e.value.line == 2 and e.value.column == "tx_bytes"
+    assert isinstance(e.value, ValueError)
+    (d / "summary.json").write_text("[]")
+    with pytest.raises(lnsim.ResultsError):
+        lnsim.load_results(d)
+    # a missing table is still a FileNotFoundError (and a ResultsError)
+    shutil.rmtree(d)
+    shutil.copytree(folders["cycle"], d)
+    with pytest.raises(FileNotFoundError):
+        lnsim.load_results(d).nodes  # noqa: B018
+
+
+def test_intact_folders_still_read(folders):
+    """The checks accept what the core writes (both models, both sweeps)."""
+    for kind in ("ib", "cycle"):
+        r = lnsim.load_results(folders[kind]).check()
+        assert r.latency is not None
+    assert lnsim.load_results(folders["ib"]).nodes["node"].map(type).eq(str).all()  # names stay text
+    for kind in ("sweep", "ib_sweep"):
+        df = lnsim.read_sweep(folders[kind])
+        assert (df["status"] == "ok").all() and len(df) >= 2
