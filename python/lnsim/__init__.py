@@ -13,7 +13,8 @@ Results folder (written by the core, read by :func:`load_results`)
     ``scenario``, ``seed``, ``version``, ``sim_time_s``, ``wall_time_s``, ``events``,
     ``flit_hops`` (credit-hops), ``peak_rss_bytes``, ``interval_s``, ``warmup_s``,
     ``throughput.{total_rx_gbps, total_tx_gbps, rx_gbps_after_warmup, tx_gbps_after_warmup}``,
-    ``nodes.<name>.{tx_gbps, rx_gbps}``, ``flows`` (list of objects with ``src``, ``dst``,
+    ``nodes.<name>.{tx_gbps, rx_gbps, tx_gbps_after_warmup,
+    rx_gbps_after_warmup, link_gbps}``, ``flows`` (list of objects with ``src``, ``dst``,
     ``tx_bytes``, ``rx_bytes``, ``rx_gbps``, ...), ``latency_ns.{mean, p50, p99, max}``,
     ``fairness.{jain, ...}``.
 ``nodes.csv``

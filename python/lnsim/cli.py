@@ -219,6 +219,13 @@ def _fmt_rate(x: Optional[float]) -> str:
     return f"{x:.2f} "
 
 
+def _share(rate: Optional[float], link: Optional[float]) -> str:
+    """``rate`` as a percentage of ``link`` (``25.0``), ``n/a`` when either is unknown."""
+    if rate is None or not link:
+        return "n/a"
+    return f"{100.0 * rate / link:.1f}"
+
+
 def format_summary(summary: dict, out_dir) -> str:
     """The short human summary printed after a run (of either model)."""
     if summary.get("model") == "cycle":
@@ -235,14 +242,16 @@ def format_summary(summary: dict, out_dir) -> str:
     lat = s.get("latency_ns") or {}
     fair = s.get("fairness") or {}
 
+    warm = _num(s.get("warmup_s"))
+    window = f"after warm-up ({_fmt(warm, '.6g', ' s')} to {_fmt(sim, '.6g', ' s')})"
     lines = [
         f"scenario        {s.get('scenario', 'n/a')}  (seed {s.get('seed', 'n/a')}, lnsim {s.get('version', 'n/a')})",
         f"simulated       {_fmt(sim, '.6g', ' s')}   wall {_fmt(wall, '.3f', ' s')}",
         f"events          {_fmt(events, ',.0f')}  ({_fmt_rate(ev_rate)}events/s)",
         f"speed           {_fmt(speed, '.4g')} sim s per wall s, {_fmt_rate(hops_rate)}credit-hops/s",
-        f"throughput      rx {_fmt(thr.get('total_rx_gbps'), '.3f')} / tx {_fmt(thr.get('total_tx_gbps'), '.3f')} Gbit/s"
-        f" (after warm-up {_fmt(s.get('warmup_s'), '.6g', ' s')}: rx {_fmt(thr.get('rx_gbps_after_warmup'), '.3f')}"
-        f" / tx {_fmt(thr.get('tx_gbps_after_warmup'), '.3f')} Gbit/s)",
+        f"throughput      {window}: rx {_fmt(thr.get('rx_gbps_after_warmup'), '.3f')}"
+        f" / tx {_fmt(thr.get('tx_gbps_after_warmup'), '.3f')} Gbit/s;"
+        f" whole run: rx {_fmt(thr.get('total_rx_gbps'), '.3f')} / tx {_fmt(thr.get('total_tx_gbps'), '.3f')} Gbit/s",
     ]
     cc = s.get("cc") or {}
     cc_on = bool(cc.get("enabled"))
@@ -255,15 +264,19 @@ def format_summary(summary: dict, out_dir) -> str:
     if active:
         width = max(8, max(len(n) for n, _ in active[:MAX_NODE_ROWS]))
         lines.append("")
-        header = f"  {'node':<{width}}  {'tx Gbit/s':>10}  {'rx Gbit/s':>10}"
+        lines.append(f"per node        {window}; whole-run rates are in summary.json"
+                     + ("; CNPs: whole run" if cc_on else ""))
+        heads = ["link Gbit/s", "tx Gbit/s", "tx % link", "rx Gbit/s", "rx % link"]
         if cc_on:
-            header += f"  {'CNPs sent':>10}  {'CNPs rcvd':>10}"
-        lines.append(header)
+            heads += ["CNPs sent", "CNPs rcvd"]
+        lines.append(f"  {'node':<{width}}" + "".join(f"  {h:>11}" for h in heads))
         for name, v in active[:MAX_NODE_ROWS]:
-            row = f"  {name:<{width}}  {_num(v.get('tx_gbps')) or 0.0:>10.3f}  {_num(v.get('rx_gbps')) or 0.0:>10.3f}"
+            link = _num(v.get("link_gbps"))
+            tx, rx = _num(v.get("tx_gbps_after_warmup")), _num(v.get("rx_gbps_after_warmup"))
+            cells = [_fmt(link, ".4g"), _fmt(tx, ".3f"), _share(tx, link), _fmt(rx, ".3f"), _share(rx, link)]
             if cc_on:
-                row += f"  {_fmt(v.get('cnps_sent'), '.0f'):>10}  {_fmt(v.get('cnps_received'), '.0f'):>10}"
-            lines.append(row)
+                cells += [_fmt(v.get("cnps_sent"), ",.0f"), _fmt(v.get("cnps_received"), ",.0f")]
+            lines.append(f"  {name:<{width}}" + "".join(f"  {c:>11}" for c in cells))
         if len(active) > MAX_NODE_ROWS:
             lines.append(f"  ... {len(active) - MAX_NODE_ROWS} more nodes (see summary.json)")
         lines.append("")

@@ -757,8 +757,8 @@ def _ib_tables(page: _Page, r) -> None:
             keep = {n for n, _ in ranked[:MAX_NODE_ROWS]}
             note = (f"The {MAX_NODE_ROWS} busiest of {len(active)} active nodes; all are in summary.json. ")
             active = [(n, v) for n, v in active if n in keep]
-        cols = [("tx_gbps", "tx Gbit/s"), ("rx_gbps", "rx Gbit/s"), ("tx_gbps_after_warmup", "tx after warm-up"),
-                ("rx_gbps_after_warmup", "rx after warm-up")]
+        cols = [("link_gbps", "link Gbit/s"), ("tx_gbps", "tx Gbit/s"), ("rx_gbps", "rx Gbit/s"),
+                ("tx_gbps_after_warmup", "tx after warm-up"), ("rx_gbps_after_warmup", "rx after warm-up")]
         if cc_on:
             cols += [("cnps_sent", "CNPs sent"), ("cnps_received", "CNPs received")]
         cols = [(k, h) for k, h in cols if any(k in v for _, v in active)]

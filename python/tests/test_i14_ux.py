@@ -264,3 +264,74 @@ def test_intact_folders_still_read(folders):
     for kind in ("sweep", "ib_sweep"):
         df = lnsim.read_sweep(folders[kind])
         assert (df["status"] == "ok").all() and len(df) >= 2
+
+
+# ---------------------------------------------------------------------------------------------
+# item 14: the run summary prints the after-warm-up rates and shares of each node's link
+
+
+def _zeru_a_like_summary() -> dict:
+    """The figures of a full zeru_a run (after warm-up 25/25/25/50 %, whole run lower)."""
+    node = lambda tx, rx, txa, rxa: {  # noqa: E731
+        "tx_gbps": tx, "rx_gbps": rx, "tx_gbps_after_warmup": txa, "rx_gbps_after_warmup": rxa, "link_gbps": 8.0}
+    return {
+        "scenario": "zeru_a", "seed": 12, "version": "0.1.0", "sim_time_s": 0.7, "warmup_s": 0.45,
+        "wall_time_s": 1.0, "events": 100, "flit_hops": 1000,
+        "throughput": {"total_rx_gbps": 8.857, "total_tx_gbps": 8.862, "rx_gbps_after_warmup": 10.0,
+                       "tx_gbps_after_warmup": 10.0},
+        "nodes": {"H111": node(0.857841, 0.0, 1.99997, 0.0), "H121": node(1.429296, 0.85712, 1.99997, 1.99997),
+                  "H211": node(3.430023, 0.0, 4.00001, 0.0), "H221": node(0.0, 7.999996, 0.0, 8.00002)},
+        "latency_ns": {}, "fairness": {"jain": 0.9}, "cc": {"enabled": False},
+    }
+
+
+def _node_row(text: str, node: str) -> list:
+    (line,) = [ln for ln in text.splitlines() if ln.split()[:1] == [node]]
+    return line.split()[1:]
+
+
+def test_summary_prints_after_warmup_rates_and_link_shares():
+    text = cli.format_summary(_zeru_a_like_summary(), "results/zeru_a")
+    assert "per node        after warm-up (0.45 s to 0.7 s)" in text
+    assert "link Gbit/s    tx Gbit/s    tx % link    rx Gbit/s    rx % link" in text
+    assert _node_row(text, "H111") == ["8", "2.000", "25.0", "0.000", "0.0"]  # the victim: 25 %, as documented
+    assert _node_row(text, "H211") == ["8", "4.000", "50.0", "0.000", "0.0"]
+    assert _node_row(text, "H221") == ["8", "0.000", "0.0", "8.000", "100.0"]
+    assert "0.858" not in text  # the whole-run rate is not in the node table ...
+    assert "whole run: rx 8.857 / tx 8.862 Gbit/s" in text  # ... the totals say which is which
+    assert "after warm-up (0.45 s to 0.7 s): rx 10.000 / tx 10.000 Gbit/s" in text
+
+
+def test_summary_without_link_rate_or_with_cc():
+    s = _zeru_a_like_summary()
+    for v in s["nodes"].values():
+        del v["link_gbps"]  # a folder written before link_gbps existed
+    assert _node_row(cli.format_summary(s, "x"), "H111") == ["n/a", "2.000", "n/a", "0.000", "n/a"]
+    s["cc"] = {"enabled": True, "max_ccti": 128}
+    s["nodes"]["H111"].update(cnps_sent=0, cnps_received=12345, link_gbps=8.0)
+    text = cli.format_summary(s, "x")
+    assert "CNPs: whole run" in text
+    assert _node_row(text, "H111") == ["8", "2.000", "25.0", "0.000", "0.0", "0", "12,345"]
+
+
+def test_real_run_summary_gives_link_rate(folders):
+    s = json.loads((folders["ib"] / "summary.json").read_text())
+    assert all(v["link_gbps"] == 8.0 for v in s["nodes"].values())  # zeru_a: 4x SDR host links
+    # the whole-run figures stay in summary.json
+    assert all({"tx_gbps", "rx_gbps", "tx_gbps_after_warmup", "rx_gbps_after_warmup"} <= set(v) for v in
+               s["nodes"].values())
+
+
+def test_readme_quick_start_sample_is_what_run_prints(tmp_path):
+    """The README's sample is the summary `lnsim run scenarios/ibcc/zeru_a.toml` prints (the
+    machine-dependent lines aside); the documented 25 % of the victim is in it."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    start = readme.index("scenario        zeru_a")
+    sample = readme[start: readme.index("```", start)]
+    assert _node_row(sample, "H111") == ["8", "2.000", "25.0", "0.000", "0.0"]
+    assert "victim H111 is held to 25 %" in readme
+    proc = lnsim_cmd("run", ZERU_A, "--no-plot", "--no-progress", "--out", tmp_path / "zeru_a")  # 0.7 s simulated
+    assert proc.returncode == 0, proc.stderr
+    volatile = ("simulated", "events", "speed", "results")
+    keep = lambda text: [ln for ln in text.splitlines() if ln.split()[:1] and ln.split()[0] not in volatile]  # noqa: E731
+    assert keep(proc.stdout) == keep(sample)
