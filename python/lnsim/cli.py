@@ -7,7 +7,7 @@
                 [--no-progress] [--no-plot]
     lnsim plot DIR [--out DIR] [--metric FIELD] [--bound LABEL=VALUE]...
     lnsim report DIR [--out FILE]
-    lnsim bench [--case NAME]... [--quick] [--scenarios DIR]
+    lnsim bench [--case NAME]... [--quick] [--scenarios DIR] [--out DIR]
 
 Exit status: 0 success, 2 bad input (the message names the key), 1 simulation or unexpected
 error, 130 interrupted (Ctrl-C).

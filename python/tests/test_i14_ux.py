@@ -335,3 +335,53 @@ def test_readme_quick_start_sample_is_what_run_prints(tmp_path):
     volatile = ("simulated", "events", "speed", "results")
     keep = lambda text: [ln for ln in text.splitlines() if ln.split()[:1] and ln.split()[0] not in volatile]  # noqa: E731
     assert keep(proc.stdout) == keep(sample)
+
+
+# ---------------------------------------------------------------------------------------------
+# item 17: documentation facts
+
+
+def _subparser(name: str):
+    parser = cli.build_parser()
+    (sub,) = [a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction"]
+    return sub.choices[name]
+
+
+def test_readme_bench_usage_lists_every_option():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    (usage,) = [ln for ln in readme.splitlines() if ln.startswith("lnsim bench ")]
+    options = [s for a in _subparser("bench")._actions for s in a.option_strings if s.startswith("--") and s != "--help"]
+    assert "--scenarios" in options
+    for opt in options:
+        assert opt in usage, f"README's `lnsim bench` usage lacks {opt}: {usage}"
+        assert opt in cli.__doc__.split("lnsim bench", 1)[1].splitlines()[0]
+
+
+def _repo_text_files(*tops: str):
+    out = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", *tops], cwd=REPO,
+                         capture_output=True, text=True, check=True).stdout.split()
+    for rel in out:
+        p = REPO / rel
+        if p.is_file() and p.suffix not in (".png", ".so", ".sqlite"):
+            try:
+                yield rel, p.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                continue
+
+
+def test_no_absolute_developer_paths_in_the_repository():
+    """Scenarios, docs and code cite the specs by name and section, not by a path on a
+    developer's machine."""
+    pattern = re.compile("/" + "(?:work|home)" + "/")  # written so that this file does not match itself
+    hits = [f"{rel}:{i}" for rel, text in _repo_text_files("scenarios", "docs", "README.md", "python", "crates")
+            for i, line in enumerate(text.splitlines(), 1) if pattern.search(line)]
+    assert hits == []
+
+
+def test_scenarios_readme_tells_the_truth_about_cc():
+    text = (SCENARIOS / "README.md").read_text(encoding="utf-8")
+    assert "accepts only `enabled = false`" not in text
+    assert "`[cc]` accepts every" in text
+    # what it says: any CC key, in the file's [cc] table or with --set, on the CC-off files
+    scen = SCENARIOS / "ibcc" / "zeru_a.toml"
+    lnsim.validate(scen, ["cc.enabled=true", "cc.threshold=1", "cc.marking_rate=10", 'cc.ccti_timer="250us"'])
