@@ -330,7 +330,7 @@ def sweep(
     out: Optional[PathLike] = None,
     jobs: Optional[int] = None,
     seed: Optional[int] = None,
-    progress: bool = False,
+    progress: Optional[Union[bool, str]] = None,
     seeds: int = 1,
     grid: Optional[Any] = None,
     dask: Optional[Any] = None,
@@ -346,8 +346,11 @@ def sweep(
     followed by the point's own ``key=value`` overrides, written to
     ``out/points/<point id>/``. ``out`` defaults to ``results/<scenario name>-sweep/``; ``jobs``
     runs at once on the local pool (default: all cores); ``seed`` overrides ``sim.seed`` in
-    every point; ``progress`` shows one progress display on stderr (points done / total,
-    running, failed, time left).
+    every point; ``progress`` is the progress display (points done / total, running, failed,
+    time left): by default (``None``) a tqdm bar when stderr is a terminal or in a Jupyter
+    notebook, nothing otherwise; ``True`` the bar there and one line per finished point on stderr
+    elsewhere (logs); ``False`` nothing; ``"bar"``, ``"lines"`` or ``"errors"`` (only failed
+    points) force one.
 
     ``seeds`` runs every point ``seeds`` times, with the seeds ``base, base + 1, ...,
     base + seeds - 1``; ``base`` is ``seed`` if given, else ``sim.seed`` from ``overrides``, else

@@ -383,11 +383,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-#: Columns of the table printed after a sweep (those present): InfiniBand model, then the
-#: cycle-level model.
+#: Columns of the table printed after a sweep (those present): InfiniBand model (throughput in
+#: GB/s = 10^9 bytes/s, the unit of the sweep figures), then the cycle-level model.
 SWEEP_SHOWN = [
-    ("throughput.total_rx_gbps", "rx Gbit/s", ".3f"),
-    ("throughput.rx_gbps_after_warmup", "rx after wu", ".3f"),
+    ("throughput.total_rx_gbytes_per_s", "rx GB/s", ".3f"),
+    ("throughput.rx_gbytes_per_s_after_warmup", "rx GB/s after wu", ".3f"),
     ("latency_ns.mean", "lat mean ns", ".1f"),
     ("fairness.jain", "Jain", ".4f"),
     ("accepted_load", "accepted", ".4f"),
@@ -399,9 +399,11 @@ MAX_SWEEP_ROWS = 40
 
 
 def format_sweep(df, out_dir, failed: int) -> str:
-    """The table printed after a sweep: swept values and a few figures per point."""
-    from ._sweep import sweep_keys
+    """The table printed after a sweep: swept values and a few figures per point (throughput in
+    GB/s, as in the sweep's figures)."""
+    from ._sweep import sweep_keys, with_gbytes
 
+    df = with_gbytes(df)
     keys = sweep_keys(df)
     n_points = df["point"].nunique() if "point" in df.columns else len(df)
     seeded = "seed" in df.columns and n_points < len(df)  # several runs per point

@@ -714,15 +714,24 @@ def _ib_run(page: _Page, r) -> None:
     if has_nodes:
         if r.ccti is not None:
             page.figure(parts, "Bandwidth of each node over time (top: senders solid, left axis; receivers dashed, "
-                        "right axis; MB/s = 1e6 bytes/s) and the CCTI of each flow at the end of every interval "
+                        "right axis, same scale; MB/s = 1e6 bytes/s; each line has its own marker, staggered, so "
+                        "that lines at equal rates stay visible) and the CCTI of each flow at the end of every interval "
                         "(bottom; 0 = not throttled), on one time axis. The dotted line is the end of the warm-up.",
                         lambda fig: plot.plot_bandwidth_ccti(r, fig=fig), figsize=(11, 9),
                         title="bandwidth and CCTI over time")
         else:
             page.figure(parts, "Bandwidth of each node over time: senders solid (left axis), receivers dashed "
-                        "(right axis), MB/s = 1e6 bytes/s. The dotted line is the end of the warm-up.",
+                        "(right axis, same scale), MB/s = 1e6 bytes/s; each line has its own marker, staggered, so "
+                        "that lines at equal rates stay visible. The dotted line is the end of the warm-up.",
                         lambda fig: plot.plot_bandwidth(r, ax=fig.subplots()), figsize=(11, 6),
                         title="bandwidth over time")
+        if r.ccti is not None:
+            n = max(min(len(plot.flow_ccti(r, "ccti_max").columns), plot.MAX_CCTI_PANELS), 1)
+            page.figure(parts, "CCTI of each throttled flow over time, a panel per flow (the flows with the highest "
+                        f"mean CCTI, at most {plot.MAX_CCTI_PANELS}): the CCTI at the end of every interval (line) "
+                        "and, shaded, up to the highest CCTI within it; 0 = not throttled.",
+                        lambda fig: plot.plot_ccti_flows(r, fig=fig), figsize=(10, 1.5 * n + 1.4),
+                        title="CCTI per flow")
         page.figure(parts, "Aggregate network throughput per interval: bytes received by all nodes (blue) and "
                     "sent (grey), in Gbit/s.", lambda fig: plot.plot_throughput(r, ax=fig.subplots()),
                     figsize=(10, 4.5), title="network throughput")
@@ -881,8 +890,8 @@ def _cycle_run(page: _Page, r) -> None:
 
 #: Columns of the sweep table (those present), after the swept keys: InfiniBand, then cycle-level.
 SWEEP_COLUMNS = [
-    ("throughput.total_rx_gbps", "rx Gbit/s"),
-    ("throughput.rx_gbps_after_warmup", "rx after warm-up Gbit/s"),
+    ("throughput.total_rx_gbytes_per_s", "rx GB/s"),
+    ("throughput.rx_gbytes_per_s_after_warmup", "rx after warm-up GB/s"),
     ("latency_ns.mean", "mean latency ns"),
     ("latency_ns.p99", "p99 latency ns"),
     ("fairness.jain", "Jain"),
@@ -900,7 +909,7 @@ SWEEP_COLUMNS = [
 #: Metrics drawn against the swept keys of a sweep that is not a load sweep (those with data).
 SWEEP_METRICS = [
     ("throughput.total_rx_gbytes_per_s", "Total bytes received per second"),
-    ("throughput.rx_gbps_after_warmup", "Throughput received after the warm-up"),
+    ("throughput.rx_gbytes_per_s_after_warmup", "Throughput received after the warm-up"),
     ("latency_ns.mean", "Mean packet latency"),
     ("fairness.jain", "Jain fairness index of the flows"),
     ("cc.max_ccti", "Highest CCTI reached"),
@@ -957,9 +966,9 @@ def _run_dir(d: Path, meta: dict, row) -> Optional[Path]:
 
 def _sweep_report(page: _Page, d: Path) -> None:
     from . import plot
-    from ._sweep import load_sweep
+    from ._sweep import load_sweep, with_gbytes
 
-    df = load_sweep(d)
+    df = with_gbytes(load_sweep(d))  # throughput in GB/s in the table and the figures
     keys = list(df.attrs["keys"])
     meta = _read_json(d / SWEEP_JSON)
     ok = _ok_mask(df)

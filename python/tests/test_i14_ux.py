@@ -16,6 +16,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import lnsim
@@ -385,3 +386,272 @@ def test_scenarios_readme_tells_the_truth_about_cc():
     # what it says: any CC key, in the file's [cc] table or with --set, on the CC-off files
     scen = SCENARIOS / "ibcc" / "zeru_a.toml"
     lnsim.validate(scen, ["cc.enabled=true", "cc.threshold=1", "cc.marking_rate=10", 'cc.ccti_timer="250us"'])
+
+
+def test_experiment_d_time_is_phrased_by_points():
+    text = (REPO / "docs" / "scenarios.md").read_text(encoding="utf-8")
+    assert "~25 s" not in text
+    assert "points × time per point ÷ cores" in text and "71 s" in text
+
+
+# ---------------------------------------------------------------------------------------------
+# item 17: one throughput unit for a sweep (GB/s), labelled
+
+
+def test_sweep_table_is_in_the_unit_of_the_heatmap(folders):
+    from lnsim.plot import _METRIC_LABEL, DEFAULT_SWEEP_METRIC
+
+    df = lnsim.read_sweep(folders["ib_sweep"])
+    text = cli.format_sweep(df, folders["ib_sweep"], 0)
+    header = text.splitlines()[0]
+    assert "rx GB/s" in header and "rx GB/s after wu" in header and "Gbit/s" not in text
+    assert "(GB/s)" in _METRIC_LABEL[DEFAULT_SWEEP_METRIC]  # the heatmap's colour bar
+    first = text.splitlines()[1].split()
+    assert f"{df['throughput.total_rx_gbytes_per_s'][0]:.3f}" in first
+    assert f"{df['throughput.rx_gbps_after_warmup'][0] / 8:.3f}" in first  # after warm-up, GB/s too
+    # an older sweep.csv without the GB/s columns: derived from Gbit/s
+    old = df.drop(columns=["throughput.total_rx_gbytes_per_s"])
+    assert f"{df['throughput.total_rx_gbps'][0] / 8:.3f}" in cli.format_sweep(old, "x", 0).splitlines()[1]
+
+
+def test_sweep_report_table_in_gbytes(folders):
+    from lnsim.report import report_html
+
+    page = report_html(folders["ib_sweep"])
+    table = page[page.index('<table class="sweep">'):]
+    table = table[: table.index("</thead>")]
+    assert "rx GB/s" in table and "Gbit/s" not in table
+
+
+# ---------------------------------------------------------------------------------------------
+# item 17: the CCTI figure of a CC-on run
+
+
+def test_cc_on_run_writes_ccti_png(folders, tmp_path):
+    import matplotlib.pyplot as plt
+
+    from lnsim.plot import plot_ccti_flows, plot_results
+
+    paths = plot_results(folders["ib"], out_dir=tmp_path / "png")
+    assert "ccti.png" in [p.name for p in paths] and (tmp_path / "png" / "ccti.png").stat().st_size > 10_000
+    r = lnsim.load_results(folders["ib"])
+    throttled = sorted({f"{s}→{d}" for s, d in zip(r.ccti["src"], r.ccti["dst"])})
+    fig = plt.figure()
+    try:
+        axes = plot_ccti_flows(r, fig=fig)
+        assert len(axes) == len(throttled) >= 2  # a panel per throttled flow
+        names = sorted(ax.texts[0].get_text().split(":")[0] for ax in axes)
+        assert names == throttled
+        assert all("mean" in ax.texts[0].get_text() and "max" in ax.texts[0].get_text() for ax in axes)
+        top = int(r.ccti["ccti_max"].max())
+        assert any(f"max {top}" in ax.texts[0].get_text() for ax in axes)
+    finally:
+        plt.close(fig)
+    # CC off: no ccti.png
+    d = tmp_path / "off"
+    shutil.copytree(folders["ib"], d)
+    for f in ("ccti.csv", "cc_ports.csv"):
+        (d / f).unlink()
+    assert "ccti.png" not in [p.name for p in plot_results(d)]
+
+
+def test_cc_report_has_the_ccti_figure(folders):
+    from lnsim.report import report_html
+
+    assert "CCTI of each throttled flow over time, a panel per flow" in report_html(folders["ib"])
+
+
+# ---------------------------------------------------------------------------------------------
+# item 17: progress of the Python API's sweeps
+
+
+@pytest.fixture
+def tiny_sweep_scenario(tmp_path) -> Path:
+    scen = tmp_path / "tiny_sw.toml"
+    scen.write_text(dragonfly_toml(warmup=50, measure=100, head='[scenario]\nname = "tiny_sw"\n')
+                    + '\n[sweep]\n"traffic.load" = [0.05, 0.1]\n', encoding="utf-8")
+    return scen
+
+
+@pytest.mark.parametrize(
+    "progress, tty, notebook, shown",
+    [
+        (None, False, False, "nothing"),  # the default: silent when nobody watches
+        (None, True, False, "bar"),  # ... a bar in a terminal
+        (None, False, True, "bar"),  # ... and in a notebook
+        (True, False, False, "lines"),
+        (False, True, True, "nothing"),
+        ("errors", True, False, "nothing"),
+    ],
+)
+def test_python_sweep_progress(tiny_sweep_scenario, tmp_path, monkeypatch, capfd, progress, tty, notebook, shown):
+    from lnsim import _sweep
+
+    monkeypatch.setattr(_sweep, "_stderr_is_tty", lambda: tty)
+    monkeypatch.setattr(_sweep, "_in_notebook", lambda: notebook)
+    kw = {} if progress is None else {"progress": progress}
+    df = lnsim.sweep(tiny_sweep_scenario, out=tmp_path / "out", jobs=1, **kw)
+    assert (df["status"] == "ok").all()
+    err = capfd.readouterr().err
+    if shown == "nothing":
+        assert err == ""
+    elif shown == "bar":
+        assert "sweep" in err and "2/2" in err and "100%" in err  # tqdm
+    else:
+        assert "[1/2]" in err and "[2/2]" in err and "100%" not in err
+
+
+def test_python_sweep_progress_rejects_unknown_mode(tiny_sweep_scenario, tmp_path):
+    with pytest.raises(lnsim.ScenarioError, match="progress='loud'"):
+        lnsim.sweep(tiny_sweep_scenario, out=tmp_path / "out", jobs=1, progress="loud")
+
+
+# ---------------------------------------------------------------------------------------------
+# item 17: figures
+
+
+def _fake_ib(tmp_path):
+    from conftest import write_fake_results
+
+    return write_fake_results(tmp_path / "fake")
+
+
+def test_bandwidth_lines_at_equal_rates_stay_visible(tmp_path):
+    """zeru_a-like data: H112, H121 and H111 send at the same rate (and H121 receives at it):
+    each line has its own marker and its markers sit at other times than the others'."""
+    import matplotlib.pyplot as plt
+
+    from lnsim.plot import plot_bandwidth
+
+    d = _fake_ib(tmp_path)
+    fig, ax = plt.subplots()
+    try:
+        plot_bandwidth(d, ax=ax)
+        lines = ax.get_lines() + ax.right_ax.get_lines()
+        lines = [l for l in lines if not l.get_label().startswith("_")]
+        assert len(lines) >= 5
+        assert len({l.get_marker() for l in lines}) == len(lines)  # a marker shape each
+        marks = [set(np.asarray(l.get_xdata())[list(l.get_markevery())]) for l in lines]
+        for i in range(len(marks)):
+            for j in range(i):
+                assert not marks[i] & marks[j], "markers of two lines at the same times"
+        assert ax.get_ylim() == ax.right_ax.get_ylim()  # one scale for senders and receivers
+        assert "equal rates stay visible" in ax.get_legend().get_title().get_text()
+    finally:
+        plt.close(fig)
+
+
+def _timeline(tmp_path, change):
+    import matplotlib.pyplot as plt
+
+    from lnsim.plot import plot_timeline
+    from test_load_sweep import write_fake_cycle_results
+
+    d = write_fake_cycle_results(tmp_path / f"cyc{change}", change_cycle=change)  # warm-up: 1000 cycles
+    fig = plt.figure(figsize=(10, 8))
+    axes = plot_timeline(d, fig=fig)
+    fig.tight_layout()
+    fig.canvas.draw()
+    return fig, axes
+
+
+def test_timeline_legend_is_off_the_data_and_warmup_line_visible(tmp_path):
+    import matplotlib.pyplot as plt
+
+    fig, axes = _timeline(tmp_path, 1000)  # the change at the end of the warm-up (the default)
+    try:
+        for ax in axes:
+            labels = [l.get_label() for l in ax.lines if not l.get_label().startswith("_")]
+            assert labels == ["end of warm-up = transient change (cycle 1000)"]
+        legend = axes[-1].get_legend()
+        box = legend.get_window_extent()
+        for ax in axes:  # the legend overlaps no panel
+            assert not box.overlaps(ax.get_window_extent())
+    finally:
+        plt.close(fig)
+    fig, axes = _timeline(tmp_path, 1500)
+    try:
+        ax = axes[0]
+        warm = next(l for l in ax.lines if l.get_label().startswith("end of warm-up"))
+        change = next(l for l in ax.lines if l.get_label().startswith("transient change"))
+        assert warm.get_zorder() > change.get_zorder()  # never hidden under the change line
+        assert list(warm.get_xdata()) == [1000, 1000] and list(change.get_xdata()) == [1500, 1500]
+    finally:
+        plt.close(fig)
+
+
+def test_latency_histogram_marks_are_inside_the_frame(folders, tmp_path):
+    import matplotlib.pyplot as plt
+
+    from lnsim.plot import plot_latency_histogram
+
+    d = tmp_path / "ib"
+    shutil.copytree(folders["ib"], d)
+    s = json.loads((d / "summary.json").read_text())
+    s["latency_ns"]["p99"] = s["latency_ns"]["max"]  # as in a full zeru_a run: p99 = max, the last bucket
+    (d / "summary.json").write_text(json.dumps(s))
+    fig, ax = plt.subplots()
+    try:
+        plot_latency_histogram(d, ax=ax)
+        lo, hi = ax.get_xlim()
+        marks = {l.get_label().split()[0]: l.get_xdata()[0] for l in ax.lines}
+        assert set(marks) == {"mean", "p50", "p99", "max"}
+        assert all(lo < v < hi / 1.2 for v in marks.values())  # clear of the edge
+        right = max(p.get_x() + p.get_width() for p in ax.patches)
+        assert right < hi  # the last bar too
+        assert any(l.get_label().endswith("(= p99)") for l in ax.lines)
+    finally:
+        plt.close(fig)
+
+
+def _all_saturated_sweep(d: Path) -> Path:
+    d.mkdir()
+    rows = ["routing.algorithm,traffic.load,point,status,error,seed,offered_load,accepted_load,"
+            "latency_cycles.mean,saturated,routing"]
+    for routing, cap in (("min", 0.5), ("vlb", 0.05), ("ugal", 0.25)):
+        for load in (0.1, 0.2, 0.3, 0.4):
+            rows.append(f"{routing},{load},routing.algorithm={routing}__traffic.load={load},ok,,1,{load},"
+                        f"{min(load, cap)},{200 / max(1 - load / cap, 0.05)},{load >= cap},{routing}")
+    (d / "sweep.csv").write_text("\n".join(rows) + "\n")
+    return d
+
+
+def test_load_latency_keeps_an_entry_for_an_all_saturated_line(tmp_path):
+    import matplotlib.pyplot as plt
+
+    from lnsim.plot import plot_load_latency, plot_load_throughput
+
+    d = _all_saturated_sweep(tmp_path / "sw")
+    fig, (a, b) = plt.subplots(1, 2)
+    try:
+        plot_load_latency(d, ax=a)
+        labels = [t.get_text() for t in a.get_legend().get_texts()]
+        assert "vlb: all 4 points saturated (left out)" in labels
+        assert "ugal (2 saturated points left out)" in labels and "min" in labels
+        plot_load_throughput(d, ax=b)
+        color = {l.get_gid().split(":", 1)[1]: l.get_color() for l in a.lines + b.lines if l.get_gid()}
+        for name in ("min", "vlb", "ugal"):  # each line keeps its colour in both figures
+            ca = [l.get_color() for l in a.lines if (l.get_gid() or "").endswith(f":{name}")]
+            cb = [l.get_color() for l in b.lines if l.get_gid() == f"curve:{name}"]
+            assert ca == cb == [color[name]]
+    finally:
+        plt.close(fig)
+
+
+def test_integer_heatmap_cells_have_no_decimals():
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from lnsim.plot import plot_sweep
+
+    df = pd.DataFrame({"cc.ccti_timer": ["20us", "20us", "250us", "250us"], "cc.marking_rate": [1, 10, 1, 10],
+                       "point": list("abcd"), "status": "ok", "cc.max_ccti": [128, 99, 128, 128],
+                       "fairness.jain": [0.5, 0.25, 0.125, 1.0]})
+    fig, (a, b) = plt.subplots(1, 2)
+    try:
+        plot_sweep(df, metric="cc.max_ccti", ax=a)
+        assert sorted(t.get_text() for t in a.texts) == ["128", "128", "128", "99"]
+        plot_sweep(df, metric="fairness.jain", ax=b)
+        assert "0.50" in [t.get_text() for t in b.texts]
+    finally:
+        plt.close(fig)
