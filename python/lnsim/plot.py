@@ -324,7 +324,8 @@ def plot_throughput(result_or_dir: ResultLike, ax=None):
     ax.set_title(title, fontsize=10)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("throughput (Gbit/s)")
-    ax.set_ylim(bottom=0)
+    peak = float(max(tx.sum(axis=1).max(), rx.sum(axis=1).max())) if not rx.empty else 0.0
+    ax.set_ylim(0, peak * 1.08 if peak > 0 else None)  # headroom: a flat line at the peak is not on the frame
     ax.grid(True, alpha=0.3)
     return ax
 
