@@ -65,8 +65,8 @@ TABLES: Dict[str, List[Column]] = {
     "ccti.csv": [("t_start_s", NUMBER, True), ("src", TEXT, True), ("dst", TEXT, True),
                  *_cols("vl,ccti_end,ccti_max")],
     "cc_ports.csv": [("switch", TEXT, True), *_cols("port,vl,fecn_marks,congested_s")],
-    "routers.csv": [("router", NUMBER, True), ("name", TEXT, False), ("group", TEXT, False),
-                    ("injected_load", NUMBER, False), ("accepted_load", NUMBER, True)],
+    "routers.csv": [("router", NUMBER, True), ("name", TEXT, False), ("injected_load", NUMBER, False),
+                    ("accepted_load", NUMBER, True)],
     "bins.csv": [*_cols("start_cycle,end_cycle,generated,delivered"),
                  *_cols("accepted_load,latency_mean,nonminimal_fraction", NUMBER_OR_BLANK)],
 }
@@ -74,8 +74,7 @@ LATENCY_IB: List[Column] = _cols("lower_ns,upper_ns,count")
 LATENCY_CYCLE: List[Column] = _cols("lo_cycles,hi_cycles,count")
 
 #: sweep.csv: the columns it must have (the swept keys come first, the summary fields after).
-SWEEP_TABLE: List[Column] = [("point", TEXT, True), ("status", TEXT, True), ("error", TEXT, False),
-                             ("seed", NUMBER_OR_BLANK, False)]
+SWEEP_TABLE: List[Column] = [("point", TEXT, True), ("status", TEXT, True), ("seed", NUMBER_OR_BLANK, False)]
 
 
 def table_columns(name: str, cycle: bool = False) -> List[Column]:

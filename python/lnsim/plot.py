@@ -16,7 +16,8 @@ optional matplotlib ``ax`` so figures can be composed::
 :func:`plot_results` writes ``bandwidth.png``, ``throughput.png`` and ``latency_hist.png``
 into a results folder (what ``lnsim plot DIR`` does); with congestion control on (the folder has
 ``ccti.csv``) ``bandwidth.png`` has a second panel below, :func:`plot_ccti`, on the same time
-axis. :func:`plot_sweep` draws one metric of a
+axis, and ``ccti.png`` (:func:`plot_ccti_flows`) gives each throttled flow's CCTI a panel of its
+own. :func:`plot_sweep` draws one metric of a
 sweep (``sweep.csv`` of ``lnsim sweep``) against the swept keys; :func:`plot_sweep_results`
 writes it as ``sweep.png`` (what ``lnsim plot SWEEP_DIR`` does).
 
@@ -190,6 +191,7 @@ def _finish_time_axis(ax, x, summary: dict) -> None:
     warmup = summary.get("warmup_s")
     if warmup:
         ax.axvline(float(warmup), color="0.5", lw=0.8, ls=":")
+
 
 #: Marker shapes of the series of a line plot, in drawing order (see :func:`_marker_style`).
 MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">", "p", "h", "*")
@@ -434,10 +436,6 @@ def plot_results(result_or_dir: ResultLike, out_dir=None) -> List[Path]:
     target.mkdir(parents=True, exist_ok=True)
     written: List[Path] = []
     with_cc = r.ccti is not None
-    if with_cc:
-        n_panels = min(max(len([c for c in flow_ccti(r, "ccti_max").columns]), 1), MAX_CCTI_PANELS)
-        fig = plt.figure(figsize=(10, 1.5 * n_panels + 1.4))
-        written.append(_save_figure(fig, target / "ccti.png", lambda: plot_ccti_flows(r, fig=fig)))
     for name, fn, size in (
         ("bandwidth.png", plot_bandwidth, (11, 9) if with_cc else (11, 6)),
         ("throughput.png", plot_throughput, (10, 4.5)),
@@ -451,6 +449,10 @@ def plot_results(result_or_dir: ResultLike, out_dir=None) -> List[Path]:
             written.append(_save_figure(fig, target / name, lambda: plot_bandwidth_ccti(r, fig=fig)))
         else:
             written.append(_save_figure(fig, target / name, lambda: fn(r, ax=ax)))
+    if with_cc:
+        n_panels = min(max(len(flow_ccti(r, "ccti_max").columns), 1), MAX_CCTI_PANELS)
+        fig = plt.figure(figsize=(10, 1.5 * n_panels + 1.4))
+        written.append(_save_figure(fig, target / "ccti.png", lambda: plot_ccti_flows(r, fig=fig)))
     return written
 
 

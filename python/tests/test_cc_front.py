@@ -174,12 +174,13 @@ def test_format_summary_cc(fake_results):
                "max_ccti": 128, "throttled_s": 0.770973}
     for name, v in s["nodes"].items():
         v.update(cnps_sent=0, cnps_received=0)
-    s["nodes"]["H221"]["cnps_sent"] = 128524
+    s["nodes"]["H221"].update(cnps_sent=128524, tx_gbps_after_warmup=0.0, rx_gbps_after_warmup=4.0, link_gbps=8.0)
     text = format_summary(s, fake_results)
     assert ("congestion ctl  FECN marks 128525, CNPs sent 128524 / received 128500, max CCTI 128,"
             " throttled 0.771 s") in text
     (row,) = [l for l in text.splitlines() if l.strip().startswith("H221")]
-    assert row.split() == ["H221", "0.000", "4.000", "128524", "0"]
+    # link, tx and its share, rx and its share (after warm-up), CNPs sent and received (whole run)
+    assert row.split() == ["H221", "8", "0.000", "0.0", "4.000", "50.0", "128,524", "0"]
     s["cc"] = {"enabled": False}
     assert "congestion ctl" not in format_summary(s, fake_results) and "CNPs" not in format_summary(s, fake_results)
 
