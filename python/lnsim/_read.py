@@ -91,6 +91,10 @@ def _shown(value: Any, limit: int = 40, quote: bool = True) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+#: Cell texts read as "no value" in number columns (pandas' default list).
+NA_WORDS = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
+            "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
+
 #: Bytes looked at to tell a text file from a binary one.
 SNIFF_BYTES = 1 << 16
 
@@ -129,7 +133,12 @@ def read_table(path: PathLike, columns: Sequence[Column]):
     if not _is_text(path):
         raise ResultsError(path, f"not a text file (binary or not UTF-8; expected a CSV table with the columns {header})")
     try:
-        df = pd.read_csv(path, dtype=text_cols or None, skip_blank_lines=False)
+        # text columns: only an empty cell is missing (a node may be named "NA" or "null");
+        # other columns: pandas' usual missing-value words
+        names = pd.read_csv(path, nrows=0).columns
+        na = {c: [""] if c in text_cols else list(NA_WORDS) for c in names}
+        df = pd.read_csv(path, dtype=text_cols or None, skip_blank_lines=False, keep_default_na=False,
+                         na_values=na)
     except pd.errors.EmptyDataError:
         raise ResultsError(path, f"empty file (expected a CSV table with the columns {header})") from None
     except UnicodeDecodeError:

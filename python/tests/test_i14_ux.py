@@ -267,6 +267,16 @@ def test_intact_folders_still_read(folders):
         assert (df["status"] == "ok").all() and len(df) >= 2
 
 
+def test_node_names_that_look_missing_stay_names(tmp_path):
+    """The checks must not turn a node named "NA" or "null" into a missing value (an error)."""
+    from conftest import write_fake_results
+
+    d = write_fake_results(tmp_path / "na", senders=("NA", "H211"), receivers=("null",))
+    r = lnsim.load_results(d).check()
+    assert {"NA", "null", "H211"} <= set(r.nodes["node"])
+    assert cli.main(["plot", str(d), "--out", str(tmp_path / "png")]) == 0
+
+
 # ---------------------------------------------------------------------------------------------
 # item 14: the run summary prints the after-warm-up rates and shares of each node's link
 
