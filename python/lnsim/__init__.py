@@ -15,7 +15,8 @@ Results folder (written by the core, read by :func:`load_results`)
     actually simulated), ``seed``, ``version``, ``sim_time_s``, ``wall_time_s``, ``events``,
     ``flit_hops`` (credit-hops), ``peak_rss_bytes``, ``interval_s``, ``warmup_s``,
     ``throughput.{total_rx_gbps, total_tx_gbps, rx_gbps_after_warmup, tx_gbps_after_warmup}``,
-    ``nodes.<name>.{tx_gbps, rx_gbps}``, ``flows`` (list of objects with ``src``, ``dst``,
+    ``nodes.<name>.{tx_gbps, rx_gbps, tx_gbps_after_warmup,
+    rx_gbps_after_warmup, link_gbps}``, ``flows`` (list of objects with ``src``, ``dst``,
     ``tx_bytes``, ``rx_bytes``, ``rx_gbps``, ...), ``latency_ns.{mean, p50, p99, max}``,
     ``fairness.{jain, ...}``.
 ``nodes.csv``
@@ -81,12 +82,14 @@ from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
 from . import _core
 from ._core import ScenarioError, SimulationError
 from ._outdir import OutputError
+from ._read import ResultsError
 
 if TYPE_CHECKING:  # pandas is imported lazily: `python -m lnsim._bench_case` must stay small
     import pandas as pd
 
 __all__ = [
     "OutputError",
+    "ResultsError",
     "RunResult",
     "SWEEP_COLUMNS",
     "Scenario",
@@ -175,19 +178,31 @@ class RunResult:
     def __repr__(self) -> str:
         return f"RunResult(out_dir={str(self.out_dir)!r}, scenario={self.summary.get('scenario')!r})"
 
-    def _table(self, name: str, required: bool = True, str_cols=()) -> Optional["pd.DataFrame"]:
+    def _table(self, name: str, required: bool = True) -> Optional["pd.DataFrame"]:
+        """The table ``name``, read and checked once (:func:`lnsim._read.read_table`: the
+        documented columns present, numbers where numbers belong; text columns such as node
+        names stay strings). A corrupt file raises :class:`ResultsError` naming it."""
         if name not in self._tables:
+            from ._read import MissingResultsFile, read_table, table_columns
+
             path = self.out_dir / name
             if not path.exists():
                 if required:
-                    raise FileNotFoundError(f"{path}: missing from the results folder")
+                    raise MissingResultsFile(path, "missing from the results folder")
                 self._tables[name] = None
             else:
-                import pandas as pd
-
-                # node names like "1" must stay strings
-                self._tables[name] = pd.read_csv(path, dtype={c: str for c in str_cols} or None)
+                self._tables[name] = read_table(path, table_columns(name, cycle=self.is_cycle))
         return self._tables[name]
+
+    def check(self) -> "RunResult":
+        """Reads every table of the folder once, so that a corrupt file raises
+        :class:`ResultsError` (naming the file, line and column) before anything is drawn.
+        Returns ``self``."""
+        names = [ROUTERS_FILE, BINS_FILE, LATENCY_FILE] if self.is_cycle else [
+            NODES_FILE, FLOWS_FILE, LATENCY_FILE, BUFFERS_FILE, CCTI_FILE, CC_PORTS_FILE]
+        for name in names:
+            self._table(name, required=False)
+        return self
 
     @property
     def deadlock(self) -> Optional[dict]:
@@ -249,25 +264,29 @@ class RunResult:
         """CCTI per flow per interval (``None`` when congestion control was off):
         ``t_start_s, src, dst, vl, ccti_end, ccti_max``; only flows whose CCTI was above the
         minimum are listed (the others had CCTI 0)."""
-        return self._table(CCTI_FILE, required=False, str_cols=("src", "dst"))
+        return self._table(CCTI_FILE, required=False)
 
     @property
     def cc_ports(self) -> Optional["pd.DataFrame"]:
         """FECN marks and congested time per switch port and VL (``None`` when congestion
         control was off): ``switch, port, vl, fecn_marks, congested_s``."""
-        return self._table(CC_PORTS_FILE, required=False, str_cols=("switch",))
+        return self._table(CC_PORTS_FILE, required=False)
 
 
 def _read_summary(out_dir: Path) -> dict:
+    from ._read import read_summary
+
     path = out_dir / SUMMARY_FILE
     if not path.is_file():
         raise FileNotFoundError(f"{out_dir}: not a results folder (no {SUMMARY_FILE})")
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    return read_summary(path)
 
 
 def load_results(out_dir: PathLike) -> RunResult:
-    """Opens a results folder written by an earlier run."""
+    """Opens a results folder written by an earlier run. Its files are checked as they are
+    read: a corrupt ``summary.json`` (not JSON, not an object, a field of the wrong type) or
+    table (not a CSV table, a documented column missing, text where a number belongs) raises
+    :class:`ResultsError`, a ``ValueError`` naming the file and the line and column."""
     return RunResult(out_dir)
 
 
@@ -353,7 +372,7 @@ def sweep(
     out: Optional[PathLike] = None,
     jobs: Optional[int] = None,
     seed: Optional[int] = None,
-    progress: bool = False,
+    progress: Optional[Union[bool, str]] = None,
     seeds: int = 1,
     grid: Optional[Any] = None,
     dask: Optional[Any] = None,
@@ -370,8 +389,11 @@ def sweep(
     ``out/points/<point id>/``. ``out`` defaults to ``results/<scenario name>-sweep/``; it
     must be absent, empty or a sweep folder lnsim wrote (:class:`OutputError` otherwise, before
     anything runs); ``jobs`` runs at once on the local pool (default: all cores); ``seed`` overrides ``sim.seed`` in
-    every point; ``progress`` shows one progress display on stderr (points done / total,
-    running, failed, time left).
+    every point; ``progress`` is the progress display (points done / total, running, failed,
+    time left): by default (``None``) a tqdm bar when stderr is a terminal or in a Jupyter
+    notebook, nothing otherwise; ``True`` the bar there and one line per finished point on stderr
+    elsewhere (logs); ``False`` nothing; ``"bar"``, ``"lines"`` or ``"errors"`` (only failed
+    points) force one.
 
     ``seeds`` runs every point ``seeds`` times, with the seeds ``base, base + 1, ...,
     base + seeds - 1``; ``base`` is ``seed`` if given, else ``sim.seed`` from ``overrides``, else

@@ -352,6 +352,32 @@ def _scenario_name(scenario: Path, doc: dict, overrides: Sequence[str]) -> str:
 # summary.json -> one row
 
 
+#: Throughput columns of sweep.csv in Gbit/s -> the same in GB/s (10^9 bytes/s), the one unit of
+#: a sweep's printed table, report and figures ([Z] compares aggregates in GB/s).
+GBYTES_COLUMNS = {
+    "throughput.total_rx_gbps": "throughput.total_rx_gbytes_per_s",
+    "throughput.total_tx_gbps": "throughput.total_tx_gbytes_per_s",
+    "throughput.rx_gbps_after_warmup": "throughput.rx_gbytes_per_s_after_warmup",
+    "throughput.tx_gbps_after_warmup": "throughput.tx_gbytes_per_s_after_warmup",
+}
+
+
+def with_gbytes(df):
+    """``df`` (a sweep table) with every throughput column of :data:`GBYTES_COLUMNS` also in
+    GB/s (Gbit/s ÷ 8) where sweep.csv lacks it; the table is not modified (a copy is returned
+    when a column is added)."""
+    from ._read import sweep_numbers
+
+    missing = {g: b for g, b in GBYTES_COLUMNS.items() if g in df.columns and b not in df.columns}
+    if not missing:
+        return df
+    out = df.copy()
+    out.attrs = dict(df.attrs)
+    for gbps, gbytes in missing.items():
+        out[gbytes] = sweep_numbers(df, gbps) / 8.0
+    return out
+
+
 def flatten_summary(summary: dict) -> Dict[str, Any]:
     """Every scalar field of a summary.json, flattened with dots (``throughput.total_rx_gbps``);
     lists and the per-node / per-flow objects (:data:`SKIPPED_FIELDS`) are left out."""
@@ -545,7 +571,12 @@ class _Progress:
         self.running = 0
         self.t0 = time.monotonic()
         self.bar = None
-        if mode == "bar":
+        if mode == "bar" and _in_notebook():  # a notebook widget (or text bar without ipywidgets)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                from tqdm.auto import tqdm as auto_tqdm
+            self.bar = auto_tqdm(total=total, unit=unit, desc="sweep")
+        elif mode == "bar":
             from tqdm import tqdm
 
             try:
@@ -611,6 +642,37 @@ def _stderr_is_tty() -> bool:
         return sys.stderr.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+def _in_notebook() -> bool:
+    """True inside a Jupyter kernel (notebook, JupyterLab, VS Code notebooks)."""
+    if "ipykernel" not in sys.modules:
+        return False
+    try:
+        shell = sys.modules["IPython"].get_ipython()
+    except (KeyError, AttributeError):
+        return False
+    return shell is not None and "zmq" in type(shell).__name__.lower()
+
+
+#: ``progress`` values of :func:`lnsim.sweep` given as text.
+PROGRESS_MODES = ("bar", "lines", "errors")
+
+
+def progress_mode(progress) -> Optional[str]:
+    """The progress display of :func:`lnsim.sweep` for its ``progress`` argument: ``None``
+    (the default) shows a tqdm bar when stderr is a terminal or in a Jupyter notebook and
+    nothing otherwise; ``True`` a bar there and else one line per finished run on stderr;
+    ``False`` nothing; or one of :data:`PROGRESS_MODES`."""
+    if isinstance(progress, str):
+        if progress not in PROGRESS_MODES:
+            raise ScenarioError(f"progress={progress!r}: expected True, False, None or one of "
+                                f"{', '.join(map(repr, PROGRESS_MODES))}")
+        return progress
+    interactive = _stderr_is_tty() or _in_notebook()
+    if progress is None:
+        return "bar" if interactive else None
+    return ("bar" if interactive else "lines") if progress else None
 
 
 def _table(keys: List[str], runs: List[Dict[str, Any]], records: Dict[str, Dict[str, Any]]):
@@ -879,13 +941,11 @@ def run_sweep(
     return df, out_dir, meta["failed"]
 
 
-def sweep(scenario, overrides=None, out=None, jobs=None, seed=None, progress=False, seeds=1, grid=None,
+def sweep(scenario, overrides=None, out=None, jobs=None, seed=None, progress=None, seeds=1, grid=None,
           dask=None, resume=False):
     """Runs every point of a sweep and returns sweep.csv as a DataFrame (see
-    :func:`lnsim.sweep`)."""
-    mode = None
-    if progress:
-        mode = "bar" if _stderr_is_tty() else "lines"
+    :func:`lnsim.sweep`; ``progress``: :func:`progress_mode`)."""
+    mode = progress_mode(progress)
     df, out_dir, failed = run_sweep(
         scenario, overrides=overrides, out=out, jobs=jobs, seed=seed, progress=mode, seeds=seeds, grid=grid,
         dask=dask, resume=resume,
@@ -899,30 +959,33 @@ def sweep(scenario, overrides=None, out=None, jobs=None, seed=None, progress=Fal
 
 
 def load_sweep(d) -> "Any":
-    """Reads ``sweep.csv`` of a sweep folder as a DataFrame (``attrs["keys"]`` = swept keys)."""
-    import pandas as pd
+    """Reads ``sweep.csv`` of a sweep folder as a DataFrame (``attrs["keys"]`` = swept keys,
+    ``attrs["path"]`` = the file). Raises :class:`lnsim.ResultsError` naming the file, line and
+    column when it is not a CSV table with the ``point`` and ``status`` columns."""
+
+    from ._read import SWEEP_TABLE, ResultsError, read_table
 
     d = Path(d)
     path = d / SWEEP_CSV
     if not path.is_file():
         raise FileNotFoundError(f"{d}: not a sweep folder (no {SWEEP_CSV})")
-    df = pd.read_csv(path)
+    df = read_table(path, SWEEP_TABLE)  # a corrupt table raises ResultsError naming it
+    if df.empty:
+        raise ResultsError(path, "no rows (a sweep has at least one point; was the file cut short?)", line=2)
     df.attrs["out_dir"] = str(d)
     df.attrs["keys"] = sweep_keys(df, d)
     return df
 
 
 def sweep_keys(df, d=None) -> List[str]:
-    """The swept keys of a sweep DataFrame: ``sweep.json``'s list when the folder is known,
-    else the columns before ``point``."""
+    """The swept keys of a sweep DataFrame: ``sweep.json``'s list when the folder is known (a
+    corrupt sweep.json raises :class:`lnsim.ResultsError`), else the columns before ``point``."""
     if d is not None and (Path(d) / SWEEP_JSON).is_file():
-        try:
-            with open(Path(d) / SWEEP_JSON, encoding="utf-8") as f:
-                keys = json.load(f).get("keys")
-            if keys and all(k in df.columns for k in keys):
-                return list(keys)
-        except (OSError, ValueError):
-            pass
+        from ._read import read_sweep_meta
+
+        keys = read_sweep_meta(Path(d) / SWEEP_JSON).get("keys")  # corrupt: ResultsError
+        if keys and all(k in df.columns for k in keys):
+            return list(keys)
     if "keys" in getattr(df, "attrs", {}):
         return list(df.attrs["keys"])
     cols = list(df.columns)

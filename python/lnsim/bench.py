@@ -7,8 +7,9 @@ second (``flit_hops / wall_time_s``), events per second and peak memory; everyth
 written to ``results/bench/bench.json``. Speed claims come from here, never from timed tests.
 
 Each case also runs with congestion control on (``<case>_cc``, ``--set cc.enabled=true``), and a
-last line per pair gives what CC costs: ``CC on costs +X % wall time on c4`` (the target is at
-most +30 %).
+last line per pair gives the wall times of both runs (the same simulated time) and what CC costs:
+``CC on costs +X % wall time (+Y % per event ...)`` (the target is at most +30 %). A ``--quick``
+run is too short for that (set-up dominates): its line gives the two wall times only.
 
 Cases of the cycle-level router model (``model="cycle"``: ``mesh_8x8``, ``dragonfly_h6``) get a
 table of their own: simulated cycles (warm-up + measured), wall seconds, cycles per wall second,
@@ -289,10 +290,13 @@ def format_cycle_row(r: dict) -> str:
     return f"{line}  {target}" if target else line
 
 
-def cc_costs(records: Sequence[dict]) -> List[dict]:
+def cc_costs(records: Sequence[dict], quick: bool = False) -> List[dict]:
     """For each CC-on case run together with its CC-off baseline (both ok): ``{"case",
-    "baseline", "wall_time_s", "baseline_wall_time_s", "cost_pct"}``, ``cost_pct`` being the
-    extra wall time of CC on in percent of the baseline's."""
+    "baseline", "sim_time_s", "wall_time_s", "baseline_wall_time_s", "events",
+    "baseline_events", "cost_pct", "cost_per_event_pct", "quick"}``: ``cost_pct`` is the extra
+    wall time of CC on in percent of the baseline's (both simulate the same time), and
+    ``cost_per_event_pct`` the extra wall time per event. With ``quick`` both percentages are
+    ``None``: such short runs measure set-up, not what CC costs."""
     by_name = {r["case"]: r for r in records}
     cases = {c.name: c for c in CASES}
     out = []
@@ -304,20 +308,40 @@ def cc_costs(records: Sequence[dict]) -> List[dict]:
         on, off = r.get("wall_time_s"), base.get("wall_time_s")
         if not on or not off:
             continue
+        ev_on, ev_off = r.get("events"), base.get("events")
+        per_event = None
+        if ev_on and ev_off and not quick:
+            per_event = ((on / ev_on) / (off / ev_off) - 1.0) * 100.0
         out.append(
             {
                 "case": r["case"],
                 "baseline": base["case"],
+                "sim_time_s": r.get("sim_time_s"),
                 "wall_time_s": on,
                 "baseline_wall_time_s": off,
-                "cost_pct": (on / off - 1.0) * 100.0,
+                "events": ev_on,
+                "baseline_events": ev_off,
+                "cost_pct": None if quick else (on / off - 1.0) * 100.0,
+                "cost_per_event_pct": per_event,
+                "quick": quick,
             }
         )
     return out
 
 
 def format_cost(c: dict) -> str:
-    return f"CC on costs {c['cost_pct']:+.1f} % wall time on {c['baseline']}"
+    """The line saying what turning CC on cost: the wall times of the two runs (same simulated
+    time) and, on a full run, the extra wall time and extra wall time per event in percent."""
+    sim = c.get("sim_time_s")
+    what = f"{c['case']} vs {c['baseline']} (CC on vs off, {sim:g} s simulated each)" if sim else \
+        f"{c['case']} vs {c['baseline']} (CC on vs off)"
+    walls = f"wall time {c['wall_time_s']:.3f} s vs {c['baseline_wall_time_s']:.3f} s"
+    if c.get("quick") or c.get("cost_pct") is None:
+        return f"{what}: {walls}; --quick runs are too short to tell what CC costs (set-up dominates)"
+    line = f"{what}: {walls}, CC on costs {c['cost_pct']:+.1f} % wall time"
+    if c.get("cost_per_event_pct") is not None:
+        line += f" ({c['cost_per_event_pct']:+.1f} % per event; CC adds CNPs and changes the traffic)"
+    return line
 
 
 def main(cases: Sequence[str] = (), quick: bool = False, scenarios=None, out=None) -> int:
@@ -345,7 +369,7 @@ def main(cases: Sequence[str] = (), quick: bool = False, scenarios=None, out=Non
         rec = run_case(case, scen_dir, out_root, quick=quick)
         records.append(rec)
         print(format_row(rec), flush=True)
-    costs = cc_costs(records)
+    costs = cc_costs(records, quick=quick)
     for c in costs:
         print(format_cost(c))
 

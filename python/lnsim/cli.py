@@ -7,7 +7,7 @@
                 [--no-progress] [--no-plot]
     lnsim plot DIR [--out DIR] [--metric FIELD] [--bound LABEL=VALUE]...
     lnsim report DIR [--out FILE]
-    lnsim bench [--case NAME]... [--quick] [--scenarios DIR]
+    lnsim bench [--case NAME]... [--quick] [--scenarios DIR] [--out DIR]
 
 Exit status: 0 success, 2 bad input (the message names the key or path), 1 simulation or
 unexpected error (a sweep: some point failed), 3 the run deadlocked (its results folder is
@@ -259,6 +259,13 @@ def _fmt_rate(x: Optional[float]) -> str:
     return f"{x:.2f} "
 
 
+def _share(rate: Optional[float], link: Optional[float]) -> str:
+    """``rate`` as a percentage of ``link`` (``25.0``), ``n/a`` when either is unknown."""
+    if rate is None or not link:
+        return "n/a"
+    return f"{100.0 * rate / link:.1f}"
+
+
 def format_summary(summary: dict, out_dir) -> str:
     """The short human summary printed after a run (of either model)."""
     if summary.get("model") == "cycle":
@@ -275,15 +282,17 @@ def format_summary(summary: dict, out_dir) -> str:
     lat = s.get("latency_ns") or {}
     fair = s.get("fairness") or {}
 
+    warm = _num(s.get("warmup_s"))
+    window = f"after warm-up ({_fmt(warm, '.6g', ' s')} to {_fmt(sim, '.6g', ' s')})"
     lines = [
         f"scenario        {s.get('scenario', 'n/a')}  (seed {s.get('seed', 'n/a')}, lnsim {s.get('version', 'n/a')})",
         *filter(None, [_incomplete_line(s)]),
         f"simulated       {_fmt(sim, '.6g', ' s')}   wall {_fmt(wall, '.3f', ' s')}",
         f"events          {_fmt(events, ',.0f')}  ({_fmt_rate(ev_rate)}events/s)",
         f"speed           {_fmt(speed, '.4g')} sim s per wall s, {_fmt_rate(hops_rate)}credit-hops/s",
-        f"throughput      rx {_fmt(thr.get('total_rx_gbps'), '.3f')} / tx {_fmt(thr.get('total_tx_gbps'), '.3f')} Gbit/s"
-        f" (after warm-up {_fmt(s.get('warmup_s'), '.6g', ' s')}: rx {_fmt(thr.get('rx_gbps_after_warmup'), '.3f')}"
-        f" / tx {_fmt(thr.get('tx_gbps_after_warmup'), '.3f')} Gbit/s)",
+        f"throughput      {window}: rx {_fmt(thr.get('rx_gbps_after_warmup'), '.3f')}"
+        f" / tx {_fmt(thr.get('tx_gbps_after_warmup'), '.3f')} Gbit/s;"
+        f" whole run: rx {_fmt(thr.get('total_rx_gbps'), '.3f')} / tx {_fmt(thr.get('total_tx_gbps'), '.3f')} Gbit/s",
     ]
     cc = s.get("cc") or {}
     cc_on = bool(cc.get("enabled"))
@@ -296,15 +305,19 @@ def format_summary(summary: dict, out_dir) -> str:
     if active:
         width = max(8, max(len(n) for n, _ in active[:MAX_NODE_ROWS]))
         lines.append("")
-        header = f"  {'node':<{width}}  {'tx Gbit/s':>10}  {'rx Gbit/s':>10}"
+        lines.append(f"per node        {window}; whole-run rates are in summary.json"
+                     + ("; CNPs: whole run" if cc_on else ""))
+        heads = ["link Gbit/s", "tx Gbit/s", "tx % link", "rx Gbit/s", "rx % link"]
         if cc_on:
-            header += f"  {'CNPs sent':>10}  {'CNPs rcvd':>10}"
-        lines.append(header)
+            heads += ["CNPs sent", "CNPs rcvd"]
+        lines.append(f"  {'node':<{width}}" + "".join(f"  {h:>11}" for h in heads))
         for name, v in active[:MAX_NODE_ROWS]:
-            row = f"  {name:<{width}}  {_num(v.get('tx_gbps')) or 0.0:>10.3f}  {_num(v.get('rx_gbps')) or 0.0:>10.3f}"
+            link = _num(v.get("link_gbps"))
+            tx, rx = _num(v.get("tx_gbps_after_warmup")), _num(v.get("rx_gbps_after_warmup"))
+            cells = [_fmt(link, ".4g"), _fmt(tx, ".3f"), _share(tx, link), _fmt(rx, ".3f"), _share(rx, link)]
             if cc_on:
-                row += f"  {_fmt(v.get('cnps_sent'), '.0f'):>10}  {_fmt(v.get('cnps_received'), '.0f'):>10}"
-            lines.append(row)
+                cells += [_fmt(v.get("cnps_sent"), ",.0f"), _fmt(v.get("cnps_received"), ",.0f")]
+            lines.append(f"  {name:<{width}}" + "".join(f"  {c:>11}" for c in cells))
         if len(active) > MAX_NODE_ROWS:
             lines.append(f"  ... {len(active) - MAX_NODE_ROWS} more nodes (see summary.json)")
         lines.append("")
@@ -412,11 +425,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-#: Columns of the table printed after a sweep (those present): InfiniBand model, then the
-#: cycle-level model.
+#: Columns of the table printed after a sweep (those present): InfiniBand model (throughput in
+#: GB/s = 10^9 bytes/s, the unit of the sweep figures), then the cycle-level model.
 SWEEP_SHOWN = [
-    ("throughput.total_rx_gbps", "rx Gbit/s", ".3f"),
-    ("throughput.rx_gbps_after_warmup", "rx after wu", ".3f"),
+    ("throughput.total_rx_gbytes_per_s", "rx GB/s", ".3f"),
+    ("throughput.rx_gbytes_per_s_after_warmup", "rx GB/s after wu", ".3f"),
     ("latency_ns.mean", "lat mean ns", ".1f"),
     ("fairness.jain", "Jain", ".4f"),
     ("accepted_load", "accepted", ".4f"),
@@ -428,9 +441,11 @@ MAX_SWEEP_ROWS = 40
 
 
 def format_sweep(df, out_dir, failed: int) -> str:
-    """The table printed after a sweep: swept values and a few figures per point."""
-    from ._sweep import sweep_keys
+    """The table printed after a sweep: swept values and a few figures per point (throughput in
+    GB/s, as in the sweep's figures)."""
+    from ._sweep import sweep_keys, with_gbytes
 
+    df = with_gbytes(df)
     keys = sweep_keys(df)
     n_points = df["point"].nunique() if "point" in df.columns else len(df)
     seeded = "seed" in df.columns and n_points < len(df)  # several runs per point
@@ -611,10 +626,11 @@ def main(argv: Optional[List[str]] = None) -> int:
 def _report(e: BaseException) -> int:
     from . import ScenarioError, SimulationError
 
+    from ._read import ResultsError
     from .executors import ExecutorError
     from .store import StoreError
 
-    if isinstance(e, (ScenarioError, InputError, ExecutorError, StoreError)):
+    if isinstance(e, (ScenarioError, InputError, ExecutorError, StoreError, ResultsError)):
         print(f"lnsim: error: {e}", file=sys.stderr)
         return EXIT_INPUT
     if isinstance(e, SimulationError):

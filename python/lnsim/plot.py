@@ -16,7 +16,8 @@ optional matplotlib ``ax`` so figures can be composed::
 :func:`plot_results` writes ``bandwidth.png``, ``throughput.png`` and ``latency_hist.png``
 into a results folder (what ``lnsim plot DIR`` does); with congestion control on (the folder has
 ``ccti.csv``) ``bandwidth.png`` has a second panel below, :func:`plot_ccti`, on the same time
-axis. The figures of an incomplete run (the partial results of an interrupted run) carry a
+axis, and ``ccti.png`` (:func:`plot_ccti_flows`) gives each throttled flow's CCTI a panel of its
+own. The figures of an incomplete run (the partial results of an interrupted run) carry a
 red title saying so (:func:`incomplete_note`). Figures go into the results folder itself, or
 into ``out_dir``, which must be absent, empty or a folder lnsim wrote (a new one is marked as a
 figures folder). :func:`plot_sweep` draws one metric of a
@@ -76,6 +77,7 @@ __all__ = [
     "plot_bins",
     "plot_buffers",
     "plot_ccti",
+    "plot_ccti_flows",
     "plot_cycle_results",
     "plot_latency_histogram",
     "plot_latency_over_time",
@@ -221,14 +223,50 @@ def _finish_time_axis(ax, x, summary: dict) -> None:
     if warmup:
         ax.axvline(float(warmup), color="0.5", lw=0.8, ls=":")
 
+
+#: Marker shapes of the series of a line plot, in drawing order (see :func:`_marker_style`).
+MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">", "p", "h", "*")
+#: About this many markers per series.
+MARKS_PER_SERIES = 10
+
+
+def _marker_style(i: int, n_series: int, y) -> dict:
+    """Line2D keywords giving series ``i`` of ``n_series`` (values ``y``) its own marker shape,
+    placed every ``stride`` points from an offset of its own (where the value is not 0): where
+    lines coincide (equal rates, drawn on top of each other) the markers of every series still
+    show, side by side."""
+    y = np.asarray(y, dtype=float)
+    stride = max(len(y) // MARKS_PER_SERIES, n_series, 1)
+    offset = (i * stride) // max(n_series, 1)
+    marks = [k for k in range(offset, len(y), stride) if np.isfinite(y[k]) and y[k] != 0]
+    return dict(marker=MARKERS[i % len(MARKERS)], ms=5, markevery=marks, markeredgewidth=0.8)
+
+
+def _line_colors(n: int) -> list:
+    """Colours of ``n`` lines (tab10, tab20 beyond ten)."""
+    cmap = plt.get_cmap("tab20" if n > 10 else "tab10")
+    return [cmap(i % cmap.N) for i in range(max(n, 1))]
+
+
+def sender_colors(r: ResultLike) -> dict:
+    """The colour of each sender's line in :func:`plot_bandwidth` (node name -> colour), so that
+    other figures of the run can use the same."""
+    tx, rx = node_bandwidth(_result(r))
+    senders, _ = _busiest(tx, MAX_LINES)
+    receivers, _ = _busiest(rx, MAX_LINES)
+    return dict(zip(senders, _line_colors(len(senders) + len(receivers))))
+
+
 def plot_bandwidth(result_or_dir: ResultLike, ax=None, unit: str = "MBps"):
     """Bandwidth of each node over time, as in the figures of the InfiniBand CC studies.
 
     One solid line per sending node (tx, left y axis) and one dashed line per receiving node
-    (rx, right y axis); x is the start of each interval in seconds, y in ``unit``
-    (MBps = 1e6 bytes/s). With more than
-    :data:`MAX_LINES` senders (or receivers) only the busiest are drawn, and the title says so.
-    Returns the left Axes; the right one is ``ax.right_ax``.
+    (rx, right y axis, the same scale); x is the start of each interval in seconds, y in
+    ``unit`` (MBps = 1e6 bytes/s). Each line has its own marker shape, the markers of different
+    lines staggered along the time axis, so that lines at the same rate (drawn on top of each
+    other) all stay visible; the legend says so. With more than :data:`MAX_LINES` senders (or
+    receivers) only the busiest are drawn, and the title says so. Returns the left Axes; the
+    right one is ``ax.right_ax``.
     """
     r = _result(result_or_dir)
     ax = _new_ax(ax)
@@ -240,22 +278,29 @@ def plot_bandwidth(result_or_dir: ResultLike, ax=None, unit: str = "MBps"):
     ax2 = ax.twinx()
     ax.right_ax = ax2
     n_lines = len(senders) + len(receivers)
-    cmap = plt.get_cmap("tab20" if n_lines > 10 else "tab10")
-    colors = [cmap(i % cmap.N) for i in range(max(n_lines, 1))]
+    colors = _line_colors(n_lines)
     x_tx = tx.index.to_numpy(dtype=float)
     for i, node in enumerate(senders):
-        ax.plot(x_tx, tx[node].to_numpy(), color=colors[i], lw=1.4, label=f"{node} tx")
+        y = tx[node].to_numpy()
+        ax.plot(x_tx, y, color=colors[i], lw=1.4, label=f"{node} tx", **_marker_style(i, n_lines, y))
     x_rx = rx.index.to_numpy(dtype=float)
     for j, node in enumerate(receivers):
-        ax2.plot(x_rx, rx[node].to_numpy(), color=colors[len(senders) + j], lw=1.6, ls="--", label=f"{node} rx")
+        k = len(senders) + j
+        y = rx[node].to_numpy()
+        ax2.plot(x_rx, y, color=colors[k], lw=1.6, ls="--", label=f"{node} rx", markerfacecolor="white",
+                 **_marker_style(k, n_lines, y))
 
     ax.set_xlabel("time (s)")
-    ax.set_ylabel(f"sender bandwidth ({label})")
+    ax.set_ylabel(f"sender bandwidth ({label}, solid)")
     ax2.set_ylabel(f"receiver bandwidth ({label}, dashed)")
+    # one scale on both axes (same unit: a sender and a receiver at the same rate meet), with
     # headroom above the highest line: flat lines (a link at full rate) would sit on the frame
-    for a, table, cols in ((ax, tx, senders), (ax2, rx, receivers)):
-        peak = float(table[cols].to_numpy().max()) if cols else 0.0
-        a.set_ylim(bottom=0, top=max(a.get_ylim()[1], peak * 1.05) if peak > 0 else None)
+    peaks = ([float(tx[senders].to_numpy().max())] if senders else []) + \
+        ([float(rx[receivers].to_numpy().max())] if receivers else [])
+    peak = max(peaks, default=0.0)
+    top = peak * 1.06 if peak > 0 else 1.0
+    for a in (ax, ax2):
+        a.set_ylim(0, top)
     _finish_time_axis(ax, x_tx, r.summary)
 
     title = f"{r.summary.get('scenario', r.out_dir.name)}: bandwidth per node"
@@ -280,6 +325,8 @@ def plot_bandwidth(result_or_dir: ResultLike, ax=None, unit: str = "MBps"):
             ncol=min(6, len(lines)),
             fontsize=8,
             frameon=False,
+            title="tx solid, rx dashed; each line has its own marker, staggered, so lines at equal rates stay visible",
+            title_fontsize=8,
         )
     else:
         _no_data(ax, "traffic")
@@ -310,7 +357,8 @@ def plot_throughput(result_or_dir: ResultLike, ax=None):
     ax.set_title(title, fontsize=10)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("throughput (Gbit/s)")
-    ax.set_ylim(bottom=0)
+    peak = float(max(tx.sum(axis=1).max(), rx.sum(axis=1).max())) if not rx.empty else 0.0
+    ax.set_ylim(0, peak * 1.08 if peak > 0 else None)  # headroom: a flat line at the peak is not on the frame
     ax.grid(True, alpha=0.3)
     return ax
 
@@ -356,7 +404,9 @@ def latency_log_bins(h: pd.DataFrame, per_decade: int = LATENCY_BINS_PER_DECADE)
 def plot_latency_histogram(result_or_dir: ResultLike, ax=None):
     """Packet latency histogram from latency_hist.csv: bins of equal width on a logarithmic
     time axis (:func:`latency_log_bins`), packet counts on a logarithmic axis so that the tail
-    shows, and the mean, p50 and p99 of summary.json marked. Returns the Axes."""
+    shows, and the mean, p50, p99 and max of summary.json marked (a mark equal to an earlier
+    one says so in the legend). The time axis leaves a margin beyond the data and the marks, so
+    that no line sits on the frame. Returns the Axes."""
     r = _result(result_or_dir)
     ax = _new_ax(ax)
     edges, counts = latency_log_bins(r.latency)
@@ -369,14 +419,19 @@ def plot_latency_histogram(result_or_dir: ResultLike, ax=None):
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_ylim(bottom=0.7, top=max(counts.max() * 2.0, 2.0))
-        ax.set_xlim(edges[0], edges[-1])
         lat = r.summary.get("latency_cycles" if cycles else "latency_ns") or {}
-        for key, color in (("mean", "C3"), ("p50", "C2"), ("p99", "C1")):
-            v = lat.get(key)
-            if v is not None and float(v) > 0:
-                ax.axvline(float(v), color=color, lw=1.2, ls="--", label=f"{key} {fmt(float(v))}")
-        if lat:
-            ax.legend(fontsize=8)
+        marks = {k: float(lat[k]) for k in ("mean", "p50", "p99", "max") if lat.get(k) is not None and float(lat[k]) > 0}
+        # a margin of a few bins beyond the data and the marks: no line sits on the frame
+        pad = 10 ** (3.0 / LATENCY_BINS_PER_DECADE)
+        ax.set_xlim(min([edges[0], *marks.values()]) / pad, max([edges[-1], *marks.values()]) * pad)
+        styles = {"mean": ("C3", "--"), "p50": ("C2", "--"), "p99": ("C1", "-."), "max": ("0.3", ":")}
+        for key, v in marks.items():
+            color, ls = styles[key]
+            same = [k for k in marks if k != key and marks[k] == v and list(marks).index(k) < list(marks).index(key)]
+            label = f"{key} {fmt(v)}" + (f" (= {', '.join(same)})" if same else "")
+            ax.axvline(v, color=color, lw=1.3 if not same else 2.2, ls=ls, label=label, zorder=3 if same else 2.5)
+        if marks:
+            ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)  # off the bars
     ax.set_title(f"{r.summary.get('scenario', r.out_dir.name)}: packet latency", fontsize=10)
     ax.set_xlabel("latency (cycles)" if cycles else "latency (ns)")
     ax.set_ylabel(f"packets (per 1/{LATENCY_BINS_PER_DECADE} decade)")
@@ -400,11 +455,14 @@ def _fmt_ns(ns: float) -> str:
 def plot_results(result_or_dir: ResultLike, out_dir=None) -> List[Path]:
     """Writes ``bandwidth.png``, ``throughput.png`` and ``latency_hist.png`` into the results
     folder (or ``out_dir``) and returns their paths. With congestion control on (ccti.csv in the
-    folder) ``bandwidth.png`` is :func:`plot_bandwidth_ccti`: bandwidth above, CCTI per flow
-    below. A cycle-level folder gets :func:`plot_cycle_results`'s figures instead."""
+    folder) ``bandwidth.png`` is :func:`plot_bandwidth_ccti` (bandwidth above, CCTI per flow
+    below) and ``ccti.png`` (:func:`plot_ccti_flows`: the CCTI of each flow in a panel of its
+    own) is written too. A cycle-level folder gets :func:`plot_cycle_results`'s figures
+    instead."""
     r = _result(result_or_dir)
     if r.is_cycle:
         return plot_cycle_results(r, out_dir=out_dir)
+    r.nodes, r.latency, r.ccti  # noqa: B018 - read and checked (ResultsError) before anything is written
     target = _figures_dir(out_dir, r.out_dir)
     target.mkdir(parents=True, exist_ok=True)
     note = incomplete_note(r.summary)
@@ -423,6 +481,10 @@ def plot_results(result_or_dir: ResultLike, out_dir=None) -> List[Path]:
             written.append(_save_figure(fig, target / name, lambda: plot_bandwidth_ccti(r, fig=fig), note))
         else:
             written.append(_save_figure(fig, target / name, lambda: fn(r, ax=ax), note))
+    if with_cc:
+        n_panels = min(max(len(flow_ccti(r, "ccti_max").columns), 1), MAX_CCTI_PANELS)
+        fig = plt.figure(figsize=(10, 1.5 * n_panels + 1.4))
+        written.append(_save_figure(fig, target / "ccti.png", lambda: plot_ccti_flows(r, fig=fig), note))
     return written
 
 
@@ -441,8 +503,9 @@ def _interval_starts(r: RunResult) -> np.ndarray:
     return np.unique(np.concatenate(parts)) if parts else np.array([], dtype=float)
 
 
-def flow_ccti(r: ResultLike) -> pd.DataFrame:
-    """CCTI of each flow at the end of every interval, from ccti.csv: a DataFrame indexed by
+def flow_ccti(r: ResultLike, column: str = "ccti_end") -> pd.DataFrame:
+    """CCTI of each flow at the end of every interval (``column="ccti_max"``: the highest CCTI
+    within each interval), from ccti.csv: a DataFrame indexed by
     interval start (seconds, every interval of the run), one column per flow named ``src→dst``
     (``src→dst vlN`` when a pair has flows on several VLs; ``dst`` is ``*`` with
     ``cc.level = "sl"``), 0 where the flow is absent (its CCTI was at the minimum). Columns are
@@ -464,11 +527,11 @@ def flow_ccti(r: ResultLike) -> pd.DataFrame:
     ]
     df = df.assign(flow=labels)
     order = list(dict.fromkeys(labels))
-    table = df.pivot_table(index="t_start_s", columns="flow", values="ccti_end", aggfunc="max", sort=True)
+    table = df.pivot_table(index="t_start_s", columns="flow", values=column, aggfunc="max", sort=True)
     return table.reindex(index=index, columns=order).fillna(0.0)
 
 
-def plot_ccti(result_or_dir: ResultLike, ax=None, colors: Optional[dict] = None):
+def plot_ccti(result_or_dir: ResultLike, ax=None, colors: Optional[dict] = None, markers: Optional[dict] = None):
     """CCTI of each flow over time (ccti.csv; congestion control on): one line per flow of its
     CCTI at the end of each interval (x: interval start, as in :func:`plot_bandwidth`), 0 where
     the flow is absent. At most :data:`MAX_LINES` flows are drawn, those with the highest mean
@@ -491,7 +554,11 @@ def plot_ccti(result_or_dir: ResultLike, ax=None, colors: Optional[dict] = None)
     x = table.index.to_numpy(dtype=float)
     for i, flow in enumerate(shown):
         color = colors[srcs[i]] if use_src_colors else cmap(i % cmap.N)
-        ax.plot(x, table[flow].to_numpy(), color=color, lw=1.4, label=flow)
+        y = table[flow].to_numpy()
+        style = _marker_style(i, len(shown), y)
+        if use_src_colors and markers and srcs[i] in markers:
+            style["marker"] = markers[srcs[i]]  # the sender's marker in the bandwidth panel
+        ax.plot(x, y, color=color, lw=1.4, label=flow, **style)
 
     ax.set_xlabel("time (s)")
     ax.set_ylabel("CCTI (end of interval)")
@@ -530,9 +597,86 @@ def plot_bandwidth_ccti(result_or_dir: ResultLike, fig=None, unit: str = "MBps")
     plot_bandwidth(r, ax=top, unit=unit)
     top.set_xlabel("")
     top.tick_params(labelbottom=True)  # the legend sits below the top panel: keep its time ticks
-    colors = {l.get_label()[: -len(" tx")]: l.get_color() for l in top.get_lines() if l.get_label().endswith(" tx")}
-    plot_ccti(r, ax=bottom, colors=colors)
+    tx_lines = [line for line in top.get_lines() if line.get_label().endswith(" tx")]
+    colors = {line.get_label()[: -len(" tx")]: line.get_color() for line in tx_lines}
+    markers = {line.get_label()[: -len(" tx")]: line.get_marker() for line in tx_lines}
+    plot_ccti(r, ax=bottom, colors=colors, markers=markers)
     return top, bottom
+
+
+#: At most this many flows get a panel of their own in :func:`plot_ccti_flows`.
+MAX_CCTI_PANELS = 8
+
+
+def plot_ccti_flows(result_or_dir: ResultLike, fig=None, limit: int = MAX_CCTI_PANELS):
+    """CCTI over time, one panel per throttled flow (per source HCA and VL with
+    ``cc.level = "sl"``), on shared time and CCTI axes (ccti.csv; congestion control on): the
+    CCTI at the end of each interval (a step line) and, shaded, up to the highest CCTI within
+    the interval; 0 = not throttled. Each flow has its sender's colour of :func:`plot_bandwidth`
+    when every drawn flow has its own sender. The flows with the highest mean CCTI are drawn (at most
+    ``limit``, the title says so), in their order of first throttling; each panel names its
+    flow with its mean CCTI after the warm-up and its maximum. This is ``ccti.png`` of
+    :func:`plot_results`. Returns the Axes, top to bottom."""
+    r = _result(result_or_dir)
+    end = flow_ccti(r, "ccti_end")
+    high = flow_ccti(r, "ccti_max")
+    means = end.mean(axis=0) if not end.empty else pd.Series(dtype=float)
+    active = [c for c in end.columns if high[c].max() > 0]
+    shown = active
+    if len(active) > limit:
+        keep = set(means[active].sort_values(ascending=False, kind="stable").index[:limit])
+        shown = [c for c in active if c in keep]
+    if fig is None:
+        fig = plt.figure(figsize=(10, 1.5 * max(len(shown), 1) + 1.4))
+    axes = np.atleast_1d(fig.subplots(max(len(shown), 1), 1, sharex=True, sharey=True))
+    x = end.index.to_numpy(dtype=float)
+    interval = float(r.summary.get("interval_s") or (np.min(np.diff(x)) if len(x) > 1 else 1.0))
+    xs = np.append(x, x[-1] + interval) if len(x) else x
+    top = float(high[shown].to_numpy().max()) if shown else 1.0
+    warm = r.summary.get("warmup_s")
+    per_sl = r.ccti is not None and not r.ccti.empty and (r.ccti["dst"].astype(str) == "*").all()
+    srcs = [c.split("→", 1)[0] for c in shown]
+    by_src = sender_colors(r) if (r.out_dir / "nodes.csv").is_file() else {}
+    same = len(set(srcs)) == len(srcs) and all(src in by_src for src in srcs)  # the bandwidth figure's colours
+    for i, (ax, flow) in enumerate(zip(axes, shown)):
+        color = by_src[srcs[i]] if same else f"C{i % 10}"
+        e, h = end[flow].to_numpy(dtype=float), high[flow].to_numpy(dtype=float)
+        ax.fill_between(xs, np.append(e, e[-1]), np.append(h, h[-1]), step="post", color=color, alpha=0.2,
+                        linewidth=0, label="highest CCTI within the interval")
+        ax.step(xs, np.append(e, e[-1]), where="post", color=color, lw=1.3, label="CCTI at the end of the interval")
+        after = e[x >= float(warm)] if warm is not None else e
+        mean = float(np.mean(after)) if len(after) else float("nan")
+        name = flow.replace("→*", "") + (" (all its flows on this SL)" if per_sl else "")
+        ax.text(0.005, 0.93, f"{name}: mean {mean:.1f} after warm-up, max {int(h.max())}", transform=ax.transAxes,
+                ha="left", va="top", fontsize=8.5, bbox=dict(facecolor="white", edgecolor="none", alpha=0.8, pad=1.5))
+        ax.set_ylabel("CCTI", fontsize=8)
+        ax.grid(True, alpha=0.3)
+        if warm:
+            ax.axvline(float(warm), color="0.4", lw=0.9, ls=":", label="end of warm-up")
+    if len(xs):
+        axes[-1].set_xlim(float(xs[0]), float(xs[-1]))
+    axes[-1].set_ylim(0, max(top * 1.25, 1.0))
+    axes[-1].set_xlabel("time (s)")
+    what = "CCTI per source HCA and SL" if per_sl else "CCTI per flow"
+    title = f"{r.summary.get('scenario', r.out_dir.name)}: {what} (0 = not throttled)"
+    if len(active) > len(shown):
+        title += f", the {len(shown)} highest of {len(active)} throttled"
+    axes[0].set_title(title, fontsize=10)
+    if shown:
+        from matplotlib.lines import Line2D
+        from matplotlib.patches import Patch
+
+        handles = [Patch(color="0.4", alpha=0.25, linewidth=0, label="highest CCTI within the interval"),
+                   Line2D([], [], color="0.2", lw=1.3, label="CCTI at the end of the interval")]
+        if warm:
+            handles.append(Line2D([], [], color="0.4", lw=0.9, ls=":", label="end of warm-up"))
+        axes[-1].legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.45 if len(shown) > 1 else -0.3),
+                        ncol=3, fontsize=8, frameon=False)
+    else:
+        _no_data(axes[0], "flow throttled (every CCTI stayed at the minimum, 0)")
+        if len(xs):
+            _finish_time_axis(axes[0], xs, r.summary)
+    return tuple(axes)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -547,11 +691,14 @@ _METRIC_LABEL = {
     "throughput.total_tx_gbytes_per_s": "total sent (GB/s)",
     "throughput.total_rx_gbps": "total received (Gbit/s)",
     "throughput.total_tx_gbps": "total sent (Gbit/s)",
+    "throughput.rx_gbytes_per_s_after_warmup": "received after warm-up (GB/s)",
+    "throughput.tx_gbytes_per_s_after_warmup": "sent after warm-up (GB/s)",
     "throughput.rx_gbps_after_warmup": "received after warm-up (Gbit/s)",
     "throughput.tx_gbps_after_warmup": "sent after warm-up (Gbit/s)",
     "latency_ns.mean": "mean packet latency (ns)",
     "latency_ns.p99": "p99 packet latency (ns)",
     "fairness.jain": "Jain fairness index",
+    "cc.max_ccti": "highest CCTI reached",
     "offered_load": "offered load (phits/node/cycle)",
     "accepted_load": "accepted load (phits/node/cycle)",
     "injected_load": "injected load (phits/node/cycle)",
@@ -599,13 +746,23 @@ def _label(v) -> str:
 
 
 def _metric_values(df: pd.DataFrame, metric: str) -> pd.Series:
+    """``metric`` of every successful row as numbers (NaN for failed rows); a value of a
+    successful row that is not a number raises :class:`lnsim.ResultsError` naming sweep.csv,
+    the line and the column."""
+    from ._read import sweep_numbers
+
     if metric not in df.columns:
         numeric = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])]
         raise ValueError(f"metric {metric!r} is not a column of sweep.csv; numeric columns: {', '.join(numeric)}")
-    y = pd.to_numeric(df[metric], errors="coerce")
-    if "status" in df.columns:
-        y = y.where(df["status"] == "ok")
-    return y
+    return sweep_numbers(df, metric)
+
+
+def heatmap_cell_format(values) -> str:
+    """The format of the numbers written in heatmap cells: whole numbers without decimals when
+    every value is whole (a CCTI of 128 is "128", not "128.00"), else two decimals."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    return ".0f" if v.size and np.all(v == np.round(v)) else ".2f"
 
 
 def plot_sweep(df_or_dir, metric: Optional[str] = None, ax=None):
@@ -616,8 +773,8 @@ def plot_sweep(df_or_dir, metric: Optional[str] = None, ax=None):
     are increasing, roughly evenly spaced numbers, else one evenly spaced tick per value in sweep
     order). Two or more keys:
     a heatmap with one row per value of the first key, one column per value (or combination of
-    values) of the others, in sweep order, each cell annotated with the value to 2 decimals and
-    a colour bar; failed points are blank. Several runs of a point (seeds) are averaged.
+    values) of the others, in sweep order, each cell annotated with the value (to 2 decimals, or
+    none when every value is a whole number: :func:`heatmap_cell_format`) and a colour bar; failed points are blank. Several runs of a point (seeds) are averaged.
     ``metric`` defaults to :func:`default_sweep_metric`. Returns the Axes.
     """
     df, keys = _sweep_frame(df_or_dir)
@@ -630,7 +787,8 @@ def plot_sweep(df_or_dir, metric: Optional[str] = None, ax=None):
     scen = None
     if "scenario" in df.columns and df["scenario"].notna().any():
         scen = str(df["scenario"].dropna().iloc[0])
-    title = f"{scen}: {metric}" if scen else metric
+    what = f"{label} ({metric})" if label != metric else metric  # the unit is in the label
+    title = f"{scen}: {what}" if scen else what
 
     if len(keys) == 1:
         key = keys[0]
@@ -690,13 +848,14 @@ def plot_sweep(df_or_dir, metric: Optional[str] = None, ax=None):
     cbar = ax.figure.colorbar(im, ax=ax)
     cbar.set_label(label)
     fontsize = 9 if grid.size <= 64 else (7 if grid.size <= 200 else 5)
+    cell_format = heatmap_cell_format(finite)
     for i in range(grid.shape[0]):
         for j in range(grid.shape[1]):
             v = grid[i, j]
             if np.isfinite(v):
                 r, g, b, _ = cmap((v - vmin) / (vmax - vmin))
                 color = "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
-                ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=fontsize, color=color)
+                ax.text(j, i, format(v, cell_format), ha="center", va="center", fontsize=fontsize, color=color)
             elif failed[i, j]:
                 ax.text(j, i, "failed", ha="center", va="center", fontsize=fontsize, color="C3")
     ax.set_yticks(range(len(rows)))
@@ -743,17 +902,24 @@ def _bins(r: RunResult) -> pd.DataFrame:
 
 
 def _finish_cycle_axis(ax, x: np.ndarray, summary: dict) -> None:
-    """Time axis in cycles: x limits of the data, grid, a dotted line at the end of the warm-up
-    and a dashed red line at the transient change (``summary["change_cycle"]``)."""
+    """Time axis in cycles: x limits of the data, grid, a dashed red line at the transient change
+    (``summary["change_cycle"]``) and a dotted line at the end of the warm-up, drawn on top; when
+    both are at the same cycle, one dashed line labelled with both."""
     if len(x):
         ax.set_xlim(float(np.min(x)), float(np.max(x)))
     ax.grid(True, alpha=0.3)
     warmup = summary.get("warmup_cycles")
-    if warmup and len(x) and float(np.min(x)) < float(warmup) < float(np.max(x)):
-        ax.axvline(float(warmup), color="0.5", lw=0.8, ls=":", label="end of warm-up")
     change = summary.get("change_cycle")
+    shown = warmup and len(x) and float(np.min(x)) < float(warmup) < float(np.max(x))
+    if change is not None and shown and float(change) == float(warmup):  # one line, both names
+        ax.axvline(float(change), color="C3", lw=1.2, ls="--",
+                   label=f"end of warm-up = transient change (cycle {int(change)})")
+        return
     if change is not None:
         ax.axvline(float(change), color="C3", lw=1.2, ls="--", label=f"transient change (cycle {int(change)})")
+    if shown:  # drawn last, on top: never hidden under the change line
+        ax.axvline(float(warmup), color="0.25", lw=1.2, ls=":", label=f"end of warm-up (cycle {int(warmup)})",
+                   zorder=3)
 
 
 def plot_bins(result_or_dir: ResultLike, column: str, ax=None, ylabel: Optional[str] = None):
@@ -794,8 +960,9 @@ def plot_nonminimal_over_time(result_or_dir: ResultLike, ax=None):
 
 def plot_timeline(result_or_dir: ResultLike, fig=None, columns=tuple(BINS_PANELS)):
     """Panels of bins.csv over time sharing one time axis in cycles (by default accepted load,
-    mean latency and non-minimal fraction; see :data:`BINS_PANELS`), with the transient change
-    marked. Returns the Axes, top to bottom."""
+    mean latency and non-minimal fraction; see :data:`BINS_PANELS`), with the end of the warm-up
+    and the transient change marked; the legend sits below the time axis, off the data.
+    Returns the Axes, top to bottom."""
     r = _result(result_or_dir)
     b = _bins(r)
     shown = [c for c in columns if c in b.columns]
@@ -812,8 +979,9 @@ def plot_timeline(result_or_dir: ResultLike, fig=None, columns=tuple(BINS_PANELS
     detail = ", ".join(str(r.summary[k]) for k in ("routing", "pattern") if r.summary.get(k))
     axes[0].set_title(f"{title} ({detail})" if detail else title, fontsize=10)
     handles, labels = axes[0].get_legend_handles_labels()
-    if handles:
-        axes[0].legend(handles, labels, loc="upper right", fontsize=8)
+    if handles:  # below the time axis: it never covers the data (e.g. after the change)
+        axes[-1].legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=len(handles),
+                        fontsize=8, frameon=False)
     return tuple(axes)
 
 
@@ -879,6 +1047,9 @@ def plot_cycle_results(result_or_dir: ResultLike, out_dir=None) -> List[Path]:
     (:func:`plot_latency_histogram`, in cycles), each when its table is there. Returns the
     paths written."""
     r = _result(result_or_dir)
+    has_latency = (r.out_dir / "latency_hist.csv").is_file()
+    # every table is read (and checked: ResultsError) before any figure is written
+    r.bins, r.routers, has_latency and r.latency  # noqa: B018
     target = _figures_dir(out_dir, r.out_dir)
     target.mkdir(parents=True, exist_ok=True)
     note = incomplete_note(r.summary)
@@ -888,7 +1059,7 @@ def plot_cycle_results(result_or_dir: ResultLike, out_dir=None) -> List[Path]:
         jobs.append(("timeline.png", (10, 8.4), lambda fig: plot_timeline(r, fig=fig)))
     if r.routers is not None:
         jobs.append(("routers.png", (11, 4.5), lambda fig: plot_router_load(r, ax=fig.subplots())))
-    if (r.out_dir / "latency_hist.csv").is_file():
+    if has_latency:
         jobs.append(("latency_hist.png", (8, 4.5), lambda fig: plot_latency_histogram(r, ax=fig.subplots())))
     for name, size, draw in jobs:
         fig = plt.figure(figsize=size)
@@ -930,7 +1101,7 @@ def load_key(df: pd.DataFrame, keys: Sequence[str]) -> Optional[str]:
         if _numeric(df[k].dropna()):
             return k
     ok = df["status"] == "ok" if "status" in df.columns else pd.Series(True, index=df.index)
-    offered = pd.to_numeric(df.loc[ok, LOAD_COLUMN], errors="coerce")
+    offered = _metric_values(df, LOAD_COLUMN)[ok]
     for k in keys:
         vals = df.loc[ok, k]
         if len(vals) and _numeric(vals) and offered.notna().all() and np.allclose(vals.to_numpy(dtype=float), offered):
@@ -945,9 +1116,31 @@ def is_load_sweep(df_or_dir) -> bool:
     return load_key(df, keys) is not None
 
 
-def _true(series: pd.Series) -> pd.Series:
-    """``saturated`` as booleans, whether read from CSV as bools, strings or numbers."""
-    return series.map(lambda v: str(v).strip().lower() in ("true", "1", "1.0")).astype(bool)
+def _true(series: pd.Series, path=None) -> pd.Series:
+    """``saturated`` as booleans, whether read from CSV as bools, strings or numbers (blank:
+    false). Any other value raises :class:`lnsim.ResultsError` naming ``path`` (the sweep.csv
+    it was read from), the line and the column; without ``path`` it counts as false."""
+    from ._read import ResultsError
+
+    def flag(v) -> bool:
+        text = str(v).strip().lower()
+        if text in ("true", "1", "1.0"):
+            return True
+        if text in ("false", "0", "0.0", "nan", "none", ""):
+            return False
+        raise ValueError(text)
+
+    out = []
+    for i, v in enumerate(series):
+        try:
+            out.append(flag(v))
+        except ValueError:
+            if path is None:
+                out.append(False)
+                continue
+            raise ResultsError(path, f"column `{series.name}`: {v!r} is not true or false", column=str(series.name),
+                               line=i + 2) from None
+    return pd.Series(out, index=series.index, dtype=bool)
 
 
 def _line_labels(df: pd.DataFrame, others: Sequence[str]) -> List[str]:
@@ -978,7 +1171,7 @@ def load_curves(df_or_dir, metric: str, drop_saturated: bool = False) -> pd.Data
             "line": _line_labels(df, others),
             "load": pd.to_numeric(df[key], errors="coerce"),
             "y": _metric_values(df, metric),
-            "saturated": _true(df["saturated"]) if "saturated" in df.columns else False,
+            "saturated": _true(df["saturated"], df.attrs.get("path")) if "saturated" in df.columns else False,
         }
     )
     order = _in_order(t["line"])
@@ -1002,14 +1195,36 @@ def _sweep_title(df: pd.DataFrame, what: str) -> str:
     return f"{', '.join(parts)}: {what}" if parts else what
 
 
-def _draw_curves(ax, curves: pd.DataFrame) -> List[str]:
-    """One line per curve (mean, marked) with the min–max spread over seeds shaded."""
+def _draw_curves(ax, curves: pd.DataFrame, order: Optional[List[str]] = None,
+                 left_out: Optional[dict] = None) -> List[str]:
+    """One line per curve (mean, marked) with the min–max spread over seeds shaded. ``order``
+    (every line of the sweep, in sweep order) fixes each line's colour, so that a line keeps its
+    colour from figure to figure; ``left_out`` (line -> number of saturated load points left
+    out) is said in the legend, and a line of ``order`` with no point left to draw gets a legend
+    entry of its own saying that all its points saturated. Each curve's Line2D has the gid
+    ``curve:<line>`` (``all-saturated:<line>`` for such an entry)."""
     lines = _in_order(curves["line"])
-    for i, name in enumerate(lines):
+    order = list(order) if order is not None else lines
+    left_out = left_out or {}
+    for name in order:
+        i = order.index(name)
+        color = f"C{i % 10}"
+        k = left_out.get(name, 0)
+        if name not in lines:
+            if k:  # every point saturated: nothing to draw, but the line is not forgotten
+                ax.plot([], [], marker=MARKERS[i % len(MARKERS)], mfc="none", ms=6, ls=":", lw=1.2, color=color,
+                        gid=f"all-saturated:{name}",
+                        label=f"{name or 'all runs'}: all {k} point{'s' if k > 1 else ''} saturated (left out)")
+            continue
         c = curves[curves["line"] == name]
         x = c["load"].to_numpy(dtype=float)
-        color = f"C{i % 10}"
-        ax.plot(x, c["mean"].to_numpy(dtype=float), marker="o", ms=4, lw=1.6, color=color, label=name or None)
+        label = name or None
+        if k:
+            label = f"{name or 'all runs'} ({k} saturated point{'s' if k > 1 else ''} left out)"
+        # a marker shape per line, earlier lines' markers larger: where lines coincide (equal
+        # values at the same loads) the markers of the line underneath still show
+        ax.plot(x, c["mean"].to_numpy(dtype=float), marker=MARKERS[i % len(MARKERS)], ms=max(7.0 - 1.0 * i, 3.5),
+                lw=1.6, color=color, label=label, gid=f"curve:{name}")
         if (c["runs"] > 1).any():
             ax.fill_between(x, c["min"].to_numpy(dtype=float), c["max"].to_numpy(dtype=float), color=color,
                             alpha=0.2, linewidth=0)
@@ -1028,15 +1243,26 @@ def _draw_bounds(ax, bounds: Optional[dict], vertical: bool) -> None:
 def plot_load_sweep(df_or_dir, metric: str, ax=None, drop_saturated: bool = False, bounds: Optional[dict] = None,
                     bounds_vertical: bool = False, diagonal: bool = False):
     """``metric`` of a load sweep against the offered load (:func:`load_curves`): one line per
-    combination of the other swept keys (e.g. per ``routing.algorithm``), the mean over seeds
-    with the min–max spread shaded; ``bounds`` (``{label: value}``) drawn as reference lines
-    (vertical with ``bounds_vertical``), ``diagonal`` adds y = x. Returns the Axes."""
+    combination of the other swept keys (e.g. per ``routing.algorithm``, each with the same
+    colour in every figure of the sweep), the mean over seeds with the min–max spread shaded;
+    with ``drop_saturated`` the saturated load points are left out and the legend says how many
+    per line (a line whose points all saturated keeps a legend entry saying so); ``bounds``
+    (``{label: value}``) drawn as reference lines (vertical with ``bounds_vertical``),
+    ``diagonal`` adds y = x. Returns the Axes."""
     df, keys = _sweep_frame(df_or_dir)
     ax = _new_ax(ax, figsize=(7.5, 5))
-    curves = load_curves(df, metric, drop_saturated=drop_saturated)
-    if curves.empty:
+    every = load_curves(df, metric)
+    curves = load_curves(df, metric, drop_saturated=drop_saturated) if drop_saturated else every
+    order = _in_order(every["line"])
+    left_out = {}
+    if drop_saturated:
+        kept = set(zip(curves["line"], curves["load"]))
+        for name, load in zip(every["line"], every["load"]):
+            if (name, load) not in kept:
+                left_out[name] = left_out.get(name, 0) + 1
+    if curves.empty and not left_out:
         _no_data(ax, "successful run")
-    _draw_curves(ax, curves)
+    _draw_curves(ax, curves, order=order, left_out=left_out)
     if diagonal:
         loads = pd.to_numeric(df[load_key(df, keys)], errors="coerce").dropna()
         top = float(loads.max()) if len(loads) else 1.0
@@ -1125,10 +1351,17 @@ def plot_sweep_folder(sweep_dir, out_dir=None, metric: Optional[str] = None,
     from ._sweep import SWEEP_PNG, load_sweep
 
     df = load_sweep(sweep_dir)
+    # the columns the figures need are checked (ResultsError) before anything is written
     if load_key(df, df.attrs["keys"]) is None:
         if bounds:
             raise ValueError("bounds apply to a load sweep (offered_load column and a swept traffic.load)")
+        _metric_values(df, metric or default_sweep_metric(df))
         return [plot_sweep_results(sweep_dir, out_dir=out_dir, metric=metric)]
+    for column in ([metric] if metric else [LATENCY_METRIC, ACCEPTED_METRIC]):
+        if column in df.columns or column == metric:
+            _metric_values(df, column)
+    if "saturated" in df.columns:
+        _true(df["saturated"], df.attrs.get("path"))
     if metric is None:
         return plot_load_sweep_results(sweep_dir, out_dir=out_dir, bounds=bounds)
     target = _figures_dir(out_dir, sweep_dir)

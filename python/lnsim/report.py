@@ -35,7 +35,6 @@ import base64
 import datetime as _dt
 import html
 import io
-import json
 import math
 import os
 import re
@@ -424,8 +423,12 @@ class _Page:
         number = self.n_figures
         fid = f"fig-{number}"
         short = title or caption.split(".")[0]
+        from ._read import ResultsError
+
         try:
             png = _render_png(draw, figsize)
+        except ResultsError:
+            raise  # a corrupt input file is the user's to fix: no page (exit status 2)
         except Exception as e:  # noqa: BLE001 - one bad figure must not lose the page
             self.n_figures -= 1
             self.n_figure_errors += 1
@@ -684,7 +687,7 @@ _CYCLE_KEYS = [
 def _run_report(page: _Page, d: Path) -> None:
     import lnsim
 
-    r = lnsim.load_results(d)
+    r = lnsim.load_results(d).check()  # a corrupt file raises ResultsError before any figure
     s = r.summary
     name = str(s.get("scenario") or d.name)
     model = "cycle-level router model" if r.is_cycle else "InfiniBand model"
@@ -735,15 +738,24 @@ def _ib_run(page: _Page, r) -> None:
     if has_nodes:
         if r.ccti is not None:
             page.figure(parts, "Bandwidth of each node over time (top: senders solid, left axis; receivers dashed, "
-                        "right axis; MB/s = 1e6 bytes/s) and the CCTI of each flow at the end of every interval "
+                        "right axis, same scale; MB/s = 1e6 bytes/s; each line has its own marker, staggered, so "
+                        "that lines at equal rates stay visible) and the CCTI of each flow at the end of every interval "
                         "(bottom; 0 = not throttled), on one time axis. The dotted line is the end of the warm-up.",
                         lambda fig: plot.plot_bandwidth_ccti(r, fig=fig), figsize=(11, 9),
                         title="bandwidth and CCTI over time")
         else:
             page.figure(parts, "Bandwidth of each node over time: senders solid (left axis), receivers dashed "
-                        "(right axis), MB/s = 1e6 bytes/s. The dotted line is the end of the warm-up.",
+                        "(right axis, same scale), MB/s = 1e6 bytes/s; each line has its own marker, staggered, so "
+                        "that lines at equal rates stay visible. The dotted line is the end of the warm-up.",
                         lambda fig: plot.plot_bandwidth(r, ax=fig.subplots()), figsize=(11, 6),
                         title="bandwidth over time")
+        if r.ccti is not None:
+            n = max(min(len(plot.flow_ccti(r, "ccti_max").columns), plot.MAX_CCTI_PANELS), 1)
+            page.figure(parts, "CCTI of each throttled flow over time, a panel per flow (the flows with the highest "
+                        f"mean CCTI, at most {plot.MAX_CCTI_PANELS}): the CCTI at the end of every interval (line) "
+                        "and, shaded, up to the highest CCTI within it; 0 = not throttled.",
+                        lambda fig: plot.plot_ccti_flows(r, fig=fig), figsize=(10, 1.5 * n + 1.4),
+                        title="CCTI per flow")
         page.figure(parts, "Aggregate network throughput per interval: bytes received by all nodes (blue) and "
                     "sent (grey), in Gbit/s.", lambda fig: plot.plot_throughput(r, ax=fig.subplots()),
                     figsize=(10, 4.5), title="network throughput")
@@ -778,8 +790,8 @@ def _ib_tables(page: _Page, r) -> None:
             keep = {n for n, _ in ranked[:MAX_NODE_ROWS]}
             note = (f"The {MAX_NODE_ROWS} busiest of {len(active)} active nodes; all are in summary.json. ")
             active = [(n, v) for n, v in active if n in keep]
-        cols = [("tx_gbps", "tx Gbit/s"), ("rx_gbps", "rx Gbit/s"), ("tx_gbps_after_warmup", "tx after warm-up"),
-                ("rx_gbps_after_warmup", "rx after warm-up")]
+        cols = [("link_gbps", "link Gbit/s"), ("tx_gbps", "tx Gbit/s"), ("rx_gbps", "rx Gbit/s"),
+                ("tx_gbps_after_warmup", "tx after warm-up"), ("rx_gbps_after_warmup", "rx after warm-up")]
         if cc_on:
             cols += [("cnps_sent", "CNPs sent"), ("cnps_received", "CNPs received")]
         cols = [(k, h) for k, h in cols if any(k in v for _, v in active)]
@@ -793,14 +805,7 @@ def _ib_tables(page: _Page, r) -> None:
         if note:
             parts.append(f'<p class="note">{_esc(note.strip())}</p>')
 
-    flows = None
-    if (r.out_dir / "flows.csv").is_file():
-        try:
-            import pandas as pd
-
-            flows = pd.read_csv(r.out_dir / "flows.csv", dtype={"src": str, "dst": str})
-        except Exception:  # noqa: BLE001 - the table is optional
-            flows = None
+    flows = r.flows if (r.out_dir / "flows.csv").is_file() else None
     if flows is not None and not flows.empty:
         if parts is None:
             parts = page.section("Nodes and flows")
@@ -909,8 +914,8 @@ def _cycle_run(page: _Page, r) -> None:
 
 #: Columns of the sweep table (those present), after the swept keys: InfiniBand, then cycle-level.
 SWEEP_COLUMNS = [
-    ("throughput.total_rx_gbps", "rx Gbit/s"),
-    ("throughput.rx_gbps_after_warmup", "rx after warm-up Gbit/s"),
+    ("throughput.total_rx_gbytes_per_s", "rx GB/s"),
+    ("throughput.rx_gbytes_per_s_after_warmup", "rx after warm-up GB/s"),
     ("latency_ns.mean", "mean latency ns"),
     ("latency_ns.p99", "p99 latency ns"),
     ("fairness.jain", "Jain"),
@@ -928,7 +933,7 @@ SWEEP_COLUMNS = [
 #: Metrics drawn against the swept keys of a sweep that is not a load sweep (those with data).
 SWEEP_METRICS = [
     ("throughput.total_rx_gbytes_per_s", "Total bytes received per second"),
-    ("throughput.rx_gbps_after_warmup", "Throughput received after the warm-up"),
+    ("throughput.rx_gbytes_per_s_after_warmup", "Throughput received after the warm-up"),
     ("latency_ns.mean", "Mean packet latency"),
     ("fairness.jain", "Jain fairness index of the flows"),
     ("cc.max_ccti", "Highest CCTI reached"),
@@ -940,12 +945,11 @@ SWEEP_METRICS = [
 
 
 def _read_json(path: Path) -> dict:
-    try:
-        with open(path, encoding="utf-8") as f:
-            v = json.load(f)
-        return v if isinstance(v, dict) else {}
-    except (OSError, ValueError):
-        return {}
+    """sweep.json checked (:func:`lnsim._read.read_sweep_meta`), ``{}`` when absent; a corrupt
+    one raises :class:`lnsim.ResultsError` naming it."""
+    from ._read import read_sweep_meta
+
+    return read_sweep_meta(path) if path.is_file() else {}
 
 
 def _ok_mask(df):
@@ -955,11 +959,11 @@ def _ok_mask(df):
 
 
 def _has_data(df, col: str, nonzero: bool = False) -> bool:
-    import pandas as pd
+    from ._read import sweep_numbers
 
     if col not in df.columns:
         return False
-    v = pd.to_numeric(df.loc[_ok_mask(df), col], errors="coerce").dropna()
+    v = sweep_numbers(df, col).dropna()  # text in a successful row: ResultsError
     return len(v) > 0 and (not nonzero or bool((v != 0).any()))
 
 
@@ -986,9 +990,9 @@ def _run_dir(d: Path, meta: dict, row) -> Optional[Path]:
 
 def _sweep_report(page: _Page, d: Path) -> None:
     from . import plot
-    from ._sweep import load_sweep
+    from ._sweep import load_sweep, with_gbytes
 
-    df = load_sweep(d)
+    df = with_gbytes(load_sweep(d))  # throughput in GB/s in the table and the figures
     keys = list(df.attrs["keys"])
     meta = _read_json(d / SWEEP_JSON)
     ok = _ok_mask(df)
@@ -1139,9 +1143,9 @@ def _sweep_metric(df, metric: str, fig):
 
 
 def _numeric_col(df, col: str):
-    import pandas as pd
+    from ._read import sweep_numbers
 
-    return pd.to_numeric(df[col], errors="coerce")
+    return sweep_numbers(df, col)
 
 
 def _load_sweep_figures(page: _Page, parts: List[str], d: Path, df, meta: dict, keys: List[str], lkey: str) -> None:

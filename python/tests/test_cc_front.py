@@ -174,12 +174,13 @@ def test_format_summary_cc(fake_results):
                "max_ccti": 128, "throttled_s": 0.770973}
     for name, v in s["nodes"].items():
         v.update(cnps_sent=0, cnps_received=0)
-    s["nodes"]["H221"]["cnps_sent"] = 128524
+    s["nodes"]["H221"].update(cnps_sent=128524, tx_gbps_after_warmup=0.0, rx_gbps_after_warmup=4.0, link_gbps=8.0)
     text = format_summary(s, fake_results)
     assert ("congestion ctl  FECN marks 128525, CNPs sent 128524 / received 128500, max CCTI 128,"
             " throttled 0.771 s") in text
     (row,) = [l for l in text.splitlines() if l.strip().startswith("H221")]
-    assert row.split() == ["H221", "0.000", "4.000", "128524", "0"]
+    # link, tx and its share, rx and its share (after warm-up), CNPs sent and received (whole run)
+    assert row.split() == ["H221", "8", "0.000", "0.0", "4.000", "50.0", "128,524", "0"]
     s["cc"] = {"enabled": False}
     assert "congestion ctl" not in format_summary(s, fake_results) and "CNPs" not in format_summary(s, fake_results)
 
@@ -190,13 +191,22 @@ def test_format_summary_cc(fake_results):
 
 def test_cc_costs():
     recs = [
-        {"case": "c4", "status": "ok", "wall_time_s": 1.0},
-        {"case": "c4_cc", "status": "ok", "wall_time_s": 1.25},
+        {"case": "c4", "status": "ok", "wall_time_s": 1.0, "sim_time_s": 0.1, "events": 1000},
+        {"case": "c4_cc", "status": "ok", "wall_time_s": 1.25, "sim_time_s": 0.1, "events": 1250},
         {"case": "fat_tree_648_cc", "status": "ok", "wall_time_s": 3.0},  # baseline not run
     ]
     (c,) = bench.cc_costs(recs)
     assert c["baseline"] == "c4" and c["cost_pct"] == pytest.approx(25.0)
-    assert bench.format_cost(c) == "CC on costs +25.0 % wall time on c4"
+    assert c["cost_per_event_pct"] == pytest.approx(0.0)
+    assert bench.format_cost(c) == (
+        "c4_cc vs c4 (CC on vs off, 0.1 s simulated each): wall time 1.250 s vs 1.000 s, CC on costs +25.0 % "
+        "wall time (+0.0 % per event; CC adds CNPs and changes the traffic)")
+    # a quick run measures set-up: no percentage, no sign
+    (q,) = bench.cc_costs(recs, quick=True)
+    assert q["cost_pct"] is None and q["cost_per_event_pct"] is None
+    text = bench.format_cost(q)
+    assert "%" not in text and "+" not in text and "-1" not in text and "wall time 1.250 s vs 1.000 s" in text
+    assert "too short" in text
     recs[1]["status"] = "error"
     assert bench.cc_costs(recs) == []
 
@@ -207,9 +217,10 @@ def test_bench_quick_lists_four_cases(tmp_path):
     lines = proc.stdout.splitlines()
     rows = [l.split()[0] for l in lines[2:6]]
     assert rows == ["c4", "c4_cc", "fat_tree_648", "fat_tree_648_cc"]  # CC on next to CC off
-    costs = [l for l in lines if l.startswith("CC on costs")]
-    assert len(costs) == 2
-    assert costs[0].endswith("% wall time on c4") and costs[1].endswith("% wall time on fat_tree_648")
+    costs = [l for l in lines if " vs " in l and "CC on vs off" in l]
+    assert [c.split()[:3] for c in costs] == [["c4_cc", "vs", "c4"], ["fat_tree_648_cc", "vs", "fat_tree_648"]]
+    for c in costs:  # a quick run says what it measured, without a meaningless percentage
+        assert "wall time" in c and "too short" in c and "%" not in c
     report = json.loads((tmp_path / "bench" / "bench.json").read_text())
     recs = {r["case"]: r for r in report["cases"]}
     assert "cc.enabled=true" in recs["c4_cc"]["overrides"] and "sim.end_time=0.01s" in recs["c4_cc"]["overrides"]

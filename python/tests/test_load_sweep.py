@@ -243,7 +243,7 @@ def test_sweep_help_mentions_seeds():
 
 def _curve_lines(ax):
     """The data lines of a load plot (mean curves), by label."""
-    return {l.get_label(): l for l in ax.lines if not l.get_label().startswith("_") and l.get_marker() == "o"}
+    return {l.get_gid()[len("curve:"):]: l for l in ax.lines if (l.get_gid() or "").startswith("curve:")}
 
 
 def test_load_sweep_detection(tmp_path, fake_core):
@@ -431,7 +431,7 @@ def test_plot_cycle_run(tmp_path):
         for ax in axes:  # the transient change, at its cycle, on every panel
             change = [l for l in ax.lines if l.get_label().startswith("transient change")]
             assert len(change) == 1 and list(change[0].get_xdata()) == [1500, 1500]
-            warm = [l for l in ax.lines if l.get_label() == "end of warm-up"]
+            warm = [l for l in ax.lines if l.get_label() == "end of warm-up (cycle 1000)"]
             assert list(warm[0].get_xdata()) == [1000, 1000]
         step = axes[1].lines[0]
         assert step.get_xdata()[0] == 0 and step.get_xdata()[-1] == 3000

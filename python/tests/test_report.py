@@ -155,8 +155,8 @@ def test_ib_run_report(ib_run, report_of):
     path = report_of(ib_run)
     assert path == ib_run / "report.html" and path.is_file()
     page = path.read_text(encoding="utf-8")
-    # bandwidth + CCTI, throughput, latency histogram, buffer occupancy
-    assert_common(page, 4)
+    # bandwidth + CCTI, CCTI per flow, throughput, latency histogram, buffer occupancy
+    assert_common(page, 5)
     assert section_ids(page) == ["scenario", "summary", "figures", "nodes-and-flows", "congestion-control"]
     assert "<title>lnsim report: zeru_a</title>" in page
     assert "CCTI" in captions(page) and "throughput" in captions(page) and "latency histogram" in captions(page)

@@ -26,6 +26,30 @@ fn one_greedy_flow_on_4x_sdr_delivers_1000_mbytes_per_s() {
     assert!((mbps - 1000.0).abs() <= 20.0, "{mbps} MB/s");
 }
 
+#[test]
+fn summary_gives_each_node_its_link_rate() {
+    let d = tempfile::tempdir().unwrap();
+    let p = write(d.path(), "tiny.toml", TINY);
+    // default host links: 4x SDR, 8 Gbit/s of data
+    let s = run(&p, &d.path().join("sdr"), &[]);
+    for n in ["H111", "H121"] {
+        assert_eq!(s["nodes"][n]["link_gbps"].as_f64(), Some(8.0), "{n}");
+    }
+    // 4x QDR host links: 32 Gbit/s of data; the after-warm-up share follows
+    let s = run(
+        &p,
+        &d.path().join("qdr"),
+        &["links.host.width=\"4x\"", "links.host.speed=\"QDR\""],
+    );
+    let rx = s["nodes"]["H121"]["rx_gbps_after_warmup"].as_f64().unwrap();
+    let link = s["nodes"]["H121"]["link_gbps"].as_f64().unwrap();
+    assert_eq!(link, 32.0);
+    assert!(
+        rx > 0.0 && rx <= link,
+        "{rx} Gbit/s on a {link} Gbit/s link"
+    );
+}
+
 fn strip_volatile(text: &str) -> serde_json::Value {
     let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
     let o = v.as_object_mut().unwrap();

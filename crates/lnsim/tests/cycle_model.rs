@@ -1,4 +1,4 @@
-//! Cycle-level HPC router model (Dragonfly spec /work/shared/spec/dragonfly-nonminimal-routing.md,
+//! Cycle-level HPC router model (Dragonfly spec: dragonfly-nonminimal-routing.md,
 //! cited "spec §x"): saturation at the analytical bounds, Valiant policies, UGAL/PB vs MIN/VLB,
 //! mesh DOR, channel-dependency check, determinism, conservation and bad input.
 //!

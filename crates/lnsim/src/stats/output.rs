@@ -26,6 +26,14 @@ fn gbps(bytes: u64, ps: u64) -> f64 {
     }
 }
 
+/// Data rate of the link of HCA number `h` (its first port), in Gbit/s (0 when unconnected).
+fn link_gbps(net: &Net, h: usize) -> f64 {
+    let node = &net.fabric.nodes[net.fabric.hcas[h] as usize];
+    node.ports
+        .first()
+        .map_or(0.0, |p| p.link.rate.bits_per_s() / 1e9)
+}
+
 fn r6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
@@ -84,6 +92,7 @@ pub fn write_results(
                 "tx_gbps": r6(gbps(tot[h][0], end)), "rx_gbps": r6(gbps(tot[h][1], end)),
                 "tx_gbps_after_warmup": r6(gbps(after[h][0], after_ps)),
                 "rx_gbps_after_warmup": r6(gbps(after[h][1], after_ps)),
+                "link_gbps": r6(link_gbps(net, h)),
         });
         if let Some(ib) = ib {
             node["cnps_sent"] = json!(ib.ca.cnps_sent[h]);
