@@ -79,7 +79,7 @@ SKIPPED_FIELDS = ("nodes", "flows", "fairness.per_destination")
 
 #: summary.json fields that measure the machine that ran a point, not the simulation: the only
 #: fields that may differ between two executors (or two runs) of the same sweep.
-HOST_FIELDS = ("wall_time_s", "peak_rss_bytes", "phit_hops_per_s")
+HOST_FIELDS = ("wall_time_s", "setup_time_s", "peak_rss_bytes", "phit_hops_per_s")
 
 #: Longest point id (folder name) before it is shortened with a hash.
 MAX_ID_LEN = 160

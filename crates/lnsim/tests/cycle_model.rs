@@ -414,7 +414,12 @@ fn channel_dependency_check_rejects_cycles() {
 fn strip_volatile(text: &str) -> Value {
     let mut v: Value = serde_json::from_str(text).unwrap();
     let o = v.as_object_mut().unwrap();
-    for k in ["wall_time_s", "peak_rss_bytes", "phit_hops_per_s"] {
+    for k in [
+        "wall_time_s",
+        "setup_time_s",
+        "peak_rss_bytes",
+        "phit_hops_per_s",
+    ] {
         assert!(o.remove(k).is_some(), "summary.json has no {k}");
     }
     v

@@ -21,7 +21,9 @@ pub fn run_scenario(
         .out_dir
         .clone()
         .unwrap_or_else(|| std::path::Path::new("results").join(&l.name));
-    let mut net = Net::new(l)?;
+    let mut setup = crate::engine::progress::SetupProgress::new(opts.progress);
+    let mut net = Net::build(l, &mut setup)?;
+    setup.finish();
     let wall = Instant::now();
     net.run(opts.progress, interrupted)?;
     let wall_s = wall.elapsed().as_secs_f64();

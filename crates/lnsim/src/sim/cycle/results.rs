@@ -93,6 +93,8 @@ pub(crate) struct CycleStats {
     warmup: u64,
     bin_cycles: u64,
     pub topology: String,
+    /// Wall seconds the set-up took (building the network, route table).
+    pub setup_s: f64,
     pub phit_hops: u64,
     /// Calendar events dispatched.
     pub events: u64,
@@ -134,6 +136,7 @@ impl CycleStats {
             warmup,
             bin_cycles,
             topology: String::new(),
+            setup_s: 0.0,
             phit_hops: 0,
             events: 0,
             allocations: 0,
@@ -309,6 +312,7 @@ pub(crate) fn write(
         "version": crate::VERSION,
         "seed": s.sim.seed,
         "wall_time_s": r6(wall_s),
+        "setup_time_s": r6(st.setup_s),
         "peak_rss_bytes": crate::stats::peak_rss_bytes(),
         "topology": st.topology,
         "routing": routing_name,

@@ -24,8 +24,12 @@ pub fn run_cycle_scenario(
         .out_dir
         .clone()
         .unwrap_or_else(|| std::path::Path::new("results").join(&l.name));
-    let mut net = CycleNet::new(l)?;
+    let mut setup = crate::engine::progress::SetupProgress::new(opts.progress);
+    let mut net = CycleNet::build(l, &mut setup)?;
+    setup.phase("route table");
     net.tabulate_routes();
+    setup.finish();
+    net.stats.setup_s = setup.elapsed();
     let wall = Instant::now();
     net.run(opts.progress, interrupted)?;
     let wall_s = wall.elapsed().as_secs_f64();
