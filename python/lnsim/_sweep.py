@@ -377,6 +377,7 @@ FIRST_FIELDS = (
     "network_latency_cycles.",
     "nonminimal_fraction",
     "saturated",
+    "saturation_undecided",
 )
 
 
@@ -512,6 +513,8 @@ def _outcome(payload: dict) -> str:
         lat = payload.get("latency_cycles.mean")
         lat_s = f", latency {lat:.1f} cycles" if isinstance(lat, (int, float)) else ""
         sat = ", saturated" if payload.get("saturated") is True else ""
+        if payload.get("saturation_undecided") is True:
+            sat += ", saturation undecided"
         return f", accepted {acc:.4g}{lat_s}{sat}"
     return ""
 

@@ -128,8 +128,8 @@ CASES: List[BenchCase] = [
     BenchCase(
         "mesh_64x64_setup",
         "bench/mesh_8x8.toml",
-        ("topology.dims=[64, 64]", "sim.measure_cycles=2000"),
-        description="set-up of a 64x64 mesh (4,096 routers: DOR table, channel-dependency check), then 2,000 cycles",
+        ("topology.dims=[64, 64]", "sim.measure_cycles=500"),
+        description="set-up of a 64x64 mesh (4,096 routers: DOR table, channel-dependency check), then 500 cycles",
         model=MODEL_CYCLE,
         quick_warmup_cycles=0,
         quick_measure_cycles=200,

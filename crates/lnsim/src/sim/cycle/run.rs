@@ -49,6 +49,9 @@ pub(crate) struct Counts {
     pub delivered: u64,
     pub in_network: u64,
     pub at_sources: u64,
+    /// Packets waiting at the sources: backlogs and injection queues (what the saturation
+    /// rules count, [`CycleNet::at_sources`]; `at_sources` is the backlogs alone).
+    pub waiting: u64,
 }
 
 /// Output `gp` (its record `port`) is examined again at cycle `t` (> now) unless it already
@@ -1161,6 +1164,7 @@ impl CycleNet {
             delivered: st.total_delivered,
             in_network,
             at_sources,
+            waiting: self.at_sources(),
         })
     }
 }
