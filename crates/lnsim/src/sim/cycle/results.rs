@@ -580,7 +580,10 @@ mod tests {
         // accepted well below generated with the sources' queues flat (the network's buffers
         // took the rest): 8 % of the packets, 8 per node
         assert!(window(0.46, 0.0).saturation().saturated);
-        assert!(!window(0.48, 0.0).saturation().saturated, "4 % is within the noise");
+        assert!(
+            !window(0.48, 0.0).saturation().saturated,
+            "4 % is within the noise"
+        );
         // the early stop
         let mut w = window(0.5, 0.0);
         w.stopped_early = true;
@@ -623,7 +626,10 @@ mod tests {
         n.generated_packets = 1.0;
         let v = n.saturation();
         assert!(!v.saturated && v.undecided, "{v:?}");
-        assert!(v.warnings.iter().any(|m| m.contains("no packet was delivered")));
+        assert!(v
+            .warnings
+            .iter()
+            .any(|m| m.contains("no packet was delivered")));
         // no traffic: nothing to decide
         let mut z = window(0.0, 0.0);
         z.generated_packets = 0.0;
