@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RUNNER = ROOT / "target" / "release" / "examples" / "run_scenario"
 
 # summary.json keys left out of the fingerprint (host-dependent or engine work counters)
-VOLATILE = {"wall_time_s", "peak_rss_bytes", "phit_hops_per_s", "events", "router_visits", "allocator_runs"}
+VOLATILE = {"wall_time_s", "setup_time_s", "peak_rss_bytes", "phit_hops_per_s", "events", "router_visits", "allocator_runs"}
 
 S = "scenarios"
 SHORT_DF = ["sim.warmup_cycles=3000", "sim.measure_cycles=3000"]

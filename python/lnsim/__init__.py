@@ -41,11 +41,12 @@ Cycle-level results folder (``summary["model"] == "cycle"``: Dragonfly, meshes)
 ``summary.json``
     ``scenario``, ``complete`` (``false`` for an interrupted run, which then also has
     ``stop_reason``, ``simulated_cycles`` and ``planned_cycles``), ``model`` (``"cycle"``),
-    ``version``, ``seed``, ``wall_time_s``,
+    ``version``, ``seed``, ``wall_time_s``, ``setup_time_s``,
     ``peak_rss_bytes``, ``topology``, ``routing``, ``vlb_policy``, ``pattern``,
     ``offered_load``, ``accepted_load``, ``injected_load`` (phits/node/cycle),
     ``latency_cycles.{mean, p50, p99, max}``, ``network_latency_cycles.{mean, p50, p99}``,
-    ``nonminimal_fraction``, ``avg_hops``, ``saturated``, ``stopped_early``,
+    ``nonminimal_fraction``, ``avg_hops``, ``saturated``, ``saturation_undecided``,
+    ``warnings`` (list of strings: why saturation is undecided), ``stopped_early``,
     ``warmup_cycles``, ``measured_cycles``,
     ``fairness.{jain_routers, min_router_load, max_router_load}``,
     ``packets.{generated, injected, delivered, in_network}``, ``phit_hops``,

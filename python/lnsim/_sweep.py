@@ -87,7 +87,7 @@ SKIPPED_FIELDS = ("nodes", "flows", "fairness.per_destination")
 
 #: summary.json fields that measure the machine that ran a point, not the simulation: the only
 #: fields that may differ between two executors (or two runs) of the same sweep.
-HOST_FIELDS = ("wall_time_s", "peak_rss_bytes", "phit_hops_per_s")
+HOST_FIELDS = ("wall_time_s", "setup_time_s", "peak_rss_bytes", "phit_hops_per_s")
 
 #: Longest point id (folder name) before it is shortened with a hash.
 MAX_ID_LEN = 160
@@ -411,6 +411,7 @@ FIRST_FIELDS = (
     "network_latency_cycles.",
     "nonminimal_fraction",
     "saturated",
+    "saturation_undecided",
 )
 
 
@@ -547,6 +548,8 @@ def _outcome(payload: dict) -> str:
         lat = payload.get("latency_cycles.mean")
         lat_s = f", latency {lat:.1f} cycles" if isinstance(lat, (int, float)) else ""
         sat = ", saturated" if payload.get("saturated") is True else ""
+        if payload.get("saturation_undecided") is True:
+            sat += ", saturation undecided"
         return f", accepted {acc:.4g}{lat_s}{sat}"
     return ""
 

@@ -190,6 +190,8 @@ def cmd_run(args: argparse.Namespace) -> int:
               "draw them)", file=sys.stderr)
         return EXIT_INTERRUPTED
     print(format_summary(result.summary, result.out_dir))
+    for w in result.summary.get("warnings") or []:
+        print(f"lnsim: warning: {w}", file=sys.stderr)
     if not args.no_plot:
         try:
             from .plot import plot_results
@@ -360,6 +362,8 @@ def format_cycle_summary(summary: dict, out_dir) -> str:
         state.append("SATURATED")
     if s.get("stopped_early"):
         state.append("stopped early")
+    if s.get("saturation_undecided"):
+        state.append("saturation undecided: window too short")
     lines = [
         f"scenario        {s.get('scenario', 'n/a')}  (seed {s.get('seed', 'n/a')}, lnsim {s.get('version', 'n/a')},"
         " cycle-level model)",
@@ -411,6 +415,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         resume=args.resume,
     )
     print(format_sweep(df, out_dir, failed))
+    undecided = _undecided_count(df)
+    if undecided:
+        what = "points" if args.seeds == 1 else "runs"
+        print(
+            f"lnsim: warning: {undecided} of {len(df)} sweep {what} could not decide whether they are saturated"
+            " (measured window too short: column saturation_undecided of sweep.csv, warnings in their summary.json)",
+            file=sys.stderr,
+        )
     if not args.no_plot and failed < len(df):
         try:
             from .plot import plot_sweep_folder
@@ -423,6 +435,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(f"lnsim: error: {failed} of {len(df)} sweep {what} failed (see {out_dir / 'sweep.csv'})", file=sys.stderr)
         return EXIT_ERROR
     return EXIT_OK
+
+
+def _undecided_count(df) -> int:
+    """Runs of a sweep whose summary says ``saturation_undecided`` (cycle-level model)."""
+    if "saturation_undecided" not in df.columns:
+        return 0
+    return int(df["saturation_undecided"].map(lambda v: str(v).strip().lower() in ("true", "1", "1.0")).sum())
 
 
 #: Columns of the table printed after a sweep (those present): InfiniBand model (throughput in

@@ -498,7 +498,14 @@ def test_bench_cycle_row_format():
     assert rec["cycles"] == 120000 and rec["cycles_per_s"] == 3000.0 and rec["within_target"] is True
     assert rec["flit_hops_per_s"] == 2.5e7 and rec["events_per_s"] == 2e5 and rec["peak_rss_mib"] == 10.0
     row = bench.format_row(rec)
-    assert row.split() == ["dragonfly_h6", "120,000", "40.000", "3000", "2.5e+07", "2e+05", "10.0", "<", "60", "s", "ok"]
+    assert row.split() == ["dragonfly_h6", "120,000", "40.000", "n/a", "3000", "2.5e+07", "2e+05", "10.0", "<", "60", "s", "ok"]
+    # the set-up time of the summary and its target (judged with --quick too: the set-up is the same)
+    setup = bench.cycle_record(dict(s, setup_time_s=1.25), None, quick=True, target_setup_s=5.0)
+    assert setup["setup_time_s"] == 1.25 and setup["within_target"] is True
+    row = bench.format_row({"case": "mesh_64x64_setup", "status": "ok", **setup})
+    assert row.split()[3] == "1.250" and row.endswith("set-up < 5 s ok")
+    slow = bench.cycle_record(dict(s, setup_time_s=7.0), None, target_setup_s=5.0)
+    assert slow["within_target"] is False
     slow = bench.format_row({"case": "mesh_8x8", "status": "ok", **bench.cycle_record(dict(s, wall_time_s=0.9), 0.5)})
     assert slow.endswith("< 0.5 s SLOW")
     quick = bench.format_row({"case": "mesh_8x8", "status": "ok", **bench.cycle_record(s, 0.5, quick=True)})

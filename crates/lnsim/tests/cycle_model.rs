@@ -414,7 +414,12 @@ fn channel_dependency_check_rejects_cycles() {
 fn strip_volatile(text: &str) -> Value {
     let mut v: Value = serde_json::from_str(text).unwrap();
     let o = v.as_object_mut().unwrap();
-    for k in ["wall_time_s", "peak_rss_bytes", "phit_hops_per_s"] {
+    for k in [
+        "wall_time_s",
+        "setup_time_s",
+        "peak_rss_bytes",
+        "phit_hops_per_s",
+    ] {
         assert!(o.remove(k).is_some(), "summary.json has no {k}");
     }
     v
@@ -508,4 +513,44 @@ fn bad_input_names_the_key() {
     // and the unmodified scenarios are fine
     validate_text(&good).unwrap();
     validate_text(&mesh8("mesh", "", 0.1)).unwrap();
+}
+
+// ----------------------------------------------------------------------------------------- 10
+
+/// `text` with its warm-up and measured cycles replaced.
+fn window(text: &str, warmup: u64, measure: u64) -> String {
+    text.replace(
+        &format!("warmup_cycles = {WARMUP}\nmeasure_cycles = {MEASURE}"),
+        &format!("warmup_cycles = {warmup}\nmeasure_cycles = {measure}"),
+    )
+}
+
+/// Short runs decide saturation (docs/hpc-router.md §8): MIN under ADV+1 at 0.5 on h = 2
+/// (bound 1/(a·p) = 0.125) with 2,000 measured cycles, where the injection queues absorb what
+/// the network does not accept, is saturated, with or without warm-up; UN at 0.1 is not, and
+/// the window can tell; a window whose nodes generate 5 packets each cannot, and says so.
+#[test]
+fn short_windows_flag_saturation_or_say_they_cannot_decide() {
+    let adv = dragonfly(2, "min", None, "adv+1", 0.5, 1);
+    for warmup in [0, 2000] {
+        let s = summary(&window(&adv, warmup, 2000));
+        assert!(s["accepted_load"].as_f64().unwrap() < 0.14, "{s}");
+        assert_eq!(s["saturated"], true, "warm-up {warmup}: {s}");
+        assert_eq!(s["stopped_early"], false);
+        assert_eq!(s["saturation_undecided"], false);
+    }
+    let un = dragonfly(2, "min", None, "uniform", 0.1, 1);
+    let s = summary(&window(&un, 2000, 4000));
+    assert_eq!(s["saturated"], false, "{s}");
+    assert_eq!(s["saturation_undecided"], false, "{s}");
+    assert_eq!(s["warnings"], serde_json::json!([]));
+    // 0.1 phits/node/cycle over 500 cycles: 5 packets of 10 phits per node
+    let s = summary(&window(&un, 2000, 500));
+    assert_eq!(s["saturated"], false, "{s}");
+    assert_eq!(s["saturation_undecided"], true, "{s}");
+    let w = s["warnings"][0].as_str().unwrap();
+    assert!(
+        w.contains("saturation undecided") && w.contains("sim.measure_cycles"),
+        "{w}"
+    );
 }

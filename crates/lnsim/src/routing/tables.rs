@@ -97,6 +97,136 @@ impl ForwardingTables {
 }
 
 impl ForwardingTables {
+    /// Checks the routes of the (source, destination) HCA index pairs `pairs`, in their order,
+    /// as [`ForwardingTables::route`] on each would: returns the longest route (switch hops), or
+    /// the error `route` gives for the first pair whose route fails. Instead of walking every
+    /// route (O(pairs × hops)) it follows the tables once per destination from every node a
+    /// source reaches, remembering each node's outcome (O(destinations × nodes + pairs)); the
+    /// first failing pair is then walked by `route` for its exact error.
+    pub fn check_routes(&self, fabric: &Fabric, pairs: &[(u32, u32)]) -> Result<usize> {
+        /// Outcome of a node for the current destination: unknown, on the walk under way,
+        /// failing, or reaching the destination in `n` switch hops (`OK + n`).
+        const UNKNOWN: u32 = u32::MAX;
+        const WALKING: u32 = u32::MAX - 1;
+        const FAILS: u32 = u32::MAX - 2;
+        let nn = fabric.nodes.len();
+        // pair indices grouped by destination (counting sort)
+        let mut start_of = vec![0usize; fabric.hcas.len() + 1];
+        for &(_, b) in pairs {
+            start_of[b as usize + 1] += 1;
+        }
+        for i in 0..fabric.hcas.len() {
+            start_of[i + 1] += start_of[i];
+        }
+        let mut order = vec![0u32; pairs.len()];
+        for (i, &(_, b)) in pairs.iter().enumerate() {
+            order[start_of[b as usize]] = i as u32;
+            start_of[b as usize] += 1;
+        }
+        // the fabric in flat arrays: the far end of every port, the first port of every node
+        // (HCAs: u32::MAX) and its number of ports
+        let mut first_port = vec![u32::MAX; nn];
+        let mut n_ports = vec![0u32; nn];
+        let mut peer: Vec<NodeId> = Vec::new();
+        for (i, node) in fabric.nodes.iter().enumerate() {
+            if node.kind != NodeKind::Hca {
+                first_port[i] = peer.len() as u32;
+                n_ports[i] = node.ports.len() as u32;
+                peer.extend(node.ports.iter().map(|p| p.peer));
+            }
+        }
+        let mut outcome = vec![UNKNOWN; nn];
+        let mut stamp = vec![u32::MAX; nn];
+        let mut walk: Vec<NodeId> = Vec::new();
+        let mut first_bad: Option<u32> = None;
+        let mut longest = 0usize;
+        // the table entries of BLOCK destinations at a time, copied switch by switch (reading
+        // one destination's entries of every switch directly would touch a memory page per
+        // switch)
+        const BLOCK: usize = 32;
+        let ns = fabric.switches.len();
+        let mut blk = vec![NO_PORT; ns * BLOCK];
+        let mut blk_base = u32::MAX;
+        let mut k = 0;
+        while k < order.len() {
+            let b = pairs[order[k] as usize].1;
+            let dst = fabric.hcas[b as usize];
+            let base = b - b % BLOCK as u32;
+            if base != blk_base {
+                blk_base = base;
+                let hi = (base as usize + BLOCK).min(fabric.hcas.len());
+                let dl: Vec<usize> = (base as usize..hi)
+                    .map(|h| fabric.nodes[fabric.hcas[h] as usize].lid as usize)
+                    .collect();
+                for swi in 0..ns {
+                    let row = &self.port[swi * self.lids..(swi + 1) * self.lids];
+                    for (j, &d) in dl.iter().enumerate() {
+                        blk[swi * BLOCK + j] = row[d];
+                    }
+                }
+            }
+            let col = (b - base) as usize;
+            let epoch = b;
+            // the outcome of `start` (its hops to dst), filling the nodes of its walk
+            let mut eval = |start: NodeId, outcome: &mut Vec<u32>, stamp: &mut Vec<u32>| -> u32 {
+                walk.clear();
+                let mut cur = start;
+                let end = loop {
+                    let c = cur as usize;
+                    if stamp[c] != epoch {
+                        stamp[c] = epoch;
+                        outcome[c] = UNKNOWN;
+                    }
+                    match outcome[c] {
+                        UNKNOWN => {}
+                        WALKING => break FAILS, // a loop
+                        v => break v,
+                    }
+                    if first_port[c] == u32::MAX {
+                        break if cur == dst { 0 } else { FAILS };
+                    }
+                    let p = blk[self.switch_index[c] as usize * BLOCK + col];
+                    if p == NO_PORT || p as u32 >= n_ports[c] {
+                        outcome[c] = FAILS;
+                        break FAILS;
+                    }
+                    outcome[c] = WALKING;
+                    walk.push(cur);
+                    cur = peer[(first_port[c] + p as u32) as usize];
+                };
+                // unwind: each switch of the walk is one hop further than its successor
+                let mut v = end;
+                for &n in walk.iter().rev() {
+                    if v < FAILS {
+                        v += 1;
+                    }
+                    outcome[n as usize] = v;
+                }
+                v
+            };
+            while k < order.len() && pairs[order[k] as usize].1 == b {
+                let i = order[k];
+                let a = pairs[i as usize].0;
+                let start = fabric.nodes[fabric.hcas[a as usize] as usize].ports[0].peer;
+                let h = eval(start, &mut outcome, &mut stamp);
+                if h >= FAILS {
+                    first_bad = Some(first_bad.map_or(i, |f| f.min(i)));
+                } else {
+                    longest = longest.max(h as usize);
+                }
+                k += 1;
+            }
+        }
+        if let Some(i) = first_bad {
+            let (a, b) = pairs[i as usize];
+            self.route(fabric, fabric.hcas[a as usize], fabric.hcas[b as usize])?;
+            return Err(Error::Internal(format!(
+                "route check: the route from HCA {a} to HCA {b} failed once and not again"
+            )));
+        }
+        Ok(longest)
+    }
+
     /// Writes the tables in the `.fdbs` format of spec §3.6 (Z-Tab 3.4), which [`load_fdbs`]
     /// reads back: one line per switch in [`Fabric::switches`] order, `ID: 255 p1 … pN` with
     /// one entry per LID 1..N (255 = no route). ID is the switch name without a leading `SW`
@@ -433,5 +563,81 @@ SW12: 255 2 2 0 1 3 3 2 2 4 4 3 3 2 2 4 4 3
         t.set(s2, 5, 1);
         let hops = t.route(&f, f.by_name["H1"], f.by_name["H5"]).unwrap();
         assert_eq!(hops, vec![(s1, 3), (s2, 1)]);
+    }
+}
+
+#[cfg(test)]
+mod check_routes_tests {
+    use super::*;
+    use crate::config::TopologyKind;
+    use crate::routing::dor;
+    use crate::topology::mesh_torus::tests::mesh;
+
+    /// What checking every route one by one with [`ForwardingTables::route`] gives.
+    fn one_by_one(t: &ForwardingTables, f: &Fabric, pairs: &[(u32, u32)]) -> Result<usize> {
+        let mut longest = 0;
+        for &(a, b) in pairs {
+            let r = t.route(f, f.hcas[a as usize], f.hcas[b as usize])?;
+            longest = longest.max(r.len());
+        }
+        Ok(longest)
+    }
+
+    /// The per-destination check agrees with the route-by-route one (longest route, or the
+    /// same error for the same first pair) on intact DOR tables of meshes and tori and on
+    /// tables with missing entries, ports that do not exist, wrong HCAs and loops.
+    #[test]
+    fn check_routes_matches_checking_each_route() {
+        let mut seed = 12345u64;
+        let mut rnd = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let (mut ok, mut bad) = (0, 0);
+        for (kind, dims, hcas) in [
+            (TopologyKind::Mesh, vec![3, 3], 2),
+            (TopologyKind::Mesh, vec![4, 5], 1),
+            (TopologyKind::Torus, vec![4, 4], 1),
+            (TopologyKind::Torus, vec![3, 2, 3], 2),
+        ] {
+            let f = mesh(kind, &dims, hcas, None);
+            let good = dor::build(&f).unwrap();
+            let n = f.hcas.len() as u32;
+            let all: Vec<(u32, u32)> = (0..n)
+                .flat_map(|a| (0..n).filter(move |&b| b != a).map(move |b| (a, b)))
+                .collect();
+            for trial in 0..60 {
+                let mut t = good.clone();
+                // break a few entries: none, a missing one, a bad port, any port (wrong HCAs,
+                // loops)
+                for _ in 0..trial % 4 {
+                    let sw = f.switches[rnd(f.switches.len() as u64) as usize];
+                    let lid = 1 + rnd(n as u64) as u32;
+                    let ports = f.nodes[sw as usize].ports.len() as u64;
+                    let p = match rnd(4) {
+                        0 => NO_PORT,
+                        1 => ports as u16 + rnd(3) as u16,
+                        _ => rnd(ports) as u16,
+                    };
+                    t.set(sw, lid, p);
+                }
+                let pairs: Vec<(u32, u32)> = if trial % 3 == 0 {
+                    all.clone()
+                } else {
+                    all.iter().copied().filter(|_| rnd(3) == 0).collect()
+                };
+                let want = one_by_one(&t, &f, &pairs).map_err(|e| e.to_string());
+                let got = t.check_routes(&f, &pairs).map_err(|e| e.to_string());
+                assert_eq!(got, want, "{kind:?} {dims:?} trial {trial}");
+                if want.is_ok() {
+                    ok += 1;
+                } else {
+                    bad += 1;
+                }
+            }
+        }
+        assert!(ok >= 60 && bad >= 60, "{ok} intact, {bad} failing");
     }
 }

@@ -5,6 +5,7 @@ use super::{Net, PortTiming};
 use crate::cc::{CcContext, CongestionControl};
 use crate::config::{LoadedScenario, Ps};
 use crate::endpoint::sink::SinkModel;
+use crate::engine::progress::SetupProgress;
 use crate::engine::EventQueue;
 use crate::error::{Error, Result};
 use crate::routing::channel_dependency::{check_tables, Demand, TablesCheck};
@@ -34,27 +35,33 @@ pub(crate) struct Built {
     pub cdg: TablesCheck,
 }
 
-/// Builds and checks everything a run needs (shared by `run` and `validate`).
-pub(crate) fn build_parts(l: &LoadedScenario) -> Result<Built> {
+/// Builds and checks everything a run needs (shared by `run` and `validate`), naming its
+/// phases to `setup`.
+pub(crate) fn build_parts(l: &LoadedScenario, setup: &mut SetupProgress) -> Result<Built> {
     let s = &l.scenario;
+    setup.phase("checking keys");
     check_scalars(l)?;
+    setup.phase("topology");
     let fabric = topology::build(s, &l.base_dir)?;
     check_switch_ports(&fabric)?;
+    setup.phase("forwarding tables");
     let lft = routing::build(s, &fabric, &l.base_dir)?;
+    setup.phase("traffic");
     let traffic = traffic::build(s, &fabric, s.sim.seed, s.switch.vls)?;
     // every route the traffic can take must exist and be loop-free
+    setup.phase("route check");
     let mut pairs = traffic.pairs.clone();
-    pairs.sort_unstable();
+    // (generators list their pairs in order: no sort then)
+    if !pairs.is_sorted() {
+        pairs.sort_unstable();
+    }
     pairs.dedup();
     if pairs.len() > MAX_ROUTE_CHECKS {
         let step = pairs.len().div_ceil(MAX_ROUTE_CHECKS);
         pairs = pairs.into_iter().step_by(step).collect();
     }
-    let mut max_hops = 0;
-    for &(a, b) in &pairs {
-        let r = lft.route(&fabric, fabric.hcas[a as usize], fabric.hcas[b as usize])?;
-        max_hops = max_hops.max(r.len());
-    }
+    let max_hops = lft.check_routes(&fabric, &pairs)?;
+    setup.phase("channel-dependency check");
     let cdg = deadlock_check(s, &fabric, &lft, &traffic)?;
     Ok(Built {
         fabric,
@@ -233,15 +240,22 @@ fn internal_rate(lanes: u64, hz: u64) -> LinkRate {
 }
 
 impl Net {
-    /// The network instance of a loaded scenario.
+    /// The network instance of a loaded scenario (no set-up display).
+    #[cfg(test)]
     pub(crate) fn new(l: &LoadedScenario) -> Result<Self> {
+        Self::build(l, &mut SetupProgress::hidden())
+    }
+
+    /// The network instance of a loaded scenario, naming the set-up phases to `setup`.
+    pub(crate) fn build(l: &LoadedScenario, setup: &mut SetupProgress) -> Result<Self> {
         let s = &l.scenario;
         let Built {
             fabric,
             lft,
             traffic,
             ..
-        } = build_parts(l)?;
+        } = build_parts(l, setup)?;
+        setup.phase("network state");
         let vls = s.switch.vls as usize;
         let credit_bytes = s.traffic.credit_bytes.0 as u32;
         let pkt_bytes = s.traffic.packet_bytes.0 as u32;
@@ -460,7 +474,10 @@ pub fn validate(l: &LoadedScenario) -> Result<String> {
     if l.model() == crate::config::Model::Cycle {
         return super::cycle::validate_cycle(l);
     }
-    let b = build_parts(l)?;
+    use std::io::IsTerminal;
+    let mut setup = SetupProgress::new(std::io::stderr().is_terminal());
+    let b = build_parts(l, &mut setup)?;
+    setup.phase("congestion control");
     let s = &l.scenario;
     // the remaining run-time parts validate their keys too
     VlArbTable::from_config(&s.switch.vl_arbitration, s.switch.vls)?;
@@ -490,6 +507,7 @@ pub fn validate(l: &LoadedScenario) -> Result<String> {
             base_dir: &l.base_dir,
         },
     )?;
+    setup.finish();
     let links: usize = b.fabric.nodes.iter().map(|n| n.ports.len()).sum::<usize>() / 2;
     let statics = b.traffic.flows.iter().filter(|f| f.is_static).count();
     let gens = b.traffic.sources.len() - statics;

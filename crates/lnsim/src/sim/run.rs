@@ -61,7 +61,9 @@ pub fn run_scenario(
     if l.model() == crate::config::Model::Cycle {
         return super::cycle::run_cycle_scenario(l, opts, &out_dir, interrupted);
     }
-    let mut net = Net::new(l)?;
+    let mut setup = crate::engine::progress::SetupProgress::new(opts.progress);
+    let mut net = Net::build(l, &mut setup)?;
+    setup.finish();
     let wall = Instant::now();
     let planned_end = net.end;
     let ending = match net.run(opts.progress, interrupted)? {

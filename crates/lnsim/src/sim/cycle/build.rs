@@ -6,6 +6,7 @@ use super::packet::{PacketSlab, NIL};
 use super::results::CycleStats;
 use super::{CycleNet, PortKind, PortState, RouterState, TermState, VcOut, VcState};
 use crate::config::{LoadedScenario, RoutingAlgorithm, TopologyKind};
+use crate::engine::progress::SetupProgress;
 use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
 use crate::routing::candidates::{Algorithm, CycleRouting, MeshGeometry, RoutedTopology};
@@ -100,7 +101,10 @@ fn positive(key: &str, v: u64) -> Result<()> {
 /// Checks a cycle-level scenario and builds everything a run needs, running nothing; returns
 /// a short report (`lnsim validate`).
 pub fn validate_cycle(l: &LoadedScenario) -> Result<String> {
-    let net = CycleNet::new(l)?;
+    use std::io::IsTerminal;
+    let mut setup = SetupProgress::new(std::io::stderr().is_terminal());
+    let net = CycleNet::build(l, &mut setup)?;
+    setup.finish();
     Ok(format!(
         "ok: cycle-level model, {} routers, {} terminals, routing {:?}, {} VCs per port (max), \
          traffic {}, channel-dependency graph acyclic",
@@ -113,8 +117,15 @@ pub fn validate_cycle(l: &LoadedScenario) -> Result<String> {
 }
 
 impl CycleNet {
-    /// Builds the network of a cycle-level scenario.
+    /// Builds the network of a cycle-level scenario (no set-up display).
+    #[cfg(test)]
     pub(crate) fn new(l: &LoadedScenario) -> Result<Self> {
+        Self::build(l, &mut SetupProgress::hidden())
+    }
+
+    /// Builds the network of a cycle-level scenario, naming its phases to `setup`.
+    pub(crate) fn build(l: &LoadedScenario, setup: &mut SetupProgress) -> Result<Self> {
+        setup.phase("checking keys");
         reject_ib_keys(l)?;
         let s = &l.scenario;
         let rc = &s.router;
@@ -175,6 +186,7 @@ impl CycleNet {
         }
 
         // topology: the fabric graph (link parameters do not apply in this model)
+        setup.phase("topology");
         let lp = LinkParams {
             rate: LinkRate::bps(1),
             delay_ps: 0,
@@ -223,6 +235,7 @@ impl CycleNet {
         }
 
         // routing
+        setup.phase("routing");
         let r = &s.routing;
         let dragonfly = matches!(fabric.shape, Shape::Dragonfly(_));
         let alg = match (r.algorithm, dragonfly) {
@@ -392,6 +405,7 @@ impl CycleNet {
         .with_tables();
 
         // ports
+        setup.phase("ports and buffers");
         let np = (routers * radix) as usize;
         let mut kind = vec![PortKind::Unused; np];
         let mut peer = vec![u32::MAX; np];
@@ -480,16 +494,23 @@ impl CycleNet {
         credit_cap_of[PortKind::Terminal as usize] = 0;
 
         // deadlock freedom by construction, checked
+        setup.phase("channel-dependency check");
         let link = |rt: u32, p: u32| -> Option<(u32, u32)> {
             let g = (rt * radix + p) as usize;
             (peer[g] != u32::MAX).then(|| (peer[g] / radix, peer[g] % radix))
         };
-        let cdg = channel_dependency::build(&routing, routers, radix, vcs, &link);
+        let cdg = channel_dependency::build(&routing, routers, radix, vcs, &link)?;
         if let Some(cycle) = cdg.find_cycle() {
             let names: Vec<String> = cycle
                 .iter()
                 .take(12)
-                .map(|&(rt, p, v)| format!("{} port {p} VC {v}", fabric.nodes[rt as usize].name))
+                .map(|&(rt, p, g)| {
+                    format!(
+                        "{} port {p} {}",
+                        fabric.nodes[rt as usize].name,
+                        cdg.vc_label(g)
+                    )
+                })
                 .collect();
             let key = if r.vc_template.is_some() {
                 "routing.vc_template"
@@ -510,6 +531,7 @@ impl CycleNet {
         }
 
         // traffic
+        setup.phase("traffic");
         let geo = match &fabric.shape {
             Shape::Dragonfly(d) => Geometry::Dragonfly(*d),
             Shape::MeshTorus { dims, torus, .. } => Geometry::MeshTorus {
@@ -543,6 +565,7 @@ impl CycleNet {
             + 2 * pkt_phits as u64
             + 2;
         let cal_len = (longest + 1).next_power_of_two().max(64);
+        setup.phase("network state");
         let end = warmup + measure;
         let pb =
             (alg == Algorithm::Pb).then(|| PiggybackState::new(routers as usize, rc.local_latency));

@@ -95,6 +95,8 @@ pub(crate) struct CycleStats {
     warmup: u64,
     bin_cycles: u64,
     pub topology: String,
+    /// Wall seconds the set-up took (building the network, route table).
+    pub setup_s: f64,
     pub phit_hops: u64,
     /// Calendar events dispatched.
     pub events: u64,
@@ -124,7 +126,8 @@ pub(crate) struct CycleStats {
     /// [`CycleStats::bin`] divides only when the cycle leaves that bin.
     bin_idx: usize,
     bin_lo: u64,
-    at_sources_start: Option<u64>,
+    /// Packets waiting at the sources (backlogs and injection queues) when the window opened.
+    waiting_start: Option<u64>,
     /// Per-packet records `(generation, consumption, source terminal, destination terminal,
     /// hops)` of every delivered packet, when switched on (tests).
     pub trace: Option<Vec<TraceRecord>>,
@@ -136,6 +139,7 @@ impl CycleStats {
             warmup,
             bin_cycles,
             topology: String::new(),
+            setup_s: 0.0,
             phit_hops: 0,
             events: 0,
             allocations: 0,
@@ -160,7 +164,7 @@ impl CycleStats {
             bins: vec![Bin::default(); end.div_ceil(bin_cycles) as usize],
             bin_idx: 0,
             bin_lo: 0,
-            at_sources_start: None,
+            waiting_start: None,
             trace: None,
         }
     }
@@ -234,9 +238,123 @@ impl CycleStats {
         }
     }
 
-    /// Remembers the packets waiting at the sources when the measurement starts.
+    /// Remembers the packets waiting at the sources (backlogs and injection queues) when the
+    /// measurement starts.
     pub fn mark_sources(&mut self, n: u64) {
-        self.at_sources_start = Some(n);
+        self.waiting_start = Some(n);
+    }
+}
+
+/// Thresholds of the saturation rules (docs/hpc-router.md §8): a queue or deficit counts when
+/// it exceeds [`GROWTH_MIN_PACKETS`] per node and [`GROWTH_MIN_FRACTION`] of what a node
+/// generated in the window; a window that cannot see a point accepting [`DECIDE_DEFICIT`] less
+/// than it generates leaves the point undecided.
+pub(crate) const GROWTH_MIN_PACKETS: f64 = 2.0;
+/// See [`GROWTH_MIN_PACKETS`].
+pub(crate) const GROWTH_MIN_FRACTION: f64 = 0.05;
+/// See [`GROWTH_MIN_PACKETS`].
+pub(crate) const DECIDE_DEFICIT: f64 = 0.10;
+
+/// What the saturation rules look at: the measurement window of a run, per active node.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Window {
+    /// The saturation watch stopped the run.
+    pub stopped_early: bool,
+    /// Growth of the packets waiting at the sources (backlog + injection queue) over the window.
+    pub growth: f64,
+    /// Packets generated in the window.
+    pub generated_packets: f64,
+    /// Generated and accepted load (phits/node/cycle).
+    pub generated_load: f64,
+    pub accepted_load: f64,
+    /// Packets delivered in the window (all nodes) and their mean latency (cycles).
+    pub delivered: u64,
+    pub mean_latency: f64,
+    /// Cycles from the last traffic change (0: the start; a transient's change cycle) to the
+    /// window's start (negative when the traffic changes inside the window).
+    pub settle: f64,
+    /// Measured cycles.
+    pub measured: u64,
+    /// Phits per packet.
+    pub pkt_phits: u32,
+}
+
+/// The saturation verdict of a window (docs/hpc-router.md §8).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Verdict {
+    /// Past saturation.
+    pub saturated: bool,
+    /// Not marked saturated, but the window cannot tell (see `warnings`).
+    pub undecided: bool,
+    /// Why the window cannot tell, for the summary and stderr.
+    pub warnings: Vec<String>,
+}
+
+impl Window {
+    /// Applies the saturation rules (besides the early stop): the packets waiting at the
+    /// sources grew (`growth`), or the window delivered fewer packets than it generated (the
+    /// packets in the whole network grew) by more than the same thresholds plus the part of
+    /// the window the network may spend filling after a traffic change (the packets' mean
+    /// latency beyond the cycles since the change, as a fraction of the window); then, for a
+    /// point neither marks, whether the window could have seen a point that accepts 10 % less
+    /// than it generates.
+    pub fn saturation(&self) -> Verdict {
+        let w = self.measured.max(1) as f64;
+        let g = self.generated_packets;
+        let growth_rule = self.growth > GROWTH_MIN_PACKETS && self.growth > GROWTH_MIN_FRACTION * g;
+        // the fraction of the window the network may still be filling: packets generated in
+        // it may be in flight at its end without any saturation
+        let filling = if self.delivered == 0 {
+            1.0
+        } else {
+            ((self.mean_latency - self.settle).max(0.0) / w).min(1.0)
+        };
+        let deficit = if self.generated_load > 0.0 {
+            1.0 - self.accepted_load / self.generated_load
+        } else {
+            0.0
+        };
+        let deficit_packets = deficit * g;
+        let deficit_rule =
+            deficit_packets > GROWTH_MIN_PACKETS && deficit > GROWTH_MIN_FRACTION + filling;
+        let saturated = self.stopped_early || growth_rule || deficit_rule;
+        let mut warnings = Vec::new();
+        if !saturated && g > 0.0 {
+            if GROWTH_MIN_PACKETS / g > DECIDE_DEFICIT {
+                let need = (GROWTH_MIN_PACKETS / DECIDE_DEFICIT * self.pkt_phits as f64
+                    / self.generated_load.max(1e-12))
+                .ceil();
+                warnings.push(format!(
+                    "saturation undecided: the nodes generated {g:.1} packets each in the {} \
+                     measured cycles; more than {} are needed to see a point that accepts 10 % \
+                     less than it generates (sim.measure_cycles > {need} at this load)",
+                    self.measured,
+                    GROWTH_MIN_PACKETS / DECIDE_DEFICIT
+                ));
+            }
+            if self.delivered == 0 {
+                warnings.push(format!(
+                    "saturation undecided: no packet was delivered in the {} measured cycles \
+                     (longer sim.warmup_cycles or sim.measure_cycles)",
+                    self.measured
+                ));
+            } else if GROWTH_MIN_FRACTION + filling > DECIDE_DEFICIT {
+                warnings.push(format!(
+                    "saturation undecided: the packets' mean latency ({:.0} cycles) exceeds the \
+                     cycles from the last traffic change to the window ({:.0}) by more than 5 % of \
+                     the window, which then sees the network filling (sim.warmup_cycles ≥ {:.0} \
+                     after the change, or a longer sim.measure_cycles)",
+                    self.mean_latency,
+                    self.settle.max(0.0),
+                    self.mean_latency.ceil()
+                ));
+            }
+        }
+        Verdict {
+            saturated,
+            undecided: !warnings.is_empty(),
+            warnings,
+        }
     }
 }
 
@@ -281,13 +399,25 @@ pub(crate) fn write(
     let (min_r, max_r) = inj_r
         .iter()
         .fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
-    // saturated: stopped early, or the sources' queues grew over the window by more than 2
-    // packets per node and 5 % of what was generated
-    let start = st.at_sources_start.unwrap_or(0);
-    let growth = c.at_sources.saturating_sub(start) as f64 / active;
-    let gen_pkts = st.w_generated as f64 / net.pkt_phits as f64 / active;
-    let saturated = st.stopped_early || (growth > 2.0 && growth > 0.05 * gen_pkts);
     let n = st.w_delivered.max(1) as f64;
+    let verdict = Window {
+        stopped_early: st.stopped_early,
+        growth: (c.waiting as f64 - st.waiting_start.unwrap_or(0) as f64) / active,
+        generated_packets: st.w_generated as f64 / net.pkt_phits as f64 / active,
+        generated_load: generated,
+        accepted_load: accepted,
+        delivered: st.w_delivered,
+        mean_latency: st.w_lat_sum as f64 / n,
+        settle: net.warmup as f64
+            - net
+                .traffic
+                .change_cycle()
+                .filter(|&c| c < st.stop)
+                .unwrap_or(0) as f64,
+        measured,
+        pkt_phits: net.pkt_phits,
+    }
+    .saturation();
     let q = |h: &Histogram<u64>, x: f64| {
         if h.is_empty() {
             0
@@ -315,6 +445,7 @@ pub(crate) fn write(
         "version": crate::VERSION,
         "seed": s.sim.seed,
         "wall_time_s": r6(wall_s),
+        "setup_time_s": r6(st.setup_s),
         "peak_rss_bytes": crate::stats::peak_rss_bytes(),
         "topology": st.topology,
         "routing": routing_name,
@@ -339,7 +470,9 @@ pub(crate) fn write(
         },
         "nonminimal_fraction": r6(st.w_nonmin as f64 / n),
         "avg_hops": r6(st.w_hops as f64 / n),
-        "saturated": saturated,
+        "saturated": verdict.saturated,
+        "saturation_undecided": verdict.undecided,
+        "warnings": verdict.warnings,
         "stopped_early": st.stopped_early,
         "warmup_cycles": net.warmup,
         "measured_cycles": measured,
@@ -423,4 +556,105 @@ pub(crate) fn write(
         &crate::sim::protected(l),
     )?;
     Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A window of 2,000 measured cycles after 2,000 warm-up cycles at load 0.5 (10-phit
+    /// packets: 100 packets per node) that accepts `accepted` and whose sources grew by
+    /// `growth` packets per node; the packets' mean latency is 600 cycles.
+    fn window(accepted: f64, growth: f64) -> Window {
+        Window {
+            stopped_early: false,
+            growth,
+            generated_packets: 100.0,
+            generated_load: 0.5,
+            accepted_load: accepted,
+            delivered: 10_000,
+            mean_latency: 600.0,
+            settle: 2000.0,
+            measured: 2000,
+            pkt_phits: 10,
+        }
+    }
+
+    #[test]
+    fn growing_queues_or_a_deficit_mark_saturation() {
+        let ok = window(0.499, 0.5).saturation();
+        assert_eq!((ok.saturated, ok.undecided), (false, false), "{ok:?}");
+        // the sources' queues grew by 10 packets per node (10 % of what a node generated)
+        assert!(window(0.499, 10.0).saturation().saturated);
+        // 2 packets per node are not enough, nor 5 % of what a node generated
+        assert!(!window(0.499, 2.0).saturation().saturated);
+        let mut big = window(0.499, 40.0);
+        big.generated_packets = 1000.0;
+        assert!(!big.saturation().saturated);
+        // accepted well below generated with the sources' queues flat (the network's buffers
+        // took the rest): 8 % of the packets, 8 per node
+        assert!(window(0.46, 0.0).saturation().saturated);
+        assert!(
+            !window(0.48, 0.0).saturation().saturated,
+            "4 % is within the noise"
+        );
+        // the early stop
+        let mut w = window(0.5, 0.0);
+        w.stopped_early = true;
+        assert!(w.saturation().saturated);
+    }
+
+    #[test]
+    fn a_window_opening_on_a_filling_network_allows_for_the_fill() {
+        // no warm-up, mean latency 600 of a 2,000-cycle window: up to 30 % of the packets may
+        // still be in flight, so a 25 % deficit is no sign of saturation, 50 % is
+        let mut w = window(0.375, 0.0);
+        w.settle = 0.0;
+        let v = w.saturation();
+        assert!(!v.saturated);
+        assert!(v.undecided, "a 10 % deficit cannot be seen");
+        assert!(v.warnings[0].contains("mean latency (600 cycles)"), "{v:?}");
+        w.accepted_load = 0.2;
+        assert!(w.saturation().saturated);
+        // a traffic change inside the window counts as a start
+        let mut t = window(0.375, 0.0);
+        t.settle = -500.0;
+        assert!(!t.saturation().saturated && t.saturation().undecided);
+    }
+
+    #[test]
+    fn too_few_packets_leave_the_point_undecided() {
+        // 0.05 phits/node/cycle: 10 packets per node in the window, a 10 % deficit is 1 packet
+        let mut w = window(0.05, 0.0);
+        w.generated_load = 0.05;
+        w.generated_packets = 10.0;
+        let v = w.saturation();
+        assert_eq!((v.saturated, v.undecided), (false, true));
+        assert!(
+            v.warnings[0].contains("10.0 packets each") && v.warnings[0].contains("4000"),
+            "{v:?}"
+        );
+        // nothing delivered at all
+        let mut n = window(0.0, 0.0);
+        n.delivered = 0;
+        n.generated_packets = 1.0;
+        let v = n.saturation();
+        assert!(!v.saturated && v.undecided, "{v:?}");
+        assert!(v
+            .warnings
+            .iter()
+            .any(|m| m.contains("no packet was delivered")));
+        // no traffic: nothing to decide
+        let mut z = window(0.0, 0.0);
+        z.generated_packets = 0.0;
+        z.generated_load = 0.0;
+        assert_eq!(
+            z.saturation(),
+            Verdict {
+                saturated: false,
+                undecided: false,
+                warnings: vec![]
+            }
+        );
+    }
 }

@@ -23,8 +23,12 @@ pub fn run_cycle_scenario(
     out_dir: &std::path::Path,
     interrupted: &mut dyn FnMut() -> bool,
 ) -> Result<RunOutput> {
-    let mut net = CycleNet::new(l)?;
+    let mut setup = crate::engine::progress::SetupProgress::new(opts.progress);
+    let mut net = CycleNet::build(l, &mut setup)?;
+    setup.phase("route table");
     net.tabulate_routes();
+    setup.finish();
+    net.stats.setup_s = setup.elapsed();
     let wall = Instant::now();
     let planned_end = net.end;
     let ending = if net.run(opts.progress, interrupted)? {
@@ -50,6 +54,9 @@ pub(crate) struct Counts {
     pub delivered: u64,
     pub in_network: u64,
     pub at_sources: u64,
+    /// Packets waiting at the sources: backlogs and injection queues (what the saturation
+    /// rules count, [`CycleNet::at_sources`]; `at_sources` is the backlogs alone).
+    pub waiting: u64,
 }
 
 /// Output `gp` (its record `port`) is examined again at cycle `t` (> now) unless it already
@@ -1172,6 +1179,7 @@ impl CycleNet {
             delivered: st.total_delivered,
             in_network,
             at_sources,
+            waiting: self.at_sources(),
         })
     }
 }

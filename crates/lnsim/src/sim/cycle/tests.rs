@@ -207,3 +207,113 @@ fn dragonflies_from_72_to_16512_nodes_build() {
         assert_eq!((n.routers, n.terminals), (routers, nodes));
     }
 }
+
+/// The channel-dependency graph built from one line of walks per dimension holds exactly the
+/// dependencies of the construction it replaced (every DOR path between every pair of routers,
+/// walked hop by hop), and both find a cycle in the same cases: meshes and tori of 1 to 3
+/// dimensions, odd and even sizes (the torus tie), DOR and Valiant, with and without dateline
+/// classes, both port numberings, several VCs per class; and Dragonflies.
+#[test]
+fn channel_dependency_graph_matches_the_pairwise_construction() {
+    use crate::routing::candidates::RoutedTopology;
+    use crate::routing::channel_dependency::{build, naive_edges, ChannelGraph};
+    let mut cases: Vec<(String, Vec<String>, bool)> = Vec::new();
+    let mesh = |kind: &str, dims: &str, alg: &str, vcs: u32, numbering: &str| {
+        format!(
+            "[sim]\nmeasure_cycles = 10\n[topology]\nkind = \"{kind}\"\ndims = {dims}\nhcas_per_switch = 1\n\
+             port_numbering = \"{numbering}\"\n[routing]\nalgorithm = \"{alg}\"\n[router]\nlocal_vcs = {vcs}\n\
+             [traffic]\npattern = \"uniform\"\nload = 0.1\n"
+        )
+    };
+    for kind in ["mesh", "torus"] {
+        for dims in [
+            "[5]",
+            "[2, 3]",
+            "[4, 4]",
+            "[3, 5]",
+            "[1, 4]",
+            "[2, 3, 4]",
+            "[3, 3, 3]",
+        ] {
+            for (alg, classes) in [("dor", 1u32), ("vlb", 2)] {
+                let c = classes * if kind == "torus" { 2 } else { 1 };
+                for vcs in [c, 2 * c] {
+                    let text = mesh(kind, dims, alg, vcs, "dimension");
+                    // a torus without dateline classes (cyclic): the same routing with one class
+                    cases.push((text.clone(), vec![], false));
+                    if kind == "torus" {
+                        cases.push((text, vec![], true));
+                    }
+                }
+            }
+        }
+    }
+    for dims in ["[3, 4]", "[4, 4]"] {
+        for alg in ["dor", "vlb"] {
+            cases.push((mesh("mesh", dims, alg, 2, "zeru"), vec![], false));
+        }
+    }
+    for (alg, policy) in [
+        ("min", "lgl"),
+        ("vlb", "lgl"),
+        ("ugal", "-g-"),
+        ("pb", "lg-"),
+    ] {
+        let p = if alg == "min" {
+            String::new()
+        } else {
+            format!("vlb_policy = \"{policy}\"\n")
+        };
+        let text = format!(
+            "[sim]\nmeasure_cycles = 10\n[topology]\nkind = \"dragonfly\"\np = 2\n\
+             [routing]\nalgorithm = \"{alg}\"\n{p}[traffic]\npattern = \"uniform\"\nload = 0.1\n"
+        );
+        cases.push((text, vec![], false));
+    }
+    let (mut cyclic, mut acyclic) = (0, 0);
+    for (text, over, no_dateline) in &cases {
+        let ov: Vec<&str> = over.iter().map(String::as_str).collect();
+        let n = net(text, &ov);
+        let mut routing = n.routing.clone();
+        if *no_dateline {
+            if let RoutedTopology::Mesh(m) = &mut routing.topo {
+                m.dateline = false;
+            }
+            routing.classes /= 2;
+        }
+        let (radix, vcs) = (n.radix, n.vcs);
+        let link = |r: u32, p: u32| -> Option<(u32, u32)> {
+            let g = (r * radix + p) as usize;
+            matches!(
+                n.port[g].kind,
+                super::PortKind::Local | super::PortKind::Global
+            )
+            .then(|| n.split_gp(n.port[g].peer))
+        };
+        let fast = build(&routing, n.routers, radix, vcs, &link).unwrap();
+        let want = naive_edges(&routing, n.routers, radix, vcs, &link);
+        assert!(!want.is_empty());
+        assert_eq!(
+            fast.vc_edges(vcs),
+            want,
+            "{text} (no dateline: {no_dateline})"
+        );
+        let reference = ChannelGraph::from_edges(n.routers * radix * vcs, &want);
+        let c = fast.find_cycle();
+        assert_eq!(
+            c.is_some(),
+            reference.find_cycle().is_some(),
+            "{text} (no dateline: {no_dateline})"
+        );
+        if c.is_some() {
+            cyclic += 1;
+        } else {
+            acyclic += 1;
+        }
+    }
+    // the tori without dateline classes whose rings are long enough to close a cycle
+    assert!(
+        cyclic >= 10 && acyclic >= 40,
+        "{cyclic} cyclic, {acyclic} acyclic"
+    );
+}
