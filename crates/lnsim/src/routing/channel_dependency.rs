@@ -32,7 +32,7 @@ impl ChannelGraph {
         ChannelGraph {
             radix,
             vcs,
-            edges: vec![Vec::new(); (routers * radix * vcs) as usize],
+            edges: vec![Vec::new(); routers as usize * radix as usize * vcs as usize],
         }
     }
     /// Channel number of `(router, port, vc)`.

@@ -14,6 +14,8 @@ pub fn run_scenario(
     opts: &RunOptions,
     interrupted: &mut dyn FnMut() -> bool,
 ) -> Result<RunOutput> {
+    // nothing is built before the memory estimate says it fits
+    super::memory::check(l, opts.max_memory)?;
     if l.model() == crate::config::Model::Cycle {
         return super::cycle::run_cycle_scenario(l, opts, interrupted);
     }
