@@ -34,7 +34,7 @@ class ExecutorError(Exception):
     """The executor cannot be used (e.g. the Dask scheduler cannot be reached)."""
 
 
-def run_task(scenario: str, overrides: List[str], seed: Optional[int]) -> Dict[str, Any]:
+def run_task(scenario: str, overrides: List[str], seed: Optional[int], max_memory: Optional[str] = None) -> Dict[str, Any]:
     """One run, on whatever worker executes it: ``{"status", "summary" (summary.json as a dict)
     or "error", "files" ({relative name: bytes}), "wall_time_s", "worker"}``. Never raises for a
     failing simulation: the error is the outcome."""
@@ -46,7 +46,7 @@ def run_task(scenario: str, overrides: List[str], seed: Optional[int]) -> Dict[s
     tmp = Path(tempfile.mkdtemp(prefix="lnsim-run-"))
     out: Dict[str, Any] = {"worker": _worker_name()}
     try:
-        r = lnsim.run(scenario, overrides=overrides, seed=seed, out=tmp / "run")
+        r = lnsim.run(scenario, overrides=overrides, seed=seed, out=tmp / "run", max_memory=max_memory)
         files = {name: (tmp / "run" / name).read_bytes() for name in list_files(tmp / "run")}
         out.update(status=STATUS_OK, summary=r.summary, files=files)
     except (lnsim.ScenarioError, lnsim.SimulationError) as e:
@@ -268,13 +268,15 @@ def _check_reachable(address: str, timeout: float) -> None:
         ) from None
 
 
-def make_executor(jobs: Optional[int], n_tasks: int, dask=None) -> Executor:
+def make_executor(jobs: Optional[int], n_tasks: int, dask=None, max_local: Optional[int] = None) -> Executor:
     """The executor for a sweep: Dask when ``dask`` (an address or a Client) is given or
     :data:`DASK_ENV` is set, else a local pool of ``jobs`` processes (default: all cores;
-    in-process when that is 1)."""
+    in-process when that is 1), at most ``max_local`` (the runs that fit in memory at once)."""
     if dask is None:
         dask = os.environ.get(DASK_ENV) or None
     if dask is not None:
         return DaskExecutor(dask)
     n = min(jobs or os.cpu_count() or 1, max(n_tasks, 1))
+    if max_local is not None:
+        n = max(1, min(n, max_local))
     return InlineExecutor() if n == 1 else LocalExecutor(n)
