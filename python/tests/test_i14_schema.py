@@ -307,7 +307,8 @@ def _schema(tmp_path) -> dict:
 
 
 def test_every_shipped_scenario_validates_against_the_json_schema(tmp_path):
-    jsonschema = pytest.importorskip("jsonschema")
+    import jsonschema  # a test dependency (pyproject.toml [test], constraints.txt)
+
     schema = _schema(tmp_path)
     jsonschema.Draft7Validator.check_schema(schema)
     validator = jsonschema.Draft7Validator(schema)
@@ -336,7 +337,8 @@ def test_every_shipped_scenario_validates_against_the_json_schema(tmp_path):
          "flow without dst", "victim mask", "link speed"],
 )
 def test_bad_scenarios_do_not_validate_against_the_json_schema(tmp_path, edit, where):
-    jsonschema = pytest.importorskip("jsonschema")
+    import jsonschema
+
     validator = jsonschema.Draft7Validator(_schema(tmp_path))
     doc = tomllib.loads((SCENARIOS / "ibcc" / "zeru_a.toml").read_text())
     assert not list(validator.iter_errors(doc))
