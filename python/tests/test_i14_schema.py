@@ -60,19 +60,22 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
 # item 3: no input aborts the process; the memory estimate
 
 
+#: The start of the message that refuses a scenario for its memory.
+NEEDS = "memory: this scenario needs about "
+
 # (scenario, --set overrides, text the message must name, extra arguments)
 CRASHERS = [
-    ("ib", ["topology.dims=[400,400]"], "memory", ["--max-memory", "8GiB"]),
-    ("ib", ["topology.dims=[65536,3]"], "memory", []),
+    ("ib", ["topology.dims=[400,400]"], NEEDS, ["--max-memory", "8GiB"]),
+    ("ib", ["topology.dims=[65536,3]"], NEEDS, []),
     ("cycle", ["router.latency=2147483648"], "router.latency", []),
     ("cycle", ["router.local_latency=4294967295"], "router.local_latency", []),
     # more found while auditing: each used to abort, overflow or allocate without bound
     ("cycle", ["topology.dims=[512,512]", "sim.measure_cycles=1000000000000", "router.injection_queue_phits=10000000",
-               "traffic.load=1"], "memory", []),
+               "traffic.load=1"], NEEDS, []),
     ("cycle", ["router.local_latency=4000000000", "routing.algorithm=pb"], "router.local_latency", []),
     ("ib", ["cc.ccti_limit=4294967295"], "cc.ccti_limit", []),
     ("ib", ["cc.ccti_increase=4000000000"], "cc.ccti_increase", []),
-    ("ib", ["sim.interval=1ps", "sim.end_time=10ms"], "memory", []),
+    ("ib", ["sim.interval=1ps", "sim.end_time=10ms"], NEEDS, []),
     ("ib", ["traffic.message_bytes=1024GiB"], "traffic.message_bytes", []),
     ("cycle", ["traffic.packet_phits=4294967295"], "traffic.packet_phits", []),
 ]
