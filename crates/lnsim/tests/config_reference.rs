@@ -49,8 +49,13 @@ const NESTED: &[&str] = &[
 ];
 
 fn schema_keys() -> BTreeSet<String> {
+    schema_fields().into_iter().map(|(k, _)| k).collect()
+}
+
+/// Every key of schema.rs with the Rust type of its field.
+fn schema_fields() -> Vec<(String, String)> {
     let src = include_str!("../src/config/schema.rs");
-    let mut keys = BTreeSet::new();
+    let mut keys = Vec::new();
     for (name, prefix) in PREFIX {
         let start = src
             .find(&format!("pub struct {name} {{"))
@@ -59,14 +64,15 @@ fn schema_keys() -> BTreeSet<String> {
         for line in body.lines().skip(1) {
             let l = line.trim();
             if let Some(rest) = l.strip_prefix("pub ") {
-                let field = rest.split(':').next().unwrap().trim();
+                let (field, ty) = rest.split_once(':').unwrap();
+                let (field, ty) = (field.trim(), ty.trim().trim_end_matches(',').to_string());
                 if *prefix == "<top>" {
                     // top-level tables are documented through their keys, except free-form ones
                     if field == "sweep" {
-                        keys.insert("sweep.<key path>".to_string());
+                        keys.push(("sweep.<key path>".to_string(), ty));
                     }
                 } else if !NESTED.contains(&field) {
-                    keys.insert(format!("{prefix}.{field}"));
+                    keys.push((format!("{prefix}.{field}"), ty));
                 }
             }
         }
@@ -112,6 +118,56 @@ fn metadata_describes_every_schema_key_and_no_other() {
         extra.is_empty(),
         "config/keys.rs KEYS describes keys schema.rs does not have: {extra:?}"
     );
+}
+
+/// The value kinds a Rust field type may have in the metadata: every integer key is bounded.
+fn kinds_for(ty: &str) -> &'static [&'static str] {
+    let inner = ty
+        .strip_prefix("Option<")
+        .and_then(|t| t.strip_suffix('>'))
+        .unwrap_or(ty);
+    match inner {
+        "u32" | "u64" | "i64" => &["Int"],
+        "f64" => &["Float"],
+        "bool" => &["Bool"],
+        "String" => &["Str", "Choice"],
+        "Duration" => &["Duration"],
+        "Bytes" => &["Size"],
+        "BitRate" => &["Rate"],
+        "Frequency" => &["Freq"],
+        "Vec<u32>" => &["IntList"],
+        "Vec<String>" => &["StrList"],
+        "Vec<[u32; 2]>" => &["VlTable"],
+        "NodeSet" => &["NodeSet"],
+        "VictimMask" => &["VictimMask"],
+        "toml::Table" => &["Table"],
+        // enums deserialised from strings
+        _ => &["Choice"],
+    }
+}
+
+#[test]
+fn every_key_has_the_kind_of_its_rust_type_and_integers_are_bounded() {
+    for (path, ty) in schema_fields() {
+        let k = lnsim::config::keys::lookup(&path).unwrap_or_else(|| panic!("{path}"));
+        let kind = format!("{:?}", k.kind);
+        let name = kind.split([' ', '(', '{']).next().unwrap();
+        assert!(
+            kinds_for(&ty).contains(&name),
+            "{path}: Rust type {ty}, metadata kind {kind}"
+        );
+        if let ValueKind::Int { min, max } = k.kind {
+            let (lo, hi) = match ty.trim_start_matches("Option<").trim_end_matches('>') {
+                "u32" => (0, u32::MAX as i64),
+                "u64" | "i64" => (i64::MIN, i64::MAX),
+                other => panic!("{path}: {other}"),
+            };
+            assert!(
+                lo <= min && max <= hi && min <= max,
+                "{path}: {min} … {max} for {ty}"
+            );
+        }
+    }
 }
 
 #[test]

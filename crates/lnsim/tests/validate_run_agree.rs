@@ -101,3 +101,68 @@ fn validate_accepts_what_runs_and_states_the_memory_estimate() {
         run_file(&path, &opts, &mut || false).unwrap();
     }
 }
+
+/// A value of the right type and range for a key.
+fn sample(kind: lnsim::config::keys::ValueKind) -> Option<String> {
+    use lnsim::config::keys::ValueKind as K;
+    Some(match kind {
+        K::Int { min, max } => min.max(1).min(max).to_string(),
+        K::Float { max, .. } => format!("{max:?}"),
+        K::Bool => "true".into(),
+        K::Str => "\"x\"".into(),
+        K::Choice(c) => format!("\"{}\"", c[c.len() - 1]),
+        K::Duration { .. } => "\"1ns\"".into(),
+        K::Size { min, .. } => min.to_string(),
+        K::Rate { .. } => "\"1Gbps\"".into(),
+        K::Freq { .. } => "\"1GHz\"".into(),
+        K::IntList { min, .. } => format!("[{}]", min.max(1)),
+        K::StrList { .. } => "[\"x\"]".into(),
+        K::NodeSet(n) => format!("\"{}\"", n[0]),
+        K::VictimMask => "true".into(),
+        K::VlTable => "[[0, 1]]".into(),
+        K::Table => return None,
+    })
+}
+
+#[test]
+fn a_key_of_the_other_model_is_refused_naming_it_as_the_metadata_says() {
+    use lnsim::config::keys::{expand, KEYS};
+    use lnsim::config::Model;
+    let dir = tempfile::tempdir().unwrap();
+    let mut checked = 0;
+    for k in KEYS {
+        let (base, other) = match k.model {
+            Some(Model::Cycle) => (IB, "cycle-level"),
+            Some(Model::InfiniBand) => (CYCLE, "InfiniBand"),
+            None => continue,
+        };
+        // giving sim.measure_cycles selects the cycle-level model itself
+        if k.path == "sim.measure_cycles" {
+            continue;
+        }
+        let Some(v) = sample(k.kind) else { continue };
+        let concrete = expand(k.path)[0].replace("[]", "[0]");
+        // arrays of tables are written as such; the rest as a --set
+        let (text, sets) = match concrete.split_once("[0].") {
+            Some((table, key)) => (format!("{base}[[{table}]]\n{key} = {v}\n"), vec![]),
+            None => (base.to_string(), vec![format!("{concrete}={v}")]),
+        };
+        let path = dir.path().join("s.toml");
+        std::fs::write(&path, text).unwrap();
+        let e = message(validate_file_with(&path, &sets, None));
+        // the message names the key or the table it is in (`router`, `links`, `traffic.flows`)
+        let named = concrete
+            .split('.')
+            .scan(String::new(), |acc, seg| {
+                if !acc.is_empty() {
+                    acc.push('.');
+                }
+                acc.push_str(seg.trim_end_matches("[0]"));
+                Some(acc.clone())
+            })
+            .any(|prefix| e.contains(&format!("{prefix}:")) || e.contains(&format!("`{prefix}`")));
+        assert!(named, "{} ({other}): {e}", k.path);
+        checked += 1;
+    }
+    assert!(checked > 80, "{checked}");
+}

@@ -108,7 +108,7 @@ impl Bytes {
             .ok_or_else(|| format!("\"{s}\" is not a size; write e.g. \"2176B\""))?;
         scale(num, den, mult, false)
             .map(Bytes)
-            .ok_or_else(|| format!("size \"{s}\" is not a whole number of bytes"))
+            .ok_or_else(|| format!("size \"{s}\" is not a whole number of bytes, or too large"))
     }
 }
 
