@@ -795,6 +795,17 @@ def run_sweep(
         r["key"] = run_key(scen_hash, r["overrides"], r["seed_arg"], version)
 
     out_dir = Path(out) if out is not None else Path("results") / f"{_scenario_name(scenario, doc, user)}-sweep"
+    wanted = min(jobs or os.cpu_count() or 1, max(len(runs), 1))
+    from .executors import DASK_ENV
+
+    local = dask is None and not os.environ.get(DASK_ENV)
+    if max_local is not None and max_local < wanted and local and progress is not None:
+        print(
+            f"lnsim: running at most {max_local} at once, not {wanted}: a point needs up to "
+            f"{largest / 2**30:.2f} GiB and {room / 2**30:.2f} GiB is available",
+            file=sys.stderr,
+            flush=True,
+        )
     executor = make_executor(jobs, len(runs), dask, max_local)  # fails fast on an unreachable scheduler
     try:
         (out_dir / POINTS_DIR).mkdir(parents=True, exist_ok=True)

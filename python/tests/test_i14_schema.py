@@ -129,6 +129,15 @@ def test_max_memory_refuses_in_run_validate_sweep_and_the_api(tmp_path):
     assert "memory: about" in lnsim.validate(scen, max_memory="4GiB")
 
 
+def test_a_sweep_runs_only_as_many_points_at_once_as_fit_in_memory(tmp_path):
+    scen = write(tmp_path, "s.toml", IB + '\n[sweep]\n"sim.seed" = [1, 2]\n')
+    one = lnsim.estimate_memory(scen)["total"]
+    r = lnsim_cmd("sweep", str(scen), "--jobs", "2", "--max-memory", str(one + one // 2),
+                  "--out", str(tmp_path / "sw"), "--no-plot")
+    assert r.returncode == 0, r.stderr
+    assert "running at most 1 at once, not 2" in r.stderr, r.stderr
+
+
 def _peak_rss_of_run(scen: Path, overrides, out: Path) -> int:
     """Peak resident memory (bytes) of a process that runs the scenario through lnsim.run."""
     code = textwrap.dedent(

@@ -124,8 +124,9 @@ pub fn parse_size(s: &str) -> Result<u64> {
 
 /// The memory this process may still use, and where the figure comes from: the smaller of
 /// `MemAvailable` (`/proc/meminfo`) and the room left under a cgroup v2 limit
-/// (`memory.max − memory.current`); `None` where neither can be read (then only
-/// `--max-memory` limits a scenario).
+/// (`memory.max − memory.current`); on macOS, where neither exists, the physical memory
+/// (`sysctl hw.memsize`); `None` where nothing can be read (then only `--max-memory` limits a
+/// scenario).
 pub fn available() -> Option<(u64, &'static str)> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok().and_then(|s| {
         s.lines()
@@ -148,8 +149,24 @@ pub fn available() -> Option<(u64, &'static str)> {
         (Some(m), Some(c)) if c < m => Some((c, "the cgroup memory limit")),
         (Some(m), _) => Some((m, "MemAvailable in /proc/meminfo")),
         (None, Some(c)) => Some((c, "the cgroup memory limit")),
-        (None, None) => None,
+        (None, None) => physical_memory().map(|m| (m, "the physical memory (sysctl hw.memsize)")),
     }
+}
+
+/// The physical memory of a macOS machine.
+#[cfg(target_os = "macos")]
+fn physical_memory() -> Option<u64> {
+    let out = std::process::Command::new("sysctl")
+        .args(["-n", "hw.memsize"])
+        .output()
+        .ok()?;
+    String::from_utf8(out.stdout).ok()?.trim().parse().ok()
+}
+
+/// The physical memory (not read on this platform).
+#[cfg(not(target_os = "macos"))]
+fn physical_memory() -> Option<u64> {
+    None
 }
 
 /// Estimates the scenario's memory and refuses it (an input error naming the estimate, the
