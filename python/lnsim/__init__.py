@@ -97,12 +97,15 @@ __all__ = [
     "ScenarioError",
     "SimulationError",
     "__version__",
+    "estimate_memory",
+    "keys",
     "load_point",
     "load_results",
     "load_scenario",
     "read_store",
     "read_sweep",
     "run",
+    "scenario_schema",
     "sweep",
     "sweep_points",
     "validate",
@@ -311,21 +314,57 @@ def _toml_value(v: Any) -> str:
     return json.dumps(v)  # lists of numbers/strings are valid TOML literals too
 
 
+#: Largest seed (``sim.seed``, ``--seed``, ``seed=``): seeds are TOML integers, 0 … 2^63 − 1.
+MAX_SEED = 2**63 - 1
+
+
+def check_seed(seed: Any, what: str = "seed") -> Optional[int]:
+    """``seed`` as an int when it is a whole number in 0 … :data:`MAX_SEED` (``None`` stays
+    ``None``); raises :class:`ScenarioError` naming ``what`` otherwise."""
+    if seed is None:
+        return None
+    import numbers
+
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise ScenarioError(f"{what} {seed!r}: expected a whole number 0 … {MAX_SEED}")
+    if not 0 <= int(seed) <= MAX_SEED:
+        raise ScenarioError(f"{what} {seed}: outside the allowed range 0 … {MAX_SEED} (seeds are TOML integers)")
+    return int(seed)
+
+
+def _max_memory(value: Any) -> Optional[str]:
+    """``max_memory=`` as the size text the core parses: bytes (int) or ``"4GiB"``, ``"500MB"``."""
+    if value is None:
+        return None
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, str)):
+        raise ScenarioError(f"max_memory {value!r}: expected a size such as 4GiB, 500MB or a number of bytes")
+    if isinstance(value, numbers.Integral):
+        if int(value) <= 0:
+            raise ScenarioError(f"max_memory {value}: must be positive")
+        return str(int(value))
+    return value
+
+
 def run(
     scenario: PathLike,
     overrides: Optional[Iterable[str]] = None,
     seed: Optional[int] = None,
     out: Optional[PathLike] = None,
     progress: bool = False,
+    max_memory: Optional[Union[int, str]] = None,
     *,
     _stop=None,
 ) -> RunResult:
     """Runs a scenario file and returns its results.
 
     ``overrides`` are ``"key.path=value"`` strings (like ``--set``) or a dict
-    ``{"sim.end_time": "0.02s"}``; ``seed`` overrides ``sim.seed``; ``out`` is the results folder
-    (default ``results/<scenario name>/`` under the current directory). Raises
-    :class:`ScenarioError` for bad input and :class:`SimulationError` for internal failures.
+    ``{"sim.end_time": "0.02s"}``; ``seed`` overrides ``sim.seed`` (0 … 2^63 − 1); ``out`` is the
+    results folder (default ``results/<scenario name>/`` under the current directory).
+    ``max_memory`` (bytes, or a size such as ``"4GiB"``) refuses a scenario whose memory
+    estimate is larger (default: the memory available). Raises :class:`ScenarioError` for bad
+    input and :class:`SimulationError` for internal failures.
 
     ``out`` must be absent, empty, or a folder lnsim wrote (it holds a ``.lnsim`` marker file);
     such a folder is replaced whole, atomically. Any other existing folder, a file, a path
@@ -347,9 +386,10 @@ def run(
         res = _core.run(
             os.fspath(scenario),
             _overrides(overrides),
-            seed,
+            check_seed(seed),
             None if out is None else os.fspath(out),
             bool(progress),
+            _max_memory(max_memory),
             _stop,
         )
     except KeyboardInterrupt as e:
@@ -359,12 +399,39 @@ def run(
     return RunResult(res["out_dir"], res["summary"])
 
 
-def validate(scenario: PathLike, overrides: Optional[Iterable[str]] = None) -> str:
-    """Checks a scenario without running it; returns the core's report.
+def validate(
+    scenario: PathLike,
+    overrides: Optional[Iterable[str]] = None,
+    max_memory: Optional[Union[int, str]] = None,
+) -> str:
+    """Checks a scenario without running it (the same checks :func:`run` makes before
+    simulating, and the memory estimate against ``max_memory`` or the memory available);
+    returns the core's report, which states the estimate.
 
     Raises :class:`ScenarioError` naming the offending key when the scenario is invalid.
     """
-    return _core.validate(os.fspath(scenario), _overrides(overrides))
+    return _core.validate(os.fspath(scenario), _overrides(overrides), _max_memory(max_memory))
+
+
+def estimate_memory(scenario: PathLike, overrides: Optional[Iterable[str]] = None) -> dict:
+    """The memory a scenario needs, estimated without building it: ``{"total": bytes,
+    "parts": [(name, bytes), ...]}``, largest part first."""
+    return _core.estimate_memory(os.fspath(scenario), _overrides(overrides))
+
+
+def keys(prefix: Optional[str] = None) -> list:
+    """Every scenario key (those under ``prefix``, e.g. ``"router"`` or ``"traffic.flows"``):
+    dicts with ``path``, ``type`` (type and range in words), ``kind``, ``min``, ``max``,
+    ``allowed``, ``unit``, ``default``, ``model``, ``required`` and ``doc``. The same metadata
+    drives ``lnsim keys``, ``lnsim schema`` and the README's configuration reference."""
+    from .cli import key_matches
+
+    return [k for k in _core.keys() if prefix is None or key_matches(k["path"], prefix)]
+
+
+def scenario_schema() -> dict:
+    """The JSON Schema (draft-07) of the scenario format (``lnsim schema``)."""
+    return json.loads(_core.json_schema())
 
 
 def sweep(
@@ -378,6 +445,7 @@ def sweep(
     grid: Optional[Any] = None,
     dask: Optional[Any] = None,
     resume: bool = False,
+    max_memory: Optional[Union[int, str]] = None,
 ) -> "pd.DataFrame":
     """Runs a sweep and returns ``sweep.csv`` as a DataFrame (``df.attrs["out_dir"]`` is the
     sweep folder, ``df.attrs["keys"]`` the swept keys).
@@ -405,7 +473,9 @@ def sweep(
     address (``"tcp://host:8786"``) or a ``distributed.Client`` (default: the environment
     variable ``LNSIM_DASK_ADDRESS``, else the local pool). Results are identical whichever
     executor ran them. ``resume``: keep the runs already in ``out``'s results store
-    (``store.sqlite``) and run only the missing or failed ones.
+    (``store.sqlite``) and run only the missing or failed ones. ``max_memory`` (bytes or a size
+    such as ``"4GiB"``): every point is refused beyond it (default: the memory available), and
+    the local pool runs at most as many points at once as fit in it.
 
     Columns (:data:`SWEEP_COLUMNS` then the summary fields): the swept keys (values as written),
     ``point``, ``status`` (``ok`` or ``failed``), ``error``, ``seed`` (the run's seed), then
@@ -422,7 +492,7 @@ def sweep(
 
     return _sweep(
         scenario, overrides=overrides, out=out, jobs=jobs, seed=seed, progress=progress, seeds=seeds, grid=grid,
-        dask=dask, resume=resume,
+        dask=dask, resume=resume, max_memory=max_memory,
     )
 
 
@@ -495,13 +565,19 @@ class Scenario:
         except ScenarioError:
             return {}
 
-    def validate(self) -> str:
+    def validate(self, max_memory: Optional[Union[int, str]] = None) -> str:
         """Checks the scenario with its overrides (see :func:`validate`)."""
-        return validate(self.path, self.overrides)
+        return validate(self.path, self.overrides, max_memory=max_memory)
 
-    def run(self, seed: Optional[int] = None, out: Optional[PathLike] = None, progress: bool = False) -> "RunResult":
+    def run(
+        self,
+        seed: Optional[int] = None,
+        out: Optional[PathLike] = None,
+        progress: bool = False,
+        max_memory: Optional[Union[int, str]] = None,
+    ) -> "RunResult":
         """Runs one point (see :func:`run`)."""
-        return run(self.path, self.overrides, seed=seed, out=out, progress=progress)
+        return run(self.path, self.overrides, seed=seed, out=out, progress=progress, max_memory=max_memory)
 
     def sweep(self, grid: Optional[Any] = None, seeds: int = 1, dask: Optional[Any] = None, **kw: Any) -> "pd.DataFrame":
         """Runs a sweep of this scenario (its ``[sweep]`` table and ``grid``) with its overrides

@@ -306,8 +306,19 @@ def sweep_table(scenario, grid=None) -> Dict[str, list]:
     return table
 
 
+#: Most runs (points × seeds) one sweep may have: each is a folder and a row, and every point is
+#: validated before any runs.
+MAX_RUNS = 1_000_000
+
+
 def _points_of(table: Dict[str, list]) -> List[Dict[str, Any]]:
     keys = list(table)
+    n = 1
+    for k in keys:
+        n *= len(table[k])
+    if n > MAX_RUNS:
+        sizes = " × ".join(str(len(table[k])) for k in keys)
+        raise ScenarioError(f"[sweep]: {sizes} = {n} points; at most {MAX_RUNS:,} (split the sweep)")
     points: List[Dict[str, Any]] = []
     for combo in itertools.product(*(table[k] for k in keys)):
         values = dict(zip(keys, combo))
@@ -486,14 +497,22 @@ def sweep_runs(points: List[Dict[str, Any]], seeds: int, base: Any, seed: Option
 
 def _check_seeds(scenario: Path, keys: List[str], seeds: int, base: Any, seed: Optional[int]) -> None:
     """Raises :class:`lnsim.ScenarioError` for a seeds request that cannot be honoured."""
+    from . import MAX_SEED
+
     if not _is_int(seeds) or seeds < 1:
         raise ScenarioError(f"--seeds {seeds}: expected a whole number of at least 1")
+    if seeds > MAX_RUNS:
+        raise ScenarioError(f"--seeds {seeds}: at most {MAX_RUNS:,} runs per point")
     if seed is not None and "sim.seed" in keys:
         raise ScenarioError(f"--seed {seed}: `sim.seed` is a swept key of {scenario} ([sweep] table)")
     if seeds > 1 and "sim.seed" in keys:
         raise ScenarioError(f"--seeds {seeds}: `sim.seed` is a swept key of {scenario} ([sweep] table)")
     if seeds > 1 and (not _is_int(base) or base < 0):
         raise ScenarioError(f"--seeds {seeds}: the base seed sim.seed = {base!r} is not a non-negative integer")
+    if seeds > 1 and base + seeds - 1 > MAX_SEED:
+        raise ScenarioError(
+            f"--seeds {seeds}: the seeds {base} … {base + seeds - 1} go beyond the largest seed {MAX_SEED}"
+        )
 
 
 def _clear_stale(out_dir: Path, points: List[Dict[str, Any]]) -> None:
@@ -788,6 +807,7 @@ def run_sweep(
     grid=None,
     dask=None,
     resume: bool = False,
+    max_memory=None,
 ):
     """Runs the sweep; returns ``(DataFrame of sweep.csv, out dir, number of failed runs)``.
 
@@ -796,7 +816,9 @@ def run_sweep(
     documentation for the seed values and folders). ``dask``: a scheduler address or a
     ``distributed.Client`` (default: the local pool, or :data:`lnsim.executors.DASK_ENV`).
     ``resume``: keep the runs already in the folder's store and run only the missing (or
-    failed) ones. ``progress``: ``"bar"`` (tqdm), ``"lines"`` (one line per run on stderr),
+    failed) ones. ``max_memory``: bytes or a size (``"4GiB"``) no point may exceed (default: the
+    memory available); the local pool then runs only as many points at once as fit in it.
+    ``progress``: ``"bar"`` (tqdm), ``"lines"`` (one line per run on stderr),
     ``"errors"`` (only failed runs, on stderr) or ``None`` (nothing)."""
     import lnsim
 
@@ -814,17 +836,30 @@ def run_sweep(
     for o in user:
         if _override_key(o) in keys:
             raise ScenarioError(f"--set {o}: `{_override_key(o)}` is a swept key of {scenario} ([sweep] table or --grid)")
+    seed = lnsim.check_seed(seed, "--seed")
+    limit = lnsim._max_memory(max_memory)
     base = base_seed(doc, user, seed)
     _check_seeds(scenario, keys, seeds, base, seed)
+    if len(points) * seeds > MAX_RUNS:
+        raise ScenarioError(f"--seeds {seeds}: {len(points)} points × {seeds} seeds is more than {MAX_RUNS:,} runs")
     if jobs is not None and jobs < 1:
         raise ScenarioError(f"--jobs {jobs}: expected at least 1")
 
-    # Validate every point before running any: a bad key or value fails the sweep up front.
+    # Validate every point before running any: a bad key or value (or a point that would not
+    # fit in memory) fails the sweep up front.
+    largest = 0
     for p in points:
         try:
-            lnsim.validate(scenario, overrides=[*user, *p["overrides"]])
+            lnsim.validate(scenario, overrides=[*user, *p["overrides"]], max_memory=limit)
         except ScenarioError as e:
             raise ScenarioError(f"sweep point {p['point']} ({', '.join(p['overrides'])}): {e}") from None
+        try:
+            largest = max(largest, lnsim.estimate_memory(scenario, [*user, *p["overrides"]])["total"])
+        except ScenarioError:  # only limits how many run at once; validate has judged the point
+            pass
+    # the local pool runs only as many points at once as fit in the memory
+    room = lnsim._core.parse_size(limit) if limit is not None else lnsim._core.available_memory()
+    max_local = max(1, room // largest) if room and largest else None
 
     version = lnsim.__version__
     scen_hash = file_hash(scenario)
@@ -837,7 +872,18 @@ def run_sweep(
     # the sweep folder: absent, empty, or a sweep folder lnsim wrote (nothing else is touched)
     protect = [(scenario.parent, "the scenario file's folder")]
     check_folder(out_dir, "sweep folder", protect=protect, kinds=[KIND_SWEEP])
-    executor = make_executor(jobs, len(runs), dask)  # fails fast on an unreachable scheduler
+    wanted = min(jobs or os.cpu_count() or 1, max(len(runs), 1))
+    from .executors import DASK_ENV
+
+    local = dask is None and not os.environ.get(DASK_ENV)
+    if max_local is not None and max_local < wanted and local and progress is not None:
+        print(
+            f"lnsim: running at most {max_local} at once, not {wanted}: a point needs up to "
+            f"{largest / 2**30:.2f} GiB and {room / 2**30:.2f} GiB is available",
+            file=sys.stderr,
+            flush=True,
+        )
+    executor = make_executor(jobs, len(runs), dask, max_local)  # fails fast on an unreachable scheduler
     try:
         prepare_folder(out_dir, KIND_SWEEP, "sweep folder", protect=protect, kinds=[KIND_SWEEP])
         points_dir = out_dir / POINTS_DIR
@@ -885,7 +931,7 @@ def run_sweep(
         if not resume:
             _clear_stale(out_dir, points)  # folders of a sweep written before the store existed
 
-        tasks = [(os.fspath(scenario.resolve()), r["overrides"], r["seed_arg"]) for r in todo]
+        tasks = [(os.fspath(scenario.resolve()), r["overrides"], r["seed_arg"], limit) for r in todo]
         unit = "point" if seeds == 1 else "run"
         where = f" on {executor.name} ({executor.slots} at once)" if executor.name.startswith("dask") else ""
         bar = _Progress(len(todo), progress, unit, reused=len(keep), where=where)
@@ -945,13 +991,13 @@ def run_sweep(
 
 
 def sweep(scenario, overrides=None, out=None, jobs=None, seed=None, progress=None, seeds=1, grid=None,
-          dask=None, resume=False):
+          dask=None, resume=False, max_memory=None):
     """Runs every point of a sweep and returns sweep.csv as a DataFrame (see
     :func:`lnsim.sweep`; ``progress``: :func:`progress_mode`)."""
     mode = progress_mode(progress)
     df, out_dir, failed = run_sweep(
         scenario, overrides=overrides, out=out, jobs=jobs, seed=seed, progress=mode, seeds=seeds, grid=grid,
-        dask=dask, resume=resume,
+        dask=dask, resume=resume, max_memory=max_memory,
     )
     df.attrs["out_dir"] = str(out_dir)
     df.attrs["keys"] = sweep_keys(df, out_dir)

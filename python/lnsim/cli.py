@@ -1,10 +1,14 @@
 """The ``lnsim`` command.
 
-    lnsim run SCENARIO.toml [--set key.path=value]... [--seed N] [--out DIR] [--no-progress] [--no-plot]
-    lnsim validate SCENARIO.toml [--set key.path=value]...
+    lnsim run SCENARIO.toml [--set key.path=value]... [--seed N] [--out DIR] [--max-memory SIZE]
+              [--no-progress] [--no-plot]
+    lnsim validate SCENARIO.toml [--set key.path=value]... [--max-memory SIZE]
     lnsim sweep SCENARIO.toml [--set key.path=value]... [--grid key.path=v1,v2]... [--seeds N] [--dask ADDRESS]
-                [--resume] [--out DIR] [--jobs N] [--seed N]
+                [--resume] [--out DIR] [--jobs N] [--seed N] [--max-memory SIZE]
                 [--no-progress] [--no-plot]
+    lnsim list [CATEGORY]
+    lnsim keys [PREFIX] [--markdown]
+    lnsim schema [--out FILE]
     lnsim plot DIR [--out DIR] [--metric FIELD] [--bound LABEL=VALUE]...
     lnsim report DIR [--out FILE]
     lnsim bench [--case NAME]... [--quick] [--scenarios DIR] [--out DIR]
@@ -55,6 +59,16 @@ def _add_set(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_max_memory(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--max-memory",
+        metavar="SIZE",
+        default=None,
+        help="refuse a scenario whose memory estimate exceeds SIZE, e.g. 4GiB or 500MB "
+        "(default: the memory available; `lnsim validate` states the estimate)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -72,15 +86,22 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="run a scenario and write its results folder")
     p.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file")
     _add_set(p)
-    p.add_argument("--seed", type=int, default=None, help="override sim.seed")
+    p.add_argument("--seed", type=int, default=None, help="override sim.seed (0 … 2^63 − 1)")
     p.add_argument("--out", metavar="DIR", default=None, help="results folder (default results/<scenario name>/)")
+    _add_max_memory(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar (it is shown only on a terminal anyway)")
     p.add_argument("--no-plot", action="store_true", help="do not write the PNG figures into the results folder")
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("validate", help="check a scenario (topology, routes, traffic) without running it")
+    p = sub.add_parser(
+        "validate",
+        help="check a scenario (topology, routes, traffic, memory) without running it",
+        description="Build everything a run builds (with the same checks) and run nothing; print what was "
+        "built and the memory estimate.",
+    )
     p.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file")
     _add_set(p)
+    _add_max_memory(p)
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser(
@@ -99,7 +120,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_set(p)
     p.add_argument("--out", metavar="DIR", default=None, help="sweep folder (default results/<scenario name>-sweep/)")
     p.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="runs at once (default: all cores)")
-    p.add_argument("--seed", type=int, default=None, help="override sim.seed in every point (with --seeds: the first seed)")
+    p.add_argument(
+        "--seed", type=int, default=None, help="override sim.seed in every point (with --seeds: the first seed; 0 … 2^63 − 1)"
+    )
+    _add_max_memory(p)
     p.add_argument(
         "--seeds",
         type=int,
@@ -166,6 +190,39 @@ def build_parser() -> argparse.ArgumentParser:
     from .report import add_parser as add_report_parser
 
     add_report_parser(sub)
+
+    p = sub.add_parser(
+        "list",
+        help="list the topologies, routings, traffic patterns and congestion control mechanisms",
+        description="What a scenario can choose from, one line each, with the model that has it.",
+    )
+    p.add_argument(
+        "category",
+        nargs="?",
+        default=None,
+        metavar="CATEGORY",
+        help="only this category: topology, routing, pattern or cc",
+    )
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser(
+        "keys",
+        help="list every scenario key with its type, unit, default, allowed values and meaning",
+        description="Every scenario key (or those under PREFIX, e.g. `router` or `traffic.flows`) with its type and "
+        "range, unit, default, the model that reads it and what it means.",
+    )
+    p.add_argument("prefix", nargs="?", default=None, metavar="PREFIX", help="only keys under this path")
+    p.add_argument("--markdown", action="store_true", help="print the README's configuration reference table")
+    p.set_defaults(func=cmd_keys)
+
+    p = sub.add_parser(
+        "schema",
+        help="write a JSON Schema of the scenario format (for TOML editors)",
+        description="Write a JSON Schema (draft-07) of the scenario format to stdout or FILE, for editors that "
+        "validate TOML files against one (Taplo, Even Better TOML).",
+    )
+    p.add_argument("--out", metavar="FILE", default=None, help="write it to FILE (default: stdout)")
+    p.set_defaults(func=cmd_schema)
     return parser
 
 
@@ -177,9 +234,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     import lnsim
 
     scenario = Path(args.scenario)
+    lnsim.check_seed(args.seed, "--seed")
     progress = (not args.no_progress) and _stderr_is_tty()
     try:
-        result = lnsim.run(scenario, overrides=args.overrides, seed=args.seed, out=args.out, progress=progress)
+        result = lnsim.run(scenario, overrides=args.overrides, seed=args.seed, out=args.out, progress=progress,
+                           max_memory=args.max_memory)
     except KeyboardInterrupt as e:
         partial = getattr(e, "result", None)
         if partial is None:
@@ -394,7 +453,110 @@ def format_cycle_summary(summary: dict, out_dir) -> str:
 def cmd_validate(args: argparse.Namespace) -> int:
     import lnsim
 
-    print(lnsim.validate(Path(args.scenario), overrides=args.overrides).rstrip("\n"))
+    print(lnsim.validate(Path(args.scenario), overrides=args.overrides, max_memory=args.max_memory).rstrip("\n"))
+    return EXIT_OK
+
+
+def key_matches(path: str, prefix: str) -> bool:
+    """Is key `path` (README notation: `traffic.flows[].src`, `links.<class>.rate`) under
+    `prefix`, written either way (`traffic.flows`, `traffic.flows[0]`, `links.host`)?"""
+    import re
+
+    prefix = re.sub(r"\[\d*\]", "", prefix.strip()).rstrip(".")
+    if not prefix:
+        return True
+    spellings = {path.replace("[]", "")}
+    for ph, names in (("<class>_ports", ("host_ports", "fabric_ports")), ("<class>", ("host", "fabric")),
+                      ("<phase>", ("before", "after"))):
+        spellings |= {s.replace(ph, n) for s in spellings for n in names}
+    return any(s == prefix or s.startswith(prefix + ".") for s in spellings)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from . import _core
+
+    categories, items = _core.catalog()
+    ids = [c[0] for c in categories]
+    if args.category is not None and args.category not in ids:
+        raise InputError(f"list {args.category}: unknown category; allowed: {', '.join(ids)}")
+    width = max(len(i["name"]) for i in items)
+    mwidth = max(len(i["model"]) for i in items)
+    blocks = []
+    for cid, title, key in categories:
+        if args.category not in (None, cid):
+            continue
+        lines = [f"{title}: {key}"]
+        for i in items:
+            if i["category"] == cid:
+                lines.append(f"  {i['name']:<{width}}  {i['model']:<{mwidth}}  {i['doc']}")
+        blocks.append("\n".join(lines))
+    print("\n\n".join(blocks))
+    return EXIT_OK
+
+
+def cmd_keys(args: argparse.Namespace) -> int:
+    import lnsim
+
+    from . import _core
+
+    if args.markdown:
+        if args.prefix is not None:
+            raise InputError("keys --markdown: prints the whole table; give no PREFIX")
+        print(_core.keys_markdown().rstrip("\n"))
+        return EXIT_OK
+    keys = lnsim.keys(args.prefix)
+    if not keys:
+        raise InputError(f"keys {args.prefix}: no key is under this path; `lnsim keys` lists them all")
+    blocks = []
+    for k in keys:
+        req = "required" if k["required"] else f"default {k['default']}"
+        model = {"both": "both models", "infiniband": "InfiniBand model", "cycle": "cycle-level model"}[k["model"]]
+        # backticks mark code in the README; a terminal shows the text
+        blocks.append(f"{k['path']}\n    {k['type']}; {req}; {model}\n    {k['doc']}".replace("`", ""))
+    print("\n".join(blocks))
+    return EXIT_OK
+
+
+#: The title of the JSON Schema `lnsim schema` writes; an existing --out FILE is replaced only
+#: when it is such a schema (lnsim never overwrites a file it did not write).
+SCHEMA_TITLE = "lnsim scenario"
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    import json
+
+    from . import _core
+
+    text = _core.json_schema()
+    if args.out is None:
+        sys.stdout.write(text)
+        return EXIT_OK
+    out = Path(args.out)
+    if out.is_dir():
+        raise InputError(f"--out {out}: is a folder; give a file name, e.g. {out / 'lnsim.schema.json'}")
+    if not out.parent.is_dir():
+        raise InputError(f"--out {out}: the folder {out.parent} does not exist")
+    if out.exists():
+        try:
+            old = json.loads(out.read_text(encoding="utf-8"))
+            ours = isinstance(old, dict) and old.get("title") == SCHEMA_TITLE
+        except (OSError, ValueError):
+            ours = False
+        if not ours:
+            raise InputError(
+                f"--out {out}: exists and is not a schema lnsim wrote; remove it or choose another file name"
+            )
+    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, out)
+    except OSError as e:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise InputError(f"--out {out}: cannot write it: {e.strerror or e}") from None
+    print(out)
     return EXIT_OK
 
 
@@ -413,6 +575,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         grid=args.grid,
         dask=args.dask,
         resume=args.resume,
+        max_memory=args.max_memory,
     )
     print(format_sweep(df, out_dir, failed))
     undecided = _undecided_count(df)

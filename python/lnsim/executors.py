@@ -49,7 +49,7 @@ class ExecutorError(Exception):
     """The executor cannot be used (e.g. the Dask scheduler cannot be reached)."""
 
 
-def run_task(scenario: str, overrides: List[str], seed: Optional[int]) -> Dict[str, Any]:
+def run_task(scenario: str, overrides: List[str], seed: Optional[int], max_memory: Optional[str] = None) -> Dict[str, Any]:
     """One run, on whatever worker executes it: ``{"status", "summary" (summary.json as a dict)
     or "error", "files" ({relative name: bytes}), "wall_time_s", "worker"}``. Never raises for a
     failing simulation: the error is the outcome. A run that deadlocked is ``failed`` with the
@@ -66,7 +66,7 @@ def run_task(scenario: str, overrides: List[str], seed: Optional[int]) -> Dict[s
     try:
         stop = _cancelled_check()  # only inside a Dask task
         kw = {} if stop is None else {"_stop": stop}
-        r = lnsim.run(scenario, overrides=overrides, seed=seed, out=tmp / "run", **kw)
+        r = lnsim.run(scenario, overrides=overrides, seed=seed, out=tmp / "run", max_memory=max_memory, **kw)
         if r.summary.get("complete") is False:  # partial results are never recorded as a run
             raise lnsim.SimulationError(f"the run stopped early ({r.summary.get('stop_reason')})")
         files = {name: (tmp / "run" / name).read_bytes() for name in list_files(tmp / "run")}
@@ -400,13 +400,15 @@ def _check_reachable(address: str, timeout: float) -> None:
         ) from None
 
 
-def make_executor(jobs: Optional[int], n_tasks: int, dask=None) -> Executor:
+def make_executor(jobs: Optional[int], n_tasks: int, dask=None, max_local: Optional[int] = None) -> Executor:
     """The executor for a sweep: Dask when ``dask`` (an address or a Client) is given or
     :data:`DASK_ENV` is set, else a local pool of ``jobs`` processes (default: all cores;
-    in-process when that is 1)."""
+    in-process when that is 1), at most ``max_local`` (the runs that fit in memory at once)."""
     if dask is None:
         dask = os.environ.get(DASK_ENV) or None
     if dask is not None:
         return DaskExecutor(dask)
     n = min(jobs or os.cpu_count() or 1, max(n_tasks, 1))
+    if max_local is not None:
+        n = max(1, min(n, max_local))
     return InlineExecutor() if n == 1 else LocalExecutor(n)

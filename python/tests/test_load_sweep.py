@@ -92,7 +92,7 @@ def fake_core(monkeypatch):
     sweeps only, ``jobs=1``). Returns the list of calls ``(overrides, seed, out)``."""
     calls = []
 
-    def run(scenario, overrides=None, seed=None, out=None, progress=False):
+    def run(scenario, overrides=None, seed=None, out=None, progress=False, max_memory=None):
         overrides = list(overrides or [])
         used = 7 if seed is None else seed  # the scenarios of these tests have sim.seed = 7
         s = fake_cycle_summary(_value(overrides, "traffic.load", 0.1), _value(overrides, "routing.algorithm", "min"), used)
@@ -104,7 +104,7 @@ def fake_core(monkeypatch):
         return lnsim.RunResult(out, s)
 
     monkeypatch.setattr(lnsim, "run", run)
-    monkeypatch.setattr(lnsim, "validate", lambda scenario, overrides=None: "ok\n")
+    monkeypatch.setattr(lnsim, "validate", lambda scenario, overrides=None, max_memory=None: "ok\n")
     return calls
 
 
@@ -199,7 +199,7 @@ def test_bad_seeds_requests(tmp_path, fake_core):
 def test_failed_seed_is_its_own_row(tmp_path, fake_core, monkeypatch):
     ok_run = lnsim.run
 
-    def flaky(scenario, overrides=None, seed=None, out=None, progress=False):
+    def flaky(scenario, overrides=None, seed=None, out=None, progress=False, max_memory=None):
         if seed == 8:
             raise lnsim.SimulationError("boom")
         return ok_run(scenario, overrides=overrides, seed=seed, out=out)

@@ -56,7 +56,7 @@ fn to_py_err(e: lnsim::Error) -> PyErr {
 /// called with the signal check (every 100 ms); when it returns true the run is abandoned with
 /// `SimulationError("the run was cancelled")` (a Dask task whose client went away).
 #[pyfunction]
-#[pyo3(signature = (path, overrides = Vec::new(), seed = None, out_dir = None, progress = false, stop = None))]
+#[pyo3(signature = (path, overrides = Vec::new(), seed = None, out_dir = None, progress = false, max_memory = None, stop = None))]
 fn run(
     py: Python<'_>,
     path: PathBuf,
@@ -64,6 +64,7 @@ fn run(
     seed: Option<u64>,
     out_dir: Option<PathBuf>,
     progress: bool,
+    max_memory: Option<String>,
     stop: Option<PyObject>,
 ) -> PyResult<Py<PyDict>> {
     let opts = RunOptions {
@@ -71,6 +72,7 @@ fn run(
         seed,
         out_dir,
         progress,
+        max_memory: max_memory_bytes(max_memory)?,
     };
     let mut pending: Option<PyErr> = None;
     let result = py.allow_threads(|| {
@@ -122,13 +124,152 @@ fn run(
     Ok(dict.unbind())
 }
 
-/// Parses the scenario at `path` (with `key.path=value` overrides), builds topology, routing and
-/// traffic and checks every route, without running; returns a human-readable report.
+/// `--max-memory` / `max_memory=` as bytes (`"4GiB"`, `"500MB"`, `"1073741824"`).
+fn max_memory_bytes(max_memory: Option<String>) -> PyResult<Option<u64>> {
+    max_memory
+        .map(|s| lnsim::sim::memory::parse_size(&s))
+        .transpose()
+        .map_err(to_py_err)
+}
+
+/// Parses the scenario at `path` (with `key.path=value` overrides), estimates its memory
+/// (refusing it beyond `max_memory`, default the memory available), builds topology, routing
+/// and traffic and checks every route, without running; returns a human-readable report.
+#[pyfunction]
+#[pyo3(signature = (path, overrides = Vec::new(), max_memory = None))]
+fn validate(
+    py: Python<'_>,
+    path: PathBuf,
+    overrides: Vec<String>,
+    max_memory: Option<String>,
+) -> PyResult<String> {
+    let limit = max_memory_bytes(max_memory)?;
+    py.allow_threads(|| api::validate_file_with(&path, &overrides, limit))
+        .map_err(to_py_err)
+}
+
+/// The memory estimate of a scenario: `{"total": bytes, "parts": [(name, bytes), ...]}`
+/// (largest part first), without building it.
 #[pyfunction]
 #[pyo3(signature = (path, overrides = Vec::new()))]
-fn validate(py: Python<'_>, path: PathBuf, overrides: Vec<String>) -> PyResult<String> {
-    py.allow_threads(|| api::validate_file(&path, &overrides))
-        .map_err(to_py_err)
+fn estimate_memory(py: Python<'_>, path: PathBuf, overrides: Vec<String>) -> PyResult<Py<PyDict>> {
+    let est = py
+        .allow_threads(|| api::estimate_memory_file(&path, &overrides))
+        .map_err(to_py_err)?;
+    let dict = PyDict::new(py);
+    dict.set_item("total", est.total)?;
+    dict.set_item("parts", est.parts)?;
+    Ok(dict.unbind())
+}
+
+/// A size such as `"4GiB"`, `"500MB"` or `"1073741824"` in bytes (`--max-memory`); raises
+/// `ScenarioError` for anything else.
+#[pyfunction]
+fn parse_size(text: &str) -> PyResult<u64> {
+    lnsim::sim::memory::parse_size(text).map_err(to_py_err)
+}
+
+/// The memory this process may still use in bytes (MemAvailable, lowered by a cgroup limit),
+/// or None where it cannot be read.
+#[pyfunction]
+fn available_memory() -> Option<u64> {
+    lnsim::sim::memory::available().map(|(b, _)| b)
+}
+
+/// Every scenario key: a list of dicts with `path`, `type` (type and range in words), `kind`
+/// (`integer`, `number`, `boolean`, `string`, `choice`, `duration`, `size`, `rate`,
+/// `frequency`, `integer list`, `string list`, `node set`, `victim mask`, `vl table`,
+/// `table`), `min`, `max`, `allowed` (choices), `unit`, `default`, `model` (`"both"`,
+/// `"infiniband"`, `"cycle"`), `required` and `doc`.
+#[pyfunction]
+fn keys(py: Python<'_>) -> PyResult<Vec<Py<PyDict>>> {
+    use lnsim::config::keys::{ValueKind, KEYS};
+    let mut out = Vec::new();
+    for k in KEYS {
+        let d = PyDict::new(py);
+        d.set_item("path", k.path)?;
+        d.set_item("type", k.type_text())?;
+        let (kind, min, max, allowed): (&str, Option<i128>, Option<i128>, Vec<&str>) = match k.kind
+        {
+            ValueKind::Int { min, max } => {
+                ("integer", Some(min as i128), Some(max as i128), vec![])
+            }
+            ValueKind::Float { .. } => ("number", None, None, vec![]),
+            ValueKind::Bool => ("boolean", None, None, vec![]),
+            ValueKind::Str => ("string", None, None, vec![]),
+            ValueKind::Choice(c) => ("choice", None, None, c.to_vec()),
+            ValueKind::Duration { max_ps } => ("duration", Some(0), Some(max_ps as i128), vec![]),
+            ValueKind::Size { min, max } => ("size", Some(min as i128), Some(max as i128), vec![]),
+            ValueKind::Rate { min, max } => ("rate", Some(min as i128), Some(max as i128), vec![]),
+            ValueKind::Freq { min, max } => {
+                ("frequency", Some(min as i128), Some(max as i128), vec![])
+            }
+            ValueKind::IntList { min, max, .. } => {
+                ("integer list", Some(min as i128), Some(max as i128), vec![])
+            }
+            ValueKind::StrList { .. } => ("string list", None, None, vec![]),
+            ValueKind::NodeSet(c) => ("node set", None, None, c.to_vec()),
+            ValueKind::VictimMask => ("victim mask", None, None, vec!["host_ports"]),
+            ValueKind::VlTable => ("vl table", None, None, vec![]),
+            ValueKind::Table => ("table", None, None, vec![]),
+        };
+        d.set_item("kind", kind)?;
+        d.set_item("min", min)?;
+        d.set_item("max", max)?;
+        d.set_item("allowed", allowed)?;
+        d.set_item("unit", k.unit)?;
+        d.set_item("default", k.default)?;
+        d.set_item(
+            "model",
+            match k.model {
+                None => "both",
+                Some(lnsim::config::Model::InfiniBand) => "infiniband",
+                Some(lnsim::config::Model::Cycle) => "cycle",
+            },
+        )?;
+        d.set_item("required", k.required)?;
+        d.set_item("doc", k.doc)?;
+        out.push(d.unbind());
+    }
+    Ok(out)
+}
+
+/// The README's configuration reference table (Markdown), generated from the key metadata.
+#[pyfunction]
+fn keys_markdown() -> String {
+    lnsim::config::keys::markdown_table()
+}
+
+/// The JSON Schema (draft-07) of the scenario format, as JSON text.
+#[pyfunction]
+fn json_schema() -> PyResult<String> {
+    serde_json::to_string_pretty(&lnsim::config::keys::json_schema())
+        .map(|s| s + "\n")
+        .map_err(|e| SimulationError::new_err(e.to_string()))
+}
+
+/// `(categories, items)` of [`catalog`].
+type Catalog = (Vec<(String, String, String)>, Vec<Py<PyDict>>);
+
+/// What a scenario can choose from: `(categories, items)`; categories are `(id, title, key)`,
+/// items dicts with `category`, `name`, `model` (in words) and `doc`.
+#[pyfunction]
+fn catalog(py: Python<'_>) -> PyResult<Catalog> {
+    use lnsim::config::catalog::{model_text, CATALOG, CATEGORIES};
+    let cats = CATEGORIES
+        .iter()
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        .collect();
+    let mut items = Vec::new();
+    for i in CATALOG {
+        let d = PyDict::new(py);
+        d.set_item("category", i.category)?;
+        d.set_item("name", i.name)?;
+        d.set_item("model", model_text(i.model))?;
+        d.set_item("doc", i.doc)?;
+        items.push(d.unbind());
+    }
+    Ok((cats, items))
 }
 
 /// The version of the simulation core (recorded in every `summary.json`).
@@ -144,6 +285,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(available_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_size, m)?)?;
+    m.add_function(wrap_pyfunction!(keys, m)?)?;
+    m.add_function(wrap_pyfunction!(keys_markdown, m)?)?;
+    m.add_function(wrap_pyfunction!(json_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add("SimulationError", py.get_type::<SimulationError>())?;
     m.add("__version__", lnsim::VERSION)?;

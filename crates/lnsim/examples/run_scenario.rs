@@ -19,6 +19,7 @@ fn main() {
         seed: None,
         out_dir: out.map(Into::into),
         progress: true,
+        ..Default::default()
     };
     match lnsim::api::run_file(std::path::Path::new(path), &opts, &mut || false) {
         Ok(o) => println!("{}", o.summary_json),

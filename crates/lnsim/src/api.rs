@@ -15,6 +15,9 @@ pub struct RunOptions {
     pub out_dir: Option<PathBuf>,
     /// Show a progress bar on stderr.
     pub progress: bool,
+    /// Refuse a scenario whose memory estimate exceeds this many bytes (`--max-memory`;
+    /// default: the memory available to the process).
+    pub max_memory: Option<u64>,
 }
 
 /// What a finished run returns.
@@ -46,8 +49,27 @@ pub fn run_file(
 /// Parses the scenario, builds topology, routing and traffic, checks every route; runs
 /// nothing. Returns a short human-readable report.
 pub fn validate_file(path: &Path, overrides: &[String]) -> Result<String> {
+    validate_file_with(path, overrides, None)
+}
+
+/// [`validate_file`] with a memory limit in bytes (`--max-memory`; `None`: the memory
+/// available to the process).
+pub fn validate_file_with(
+    path: &Path,
+    overrides: &[String],
+    max_memory: Option<u64>,
+) -> Result<String> {
     let loaded = config::load_file(path, overrides, None)?;
-    crate::sim::validate(&loaded)
+    crate::sim::validate_with(&loaded, max_memory)
+}
+
+/// The memory estimate of the scenario at `path` (see [`crate::sim::memory`]).
+pub fn estimate_memory_file(
+    path: &Path,
+    overrides: &[String],
+) -> Result<crate::sim::memory::MemoryEstimate> {
+    let loaded = config::load_file(path, overrides, None)?;
+    crate::sim::memory::estimate(&loaded)
 }
 
 /// Maps an error to the command's exit status (0 success, 2 bad input, 1 internal, 130 interrupted).

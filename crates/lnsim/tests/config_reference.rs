@@ -1,5 +1,8 @@
-//! The README's configuration reference and the scenario schema must list the same keys.
+//! One source of truth for the scenario keys: the key metadata (`config/keys.rs`, behind
+//! `lnsim keys` and `lnsim schema`), the schema structs (`config/schema.rs`) and the README's
+//! configuration reference must agree.
 
+use lnsim::config::keys::{expand, markdown_table, ValueKind, KEYS};
 use std::collections::BTreeSet;
 
 /// Where each schema struct lives in a scenario file (`<class>` stands for host/fabric,
@@ -46,8 +49,13 @@ const NESTED: &[&str] = &[
 ];
 
 fn schema_keys() -> BTreeSet<String> {
+    schema_fields().into_iter().map(|(k, _)| k).collect()
+}
+
+/// Every key of schema.rs with the Rust type of its field.
+fn schema_fields() -> Vec<(String, String)> {
     let src = include_str!("../src/config/schema.rs");
-    let mut keys = BTreeSet::new();
+    let mut keys = Vec::new();
     for (name, prefix) in PREFIX {
         let start = src
             .find(&format!("pub struct {name} {{"))
@@ -56,14 +64,15 @@ fn schema_keys() -> BTreeSet<String> {
         for line in body.lines().skip(1) {
             let l = line.trim();
             if let Some(rest) = l.strip_prefix("pub ") {
-                let field = rest.split(':').next().unwrap().trim();
+                let (field, ty) = rest.split_once(':').unwrap();
+                let (field, ty) = (field.trim(), ty.trim().trim_end_matches(',').to_string());
                 if *prefix == "<top>" {
                     // top-level tables are documented through their keys, except free-form ones
                     if field == "sweep" {
-                        keys.insert("sweep.<key path>".to_string());
+                        keys.push(("sweep.<key path>".to_string(), ty));
                     }
                 } else if !NESTED.contains(&field) {
-                    keys.insert(format!("{prefix}.{field}"));
+                    keys.push((format!("{prefix}.{field}"), ty));
                 }
             }
         }
@@ -71,40 +80,191 @@ fn schema_keys() -> BTreeSet<String> {
     keys
 }
 
-fn readme_keys() -> BTreeSet<String> {
+fn metadata_keys() -> BTreeSet<String> {
+    KEYS.iter().map(|k| k.path.to_string()).collect()
+}
+
+/// The README's configuration reference table, as its lines.
+fn readme_table() -> Vec<String> {
     let readme = include_str!("../../../README.md");
     let section = readme
         .split("## Configuration reference")
         .nth(1)
         .expect("README has a configuration reference");
     let section = section.split("\n## ").next().unwrap();
-    let mut keys = BTreeSet::new();
-    for line in section.lines().filter(|l| l.starts_with("| `")) {
-        let first = line.split('|').nth(1).unwrap();
-        for k in first.split(',') {
-            keys.insert(k.trim().trim_matches('`').to_string());
-        }
-    }
-    keys
+    section
+        .lines()
+        .filter(|l| l.starts_with('|'))
+        .map(str::to_string)
+        .collect()
 }
 
 #[test]
-fn readme_documents_every_key_and_no_other() {
+fn metadata_describes_every_schema_key_and_no_other() {
     let schema = schema_keys();
-    let readme = readme_keys();
+    let meta = metadata_keys();
     assert!(
         schema.len() > 60,
         "schema parse found only {} keys",
         schema.len()
     );
-    let missing: Vec<_> = schema.difference(&readme).collect();
-    let extra: Vec<_> = readme.difference(&schema).collect();
+    let missing: Vec<_> = schema.difference(&meta).collect();
+    let extra: Vec<_> = meta.difference(&schema).collect();
     assert!(
         missing.is_empty(),
-        "keys missing from the README: {missing:?}"
+        "keys of schema.rs missing from config/keys.rs KEYS: {missing:?}"
     );
     assert!(
         extra.is_empty(),
-        "README documents keys the schema does not have: {extra:?}"
+        "config/keys.rs KEYS describes keys schema.rs does not have: {extra:?}"
     );
+}
+
+/// The value kinds a Rust field type may have in the metadata: every integer key is bounded.
+fn kinds_for(ty: &str) -> &'static [&'static str] {
+    let inner = ty
+        .strip_prefix("Option<")
+        .and_then(|t| t.strip_suffix('>'))
+        .unwrap_or(ty);
+    match inner {
+        "u32" | "u64" | "i64" => &["Int"],
+        "f64" => &["Float"],
+        "bool" => &["Bool"],
+        "String" => &["Str", "Choice"],
+        "Duration" => &["Duration"],
+        "Bytes" => &["Size"],
+        "BitRate" => &["Rate"],
+        "Frequency" => &["Freq"],
+        "Vec<u32>" => &["IntList"],
+        "Vec<String>" => &["StrList"],
+        "Vec<[u32; 2]>" => &["VlTable"],
+        "NodeSet" => &["NodeSet"],
+        "VictimMask" => &["VictimMask"],
+        "toml::Table" => &["Table"],
+        // enums deserialised from strings
+        _ => &["Choice"],
+    }
+}
+
+#[test]
+fn every_key_has_the_kind_of_its_rust_type_and_integers_are_bounded() {
+    for (path, ty) in schema_fields() {
+        let k = lnsim::config::keys::lookup(&path).unwrap_or_else(|| panic!("{path}"));
+        let kind = format!("{:?}", k.kind);
+        let name = kind.split([' ', '(', '{']).next().unwrap();
+        assert!(
+            kinds_for(&ty).contains(&name),
+            "{path}: Rust type {ty}, metadata kind {kind}"
+        );
+        if let ValueKind::Int { min, max } = k.kind {
+            let (lo, hi) = match ty.trim_start_matches("Option<").trim_end_matches('>') {
+                "u32" => (0, u32::MAX as i64),
+                "u64" | "i64" => (i64::MIN, i64::MAX),
+                other => panic!("{path}: {other}"),
+            };
+            assert!(
+                lo <= min && max <= hi && min <= max,
+                "{path}: {min} … {max} for {ty}"
+            );
+        }
+    }
+}
+
+#[test]
+fn readme_reference_is_the_generated_table() {
+    let want: Vec<String> = markdown_table().lines().map(str::to_string).collect();
+    let have = readme_table();
+    if have != want {
+        let first = have
+            .iter()
+            .zip(&want)
+            .position(|(a, b)| a != b)
+            .unwrap_or(have.len().min(want.len()));
+        panic!(
+            "the README's configuration reference differs from the key metadata (config/keys.rs) \
+             at row {first}:\n  README: {:?}\n  wanted: {:?}\nregenerate it with \
+             `python -m lnsim keys --markdown` and paste it over the table",
+            have.get(first),
+            want.get(first)
+        );
+    }
+}
+
+/// A value of the right type for `kind`, as TOML.
+fn sample(kind: ValueKind) -> Option<toml::Value> {
+    use toml::Value as V;
+    Some(match kind {
+        ValueKind::Int { min, .. } => V::Integer(min),
+        ValueKind::Float { max, .. } => V::Float(max),
+        ValueKind::Bool => V::Boolean(true),
+        ValueKind::Str => V::String("x".into()),
+        ValueKind::Choice(c) => V::String(c[0].into()),
+        ValueKind::Duration { .. } => V::String("1ns".into()),
+        ValueKind::Size { min, .. } => V::Integer(min as i64),
+        ValueKind::Rate { .. } => V::String("1Gbps".into()),
+        ValueKind::Freq { .. } => V::String("1GHz".into()),
+        ValueKind::IntList { min, .. } => V::Array(vec![V::Integer(min)]),
+        ValueKind::StrList { .. } => V::Array(vec![V::String("x".into())]),
+        ValueKind::NodeSet(n) => V::String(n[0].into()),
+        ValueKind::VictimMask => V::Boolean(true),
+        ValueKind::VlTable => V::Array(vec![V::Array(vec![V::Integer(0), V::Integer(1)])]),
+        ValueKind::Table => return None,
+    })
+}
+
+/// Sets `path` (`a.b[].c` segments) in `t`, creating tables and one-entry arrays of tables.
+fn set(t: &mut toml::Table, path: &str, v: toml::Value) {
+    let segs: Vec<&str> = path.split('.').collect();
+    let mut cur = t;
+    for (i, seg) in segs.iter().enumerate() {
+        if i + 1 == segs.len() {
+            cur.insert(seg.to_string(), v);
+            return;
+        }
+        cur = match seg.strip_suffix("[]") {
+            Some(name) => {
+                let arr = cur.entry(name.to_string()).or_insert_with(|| {
+                    toml::Value::Array(vec![toml::Value::Table(Default::default())])
+                });
+                arr.as_array_mut().unwrap()[0].as_table_mut().unwrap()
+            }
+            None => cur
+                .entry(seg.to_string())
+                .or_insert_with(|| toml::Value::Table(Default::default()))
+                .as_table_mut()
+                .unwrap(),
+        };
+    }
+}
+
+#[test]
+fn every_described_key_is_accepted_by_the_parser_with_a_value_of_its_type() {
+    for k in KEYS {
+        let Some(v) = sample(k.kind) else { continue };
+        for path in expand(k.path) {
+            let mut t: toml::Table = "[sim]\n[topology]\nkind = \"mesh\"\n".parse().unwrap();
+            set(&mut t, &path, v.clone());
+            let text = toml::to_string(&t).unwrap();
+            match lnsim::config::load_str(
+                &text,
+                "t.toml",
+                std::path::Path::new("."),
+                "t",
+                &[],
+                None,
+            ) {
+                Ok(_) => {}
+                Err(e) => {
+                    let e = e.to_string();
+                    // a required sibling may be missing; the key itself must be known and typed
+                    assert!(
+                        !e.contains("unknown field")
+                            && !e.contains("invalid type")
+                            && !e.contains("outside"),
+                        "{path} = {v}: {e}"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -136,6 +136,13 @@ fn level(w: u32, mapping: &str) -> u64 {
 }
 
 impl SwitchCc {
+    /// Bytes of switch CC state per global port with `vls` VLs (for the memory estimate).
+    pub fn bytes_per_port(vls: u64) -> u64 {
+        use std::mem::size_of;
+        size_of::<PortParams>() as u64
+            + vls * (size_of::<VlState>() + size_of::<Reciprocal>() + 3 * size_of::<Ps>()) as u64
+    }
+
     /// Switch-side state for every switch output (`is_switch`, `class` per gport).
     pub fn new(
         c: &CcConfig,

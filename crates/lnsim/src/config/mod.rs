@@ -1,6 +1,8 @@
 //! Scenario configuration: strict TOML schema, units, `--set` overrides, and errors that name
 //! the offending key path (architecture: "config").
 
+pub mod catalog;
+pub mod keys;
 pub mod schema;
 pub mod units;
 
@@ -142,13 +144,21 @@ pub fn load_str(
         apply_override(&mut table, ov)?;
     }
     if let Some(s) = seed {
-        set_path(
-            &mut table,
-            "sim.seed",
-            toml::Value::Integer(s as i64),
-            "--seed",
-        )?;
+        let v = i64::try_from(s).map_err(|_| {
+            Error::Input(format!(
+                "--seed {s}: outside the allowed range 0 … {} (seeds are TOML integers)",
+                i64::MAX
+            ))
+        })?;
+        set_path(&mut table, "sim.seed", toml::Value::Integer(v), "--seed")?;
     }
+    keys::check_ranges(&table).map_err(|e| match e {
+        Error::Input(m) => match m.split_once(": ") {
+            Some((key, rest)) => Error::Input(format!("{origin}: key `{key}`: {rest}")),
+            None => Error::Input(format!("{origin}: {m}")),
+        },
+        other => other,
+    })?;
     let scenario: Scenario = serde_path_to_error::deserialize(toml::Value::Table(table.clone()))
         .map_err(|e| {
             let path = e.path().to_string();
@@ -222,9 +232,23 @@ pub fn apply_override(table: &mut toml::Table, ov: &str) -> Result<()> {
     let raw = raw.trim();
     let value = match format!("v = {raw}").parse::<toml::Table>() {
         Ok(mut t) => t.remove("v").expect("v present"),
+        // a whole number TOML cannot hold is not meant as a string
+        Err(_) if is_integer_text(raw) => {
+            return Err(Error::Input(format!(
+            "--set {ov}: {raw} is not a TOML integer (those are {} … {}, without leading zeros)",
+            i64::MIN,
+            i64::MAX
+        )))
+        }
         Err(_) => toml::Value::String(raw.to_string()),
     };
     set_path(table, key, value, &format!("--set {ov}"))
+}
+
+/// `-12`, `+3`, `18446744073709551616`: an optional sign and decimal digits.
+fn is_integer_text(raw: &str) -> bool {
+    let digits = raw.strip_prefix(['-', '+']).unwrap_or(raw);
+    !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit())
 }
 
 fn set_path(table: &mut toml::Table, key: &str, value: toml::Value, origin: &str) -> Result<()> {

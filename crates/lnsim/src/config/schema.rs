@@ -125,6 +125,29 @@ pub enum TopologyKind {
     File,
 }
 
+impl TopologyKind {
+    /// Every kind, in the order `lnsim list` shows them.
+    pub const ALL: [TopologyKind; 6] = [
+        TopologyKind::Mesh,
+        TopologyKind::Torus,
+        TopologyKind::FatTree,
+        TopologyKind::GranTestbed,
+        TopologyKind::Dragonfly,
+        TopologyKind::File,
+    ];
+    /// The name scenarios write (`topology.kind`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TopologyKind::Mesh => "mesh",
+            TopologyKind::Torus => "torus",
+            TopologyKind::FatTree => "fat_tree",
+            TopologyKind::GranTestbed => "gran_testbed",
+            TopologyKind::Dragonfly => "dragonfly",
+            TopologyKind::File => "file",
+        }
+    }
+}
+
 /// `[topology]`: which fabric to build; which keys apply depends on `kind`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -442,6 +465,33 @@ pub enum RoutingAlgorithm {
     Ugal,
     /// Piggyback: UGAL plus group-wide congested-global-link bits (Dragonfly spec §3.6).
     Pb,
+}
+
+impl RoutingAlgorithm {
+    /// Every algorithm, in the order `lnsim list` shows them.
+    pub const ALL: [RoutingAlgorithm; 8] = [
+        RoutingAlgorithm::Dor,
+        RoutingAlgorithm::Dmodk,
+        RoutingAlgorithm::Updown,
+        RoutingAlgorithm::LftFile,
+        RoutingAlgorithm::Min,
+        RoutingAlgorithm::Vlb,
+        RoutingAlgorithm::Ugal,
+        RoutingAlgorithm::Pb,
+    ];
+    /// The name scenarios write (`routing.algorithm`).
+    pub fn name(self) -> &'static str {
+        match self {
+            RoutingAlgorithm::Dor => "dor",
+            RoutingAlgorithm::Dmodk => "dmodk",
+            RoutingAlgorithm::Updown => "updown",
+            RoutingAlgorithm::LftFile => "lft_file",
+            RoutingAlgorithm::Min => "min",
+            RoutingAlgorithm::Vlb => "vlb",
+            RoutingAlgorithm::Ugal => "ugal",
+            RoutingAlgorithm::Pb => "pb",
+        }
+    }
 }
 
 /// `[routing]`.

@@ -50,7 +50,7 @@ fn scale(num: u128, den: u128, mult: u128, round: bool) -> Option<u64> {
     if v % den != 0 && !round {
         return None;
     }
-    u64::try_from((v + den / 2) / den).ok()
+    u64::try_from(v.checked_add(den / 2)? / den).ok()
 }
 
 /// A duration such as `"5ns"`, `"0.7s"`, `"250us"`, `"12.5ns"` (units ps, ns, us/µs, ms, s).
@@ -108,7 +108,7 @@ impl Bytes {
             .ok_or_else(|| format!("\"{s}\" is not a size; write e.g. \"2176B\""))?;
         scale(num, den, mult, false)
             .map(Bytes)
-            .ok_or_else(|| format!("size \"{s}\" is not a whole number of bytes"))
+            .ok_or_else(|| format!("size \"{s}\" is not a whole number of bytes, or too large"))
     }
 }
 
@@ -217,5 +217,14 @@ mod tests {
         assert_eq!(Frequency::parse("800MHz").unwrap().0, 800_000_000);
         assert_eq!(Frequency::parse("2.5GT/s").unwrap().0, 2_500_000_000);
         assert!(BitRate::parse("3 furlongs").is_err());
+    }
+
+    #[test]
+    fn numbers_at_the_limits_of_u128_are_errors_not_overflows() {
+        // 39 digits: u128::MAX, with a fraction that needs rounding
+        assert!(BitRate::parse("340282366920938463463374607431768211.455bps").is_err());
+        assert!(Frequency::parse("340282366920938463463374607431768211.455Hz").is_err());
+        assert!(Duration::parse("340282366920938463463374607431768211455ps").is_err());
+        assert!(Bytes::parse("3402823669209384634633746074317682114550").is_err());
     }
 }

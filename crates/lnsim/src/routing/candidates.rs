@@ -114,6 +114,19 @@ pub enum Algorithm {
     MeshVlb,
 }
 
+impl Algorithm {
+    /// The name scenarios write (`routing.algorithm`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Min => "min",
+            Algorithm::Vlb | Algorithm::MeshVlb => "vlb",
+            Algorithm::Ugal => "ugal",
+            Algorithm::Pb => "pb",
+            Algorithm::Dor => "dor",
+        }
+    }
+}
+
 /// Mesh/torus structure the mesh routings need.
 #[derive(Debug, Clone)]
 pub struct MeshGeometry {

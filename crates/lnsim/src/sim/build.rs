@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 const WHEEL_SHIFT: u32 = 10;
 
 /// Most (source, destination) routes checked one by one at start-up.
-const MAX_ROUTE_CHECKS: usize = 5_000_000;
+pub(crate) const MAX_ROUTE_CHECKS: usize = 5_000_000;
 
 /// Topology, tables and traffic of a scenario, checked.
 pub(crate) struct Built {
@@ -33,6 +33,8 @@ pub(crate) struct Built {
     pub max_hops: usize,
     /// The channel-dependency check of the tables over the traffic's routes.
     pub cdg: TablesCheck,
+    /// `stats.fairness_sources` resolved to HCA indices (in the order given).
+    pub fairness_sources: Option<Vec<u32>>,
 }
 
 /// Builds and checks everything a run needs (shared by `run` and `validate`), naming its
@@ -63,6 +65,19 @@ pub(crate) fn build_parts(l: &LoadedScenario, setup: &mut SetupProgress) -> Resu
     let max_hops = lft.check_routes(&fabric, &pairs)?;
     setup.phase("channel-dependency check");
     let cdg = deadlock_check(s, &fabric, &lft, &traffic)?;
+    // the HCAs whose flows the fairness index compares (checked here, not when the results
+    // are written: `validate` and `run` make the same checks)
+    let fairness_sources = match &s.stats.fairness_sources {
+        Some(names) => {
+            let mut v = Vec::with_capacity(names.len());
+            for (k, name) in names.iter().enumerate() {
+                let id = fabric.hca(name, &format!("stats.fairness_sources[{k}]"))?;
+                v.push(fabric.nodes[id as usize].lid - 1);
+            }
+            Some(v)
+        }
+        None => None,
+    };
     Ok(Built {
         fabric,
         lft,
@@ -70,6 +85,7 @@ pub(crate) fn build_parts(l: &LoadedScenario, setup: &mut SetupProgress) -> Resu
         routes_checked: pairs.len(),
         max_hops,
         cdg,
+        fairness_sources,
     })
 }
 
@@ -253,7 +269,10 @@ impl Net {
             fabric,
             lft,
             traffic,
-            ..
+            routes_checked,
+            max_hops,
+            fairness_sources,
+            cdg,
         } = build_parts(l, setup)?;
         setup.phase("network state");
         let vls = s.switch.vls as usize;
@@ -264,6 +283,14 @@ impl Net {
         let vlarb_table = VlArbTable::from_config(&s.switch.vl_arbitration, s.switch.vls)?;
         let sink = SinkModel::from_config(&s.hca)?;
 
+        // global ports are numbered in u32
+        let total_ports: usize = fabric.nodes.iter().map(|n| n.ports.len()).sum();
+        if total_ports.saturating_mul(vls) > u32::MAX as usize {
+            return Err(Error::input(
+                "topology",
+                format!("{total_ports} ports × {vls} VLs are too many for the InfiniBand model"),
+            ));
+        }
         let mut port_base = Vec::with_capacity(fabric.nodes.len());
         let mut n_ports = 0u32;
         for n in &fabric.nodes {
@@ -386,7 +413,7 @@ impl Net {
         // time); a wheel no larger than needed keeps its buckets in cache
         let longest = timing
             .iter()
-            .map(|t: &PortTiming| t.ser_pkt.max(t.int_pkt) + t.delay)
+            .map(|t: &PortTiming| t.ser_pkt.max(t.int_pkt).saturating_add(t.delay))
             .max()
             .unwrap_or(0);
         let wheel_log_buckets = (longest >> WHEEL_SHIFT)
@@ -459,6 +486,10 @@ impl Net {
             last_progress: 0,
             deadlock: None,
             fault: None,
+            routes_checked,
+            max_hops,
+            fairness_sources,
+            cdg,
         };
         // round-robin pointers start so that port 0 is served first
         for (g, r) in net.rr.iter_mut().enumerate() {
@@ -469,76 +500,81 @@ impl Net {
     }
 }
 
-/// `lnsim validate`: builds everything, runs nothing, and reports what it built.
+/// `lnsim validate`: estimates the memory (refusing a scenario that would not fit, see
+/// [`super::memory`]), then builds everything a run builds — with the same constructor, so it
+/// makes every check `run` makes before simulating — runs nothing, and reports what it built.
 pub fn validate(l: &LoadedScenario) -> Result<String> {
-    if l.model() == crate::config::Model::Cycle {
-        return super::cycle::validate_cycle(l);
-    }
-    use std::io::IsTerminal;
-    let mut setup = SetupProgress::new(std::io::stderr().is_terminal());
-    let b = build_parts(l, &mut setup)?;
-    setup.phase("congestion control");
-    let s = &l.scenario;
-    // the remaining run-time parts validate their keys too
-    VlArbTable::from_config(&s.switch.vl_arbitration, s.switch.vls)?;
-    let sink = SinkModel::from_config(&s.hca)?;
-    let class: Vec<LinkClass> = b
-        .fabric
-        .nodes
-        .iter()
-        .flat_map(|n| n.ports.iter().map(|p| p.class))
-        .collect();
-    let is_switch: Vec<bool> = b
-        .fabric
-        .nodes
-        .iter()
-        .flat_map(|n| n.ports.iter().map(move |_| n.kind == NodeKind::Switch))
-        .collect();
-    let pkt_credits = (s.traffic.packet_bytes.0 as u32).div_ceil(s.traffic.credit_bytes.0 as u32);
-    CongestionControl::from_config(
-        &s.cc,
-        &CcContext {
-            vls: s.switch.vls as usize,
-            pkt_credits,
-            is_switch: &is_switch,
-            class: &class,
-            n_hca: b.fabric.hcas.len(),
-            seed: s.sim.seed,
-            base_dir: &l.base_dir,
+    validate_with(l, None)
+}
+
+/// [`validate`] with a memory limit in bytes (`--max-memory`) instead of the memory available.
+pub fn validate_with(l: &LoadedScenario, max_memory: Option<u64>) -> Result<String> {
+    let mem = super::memory::check(l, max_memory)?;
+    let mut out = if l.model() == crate::config::Model::Cycle {
+        super::cycle::validate_cycle(l)?
+    } else {
+        use std::io::IsTerminal;
+        let mut setup = SetupProgress::new(std::io::stderr().is_terminal());
+        let net = Net::build(l, &mut setup)?;
+        setup.finish();
+        report(l, &net)
+    };
+    let limit = match max_memory {
+        Some(m) => format!("--max-memory {}", super::memory::human(m)),
+        None => match super::memory::available() {
+            Some((m, _)) => format!("{} available", super::memory::human(m)),
+            None => "available memory unknown".into(),
         },
-    )?;
-    setup.finish();
-    let links: usize = b.fabric.nodes.iter().map(|n| n.ports.len()).sum::<usize>() / 2;
-    let statics = b.traffic.flows.iter().filter(|f| f.is_static).count();
-    let gens = b.traffic.sources.len() - statics;
+    };
+    out.push_str(&format!("  memory: {}; {limit}\n", mem.summary()));
+    Ok(out)
+}
+
+/// What `validate` reports about a built InfiniBand network.
+fn report(l: &LoadedScenario, net: &Net) -> String {
+    let s = &l.scenario;
+    let links: usize = net.peer.len() / 2;
+    let statics = net.traffic.flows.iter().filter(|f| f.is_static).count();
+    let gens = net.traffic.sources.len() - statics;
+    let routing = s
+        .routing
+        .algorithm
+        .unwrap_or(match s.topology.kind {
+            crate::config::TopologyKind::Mesh | crate::config::TopologyKind::Torus => {
+                crate::config::RoutingAlgorithm::Dor
+            }
+            crate::config::TopologyKind::FatTree => crate::config::RoutingAlgorithm::Dmodk,
+            _ => crate::config::RoutingAlgorithm::Updown,
+        })
+        .name();
     let mut out = String::new();
-    out.push_str(&format!("scenario {}: OK\n", l.name));
+    out.push_str(&format!("scenario {}: OK (InfiniBand model)\n", l.name));
     out.push_str(&format!(
-        "  topology: {:?}, {} switches, {} HCAs, {} links\n",
-        s.topology.kind,
-        b.fabric.switches.len(),
-        b.fabric.hcas.len(),
+        "  topology: {}, {} switches, {} HCAs, {} links\n",
+        s.topology.kind.name(),
+        net.fabric.switches.len(),
+        net.fabric.hcas.len(),
         links
     ));
     out.push_str(&format!(
-        "  routing: {} routes checked, longest {} switch hops\n",
-        b.routes_checked, b.max_hops
+        "  routing: {routing}, {} routes checked, longest {} switch hops\n",
+        net.routes_checked, net.max_hops
     ));
     out.push_str(&format!(
         "  traffic: {statics} static flows, {gens} generator sources\n"
     ));
-    match &b.cdg.cycle {
+    match &net.cdg.cycle {
         None => out.push_str(&format!(
             "  deadlock check: channel-dependency graph acyclic (channels: {}, dependencies: {})\n",
-            b.cdg.channels, b.cdg.dependencies
+            net.cdg.channels, net.cdg.dependencies
         )),
         Some(c) => out.push_str(&format!(
             "  deadlock check: CYCLIC, {} channels: {} (allowed by sim.allow_deadlock; the run may deadlock and then exits 3)\n",
             c.len(),
-            b.cdg.describe_cycle(&b.fabric, CYCLE_SHOWN)
+            net.cdg.describe_cycle(&net.fabric, CYCLE_SHOWN)
         )),
     }
-    if let Some(bps) = sink.effective_bps() {
+    if let Some(bps) = net.sink.effective_bps() {
         out.push_str(&format!(
             "  sink: drains at {:.3} Gbit/s on average\n",
             bps / 1e9
@@ -551,5 +587,5 @@ pub fn validate(l: &LoadedScenario) -> Result<String> {
         s.sim.warmup.secs(),
         s.sim.seed
     ));
-    Ok(out)
+    out
 }

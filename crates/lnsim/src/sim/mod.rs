@@ -9,9 +9,10 @@
 mod build;
 pub mod cycle;
 mod deadlock;
+pub mod memory;
 mod run;
 
-pub use build::validate;
+pub use build::{validate, validate_with};
 pub use deadlock::Deadlock;
 pub use run::{protected, run_scenario, Conservation, Ending};
 
@@ -184,6 +185,15 @@ pub struct Net {
     pub(crate) deadlock: Option<Deadlock>,
     /// First invariant violation seen (lossless or routing); aborts the run.
     pub(crate) fault: Option<String>,
+    /// (source, destination) routes checked at start-up.
+    pub(crate) routes_checked: usize,
+    /// Longest route checked, in switch hops.
+    pub(crate) max_hops: usize,
+    /// `stats.fairness_sources` resolved to HCA indices.
+    pub(crate) fairness_sources: Option<Vec<u32>>,
+    /// The channel-dependency check of the forwarding tables over the traffic's routes
+    /// (reported by `validate`).
+    pub(crate) cdg: crate::routing::channel_dependency::TablesCheck,
 }
 
 impl Net {

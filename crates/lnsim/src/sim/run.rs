@@ -53,6 +53,8 @@ pub fn run_scenario(
     opts: &RunOptions,
     interrupted: &mut dyn FnMut() -> bool,
 ) -> Result<RunOutput> {
+    // nothing is built before the memory estimate says it fits
+    super::memory::check(l, opts.max_memory)?;
     let out_dir = opts
         .out_dir
         .clone()

@@ -149,12 +149,10 @@ pub fn write_results(
             }
         }
     }
-    let group: Vec<usize> = match &l.scenario.stats.fairness_sources {
+    let group: Vec<usize> = match &net.fairness_sources {
         Some(srcs) => {
             let mut g = Vec::new();
-            for (k, s) in srcs.iter().enumerate() {
-                let id = net.fabric.hca(s, &format!("stats.fairness_sources[{k}]"))?;
-                let h = net.fabric.nodes[id as usize].lid - 1;
+            for &h in srcs {
                 g.extend(
                     flows
                         .iter()

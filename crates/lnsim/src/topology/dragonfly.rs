@@ -57,7 +57,7 @@ impl DragonflyShape {
         }
         let groups = a as u64 * h as u64 + 1;
         let terminals = groups * a as u64 * p as u64;
-        if terminals > MAX_TERMINALS || p + a - 1 + h > 1024 {
+        if terminals > MAX_TERMINALS || p as u64 + a as u64 - 1 + h as u64 > 1024 {
             return Err(Error::input(
                 "topology",
                 format!("a Dragonfly with p={p}, a={a}, h={h} has {terminals} terminals; at most {MAX_TERMINALS} and 1024 router ports are supported"),
@@ -175,14 +175,13 @@ impl DragonflyShape {
     }
 }
 
-/// Builds a Dragonfly from `[topology]` (`p`, `a` = 2p and `h` = p by default, `arrangement`).
-/// `host` and `fabric` are the link parameters recorded on terminal and router links.
-pub fn build(t: &TopologyConfig, host: LinkParams, fabric: LinkParams) -> Result<Fabric> {
+/// The checked shape `[topology]` describes (errors name the key).
+pub fn shape_of(t: &TopologyConfig) -> Result<DragonflyShape> {
     reject_keys(t, &["p", "a", "h", "arrangement"])?;
     let p =
         t.p.ok_or_else(|| Error::input("topology.p", "missing: terminals per router, e.g. 6"))?;
     let h = t.h.unwrap_or(p);
-    let a = t.a.unwrap_or(2 * h);
+    let a = t.a.unwrap_or(h.saturating_mul(2));
     let arrangement = match t.arrangement.as_deref().unwrap_or("palmtree") {
         "palmtree" => Arrangement::Palmtree,
         "consecutive" => Arrangement::Consecutive,
@@ -193,7 +192,29 @@ pub fn build(t: &TopologyConfig, host: LinkParams, fabric: LinkParams) -> Result
             ))
         }
     };
-    let shape = DragonflyShape::new(p, a, h, arrangement)?;
+    DragonflyShape::new(p, a, h, arrangement)
+}
+
+/// The size of the Dragonfly `t` describes, without building it (for the memory estimate).
+pub fn size(t: &TopologyConfig) -> Result<super::FabricSize> {
+    let s = shape_of(t)?;
+    let routers = s.routers() as u64;
+    let terminals = s.terminals() as u64;
+    Ok(super::FabricSize {
+        switches: routers,
+        hcas: terminals,
+        ports: 2 * terminals + routers * (s.a as u64 - 1) + routers * s.h as u64,
+        max_ports: s.radix() as u64,
+        name_bytes: 10,
+        coords: 2,
+    })
+}
+
+/// Builds a Dragonfly from `[topology]` (`p`, `a` = 2p and `h` = p by default, `arrangement`).
+/// `host` and `fabric` are the link parameters recorded on terminal and router links.
+pub fn build(t: &TopologyConfig, host: LinkParams, fabric: LinkParams) -> Result<Fabric> {
+    let shape = shape_of(t)?;
+    let (p, a, h) = (shape.p, shape.a, shape.h);
     let mut f = Fabric::new(Shape::Dragonfly(shape));
     let routers = shape.routers();
     for r in 0..routers {

@@ -30,9 +30,9 @@ use crate::topology::{reject_keys, Fabric, LinkClass, LinkParams, NodeKind, Shap
 /// Largest fabric (switches + HCAs) a fat tree may have.
 const MAX_NODES: u64 = 1_000_000;
 
-/// Builds a fat tree from `[topology]` (`kind = "fat_tree"`, spec §4.2, §4.6); see the module
-/// documentation for the wiring, names and port order.
-pub fn build(t: &TopologyConfig, host: LinkParams, fabric: LinkParams) -> Result<Fabric> {
+/// The checked XGFT parameters `(down, up)` of `[topology]` and the node count of each level
+/// (errors name the key; the tree stays within [`MAX_NODES`] and 65535 ports per switch).
+fn checked(t: &TopologyConfig) -> Result<(Vec<u32>, Vec<u32>, Vec<u64>)> {
     reject_keys(t, &["k", "n", "down", "up"])?;
     let (down, up) = params(t)?;
     let h = down.len();
@@ -42,7 +42,11 @@ pub fn build(t: &TopologyConfig, host: LinkParams, fabric: LinkParams) -> Result
         "topology.down"
     };
     let counts = level_sizes(&down, &up)
-        .filter(|c| c.iter().sum::<u64>() <= MAX_NODES)
+        .filter(|c| {
+            c.iter()
+                .try_fold(0u64, |a, &x| a.checked_add(x))
+                .is_some_and(|n| n <= MAX_NODES)
+        })
         .ok_or_else(|| {
             Error::input(
                 key,
@@ -63,6 +67,34 @@ pub fn build(t: &TopologyConfig, host: LinkParams, fabric: LinkParams) -> Result
             ));
         }
     }
+    Ok((down, up, counts))
+}
+
+/// The size of the fat tree `t` describes, without building it (for the memory estimate).
+pub fn size(t: &TopologyConfig) -> Result<super::FabricSize> {
+    let (down, up, counts) = checked(t)?;
+    let h = down.len();
+    // every node of level l−1 has up[l−1] links to level l
+    let links: u64 = (1..=h).map(|l| counts[l - 1] * up[l - 1] as u64).sum();
+    let max_ports = (1..=h)
+        .map(|l| down[l - 1] as u64 + if l < h { up[l] as u64 } else { 0 })
+        .max()
+        .unwrap_or(1);
+    Ok(super::FabricSize {
+        switches: counts[1..].iter().sum(),
+        hcas: counts[0],
+        ports: 2 * links,
+        max_ports,
+        name_bytes: 12,
+        coords: 0,
+    })
+}
+
+/// Builds a fat tree from `[topology]` (`kind = "fat_tree"`, spec §4.2, §4.6); see the module
+/// documentation for the wiring, names and port order.
+pub fn build(t: &TopologyConfig, host: LinkParams, fabric: LinkParams) -> Result<Fabric> {
+    let (down, up, counts) = checked(t)?;
+    let h = down.len();
     let mut f = Fabric::new(Shape::FatTree {
         down: down.clone(),
         up: up.clone(),

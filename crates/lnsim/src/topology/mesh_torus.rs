@@ -52,16 +52,17 @@ enum Numbering {
 /// One neighbour port: dimension and direction (`true` = plus).
 type Slot = (usize, bool);
 
-/// Builds a mesh (`kind = "mesh"`) or torus (`kind = "torus"`) from `[topology]` (spec §4.3–§4.5);
-/// see the module documentation for names, LIDs, coordinates and port numbering.
-pub fn build(t: &TopologyConfig, host: LinkParams, fabric: LinkParams) -> Result<Fabric> {
+/// The checked parameters of a mesh or torus: torus or not, `topology.dims`, HCAs per switch and
+/// the number of switches (errors name the key; the fabric stays within [`MAX_NODES`]).
+fn params(t: &TopologyConfig) -> Result<(bool, Vec<u32>, u32, u64)> {
     reject_keys(t, &["dims", "hcas_per_switch", "port_numbering"])?;
     let torus = match t.kind {
         TopologyKind::Mesh => false,
         TopologyKind::Torus => true,
         other => {
             return Err(Error::Internal(format!(
-                "mesh_torus::build called for kind {other:?}"
+                "mesh_torus::build called for kind {}",
+                other.name()
             )))
         }
     };
@@ -95,7 +96,6 @@ pub fn build(t: &TopologyConfig, host: LinkParams, fabric: LinkParams) -> Result
             "must be at least 1",
         ));
     }
-    let nd = subs.len();
     let switches = subs
         .iter()
         .try_fold(1u64, |acc, &d| {
@@ -110,6 +110,47 @@ pub fn build(t: &TopologyConfig, host: LinkParams, fabric: LinkParams) -> Result
                 format!("{subs:?} with {k} HCAs per switch exceeds the limit of {MAX_NODES} nodes"),
             )
         })?;
+    Ok((torus, subs.clone(), k, switches))
+}
+
+/// The size of the mesh or torus `t` describes, without building it (for the memory estimate).
+pub fn size(t: &TopologyConfig) -> Result<super::FabricSize> {
+    let (torus, subs, k, switches) = params(t)?;
+    let mut fabric_ports = 0u64;
+    let mut max_links = 0u64;
+    for &d in &subs {
+        let d = d as u64;
+        if d < 2 {
+            continue;
+        }
+        if torus {
+            fabric_ports += 2 * switches;
+            max_links += 2;
+        } else {
+            fabric_ports += 2 * (switches / d) * (d - 1);
+            max_links += if d == 2 { 1 } else { 2 };
+        }
+    }
+    let hcas = switches * k as u64;
+    let width = subs
+        .iter()
+        .map(|d| d.to_string().len() as u64 + 1)
+        .sum::<u64>();
+    Ok(super::FabricSize {
+        switches,
+        hcas,
+        ports: 2 * hcas + fabric_ports,
+        max_ports: k as u64 + max_links,
+        name_bytes: width + 2,
+        coords: subs.len() as u64,
+    })
+}
+
+/// Builds a mesh (`kind = "mesh"`) or torus (`kind = "torus"`) from `[topology]` (spec §4.3–§4.5);
+/// see the module documentation for names, LIDs, coordinates and port numbering.
+pub fn build(t: &TopologyConfig, host: LinkParams, fabric: LinkParams) -> Result<Fabric> {
+    let (torus, subs, k, switches) = params(t)?;
+    let nd = subs.len();
     let numbering = match t.port_numbering.as_deref() {
         None if nd == 2 && !torus => Numbering::Zeru,
         None => Numbering::Dimension,

@@ -78,10 +78,11 @@ impl LinkRate {
     pub fn bits_per_s(&self) -> f64 {
         self.num as f64 / self.den as f64
     }
-    /// Time to serialise `bytes` bytes, rounded to the nearest picosecond.
+    /// Time to serialise `bytes` bytes, rounded to the nearest picosecond (at most
+    /// `Ps::MAX`).
     pub fn ser_ps(&self, bytes: u64) -> Ps {
         let n = bytes as u128 * 8 * 1_000_000_000_000 * self.den;
-        ((n + self.num / 2) / self.num) as Ps
+        ((n + self.num / 2) / self.num).min(Ps::MAX as u128) as Ps
     }
 }
 
@@ -329,6 +330,61 @@ impl Fabric {
     }
 }
 
+/// How large a fabric is: what the memory estimate needs, known before building it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FabricSize {
+    /// Switches (routers).
+    pub switches: u64,
+    /// HCAs (terminals).
+    pub hcas: u64,
+    /// Ports of all nodes together (twice the links).
+    pub ports: u64,
+    /// Ports of the largest switch.
+    pub max_ports: u64,
+    /// Typical length of a node name in bytes.
+    pub name_bytes: u64,
+    /// Coordinates stored per node.
+    pub coords: u64,
+}
+
+impl FabricSize {
+    /// The size of a built fabric.
+    pub fn of(f: &Fabric) -> Self {
+        let n = f.nodes.len().max(1) as u64;
+        FabricSize {
+            switches: f.switches.len() as u64,
+            hcas: f.hcas.len() as u64,
+            ports: f.nodes.iter().map(|n| n.ports.len() as u64).sum(),
+            max_ports: f
+                .switches
+                .iter()
+                .map(|&s| f.nodes[s as usize].ports.len() as u64)
+                .max()
+                .unwrap_or(0),
+            name_bytes: f.nodes.iter().map(|n| n.name.len() as u64).sum::<u64>() / n,
+            coords: f
+                .nodes
+                .iter()
+                .map(|n| n.coords.len() as u64)
+                .max()
+                .unwrap_or(0),
+        }
+    }
+}
+
+/// The size of the fabric a scenario describes, computed from its parameters for the
+/// structured topologies (meshes, tori, fat trees, Dragonflies) without building them; the
+/// test bed and edge-list files, whose size is that of their description, are built.
+pub fn size(s: &Scenario, base_dir: &Path) -> Result<FabricSize> {
+    let t = &s.topology;
+    match t.kind {
+        TopologyKind::Mesh | TopologyKind::Torus => mesh_torus::size(t),
+        TopologyKind::FatTree => fat_tree::size(t),
+        TopologyKind::Dragonfly => dragonfly::size(t),
+        TopologyKind::GranTestbed | TopologyKind::File => Ok(FabricSize::of(&build(s, base_dir)?)),
+    }
+}
+
 /// Builds the fabric a scenario describes (spec §4); `base_dir` resolves `topology.file`.
 pub fn build(s: &Scenario, base_dir: &Path) -> Result<Fabric> {
     let host = LinkParams::from_config(&s.links.host, "links.host")?;
@@ -367,8 +423,8 @@ pub fn reject_keys(t: &crate::config::TopologyConfig, allowed: &[&str]) -> Resul
             return Err(Error::input(
                 &format!("topology.{k}"),
                 format!(
-                    "does not apply to kind {:?}; allowed keys: kind, {}",
-                    t.kind,
+                    "does not apply to kind \"{}\"; allowed keys: kind, {}",
+                    t.kind.name(),
                     allowed.join(", ")
                 ),
             ));

@@ -65,6 +65,7 @@ pub fn run(path: &Path, out: &Path, overrides: &[&str]) -> Value {
         seed: None,
         out_dir: Some(out.to_path_buf()),
         progress: false,
+        ..Default::default()
     };
     let o =
         run_file(path, &opts, &mut || false).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -98,21 +98,33 @@ fn positive(key: &str, v: u64) -> Result<()> {
     Ok(())
 }
 
-/// Checks a cycle-level scenario and builds everything a run needs, running nothing; returns
-/// a short report (`lnsim validate`).
+/// Checks a cycle-level scenario and builds everything a run needs, with the constructor a run
+/// uses, running nothing; returns a short report (`lnsim validate`).
 pub fn validate_cycle(l: &LoadedScenario) -> Result<String> {
     use std::io::IsTerminal;
     let mut setup = SetupProgress::new(std::io::stderr().is_terminal());
     let net = CycleNet::build(l, &mut setup)?;
     setup.finish();
+    let policy = match net.routing.alg {
+        Algorithm::Vlb | Algorithm::Ugal | Algorithm::Pb => {
+            format!(" ({})", net.routing.policy.name())
+        }
+        _ => String::new(),
+    };
     Ok(format!(
-        "ok: cycle-level model, {} routers, {} terminals, routing {:?}, {} VCs per port (max), \
-         traffic {}, channel-dependency graph acyclic",
+        "scenario {}: OK (cycle-level model)\n  topology: {}, {} routers, {} terminals\n  \
+         routing: {}{policy}, {} VCs per port (max), channel-dependency graph acyclic\n  \
+         traffic: {}\n  sim: {} warm-up + {} measured cycles, seed {}\n",
+        l.name,
+        net.stats.topology,
         net.routers,
         net.terminals,
-        net.routing.alg,
+        net.routing.alg.name(),
         net.vcs,
-        net.traffic.label()
+        net.traffic.label(),
+        net.warmup,
+        net.end - net.warmup,
+        l.scenario.sim.seed,
     ))
 }
 
@@ -199,7 +211,7 @@ impl CycleNet {
             other => {
                 return Err(Error::input(
                     "topology.kind",
-                    format!("{other:?} is not available in the cycle-level model; allowed: dragonfly, mesh, torus"),
+                    format!("\"{}\" is not available in the cycle-level model; allowed: dragonfly, mesh, torus", other.name()),
                 ))
             }
         };
@@ -252,7 +264,7 @@ impl CycleNet {
             (Some(other), true) => {
                 return Err(Error::input(
                     "routing.algorithm",
-                    format!("{other:?} does not route a Dragonfly; allowed: min, vlb, ugal, pb"),
+                    format!("\"{}\" does not route a Dragonfly; allowed: min, vlb, ugal, pb", other.name()),
                 ))
             }
             (None | Some(RoutingAlgorithm::Dor), false) => Algorithm::Dor,
@@ -260,7 +272,7 @@ impl CycleNet {
             (Some(other), false) => {
                 return Err(Error::input(
                     "routing.algorithm",
-                    format!("{other:?} does not route a mesh or torus in the cycle-level model; allowed: dor, vlb"),
+                    format!("\"{}\" does not route a mesh or torus in the cycle-level model; allowed: dor, vlb", other.name()),
                 ))
             }
         };
@@ -358,6 +370,13 @@ impl CycleNet {
             return Err(Error::input("router.local_vcs", "at most 64 VCs per port"));
         }
         let vcs = local_vcs.max(global_vcs);
+        // (port, VC) channels are numbered in u32
+        if routers as u64 * radix as u64 * vcs as u64 > u32::MAX as u64 {
+            return Err(Error::input(
+                "topology",
+                format!("{routers} routers of {radix} ports with {vcs} VCs each are too many channels for the cycle-level model"),
+            ));
+        }
         let mut topo = match &fabric.shape {
             Shape::Dragonfly(d) => RoutedTopology::Dragonfly(*d),
             Shape::MeshTorus {

@@ -25,6 +25,7 @@
 
 mod build;
 mod calendar;
+mod memory;
 mod packet;
 mod prefetch;
 mod results;
@@ -33,6 +34,7 @@ mod run;
 mod tests;
 
 pub use build::validate_cycle;
+pub(crate) use memory::memory_parts;
 pub use run::run_cycle_scenario;
 
 use crate::routing::candidates::CycleRouting;

@@ -435,7 +435,7 @@ pub(crate) fn write(
     let routing_name = s
         .routing
         .algorithm
-        .map(|a| format!("{a:?}").to_lowercase())
+        .map(|a| a.name().to_string())
         .unwrap_or_else(|| "dor".into());
     let events_per_s = st.phit_hops as f64 / wall_s.max(1e-9);
     let mut summary = json!({

@@ -1,0 +1,1146 @@
+//! What every scenario key is: its type, unit, default, allowed values or range, the model that
+//! reads it, and what it means — the one source of `lnsim keys`, `lnsim schema` (a JSON Schema
+//! of the scenario format), the README's configuration reference (checked by
+//! `tests/config_reference.rs`) and the range check every scenario passes before anything is
+//! built ([`check_ranges`]).
+//!
+//! Key paths are written as in the README: `traffic.flows[]` is an entry of the array of tables
+//! `[[traffic.flows]]`; `<class>` stands for `host` or `fabric`; `<phase>` for `before` or
+//! `after`; `sweep.<key path>` for any key of the free-form `[sweep]` table. The entries of
+//! `[[traffic.transient.<phase>.mix]]` have the keys of `traffic.mix[]` ([`ALIASES`]).
+
+use super::units::{BitRate, Bytes, Duration, Frequency, PS_PER_S};
+use super::Model;
+use crate::error::{Error, Result};
+
+/// Largest duration any key accepts: one hour of simulated time (the latency histograms reach
+/// one hour; every sum of two times stays far below 2^64 ps).
+pub const MAX_DURATION_PS: u64 = 3600 * PS_PER_S;
+
+/// Largest cycle count of the cycle-level model's cycle keys (10^12 cycles, about 17 minutes of
+/// simulated time at 1 GHz, days of wall time).
+pub const MAX_CYCLES: i64 = 1_000_000_000_000;
+
+/// Largest latency of the cycle-level model, in cycles: the event calendar holds one slot per
+/// cycle of the longest delay.
+pub const MAX_LATENCY_CYCLES: i64 = 100_000;
+
+/// Largest buffer or queue size of the cycle-level model, in phits.
+pub const MAX_PHITS: i64 = 10_000_000;
+
+/// The type of a key's value and what it allows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ValueKind {
+    /// An integer in `min ..= max`.
+    Int {
+        /// Smallest value allowed.
+        min: i64,
+        /// Largest value allowed.
+        max: i64,
+    },
+    /// A finite number in `min ..= max` (`min` itself excluded when `min_open`).
+    Float {
+        /// Lower bound.
+        min: f64,
+        /// Upper bound (included).
+        max: f64,
+        /// The lower bound is excluded.
+        min_open: bool,
+    },
+    /// `true` or `false`.
+    Bool,
+    /// Free text (a name, a file path, a node name).
+    Str,
+    /// One of these strings.
+    Choice(&'static [&'static str]),
+    /// A duration with a unit (`"5ns"`), at most `max_ps` picoseconds.
+    Duration {
+        /// Largest value in ps.
+        max_ps: u64,
+    },
+    /// A size in bytes (`"2176B"`, `"64KiB"` or a bare integer) in `min ..= max`.
+    Size {
+        /// Smallest value in bytes.
+        min: u64,
+        /// Largest value in bytes.
+        max: u64,
+    },
+    /// A data rate with a unit (`"13.5Gbps"`) in `min ..= max` bits per second.
+    Rate {
+        /// Smallest value in bit/s.
+        min: u64,
+        /// Largest value in bit/s.
+        max: u64,
+    },
+    /// A frequency (`"800MHz"`) or transfer rate (`"5GT/s"`) in `min ..= max` Hz.
+    Freq {
+        /// Smallest value in Hz.
+        min: u64,
+        /// Largest value in Hz.
+        max: u64,
+    },
+    /// A list of at most `max_len` integers, each in `min ..= max`.
+    IntList {
+        /// Smallest entry.
+        min: i64,
+        /// Largest entry.
+        max: i64,
+        /// Fewest entries.
+        min_len: usize,
+        /// Most entries.
+        max_len: usize,
+    },
+    /// A list of at most `max_len` strings.
+    StrList {
+        /// Most entries.
+        max_len: usize,
+    },
+    /// One of these names, or a list of node names.
+    NodeSet(&'static [&'static str]),
+    /// `true`, `false` or `"host_ports"`.
+    VictimMask,
+    /// A VL arbitration table: at most 64 `[vl, weight]` pairs, VL 0–14, weight 1–255.
+    VlTable,
+    /// A free-form table (`[sweep]`: key path → list of values).
+    Table,
+}
+
+/// One scenario key.
+#[derive(Debug, Clone, Copy)]
+pub struct KeyInfo {
+    /// Path as in the README (`sim.seed`, `traffic.flows[].src`, `links.<class>.width`).
+    pub path: &'static str,
+    /// Type and allowed values.
+    pub kind: ValueKind,
+    /// Unit of a plain number (`"cycles"`, `"phits"`, `"credits"`), empty if none.
+    pub unit: &'static str,
+    /// The default as users read it (`"1"`, `"\"5ms\""`, `"required"`, `"—"` for none).
+    pub default: &'static str,
+    /// The model that reads it (`None`: both).
+    pub model: Option<Model>,
+    /// Serde requires it inside its table.
+    pub required: bool,
+    /// What it means.
+    pub doc: &'static str,
+}
+
+/// Tables whose entries are described by another table's keys: `(alias, original)`.
+pub const ALIASES: &[(&str, &str)] = &[("traffic.transient.<phase>.mix[]", "traffic.mix[]")];
+
+/// Tables a scenario must have even when all their keys are optional.
+pub const REQUIRED_TABLES: &[&str] = &["sim", "topology", "traffic.transient.<phase>"];
+
+/// What `<placeholder>` segments of a key path stand for.
+pub const PLACEHOLDERS: &[(&str, &[&str])] = &[
+    ("<class>", &["host", "fabric"]),
+    ("<class>_ports", &["host_ports", "fabric_ports"]),
+    ("<phase>", &["before", "after"]),
+];
+
+/// Patterns of the cycle-level model on every topology.
+pub const CYCLE_PATTERNS_ANY: &[&str] = &["uniform", "hotspot", "mix", "transient"];
+
+const TOPOLOGY_KINDS: &[&str] = &[
+    "mesh",
+    "torus",
+    "fat_tree",
+    "gran_testbed",
+    "file",
+    "dragonfly",
+];
+const ROUTINGS: &[&str] = &[
+    "dor", "dmodk", "updown", "lft_file", "min", "vlb", "ugal", "pb",
+];
+const CYCLE_PATTERNS: &[&str] = &[
+    "uniform",
+    "adv",
+    "advl",
+    "advc",
+    "mix",
+    "transient",
+    "transpose",
+    "bit_complement",
+    "bit_reversal",
+    "shuffle",
+    "tornado",
+    "neighbour",
+    "hotspot",
+];
+const STEADY_PATTERNS: &[&str] = &[
+    "uniform",
+    "adv",
+    "advl",
+    "advc",
+    "transpose",
+    "bit_complement",
+    "bit_reversal",
+    "shuffle",
+    "tornado",
+    "neighbour",
+    "hotspot",
+];
+const PHASE_PATTERNS: &[&str] = &[
+    "uniform",
+    "adv",
+    "advl",
+    "advc",
+    "mix",
+    "transpose",
+    "bit_complement",
+    "bit_reversal",
+    "shuffle",
+    "tornado",
+    "neighbour",
+    "hotspot",
+];
+
+const IB: Option<Model> = Some(Model::InfiniBand);
+const CY: Option<Model> = Some(Model::Cycle);
+
+const fn int(min: i64, max: i64) -> ValueKind {
+    ValueKind::Int { min, max }
+}
+const fn dur() -> ValueKind {
+    ValueKind::Duration {
+        max_ps: MAX_DURATION_PS,
+    }
+}
+const fn frac(min_open: bool) -> ValueKind {
+    ValueKind::Float {
+        min: 0.0,
+        max: 1.0,
+        min_open,
+    }
+}
+const KIB: u64 = 1024;
+const MIB: u64 = 1024 * 1024;
+const GIB: u64 = 1024 * 1024 * 1024;
+const RATE: ValueKind = ValueKind::Rate {
+    min: 1_000,
+    max: 100_000_000_000_000,
+};
+const FREQ: ValueKind = ValueKind::Freq {
+    min: 1_000_000,
+    max: 100_000_000_000,
+};
+/// Buffer sizes of the InfiniBand model, in credits.
+const CREDITS: ValueKind = int(1, 1_000_000);
+/// Packets an input may feed through the crossbar at once.
+const BEING_SENT: ValueKind = int(1, 1000);
+/// An InfiniBand data VL.
+const VL: ValueKind = int(0, 14);
+/// A CC threshold weight.
+const WEIGHT: ValueKind = int(0, 15);
+
+macro_rules! key {
+    ($path:expr, $kind:expr, $unit:expr, $default:expr, $model:expr, $doc:expr) => {
+        KeyInfo {
+            path: $path,
+            kind: $kind,
+            unit: $unit,
+            default: $default,
+            model: $model,
+            required: false,
+            doc: $doc,
+        }
+    };
+    (required $path:expr, $kind:expr, $unit:expr, $model:expr, $doc:expr) => {
+        KeyInfo {
+            path: $path,
+            kind: $kind,
+            unit: $unit,
+            default: "required",
+            model: $model,
+            required: true,
+            doc: $doc,
+        }
+    };
+}
+
+/// Every key of the scenario format, in README order.
+#[rustfmt::skip]
+pub const KEYS: &[KeyInfo] = &[
+    key!("scenario.name", ValueKind::Str, "", "file stem", None,
+        "name; the default results folder is `results/<name>/` (one folder name: no `/` or `\\`, not `.`, `..` or empty)"),
+    key!("scenario.description", ValueKind::Str, "", "—", None, "free text"),
+    key!("sim.end_time", dur(), "", "required (InfiniBand model)", IB,
+        "simulated end time (`\"0.7s\"`); the cycle-level model uses `sim.warmup_cycles` + `sim.measure_cycles` instead"),
+    key!("sim.seed", int(0, i64::MAX), "", "1", None,
+        "master seed of every random stream (`--seed` overrides)"),
+    key!("sim.interval", dur(), "", "`\"5ms\"`", IB, "statistics interval"),
+    key!("sim.warmup", dur(), "", "`\"0s\"`", IB,
+        "start of the \"after warm-up\" window; must be < `sim.end_time`"),
+    key!("sim.warmup_cycles", int(0, MAX_CYCLES), "cycles", "0", CY,
+        "cycles simulated before the measurement starts (Dragonfly spec §5: 60,000)"),
+    key!("sim.measure_cycles", int(1, MAX_CYCLES), "cycles", "required (cycle-level model)", CY,
+        "measured cycles after the warm-up (spec §5: 60,000). Giving it selects the cycle-level model"),
+    key!("sim.saturation_queue_packets", ValueKind::Float { min: 0.0, max: 1e9, min_open: true }, "packets", "50", CY,
+        "a point is saturated, and stops early, when the packets waiting at the sources exceed this many per node on average (the injection queues grow without bound)"),
+    key!("sim.saturation_min_cycles", int(0, MAX_CYCLES), "cycles", "5000", CY,
+        "a saturated point still measures at least this many cycles before it stops, so its accepted load is a steady-state figure"),
+    key!("sim.allow_deadlock", ValueKind::Bool, "", "false", IB,
+        "run even though the channel-dependency graph of the routes is cyclic (to study deadlock). Without it, `validate` and `run` refuse such a scenario (exit 2) naming the cycle; a run that then deadlocks writes its results and exits 3"),
+    key!(required "topology.kind", ValueKind::Choice(TOPOLOGY_KINDS), "", None,
+        "the fabric to build (`lnsim list` describes each); `dragonfly` runs on the cycle-level model only, `fat_tree`, `gran_testbed` and `file` on the InfiniBand model only"),
+    key!("topology.dims", ValueKind::IntList { min: 1, max: 1_000_000, min_len: 1, max_len: 24 }, "switches", "—", None,
+        "mesh/torus: switches per dimension, `[rows, columns]` in 2D (`[3, 3, 3]` in 3D). Names `SW<r><c>`, HCAs `H<r><c><k>` (subscripts joined by `_` when a dimension exceeds 9); HCA LIDs in naming order"),
+    key!("topology.hcas_per_switch", int(1, 4096), "", "—", None,
+        "mesh/torus: HCAs per switch (on ports 0 … k−1); an InfiniBand-model switch has at most 254 ports in all"),
+    key!("topology.port_numbering", ValueKind::Choice(&["zeru", "dimension"]), "", "`zeru` for 2D meshes, else `dimension`", None,
+        "mesh/torus: `zeru` is the port table of [Z] §3.3.1 (2D meshes only); `dimension` numbers per dimension the minus, then the plus neighbour"),
+    key!("topology.k", int(1, 1024), "", "—", IB, "fat_tree: arity k of a k-ary n-tree"),
+    key!("topology.n", int(1, 16), "", "—", IB, "fat_tree: levels n of a k-ary n-tree"),
+    key!("topology.down", ValueKind::IntList { min: 1, max: 65535, min_len: 1, max_len: 16 }, "", "—", IB,
+        "fat_tree as XGFT: children per node at each level, bottom up (`down = [18, 36]`, `up = [1, 18]` is the 648-HCA two-level tree). HCAs `H1…`, switches `L<level>_<index>`"),
+    key!("topology.up", ValueKind::IntList { min: 1, max: 65535, min_len: 1, max_len: 16 }, "", "—", IB,
+        "fat_tree as XGFT: parents per node at each level, bottom up (`up[0]` = 1)"),
+    key!("topology.file", ValueKind::Str, "", "—", IB,
+        "file: edge list (`switch NAME [ports=N]`, `hca NAME`, `link A B [rate=…] [speed=… width=…] [delay=…]`), relative to the scenario. Every `link` takes the next free port of each end; a self-loop (`link S1 S1`), a second link of an HCA, or more links on a switch than its `ports=N` (at most 254, the InfiniBand limit, also the default) are errors naming `file:line`"),
+    key!("topology.p", int(1, 1024), "", "required (dragonfly)", CY,
+        "dragonfly: terminals per router p (Dragonfly spec §1.1). Routers `G<g>R<i>`, terminals `N<t>` (terminal t on router t div p, groups of a routers)"),
+    key!("topology.a", int(1, 1024), "", "2h (balanced: a = 2p = 2h)", CY,
+        "dragonfly: routers per group"),
+    key!("topology.h", int(1, 1024), "", "p", CY,
+        "dragonfly: global links per router; the network has a·h + 1 groups (one global link per pair of groups)"),
+    key!("topology.arrangement", ValueKind::Choice(&["palmtree", "consecutive"]), "", "`palmtree`", CY,
+        "dragonfly: global link arrangement, `palmtree` (spec §1.1.2) or `consecutive`"),
+    key!("links.<class>.width", ValueKind::Choice(&["1x", "4x", "8x", "12x"]), "", "`4x`", IB,
+        "link width in lanes"),
+    key!("links.<class>.speed", ValueKind::Choice(&["SDR", "DDR", "QDR", "FDR", "EDR", "HDR"]), "", "host `SDR`, fabric `QDR`", IB,
+        "lane speed: `SDR`, `DDR`, `QDR` (8b/10b), `FDR`, `EDR`, `HDR` (64b/66b)"),
+    key!("links.<class>.rate", RATE, "", "—", IB, "a data rate instead of width × speed"),
+    key!("links.<class>.delay", dur(), "", "`\"5ns\"`", IB, "propagation delay"),
+    key!("switch.buffer_credits", CREDITS, "credits", "1000", IB,
+        "input buffer per port and VL; shared by the port's virtual output queues"),
+    key!("switch.vls", int(1, 15), "", "1", IB, "data VLs"),
+    key!("switch.max_being_sent", BEING_SENT, "packets", "1", IB,
+        "packets an input may feed through the crossbar at once"),
+    key!("switch.core_freq", FREQ, "", "`\"800MHz\"`", IB, "the crossbar moves 2 × width bytes per cycle"),
+    key!("switch.routing_delay", dur(), "", "`\"0ns\"`", IB, "head arrival → forwarding decision"),
+    key!("switch.input_delay", dur(), "", "`\"0ns\"`", IB, "input buffer → output arbiter"),
+    key!("switch.output_delay", dur(), "", "`\"0ns\"`", IB, "output arbiter → wire"),
+    key!("switch.queue_mapping", ValueKind::Choice(&["voq", "one_queue"]), "", "`voq`", IB,
+        "`voq` (a queue per output, shared credits) or `one_queue` (one FIFO per input and VL)"),
+    key!("switch.vl_arbitration.high", ValueKind::VlTable, "", "`[]`", IB,
+        "high-priority table `[[vl, weight], …]`, weights 1–255 in 64-byte units"),
+    key!("switch.vl_arbitration.low", ValueKind::VlTable, "", "all VLs, weight 255", IB,
+        "low-priority table"),
+    key!("switch.vl_arbitration.high_limit", int(0, 255), "", "255", IB,
+        "high-priority 4 KiB blocks before a low-priority packet must pass (255: unlimited)"),
+    key!("switch.<class>_ports.max_being_sent", BEING_SENT, "packets", "—", IB,
+        "override of `switch.max_being_sent` for input ports of that class (`switch.host_ports…`, `switch.fabric_ports…`)"),
+    key!("switch.<class>_ports.buffer_credits", CREDITS, "credits", "—", IB,
+        "override of `switch.buffer_credits` for input ports of that class"),
+    key!("hca.buffer_credits", CREDITS, "credits", "1000", IB, "HCA receive buffer per VL"),
+    key!("hca.core_freq", FREQ, "", "`\"250MHz\"`", IB, "the HCA moves 2 × width bytes per cycle"),
+    key!("hca.max_tx_rate", RATE, "", "—", IB, "cap on each HCA's transmit rate"),
+    key!("hca.sink.pcie_lanes", int(1, 64), "", "—", IB,
+        "with `pcie_rate`: the sink drains at lanes × rate × 8/10 ÷ 1.05 (absent: unlimited)"),
+    key!("hca.sink.pcie_rate", FREQ, "", "—", IB, "PCIe transfer rate per lane, e.g. `\"2.5GT/s\"`"),
+    key!("hca.sink.drain_rate", RATE, "", "—", IB, "a drain rate instead of PCIe parameters"),
+    key!("hca.sink.hiccup_on", dur(), "", "`\"0ns\"`", IB, "pause of each hiccup period (nothing drains)"),
+    key!("hca.sink.hiccup_off", dur(), "", "`\"0ns\"`", IB, "draining part of each hiccup period"),
+    key!("routing.algorithm", ValueKind::Choice(ROUTINGS), "", "by topology: `dor` (mesh/torus), `dmodk` (fat tree), `updown` (others); required for a Dragonfly", None,
+        "`dor` (x = column first, then rows; tori the short way), `dmodk`, `updown`, `lft_file`; cycle-level model: `dor` or `vlb` on meshes/tori, and on a Dragonfly `min` (Dragonfly spec §3.1), `vlb` (Valiant, §3.2; on meshes/tori DOR to a random intermediate router, then DOR), `ugal` (UGAL with source-router queues, §3.5, Eq. 2-1), `pb` (Piggyback, §3.6)"),
+    key!("routing.file", ValueKind::Str, "", "—", IB,
+        "with `lft_file`: forwarding tables, one line per switch `NAME: 255 p1 p2 …` (entry i = output port for LID i, 255 = none)"),
+    key!("routing.vlb_policy", ValueKind::Choice(&["lgl", "lg-", "-gl", "-g-"]), "", "`lgl`", CY,
+        "Dragonfly: Valiant phase-A policy (spec §3.0.2); only with `vlb`, `ugal` and `pb` (an error with `min`)"),
+    key!("routing.valiant_source_group", ValueKind::Bool, "", "false", CY,
+        "Dragonfly `vlb`/`ugal`/`pb`: may an inter-group packet pick its Valiant intermediate in its own group (spec A17, FOGSim SRCEXC)? Intra-group packets always stay in their group (RVLB, §3.3)"),
+    key!("routing.ugal_threshold", int(-1_000_000, 1_000_000), "packets", "0", CY,
+        "`ugal`/`pb` only: threshold T of Eq. 2-1 (may be negative; Table 3-1)"),
+    key!("routing.pb_factor", int(0, 100_000), "percent", "120", CY,
+        "`pb` only: factor F of Eq. 2-2 (Table 3-1)"),
+    key!("routing.pb_threshold", int(0, 1_000_000), "packets", "5", CY,
+        "`pb` only: threshold T of Eq. 2-2 (Table 3-1)"),
+    key!("routing.vc_template", ValueKind::StrList { max_len: 64 }, "", "the routing's own (spec §3.0.3)", CY,
+        "Dragonfly: explicit hop-type template for VC assignment, a list such as `[\"L0\", \"G0\", \"L1\"]`; the channel-dependency check refuses a cyclic one"),
+    key!("routing.dateline", ValueKind::Bool, "", "true", CY,
+        "torus: dateline VC classes; false uses one class and deadlocks, so the channel-dependency check refuses it"),
+    key!("traffic.credit_bytes", ValueKind::Size { min: 1, max: 64 * KIB }, "", "`\"64B\"`", IB, "credit size"),
+    key!("traffic.mtu_credits", int(1, 65_536), "credits", "34", IB, "MTU"),
+    key!("traffic.packet_bytes", ValueKind::Size { min: 1, max: MIB }, "", "`\"2176B\"`", IB,
+        "packet size on the wire; must fit the MTU"),
+    key!("traffic.payload_bytes", ValueKind::Size { min: 1, max: MIB }, "", "`\"2048B\"`", IB,
+        "payload per packet (messages are `message_bytes` of payload)"),
+    key!("traffic.message_bytes", ValueKind::Size { min: 1, max: GIB }, "", "`\"65536B\"`", IB,
+        "message size; generators pick a destination per message"),
+    key!("traffic.pattern", ValueKind::Choice(CYCLE_PATTERNS), "", "`uniform`", CY,
+        "destination pattern (Dragonfly spec §4): `uniform`, `adv` (ADV+`shift`), `advl`, `advc`, `mix`, `transient`, `hotspot`; meshes/tori also `transpose`, `bit_complement`, `bit_reversal`, `shuffle`, `tornado`, `neighbour` (`lnsim list` describes each)"),
+    key!("traffic.load", frac(true), "phits/node/cycle", "required (cycle-level model), unless both transient phases give `load`", CY,
+        "offered load; Bernoulli injection (spec §4.1)"),
+    key!("traffic.shift", int(-1_000_000, 1_000_000), "groups", "—", CY,
+        "group offset i of ADV+i (may be negative)"),
+    key!("traffic.packet_phits", int(1, 10_000), "phits", "10", CY,
+        "packet size (Table 3-1: 10 phits = 250 B)"),
+    key!("traffic.hotspots", ValueKind::IntList { min: 0, max: 10_000_000, min_len: 0, max_len: 100_000 }, "", "—", CY,
+        "pattern `hotspot`: the hot terminals (list of indices)"),
+    key!("traffic.hotspot_fraction", frac(false), "", "0.1", CY,
+        "pattern `hotspot`: fraction of packets sent to a hot terminal (the rest is uniform)"),
+    key!(required "traffic.mix[].pattern", ValueKind::Choice(STEADY_PATTERNS), "", CY,
+        "pattern `mix`: a component pattern (any steady pattern, not `mix` or `transient`)"),
+    key!("traffic.mix[].shift", int(-1_000_000, 1_000_000), "groups", "—", CY,
+        "ADV+i offset of an `adv` component"),
+    key!(required "traffic.mix[].fraction", frac(true), "", CY,
+        "fraction of each node's packets that follow this component; the fractions add up to 1"),
+    key!("traffic.transient.at_cycle", int(0, MAX_CYCLES), "cycles", "end of the warm-up", CY,
+        "pattern `transient`: cycle at which the pattern and/or load change (spec §4.3: the spec's t = 0); `[traffic.transient.before]` and `[traffic.transient.after]` are both required"),
+    key!(required "traffic.transient.<phase>.pattern", ValueKind::Choice(PHASE_PATTERNS), "", CY,
+        "the steady pattern of the phase (not `transient`); with `mix`, its components are `[[traffic.transient.<phase>.mix]]` entries with the keys of `traffic.mix[]`"),
+    key!("traffic.transient.<phase>.shift", int(-1_000_000, 1_000_000), "groups", "—", CY,
+        "ADV+i offset of the phase for `adv`"),
+    key!("traffic.transient.<phase>.load", frac(true), "phits/node/cycle", "`traffic.load`", CY,
+        "offered load of the phase"),
+    key!(required "traffic.flows[].src", ValueKind::Str, "", IB, "HCA name of the source of a static flow (one queue pair)"),
+    key!(required "traffic.flows[].dst", ValueKind::Str, "", IB, "HCA name of the destination"),
+    key!("traffic.flows[].start", dur(), "", "0", IB, "start of the active interval"),
+    key!("traffic.flows[].stop", dur(), "", "end", IB,
+        "end of the active interval (a message in progress is finished)"),
+    key!("traffic.flows[].injection", ValueKind::Choice(&["flood", "bernoulli"]), "", "`flood`", IB,
+        "`flood` (greedy) or `bernoulli`"),
+    key!("traffic.flows[].load", frac(true), "", "—", IB,
+        "bernoulli: offered load as a fraction of the host link"),
+    key!("traffic.flows[].rate", RATE, "", "—", IB, "bernoulli: offered rate, instead of `load`"),
+    key!("traffic.flows[].vl", VL, "", "0", IB, "VL"),
+    key!(required "traffic.generators[].sources", ValueKind::NodeSet(&["all", "others"]), "", IB,
+        "`\"all\"`, `\"others\"` (HCAs that are not the source of a static flow), or a list of names"),
+    key!("traffic.generators[].destinations", ValueKind::NodeSet(&["all"]), "", "`\"all\"`", IB,
+        "`\"all\"` or a list (a source never sends to itself)"),
+    key!("traffic.generators[].source_fraction", frac(true), "", "—", IB, "keep this fraction of the sources"),
+    key!("traffic.generators[].destination_fraction", frac(true), "", "—", IB,
+        "keep this fraction of the destinations"),
+    key!("traffic.generators[].subset", ValueKind::Choice(&["every_other", "random"]), "", "`every_other`", IB,
+        "how fractions are picked: `every_other` (even spread in LID order) or `random` (seeded)"),
+    key!("traffic.generators[].pattern", ValueKind::Choice(&["uniform"]), "", "`uniform`", IB, "destination pattern"),
+    key!("traffic.generators[].hotspot", ValueKind::Str, "", "—", IB,
+        "with `hotspot_fraction`: an HCA that receives that fraction of the messages"),
+    key!("traffic.generators[].hotspot_fraction", frac(false), "", "—", IB,
+        "fraction of the messages sent to `hotspot`"),
+    key!("traffic.generators[].injection", ValueKind::Choice(&["flood", "bernoulli"]), "", "`flood`", IB,
+        "`flood` or `bernoulli`"),
+    key!("traffic.generators[].load", frac(true), "", "—", IB, "bernoulli: offered load per source"),
+    key!("traffic.generators[].rate", RATE, "", "—", IB, "bernoulli: offered rate per source"),
+    key!("traffic.generators[].start", dur(), "", "0", IB, "start of the active interval"),
+    key!("traffic.generators[].stop", dur(), "", "end", IB, "end of the active interval"),
+    key!("traffic.generators[].destination_per", ValueKind::Choice(&["message", "packet"]), "", "`message`", IB,
+        "new destination every `message` or every `packet`"),
+    key!("traffic.generators[].idle", ValueKind::StrList { max_len: 10_000_000 }, "", "`[]`", IB,
+        "HCAs removed from `sources`"),
+    key!("traffic.generators[].vl", VL, "", "0", IB, "VL"),
+    key!("stats.buffer_occupancy", ValueKind::Bool, "", "true", IB, "write `buffers.csv`"),
+    key!("stats.fairness_sources", ValueKind::StrList { max_len: 10_000_000 }, "", "flows into the busiest destination", IB,
+        "HCAs whose flows `fairness.jain` compares"),
+    key!("stats.fairness_from", dur(), "", "`sim.warmup`", IB, "start of the fairness window"),
+    key!("stats.bin_cycles", int(1, MAX_CYCLES), "cycles", "1000", CY,
+        "width of the time bins of `bins.csv` (latency, accepted load and misrouted fraction over time)"),
+    key!("sweep.<key path>", ValueKind::Table, "", "—", None,
+        "`lnsim sweep`: a list of values per key path (e.g. `\"cc.marking_rate\" = [1, 10]`); the sweep runs the Cartesian product. `lnsim run` ignores this table"),
+    key!("cc.enabled", ValueKind::Bool, "", "false", IB,
+        "InfiniBand congestion control on/off (`--set cc.enabled=true` on any scenario). The outputs then add `ccti.csv` (`t_start_s,src,dst,vl,ccti_end,ccti_max`: CCTI per throttled flow per interval), `cc_ports.csv` (`switch,port,vl,fecn_marks,congested_s`), `summary.json` `cc.{fecn_marks,cnps_sent,cnps_received,max_ccti,throttled_s}`, `nodes.<name>.cnps_sent/cnps_received` and `throttled_s` per flow"),
+    key!("cc.threshold", WEIGHT, "", "2", IB, "switch Threshold weight (0: never mark; 1 high … 15 low)"),
+    key!("cc.threshold_mapping", ValueKind::Choice(&["sixteenths", "fifteenths"]), "", "`sixteenths`", IB,
+        "weight → fill level: `sixteenths` ((16 − w)/16: 2 → 87.5 %) or `fifteenths` ((16 − w)/15)"),
+    key!("cc.threshold_mode", ValueKind::Choice(&["per_voq", "sum", "sum_divided"]), "", "`sum`", IB,
+        "`per_voq` (any VoQ's fill), `sum` (sum of the fills of the VoQs feeding the output, [Z]), `sum_divided` (sum against threshold ÷ contributing inputs)"),
+    key!("cc.reset_threshold", WEIGHT, "", "3", IB,
+        "Reset_Threshold weight for hysteresis (higher than `cc.threshold`); 0: none"),
+    key!("cc.root_credits", ValueKind::Choice(&["packet", "one"]), "", "`packet`", IB,
+        "a port VL is a root if it has credits for a `packet` (or `one` credit); otherwise a victim"),
+    key!("cc.victim_mask", ValueKind::VictimMask, "", "`\"host_ports\"`", IB,
+        "Victim_Mask: true, false, or `\"host_ports\"` (set on switch ports facing HCAs)"),
+    key!("cc.marking_rate", int(0, 1_000_000), "packets", "1", IB,
+        "eligible packets sent unmarked between two FECN-marked ones"),
+    key!("cc.marking", ValueKind::Choice(&["random", "deterministic"]), "", "`random`", IB,
+        "`random` (geometric gaps, mean `marking_rate`) or `deterministic` counter (which phase-locks with round-robin arbitration: `docs/calibration.md`)"),
+    key!("cc.packet_size", int(0, 65_536), "credits", "1", IB, "packets under this size are never marked"),
+    key!("cc.ccti_increase", int(0, 16_383), "", "1", IB, "CCTI raise per BECN"),
+    key!("cc.ccti_limit", int(0, 16_383), "", "128", IB, "CCTI upper bound (the IBA's CCTI has 14 bits)"),
+    key!("cc.ccti_min", int(0, 16_383), "", "0", IB, "CCTI lower bound"),
+    key!("cc.ccti_timer", dur(), "", "`\"20us\"`", IB, "CCTI drops by one every `ccti_timer`"),
+    key!("cc.timer_mode", ValueKind::Choice(&["restart", "free_running"]), "", "`restart`", IB,
+        "`restart` (a BECN restarts the flow's timer) or `free_running` (periodic per source SL)"),
+    key!("cc.level", ValueKind::Choice(&["qp", "sl"]), "", "`qp`", IB,
+        "reaction per flow (`qp`) or per source HCA and SL (`sl`)"),
+    key!("cc.cnp_bytes", ValueKind::Size { min: 1, max: MIB }, "", "`\"64B\"`", IB,
+        "size of a congestion notification packet"),
+    key!("cc.cct.algorithm", ValueKind::Choice(&["linear", "rate_linear", "file"]), "", "`linear`", IB,
+        "Congestion Control Table: `linear` (IRD(i) = i/div), `rate_linear` (rate(i) = 1 − i/div), `file`"),
+    key!("cc.cct.div", ValueKind::Float { min: 0.0, max: 1e12, min_open: true }, "", "25", IB,
+        "divisor of the generated tables (calibrated on [Z] C4, `docs/calibration.md`)"),
+    key!("cc.cct.file", ValueKind::Str, "", "—", IB,
+        "with `file`: one IBA entry per line, `multiplier shift` (IRD = multiplier · 2^−shift)"),
+    key!("cc.<class>_ports.threshold", WEIGHT, "", "—", IB,
+        "per-port-class override of `cc.threshold` (`cc.host_ports…`, `cc.fabric_ports…`)"),
+    key!("cc.<class>_ports.victim_mask", ValueKind::Bool, "", "—", IB, "per-port-class override of `cc.victim_mask`"),
+    key!("cc.<class>_ports.marking_rate", int(0, 1_000_000), "packets", "—", IB,
+        "per-port-class override of `cc.marking_rate`"),
+    key!("cc.<class>_ports.packet_size", int(0, 65_536), "credits", "—", IB,
+        "per-port-class override of `cc.packet_size`"),
+    key!("router.latency", int(1, MAX_LATENCY_CYCLES), "cycles", "90", CY,
+        "port-to-port router latency of a packet head (Table 3-1: 90 ns)"),
+    key!("router.speedup", int(1, 1000), "phits/cycle", "2", CY,
+        "internal crossbar speed-up: phits per cycle a crossbar port moves (Table 3-1)"),
+    key!("router.allocator_iterations", int(1, 64), "", "1", CY,
+        "iterations of the input-first separable allocator per cycle (spec A18)"),
+    key!("router.injection_queue_phits", int(1, MAX_PHITS), "phits", "5040", CY,
+        "injection queue per node (Table 3-1: 126 KB)"),
+    key!("router.local_buffer_phits", int(1, MAX_PHITS), "phits", "720", CY,
+        "input buffer per VC of a local (or mesh/torus) port (Table 3-1: 18 KB)"),
+    key!("router.global_buffer_phits", int(1, MAX_PHITS), "phits", "1800", CY,
+        "input buffer per VC of a global port (Table 3-1: 45 KB)"),
+    key!("router.output_buffer_phits", int(1, MAX_PHITS), "phits", "630", CY,
+        "output buffer per VC (Table 3-1: 15.75 KB)"),
+    key!("router.injection_latency", int(0, MAX_LATENCY_CYCLES), "cycles", "0", CY,
+        "latency of the node → router link (not given by the thesis; spec §2.5's zero-load model assumes 0)"),
+    key!("router.ejection_latency", int(0, MAX_LATENCY_CYCLES), "cycles", "0", CY,
+        "latency of the router → node link (spec §2.5)"),
+    key!("router.local_latency", int(1, MAX_LATENCY_CYCLES), "cycles", "15", CY,
+        "latency of a local (intra-group, or mesh/torus) link (Table 3-1: 15 ns)"),
+    key!("router.global_latency", int(1, MAX_LATENCY_CYCLES), "cycles", "150", CY,
+        "latency of a global link (Table 3-1: 150 ns)"),
+    key!("router.local_vcs", int(1, 64), "", "what the routing needs", CY,
+        "VCs per local (or mesh/torus) port: on a Dragonfly at least the VC template's (spec §3.0.3: 2 for `min`, 4 for the others); on meshes/tori a multiple of the VC classes (1, ×2 for `vlb`, ×2 for a torus dateline)"),
+    key!("router.global_vcs", int(1, 64), "", "1 for `min`, 2 for the others", CY,
+        "Dragonfly: VCs per global port"),
+];
+
+/// The metadata of the key at `pattern` (a README-style path), if it is one.
+pub fn lookup(pattern: &str) -> Option<&'static KeyInfo> {
+    KEYS.iter().find(|k| k.path == pattern)
+}
+
+/// The README-style pattern of a concrete key path such as `traffic.flows[2].vl` or
+/// `links.host.rate` (`traffic.flows[].vl`, `links.<class>.rate`); `None` for paths inside
+/// `[sweep]`.
+pub fn pattern_of(path: &str) -> String {
+    let mut out: Vec<String> = Vec::new();
+    for seg in path.split('.') {
+        let (name, indexed) = match seg.split_once('[') {
+            Some((n, _)) => (n, true),
+            None => (seg, false),
+        };
+        let parent = out.join(".");
+        let generic = PLACEHOLDERS
+            .iter()
+            .find(|(ph, names)| {
+                names.contains(&name) && KEYS.iter().any(|k| k.path.starts_with(&join(&parent, ph)))
+            })
+            .map(|(ph, _)| ph.to_string());
+        let mut s = generic.unwrap_or_else(|| name.to_string());
+        if indexed {
+            s.push_str("[]");
+        }
+        out.push(s);
+        let joined = out.join(".");
+        for (alias, original) in ALIASES {
+            if joined == *alias {
+                out = original.split('.').map(str::to_string).collect();
+            }
+        }
+    }
+    out.join(".")
+}
+
+fn join(parent: &str, seg: &str) -> String {
+    if parent.is_empty() {
+        format!("{seg}.")
+    } else {
+        format!("{parent}.{seg}.")
+    }
+}
+
+impl ValueKind {
+    /// The type and its range in words, e.g. `integer 1 … 100000` or `duration ≤ 3600 s`.
+    pub fn describe(&self) -> String {
+        match *self {
+            ValueKind::Int { min, max } => format!("integer {} … {}", num(min), num(max)),
+            ValueKind::Float { min, max, min_open } => format!(
+                "number {} {} … {}",
+                if min_open { ">" } else { "≥" },
+                fnum(min),
+                fnum(max)
+            ),
+            ValueKind::Bool => "boolean".into(),
+            ValueKind::Str => "string".into(),
+            ValueKind::Choice(v) => format!("one of {}", quoted(v)),
+            ValueKind::Duration { max_ps } => {
+                format!("duration (ps … s) ≤ {} s", max_ps / PS_PER_S)
+            }
+            ValueKind::Size { min, max } => {
+                format!("size (B … GiB) {} … {}", bytes_text(min), bytes_text(max))
+            }
+            ValueKind::Rate { min, max } => {
+                format!("rate (bps … Tbps) {} … {}", rate_text(min), rate_text(max))
+            }
+            ValueKind::Freq { min, max } => {
+                format!(
+                    "frequency (Hz … GHz, GT/s) {} … {}",
+                    hz_text(min),
+                    hz_text(max)
+                )
+            }
+            ValueKind::IntList {
+                min,
+                max,
+                min_len,
+                max_len,
+            } => format!(
+                "list of {}{} integers {} … {}",
+                if min_len > 0 {
+                    format!("{} … ", num(min_len as i64))
+                } else {
+                    "at most ".into()
+                },
+                num(max_len as i64),
+                num(min),
+                num(max)
+            ),
+            ValueKind::StrList { max_len } => {
+                format!("list of at most {} strings", num(max_len as i64))
+            }
+            ValueKind::NodeSet(v) => format!("{} or a list of HCA names", quoted(v)),
+            ValueKind::VictimMask => "boolean or \"host_ports\"".into(),
+            ValueKind::VlTable => {
+                "list of at most 64 [vl, weight] pairs, VL 0 … 14, weight 1 … 255".into()
+            }
+            ValueKind::Table => "table: key path → list of values".into(),
+        }
+    }
+}
+
+impl KeyInfo {
+    /// Type, range and unit in words.
+    pub fn type_text(&self) -> String {
+        let d = self.kind.describe();
+        if self.unit.is_empty() {
+            d
+        } else {
+            format!("{d} {}", self.unit)
+        }
+    }
+
+    /// Which model reads the key, in words.
+    pub fn model_text(&self) -> &'static str {
+        match self.model {
+            None => "both models",
+            Some(Model::InfiniBand) => "InfiniBand model",
+            Some(Model::Cycle) => "cycle-level model",
+        }
+    }
+
+    /// The README's meaning column: the doc, after `cycle-level:` for keys only the cycle-level
+    /// model reads.
+    pub fn meaning(&self) -> String {
+        match self.model {
+            Some(Model::Cycle) => format!("cycle-level: {}", self.doc),
+            _ => self.doc.to_string(),
+        }
+    }
+}
+
+/// Thousands separated by `,` for readability (`100,000`).
+fn num(v: i64) -> String {
+    if v == i64::MAX {
+        return "2^63 − 1".into();
+    }
+    let s = v.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if v < 0 {
+        format!("−{out}")
+    } else {
+        out
+    }
+}
+
+fn fnum(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
+fn quoted(v: &[&str]) -> String {
+    v.iter()
+        .map(|s| format!("\"{s}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A size in the largest binary unit that divides it (`64 KiB`).
+pub fn bytes_text(b: u64) -> String {
+    for (unit, name) in [(GIB, "GiB"), (MIB, "MiB"), (KIB, "KiB")] {
+        if b >= unit && b.is_multiple_of(unit) {
+            return format!("{} {name}", b / unit);
+        }
+    }
+    format!("{b} B")
+}
+
+fn rate_text(b: u64) -> String {
+    for (unit, name) in [
+        (1_000_000_000_000, "Tbps"),
+        (1_000_000_000, "Gbps"),
+        (1_000_000, "Mbps"),
+        (1_000, "Kbps"),
+    ] {
+        if b >= unit && b.is_multiple_of(unit) {
+            return format!("{} {name}", b / unit);
+        }
+    }
+    format!("{b} bps")
+}
+
+fn hz_text(b: u64) -> String {
+    for (unit, name) in [(1_000_000_000, "GHz"), (1_000_000, "MHz"), (1_000, "kHz")] {
+        if b >= unit && b.is_multiple_of(unit) {
+            return format!("{} {name}", b / unit);
+        }
+    }
+    format!("{b} Hz")
+}
+
+/// A human duration (`3600 s`, `5 ns`).
+fn ps_text(ps: u64) -> String {
+    for (unit, name) in [
+        (PS_PER_S, "s"),
+        (1_000_000_000, "ms"),
+        (1_000_000, "us"),
+        (1_000, "ns"),
+    ] {
+        if ps >= unit && ps.is_multiple_of(unit) {
+            return format!("{} {name}", ps / unit);
+        }
+    }
+    format!("{ps} ps")
+}
+
+/// Checks every value of a merged scenario table against the range of its key (before the
+/// typed parse, so that an out-of-range number is reported with its range rather than as an
+/// overflow). Values of the wrong type and unknown keys are left to the typed parse, which
+/// names them; `[sweep]` is left to each point.
+pub fn check_ranges(table: &toml::Table) -> Result<()> {
+    walk(table, "")
+}
+
+fn walk(table: &toml::Table, prefix: &str) -> Result<()> {
+    for (k, v) in table {
+        let path = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        if prefix.is_empty() && k == "sweep" {
+            continue;
+        }
+        let pat = pattern_of(&path);
+        match (lookup(&pat), v) {
+            (Some(info), _) => check_value(info, &path, v)?,
+            (None, toml::Value::Table(t)) => walk(t, &path)?,
+            (None, toml::Value::Array(a)) => {
+                for (i, e) in a.iter().enumerate() {
+                    if let toml::Value::Table(t) = e {
+                        walk(t, &format!("{path}[{i}]"))?;
+                    }
+                }
+            }
+            (None, _) => {}
+        }
+    }
+    Ok(())
+}
+
+fn out_of_range(path: &str, shown: impl std::fmt::Display, info: &KeyInfo) -> Error {
+    Error::input(
+        path,
+        format!("{shown} is outside the allowed range: {}", info.type_text()),
+    )
+}
+
+fn check_int(path: &str, v: i64, min: i64, max: i64, info: &KeyInfo) -> Result<()> {
+    if v < min || v > max {
+        return Err(out_of_range(path, v, info));
+    }
+    Ok(())
+}
+
+fn check_value(info: &KeyInfo, path: &str, v: &toml::Value) -> Result<()> {
+    use toml::Value as V;
+    match (info.kind, v) {
+        (ValueKind::Int { min, max }, V::Integer(i)) => check_int(path, *i, min, max, info),
+        (ValueKind::Float { min, max, min_open }, V::Float(_) | V::Integer(_)) => {
+            let x = match v {
+                V::Float(f) => *f,
+                V::Integer(i) => *i as f64,
+                _ => unreachable!("matched above"),
+            };
+            let low_ok = if min_open { x > min } else { x >= min };
+            if !x.is_finite() || !low_ok || x > max {
+                return Err(out_of_range(path, x, info));
+            }
+            Ok(())
+        }
+        (ValueKind::Duration { max_ps }, V::String(s)) => match Duration::parse(s) {
+            Ok(d) if d.0 > max_ps => Err(Error::input(
+                path,
+                format!(
+                    "{s} is longer than the longest allowed duration, {}",
+                    ps_text(max_ps)
+                ),
+            )),
+            _ => Ok(()),
+        },
+        (ValueKind::Size { min, max }, V::String(_) | V::Integer(_)) => {
+            let parsed = match v {
+                V::String(s) => Bytes::parse(s).ok().map(|b| b.0),
+                V::Integer(i) => u64::try_from(*i).ok(),
+                _ => None,
+            };
+            match parsed {
+                Some(b) if b < min || b > max => Err(out_of_range(path, bytes_text(b), info)),
+                _ => Ok(()),
+            }
+        }
+        (ValueKind::Rate { min, max }, V::String(s)) => match BitRate::parse(s) {
+            Ok(r) if r.0 < min || r.0 > max => Err(out_of_range(path, s, info)),
+            _ => Ok(()),
+        },
+        (ValueKind::Freq { min, max }, V::String(s)) => match Frequency::parse(s) {
+            Ok(r) if r.0 < min || r.0 > max => Err(out_of_range(path, s, info)),
+            _ => Ok(()),
+        },
+        (
+            ValueKind::IntList {
+                min,
+                max,
+                min_len,
+                max_len,
+            },
+            V::Array(a),
+        ) => {
+            if a.len() > max_len || a.len() < min_len {
+                return Err(Error::input(
+                    path,
+                    format!("has {} entries; allowed: {}", a.len(), info.type_text()),
+                ));
+            }
+            for (i, e) in a.iter().enumerate() {
+                if let V::Integer(x) = e {
+                    check_int(&format!("{path}[{i}]"), *x, min, max, info)?;
+                }
+            }
+            Ok(())
+        }
+        (ValueKind::StrList { max_len }, V::Array(a)) if a.len() > max_len => Err(Error::input(
+            path,
+            format!("has {} entries; allowed: {}", a.len(), info.type_text()),
+        )),
+        (ValueKind::VlTable, V::Array(a)) => {
+            if a.len() > 64 {
+                return Err(Error::input(
+                    path,
+                    format!(
+                        "has {} entries; an IBA VL arbitration table has at most 64",
+                        a.len()
+                    ),
+                ));
+            }
+            for (i, e) in a.iter().enumerate() {
+                let V::Array(pair) = e else { continue };
+                let limits = [("VL", 0, 14), ("weight", 1, 255)];
+                for (x, (what, lo, hi)) in pair.iter().zip(limits) {
+                    if let V::Integer(x) = x {
+                        if *x < lo || *x > hi {
+                            return Err(Error::input(
+                                &format!("{path}[{i}]"),
+                                format!("{what} {x} is outside the allowed range {lo} … {hi}"),
+                            ));
+                        }
+                    }
+                }
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Regular expressions of the unit strings (the numbers as [`super::units`] reads them).
+const NUMBER_RE: &str = r"\s*([0-9][0-9_]*(\.[0-9_]*)?|\.[0-9][0-9_]*)\s*";
+const DURATION_UNITS: &str = "(ps|ns|us|µs|ms|s)";
+const SIZE_UNITS: &str = "(B|KB|kB|KiB|MB|MiB|GB|GiB)?";
+const RATE_UNITS: &str = "(bps|Kbps|kbps|Mbps|Gbps|Tbps|MBps|GBps)";
+const FREQ_UNITS: &str = "(Hz|kHz|KHz|MHz|GHz|T/s|MT/s|GT/s)";
+
+fn unit_pattern(units: &str) -> String {
+    format!(r"^{NUMBER_RE}{units}\s*$")
+}
+
+/// The JSON Schema (draft-07) of one key's value.
+fn value_schema(k: &KeyInfo) -> serde_json::Value {
+    use serde_json::json;
+    let mut v = match k.kind {
+        ValueKind::Int { min, max } => json!({"type": "integer", "minimum": min, "maximum": max}),
+        // (an open lower bound is left to `lnsim validate`: `exclusiveMinimum` differs between
+        // draft 4, which some TOML editors implement, and later drafts)
+        ValueKind::Float { min, max, .. } => {
+            json!({"type": "number", "minimum": min, "maximum": max})
+        }
+        ValueKind::Bool => json!({"type": "boolean"}),
+        ValueKind::Str => json!({"type": "string"}),
+        ValueKind::Choice(c) => json!({"type": "string", "enum": c}),
+        ValueKind::Duration { .. } => {
+            json!({"type": "string", "pattern": unit_pattern(DURATION_UNITS)})
+        }
+        ValueKind::Size { min, max } => json!({"anyOf": [
+            {"type": "integer", "minimum": min, "maximum": max},
+            {"type": "string", "pattern": unit_pattern(SIZE_UNITS)}
+        ]}),
+        ValueKind::Rate { .. } => json!({"type": "string", "pattern": unit_pattern(RATE_UNITS)}),
+        ValueKind::Freq { .. } => json!({"type": "string", "pattern": unit_pattern(FREQ_UNITS)}),
+        ValueKind::IntList {
+            min,
+            max,
+            min_len,
+            max_len,
+        } => json!({
+            "type": "array", "minItems": min_len, "maxItems": max_len,
+            "items": {"type": "integer", "minimum": min, "maximum": max}
+        }),
+        ValueKind::StrList { max_len } => {
+            json!({"type": "array", "maxItems": max_len, "items": {"type": "string"}})
+        }
+        ValueKind::NodeSet(names) => json!({"anyOf": [
+            {"type": "string", "enum": names},
+            {"type": "array", "items": {"type": "string"}}
+        ]}),
+        ValueKind::VictimMask => json!({"anyOf": [
+            {"type": "boolean"},
+            {"type": "string", "enum": ["host_ports"]}
+        ]}),
+        ValueKind::VlTable => json!({
+            "type": "array", "maxItems": 64,
+            "items": {
+                "type": "array", "minItems": 2, "maxItems": 2,
+                "items": [
+                    {"type": "integer", "minimum": 0, "maximum": 14},
+                    {"type": "integer", "minimum": 1, "maximum": 255}
+                ]
+            }
+        }),
+        ValueKind::Table => json!({
+            "type": "object",
+            "additionalProperties": {"type": "array"}
+        }),
+    };
+    let default = k.default.replace('`', "");
+    v["description"] = json!(format!(
+        "{} [{}; {}; default: {default}]",
+        k.doc.replace('`', ""),
+        k.type_text(),
+        k.model_text()
+    ));
+    v
+}
+
+fn empty_table() -> serde_json::Value {
+    serde_json::json!({"type": "object", "additionalProperties": false, "properties": {}})
+}
+
+/// The object schema of the table at `segs` (`name` or `name[]` segments), created on the way.
+fn table_at<'a>(root: &'a mut serde_json::Value, segs: &[&str]) -> &'a mut serde_json::Value {
+    let mut cur = root;
+    for seg in segs {
+        let (name, array) = match seg.strip_suffix("[]") {
+            Some(n) => (n, true),
+            None => (*seg, false),
+        };
+        let props = &mut cur["properties"];
+        if props.get(name).is_none() {
+            props[name] = if array {
+                serde_json::json!({"type": "array", "items": empty_table()})
+            } else {
+                empty_table()
+            };
+        }
+        cur = if array {
+            &mut props[name]["items"]
+        } else {
+            &mut props[name]
+        };
+    }
+    cur
+}
+
+/// Every concrete spelling of a README-style path (`links.<class>.rate` → `links.host.rate`,
+/// `links.fabric.rate`).
+pub fn expand(path: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    for (i, seg) in path.split('.').enumerate() {
+        let names: Vec<String> = match PLACEHOLDERS.iter().find(|(ph, _)| *ph == seg) {
+            Some((_, names)) => names.iter().map(|n| n.to_string()).collect(),
+            None => vec![seg.to_string()],
+        };
+        out = out
+            .iter()
+            .flat_map(|p| {
+                names.iter().map(move |n| {
+                    if i == 0 {
+                        n.clone()
+                    } else {
+                        format!("{p}.{n}")
+                    }
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+/// A JSON Schema (draft-07) of the scenario format, for editors that validate TOML against one
+/// (Taplo, Even Better TOML): every key with its type, range, allowed values and meaning.
+pub fn json_schema() -> serde_json::Value {
+    use serde_json::json;
+    let mut root = empty_table();
+    root["$schema"] = json!("http://json-schema.org/draft-07/schema#");
+    root["$id"] = json!("https://lnsim.invalid/scenario.schema.json");
+    root["title"] = json!("lnsim scenario");
+    root["description"] = json!(format!(
+        "A scenario of lnsim {} (`lnsim keys` lists every key; `lnsim validate` checks what a schema cannot: ranges of values with units, names, routes, memory).",
+        crate::VERSION
+    ));
+    for k in KEYS {
+        if k.path.starts_with("sweep.") {
+            root["properties"]["sweep"] = value_schema(k);
+            continue;
+        }
+        for concrete in expand(k.path) {
+            let segs: Vec<&str> = concrete.split('.').collect();
+            let (last, parent) = segs.split_last().expect("a key has a name");
+            let table = table_at(&mut root, parent);
+            table["properties"][*last] = value_schema(k);
+            if k.required {
+                let req = table
+                    .as_object_mut()
+                    .expect("a table schema is an object")
+                    .entry("required")
+                    .or_insert_with(|| json!([]));
+                req.as_array_mut()
+                    .expect("required is a list")
+                    .push(json!(last));
+            }
+        }
+    }
+    for (alias, original) in ALIASES {
+        let segs: Vec<&str> = original.split('.').collect();
+        let (last, parent) = segs.split_last().expect("an alias has a name");
+        let item = table_at(&mut root, parent)["properties"][last.trim_end_matches("[]")].clone();
+        for concrete in expand(alias) {
+            let segs: Vec<&str> = concrete.split('.').collect();
+            let (last, parent) = segs.split_last().expect("an alias has a name");
+            table_at(&mut root, parent)["properties"][last.trim_end_matches("[]")] = item.clone();
+        }
+    }
+    for t in REQUIRED_TABLES {
+        for concrete in expand(t) {
+            let segs: Vec<&str> = concrete.split('.').collect();
+            let (last, parent) = segs.split_last().expect("a table has a name");
+            let table = table_at(&mut root, parent);
+            let req = table
+                .as_object_mut()
+                .expect("a table schema is an object")
+                .entry("required")
+                .or_insert_with(|| json!([]));
+            req.as_array_mut()
+                .expect("required is a list")
+                .push(json!(last));
+        }
+    }
+    root
+}
+
+/// The README's configuration reference table: a row per key with its type and range,
+/// default and meaning (`lnsim keys --markdown` prints it; `tests/config_reference.rs` checks
+/// that the README has exactly this table).
+pub fn markdown_table() -> String {
+    let mut out = String::from("| key | type | default | meaning |\n|---|---|---|---|\n");
+    for k in KEYS {
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            k.path,
+            k.type_text().replace('|', "\\|"),
+            k.default,
+            k.meaning().replace('|', "\\|")
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_of_concrete_paths() {
+        assert_eq!(pattern_of("sim.seed"), "sim.seed");
+        assert_eq!(pattern_of("traffic.flows[3].vl"), "traffic.flows[].vl");
+        assert_eq!(pattern_of("links.host.rate"), "links.<class>.rate");
+        assert_eq!(
+            pattern_of("switch.fabric_ports.buffer_credits"),
+            "switch.<class>_ports.buffer_credits"
+        );
+        assert_eq!(
+            pattern_of("traffic.transient.before.mix[1].fraction"),
+            "traffic.mix[].fraction"
+        );
+        assert_eq!(
+            pattern_of("traffic.transient.after.load"),
+            "traffic.transient.<phase>.load"
+        );
+    }
+
+    #[test]
+    fn every_pattern_resolves_to_itself() {
+        for k in KEYS {
+            if k.path.starts_with("sweep.") {
+                continue;
+            }
+            let concrete = k
+                .path
+                .replace("<class>", "host")
+                .replace("<phase>", "before")
+                .replace("[]", "[0]");
+            assert_eq!(pattern_of(&concrete), k.path, "{concrete}");
+        }
+    }
+
+    #[test]
+    fn ranges_name_the_key_and_the_range() {
+        let t: toml::Table = "[router]\nlatency = 2147483648\n".parse().unwrap();
+        let e = check_ranges(&t).unwrap_err().to_string();
+        assert!(
+            e.contains("router.latency") && e.contains("1 … 100,000"),
+            "{e}"
+        );
+        let t: toml::Table = "[topology]\ndims = [65536, 3000000]\n".parse().unwrap();
+        let e = check_ranges(&t).unwrap_err().to_string();
+        assert!(e.contains("topology.dims[1]"), "{e}");
+        let t: toml::Table = "[[traffic.flows]]\nvl = 99\n".parse().unwrap();
+        let e = check_ranges(&t).unwrap_err().to_string();
+        assert!(e.contains("traffic.flows[0].vl"), "{e}");
+        let t: toml::Table = "[sim]\nend_time = \"2h\"\n".parse().unwrap();
+        assert!(check_ranges(&t).is_ok(), "bad units are left to the parser");
+        let t: toml::Table = "[sim]\nend_time = \"7200s\"\n".parse().unwrap();
+        let e = check_ranges(&t).unwrap_err().to_string();
+        assert!(e.contains("sim.end_time") && e.contains("3600 s"), "{e}");
+        let t: toml::Table = "[traffic]\nload = nan\n".parse().unwrap();
+        assert!(check_ranges(&t).is_err());
+    }
+}

@@ -1,0 +1,194 @@
+//! The cycle-level model's part of the memory estimate ([`crate::sim::memory`]): the arrays
+//! [`CycleNet::new`](super::CycleNet) allocates per router port, per (port, VC), per router
+//! and per terminal, the routing tables, the channel-dependency graph of the start-up check,
+//! the event calendar (one slot per cycle of the longest delay), the packets the buffers and
+//! the source backlogs can hold, and the statistics bins.
+
+use super::calendar::Slot;
+use super::packet::{Link, Pkt};
+use super::results::Bin;
+use super::{PortState, RouterState, TermState, VcOut, VcState};
+use crate::config::{LoadedScenario, RoutingAlgorithm, TopologyKind};
+use crate::routing::vc_template::{HopClass, VcTemplate};
+use crate::sim::memory::{grown, m, sz, MemoryEstimate, Phase};
+use crate::topology::FabricSize;
+use rand_chacha::ChaCha8Rng;
+
+/// Adds the cycle-level model's parts for a network of size `f`.
+pub(crate) fn memory_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) {
+    let s = &l.scenario;
+    let rc = &s.router;
+    let routers = f.switches;
+    let terminals = f.hcas;
+    let radix = f.max_ports;
+    let np = m(routers, radix);
+    let dragonfly = s.topology.kind == TopologyKind::Dragonfly;
+    let alg = s.routing.algorithm;
+    // VCs per port, as the builder chooses them
+    let vcs = if dragonfly {
+        let template = match &s.routing.vc_template {
+            Some(items) => VcTemplate::parse(items).ok(),
+            None if alg == Some(RoutingAlgorithm::Min) => Some(VcTemplate::minimal()),
+            None => Some(VcTemplate::valiant()),
+        };
+        let (need_l, need_g) = template.map_or((4, 2), |t| {
+            (t.vcs(HopClass::Local), t.vcs(HopClass::Global))
+        });
+        rc.local_vcs
+            .unwrap_or(need_l)
+            .max(rc.global_vcs.unwrap_or(need_g))
+    } else {
+        let classes =
+            if alg == Some(RoutingAlgorithm::Vlb) {
+                2
+            } else {
+                1
+            } * if s.topology.kind == TopologyKind::Torus && s.routing.dateline != Some(false) {
+                2
+            } else {
+                1
+            };
+        rc.local_vcs.unwrap_or(classes)
+    }
+    .clamp(1, 64) as u64;
+    let channels = m(np, vcs);
+    // the builder's temporary per-port arrays (kind, peer, terminal, VCs, latency) and per
+    // (port, VC) capacities come on top of the records
+    est.add(
+        "router ports and VCs",
+        m(np, sz::<PortState>() + 18) + m(channels, sz::<VcOut>() + sz::<VcState>() + 8),
+        Phase::Kept,
+    );
+    est.add(
+        "routers",
+        m(
+            routers,
+            sz::<RouterState>() + sz::<ChaCha8Rng>() + 48 + 16 * f.coords.max(1),
+        ),
+        Phase::Kept,
+    );
+    est.add(
+        "terminals",
+        m(terminals, 8 + sz::<TermState>() + sz::<ChaCha8Rng>() + 24),
+        Phase::Kept,
+    );
+    // mesh DOR tables: the next port per (router, router) and the packed next hop per
+    // (router, terminal), each built only below its size limit
+    let mesh_dor = !dragonfly
+        && s.topology.kind == TopologyKind::Mesh
+        && matches!(alg, None | Some(RoutingAlgorithm::Dor));
+    if mesh_dor && routers <= 4096 {
+        let table = m(m(routers, routers), 2);
+        let routes = if m(routers, terminals) <= 1 << 22 {
+            m(m(routers, terminals), 4)
+        } else {
+            0
+        };
+        est.add("route tables", table + routes, Phase::Kept);
+    }
+    // channel-dependency graph: an edge list per channel (a channel leads to at most one VC
+    // of each other router-facing port), 2× for growth, and the search's marks
+    let fabric_ports = radix
+        .saturating_sub(s.topology.p.unwrap_or(0) as u64)
+        .max(1);
+    est.add(
+        "channel-dependency graph",
+        m(channels, sz::<Vec<u32>>() + 5) + m(m(channels, fabric_ports), 4 * 2),
+        Phase::Setup,
+    );
+
+    // the calendar: a slot per cycle of the longest delay, rounded up to a power of two
+    let pkt_phits = s.traffic.packet_phits.unwrap_or(10).max(1) as u64;
+    let longest = [
+        rc.global_latency,
+        rc.local_latency,
+        rc.injection_latency,
+        rc.ejection_latency,
+    ]
+    .into_iter()
+    .max()
+    .unwrap_or(1)
+    .saturating_add(rc.latency)
+    .saturating_add(2 * pkt_phits + 2);
+    let slots = longest
+        .saturating_add(1)
+        .checked_next_power_of_two()
+        .unwrap_or(u64::MAX)
+        .max(64);
+    // packets: what the buffers hold, plus the source backlogs up to the saturation limit
+    // (or what the sources can generate, if less)
+    // router-to-router ports by class, with their VCs and input buffers
+    let used_router_ports = f.ports.saturating_sub(2 * terminals);
+    let (global_ports, global_vcs) = match crate::topology::dragonfly::shape_of(&s.topology) {
+        Ok(d) if dragonfly => (
+            m(routers, d.h as u64),
+            rc.global_vcs
+                .map_or(
+                    if alg == Some(RoutingAlgorithm::Min) {
+                        1
+                    } else {
+                        2
+                    },
+                    |v| v as u64,
+                )
+                .min(vcs),
+        ),
+        _ => (0, 0),
+    };
+    let local_ports = used_router_ports.saturating_sub(global_ports);
+    let buffered = m(terminals, rc.injection_queue_phits as u64)
+        + m(m(local_ports, vcs), rc.local_buffer_phits as u64)
+        + m(m(global_ports, global_vcs), rc.global_buffer_phits as u64)
+        + m(
+            m(local_ports + terminals, vcs),
+            rc.output_buffer_phits as u64,
+        )
+        + m(m(global_ports, global_vcs), rc.output_buffer_phits as u64);
+    let cycles = s
+        .sim
+        .warmup_cycles
+        .unwrap_or(0)
+        .saturating_add(s.sim.measure_cycles.unwrap_or(0));
+    let load = s.traffic.load.unwrap_or(1.0).clamp(0.0, 1.0);
+    let generated = m(terminals, (cycles as f64 * load) as u64 / pkt_phits + 1);
+    let sat = s.sim.saturation_queue_packets.unwrap_or(50.0).max(1.0);
+    // (never more than the sources generate in the whole run)
+    let network = (buffered / pkt_phits).min(generated);
+    let backlog = (m(terminals, (2.0 * sat).min(1e12) as u64)).min(generated);
+    let packets = (network + backlog).min(generated) + terminals;
+    est.add(
+        "packets",
+        grown(m(packets, sz::<Pkt>() + sz::<Link>() + 4)),
+        Phase::Run,
+    );
+    // events: a few per packet in the network, terminal and port, in per-cycle lists
+    let events = m(network, 2) + m(terminals, 3) + m(np, 3);
+    est.add("event calendar", m(slots, sz::<Slot>()), Phase::Kept);
+    est.add("events", grown(m(events, 12)), Phase::Run);
+    if alg == Some(RoutingAlgorithm::Pb) {
+        est.add(
+            "piggyback state",
+            m(m(routers, rc.local_latency.saturating_add(1)), 8),
+            Phase::Kept,
+        );
+    }
+    // statistics: a bin per stats.bin_cycles, per-router counters, latency counts
+    let bins = cycles
+        .div_ceil(s.stats.bin_cycles.unwrap_or(1000).max(1))
+        .max(1);
+    est.add(
+        "statistics",
+        m(bins, sz::<Bin>()) + m(routers, 16) + 4 * (1 << 19),
+        Phase::Kept,
+    );
+    // traffic: a destination table per terminal and pattern component
+    let components = 2 + s.traffic.mix.len() as u64;
+    est.add(
+        "traffic tables",
+        m(m(terminals, 4), components)
+            + m(s.traffic.hotspots.as_ref().map_or(0, |h| h.len() as u64), 4),
+        Phase::Kept,
+    );
+    // results files built as text (a line per router and per bin), 2× for string growth
+    est.add("results files", m(routers, 80) + m(bins, 120), Phase::Run);
+}
