@@ -56,6 +56,8 @@ fn to_py_err(e: lnsim::Error) -> PyErr {
 /// called with the signal check (every 100 ms); when it returns true the run is abandoned with
 /// `SimulationError("the run was cancelled")` (a Dask task whose client went away).
 #[pyfunction]
+// the Python signature: one argument per keyword of `lnsim.run`
+#[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (path, overrides = Vec::new(), seed = None, out_dir = None, progress = false, max_memory = None, stop = None))]
 fn run(
     py: Python<'_>,
