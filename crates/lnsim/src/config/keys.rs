@@ -283,7 +283,7 @@ pub const KEYS: &[KeyInfo] = &[
     key!(required "topology.kind", ValueKind::Choice(TOPOLOGY_KINDS), "", None,
         "the fabric to build (`lnsim list` describes each); `dragonfly` runs on the cycle-level model only, `fat_tree`, `gran_testbed` and `file` on the InfiniBand model only"),
     key!("topology.dims", ValueKind::IntList { min: 1, max: 1_000_000, min_len: 1, max_len: 24 }, "switches", "—", None,
-        "mesh/torus: switches per dimension, `[rows, columns]` in 2D (`[3, 3, 3]` in 3D). Names `SW<r><c>`, HCAs `H<r><c><k>` (subscripts joined by `_` when a dimension exceeds 9); HCA LIDs in naming order"),
+        "mesh/torus: switches per dimension, `[rows, columns]` in 2D (`[3, 3, 3]` in 3D). Names `SW<r><c>`, HCAs `H<r><c><k>` (subscripts joined by `_` when a dimension exceeds 9); HCA LIDs in naming order; the cycle-level model takes at most 4096 routers per dimension"),
     key!("topology.hcas_per_switch", int(1, 4096), "", "—", None,
         "mesh/torus: HCAs per switch (on ports 0 … k−1); an InfiniBand-model switch has at most 254 ports in all"),
     key!("topology.port_numbering", ValueKind::Choice(&["zeru", "dimension"]), "", "`zeru` for 2D meshes, else `dimension`", None,

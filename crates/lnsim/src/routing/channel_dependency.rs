@@ -315,8 +315,17 @@ fn line_hops(
         last: vec![Vec::new(); n],
         first: vec![Vec::new(); n],
     };
-    for a in 0..n {
-        for b in 0..n {
+    // Walks towards one destination `b` that reach the same router of the line in the same
+    // header state go on identically: a walk stops there (after its hop pair at that router),
+    // so each destination costs O(n) hops rather than O(n²).
+    let mut seen: Vec<Vec<RouteState>> = vec![Vec::new(); n];
+    let mut touched: Vec<usize> = Vec::new();
+    for b in 0..n {
+        for &x in &touched {
+            seen[x].clear();
+        }
+        touched.clear();
+        for a in 0..n {
             if a == b {
                 continue;
             }
@@ -335,10 +344,11 @@ fn line_hops(
                 let r = line[x];
                 if x == b {
                     if let Some(p) = prev {
-                        h.last[x].push(p);
+                        push_unique(&mut h.last[x], p);
                     }
                     break;
                 }
+                let before = st;
                 let c = match routing.next_hop(r, line[b], &mut st) {
                     Ok(Some(c)) => c,
                     // no hop towards a router of the line: the walk ends (as the naive
@@ -367,9 +377,14 @@ fn line_hops(
                     group: c.vc_lo as u32 / per,
                 };
                 match prev {
-                    Some(p) => h.within[x].push((p, hop)),
-                    None => h.first[x].push(hop),
+                    Some(p) => push_unique(&mut h.within[x], (p, hop)),
+                    None => push_unique(&mut h.first[x], hop),
                 }
+                if seen[x].contains(&before) {
+                    break; // the rest of this walk was recorded by an earlier one
+                }
+                seen[x].push(before);
+                touched.push(x);
                 prev = Some(hop);
                 x = if plus { (x + 1) % n } else { (x + n - 1) % n };
                 match link(r, c.port as u32) {
@@ -393,13 +408,19 @@ fn line_hops(
     }
     for v in h.within.iter_mut() {
         v.sort_unstable();
-        v.dedup();
     }
     for v in h.last.iter_mut().chain(h.first.iter_mut()) {
         v.sort_unstable();
-        v.dedup();
     }
     Ok(h)
+}
+
+/// Adds `item` to the short list `v` unless it is there (a router of a line sees a handful of
+/// distinct hops however many walks pass it: memory stays linear in the line's length).
+fn push_unique<T: PartialEq>(v: &mut Vec<T>, item: T) {
+    if !v.contains(&item) {
+        v.push(item);
+    }
 }
 
 /// The mesh/torus CDG from the walks of one line per dimension (module documentation).

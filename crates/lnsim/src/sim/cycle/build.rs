@@ -91,6 +91,10 @@ fn reject_ib_keys(l: &LoadedScenario) -> Result<()> {
     Ok(())
 }
 
+/// Longest mesh/torus dimension of the cycle-level model, in routers (a 4096-router line takes
+/// its channel-dependency check about 3 s; BookSim-sized networks are 64 × 64 or 16⁴).
+pub(crate) const MAX_DIMENSION: usize = 4096;
+
 fn positive(key: &str, v: u64) -> Result<()> {
     if v == 0 {
         return Err(Error::input(key, "must be at least 1"));
@@ -195,6 +199,16 @@ impl CycleNet {
                 "stats.bin_cycles",
                 "gives more than a million bins; choose a wider bin",
             ));
+        }
+        // the mesh/torus channel-dependency check walks every pair of routers of each line:
+        // its cost grows with the square of a dimension's length
+        if let Some(dims) = &s.topology.dims {
+            if let Some(&d) = dims.iter().find(|&&d| d > MAX_DIMENSION as _) {
+                return Err(Error::input(
+                    "topology.dims",
+                    format!("a dimension of {d} routers is longer than the cycle-level model allows ({MAX_DIMENSION}: the channel-dependency check of a dimension costs the square of its length); use more dimensions"),
+                ));
+            }
         }
 
         // topology: the fabric graph (link parameters do not apply in this model)
