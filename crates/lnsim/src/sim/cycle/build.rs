@@ -95,6 +95,29 @@ fn reject_ib_keys(l: &LoadedScenario) -> Result<()> {
 /// its channel-dependency check about 3 s; BookSim-sized networks are 64 × 64 or 16⁴).
 pub(crate) const MAX_DIMENSION: usize = 4096;
 
+/// Slots of the event calendar: one per cycle of the longest delay an event is scheduled ahead
+/// (the longest link, plus the router latency and two packet serialisations), rounded up to a
+/// power of two, at least 64. Shared by the builder and the memory estimate; the latency keys
+/// are bounded (`config::keys`), so the sum cannot overflow.
+pub(crate) fn calendar_slots(rc: &crate::config::RouterConfig, pkt_phits: u64) -> u64 {
+    let longest = [
+        rc.global_latency,
+        rc.local_latency,
+        rc.injection_latency,
+        rc.ejection_latency,
+    ]
+    .into_iter()
+    .max()
+    .unwrap_or(1)
+    .saturating_add(rc.latency)
+    .saturating_add(2 * pkt_phits + 2);
+    longest
+        .saturating_add(1)
+        .checked_next_power_of_two()
+        .unwrap_or(u64::MAX)
+        .max(64)
+}
+
 fn positive(key: &str, v: u64) -> Result<()> {
     if v == 0 {
         return Err(Error::input(key, "must be at least 1"));
@@ -585,19 +608,7 @@ impl CycleNet {
         let term_router: Vec<u32> = term_gp.iter().map(|&g| g / radix).collect();
 
         // calendar: deep enough for the longest delay scheduled ahead
-        let longest = [
-            rc.global_latency,
-            rc.local_latency,
-            rc.injection_latency,
-            rc.ejection_latency,
-        ]
-        .into_iter()
-        .max()
-        .unwrap_or(1)
-            + rc.latency
-            + 2 * pkt_phits as u64
-            + 2;
-        let cal_len = (longest + 1).next_power_of_two().max(64);
+        let cal_len = calendar_slots(rc, pkt_phits as u64);
         setup.phase("network state");
         let end = warmup + measure;
         let pb =

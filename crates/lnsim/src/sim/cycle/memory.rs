@@ -99,22 +99,7 @@ pub(crate) fn memory_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &Fab
 
     // the calendar: a slot per cycle of the longest delay, rounded up to a power of two
     let pkt_phits = s.traffic.packet_phits.unwrap_or(10).max(1) as u64;
-    let longest = [
-        rc.global_latency,
-        rc.local_latency,
-        rc.injection_latency,
-        rc.ejection_latency,
-    ]
-    .into_iter()
-    .max()
-    .unwrap_or(1)
-    .saturating_add(rc.latency)
-    .saturating_add(2 * pkt_phits + 2);
-    let slots = longest
-        .saturating_add(1)
-        .checked_next_power_of_two()
-        .unwrap_or(u64::MAX)
-        .max(64);
+    let slots = super::build::calendar_slots(rc, pkt_phits);
     // packets: what the buffers hold, plus the source backlogs up to the saturation limit
     // (or what the sources can generate, if less)
     // router-to-router ports by class, with their VCs and input buffers
