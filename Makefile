@@ -27,11 +27,12 @@ browser:
 		echo "warning: no chromium: the report browser test needs it (sudo apt-get install chromium)" >&2; \
 	fi
 
-# Rust tests, then Python tests; fails if either fails. pytest's summary line is printed last.
+# Rust tests (the `suite` profile of Cargo.toml: optimised, no LTO), then Python tests on two
+# processes (pytest-xdist; CI has two cores); fails if either fails. pytest's summary line is printed last.
 test: install browser
 	@status=0; \
-	cargo test --release -p lnsim || status=1; \
-	$(PYTHON) -m pytest -q python/tests || status=1; \
+	cargo test --profile suite -p lnsim || status=1; \
+	$(PYTHON) -m pytest -q -n 2 python/tests || status=1; \
 	exit $$status
 
 bench: install
