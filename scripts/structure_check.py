@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""Structure check: the layers of docs/architecture.md hold in the code.
+
+    python3 scripts/structure_check.py            # prints the file graph's problems, exit 1 if any
+    python3 scripts/structure_check.py --graph    # also prints every file's imports
+
+Rust (crates/lnsim/src): every `crate::…`, `super::…` and `self::…` path a file names (in `use`
+trees and in code) is resolved to the file that defines that module, giving a graph of files.
+A module's table of contents — `mod x;` and `pub use x::…` of its own children in `mod.rs` or
+`lib.rs` — is not a dependency; neither is code inside `#[cfg(test)] mod tests { … }`, nor a file
+that only holds tests (`tests.rs`). The check then reports
+
+* an import from a lower layer to a higher one (layers below, lowest first),
+* an import from one model wing into the other,
+* every circle of files (strongly connected components of more than one file).
+
+Python (python/lnsim): `import lnsim.x`, `from lnsim.x import …`, `from . import x` and
+`from .x import …` — function-local imports included — give a graph of modules; every circle
+is reported.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "crates" / "lnsim" / "src"
+PY = ROOT / "python" / "lnsim"
+
+#: Rust layers, lowest first: a file may import from its own layer or a lower one. The two wings
+#: share a layer and may not import each other.
+LAYERS: list[tuple[str, set[str]]] = [
+    ("base", {"error", "outdir", "lib"}),  # lib.rs: the crate root (VERSION, re-exports)
+    ("configuration", {"config"}),
+    ("foundation", {"engine", "topology", "routing", "traffic", "stats"}),
+    ("wings", {"credit", "cycle"}),
+    ("entry points", {"api"}),
+]
+WINGS = {"credit", "cycle"}
+
+
+def top_of(mod: tuple[str, ...]) -> str:
+    return mod[0] if mod else "lib"
+
+
+
+def layer_of(top: str) -> int:
+    for i, (_, tops) in enumerate(LAYERS):
+        if top in tops:
+            return i
+    return -1
+
+
+# ---------------------------------------------------------------- Rust
+
+
+def rust_modules() -> dict[tuple[str, ...], Path]:
+    mods: dict[tuple[str, ...], Path] = {}
+    for f in sorted(SRC.rglob("*.rs")):
+        rel = f.relative_to(SRC).with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] in ("mod", "lib"):
+            parts = parts[:-1]
+        mods[tuple(parts)] = f
+    return mods
+
+
+def strip_comments_and_tests(text: str) -> str:
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    text = re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
+    m = re.search(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+\w+\s*\{", text)
+    if m:
+        text = text[: m.start()]
+    return text
+
+
+def expand_use_tree(tree: str) -> list[str]:
+    """`a::{b, c::{d, e}}` → [`a::b`, `a::c::d`, `a::c::e`]."""
+    tree = tree.replace(" ", "").replace("\n", "")
+    i = tree.find("{")
+    if i < 0:
+        return [re.sub(r"as\w+$", "", tree)]
+    prefix, inner = tree[:i], tree[i + 1 : tree.rfind("}")]
+    parts, depth, cur = [], 0, ""
+    for ch in inner:
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+            continue
+        depth += ch == "{"
+        depth -= ch == "}"
+        cur += ch
+    parts.append(cur)
+    out = []
+    for p in parts:
+        if not p:
+            continue
+        if p == "self":
+            out.append(prefix.rstrip(":"))
+        else:
+            out.extend(expand_use_tree(prefix + p))
+    return out
+
+
+def resolve(path: str, here: tuple[str, ...], is_mod_file: bool, mods) -> tuple[str, ...] | None:
+    segs = [s for s in path.split("::") if s]
+    if not segs:
+        return None
+    # the module a file's `self` is: a mod.rs is its folder's module
+    cur = list(here)
+    if segs[0] == "crate":
+        base: list[str] = []
+        segs = segs[1:]
+    elif segs[0] in ("super", "self"):
+        base = cur
+        while segs and segs[0] in ("super", "self"):
+            if segs[0] == "super":
+                base = base[:-1]
+            segs = segs[1:]
+    else:
+        return None
+    # longest prefix that is a module file
+    best = None
+    for k in range(len(segs), -1, -1):
+        cand = tuple(base + segs[:k])
+        if cand in mods:
+            best = cand
+            break
+    return best
+
+
+def rust_graph() -> tuple[dict, dict]:
+    mods = rust_modules()
+    graph: dict[tuple[str, ...], set[tuple[str, ...]]] = {m: set() for m in mods}
+    for mod, f in mods.items():
+        if f.name == "tests.rs":
+            continue
+        text = strip_comments_and_tests(f.read_text())
+        is_mod_file = f.name in ("mod.rs", "lib.rs")
+        paths: list[str] = []
+        for m in re.finditer(r"\b(pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", text):
+            public = bool(m.group(1))
+            for p in expand_use_tree(m.group(2)):
+                if public and is_mod_file:
+                    # a re-export of one of its own children is the module's table of contents
+                    tgt = resolve(p, mod, True, mods)
+                    if tgt and tgt[: len(mod)] == mod and len(tgt) > len(mod):
+                        continue
+                paths.append(p)
+        body = re.sub(r"\buse\s+[^;]+;", "", text)
+        paths += re.findall(r"\b(?:crate|super|self)(?:::\w+)+", body)
+        for p in paths:
+            tgt = resolve(p, mod, is_mod_file, mods)
+            if tgt is not None and tgt != mod:
+                graph[mod].add(tgt)
+    return graph, mods
+
+
+def sccs(graph: dict) -> list[list]:
+    index, low, on, stack, out = {}, {}, set(), [], []
+    counter = [0]
+    sys.setrecursionlimit(10000)
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def rust_name(mod: tuple[str, ...], mods) -> str:
+    return str(mods[mod].relative_to(SRC))
+
+
+def check_rust(show: bool) -> list[str]:
+    graph, mods = rust_graph()
+    problems = []
+    for a in sorted(graph):
+        ta = top_of(a)
+        la = layer_of(ta)
+        for b in sorted(graph[a]):
+            tb = top_of(b)
+            lb = layer_of(tb)
+            if ta in WINGS and tb in WINGS and ta != tb:
+                problems.append(f"wing imports wing: {rust_name(a, mods)} -> {rust_name(b, mods)}")
+            elif la >= 0 and lb > la:
+                problems.append(
+                    f"upward import ({LAYERS[la][0]} -> {LAYERS[lb][0]}): {rust_name(a, mods)} -> {rust_name(b, mods)}"
+                )
+            elif la < 0:
+                problems.append(f"folder in no layer: {ta} ({rust_name(a, mods)}); add it to LAYERS")
+    for comp in sccs(graph):
+        problems.append("circle of files: " + " <-> ".join(rust_name(m, mods) for m in comp))
+    if show:
+        for a in sorted(graph):
+            print(rust_name(a, mods), "->", ", ".join(rust_name(b, mods) for b in sorted(graph[a])))
+    return problems
+
+
+# ---------------------------------------------------------------- Python
+
+
+def check_python(show: bool) -> list[str]:
+    files = {p.stem if p.stem != "__init__" else "__init__": p for p in PY.glob("*.py")}
+    graph: dict[str, set[str]] = {m: set() for m in files}
+    for mod, f in files.items():
+        tree = ast.parse(f.read_text())
+        for node in ast.walk(tree):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name.startswith("lnsim."):
+                        targets.append(a.name.split(".")[1])
+                    elif a.name == "lnsim":
+                        targets.append("__init__")
+            elif isinstance(node, ast.ImportFrom):
+                if node.level == 1 or node.module == "lnsim" or (node.module or "").startswith("lnsim."):
+                    m = node.module or ""
+                    m = m[len("lnsim") :].lstrip(".") if node.level == 0 else m
+                    if m:
+                        targets.append(m.split(".")[0])
+                    else:
+                        for a in node.names:
+                            targets.append(a.name if a.name in files else "__init__")
+            for t in targets:
+                if t in files and t != mod:
+                    graph[mod].add(t)
+    problems = []
+    # the package's __init__ re-exports the public API; a module importing the package itself
+    # (`import lnsim`) for that API closes a circle, which is reported like any other
+    for comp in sccs(graph):
+        problems.append("python circle: " + " <-> ".join(f"{m}.py" for m in comp))
+    if show:
+        for a in sorted(graph):
+            print(f"python/lnsim/{a}.py ->", ", ".join(sorted(graph[a])))
+    return problems
+
+
+def main(argv: list[str]) -> int:
+    show = "--graph" in argv
+    problems = check_rust(show) + check_python(show)
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"structure check: {len(problems)} problem(s)")
+        return 1
+    print("structure check: ok (layers hold, wings independent, no circle of files)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
