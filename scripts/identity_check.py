@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Developer tool for speed work on the cycle-level model: runs a fixed set of short scenarios
-through the Rust example runner and fingerprints every output file, so that a change meant to
-be "faster, same results" can be checked to be exactly that.
+"""Developer tool for speed work and restructures: runs a fixed set of short scenarios of every
+shipped scenario family (InfiniBand CC studies, the fat-tree benchmark, meshes/tori, the
+Dragonflies; both models) through the Rust example runner and fingerprints every output file,
+so that a change meant to be "faster, same results" or "same results, new layout" can be checked
+to be exactly that.
 
     python3 scripts/identity_check.py record /tmp/ident-before.json
     ... change the code ...
@@ -9,7 +11,8 @@ be "faster, same results" can be checked to be exactly that.
 
 `summary.json` is compared without the host-dependent fields (wall time, peak memory, speed)
 and without the engine's work counters (events, router visits, allocator runs), which a
-restructured event loop may legitimately change. Every other byte of every file must match.
+restructured event loop may legitimately change, and without `model` (added by issue 15: a
+record made before it lacks the field). Every other byte of every file must match.
 The runner is built with `cargo build --release --example run_scenario`.
 """
 
@@ -27,14 +30,30 @@ ROOT = Path(__file__).resolve().parent.parent
 RUNNER = ROOT / "target" / "release" / "examples" / "run_scenario"
 
 # summary.json keys left out of the fingerprint (host-dependent or engine work counters)
-VOLATILE = {"wall_time_s", "setup_time_s", "peak_rss_bytes", "phit_hops_per_s", "events", "router_visits", "allocator_runs"}
+VOLATILE = {"wall_time_s", "setup_time_s", "peak_rss_bytes", "phit_hops_per_s", "events", "router_visits", "allocator_runs", "model"}
 
 S = "scenarios"
 SHORT_DF = ["sim.warmup_cycles=3000", "sim.measure_cycles=3000"]
 SHORT_MESH = ["sim.warmup_cycles=2000", "sim.measure_cycles=8000"]
+SHORT_C = ['sim.end_time="20ms"', 'sim.warmup="10ms"']
+SHORT_GRAN = ['sim.end_time="60ms"', 'sim.warmup="40ms"']
 
 # (name, scenario, overrides)
 CASES: list[tuple[str, str, list[str]]] = [
+    # credit-level model (InfiniBand CC studies and the fat-tree benchmark)
+    ("ib_zeru_a", f"{S}/ibcc/zeru_a.toml", []),
+    ("ib_zeru_a_cc", f"{S}/ibcc/zeru_a.toml", ["cc.enabled=true"]),
+    ("ib_zeru_b1", f"{S}/ibcc/zeru_b1.toml", ['sim.end_time="0.2s"', 'sim.warmup="0.1s"']),
+    ("ib_zeru_b2_cc", f"{S}/ibcc/zeru_b2.toml", ['sim.end_time="0.2s"', 'sim.warmup="0.1s"', "cc.enabled=true"]),
+    ("ib_zeru_c1", f"{S}/ibcc/zeru_c1.toml", SHORT_C),
+    ("ib_zeru_c2_cc", f"{S}/ibcc/zeru_c2.toml", SHORT_C + ["cc.enabled=true"]),
+    ("ib_zeru_c3", f"{S}/ibcc/zeru_c3.toml", SHORT_C),
+    ("ib_zeru_c4_cc", f"{S}/ibcc/zeru_c4.toml", SHORT_C + ["cc.enabled=true"]),
+    ("ib_gran_s1", f"{S}/ibcc/gran_s1.toml", SHORT_GRAN),
+    ("ib_gran_s2", f"{S}/ibcc/gran_s2.toml", SHORT_GRAN),
+    ("ib_fat_tree_648", f"{S}/bench/fat_tree_648.toml", ['sim.end_time="0.4ms"', 'sim.warmup="0.2ms"']),
+    ("ib_fat_tree_648_cc", f"{S}/bench/fat_tree_648.toml", ['sim.end_time="0.4ms"', 'sim.warmup="0.2ms"', "cc.enabled=true"]),
+    # cycle-level model
     ("mesh_bench", f"{S}/bench/mesh_8x8.toml", []),
     ("mesh_sat", f"{S}/bench/mesh_8x8.toml", ["traffic.load=0.6", "sim.measure_cycles=20000"]),
     ("mesh_vlb", f"{S}/mesh/mesh8_uniform.toml", SHORT_MESH + ["routing.algorithm=vlb", "traffic.load=0.3"]),

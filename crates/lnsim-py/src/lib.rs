@@ -129,7 +129,7 @@ fn run(
 /// `--max-memory` / `max_memory=` as bytes (`"4GiB"`, `"500MB"`, `"1073741824"`).
 fn max_memory_bytes(max_memory: Option<String>) -> PyResult<Option<u64>> {
     max_memory
-        .map(|s| lnsim::sim::memory::parse_size(&s))
+        .map(|s| lnsim::engine::memory::parse_size(&s))
         .transpose()
         .map_err(to_py_err)
 }
@@ -168,14 +168,14 @@ fn estimate_memory(py: Python<'_>, path: PathBuf, overrides: Vec<String>) -> PyR
 /// `ScenarioError` for anything else.
 #[pyfunction]
 fn parse_size(text: &str) -> PyResult<u64> {
-    lnsim::sim::memory::parse_size(text).map_err(to_py_err)
+    lnsim::engine::memory::parse_size(text).map_err(to_py_err)
 }
 
 /// The memory this process may still use in bytes (MemAvailable, lowered by a cgroup limit),
 /// or None where it cannot be read.
 #[pyfunction]
 fn available_memory() -> Option<u64> {
-    lnsim::sim::memory::available().map(|(b, _)| b)
+    lnsim::engine::memory::available().map(|(b, _)| b)
 }
 
 /// Every scenario key: a list of dicts with `path`, `type` (type and range in words), `kind`

@@ -1,36 +1,11 @@
 //! The entry points used by the command line and the Python bindings.
 
-use crate::config;
+use crate::config::{self, LoadedScenario, Model};
+use crate::engine::memory::{self, MemoryEstimate};
 use crate::error::{Error, Result};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// Options of one run.
-#[derive(Debug, Clone, Default)]
-pub struct RunOptions {
-    /// `key.path=value` overrides (`--set`).
-    pub overrides: Vec<String>,
-    /// Seed override (`--seed`).
-    pub seed: Option<u64>,
-    /// Results folder; default `results/<scenario-name>/` under the current directory.
-    pub out_dir: Option<PathBuf>,
-    /// Show a progress bar on stderr.
-    pub progress: bool,
-    /// Refuse a scenario whose memory estimate exceeds this many bytes (`--max-memory`;
-    /// default: the memory available to the process).
-    pub max_memory: Option<u64>,
-}
-
-/// What a finished run returns.
-#[derive(Debug, Clone)]
-pub struct RunOutput {
-    /// The results folder that was written.
-    pub out_dir: PathBuf,
-    /// The `summary.json` text.
-    pub summary_json: String,
-    /// False when the run was interrupted: the folder holds what was simulated until then,
-    /// and says so (`summary.json` `"complete": false`, `"stop_reason": "interrupted"`).
-    pub complete: bool,
-}
+pub use crate::engine::run::{Ending, RunOptions, RunOutput};
 
 /// Runs the scenario file at `path` and writes its results folder. `interrupted` is polled
 /// about ten times a second while simulating; returning true stops the run, which then writes
@@ -43,7 +18,26 @@ pub fn run_file(
     interrupted: &mut dyn FnMut() -> bool,
 ) -> Result<RunOutput> {
     let loaded = config::load_file(path, &opts.overrides, opts.seed)?;
-    crate::sim::run_scenario(&loaded, opts, interrupted)
+    run_scenario(&loaded, opts, interrupted)
+}
+
+/// Runs a loaded scenario in the model it names: nothing is built before the memory estimate
+/// says it fits and the results folder is one lnsim may write; then the model's wing runs it.
+pub fn run_scenario(
+    l: &LoadedScenario,
+    opts: &RunOptions,
+    interrupted: &mut dyn FnMut() -> bool,
+) -> Result<RunOutput> {
+    memory::check(estimate_memory(l)?, opts.max_memory)?;
+    let out_dir = opts
+        .out_dir
+        .clone()
+        .unwrap_or_else(|| Path::new("results").join(&l.name));
+    crate::outdir::check_out_dir(&out_dir, &crate::stats::results_folder::protected(l))?;
+    match l.model() {
+        Model::InfiniBand => crate::credit::run_scenario(l, opts, &out_dir, interrupted),
+        Model::Cycle => crate::cycle::run_cycle_scenario(l, opts, &out_dir, interrupted),
+    }
 }
 
 /// Parses the scenario, builds topology, routing and traffic, checks every route; runs
@@ -60,16 +54,37 @@ pub fn validate_file_with(
     max_memory: Option<u64>,
 ) -> Result<String> {
     let loaded = config::load_file(path, overrides, None)?;
-    crate::sim::validate_with(&loaded, max_memory)
+    validate_scenario(&loaded, max_memory)
 }
 
-/// The memory estimate of the scenario at `path` (see [`crate::sim::memory`]).
-pub fn estimate_memory_file(
-    path: &Path,
-    overrides: &[String],
-) -> Result<crate::sim::memory::MemoryEstimate> {
+/// `lnsim validate` of a loaded scenario: the memory estimate (refused like a run refuses it),
+/// then the model's wing builds everything a run builds and reports it.
+pub fn validate_scenario(l: &LoadedScenario, max_memory: Option<u64>) -> Result<String> {
+    let mem = memory::check(estimate_memory(l)?, max_memory)?;
+    let mut out = match l.model() {
+        Model::InfiniBand => crate::credit::validate(l)?,
+        Model::Cycle => crate::cycle::validate_cycle(l)?,
+    };
+    out.push_str(&format!(
+        "  memory: {}; {}\n",
+        mem.summary(),
+        memory::limit_text(max_memory)
+    ));
+    Ok(out)
+}
+
+/// The memory estimate of a loaded scenario, by its model.
+pub fn estimate_memory(l: &LoadedScenario) -> Result<MemoryEstimate> {
+    match l.model() {
+        Model::InfiniBand => crate::credit::memory::estimate(l),
+        Model::Cycle => crate::cycle::memory::estimate(l),
+    }
+}
+
+/// The memory estimate of the scenario at `path` (see [`crate::engine::memory`]).
+pub fn estimate_memory_file(path: &Path, overrides: &[String]) -> Result<MemoryEstimate> {
     let loaded = config::load_file(path, overrides, None)?;
-    crate::sim::memory::estimate(&loaded)
+    estimate_memory(&loaded)
 }
 
 /// Maps an error to the command's exit status (0 success, 2 bad input, 1 internal, 130 interrupted).

@@ -13,16 +13,14 @@
 #![warn(missing_docs)]
 
 pub mod api;
-pub mod cc;
 pub mod config;
-pub mod endpoint;
+pub mod credit;
+pub mod cycle;
 pub mod engine;
 pub mod error;
 pub mod outdir;
 pub mod routing;
-pub mod sim;
 pub mod stats;
-pub mod switch;
 pub mod topology;
 pub mod traffic;
 

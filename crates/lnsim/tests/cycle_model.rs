@@ -70,7 +70,7 @@ fn run_into(text: &str, out: &Path) -> Value {
         out_dir: Some(out.to_path_buf()),
         ..Default::default()
     };
-    let o = lnsim::sim::run_scenario(&l, &opts, &mut || false)
+    let o = lnsim::api::run_scenario(&l, &opts, &mut || false)
         .unwrap_or_else(|e| panic!("{e}\n{text}"));
     serde_json::from_str(&o.summary_json).unwrap()
 }
@@ -371,7 +371,7 @@ fn mesh_dor_saturates_below_the_bisection_bound() {
 
 fn validate_text(text: &str) -> lnsim::Result<String> {
     let d = tempfile::tempdir().unwrap();
-    lnsim::sim::validate(&load(text, d.path()))
+    lnsim::api::validate_scenario(&load(text, d.path()), None)
 }
 
 /// The channel-dependency check (spec §3.0.3) rejects cyclic VC assignments and accepts the

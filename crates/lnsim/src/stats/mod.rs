@@ -3,7 +3,7 @@
 //! Collectors observe; they never steer the simulation.
 
 pub mod fairness;
-pub mod output;
+pub mod results_folder;
 
 use crate::config::Ps;
 use hdrhistogram::Histogram;

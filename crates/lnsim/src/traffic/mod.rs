@@ -2,7 +2,6 @@
 //! destination per message (uniform over a node set, optional hotspot fraction), with flood
 //! (greedy) or Bernoulli injection and per-node start/stop times (spec §3.7.1, §5).
 
-pub mod packet;
 pub mod synthetic;
 
 use crate::config::{BitRate, Duration, GeneratorConfig, Injection, NodeSet, Ps, Scenario};

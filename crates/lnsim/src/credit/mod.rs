@@ -7,25 +7,29 @@
 //! (the buffer that receives from the wire).
 
 mod build;
-pub mod cycle;
+pub mod cc;
 mod deadlock;
+pub mod endpoint;
 pub mod memory;
+pub mod packet;
+pub mod results;
 mod run;
+pub mod switch;
 
-pub use build::{validate, validate_with};
+pub use build::validate;
 pub use deadlock::Deadlock;
-pub use run::{protected, run_scenario, Conservation, Ending};
+pub use run::{run_scenario, Conservation};
 
-use crate::cc::CongestionControl;
 use crate::config::Ps;
-use crate::endpoint::sink::SinkModel;
+use crate::credit::cc::CongestionControl;
+use crate::credit::endpoint::sink::SinkModel;
+use crate::credit::packet::{PacketQueue, PacketStore};
+use crate::credit::switch::queue_mapping::QueueMapping;
+use crate::credit::switch::vl_arbitration::{VlArbState, VlArbTable};
 use crate::engine::EventQueue;
 use crate::routing::ForwardingTables;
 use crate::stats::Stats;
-use crate::switch::queue_mapping::QueueMapping;
-use crate::switch::vl_arbitration::{VlArbState, VlArbTable};
 use crate::topology::{Fabric, LinkRate};
-use crate::traffic::packet::{PacketQueue, PacketStore};
 use crate::traffic::Traffic;
 use std::collections::VecDeque;
 

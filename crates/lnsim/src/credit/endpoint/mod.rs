@@ -1,8 +1,10 @@
 //! Host channel adapters (spec §3.7): per-flow (queue-pair) injection queues served round
 //! robin, control packets (CNPs) first, the congestion-control injection delay as a gate per
 //! flow ([`hca`]); traffic generators feeding the queues ([`generator`]); the sink draining the
-//! receive buffer at a PCIe-like rate with ON/OFF hiccups ([`sink`]).
+//! receive buffer at a PCIe-like rate with ON/OFF hiccups ([`sink`]); what happens to a packet
+//! that reaches its destination ([`delivery`]).
 
+pub mod delivery;
 pub mod generator;
 pub mod hca;
 pub mod sink;

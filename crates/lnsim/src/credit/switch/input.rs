@@ -3,8 +3,8 @@
 //! when its tail leaves, the credits go back upstream (spec §3.4, §3.6).
 
 use crate::config::Ps;
+use crate::credit::{Ev, Net};
 use crate::routing::tables::NO_PORT;
-use crate::sim::{Ev, Net};
 
 impl Net {
     /// Head of `pid` arrived at switch input `g`.

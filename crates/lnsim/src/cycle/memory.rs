@@ -1,4 +1,4 @@
-//! The cycle-level model's part of the memory estimate ([`crate::sim::memory`]): the arrays
+//! The cycle-level model's part of the memory estimate ([`crate::engine::memory`]): the arrays
 //! [`CycleNet::new`](super::CycleNet) allocates per router port, per (port, VC), per router
 //! and per terminal, the routing tables, the channel-dependency graph of the start-up check,
 //! the event calendar (one slot per cycle of the longest delay), the packets the buffers and
@@ -9,8 +9,8 @@ use super::packet::{Link, Pkt};
 use super::results::Bin;
 use super::{PortState, RouterState, TermState, VcOut, VcState};
 use crate::config::{LoadedScenario, RoutingAlgorithm, TopologyKind};
+use crate::engine::memory::{grown, m, sz, MemoryEstimate, Phase};
 use crate::routing::vc_template::{HopClass, VcTemplate};
-use crate::sim::memory::{grown, m, sz, MemoryEstimate, Phase};
 use crate::topology::FabricSize;
 use rand_chacha::ChaCha8Rng;
 
@@ -176,4 +176,14 @@ pub(crate) fn memory_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &Fab
     );
     // results files built as text (a line per router and per bin), 2× for string growth
     est.add("results files", m(routers, 80) + m(bins, 120), Phase::Run);
+}
+
+/// The memory estimate of a cycle-level scenario (the fabric graph is held during the set-up
+/// only: the builder keeps its own arrays).
+pub fn estimate(l: &LoadedScenario) -> crate::error::Result<MemoryEstimate> {
+    let size = crate::topology::size(&l.scenario, &l.base_dir)?;
+    let mut est = MemoryEstimate::default();
+    crate::engine::memory::fabric_parts(&mut est, &size, Phase::Setup);
+    memory_parts(&mut est, l, &size);
+    Ok(est.finish())
 }

@@ -4,12 +4,13 @@
 //! into place at the end, so a failed run leaves no `summary.json`, an old results folder is
 //! replaced whole, and a folder lnsim did not write is never replaced.
 
-use super::fairness::jain;
 use crate::config::{LoadedScenario, PS_PER_S};
+use crate::credit::Conservation;
+use crate::credit::Net;
+use crate::engine::run::Ending;
 use crate::error::{Error, Result};
 use crate::outdir::{write_folder, Marker};
-use crate::sim::Net;
-use crate::sim::{Conservation, Ending};
+use crate::stats::fairness::jain;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -79,8 +80,8 @@ pub fn write_results(
     }
     let after_ps = end.saturating_sub(warm_start);
     let ib = match &net.cc {
-        crate::cc::CongestionControl::Ib(ib) => Some(ib.as_ref()),
-        crate::cc::CongestionControl::Off => None,
+        crate::credit::cc::CongestionControl::Ib(ib) => Some(ib.as_ref()),
+        crate::credit::cc::CongestionControl::Off => None,
     };
     let mut nodes = Map::new();
     for h in 0..ns.n_hca {
@@ -209,7 +210,7 @@ pub fn write_results(
         "wall_time_s": r6(wall_s),
         "events": net.events,
         "flit_hops": net.flit_hops,
-        "peak_rss_bytes": super::peak_rss_bytes(),
+        "peak_rss_bytes": crate::stats::peak_rss_bytes(),
         "throughput": {
             "total_rx_gbps": r6(gbps(sum(&tot, 1), end)),
             "total_tx_gbps": r6(gbps(sum(&tot, 0), end)),
@@ -381,6 +382,11 @@ pub fn write_results(
     }
     let refs: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
     let marker = Marker::results(ending.is_complete(), ending.stop_reason());
-    write_folder(out, &refs, &marker, &crate::sim::protected(l))?;
+    write_folder(
+        out,
+        &refs,
+        &marker,
+        &crate::stats::results_folder::protected(l),
+    )?;
     Ok(text)
 }

@@ -4,13 +4,14 @@
 use super::calendar::{Arrival, Calendar, Slot};
 use super::packet::{Pkt, NIL};
 use super::prefetch::{prefetch, prefetch_ptr};
+use super::results::Counts;
 use super::{flag, CycleNet, Ev, PortKind, PortState, VcOut};
-use crate::api::{RunOptions, RunOutput};
 use crate::config::LoadedScenario;
+use crate::cycle::separable_allocator::{after, bits, round_robin};
+use crate::engine::run::Ending;
+use crate::engine::run::{RunOptions, RunOutput};
 use crate::error::{Error, Result};
 use crate::routing::candidates::{Occupancy, RouteState};
-use crate::sim::Ending;
-use crate::switch::separable_allocator::{after, bits, round_robin};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::time::Instant;
@@ -44,19 +45,6 @@ pub fn run_cycle_scenario(
         summary_json: summary,
         complete: ending.is_complete(),
     })
-}
-
-/// Packet counts at the end of a run (`summary.json` `packets`).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Counts {
-    pub generated: u64,
-    pub injected: u64,
-    pub delivered: u64,
-    pub in_network: u64,
-    pub at_sources: u64,
-    /// Packets waiting at the sources: backlogs and injection queues (what the saturation
-    /// rules count, [`CycleNet::at_sources`]; `at_sources` is the backlogs alone).
-    pub waiting: u64,
 }
 
 /// Output `gp` (its record `port`) is examined again at cycle `t` (> now) unless it already
@@ -876,7 +864,7 @@ impl CycleNet {
     }
 
     /// The separable allocator of router `r` for this cycle (see
-    /// [`crate::switch::separable_allocator`]).
+    /// [`crate::cycle::separable_allocator`]).
     #[inline(never)]
     fn router_allocate(&mut self, r: u32) {
         let now = self.now;

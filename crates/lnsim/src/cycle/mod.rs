@@ -2,7 +2,7 @@
 //! time; every link carries one phit per cycle; packets of `L` phits move by credit-based
 //! virtual cut-through (a hop starts only when the downstream VC has room for the whole
 //! packet); routers are combined input-output queued (CIOQ) with an internal speed-up, an
-//! input-first separable allocator ([`crate::switch::separable_allocator`]) and a fixed
+//! input-first separable allocator ([`crate::cycle::separable_allocator`]) and a fixed
 //! port-to-port latency. Terminals inject by a Bernoulli process into sized injection queues.
 //!
 //! # Timing of one hop (packet granularity, phit-exact)
@@ -25,16 +25,16 @@
 
 mod build;
 mod calendar;
-mod memory;
+pub mod memory;
 mod packet;
 mod prefetch;
 mod results;
 mod run;
+pub mod separable_allocator;
 #[cfg(test)]
 mod tests;
 
 pub use build::validate_cycle;
-pub(crate) use memory::memory_parts;
 pub use run::run_cycle_scenario;
 
 use crate::routing::candidates::CycleRouting;

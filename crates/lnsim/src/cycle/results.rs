@@ -9,17 +9,29 @@
 //! nodes that send (a permutation's fixed points do not).
 
 use super::packet::{Link, Pkt};
-use super::run::Counts;
 use super::CycleNet;
 use crate::config::LoadedScenario;
+use crate::engine::run::Ending;
 use crate::error::{Error, Result};
 use crate::outdir::{write_folder, Marker};
-use crate::sim::Ending;
 use crate::stats::fairness::jain;
 use hdrhistogram::Histogram;
 use serde_json::json;
 use std::fmt::Write as _;
 use std::path::Path;
+
+/// Packet counts at the end of a run (`summary.json` `packets`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Counts {
+    pub generated: u64,
+    pub injected: u64,
+    pub delivered: u64,
+    pub in_network: u64,
+    pub at_sources: u64,
+    /// Packets waiting at the sources: backlogs and injection queues (what the saturation
+    /// rules count, [`CycleNet::at_sources`]; `at_sources` is the backlogs alone).
+    pub waiting: u64,
+}
 
 /// One time bin of `bins.csv` (whole run, warm-up included).
 #[derive(Debug, Clone, Copy, Default)]
@@ -553,7 +565,7 @@ pub(crate) fn write(
             ("summary.json", text.as_str()),
         ],
         &marker,
-        &crate::sim::protected(l),
+        &crate::stats::results_folder::protected(l),
     )?;
     Ok(text)
 }

@@ -3,7 +3,7 @@
 //! the whole-packet downstream credit check of virtual cut-through.
 
 use crate::config::Ps;
-use crate::sim::{Ev, Net};
+use crate::credit::{Ev, Net};
 
 impl Net {
     /// Lets output `og` (a switch port) start its next packet if it is idle and can.

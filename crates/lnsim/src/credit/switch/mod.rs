@@ -19,5 +19,4 @@
 pub mod arbiter;
 pub mod input;
 pub mod queue_mapping;
-pub mod separable_allocator;
 pub mod vl_arbitration;

@@ -4,7 +4,6 @@
 
 use crate::config::{HcaConfig, Ps};
 use crate::error::{Error, Result};
-use crate::sim::{Ev, Net};
 use crate::topology::LinkRate;
 
 /// Drain model of every sink.
@@ -105,75 +104,6 @@ impl SinkModel {
             };
             r.bits_per_s() * duty
         })
-    }
-}
-
-impl Net {
-    /// Head of `pid` arrived at HCA input `g`.
-    pub(crate) fn hca_receive(&mut self, pid: u32, g: u32, now: Ps) {
-        let (vl, credits) = (self.pkts[pid].vl, self.pkts[pid].credits);
-        if self.occupy(g, vl, credits).is_none() {
-            return;
-        }
-        self.pkts[pid].at = g;
-        let h = self.hca_of_node[self.node_of[g as usize] as usize];
-        self.sink_q[h as usize].push_back(pid);
-        if !self.sink_busy[h as usize] {
-            self.start_sink(h, now);
-        }
-    }
-
-    fn start_sink(&mut self, h: u32, now: Ps) {
-        let pid = *self.sink_q[h as usize]
-            .front()
-            .expect("sink queue not empty");
-        let p = &self.pkts[pid];
-        let done = self.sink.finish(now, p.bytes as u64).max(p.tail);
-        self.sink_busy[h as usize] = true;
-        self.at(done, Ev::SinkDone { hca: h });
-    }
-
-    /// The sink of HCA `h` consumed its head packet.
-    pub(crate) fn sink_done(&mut self, h: u32, now: Ps) {
-        let pid = self.sink_q[h as usize]
-            .pop_front()
-            .expect("sink had a packet");
-        let g = self.hca_gport[h as usize];
-        let p = self.pkts[pid];
-        let vls = self.vls;
-        self.in_used[g as usize * vls + p.vl as usize] -= p.credits;
-        let delay = self.timing[g as usize].delay;
-        let up = self.peer[g as usize];
-        self.at(
-            now + delay,
-            Ev::CreditArrive {
-                gport: up,
-                vl: p.vl,
-                credits: p.credits,
-            },
-        );
-        if p.flags & crate::traffic::packet::CNP != 0 {
-            self.stats.delivered_control += 1;
-        } else {
-            self.stats
-                .rx(h, now, p.bytes, now - p.created, now - p.injected);
-            let f = &mut self.traffic.flows[p.flow as usize];
-            f.rx_bytes += p.bytes as u64;
-            f.rx_packets += 1;
-            f.latency_sum += (now - p.created) as u128;
-            if now >= self.stats.window {
-                f.rx_bytes_window += p.bytes as u64;
-            }
-        }
-        if self.cc.active() {
-            self.cc_receive(h, &p, now);
-        }
-        self.pkts.free(pid);
-        if self.sink_q[h as usize].is_empty() {
-            self.sink_busy[h as usize] = false;
-        } else {
-            self.start_sink(h, now);
-        }
     }
 }
 

@@ -11,11 +11,11 @@
 
 use super::CongestionControl;
 use crate::config::{CcConfig, Ps, VictimMask};
+use crate::credit::packet::{CNP, FECN};
+use crate::credit::Net;
 use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
-use crate::sim::Net;
 use crate::topology::LinkClass;
-use crate::traffic::packet::{CNP, FECN};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 

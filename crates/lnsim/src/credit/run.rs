@@ -2,67 +2,24 @@
 //! until the end time (or an interruption); then check conservation and write the results
 //! folder.
 
+use super::results;
 use super::{Ev, Net};
-use crate::api::{RunOptions, RunOutput};
 use crate::config::{LoadedScenario, Ps, PS_PER_S};
+use crate::engine::run::Ending;
+use crate::engine::run::{RunOptions, RunOutput};
 use crate::error::{Error, Result};
-use crate::stats::output;
 use std::time::Instant;
 
-/// How a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ending {
-    /// It reached its configured end (or stopped by design: saturation, deadlock).
-    Complete,
-    /// It was interrupted (Ctrl-C, SIGINT, SIGTERM) before its end; its results are partial.
-    /// `planned_end` is the end it was configured with: picoseconds (InfiniBand model) or
-    /// cycles (cycle-level model).
-    Interrupted {
-        /// The configured end (ps or cycles).
-        planned_end: u64,
-    },
-}
-
-impl Ending {
-    /// True when the run reached its end.
-    pub fn is_complete(self) -> bool {
-        self == Ending::Complete
-    }
-
-    /// `summary.json`'s `stop_reason` of an incomplete run.
-    pub fn stop_reason(self) -> Option<&'static str> {
-        match self {
-            Ending::Complete => None,
-            Ending::Interrupted { .. } => Some("interrupted"),
-        }
-    }
-}
-
-/// The folders a run's results folder must never hold (besides the current folder): the
-/// scenario file's folder (see [`crate::outdir`]).
-pub fn protected(l: &LoadedScenario) -> Vec<crate::outdir::Protected<'_>> {
-    vec![(l.base_dir.as_path(), "the scenario file's folder")]
-}
-
-/// Runs a loaded scenario and writes its results folder (nothing is written on failure). The
-/// results folder is checked first (see [`crate::outdir::check_out_dir`]): a folder lnsim may
-/// not replace fails before anything is simulated. When `interrupted` returns true the run
-/// stops and writes what it simulated so far, marked incomplete ([`RunOutput::complete`]).
+/// Runs a loaded credit-level scenario and writes its results folder `out_dir` (nothing is
+/// written on failure; [`crate::api::run`] has checked the memory estimate and the folder).
+/// When `interrupted` returns true the run stops and writes what it simulated so far, marked
+/// incomplete ([`RunOutput::complete`]).
 pub fn run_scenario(
     l: &LoadedScenario,
     opts: &RunOptions,
+    out_dir: &std::path::Path,
     interrupted: &mut dyn FnMut() -> bool,
 ) -> Result<RunOutput> {
-    // nothing is built before the memory estimate says it fits
-    super::memory::check(l, opts.max_memory)?;
-    let out_dir = opts
-        .out_dir
-        .clone()
-        .unwrap_or_else(|| std::path::Path::new("results").join(&l.name));
-    crate::outdir::check_out_dir(&out_dir, &protected(l))?;
-    if l.model() == crate::config::Model::Cycle {
-        return super::cycle::run_cycle_scenario(l, opts, &out_dir, interrupted);
-    }
     let mut setup = crate::engine::progress::SetupProgress::new(opts.progress);
     let mut net = Net::build(l, &mut setup)?;
     setup.finish();
@@ -78,14 +35,14 @@ pub fn run_scenario(
     let wall_s = wall.elapsed().as_secs_f64();
     let conservation = net.check_conservation()?;
     net.stats.finish(net.end);
-    if let crate::cc::CongestionControl::Ib(ib) = &mut net.cc {
+    if let crate::credit::cc::CongestionControl::Ib(ib) = &mut net.cc {
         let last = net.stats.nodes.n_int as u32 - 1;
         ib.ca.sample(last, net.end);
         ib.sw.finish(net.end);
     }
-    let summary = output::write_results(&net, l, &out_dir, wall_s, conservation, ending)?;
+    let summary = results::write_results(&net, l, out_dir, wall_s, conservation, ending)?;
     Ok(RunOutput {
-        out_dir,
+        out_dir: out_dir.to_path_buf(),
         summary_json: summary,
         complete: ending.is_complete(),
     })
@@ -230,7 +187,7 @@ impl Net {
             }
             Ev::Arrival { source } => self.arrival(source, t),
             Ev::CcSample { interval } => {
-                if let crate::cc::CongestionControl::Ib(ib) = &mut self.cc {
+                if let crate::credit::cc::CongestionControl::Ib(ib) = &mut self.cc {
                     ib.ca.sample(interval, t);
                 }
             }

@@ -2,19 +2,19 @@
 //! traffic, and the flat per-port arrays.
 
 use super::{Net, PortTiming};
-use crate::cc::{CcContext, CongestionControl};
 use crate::config::{LoadedScenario, Ps};
-use crate::endpoint::sink::SinkModel;
+use crate::credit::cc::{CcContext, CongestionControl};
+use crate::credit::endpoint::sink::SinkModel;
+use crate::credit::packet::{PacketQueue, PacketStore};
+use crate::credit::switch::queue_mapping::QueueMapping;
+use crate::credit::switch::vl_arbitration::{VlArbState, VlArbTable};
 use crate::engine::progress::SetupProgress;
 use crate::engine::EventQueue;
 use crate::error::{Error, Result};
 use crate::routing::channel_dependency::{check_tables, Demand, TablesCheck};
 use crate::routing::{self, ForwardingTables};
 use crate::stats::Stats;
-use crate::switch::queue_mapping::QueueMapping;
-use crate::switch::vl_arbitration::{VlArbState, VlArbTable};
 use crate::topology::{self, Fabric, LinkClass, LinkRate, NodeKind};
-use crate::traffic::packet::{PacketQueue, PacketStore};
 use crate::traffic::{self, Traffic};
 use std::collections::VecDeque;
 
@@ -500,34 +500,15 @@ impl Net {
     }
 }
 
-/// `lnsim validate`: estimates the memory (refusing a scenario that would not fit, see
-/// [`super::memory`]), then builds everything a run builds — with the same constructor, so it
-/// makes every check `run` makes before simulating — runs nothing, and reports what it built.
+/// `lnsim validate` for the credit-level model: builds everything a run builds — with the same
+/// constructor, so it makes every check `run` makes before simulating — runs nothing, and
+/// reports what it built (the memory estimate is checked and reported by [`crate::api`]).
 pub fn validate(l: &LoadedScenario) -> Result<String> {
-    validate_with(l, None)
-}
-
-/// [`validate`] with a memory limit in bytes (`--max-memory`) instead of the memory available.
-pub fn validate_with(l: &LoadedScenario, max_memory: Option<u64>) -> Result<String> {
-    let mem = super::memory::check(l, max_memory)?;
-    let mut out = if l.model() == crate::config::Model::Cycle {
-        super::cycle::validate_cycle(l)?
-    } else {
-        use std::io::IsTerminal;
-        let mut setup = SetupProgress::new(std::io::stderr().is_terminal());
-        let net = Net::build(l, &mut setup)?;
-        setup.finish();
-        report(l, &net)
-    };
-    let limit = match max_memory {
-        Some(m) => format!("--max-memory {}", super::memory::human(m)),
-        None => match super::memory::available() {
-            Some((m, _)) => format!("{} available", super::memory::human(m)),
-            None => "available memory unknown".into(),
-        },
-    };
-    out.push_str(&format!("  memory: {}; {limit}\n", mem.summary()));
-    Ok(out)
+    use std::io::IsTerminal;
+    let mut setup = SetupProgress::new(std::io::stderr().is_terminal());
+    let net = Net::build(l, &mut setup)?;
+    setup.finish();
+    Ok(report(l, &net))
 }
 
 /// What `validate` reports about a built InfiniBand network.

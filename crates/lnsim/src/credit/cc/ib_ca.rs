@@ -13,9 +13,9 @@
 use super::cct::CongestionControlTable;
 use super::{CongestionControl, Notification};
 use crate::config::{CcConfig, Ps};
+use crate::credit::packet::{Packet, BECN, CNP, FECN};
+use crate::credit::Net;
 use crate::error::{Error, Result};
-use crate::sim::Net;
-use crate::traffic::packet::{Packet, BECN, CNP, FECN};
 
 /// Channel-adapter-side state.
 #[derive(Debug, Clone)]

@@ -3,7 +3,7 @@
 //! random slot times (spec §3.7.1). Messages wait in their flow's injection queue.
 
 use crate::config::{Injection, Ps};
-use crate::sim::{Ev, Net};
+use crate::credit::{Ev, Net};
 
 /// Most extra messages a greedy source opens while its flows are held back by CC.
 const MAX_PARKED: u32 = 8;

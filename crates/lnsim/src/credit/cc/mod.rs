@@ -10,12 +10,12 @@
 //! - [`Net::cc_ready_at`] / [`Net::cc_sent`] (`ib_ca.rs`): the source HCA's injection-rate
 //!   delay per flow, §2.3.3.
 //!
-//! [`Net::cc_fill_changed`]: crate::sim::Net
-//! [`Net::cc_evaluate`]: crate::sim::Net
-//! [`Net::cc_mark`]: crate::sim::Net
-//! [`Net::cc_receive`]: crate::sim::Net
-//! [`Net::cc_ready_at`]: crate::sim::Net
-//! [`Net::cc_sent`]: crate::sim::Net
+//! [`Net::cc_fill_changed`]: crate::credit::Net
+//! [`Net::cc_evaluate`]: crate::credit::Net
+//! [`Net::cc_mark`]: crate::credit::Net
+//! [`Net::cc_receive`]: crate::credit::Net
+//! [`Net::cc_ready_at`]: crate::credit::Net
+//! [`Net::cc_sent`]: crate::credit::Net
 
 pub mod cct;
 pub mod ib_ca;

@@ -2,10 +2,10 @@
 //! pairs) that have data, are allowed to send by congestion control, and find credits on their
 //! VL; the wire is paced by the link, the HCA core rate and an optional transmit-rate cap.
 
-use crate::cc::Notification;
 use crate::config::{Injection, Ps};
-use crate::sim::{Ev, Net};
-use crate::traffic::packet::{Packet, BECN, CNP};
+use crate::credit::cc::Notification;
+use crate::credit::packet::{Packet, BECN, CNP};
+use crate::credit::{Ev, Net};
 
 impl Net {
     /// Asks HCA `h` to wake (and try to send) at `t`.

@@ -1,0 +1,277 @@
+//! The credit-level model's part of the memory estimate ([`crate::engine::memory`]): the
+//! network instance, its tables, traffic, congestion control, statistics and results files,
+//! from the scenario's parameters alone (issue 14 item 3).
+
+use crate::config::{Injection, LoadedScenario, NodeSet};
+use crate::engine::memory::{fabric_parts, grown, m, sz, MemoryEstimate, Phase};
+use crate::error::Result;
+use crate::topology::{self, FabricSize, LinkParams};
+
+/// The memory estimate of a credit-level scenario.
+pub fn estimate(l: &LoadedScenario) -> Result<MemoryEstimate> {
+    let size = topology::size(&l.scenario, &l.base_dir)?;
+    let mut est = MemoryEstimate::default();
+    fabric_parts(&mut est, &size, Phase::Kept);
+    ib_parts(&mut est, l, &size)?;
+    Ok(est.finish())
+}
+
+/// [`estimate`], refused when it exceeds `max_memory` or the memory available.
+pub fn check(l: &LoadedScenario, max_memory: Option<u64>) -> Result<MemoryEstimate> {
+    crate::engine::memory::check(estimate(l)?, max_memory)
+}
+
+/// The InfiniBand model: the network instance ([`super::Net`]), its tables, traffic,
+/// congestion control, statistics and the results files written at the end.
+fn ib_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) -> Result<()> {
+    use super::{Ev, PortTiming};
+    use crate::credit::packet::{Packet, PacketQueue};
+    use crate::credit::switch::vl_arbitration::VlArbState;
+    use crate::traffic::{Flow, Message, Source};
+    let s = &l.scenario;
+    let vls = s.switch.vls.max(1) as u64;
+    let np = f.ports;
+    let hcas = f.hcas;
+    let switch_ports = np.saturating_sub(hcas);
+    let end = s.sim.end_ps();
+    // forwarding tables: a u16 port per switch and LID
+    est.add(
+        "forwarding tables",
+        m(m(f.switches, hcas + 1), 2) + m(f.switches + hcas, 4),
+        Phase::Kept,
+    );
+    // per global port: the flat arrays of `Net` (and the copies the builder makes)
+    let req_words = f.max_ports.div_ceil(64).max(1);
+    let per_port = 4
+        + 1
+        + 4
+        + sz::<PortTiming>()
+        + 8
+        + 1
+        + 2
+        + 2
+        + 4
+        + 4
+        + 4
+        + 1
+        + 1
+        + sz::<VlArbState>()
+        + vls * (4 + 2 + 4 + 4 + 4 + 8 * req_words);
+    est.add("ports and VLs", m(np, per_port), Phase::Kept);
+    // VoQs: per switch input, a fill counter and a queue per (output, VL)
+    let queues_per_input = match s.switch.queue_mapping {
+        crate::config::QueueMappingKind::Voq => m(f.max_ports, vls),
+        crate::config::QueueMappingKind::OneQueue => vls,
+    };
+    est.add(
+        "switch queues",
+        m(
+            switch_ports,
+            m(f.max_ports, vls) * 4 + m(queues_per_input, sz::<PacketQueue>()),
+        ),
+        Phase::Kept,
+    );
+    // congestion control is built (and checked) even when it is off
+    est.add(
+        "congestion control",
+        m(
+            np,
+            crate::credit::cc::ib_switch::SwitchCc::bytes_per_port(vls),
+        ) + m(hcas, 16 + if s.cc.level == "sl" { vls * 25 } else { 0 })
+            + 8 * (s.cc.ccti_limit as u64 + 1).max(128),
+        if s.cc.enabled {
+            Phase::Kept
+        } else {
+            Phase::Setup
+        },
+    );
+    // per HCA: queues and pacing state
+    est.add(
+        "HCAs",
+        m(hcas, 4 + 4 + 32 + 1 + 8 + 8 + 24 + 4 + 32 + 24),
+        Phase::Kept,
+    );
+
+    // packets: every live packet holds credits in some buffer (a CNP answers a marked one)
+    let host_cap = s
+        .switch
+        .host_ports
+        .buffer_credits
+        .unwrap_or(s.switch.buffer_credits) as u64;
+    let fabric_cap = s
+        .switch
+        .fabric_ports
+        .buffer_credits
+        .unwrap_or(s.switch.buffer_credits) as u64;
+    let capacity = m(
+        vls,
+        m(hcas, host_cap + s.hca.buffer_credits as u64)
+            + m(switch_ports.saturating_sub(hcas), fabric_cap),
+    );
+    let credit = s.traffic.credit_bytes.0.max(1);
+    let pkt_credits = s.traffic.packet_bytes.0.div_ceil(credit).max(1);
+    let mut packets = capacity / pkt_credits + hcas;
+    if s.cc.enabled {
+        packets = m(packets, 2);
+    }
+    est.add("packets", grown(m(packets, sz::<Packet>() + 8)), Phase::Run);
+    // events: a few per packet, port and HCA, in wheel buckets (at most 2^14) that keep the
+    // capacity they once needed
+    let events = m(packets, 3) + m(np, 2) + m(hcas, 3);
+    let slot = sz::<Ev>() + 8;
+    est.add(
+        "event queue",
+        grown(m(events, slot)) + (1 << 14) * (sz::<Vec<u8>>() + 4 * slot),
+        Phase::Run,
+    );
+
+    // traffic: sources with their destination lists, the (src, dst) pairs whose routes are
+    // checked (sorted in a copy), and the flows (queue pairs) the run creates
+    let host = LinkParams::from_config(&s.links.host, "links.host")?;
+    let payload = s.traffic.payload_bytes.0.max(1);
+    let msg_packets = s.traffic.message_bytes.0.div_ceil(payload).max(1);
+    let msg_time = host
+        .rate
+        .ser_ps(s.traffic.packet_bytes.0.saturating_mul(msg_packets))
+        .max(1);
+    let pkt_time = host.rate.ser_ps(s.traffic.packet_bytes.0).max(1);
+    let (mut sources, mut dest_entries, mut flows, mut queued_msgs) = (0u64, 0u64, 0u64, 0u64);
+    let n_static = s.traffic.flows.len() as u64;
+    sources += n_static;
+    flows += n_static;
+    for g in &s.traffic.generators {
+        let count = |set: &NodeSet| match set {
+            NodeSet::List(v) => (v.len() as u64).min(hcas),
+            NodeSet::Named(_) => hcas,
+        };
+        let srcs = count(&g.sources);
+        let dsts = count(&g.destinations);
+        let start = g.start.0.min(end);
+        let stop = g.stop.map_or(end, |d| d.0.min(end));
+        let active = stop.saturating_sub(start);
+        let unit = if g.destination_per == "packet" {
+            pkt_time
+        } else {
+            msg_time
+        };
+        let msgs = active / unit + 2;
+        sources += srcs;
+        dest_entries = dest_entries.saturating_add(m(srcs, dsts));
+        flows = flows.saturating_add(m(srcs, dsts.min(msgs)));
+        if g.injection == Injection::Bernoulli {
+            queued_msgs = queued_msgs.saturating_add(m(srcs, msgs));
+        }
+    }
+    for fl in &s.traffic.flows {
+        if fl.injection == Injection::Bernoulli {
+            queued_msgs = queued_msgs.saturating_add(end / msg_time + 2);
+        }
+    }
+    est.add(
+        "traffic sources",
+        m(sources, sz::<Source>()) + m(dest_entries, 4) + m(hcas, 24),
+        Phase::Kept,
+    );
+    // the pairs are pushed and kept; the set-up sorts a copy
+    est.add(
+        "traffic pairs",
+        grown(m(dest_entries + n_static, 8)),
+        Phase::Kept,
+    );
+    // (a sorted copy, and a sample of it when there are too many to check one by one)
+    let pairs = dest_entries + n_static;
+    est.add(
+        "route checks",
+        m(pairs, 8) + m(pairs.min(super::build::MAX_ROUTE_CHECKS as u64), 8),
+        Phase::Setup,
+    );
+    est.add(
+        "flows",
+        grown(m(flows, sz::<Flow>() + 16)) + grown(m(queued_msgs, sz::<Message>())),
+        Phase::Run,
+    );
+
+    // statistics: bytes per HCA per interval, buffer occupancy per switch input and VL per
+    // interval, latency histograms, the CCTI series
+    let interval = s.sim.interval.0.max(1);
+    let n_int = end.div_ceil(interval).max(1);
+    est.add("statistics per node", m(m(n_int, hcas), 16), Phase::Kept);
+    let tracked = if s.stats.buffer_occupancy {
+        m(switch_ports, vls)
+    } else {
+        0
+    };
+    est.add(
+        "statistics per buffer",
+        m(tracked, 12) + m(m(n_int, tracked), 12),
+        Phase::Kept,
+    );
+    est.add("latency histograms", 2 * 400 * 1024, Phase::Kept);
+    if s.cc.enabled {
+        est.add("CCTI series", m(m(n_int, hcas), 4 * 16 * 2), Phase::Run);
+    }
+    // results files: built as text in memory before they are written (a line per interval
+    // and HCA, per interval and tracked buffer, per flow)
+    let name = f.name_bytes.max(4);
+    est.add(
+        "results files",
+        grown(m(m(n_int, hcas), 24 + name) + m(m(n_int, tracked), 28 + name) + m(flows, 120)),
+        Phase::Run,
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::load_str;
+    use std::path::Path;
+
+    fn load(text: &str) -> LoadedScenario {
+        load_str(text, "t.toml", Path::new("."), "t", &[], None).unwrap()
+    }
+
+    #[test]
+    fn forwarding_tables_dominate_a_large_mesh() {
+        let l = load(
+            "[sim]\nend_time = \"10us\"\n[topology]\nkind = \"mesh\"\ndims = [400, 400]\nhcas_per_switch = 1\n",
+        );
+        let e = estimate(&l).unwrap();
+        // 160,000 switches × 160,001 LIDs × 2 B
+        assert!(e.total > 51_000_000_000, "{}", e.summary());
+        assert_eq!(e.parts[0].0, "forwarding tables", "{}", e.summary());
+        let err = check(&l, Some(8 << 30)).unwrap_err().to_string();
+        assert!(
+            err.contains("--max-memory") && err.contains("8.00 GiB"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn structured_sizes_match_the_built_fabrics() {
+        for topo in [
+            "kind = \"mesh\"\ndims = [3, 4]\nhcas_per_switch = 2",
+            "kind = \"mesh\"\ndims = [2, 5, 1]\nhcas_per_switch = 1",
+            "kind = \"torus\"\ndims = [2, 3, 4]\nhcas_per_switch = 1",
+            "kind = \"torus\"\ndims = [5]\nhcas_per_switch = 3",
+            "kind = \"fat_tree\"\nk = 4\nn = 3",
+            "kind = \"fat_tree\"\ndown = [18, 36]\nup = [1, 18]",
+            "kind = \"dragonfly\"\np = 2",
+            "kind = \"dragonfly\"\np = 3\na = 4\nh = 2",
+        ] {
+            let l = load(&format!("[sim]\nend_time = \"1us\"\n[topology]\n{topo}\n"));
+            let analytic = topology::size(&l.scenario, &l.base_dir).unwrap();
+            let built = FabricSize::of(&topology::build(&l.scenario, &l.base_dir).unwrap());
+            assert_eq!(
+                (
+                    analytic.switches,
+                    analytic.hcas,
+                    analytic.ports,
+                    analytic.max_ports
+                ),
+                (built.switches, built.hcas, built.ports, built.max_ports),
+                "{topo}"
+            );
+        }
+    }
+}
