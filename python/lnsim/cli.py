@@ -34,18 +34,12 @@ import sys
 from pathlib import Path
 from typing import List, Optional
 
-EXIT_OK = 0
-EXIT_ERROR = 1
-EXIT_INPUT = 2
-EXIT_DEADLOCK = 3
-EXIT_INTERRUPTED = 130
+# the exit statuses and InputError are also public names of this module
+from ._exit import EXIT_DEADLOCK, EXIT_ERROR, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, InputError, report_error
+from ._run import key_matches  # also a public name of this module
 
 #: Per-node table rows printed after a run; the rest is in summary.json.
 MAX_NODE_ROWS = 32
-
-
-class InputError(Exception):
-    """Bad command-line input found by the front end itself (exit status 2)."""
 
 
 def _add_set(p: argparse.ArgumentParser) -> None:
@@ -457,21 +451,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def key_matches(path: str, prefix: str) -> bool:
-    """Is key `path` (README notation: `traffic.flows[].src`, `links.<class>.rate`) under
-    `prefix`, written either way (`traffic.flows`, `traffic.flows[0]`, `links.host`)?"""
-    import re
-
-    prefix = re.sub(r"\[\d*\]", "", prefix.strip()).rstrip(".")
-    if not prefix:
-        return True
-    spellings = {path.replace("[]", "")}
-    for ph, names in (("<class>_ports", ("host_ports", "fabric_ports")), ("<class>", ("host", "fabric")),
-                      ("<phase>", ("before", "after"))):
-        spellings |= {s.replace(ph, n) for s in spellings for n in names}
-    return any(s == prefix or s.startswith(prefix + ".") for s in spellings)
-
-
 def cmd_list(args: argparse.Namespace) -> int:
     from . import _core
 
@@ -793,7 +772,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     except SystemExit:
         raise
     except Exception as e:  # noqa: BLE001 - every failure becomes a message and an exit status
-        return _report(e)
+        return report_error(e)
     finally:
         for stream in (sys.stdout, sys.stderr):
             try:
@@ -803,27 +782,6 @@ def main(argv: Optional[List[str]] = None) -> int:
         sys.stdout, sys.stderr = saved
         if old_term is not None:
             signal.signal(signal.SIGTERM, old_term)
-
-
-def _report(e: BaseException) -> int:
-    from . import ScenarioError, SimulationError
-
-    from ._read import ResultsError
-    from .executors import ExecutorError
-    from .store import StoreError
-
-    if isinstance(e, (ScenarioError, InputError, ExecutorError, StoreError, ResultsError)):
-        print(f"lnsim: error: {e}", file=sys.stderr)
-        return EXIT_INPUT
-    if isinstance(e, SimulationError):
-        print(f"lnsim: error: {e}", file=sys.stderr)
-        return EXIT_ERROR
-    if os.environ.get("LNSIM_TRACEBACK"):
-        import traceback
-
-        traceback.print_exception(type(e), e, e.__traceback__)
-    print(f"lnsim: error: {type(e).__name__}: {e}", file=sys.stderr)
-    return EXIT_ERROR
 
 
 if __name__ == "__main__":  # pragma: no cover

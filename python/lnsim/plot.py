@@ -54,7 +54,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from . import RunResult, load_results  # noqa: E402
+from ._results import RunResult, load_results  # noqa: E402
 
 __all__ = [
     "ACCEPTED_METRIC",

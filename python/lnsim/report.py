@@ -51,7 +51,10 @@ except ImportError:  # pragma: no cover - Python 3.9/3.10
     except ImportError:  # pragma: no cover
         _toml = None  # type: ignore[assignment]
 
+from ._core import version
+from ._exit import EXIT_OK, InputError
 from ._outdir import check_report_file, is_incomplete
+from ._results import load_results
 
 __all__ = [
     "REPORT_FILE",
@@ -185,8 +188,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def cmd_report(args: argparse.Namespace) -> int:
     """``lnsim report``: writes the page of ``args.dir`` to ``args.out`` and prints its path.
     A folder that is missing or of no known kind is bad input (``InputError``, exit status 2)."""
-    from .cli import EXIT_OK, InputError
-
     try:
         folder_kind(args.dir)
     except (FileNotFoundError, ValueError) as e:
@@ -450,8 +451,6 @@ class _Page:
         body = []
         for sid, title, parts, _ in self.sections:
             body.append(f'<section id="{sid}"><h2>{_esc(title)}</h2>\n' + "\n".join(parts) + "\n</section>")
-        from . import __version__
-
         stamp = _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z").strip()
         return (
             "<!DOCTYPE html>\n"
@@ -463,7 +462,7 @@ class _Page:
             f"<header><h1>{_esc(self.title)}</h1><p class=\"lead\">{self.subtitle}</p>{self.banner}</header>\n"
             f'<nav class="toc"><b>Contents</b><ol>{"".join(toc)}</ol></nav>\n'
             + "\n".join(body)
-            + f"\n<footer>Written by lnsim {_esc(__version__)} on {_esc(stamp)}. Self-contained page: "
+            + f"\n<footer>Written by lnsim {_esc(version())} on {_esc(stamp)}. Self-contained page: "
             "figures are embedded, nothing is loaded from the network.</footer>\n</main>\n</body>\n</html>\n"
         )
 
@@ -685,9 +684,7 @@ _CYCLE_KEYS = [
 
 
 def _run_report(page: _Page, d: Path) -> None:
-    import lnsim
-
-    r = lnsim.load_results(d).check()  # a corrupt file raises ResultsError before any figure
+    r = load_results(d).check()  # a corrupt file raises ResultsError before any figure
     s = r.summary
     name = str(s.get("scenario") or d.name)
     model = "cycle-level router model" if r.is_cycle else "InfiniBand model"
@@ -1192,11 +1189,9 @@ def _load_sweep_figures(page: _Page, parts: List[str], d: Path, df, meta: dict, 
     more = f" (first {len(shown)} of {len(picks)} lines)" if len(picks) > len(shown) else ""
 
     def draw(fig):
-        import lnsim
-
         axes = fig.subplots(len(shown), 1, squeeze=False)[:, 0]
         for ax, (label, run) in zip(axes, shown):
-            plot.plot_router_load(lnsim.load_results(run), ax=ax)
+            plot.plot_router_load(load_results(run), ax=ax)
             ax.set_title(f"{label}: {ax.get_title()}", fontsize=9)
 
     page.figure(parts, f"Accepted load per router at the highest offered load of each line{more}: bars per router "
