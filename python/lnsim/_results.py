@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Optional, Union
 
 if TYPE_CHECKING:  # pandas is imported lazily: `python -m lnsim._bench_case` must stay small
     import pandas as pd
@@ -185,3 +185,23 @@ def load_results(out_dir: PathLike) -> RunResult:
     :class:`ResultsError`, a ``ValueError`` naming the file and the line and column."""
     return RunResult(out_dir)
 
+
+#: summary.json entries that are not scalars worth a column (per-node / per-flow objects).
+SKIPPED_FIELDS = ("nodes", "flows", "fairness.per_destination")
+
+
+def flatten_summary(summary: dict, prefix: str = "") -> Dict[str, Any]:
+    """Every scalar field of a summary.json, nested keys joined with dots after ``prefix``
+    (``throughput.total_rx_gbps``), in summary.json order: the row of a run in sweep.csv and
+    in the results store, and the key figures of ``lnsim report``. Lists and the per-node /
+    per-flow objects (:data:`SKIPPED_FIELDS`) are left out."""
+    out: Dict[str, Any] = {}
+    for k, v in summary.items():
+        path = f"{prefix}{k}"
+        if path in SKIPPED_FIELDS or isinstance(v, (list, tuple)):
+            continue
+        if isinstance(v, dict):
+            out.update(flatten_summary(v, path + "."))
+        else:
+            out[path] = v
+    return out

@@ -64,6 +64,7 @@ from ._outdir import (
     prepare_folder,
     remove_folder,
 )
+from ._results import SKIPPED_FIELDS, flatten_summary  # SKIPPED_FIELDS: also a name of this module
 from .store import STORE_FILE
 
 #: File names of a sweep folder.
@@ -82,9 +83,6 @@ SEED_DIR_PREFIX = "seed-"
 DEFAULT_SEED = 1
 STATUS_OK = "ok"
 STATUS_FAILED = "failed"
-
-#: summary.json entries that are not scalars worth a column (per-node / per-flow objects).
-SKIPPED_FIELDS = ("nodes", "flows", "fairness.per_destination")
 
 #: summary.json fields that measure the machine that ran a point, not the simulation: the only
 #: fields that may differ between two executors (or two runs) of the same sweep.
@@ -387,25 +385,6 @@ def with_gbytes(df):
     out.attrs = dict(df.attrs)
     for gbps, gbytes in missing.items():
         out[gbytes] = sweep_numbers(df, gbps) / 8.0
-    return out
-
-
-def flatten_summary(summary: dict) -> Dict[str, Any]:
-    """Every scalar field of a summary.json, flattened with dots (``throughput.total_rx_gbps``);
-    lists and the per-node / per-flow objects (:data:`SKIPPED_FIELDS`) are left out."""
-    out: Dict[str, Any] = {}
-
-    def walk(d: dict, prefix: str) -> None:
-        for k, v in d.items():
-            path = f"{prefix}{k}"
-            if path in SKIPPED_FIELDS or isinstance(v, (list, tuple)):
-                continue
-            if isinstance(v, dict):
-                walk(v, path + ".")
-            else:
-                out[path] = v
-
-    walk(summary, "")
     return out
 
 

@@ -36,6 +36,7 @@ from typing import List, Optional
 
 # the exit statuses and InputError are also public names of this module
 from ._exit import EXIT_DEADLOCK, EXIT_ERROR, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, InputError, report_error
+from ._format import format_ns
 from ._run import key_matches  # also a public name of this module
 
 #: Per-node table rows printed after a run; the rest is in summary.json.
@@ -294,15 +295,11 @@ def _fmt(v, spec: str = ".3f", unit: str = "") -> str:
     return f"{x:{spec}}{unit}"
 
 
-def _fmt_time_ns(v) -> str:
+def _fmt_latency_ns(v) -> str:
+    """A latency of summary.json (ns) as printed after a run (:func:`lnsim._format.format_ns`:
+    ``12.345 us``), ``n/a`` when missing."""
     x = _num(v)
-    if x is None:
-        return "n/a"
-    if x >= 1e6:
-        return f"{x / 1e6:.3f} ms"
-    if x >= 1e3:
-        return f"{x / 1e3:.3f} us"
-    return f"{x:.1f} ns"
+    return "n/a" if x is None else format_ns(x, ".3f", ns_spec=".1f", micro="us")
 
 
 def _fmt_rate(x: Optional[float]) -> str:
@@ -377,8 +374,8 @@ def format_summary(summary: dict, out_dir) -> str:
             lines.append(f"  ... {len(active) - MAX_NODE_ROWS} more nodes (see summary.json)")
         lines.append("")
     lines.append(
-        f"latency         mean {_fmt_time_ns(lat.get('mean'))}, p50 {_fmt_time_ns(lat.get('p50'))},"
-        f" p99 {_fmt_time_ns(lat.get('p99'))}, max {_fmt_time_ns(lat.get('max'))}"
+        f"latency         mean {_fmt_latency_ns(lat.get('mean'))}, p50 {_fmt_latency_ns(lat.get('p50'))},"
+        f" p99 {_fmt_latency_ns(lat.get('p99'))}, max {_fmt_latency_ns(lat.get('max'))}"
     )
     lines.append(f"fairness        Jain {_fmt(fair.get('jain'), '.4f')}")
     if cc_on:

@@ -54,6 +54,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from ._format import format_ns  # noqa: E402
 from ._results import RunResult, load_results  # noqa: E402
 
 __all__ = [
@@ -411,7 +412,7 @@ def plot_latency_histogram(result_or_dir: ResultLike, ax=None):
     ax = _new_ax(ax)
     edges, counts = latency_log_bins(r.latency)
     cycles = _hist_columns(r.latency)[0] == "lo_cycles"
-    fmt = _fmt_cycles if cycles else _fmt_ns
+    fmt = _fmt_cycles if cycles else (lambda ns: format_ns(ns, ".3g"))
     if len(counts) == 0:
         _no_data(ax, "packets received")
     else:
@@ -442,14 +443,6 @@ def plot_latency_histogram(result_or_dir: ResultLike, ax=None):
 
 def _fmt_cycles(c: float) -> str:
     return f"{c:.4g} cycles"
-
-
-def _fmt_ns(ns: float) -> str:
-    if ns >= 1e6:
-        return f"{ns / 1e6:.3g} ms"
-    if ns >= 1e3:
-        return f"{ns / 1e3:.3g} µs"
-    return f"{ns:.3g} ns"
 
 
 def plot_results(result_or_dir: ResultLike, out_dir=None) -> List[Path]:

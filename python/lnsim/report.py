@@ -41,7 +41,7 @@ import re
 import tempfile
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 
 try:  # Python >= 3.11
     import tomllib as _toml
@@ -53,8 +53,9 @@ except ImportError:  # pragma: no cover - Python 3.9/3.10
 
 from ._core import version
 from ._exit import EXIT_OK, InputError
+from ._format import format_ns
 from ._outdir import check_report_file, is_incomplete
-from ._results import load_results
+from ._results import flatten_summary, load_results
 
 __all__ = [
     "REPORT_FILE",
@@ -68,6 +69,9 @@ __all__ = [
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+#: The summary flattener (:func:`lnsim._results.flatten_summary`) under this module's public name.
+flatten = flatten_summary
 
 #: Default file name of the report, written into the folder it describes.
 REPORT_FILE = "report.html"
@@ -253,14 +257,11 @@ def _is_number(v: Any) -> bool:
 
 
 def _fmt_ns(v: Any) -> str:
+    """A table cell of a duration in ns (:func:`lnsim._format.format_ns`, 4 significant
+    digits); a missing value or a non-number as :func:`fmt_number` writes it."""
     if _is_missing(v) or not _is_number(v):
         return fmt_number(v)
-    x = float(v)
-    if abs(x) >= 1e6:
-        return f"{x / 1e6:.4g} ms"
-    if abs(x) >= 1e3:
-        return f"{x / 1e3:.4g} µs"
-    return f"{x:.4g} ns"
+    return format_ns(float(v), ".4g")
 
 
 def _fmt_s(v: Any) -> str:
@@ -290,21 +291,6 @@ def _unit(unit: str) -> Callable[[Any], str]:
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
-
-
-def flatten(summary: dict, prefix: str = "") -> Dict[str, Any]:
-    """The scalar fields of a summary.json, nested keys joined with dots (lists, ``nodes``,
-    ``flows`` and ``fairness.per_destination`` left out)."""
-    out: Dict[str, Any] = {}
-    for k, v in summary.items():
-        name = f"{prefix}{k}"
-        if name in ("nodes", "flows", "fairness.per_destination"):
-            continue
-        if isinstance(v, dict):
-            out.update(flatten(v, name + "."))
-        elif not isinstance(v, list):
-            out[name] = v
-    return out
 
 
 def _get(summary: dict, path: str) -> Any:
@@ -536,7 +522,7 @@ def _key_figures(summary: dict, spec: Sequence[Tuple[str, str, Callable[[Any], s
 
 
 def _all_fields(summary: dict) -> str:
-    flat = flatten(summary)
+    flat = flatten_summary(summary)
     rows = [(k, v) for k, v in sorted(flat.items())]
     return (f"<details><summary>All {len(rows)} scalar fields of summary.json</summary>"
             + _table(["field", "value"], rows, numeric=[False, True]) + "</details>")
