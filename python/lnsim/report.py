@@ -974,6 +974,7 @@ def _run_dir(d: Path, meta: dict, row) -> Optional[Path]:
 def _sweep_report(page: _Page, d: Path) -> None:
     from . import plot
     from ._sweep import load_sweep, with_gbytes
+    from .plot._style import _label
 
     df = with_gbytes(load_sweep(d))  # throughput in GB/s in the table and the figures
     keys = list(df.attrs["keys"])
@@ -1006,7 +1007,7 @@ def _sweep_report(page: _Page, d: Path) -> None:
         vals = values.get(k)
         if vals is None:
             vals = list(dict.fromkeys(df[k].tolist()))
-        rows.append((f"swept: {k}", ", ".join(plot._label(v) for v in vals)))
+        rows.append((f"swept: {k}", ", ".join(_label(v) for v in vals)))
     if seeded or meta.get("seeds", 1) not in (None, 1):
         seeds = sorted(set(df["seed"].dropna().tolist())) if "seed" in df.columns else []
         rows.append(("seeds per point", f"{meta.get('seeds') or len(seeds)} ({', '.join(fmt_number(s) for s in seeds)})"))
@@ -1108,6 +1109,7 @@ def _sweep_metric(df, metric: str, fig):
     """:func:`lnsim.plot.plot_sweep` of one metric; latencies in ns are drawn in µs (readable
     heatmap cells)."""
     from . import plot
+    from .plot._metric_sweep import _METRIC_LABEL
 
     if not metric.startswith("latency_ns."):
         return plot.plot_sweep(df, metric=metric, ax=fig.subplots())
@@ -1116,7 +1118,7 @@ def _sweep_metric(df, metric: str, fig):
     scaled.attrs = dict(df.attrs)
     scaled[us] = _numeric_col(df, metric) / 1e3
     ax = plot.plot_sweep(scaled, metric=us, ax=fig.subplots())
-    label = plot._METRIC_LABEL.get(metric, metric).replace("(ns)", "(µs)")
+    label = _METRIC_LABEL.get(metric, metric).replace("(ns)", "(µs)")
     if len(fig.axes) > 1:  # the heatmap's colour bar
         fig.axes[-1].set_ylabel(label)
     else:
@@ -1133,6 +1135,8 @@ def _numeric_col(df, col: str):
 
 def _load_sweep_figures(page: _Page, parts: List[str], d: Path, df, meta: dict, keys: List[str], lkey: str) -> None:
     from . import plot
+    from .plot._load_sweep import _line_labels
+    from .plot._style import _label
 
     others = [k for k in keys if k != lkey]
     per = f"one line per {' / '.join(others)}" if others else "one line"
@@ -1156,7 +1160,7 @@ def _load_sweep_figures(page: _Page, parts: List[str], d: Path, df, meta: dict, 
 
     # accepted load per router at the highest load of each line (first successful seed)
     ok = _ok_mask(df)
-    labels = plot._line_labels(df, others)
+    labels = _line_labels(df, others)
     loads = df[lkey]
     picks: List[Tuple[str, Path]] = []
     for line in dict.fromkeys(labels):
@@ -1167,7 +1171,7 @@ def _load_sweep_figures(page: _Page, parts: List[str], d: Path, df, meta: dict, 
         for idx in df.index[mask & (loads == top)]:
             run = _run_dir(d, meta, df.loc[idx])
             if run is not None and (run / "routers.csv").is_file():
-                picks.append((f"{line} at load {plot._label(top)}" if line else f"load {plot._label(top)}", run))
+                picks.append((f"{line} at load {_label(top)}" if line else f"load {_label(top)}", run))
                 break
     if not picks:
         return
@@ -1194,8 +1198,9 @@ def _series(values, index):
 
 def _jain_vs_load(df, fig):
     from . import plot
+    from .plot._load_sweep import _sweep_title
 
     ax = plot.plot_load_sweep(df, "fairness.jain_routers", ax=fig.subplots())
     ax.set_ylim(0, 1.02)
-    ax.set_title(plot._sweep_title(df, "Jain index of the routers' injected loads vs offered load"), fontsize=10)
+    ax.set_title(_sweep_title(df, "Jain index of the routers' injected loads vs offered load"), fontsize=10)
     return ax
