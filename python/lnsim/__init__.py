@@ -75,7 +75,6 @@ the seeds ``base .. base + N - 1`` (``base``: ``seed=``/``--seed``, else the sce
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
@@ -84,6 +83,42 @@ from . import _core
 from ._core import ScenarioError, SimulationError
 from ._outdir import OutputError
 from ._read import ResultsError
+# re-exported: the public API (the file and column names of a results folder are public too)
+from ._results import (
+    BINS_COLUMNS,
+    BINS_FILE,
+    BUFFERS_COLUMNS,
+    BUFFERS_FILE,
+    CC_PORTS_COLUMNS,
+    CC_PORTS_FILE,
+    CCTI_COLUMNS,
+    CCTI_FILE,
+    CYCLE_LATENCY_COLUMNS,
+    FLOWS_COLUMNS,
+    FLOWS_FILE,
+    LATENCY_COLUMNS,
+    LATENCY_FILE,
+    MODEL_CYCLE,
+    MODEL_INFINIBAND,
+    NODES_COLUMNS,
+    NODES_FILE,
+    ROUTERS_COLUMNS,
+    ROUTERS_FILE,
+    SUMMARY_FILE,
+    PathLike,
+    RunResult,
+    load_results,
+)
+from ._run import (
+    MAX_SEED,
+    _overrides,
+    check_seed,
+    estimate_memory,
+    keys,
+    run,
+    scenario_schema,
+    validate,
+)
 
 if TYPE_CHECKING:  # pandas is imported lazily: `python -m lnsim._bench_case` must stay small
     import pandas as pd
@@ -113,325 +148,14 @@ __all__ = [
 
 __version__: str = _core.version()
 
-# Shown as `lnsim.ScenarioError` in tracebacks rather than `_core.ScenarioError`.
-for _exc in (ScenarioError, SimulationError, OutputError):
+# Shown as `lnsim.ScenarioError` in tracebacks rather than `_core.ScenarioError` (and
+# `lnsim.RunResult`, not `lnsim._results.RunResult`).
+for _cls in (ScenarioError, SimulationError, OutputError, RunResult):
     try:
-        _exc.__module__ = "lnsim"
+        _cls.__module__ = "lnsim"
     except (AttributeError, TypeError):  # pragma: no cover - immutable type on some builds
         pass
-del _exc
-
-PathLike = Union[str, "os.PathLike[str]"]
-
-#: Names of the files of a results folder.
-SUMMARY_FILE = "summary.json"
-NODES_FILE = "nodes.csv"
-FLOWS_FILE = "flows.csv"
-LATENCY_FILE = "latency_hist.csv"
-BUFFERS_FILE = "buffers.csv"
-CCTI_FILE = "ccti.csv"
-CC_PORTS_FILE = "cc_ports.csv"
-ROUTERS_FILE = "routers.csv"
-BINS_FILE = "bins.csv"
-
-#: ``summary["model"]`` of the two simulation models (the InfiniBand model may omit it).
-MODEL_INFINIBAND = "infiniband"
-MODEL_CYCLE = "cycle"
-
-#: Documented columns of each CSV file (flows.csv: src, dst first; it has more columns).
-NODES_COLUMNS = ["t_start_s", "node", "tx_bytes", "rx_bytes"]
-FLOWS_COLUMNS = ["src", "dst", "tx_bytes", "rx_bytes"]
-LATENCY_COLUMNS = ["lower_ns", "upper_ns", "count"]
-BUFFERS_COLUMNS = ["t_start_s", "switch", "port", "vl", "mean_credits", "max_credits"]
-CCTI_COLUMNS = ["t_start_s", "src", "dst", "vl", "ccti_end", "ccti_max"]
-CC_PORTS_COLUMNS = ["switch", "port", "vl", "fecn_marks", "congested_s"]
-ROUTERS_COLUMNS = ["router", "name", "injected_load", "accepted_load"]
-CYCLE_LATENCY_COLUMNS = ["lo_cycles", "hi_cycles", "count"]
-BINS_COLUMNS = [
-    "start_cycle",
-    "end_cycle",
-    "generated",
-    "delivered",
-    "accepted_load",
-    "latency_mean",
-    "nonminimal_fraction",
-]
-
-
-class RunResult:
-    """The results folder of one run.
-
-    ``summary`` is the parsed ``summary.json``; the tables are read on first access and cached:
-    ``nodes`` (nodes.csv), ``flows`` (flows.csv), ``latency`` (latency_hist.csv) and
-    ``buffers`` (buffers.csv, ``None`` when the run did not record buffer occupancy), ``ccti``
-    (ccti.csv) and ``cc_ports`` (cc_ports.csv), both ``None`` when congestion control was off.
-
-    A cycle-level folder (:attr:`model` ``== "cycle"``) has ``routers`` (routers.csv), ``bins``
-    (bins.csv) and ``latency`` (latency_hist.csv in cycles) instead; the InfiniBand tables are
-    then missing (``nodes`` and ``flows`` raise ``FileNotFoundError``), and ``routers`` and
-    ``bins`` are ``None`` in an InfiniBand folder.
-    """
-
-    def __init__(self, out_dir: PathLike, summary: Optional[dict] = None) -> None:
-        self.out_dir = Path(out_dir)
-        if summary is None:
-            summary = _read_summary(self.out_dir)
-        self.summary: dict = summary
-        self._tables: dict = {}
-
-    def __repr__(self) -> str:
-        return f"RunResult(out_dir={str(self.out_dir)!r}, scenario={self.summary.get('scenario')!r})"
-
-    def _table(self, name: str, required: bool = True) -> Optional["pd.DataFrame"]:
-        """The table ``name``, read and checked once (:func:`lnsim._read.read_table`: the
-        documented columns present, numbers where numbers belong; text columns such as node
-        names stay strings). A corrupt file raises :class:`ResultsError` naming it."""
-        if name not in self._tables:
-            from ._read import MissingResultsFile, read_table, table_columns
-
-            path = self.out_dir / name
-            if not path.exists():
-                if required:
-                    raise MissingResultsFile(path, "missing from the results folder")
-                self._tables[name] = None
-            else:
-                self._tables[name] = read_table(path, table_columns(name, cycle=self.is_cycle))
-        return self._tables[name]
-
-    def check(self) -> "RunResult":
-        """Reads every table of the folder once, so that a corrupt file raises
-        :class:`ResultsError` (naming the file, line and column) before anything is drawn.
-        Returns ``self``."""
-        names = [ROUTERS_FILE, BINS_FILE, LATENCY_FILE] if self.is_cycle else [
-            NODES_FILE, FLOWS_FILE, LATENCY_FILE, BUFFERS_FILE, CCTI_FILE, CC_PORTS_FILE]
-        for name in names:
-            self._table(name, required=False)
-        return self
-
-    @property
-    def deadlock(self) -> Optional[dict]:
-        """``None``, or, when the run deadlocked (InfiniBand model), ``summary["deadlock"]``:
-        ``{"time_s", "blocked_packets", "cycle"}`` with the credit loop's input buffers
-        (``"SW22 port 4 VL 0"``), each waiting for the next. The run stopped there; its results
-        folder is written. Only a scenario with ``sim.allow_deadlock = true`` can deadlock (the
-        others are refused when their routes can), and ``lnsim run`` then exits with status 3."""
-        dl = self.summary.get("deadlock")
-        return dl or None
-
-    @property
-    def model(self) -> str:
-        """Which simulation model wrote the folder: ``"cycle"`` (cycle-level router model) or
-        ``"infiniband"`` (also when summary.json has no ``model`` key)."""
-        return str(self.summary.get("model") or MODEL_INFINIBAND)
-
-    @property
-    def is_cycle(self) -> bool:
-        """True for a folder of the cycle-level router model."""
-        return self.model == MODEL_CYCLE
-
-    @property
-    def nodes(self) -> "pd.DataFrame":
-        """Per-interval bytes per node: ``t_start_s, node, tx_bytes, rx_bytes``."""
-        return self._table(NODES_FILE)
-
-    @property
-    def flows(self) -> "pd.DataFrame":
-        """One row per flow: ``src, dst, tx_bytes, rx_bytes, ...``."""
-        return self._table(FLOWS_FILE)
-
-    @property
-    def latency(self) -> "pd.DataFrame":
-        """Packet latency histogram: ``lower_ns, upper_ns, count`` (cycle-level model:
-        ``lo_cycles, hi_cycles, count``)."""
-        return self._table(LATENCY_FILE)
-
-    @property
-    def routers(self) -> Optional["pd.DataFrame"]:
-        """Cycle-level model, per router (``None`` when absent):
-        ``router, group, injected_load, accepted_load``."""
-        return self._table(ROUTERS_FILE, required=False)
-
-    @property
-    def bins(self) -> Optional["pd.DataFrame"]:
-        """Cycle-level model, per time bin (``None`` when absent): ``start_cycle, end_cycle,
-        generated, delivered, accepted_load, latency_mean, nonminimal_fraction``."""
-        return self._table(BINS_FILE, required=False)
-
-    @property
-    def buffers(self) -> Optional["pd.DataFrame"]:
-        """Buffer occupancy per interval (``None`` if not recorded):
-        ``t_start_s, switch, port, vl, mean_credits, max_credits``."""
-        return self._table(BUFFERS_FILE, required=False)
-
-    @property
-    def ccti(self) -> Optional["pd.DataFrame"]:
-        """CCTI per flow per interval (``None`` when congestion control was off):
-        ``t_start_s, src, dst, vl, ccti_end, ccti_max``; only flows whose CCTI was above the
-        minimum are listed (the others had CCTI 0)."""
-        return self._table(CCTI_FILE, required=False)
-
-    @property
-    def cc_ports(self) -> Optional["pd.DataFrame"]:
-        """FECN marks and congested time per switch port and VL (``None`` when congestion
-        control was off): ``switch, port, vl, fecn_marks, congested_s``."""
-        return self._table(CC_PORTS_FILE, required=False)
-
-
-def _read_summary(out_dir: Path) -> dict:
-    from ._read import read_summary
-
-    path = out_dir / SUMMARY_FILE
-    if not path.is_file():
-        raise FileNotFoundError(f"{out_dir}: not a results folder (no {SUMMARY_FILE})")
-    return read_summary(path)
-
-
-def load_results(out_dir: PathLike) -> RunResult:
-    """Opens a results folder written by an earlier run. Its files are checked as they are
-    read: a corrupt ``summary.json`` (not JSON, not an object, a field of the wrong type) or
-    table (not a CSV table, a documented column missing, text where a number belongs) raises
-    :class:`ResultsError`, a ``ValueError`` naming the file and the line and column."""
-    return RunResult(out_dir)
-
-
-def _overrides(overrides: Optional[Iterable[str]]) -> list:
-    if overrides is None:
-        return []
-    if isinstance(overrides, str):
-        return [overrides]
-    if isinstance(overrides, dict):
-        return [f"{k}={_toml_value(v)}" for k, v in overrides.items()]
-    return [str(o) for o in overrides]
-
-
-def _toml_value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        return v  # unquoted strings are taken as strings by the core ("0.2s", "dmodk")
-    return json.dumps(v)  # lists of numbers/strings are valid TOML literals too
-
-
-#: Largest seed (``sim.seed``, ``--seed``, ``seed=``): seeds are TOML integers, 0 … 2^63 − 1.
-MAX_SEED = 2**63 - 1
-
-
-def check_seed(seed: Any, what: str = "seed") -> Optional[int]:
-    """``seed`` as an int when it is a whole number in 0 … :data:`MAX_SEED` (``None`` stays
-    ``None``); raises :class:`ScenarioError` naming ``what`` otherwise."""
-    if seed is None:
-        return None
-    import numbers
-
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise ScenarioError(f"{what} {seed!r}: expected a whole number 0 … {MAX_SEED}")
-    if not 0 <= int(seed) <= MAX_SEED:
-        raise ScenarioError(f"{what} {seed}: outside the allowed range 0 … {MAX_SEED} (seeds are TOML integers)")
-    return int(seed)
-
-
-def _max_memory(value: Any) -> Optional[str]:
-    """``max_memory=`` as the size text the core parses: bytes (int) or ``"4GiB"``, ``"500MB"``."""
-    if value is None:
-        return None
-    import numbers
-
-    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, str)):
-        raise ScenarioError(f"max_memory {value!r}: expected a size such as 4GiB, 500MB or a number of bytes")
-    if isinstance(value, numbers.Integral):
-        if int(value) <= 0:
-            raise ScenarioError(f"max_memory {value}: must be positive")
-        return str(int(value))
-    return value
-
-
-def run(
-    scenario: PathLike,
-    overrides: Optional[Iterable[str]] = None,
-    seed: Optional[int] = None,
-    out: Optional[PathLike] = None,
-    progress: bool = False,
-    max_memory: Optional[Union[int, str]] = None,
-    *,
-    _stop=None,
-) -> RunResult:
-    """Runs a scenario file and returns its results.
-
-    ``overrides`` are ``"key.path=value"`` strings (like ``--set``) or a dict
-    ``{"sim.end_time": "0.02s"}``; ``seed`` overrides ``sim.seed`` (0 … 2^63 − 1); ``out`` is the
-    results folder (default ``results/<scenario name>/`` under the current directory).
-    ``max_memory`` (bytes, or a size such as ``"4GiB"``) refuses a scenario whose memory
-    estimate is larger (default: the memory available). Raises :class:`ScenarioError` for bad
-    input and :class:`SimulationError` for internal failures.
-
-    ``out`` must be absent, empty, or a folder lnsim wrote (it holds a ``.lnsim`` marker file);
-    such a folder is replaced whole, atomically. Any other existing folder, a file, a path
-    under a file or an unwritable place raises :class:`ScenarioError` before anything runs, and
-    nothing is written.
-
-    Ctrl-C (``KeyboardInterrupt``) stops the run; it still raises ``KeyboardInterrupt``, but
-    first writes what was simulated so far as a results folder marked incomplete
-    (``summary.json`` has ``"complete": false`` and ``"stop_reason": "interrupted"``; the
-    marker too). The exception's ``result`` attribute is that folder's :class:`RunResult`
-    (``None`` when the run was interrupted before it started simulating). Every complete run
-    has ``"complete": true``.
-
-    A run that deadlocks (possible only with ``sim.allow_deadlock = true``) does not raise: it
-    writes its results folder and returns a result whose :attr:`RunResult.deadlock` describes
-    the credit loop (``None`` otherwise); check it.
-    """
-    try:
-        res = _core.run(
-            os.fspath(scenario),
-            _overrides(overrides),
-            check_seed(seed),
-            None if out is None else os.fspath(out),
-            bool(progress),
-            _max_memory(max_memory),
-            _stop,
-        )
-    except KeyboardInterrupt as e:
-        out_dir = getattr(e, "out_dir", None)
-        e.result = None if out_dir is None else RunResult(out_dir, getattr(e, "summary", None))
-        raise
-    return RunResult(res["out_dir"], res["summary"])
-
-
-def validate(
-    scenario: PathLike,
-    overrides: Optional[Iterable[str]] = None,
-    max_memory: Optional[Union[int, str]] = None,
-) -> str:
-    """Checks a scenario without running it (the same checks :func:`run` makes before
-    simulating, and the memory estimate against ``max_memory`` or the memory available);
-    returns the core's report, which states the estimate.
-
-    Raises :class:`ScenarioError` naming the offending key when the scenario is invalid.
-    """
-    return _core.validate(os.fspath(scenario), _overrides(overrides), _max_memory(max_memory))
-
-
-def estimate_memory(scenario: PathLike, overrides: Optional[Iterable[str]] = None) -> dict:
-    """The memory a scenario needs, estimated without building it: ``{"total": bytes,
-    "parts": [(name, bytes), ...]}``, largest part first."""
-    return _core.estimate_memory(os.fspath(scenario), _overrides(overrides))
-
-
-def keys(prefix: Optional[str] = None) -> list:
-    """Every scenario key (those under ``prefix``, e.g. ``"router"`` or ``"traffic.flows"``):
-    dicts with ``path``, ``type`` (type and range in words), ``kind``, ``min``, ``max``,
-    ``allowed``, ``unit``, ``default``, ``model``, ``required`` and ``doc``. The same metadata
-    drives ``lnsim keys``, ``lnsim schema`` and the README's configuration reference."""
-    from .cli import key_matches
-
-    return [k for k in _core.keys() if prefix is None or key_matches(k["path"], prefix)]
-
-
-def scenario_schema() -> dict:
-    """The JSON Schema (draft-07) of the scenario format (``lnsim schema``)."""
-    return json.loads(_core.json_schema())
+del _cls
 
 
 def sweep(

@@ -22,17 +22,17 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--set", dest="overrides", action="append", default=[])
     p.add_argument("--out", default=None)
     args = p.parse_args(argv)
-    from .cli import _report  # small module: argparse only
+    from ._exit import report_error  # small module: nothing heavy
 
     try:
-        from . import _core
+        from ._core import run
 
-        res = _core.run(args.scenario, args.overrides, None, args.out, False)
+        res = run(args.scenario, args.overrides, None, args.out, False)
     except KeyboardInterrupt:
         print("lnsim: interrupted", file=sys.stderr)
         return 130
     except Exception as e:  # noqa: BLE001
-        return _report(e)
+        return report_error(e)
     print(json.dumps(res))
     return 0
 

@@ -23,7 +23,7 @@ import shutil
 from pathlib import Path
 from typing import Iterable, Optional, Tuple
 
-from ._core import ScenarioError
+from ._core import ScenarioError, version
 
 #: Name of the marker file inside every folder lnsim writes.
 MARKER_FILE = ".lnsim"
@@ -102,9 +102,7 @@ def legacy_kind(folder) -> Optional[str]:
 
 def write_marker(folder, kind: str, **extra) -> None:
     """Writes the marker of ``kind`` into ``folder`` (which exists)."""
-    from . import __version__
-
-    data = {"written_by": "lnsim", "version": __version__, "kind": kind, **extra}
+    data = {"written_by": "lnsim", "version": version(), "kind": kind, **extra}
     path = Path(folder) / MARKER_FILE
     tmp = path.with_name(f"{MARKER_FILE}.tmp-{os.getpid()}")
     with open(tmp, "w", encoding="utf-8") as f:

@@ -53,7 +53,8 @@ try:  # Python >= 3.11
 except ImportError:  # pragma: no cover - Python 3.9/3.10
     import tomli as _toml  # type: ignore[no-redef]
 
-from ._core import ScenarioError
+from . import _run
+from ._core import ScenarioError, available_memory, parse_size, version
 from ._outdir import (
     KIND_SWEEP,
     OutputError,
@@ -63,6 +64,7 @@ from ._outdir import (
     prepare_folder,
     remove_folder,
 )
+from ._results import SKIPPED_FIELDS, flatten_summary  # SKIPPED_FIELDS: also a name of this module
 from .store import STORE_FILE
 
 #: File names of a sweep folder.
@@ -81,9 +83,6 @@ SEED_DIR_PREFIX = "seed-"
 DEFAULT_SEED = 1
 STATUS_OK = "ok"
 STATUS_FAILED = "failed"
-
-#: summary.json entries that are not scalars worth a column (per-node / per-flow objects).
-SKIPPED_FIELDS = ("nodes", "flows", "fairness.per_destination")
 
 #: summary.json fields that measure the machine that ran a point, not the simulation: the only
 #: fields that may differ between two executors (or two runs) of the same sweep.
@@ -389,25 +388,6 @@ def with_gbytes(df):
     return out
 
 
-def flatten_summary(summary: dict) -> Dict[str, Any]:
-    """Every scalar field of a summary.json, flattened with dots (``throughput.total_rx_gbps``);
-    lists and the per-node / per-flow objects (:data:`SKIPPED_FIELDS`) are left out."""
-    out: Dict[str, Any] = {}
-
-    def walk(d: dict, prefix: str) -> None:
-        for k, v in d.items():
-            path = f"{prefix}{k}"
-            if path in SKIPPED_FIELDS or isinstance(v, (list, tuple)):
-                continue
-            if isinstance(v, dict):
-                walk(v, path + ".")
-            else:
-                out[path] = v
-
-    walk(summary, "")
-    return out
-
-
 #: Field groups put first in sweep.csv (in this order); the rest follow in summary.json order.
 #: The first four are the InfiniBand model's, the others the cycle-level model's.
 FIRST_FIELDS = (
@@ -497,7 +477,7 @@ def sweep_runs(points: List[Dict[str, Any]], seeds: int, base: Any, seed: Option
 
 def _check_seeds(scenario: Path, keys: List[str], seeds: int, base: Any, seed: Optional[int]) -> None:
     """Raises :class:`lnsim.ScenarioError` for a seeds request that cannot be honoured."""
-    from . import MAX_SEED
+    from ._run import MAX_SEED
 
     if not _is_int(seeds) or seeds < 1:
         raise ScenarioError(f"--seeds {seeds}: expected a whole number of at least 1")
@@ -820,13 +800,11 @@ def run_sweep(
     memory available); the local pool then runs only as many points at once as fit in it.
     ``progress``: ``"bar"`` (tqdm), ``"lines"`` (one line per run on stderr),
     ``"errors"`` (only failed runs, on stderr) or ``None`` (nothing)."""
-    import lnsim
-
     from .executors import make_executor
     from .store import ResultsStore
 
     scenario = Path(scenario)
-    user = lnsim._overrides(overrides)
+    user = _run._overrides(overrides)
     doc = _load_toml(scenario)
     extra = parse_grid(grid)
     table = sweep_table(scenario, extra)
@@ -836,8 +814,8 @@ def run_sweep(
     for o in user:
         if _override_key(o) in keys:
             raise ScenarioError(f"--set {o}: `{_override_key(o)}` is a swept key of {scenario} ([sweep] table or --grid)")
-    seed = lnsim.check_seed(seed, "--seed")
-    limit = lnsim._max_memory(max_memory)
+    seed = _run.check_seed(seed, "--seed")
+    limit = _run._max_memory(max_memory)
     base = base_seed(doc, user, seed)
     _check_seeds(scenario, keys, seeds, base, seed)
     if len(points) * seeds > MAX_RUNS:
@@ -850,23 +828,23 @@ def run_sweep(
     largest = 0
     for p in points:
         try:
-            lnsim.validate(scenario, overrides=[*user, *p["overrides"]], max_memory=limit)
+            _run.validate(scenario, overrides=[*user, *p["overrides"]], max_memory=limit)
         except ScenarioError as e:
             raise ScenarioError(f"sweep point {p['point']} ({', '.join(p['overrides'])}): {e}") from None
         try:
-            largest = max(largest, lnsim.estimate_memory(scenario, [*user, *p["overrides"]])["total"])
+            largest = max(largest, _run.estimate_memory(scenario, [*user, *p["overrides"]])["total"])
         except ScenarioError:  # only limits how many run at once; validate has judged the point
             pass
     # the local pool runs only as many points at once as fit in the memory
-    room = lnsim._core.parse_size(limit) if limit is not None else lnsim._core.available_memory()
+    room = parse_size(limit) if limit is not None else available_memory()
     max_local = max(1, room // largest) if room and largest else None
 
-    version = lnsim.__version__
+    lnsim_version = version()
     scen_hash = file_hash(scenario)
     runs = sweep_runs(points, seeds, base, seed)
     for r in runs:
         r["overrides"] = [*user, *r["point"]["overrides"]]
-        r["key"] = run_key(scen_hash, r["overrides"], r["seed_arg"], version)
+        r["key"] = run_key(scen_hash, r["overrides"], r["seed_arg"], lnsim_version)
 
     out_dir = Path(out) if out is not None else Path("results") / f"{_scenario_name(scenario, doc, user)}-sweep"
     # the sweep folder: absent, empty, or a sweep folder lnsim wrote (nothing else is touched)
@@ -953,7 +931,7 @@ def run_sweep(
                     "scenario_hash": scen_hash,
                     "overrides": r["overrides"],
                     "point_values": {k: csv_value(v) for k, v in r["point"]["values"].items()},
-                    "version": version,
+                    "version": lnsim_version,
                     "status": outcome["status"],
                     "error": None if ok else outcome["error"],
                     "summary": summary,
@@ -978,7 +956,7 @@ def run_sweep(
     _write_atomic(out_dir / SWEEP_CSV, df.to_csv(index=False))
     stats = {
         "scenario_hash": scen_hash,
-        "version": version,
+        "version": lnsim_version,
         "grid": {k: [csv_value(v) for v in vals] for k, vals in extra.items()},
         "simulated": len(todo),
         "reused": len(keep),

@@ -39,6 +39,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
+from ._core import version
+from ._exit import InputError
+
 #: ``BenchCase.model`` of the two simulation models.
 MODEL_IB = "infiniband"
 MODEL_CYCLE = "cycle"
@@ -150,8 +153,6 @@ def _case_by_name(names: Sequence[str]) -> List[BenchCase]:
     known = {c.name: c for c in CASES}
     unknown = [n for n in names if n not in known]
     if unknown:
-        from .cli import InputError
-
         raise InputError(f"--case {', '.join(unknown)}: unknown bench case; known: {', '.join(known)}")
     return [known[n] for n in names]
 
@@ -383,13 +384,10 @@ def format_cost(c: dict) -> str:
 
 def main(cases: Sequence[str] = (), quick: bool = False, scenarios=None, out=None) -> int:
     """Runs the selected cases (all by default); returns the exit status (1 if any failed)."""
-    from . import __version__
-
+    __version__ = version()
     selected = _case_by_name(cases)
     scen_dir = Path(scenarios) if scenarios else default_scenarios_dir()
     if not scen_dir.is_dir():
-        from .cli import InputError
-
         raise InputError(f"{scen_dir}: scenarios folder not found (use --scenarios DIR)")
     out_root = Path(out) if out else Path("results") / "bench"
     out_root.mkdir(parents=True, exist_ok=True)

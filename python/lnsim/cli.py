@@ -34,18 +34,13 @@ import sys
 from pathlib import Path
 from typing import List, Optional
 
-EXIT_OK = 0
-EXIT_ERROR = 1
-EXIT_INPUT = 2
-EXIT_DEADLOCK = 3
-EXIT_INTERRUPTED = 130
+# the exit statuses and InputError are also public names of this module
+from ._exit import EXIT_DEADLOCK, EXIT_ERROR, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, InputError, report_error
+from ._format import format_ns
+from ._run import key_matches  # also a public name of this module
 
 #: Per-node table rows printed after a run; the rest is in summary.json.
 MAX_NODE_ROWS = 32
-
-
-class InputError(Exception):
-    """Bad command-line input found by the front end itself (exit status 2)."""
 
 
 def _add_set(p: argparse.ArgumentParser) -> None:
@@ -300,15 +295,11 @@ def _fmt(v, spec: str = ".3f", unit: str = "") -> str:
     return f"{x:{spec}}{unit}"
 
 
-def _fmt_time_ns(v) -> str:
+def _fmt_latency_ns(v) -> str:
+    """A latency of summary.json (ns) as printed after a run (:func:`lnsim._format.format_ns`:
+    ``12.345 us``), ``n/a`` when missing."""
     x = _num(v)
-    if x is None:
-        return "n/a"
-    if x >= 1e6:
-        return f"{x / 1e6:.3f} ms"
-    if x >= 1e3:
-        return f"{x / 1e3:.3f} us"
-    return f"{x:.1f} ns"
+    return "n/a" if x is None else format_ns(x, ".3f", ns_spec=".1f", micro="us")
 
 
 def _fmt_rate(x: Optional[float]) -> str:
@@ -383,8 +374,8 @@ def format_summary(summary: dict, out_dir) -> str:
             lines.append(f"  ... {len(active) - MAX_NODE_ROWS} more nodes (see summary.json)")
         lines.append("")
     lines.append(
-        f"latency         mean {_fmt_time_ns(lat.get('mean'))}, p50 {_fmt_time_ns(lat.get('p50'))},"
-        f" p99 {_fmt_time_ns(lat.get('p99'))}, max {_fmt_time_ns(lat.get('max'))}"
+        f"latency         mean {_fmt_latency_ns(lat.get('mean'))}, p50 {_fmt_latency_ns(lat.get('p50'))},"
+        f" p99 {_fmt_latency_ns(lat.get('p99'))}, max {_fmt_latency_ns(lat.get('max'))}"
     )
     lines.append(f"fairness        Jain {_fmt(fair.get('jain'), '.4f')}")
     if cc_on:
@@ -455,21 +446,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     print(lnsim.validate(Path(args.scenario), overrides=args.overrides, max_memory=args.max_memory).rstrip("\n"))
     return EXIT_OK
-
-
-def key_matches(path: str, prefix: str) -> bool:
-    """Is key `path` (README notation: `traffic.flows[].src`, `links.<class>.rate`) under
-    `prefix`, written either way (`traffic.flows`, `traffic.flows[0]`, `links.host`)?"""
-    import re
-
-    prefix = re.sub(r"\[\d*\]", "", prefix.strip()).rstrip(".")
-    if not prefix:
-        return True
-    spellings = {path.replace("[]", "")}
-    for ph, names in (("<class>_ports", ("host_ports", "fabric_ports")), ("<class>", ("host", "fabric")),
-                      ("<phase>", ("before", "after"))):
-        spellings |= {s.replace(ph, n) for s in spellings for n in names}
-    return any(s == prefix or s.startswith(prefix + ".") for s in spellings)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -793,7 +769,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     except SystemExit:
         raise
     except Exception as e:  # noqa: BLE001 - every failure becomes a message and an exit status
-        return _report(e)
+        return report_error(e)
     finally:
         for stream in (sys.stdout, sys.stderr):
             try:
@@ -803,27 +779,6 @@ def main(argv: Optional[List[str]] = None) -> int:
         sys.stdout, sys.stderr = saved
         if old_term is not None:
             signal.signal(signal.SIGTERM, old_term)
-
-
-def _report(e: BaseException) -> int:
-    from . import ScenarioError, SimulationError
-
-    from ._read import ResultsError
-    from .executors import ExecutorError
-    from .store import StoreError
-
-    if isinstance(e, (ScenarioError, InputError, ExecutorError, StoreError, ResultsError)):
-        print(f"lnsim: error: {e}", file=sys.stderr)
-        return EXIT_INPUT
-    if isinstance(e, SimulationError):
-        print(f"lnsim: error: {e}", file=sys.stderr)
-        return EXIT_ERROR
-    if os.environ.get("LNSIM_TRACEBACK"):
-        import traceback
-
-        traceback.print_exception(type(e), e, e.__traceback__)
-    print(f"lnsim: error: {type(e).__name__}: {e}", file=sys.stderr)
-    return EXIT_ERROR
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -36,6 +36,10 @@ import time
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
+from . import _run
+from ._core import ScenarioError, SimulationError
+from .store import list_files
+
 #: Environment variable giving the Dask scheduler address when ``--dask`` is not given.
 DASK_ENV = "LNSIM_DASK_ADDRESS"
 #: Seconds to wait for the Dask scheduler before giving up with a clear error.
@@ -54,10 +58,6 @@ def run_task(scenario: str, overrides: List[str], seed: Optional[int], max_memor
     or "error", "files" ({relative name: bytes}), "wall_time_s", "worker"}``. Never raises for a
     failing simulation: the error is the outcome. A run that deadlocked is ``failed`` with the
     credit loop in ``error``, and keeps its ``summary`` and ``files``."""
-    import lnsim
-
-    from .store import list_files
-
     global _RUN_DIR
     t0 = time.perf_counter()
     tmp = Path(tempfile.mkdtemp(prefix="lnsim-run-"))
@@ -66,14 +66,14 @@ def run_task(scenario: str, overrides: List[str], seed: Optional[int], max_memor
     try:
         stop = _cancelled_check()  # only inside a Dask task
         kw = {} if stop is None else {"_stop": stop}
-        r = lnsim.run(scenario, overrides=overrides, seed=seed, out=tmp / "run", max_memory=max_memory, **kw)
+        r = _run.run(scenario, overrides=overrides, seed=seed, out=tmp / "run", max_memory=max_memory, **kw)
         if r.summary.get("complete") is False:  # partial results are never recorded as a run
-            raise lnsim.SimulationError(f"the run stopped early ({r.summary.get('stop_reason')})")
+            raise SimulationError(f"the run stopped early ({r.summary.get('stop_reason')})")
         files = {name: (tmp / "run" / name).read_bytes() for name in list_files(tmp / "run")}
         out.update(status=STATUS_OK, summary=r.summary, files=files)
         if r.deadlock:
             out.update(status=STATUS_FAILED, error=deadlock_message(r.deadlock))
-    except (lnsim.ScenarioError, lnsim.SimulationError) as e:
+    except (ScenarioError, SimulationError) as e:
         out.update(status=STATUS_FAILED, error=str(e))
     except Exception as e:  # noqa: BLE001 - reported as the run's error
         out.update(status=STATUS_FAILED, error=f"{type(e).__name__}: {e}")

@@ -409,7 +409,8 @@ def test_experiment_d_time_is_phrased_by_points():
 
 
 def test_sweep_table_is_in_the_unit_of_the_heatmap(folders):
-    from lnsim.plot import _METRIC_LABEL, DEFAULT_SWEEP_METRIC
+    from lnsim.plot import DEFAULT_SWEEP_METRIC
+    from lnsim.plot._metric_sweep import _METRIC_LABEL
 
     df = lnsim.read_sweep(folders["ib_sweep"])
     text = cli.format_sweep(df, folders["ib_sweep"], 0)

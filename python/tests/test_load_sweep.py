@@ -88,8 +88,9 @@ def fake_cycle_summary(load: float, routing: str, seed: int) -> dict:
 
 @pytest.fixture
 def fake_core(monkeypatch):
-    """Replaces ``lnsim.run`` / ``lnsim.validate`` with a fake cycle-level model (in-process
-    sweeps only, ``jobs=1``). Returns the list of calls ``(overrides, seed, out)``."""
+    """Replaces ``run`` / ``validate`` of :mod:`lnsim._run` (what the sweep and its executors
+    call) with a fake cycle-level model (in-process sweeps only, ``jobs=1``). Returns the list
+    of calls ``(overrides, seed, out)``."""
     calls = []
 
     def run(scenario, overrides=None, seed=None, out=None, progress=False, max_memory=None):
@@ -103,8 +104,8 @@ def fake_core(monkeypatch):
         calls.append((overrides, seed, out))
         return lnsim.RunResult(out, s)
 
-    monkeypatch.setattr(lnsim, "run", run)
-    monkeypatch.setattr(lnsim, "validate", lambda scenario, overrides=None, max_memory=None: "ok\n")
+    monkeypatch.setattr(lnsim._run, "run", run)
+    monkeypatch.setattr(lnsim._run, "validate", lambda scenario, overrides=None, max_memory=None: "ok\n")
     return calls
 
 
@@ -197,14 +198,14 @@ def test_bad_seeds_requests(tmp_path, fake_core):
 
 
 def test_failed_seed_is_its_own_row(tmp_path, fake_core, monkeypatch):
-    ok_run = lnsim.run
+    ok_run = lnsim._run.run  # the fake of `fake_core`
 
     def flaky(scenario, overrides=None, seed=None, out=None, progress=False, max_memory=None):
         if seed == 8:
             raise lnsim.SimulationError("boom")
         return ok_run(scenario, overrides=overrides, seed=seed, out=out)
 
-    monkeypatch.setattr(lnsim, "run", flaky)
+    monkeypatch.setattr(lnsim._run, "run", flaky)
     scen = scenario_with_sweep(tmp_path, '"traffic.load" = [0.1, 0.2]\n')
     with pytest.warns(RuntimeWarning, match="2 of 4 sweep runs failed"):
         df = lnsim.sweep(scen, out=tmp_path / "out", jobs=1, seeds=2)

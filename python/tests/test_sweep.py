@@ -188,7 +188,7 @@ def test_failed_point_is_reported(tmp_path, monkeypatch, capsys):
             raise lnsim.SimulationError("boom: injected failure")
         return real_run(scenario, overrides=overrides, **kw)
 
-    monkeypatch.setattr(lnsim, "run", flaky_run)
+    monkeypatch.setattr(lnsim._run, "run", flaky_run)
     scen = with_sweep(tmp_path, SWEEP_2X2)
     out = tmp_path / "out"
     status = cli.main(["sweep", str(scen), *SHORT, "--out", str(out), "--jobs", "1", "--no-plot"])

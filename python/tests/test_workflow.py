@@ -245,7 +245,7 @@ def test_dask_failed_point_does_not_stop_the_others(tmp_path, monkeypatch):
             raise lnsim.SimulationError("boom: injected failure")
         return real_run(scenario, overrides=overrides, **kw)
 
-    monkeypatch.setattr(lnsim, "run", flaky_run)
+    monkeypatch.setattr(lnsim._run, "run", flaky_run)
     scen = scenario(tmp_path, '"traffic.load" = [0.05, 0.1, 0.15]\n')
     # threads in this process, so the injected failure reaches the workers
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0") as c:
