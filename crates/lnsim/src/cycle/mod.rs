@@ -23,14 +23,20 @@
 //! its events kind by kind, then runs the output links of every router whose outputs were
 //! woken, then the allocator of every router whose allocator was woken.
 
+mod allocator;
 mod build;
 mod calendar;
+mod conservation;
+mod link;
 pub mod memory;
+mod occupancy;
 mod packet;
 mod prefetch;
 mod results;
+mod route;
 mod run;
 pub mod separable_allocator;
+mod terminal;
 #[cfg(test)]
 mod tests;
 
