@@ -56,6 +56,7 @@ impl CycleNet {
     /// summed over VCs, spec §2.6) and publishes them for its group (spec §3.6, Eq. 2-2).
     pub(super) fn publish_piggyback(&mut self) {
         let mut pb = self.pb.take().expect("piggyback state");
+        let alg = &self.routing.alg;
         let mut q = [0u64; 64];
         let mut k = 0usize;
         let mut cur = u32::MAX;
@@ -64,7 +65,7 @@ impl CycleNet {
             let r = self.split_gp(gp).0;
             if r != cur {
                 if cur != u32::MAX {
-                    pb.publish(self.now, cur, self.routing.pb_bits(&q[..k]));
+                    pb.publish(self.now, cur, alg.congestion_bits(&q[..k]));
                 }
                 cur = r;
                 k = 0;
@@ -79,7 +80,7 @@ impl CycleNet {
             k += 1;
         }
         if cur != u32::MAX {
-            pb.publish(self.now, cur, self.routing.pb_bits(&q[..k]));
+            pb.publish(self.now, cur, alg.congestion_bits(&q[..k]));
         }
         self.pb = Some(pb);
     }

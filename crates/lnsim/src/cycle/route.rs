@@ -57,7 +57,7 @@ impl CycleNet {
     const MAX_ROUTE_TABLE: u64 = 1 << 22;
 
     /// For a routing whose next hop depends on the router and the destination alone
-    /// ([`crate::routing::candidates::CycleRouting::stateless`], mesh DOR), computes every
+    /// ([`crate::routing::algorithm::CycleRouting::stateless`], mesh DOR), computes every
     /// packed next hop once (by the same code as [`CycleNet::route_head`]) so that routing a
     /// head is one table read; nothing for other routings or beyond [`Self::MAX_ROUTE_TABLE`].
     pub(crate) fn tabulate_routes(&mut self) {
