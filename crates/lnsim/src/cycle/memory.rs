@@ -1,20 +1,23 @@
 //! The cycle-level model's part of the memory estimate ([`crate::engine::memory`]): the arrays
-//! [`CycleNet::new`](super::CycleNet) allocates per router port, per (port, VC), per router
+//! [`CycleNet::build`](super::CycleNet) allocates per router port, per (port, VC), per router
 //! and per terminal, the routing tables, the channel-dependency graph of the start-up check,
 //! the event calendar (one slot per cycle of the longest delay), the packets the buffers and
 //! the source backlogs can hold, and the statistics bins.
 
 use super::calendar::Slot;
 use super::packet::{Link, Pkt};
+use super::params::{calendar_slots, default, CycleParams, MAX_VCS};
 use super::results::Bin;
 use super::{PortState, RouterState, TermState, VcOut, VcState};
-use crate::config::{LoadedScenario, RoutingAlgorithm, TopologyKind};
+use crate::config::{LoadedScenario, TopologyKind};
 use crate::engine::memory::{grown, m, sz, MemoryEstimate, Phase};
-use crate::routing::vc_template::{HopClass, VcTemplate};
 use crate::topology::FabricSize;
 use rand_chacha::ChaCha8Rng;
 
-/// Adds the cycle-level model's parts for a network of size `f`.
+/// Adds the cycle-level model's parts for a network of size `f`. The estimate comes before
+/// the checks of the parameters (a network too large to build is refused as such): it reads
+/// the scenario with the parameters' defaults, and the routing's VCs from the parameters when
+/// they resolve (else from the VC keys, one VC per port by default).
 pub(crate) fn memory_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) {
     let s = &l.scenario;
     let rc = &s.router;
@@ -23,34 +26,16 @@ pub(crate) fn memory_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &Fab
     let radix = f.max_ports;
     let np = m(routers, radix);
     let dragonfly = s.topology.kind == TopologyKind::Dragonfly;
-    let alg = s.routing.algorithm;
+    let routing = CycleParams::resolve(l).ok().map(|p| p.routing);
     // VCs per port, as the builder chooses them
-    let vcs = if dragonfly {
-        let template = match &s.routing.vc_template {
-            Some(items) => VcTemplate::parse(items).ok(),
-            None if alg == Some(RoutingAlgorithm::Min) => Some(VcTemplate::minimal()),
-            None => Some(VcTemplate::valiant()),
-        };
-        let (need_l, need_g) = template.map_or((4, 2), |t| {
-            (t.vcs(HopClass::Local), t.vcs(HopClass::Global))
-        });
-        rc.local_vcs
-            .unwrap_or(need_l)
-            .max(rc.global_vcs.unwrap_or(need_g))
-    } else {
-        let classes =
-            if alg == Some(RoutingAlgorithm::Vlb) {
-                2
-            } else {
-                1
-            } * if s.topology.kind == TopologyKind::Torus && s.routing.dateline != Some(false) {
-                2
-            } else {
-                1
-            };
-        rc.local_vcs.unwrap_or(classes)
-    }
-    .clamp(1, 64) as u64;
+    let (vcs, global_vcs) = match &routing {
+        Some(r) => (r.vcs, r.global_vcs),
+        None => {
+            let g = rc.global_vcs.unwrap_or(1);
+            (rc.local_vcs.unwrap_or(1).max(g).clamp(1, MAX_VCS), g)
+        }
+    };
+    let vcs = vcs as u64;
     let channels = m(np, vcs);
     // the builder's temporary per-port arrays (kind, peer, terminal, VCs, latency) and per
     // (port, VC) capacities come on top of the records
@@ -74,9 +59,8 @@ pub(crate) fn memory_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &Fab
     );
     // mesh DOR tables: the next port per (router, router) and the packed next hop per
     // (router, terminal), each built only below its size limit
-    let mesh_dor = !dragonfly
-        && s.topology.kind == TopologyKind::Mesh
-        && matches!(alg, None | Some(RoutingAlgorithm::Dor));
+    let mesh_dor = s.topology.kind == TopologyKind::Mesh
+        && routing.as_ref().is_some_and(|r| r.algorithm.stateless());
     if mesh_dor && routers <= 4096 {
         let table = m(m(routers, routers), 2);
         let routes = if m(routers, terminals) <= 1 << 22 {
@@ -98,26 +82,18 @@ pub(crate) fn memory_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &Fab
     );
 
     // the calendar: a slot per cycle of the longest delay, rounded up to a power of two
-    let pkt_phits = s.traffic.packet_phits.unwrap_or(10).max(1) as u64;
-    let slots = super::build::calendar_slots(rc, pkt_phits);
+    let pkt_phits = s
+        .traffic
+        .packet_phits
+        .unwrap_or(default::PACKET_PHITS)
+        .max(1) as u64;
+    let slots = calendar_slots(rc, pkt_phits);
     // packets: what the buffers hold, plus the source backlogs up to the saturation limit
     // (or what the sources can generate, if less)
     // router-to-router ports by class, with their VCs and input buffers
     let used_router_ports = f.ports.saturating_sub(2 * terminals);
     let (global_ports, global_vcs) = match crate::topology::dragonfly::shape_of(&s.topology) {
-        Ok(d) if dragonfly => (
-            m(routers, d.h as u64),
-            rc.global_vcs
-                .map_or(
-                    if alg == Some(RoutingAlgorithm::Min) {
-                        1
-                    } else {
-                        2
-                    },
-                    |v| v as u64,
-                )
-                .min(vcs),
-        ),
+        Ok(d) if dragonfly => (m(routers, d.h as u64), (global_vcs as u64).min(vcs)),
         _ => (0, 0),
     };
     let local_ports = used_router_ports.saturating_sub(global_ports);
@@ -132,11 +108,15 @@ pub(crate) fn memory_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &Fab
     let cycles = s
         .sim
         .warmup_cycles
-        .unwrap_or(0)
+        .unwrap_or(default::WARMUP_CYCLES)
         .saturating_add(s.sim.measure_cycles.unwrap_or(0));
     let load = s.traffic.load.unwrap_or(1.0).clamp(0.0, 1.0);
     let generated = m(terminals, (cycles as f64 * load) as u64 / pkt_phits + 1);
-    let sat = s.sim.saturation_queue_packets.unwrap_or(50.0).max(1.0);
+    let sat = s
+        .sim
+        .saturation_queue_packets
+        .unwrap_or(default::SATURATION_QUEUE_PACKETS)
+        .max(1.0);
     // (never more than the sources generate in the whole run)
     let network = (buffered / pkt_phits).min(generated);
     let backlog = (m(terminals, (2.0 * sat).min(1e12) as u64)).min(generated);
@@ -150,7 +130,10 @@ pub(crate) fn memory_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &Fab
     let events = m(network, 2) + m(terminals, 3) + m(np, 3);
     est.add("event calendar", m(slots, sz::<Slot>()), Phase::Kept);
     est.add("events", grown(m(events, 12)), Phase::Run);
-    if alg == Some(RoutingAlgorithm::Pb) {
+    if routing
+        .as_ref()
+        .is_some_and(|r| r.algorithm.publishes_congestion_bits())
+    {
         est.add(
             "piggyback state",
             m(m(routers, rc.local_latency.saturating_add(1)), 8),
@@ -159,7 +142,7 @@ pub(crate) fn memory_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &Fab
     }
     // statistics: a bin per stats.bin_cycles, per-router counters, latency counts
     let bins = cycles
-        .div_ceil(s.stats.bin_cycles.unwrap_or(1000).max(1))
+        .div_ceil(s.stats.bin_cycles.unwrap_or(default::BIN_CYCLES).max(1))
         .max(1);
     est.add(
         "statistics",

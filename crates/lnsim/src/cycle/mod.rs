@@ -22,22 +22,43 @@
 //! generations) wait in a calendar ring indexed by cycle ([`calendar`]); every cycle handles
 //! its events kind by kind, then runs the output links of every router whose outputs were
 //! woken, then the allocator of every router whose allocator was woken.
+//!
+//! # Where things are
+//! - `params.rs`: the parameters read from the scenario, with every default and check;
+//!   `build.rs`: the network built from them, stage by stage;
+//! - `run.rs`: the cycle loop and its event dispatch; `calendar.rs`: the event ring;
+//! - `terminal.rs`: packet generation and injection; `link.rs`: arrivals at router inputs and
+//!   the link stage; `allocator.rs`: input requests, the separable allocation
+//!   (`separable_allocator.rs`: its arbiters), the output-VC choice and the grant;
+//! - `route.rs`: the wing's side of the routing seam ([`crate::routing::candidates`]): the
+//!   next hop of a head, the source decision, the route table; `occupancy.rs`: the queue
+//!   signals adaptive routing reads and the Piggyback publication;
+//! - `packet.rs`: the packet slab and its queues; `prefetch.rs`: cache hints of the loop;
+//! - `conservation.rs`: the saturation watch and the end-of-run conservation check;
+//!   `results.rs`: statistics and the results folder; `memory.rs`: the memory estimate.
 
+mod allocator;
 mod build;
 mod calendar;
+mod conservation;
+mod link;
 pub mod memory;
+mod occupancy;
 mod packet;
+mod params;
 mod prefetch;
 mod results;
+mod route;
 mod run;
 pub mod separable_allocator;
+mod terminal;
 #[cfg(test)]
 mod tests;
 
 pub use build::validate_cycle;
 pub use run::run_cycle_scenario;
 
-use crate::routing::candidates::CycleRouting;
+use crate::routing::algorithm::CycleRouting;
 use crate::routing::piggyback::PiggybackState;
 use crate::traffic::synthetic::SyntheticTraffic;
 use packet::PacketSlab;

@@ -438,17 +438,8 @@ pub(crate) fn write(
         }
     };
     let s = &l.scenario;
-    let policy = match net.routing.alg {
-        crate::routing::candidates::Algorithm::Vlb
-        | crate::routing::candidates::Algorithm::Ugal
-        | crate::routing::candidates::Algorithm::Pb => Some(net.routing.policy.name()),
-        _ => None,
-    };
-    let routing_name = s
-        .routing
-        .algorithm
-        .map(|a| a.name().to_string())
-        .unwrap_or_else(|| "dor".into());
+    let policy = net.routing.alg.vlb_policy();
+    let routing_name = net.routing.alg.name();
     let events_per_s = st.phit_hops as f64 / wall_s.max(1e-9);
     let mut summary = json!({
         "scenario": l.name,

@@ -3,7 +3,7 @@
 
 use super::CycleNet;
 use crate::config::load_str;
-use crate::routing::minimal;
+use crate::routing::dragonfly_paths as minimal;
 use crate::topology::dragonfly::{Arrangement, DragonflyShape};
 
 fn net(text: &str, over: &[&str]) -> CycleNet {
@@ -215,7 +215,7 @@ fn dragonflies_from_72_to_16512_nodes_build() {
 /// classes, both port numberings, several VCs per class; and Dragonflies.
 #[test]
 fn channel_dependency_graph_matches_the_pairwise_construction() {
-    use crate::routing::candidates::RoutedTopology;
+    use crate::routing::algorithm::Paths;
     use crate::routing::channel_dependency::{build, naive_edges, ChannelGraph};
     let mut cases: Vec<(String, Vec<String>, bool)> = Vec::new();
     let mesh = |kind: &str, dims: &str, alg: &str, vcs: u32, numbering: &str| {
@@ -276,10 +276,10 @@ fn channel_dependency_graph_matches_the_pairwise_construction() {
         let n = net(text, &ov);
         let mut routing = n.routing.clone();
         if *no_dateline {
-            if let RoutedTopology::Mesh(m) = &mut routing.topo {
+            if let Paths::Mesh(m) = &mut routing.paths {
                 m.dateline = false;
+                m.classes /= 2;
             }
-            routing.classes /= 2;
         }
         let (radix, vcs) = (n.radix, n.vcs);
         let link = |r: u32, p: u32| -> Option<(u32, u32)> {

@@ -32,7 +32,9 @@
 //! those of the routes the traffic can use, on the VL each flow uses (the model keeps a
 //! packet's VL from source to destination).
 
-use super::candidates::{Algorithm, CycleRouting, MeshGeometry, RouteState, RoutedTopology};
+use super::algorithm::{CycleRouting, Paths};
+use super::candidates::RouteState;
+use super::mesh_paths::MeshPaths;
 use super::tables::{ForwardingTables, NO_PORT};
 use super::vc_template::HopClass;
 use crate::error::{Error, Result};
@@ -230,9 +232,9 @@ pub fn build(
     max_vcs: u32,
     link: &dyn Fn(u32, u32) -> Option<(u32, u32)>,
 ) -> Result<ChannelGraph> {
-    match &routing.topo {
-        RoutedTopology::Dragonfly(s) => {
-            let t = &routing.template;
+    match &routing.paths {
+        Paths::Dragonfly(d) => {
+            let (s, t) = (&d.shape, &d.template);
             let class = |p: u32| {
                 if s.is_global_port(p) {
                     HopClass::Global
@@ -265,7 +267,7 @@ pub fn build(
                 Ok(())
             })
         }
-        RoutedTopology::Mesh(m) => mesh_graph(routing, m, routers, radix, link),
+        Paths::Mesh(m) => mesh_graph(routing, m, routers, radix, link),
     }
 }
 
@@ -302,7 +304,7 @@ enum Phase {
 /// `k`, routed by `routing`, gathered per coordinate.
 fn line_hops(
     routing: &CycleRouting,
-    m: &MeshGeometry,
+    m: &MeshPaths,
     line: &[u32],
     k: usize,
     per: u32,
@@ -355,9 +357,9 @@ fn line_hops(
                     // construction, which follows a path while it has hops)
                     _ => break,
                 };
-                let plus = if c.port == m.plus[r as usize][k] {
+                let plus = if Some(c.port) == m.grid.port(r, k, true) {
                     true
-                } else if c.port == m.minus[r as usize][k] {
+                } else if Some(c.port) == m.grid.port(r, k, false) {
                     false
                 } else {
                     return Err(Error::Internal(format!(
@@ -426,26 +428,27 @@ fn push_unique<T: PartialEq>(v: &mut Vec<T>, item: T) {
 /// The mesh/torus CDG from the walks of one line per dimension (module documentation).
 fn mesh_graph(
     routing: &CycleRouting,
-    m: &MeshGeometry,
+    m: &MeshPaths,
     routers: u32,
     radix: u32,
     link: &dyn Fn(u32, u32) -> Option<(u32, u32)>,
 ) -> Result<ChannelGraph> {
-    let nd = m.dims.len();
-    if m.coords.len() != routers as usize {
+    let g = &m.grid;
+    let nd = g.dims.len();
+    if g.switches() != routers {
         return Err(Error::Internal(
             "channel-dependency check: mesh coordinates and routers disagree".into(),
         ));
     }
-    let per = (routing.local_vcs / routing.classes.max(1)).max(1) as u32;
-    let groups = routing.classes.max(1) as u32;
+    let per = (m.local_vcs / m.classes.max(1)).max(1) as u32;
+    let groups = m.classes.max(1) as u32;
     // the line through router 0 along each dimension (router index Σ coords[d] · stride[d])
     let mut lines: Vec<Vec<u32>> = Vec::with_capacity(nd);
     let mut stride = 1u64;
     for k in 0..nd {
-        let line: Vec<u32> = (0..m.dims[k] as u64).map(|x| (x * stride) as u32).collect();
+        let line: Vec<u32> = (0..g.dims[k] as u64).map(|x| (x * stride) as u32).collect();
         for (x, &r) in line.iter().enumerate() {
-            let c = m.coords.get(r as usize);
+            let c = (r < routers).then(|| g.coords(r));
             if c.is_none_or(|c| {
                 c[k] as usize != x || c.iter().enumerate().any(|(d, &v)| d != k && v != 0)
             }) {
@@ -455,9 +458,9 @@ fn mesh_graph(
             }
         }
         lines.push(line);
-        stride *= m.dims[k] as u64;
+        stride *= g.dims[k] as u64;
     }
-    let valiant = routing.alg == Algorithm::MeshVlb;
+    let valiant = m.phases == 2;
     let phases: &[Phase] = if valiant {
         &[Phase::A, Phase::B]
     } else {
@@ -474,27 +477,17 @@ fn mesh_graph(
     let id = |r: u32, port: u32, g: u32| (r * radix + port) * groups + g;
     // the channel arriving at r along dimension k by `hop`, and the one leaving r by `hop`
     let arriving = |r: u32, k: usize, hop: Hop| -> Option<u32> {
-        let p = if hop.plus {
-            m.minus[r as usize][k]
-        } else {
-            m.plus[r as usize][k]
-        };
-        if p == u16::MAX {
-            return None;
-        }
+        // (the packet came in through the port on the side it came from)
+        let p = g.port(r, k, !hop.plus)?;
         let (u, up) = link(r, p as u32)?;
         Some(id(u, up, hop.group))
     };
     let leaving = |r: u32, k: usize, hop: Hop| -> Option<u32> {
-        let p = if hop.plus {
-            m.plus[r as usize][k]
-        } else {
-            m.minus[r as usize][k]
-        };
-        (p != u16::MAX).then(|| id(r, p as u32, hop.group))
+        let p = g.port(r, k, hop.plus)?;
+        Some(id(r, p as u32, hop.group))
     };
     ChannelGraph::from_routers(routers, radix, groups, per, |r, out| {
-        let c = &m.coords[r as usize];
+        let c = g.coords(r);
         let mut pair = |j: usize, hin: Hop, k: usize, hout: Hop| {
             if let (Some(f), Some(t)) = (arriving(r, j, hin), leaving(r, k, hout)) {
                 out.push((f, t));
@@ -763,9 +756,9 @@ pub(crate) fn naive_edges(
 ) -> std::collections::BTreeSet<(u32, u32)> {
     let mut e = std::collections::BTreeSet::new();
     let id = |r: u32, port: u32, vc: u32| (r * radix + port) * max_vcs + vc;
-    match &routing.topo {
-        RoutedTopology::Dragonfly(s) => {
-            let t = &routing.template;
+    match &routing.paths {
+        Paths::Dragonfly(d) => {
+            let (s, t) = (&d.shape, &d.template);
             let class = |p: u32| {
                 if s.is_global_port(p) {
                     HopClass::Global
@@ -794,9 +787,9 @@ pub(crate) fn naive_edges(
                 }
             }
         }
-        RoutedTopology::Mesh(m) => {
-            let n = m.coords.len() as u32;
-            let valiant = routing.alg == Algorithm::MeshVlb;
+        Paths::Mesh(m) => {
+            let n = m.grid.switches();
+            let valiant = m.phases == 2;
             let mut arriving: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
             let mut leaving: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
             let phases: &[bool] = if valiant { &[true, false] } else { &[false] };

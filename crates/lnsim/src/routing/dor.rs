@@ -1,35 +1,34 @@
 //! Dimension-order routing (DOR) for meshes and tori (spec §3.6: "first in x-direction to the
-//! correct column and then in y-direction"; 3D: x, y, z).
+//! correct column and then in y-direction"; 3D: x, y, z): the InfiniBand model's forwarding
+//! tables ([`build`]) and the cycle-level model's DOR algorithm ([`Dor`]), both by the one DOR
+//! rule of [`super::mesh_paths::Grid::step`].
 //!
-//! Dimensions are those of [`Shape::MeshTorus`]: dimension 0 = x = the last name subscript (the
-//! column in 2D), then dimension 1, … (see [`crate::topology::mesh_torus`]). A packet corrects
-//! the lowest dimension whose coordinate differs from the destination switch's. In a mesh it
-//! moves towards the destination; in a torus it takes the shorter way round, ties (distance
-//! exactly half the ring) towards plus. At the destination switch the output is the HCA's port.
-//! The result reproduces Z-Tab 3.4 with the `"zeru"` port numbering.
+//! A packet corrects the lowest dimension whose coordinate differs from the destination
+//! switch's. In a mesh it moves towards the destination; in a torus it takes the shorter way
+//! round, ties (distance exactly half the ring) towards plus. At the destination switch the
+//! output is the HCA's port. The result reproduces Z-Tab 3.4 with the `"zeru"` port numbering.
 //!
 //! Note: in a torus, DOR alone is not deadlock-free (cyclic channel dependencies in each ring);
-//! the tables are the same as the spec's, deadlock avoidance would need VLs (datelines).
+//! the InfiniBand tables are the same as the spec's, deadlock avoidance would need VLs
+//! (datelines). The cycle-level model's torus paths use dateline VC classes.
 
+use super::algorithm::{CycleAlgorithm, VcNeeds};
+use super::mesh_paths::Grid;
+use crate::config::RoutingConfig;
 use crate::error::{Error, Result};
 use crate::routing::ForwardingTables;
-use crate::topology::{Fabric, NodeKind, Shape};
+use crate::topology::{Fabric, NodeKind};
 
-/// Builds DOR forwarding tables for a fabric with [`Shape::MeshTorus`] (spec §3.6).
+/// Builds DOR forwarding tables for a fabric with [`crate::topology::Shape::MeshTorus`] (spec
+/// §3.6).
 pub fn build(fabric: &Fabric) -> Result<ForwardingTables> {
-    let Shape::MeshTorus {
-        dims,
-        torus,
-        minus_port,
-        plus_port,
-    } = &fabric.shape
-    else {
+    let Some(grid) = Grid::of(fabric)? else {
         return Err(Error::Internal(
             "dor::build needs a mesh or torus fabric".into(),
         ));
     };
     let mut tables = ForwardingTables::empty(fabric);
-    // destination switch, its coordinates and the HCA's port, per LID
+    // destination switch (its index), its coordinates and the HCA's port, per LID
     let mut dest = Vec::with_capacity(fabric.hcas.len());
     for &h in &fabric.hcas {
         let hn = &fabric.nodes[h as usize];
@@ -38,7 +37,7 @@ pub fn build(fabric: &Fabric) -> Result<ForwardingTables> {
             .first()
             .ok_or_else(|| Error::Internal(format!("dor: HCA {} has no link", hn.name)))?;
         let sw = &fabric.nodes[p.peer as usize];
-        if sw.kind != NodeKind::Switch || sw.coords.len() != dims.len() {
+        if sw.kind != NodeKind::Switch || sw.coords.len() != grid.dims.len() {
             return Err(Error::Internal(format!(
                 "dor: HCA {} is not attached to a mesh switch",
                 hn.name
@@ -47,35 +46,15 @@ pub fn build(fabric: &Fabric) -> Result<ForwardingTables> {
         dest.push((p.peer, &sw.coords, p.peer_port));
     }
     for (si, &sw) in fabric.switches.iter().enumerate() {
-        let here = &fabric.nodes[sw as usize].coords;
-        if here.len() != dims.len() {
-            return Err(Error::Internal(format!(
-                "dor: switch {} has no mesh coordinates",
-                fabric.nodes[sw as usize].name
-            )));
-        }
+        let here = grid.coords(si as u32);
         for (i, &(dsw, there, hport)) in dest.iter().enumerate() {
             let port = if dsw == sw {
                 hport
             } else {
-                let d = (0..dims.len())
-                    .find(|&d| here[d] != there[d])
-                    .ok_or_else(|| {
-                        Error::Internal("dor: two switches with the same coordinates".into())
-                    })?;
-                let plus = if *torus {
-                    let n = dims[d];
-                    let fwd = (there[d] + n - here[d]) % n;
-                    fwd <= n - fwd
-                } else {
-                    there[d] > here[d]
-                };
-                let p = if plus {
-                    plus_port[si][d]
-                } else {
-                    minus_port[si][d]
-                };
-                p.ok_or_else(|| {
+                let (d, plus) = grid.step(here, there).ok_or_else(|| {
+                    Error::Internal("dor: two switches with the same coordinates".into())
+                })?;
+                grid.port(si as u32, d, plus).ok_or_else(|| {
                     Error::Internal(format!(
                         "dor: switch {} has no link in dimension {d}",
                         fabric.nodes[sw as usize].name
@@ -88,11 +67,32 @@ pub fn build(fabric: &Fabric) -> Result<ForwardingTables> {
     Ok(tables)
 }
 
+/// DOR on a mesh or torus in the cycle-level model: every packet takes the dimension-order
+/// path; nothing to decide.
+#[derive(Debug, Clone, Copy)]
+pub struct Dor;
+
+impl CycleAlgorithm for Dor {
+    fn new(_: &RoutingConfig, _: u32) -> Result<Self> {
+        Ok(Dor)
+    }
+    fn name(&self) -> &'static str {
+        "dor"
+    }
+    fn vcs(&self) -> VcNeeds {
+        VcNeeds::Phases(1)
+    }
+    fn stateless(&self) -> bool {
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::config::TopologyKind;
     use crate::topology::mesh_torus::tests::mesh;
+    use crate::topology::Shape;
 
     /// Z-Tab 3.4 as printed (3×3 mesh, n = 2): 255 + the entries for LIDs 1..17.
     const Z_TAB_3_4: [&str; 9] = [

@@ -4,6 +4,106 @@
 //! minimally only if the global channel of its minimal path is not congested and UGAL's
 //! Eq. 2-1 holds.
 
+use super::algorithm::{CycleAlgorithm, Paths, VcNeeds};
+use super::candidates::{Occupancy, RouteState};
+use super::ugal::Ugal;
+use super::vc_template::VcTemplate;
+use crate::config::RoutingConfig;
+use crate::error::Result;
+use rand_chacha::ChaCha8Rng;
+
+/// PB on a Dragonfly: UGAL, and a minimal path only when its global channel is not marked
+/// congested by the router that owns it.
+#[derive(Debug, Clone, Copy)]
+pub struct Piggyback {
+    /// UGAL's decision (Eq. 2-1), with its Valiant draw.
+    pub ugal: Ugal,
+    /// The congestion-bit rule (Eq. 2-2).
+    pub rule: CongestionRule,
+}
+
+/// Eq. 2-2's parameters: a global channel is congested when `Q_gc > F · Q̄ + T`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CongestionRule {
+    /// F in percent (`routing.pb_factor`, default 120).
+    pub factor_pct: u64,
+    /// T in phits (`routing.pb_threshold` packets, default 5).
+    pub t_phits: u64,
+}
+
+impl CongestionRule {
+    /// The congestion bits of one router from the occupancies of its global ports.
+    #[inline]
+    pub fn bits(&self, q_gc: &[u64]) -> u64 {
+        congested_bits(q_gc, self.factor_pct, self.t_phits)
+    }
+}
+
+impl CycleAlgorithm for Piggyback {
+    fn new(cfg: &RoutingConfig, pkt_phits: u32) -> Result<Self> {
+        Ok(Piggyback {
+            ugal: Ugal::new(cfg, pkt_phits)?,
+            rule: CongestionRule {
+                factor_pct: cfg.pb_factor.unwrap_or(120) as u64,
+                t_phits: cfg.pb_threshold.unwrap_or(5) as u64 * pkt_phits as u64,
+            },
+        })
+    }
+    fn name(&self) -> &'static str {
+        "pb"
+    }
+    fn vcs(&self) -> VcNeeds {
+        VcNeeds::Template(VcTemplate::valiant())
+    }
+    fn keys(&self) -> &'static [&'static str] {
+        &[
+            "vlb_policy",
+            "valiant_source_group",
+            "ugal_threshold",
+            "pb_factor",
+            "pb_threshold",
+        ]
+    }
+    fn decides_at_injection(&self) -> bool {
+        true
+    }
+    fn at_injection(
+        &self,
+        paths: &Paths,
+        r: u32,
+        dst: u32,
+        st: &mut RouteState,
+        occ: &dyn Occupancy,
+        rng: &mut ChaCha8Rng,
+    ) {
+        let Paths::Dragonfly(d) = paths else { return };
+        let s = &d.shape;
+        let Some(v) = self.ugal.valiant.draw(s, r, dst, rng) else {
+            return;
+        };
+        let mut minimal = self.ugal.minimal_first(d, r, dst, &v, occ);
+        if minimal && s.group(r) != s.group(dst) {
+            // the global channel of the minimal path, as its owner's bits say
+            let (eo, q) = s.exit(s.group(r), s.group(dst));
+            let owner = s.group(r) * s.a + eo;
+            minimal = occ.pb_bits(r, owner) >> q & 1 == 0;
+        }
+        if !minimal {
+            v.take(s, r, dst, st);
+        }
+    }
+    fn vlb_policy(&self) -> Option<&'static str> {
+        Some(self.ugal.valiant.policy.name())
+    }
+    fn publishes_congestion_bits(&self) -> bool {
+        true
+    }
+    #[inline]
+    fn congestion_bits(&self, q_gc: &[u64]) -> u64 {
+        self.rule.bits(q_gc)
+    }
+}
+
 /// The congestion bits of one router's global ports from their occupancies (phits):
 /// bit q set when `q_gc[q] · 100 > factor_pct · mean + 100 · t_phits` (exact integer form of
 /// Eq. 2-2 with F in percent).

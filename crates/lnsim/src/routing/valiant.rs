@@ -1,10 +1,145 @@
 //! Valiant load balancing on a Dragonfly (Dragonfly spec §3.0.2, §3.2, §3.3): the choice of the
 //! intermediate router R_ROOT under the four phase-A policies, with the RVLB restriction for
-//! intra-group packets.
+//! intra-group packets; the VLB algorithm ([`Valiant`]), whose draw UGAL and Piggyback weigh
+//! against the minimal path; and Valiant on a mesh or torus ([`MeshValiant`]: DOR to a random
+//! router, then DOR).
 
+use super::algorithm::{CycleAlgorithm, Paths, VcNeeds};
+use super::candidates::{Occupancy, RouteState};
+use super::vc_template::VcTemplate;
+use crate::config::RoutingConfig;
 use crate::error::{Error, Result};
 use crate::topology::dragonfly::DragonflyShape;
 use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+/// VLB on a Dragonfly (spec §3.2): every packet goes through an intermediate router drawn by
+/// the phase-A policy (an intra-group packet through a router of its own group, RVLB §3.3).
+#[derive(Debug, Clone, Copy)]
+pub struct Valiant {
+    /// Phase-A policy (`routing.vlb_policy`, default lgl).
+    pub policy: VlbPolicy,
+    /// The source group is allowed as intermediate group for inter-group packets
+    /// (`routing.valiant_source_group`, default false).
+    pub source_group: bool,
+}
+
+/// The Valiant route a packet could take: its intermediate and the hop counts Eq. 2-1 weighs.
+#[derive(Debug, Clone, Copy)]
+pub struct ValiantDraw {
+    /// R_ROOT.
+    pub mid: Intermediate,
+    /// H_MIN: hops of the minimal path.
+    pub h_min: u32,
+    /// H_VLB: hops of the path through `mid`.
+    pub h_vlb: u32,
+}
+
+impl Valiant {
+    /// Draws the Valiant route of a packet from router `r` to router `dst` (none when they are
+    /// the same router: it goes minimally, spec §3.5, FOGSim).
+    #[inline]
+    pub fn draw(
+        &self,
+        s: &DragonflyShape,
+        r: u32,
+        dst: u32,
+        rng: &mut ChaCha8Rng,
+    ) -> Option<ValiantDraw> {
+        if r == dst {
+            return None;
+        }
+        let mid = select_intermediate(s, self.policy, self.source_group, r, dst, rng);
+        Some(ValiantDraw {
+            mid,
+            h_min: s.min_hops(r, dst),
+            h_vlb: path_hops(s, r, mid, dst),
+        })
+    }
+}
+
+impl ValiantDraw {
+    /// Sends the packet from `r` to `dst` through this intermediate (header `st`).
+    #[inline]
+    pub fn take(&self, s: &DragonflyShape, r: u32, dst: u32, st: &mut RouteState) {
+        let off_min = leaves_minimal_path(s, r, self.mid, dst, self.h_vlb, self.h_min);
+        st.set_valiant(self.mid.router, self.mid.group_only, off_min);
+    }
+}
+
+impl CycleAlgorithm for Valiant {
+    fn new(cfg: &RoutingConfig, _: u32) -> Result<Self> {
+        Ok(Valiant {
+            policy: VlbPolicy::parse(cfg.vlb_policy.as_deref().unwrap_or("lgl"))?,
+            source_group: cfg.valiant_source_group.unwrap_or(false),
+        })
+    }
+    fn name(&self) -> &'static str {
+        "vlb"
+    }
+    fn vcs(&self) -> VcNeeds {
+        VcNeeds::Template(VcTemplate::valiant())
+    }
+    fn keys(&self) -> &'static [&'static str] {
+        &["vlb_policy", "valiant_source_group"]
+    }
+    fn decides_at_injection(&self) -> bool {
+        true
+    }
+    fn at_injection(
+        &self,
+        paths: &Paths,
+        r: u32,
+        dst: u32,
+        st: &mut RouteState,
+        _: &dyn Occupancy,
+        rng: &mut ChaCha8Rng,
+    ) {
+        let Paths::Dragonfly(d) = paths else { return };
+        if let Some(v) = self.draw(&d.shape, r, dst, rng) {
+            v.take(&d.shape, r, dst, st);
+        }
+    }
+    fn vlb_policy(&self) -> Option<&'static str> {
+        Some(self.policy.name())
+    }
+}
+
+/// Valiant on a mesh or torus: dimension-order routing to a router drawn uniformly (the
+/// source and destination included), then dimension-order routing to the destination; each
+/// phase on its own VC classes.
+#[derive(Debug, Clone, Copy)]
+pub struct MeshValiant;
+
+impl CycleAlgorithm for MeshValiant {
+    fn new(_: &RoutingConfig, _: u32) -> Result<Self> {
+        Ok(MeshValiant)
+    }
+    fn name(&self) -> &'static str {
+        "vlb"
+    }
+    fn vcs(&self) -> VcNeeds {
+        VcNeeds::Phases(2)
+    }
+    fn decides_at_injection(&self) -> bool {
+        true
+    }
+    fn at_injection(
+        &self,
+        paths: &Paths,
+        r: u32,
+        dst: u32,
+        st: &mut RouteState,
+        _: &dyn Occupancy,
+        rng: &mut ChaCha8Rng,
+    ) {
+        let Paths::Mesh(m) = paths else { return };
+        let g = &m.grid;
+        let mid = rng.random_range(0..g.switches());
+        let longer = g.hops(r, mid) + g.hops(mid, dst) > g.hops(r, dst);
+        st.set_valiant(mid, false, longer);
+    }
+}
 
 /// Phase-A policy (spec §3.0.2 table): which hops phase A may take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,7 +266,7 @@ pub fn leaves_minimal_path(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::routing::minimal;
+    use crate::routing::dragonfly_paths as minimal;
     use crate::topology::dragonfly::Arrangement;
     use rand::SeedableRng;
 

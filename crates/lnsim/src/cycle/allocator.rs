@@ -1,0 +1,292 @@
+//! The allocation stage of a cycle-level router (spec §2.1): each input requests an output for
+//! the head of one of its VCs (input arbiter, round robin over VCs, with the output VC chosen
+//! by free space), each output grants one requesting input (round robin over inputs) —
+//! the input-first separable allocator of [`super::separable_allocator`], iterated — and a
+//! grant moves the packet through the crossbar into the output buffer and sends its credits
+//! back upstream.
+
+use super::link::wake_output_at;
+use super::packet::NIL;
+use super::route::{unpack, NO_ROUTE};
+use super::separable_allocator::{after, bits, round_robin};
+use super::{flag, CycleNet, Ev, PortKind, PortState, VcOut};
+
+impl CycleNet {
+    /// Something that may unblock router `r`'s allocator happened (an arrival, a free
+    /// crossbar port, room in an output buffer): it runs this cycle.
+    #[inline]
+    pub(super) fn wake_allocator(&mut self, r: u32) {
+        if self.rs[r as usize].in_mask != 0 {
+            super::set_bit(&mut self.alloc_work, r);
+        }
+    }
+
+    /// The separable allocator of router `r` for this cycle (see
+    /// [`crate::cycle::separable_allocator`]).
+    #[inline(never)]
+    pub(super) fn router_allocate(&mut self, r: u32) {
+        let now = self.now;
+        let radix = self.radix;
+        let base = r * radix;
+        // inputs holding packets whose crossbar port is free, and busy ones with no wake-up
+        // pending (without data-dependent branches)
+        let mut in_free = 0u64;
+        let mut unwatched = 0u64;
+        for p in bits(self.rs[r as usize].in_mask) {
+            let port = &self.port[(base + p) as usize];
+            let free = port.xin_free <= now;
+            in_free |= (free as u64) << p;
+            unwatched |= ((!free & (port.flags & flag::XIN_EVT == 0)) as u64) << p;
+        }
+        for p in bits(unwatched) {
+            // still moving a packet: look again when its crossbar port frees
+            let gi = base + p;
+            let port = &mut self.port[gi as usize];
+            port.flags |= flag::XIN_EVT;
+            let t = port.xin_free;
+            self.cal.push(t, Ev::XinFree { gp: gi });
+        }
+        if in_free == 0 {
+            return;
+        }
+        if in_free & (in_free - 1) == 0 && self.iterations >= 1 {
+            // one free input: its request, if any, meets no competitor at its output and
+            // wins it (the general loop below gives the same grant)
+            let ip = in_free.trailing_zeros();
+            if let Some((v, ov, op)) = self.input_request(r, base, ip, 0) {
+                let og = base + op;
+                let out = &mut self.port[og as usize];
+                out.out_ptr = after(ip, radix) as u8;
+                let gi = base + ip;
+                let inp = &mut self.port[gi as usize];
+                inp.in_ptr = after(v as u32, inp.nvc as u32) as u8;
+                self.grant(r, gi, v, og, ov);
+            }
+            return;
+        }
+        let mut out_taken = 0u64;
+        for _ in 0..self.iterations {
+            let mut outs = 0u64;
+            let mut requesters = 0u64;
+            for ip in bits(in_free) {
+                if let Some((cur, ov, op)) = self.input_request(r, base, ip, out_taken) {
+                    self.scratch_req[ip as usize & 63] = (cur, ov);
+                    self.scratch_want[op as usize & 63] |= 1 << ip;
+                    outs |= 1 << op;
+                    requesters |= 1 << ip;
+                }
+            }
+            if outs == 0 {
+                break;
+            }
+            let mut granted = 0u64;
+            for op in bits(outs) {
+                let og = base + op;
+                let want = std::mem::take(&mut self.scratch_want[op as usize & 63]);
+                let out = &mut self.port[og as usize];
+                let w = round_robin(want, out.out_ptr as u32).expect("an output with requests");
+                out.out_ptr = after(w, radix) as u8;
+                let (v, ov) = self.scratch_req[w as usize & 63];
+                let gi = base + w;
+                let inp = &mut self.port[gi as usize];
+                inp.in_ptr = after(v as u32, inp.nvc as u32) as u8;
+                in_free &= !(1 << w);
+                out_taken |= 1 << op;
+                granted |= 1 << w;
+                self.grant(r, gi, v, og, ov);
+            }
+            if requesters & !granted != 0 {
+                // a request lost arbitration: try again next cycle
+                super::set_bit(&mut self.alloc_work, r);
+            }
+            if in_free == 0 {
+                break;
+            }
+        }
+    }
+
+    /// The input arbiter of input port `ip` of router `r` (router port `base + ip`): from its
+    /// round-robin pointer, the first VC whose head can go now to an output not yet taken
+    /// (`out_taken`) with room in an output VC; returns (input VC, output VC, output port).
+    /// Heads that cannot go schedule the event that will wake the allocator again.
+    #[inline(always)]
+    fn input_request(
+        &mut self,
+        r: u32,
+        base: u32,
+        ip: u32,
+        out_taken: u64,
+    ) -> Option<(u8, u8, u32)> {
+        let now = self.now;
+        let vcs = self.vcs;
+        let gi = base + ip;
+        let inp = &self.port[gi as usize];
+        // the VCs holding packets in round-robin order from the pointer: those at or above
+        // it, then those below
+        // (rotated right by the pointer: bit k is VC (ptr + k) mod 64, and no VC is ≥ 64)
+        let ptr = inp.in_ptr as u32;
+        let ibase = gi * vcs;
+        for k in bits(inp.in_vcs.rotate_right(ptr)) {
+            let cur = (k + ptr) & 63;
+            let iv = (ibase + cur) as usize;
+            let s = &self.vc[iv];
+            let id = s.in_q.0;
+            // heads are routable from their arrival on; the route is cached per VC
+            let mut rt = s.head_route;
+            if rt == NO_ROUTE {
+                rt = if self.route_table.is_empty() {
+                    self.route_head(r, id)
+                } else {
+                    // a stateless routing: its next hop from the table
+                    let dst = self.pkts.link[id as usize].dst;
+                    self.route_table[(r * self.terminals + dst) as usize]
+                };
+                self.vc[iv].head_route = rt;
+            }
+            let (op, lo, hi) = unpack(rt);
+            let og = base + op;
+            if out_taken >> op & 1 == 1 {
+                // granted to another input this cycle: try again next cycle
+                super::set_bit(&mut self.alloc_work, r);
+                continue;
+            }
+            let out = &mut self.port[og as usize];
+            if out.xout_free > now {
+                if out.flags & flag::XOUT_EVT == 0 {
+                    out.flags |= flag::XOUT_EVT;
+                    let t = out.xout_free;
+                    self.cal.push(t, Ev::XoutFree { gp: og });
+                }
+                continue;
+            }
+            let obase = (og * vcs) as usize;
+            let vout = &self.vout[obase..];
+            let (l, cap) = (self.pkt_phits, self.out_cap);
+            let Some(ov) = Self::pick_out_vc(out, vout, now, l, cap, lo, hi) else {
+                // no room in the output buffer: retry when a departing tail frees some
+                let out = &mut self.port[og as usize];
+                if out.flags & flag::SPACE_EVT == 0 {
+                    if out.link_free > now {
+                        out.flags |= flag::SPACE_EVT;
+                        let t = out.link_free;
+                        self.cal.push(t, Ev::SpaceFree { gp: og });
+                    } else {
+                        out.flags |= flag::SPACE_WAIT;
+                    }
+                }
+                continue;
+            };
+            return Some((cur as u8, ov, op));
+        }
+        None
+    }
+
+    /// The output VC a packet would take now at output port `port` (whose VCs' output sides
+    /// are `vout`, indexed by VC): within its allowed range, one with room for the whole
+    /// packet in the output buffer, preferring the most free space downstream plus locally
+    /// (the lowest such VC on ties); `None` if none has room.
+    /// `l` is the packet size, `cap` the output buffer capacity, `now` the current cycle.
+    #[inline(always)]
+    fn pick_out_vc(
+        port: &PortState,
+        vout: &[VcOut],
+        now: u64,
+        l: u32,
+        cap: u32,
+        lo: u8,
+        hi: u8,
+    ) -> Option<u8> {
+        // the VC whose tail is still leaving on the link (see `out_occupancy`)
+        let leaving = if port.link_free > now {
+            port.last_vc as u32
+        } else {
+            u32::MAX
+        };
+        // a VC has room for the packet while it holds at most `cap - L` phits
+        let room = cap.checked_sub(l)?;
+        if lo == hi {
+            // one allowed VC (the Dragonfly templates)
+            let s = &vout[lo as usize];
+            let used = s.used + if lo as u32 == leaving { l } else { 0 };
+            return (used <= room).then_some(lo);
+        }
+        let vcs = &vout[lo as usize..hi as usize + 1];
+        // branch-free maximum of a key per VC: the free space above the VC's complement (VCs
+        // are < 64), so the largest key is the most free space, the lowest VC among equals;
+        // 0 when the VC has no room (a VC with room has a non-zero low byte)
+        let mut best = 0u64;
+        for (k, s) in vcs.iter().enumerate() {
+            let v = lo as u32 + k as u32;
+            let used = s.used + if v == leaving { l } else { 0 };
+            // (used ≤ cap always: a grant needs used ≤ cap − L)
+            let key = (((cap.wrapping_sub(used)).wrapping_add(s.credits) as u64) << 8
+                | (255 - v) as u64)
+                & 0u64.wrapping_sub((used <= room) as u64);
+            best = best.max(key);
+        }
+        (best != 0).then(|| 255 - (best & 0xFF) as u8)
+    }
+
+    /// Moves the head packet of input `gi`/`v` through the crossbar into output `og`/`ov`.
+    fn grant(&mut self, r: u32, gi: u32, v: u8, og: u32, ov: u8) {
+        let now = self.now;
+        let vcs = self.vcs;
+        let l = self.pkt_phits;
+        let ready = now + self.router_latency;
+        let s = &mut self.vc[(gi * vcs) as usize + v as usize];
+        s.head_route = NO_ROUTE;
+        // the packet leaves this buffer (its space is free for good at `release`, before its
+        // credits can come back)
+        s.in_used -= l;
+        let id = self.pkts.pop(&mut s.in_q);
+        let next = s.in_q.0;
+        let emptied = next == NIL;
+        if !emptied && !self.route_table.is_empty() {
+            // the new head: a stateless routing's next hop from its table now
+            let dst = self.pkts.link[next as usize].dst;
+            let s = &mut self.vc[(gi * vcs) as usize + v as usize];
+            s.head_route = self.route_table[(r * self.terminals + dst) as usize];
+        }
+        let lk = &mut self.pkts.link[id as usize];
+        let arrived = lk.ready;
+        lk.ready = ready;
+        let release = (now + self.xbar_cycles).max(arrived + l as u64);
+        let inp = &mut self.port[gi as usize];
+        inp.in_count -= 1;
+        if emptied {
+            inp.in_vcs &= !(1 << v);
+        }
+        inp.xin_free = release;
+        let (kind, up, lat) = (inp.kind, inp.peer, inp.latency);
+        if inp.in_count == 0 {
+            self.rs[r as usize].in_mask &= !(1 << (gi - r * self.radix));
+        } else if inp.flags & flag::XIN_EVT == 0 {
+            // more packets wait at this input: allocate again when its crossbar port frees
+            inp.flags |= flag::XIN_EVT;
+            self.cal.push(release, Ev::XinFree { gp: gi });
+        }
+        // the buffer space is free at `release`; the credits reach the upstream one link
+        // latency later (the buffer's occupancy count drops when they arrive); a link has the
+        // same latency both ways (the builder checks), so this port's record gives it
+        if kind == PortKind::Terminal {
+            self.pkts.v[id as usize].t_net = now;
+            let when = release + self.inj_latency;
+            self.cal.push(when, Ev::TermCredit { t: up });
+        } else {
+            self.cal
+                .push(release + lat as u64, Ev::Credit { gp: up, vc: v });
+        }
+        let oi = (og * vcs) as usize + ov as usize;
+        let o = &mut self.vout[oi];
+        o.used += l;
+        self.pkts.out_push(&mut o.q, id, ready);
+        let out = &mut self.port[og as usize];
+        out.xout_free = now + self.xbar_cycles;
+        out.out_count += 1;
+        // ready times grow with grant order, so a pending wake-up of this output comes first
+        // and re-arms itself for later heads (see `router_links`)
+        if out.out_wake_at == u64::MAX {
+            wake_output_at(out, &mut self.cal, og, ready);
+        }
+    }
+}

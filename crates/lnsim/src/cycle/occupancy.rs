@@ -1,0 +1,87 @@
+//! The occupancy signals of the cycle-level model that adaptive routing reads (Dragonfly spec
+//! §2.6): Q of an output VC (its output buffer plus the occupancy of the buffer downstream,
+//! from the credits), seen through [`View`]; and the Piggyback bits each router computes from
+//! its global ports every cycle and publishes for its group (spec §3.6).
+
+use super::CycleNet;
+use crate::routing::candidates::Occupancy;
+
+/// Read-only view of the occupancy signals (spec §2.6) for source-adaptive decisions.
+pub(super) struct View<'a> {
+    /// Ports per router and VCs per port (the record numbering).
+    pub radix: u32,
+    pub vcs: u32,
+    /// The port records and the output sides of their VCs.
+    pub port: &'a [super::PortState],
+    pub vout: &'a [super::VcOut],
+    /// Credits of a full output VC by port kind ([`CycleNet::credit_cap_of`]).
+    pub credit_cap_of: [u32; 4],
+    /// Packet size in phits.
+    pub pkt_phits: u32,
+    /// The Piggyback bits (PB only).
+    pub pb: Option<&'a crate::routing::piggyback::PiggybackState>,
+    /// The current cycle.
+    pub now: u64,
+}
+
+impl Occupancy for View<'_> {
+    #[inline]
+    fn q(&self, r: u32, port: u32, vc: u8) -> u64 {
+        let g = (r * self.radix + port) as usize;
+        let i = g * self.vcs as usize + vc as usize;
+        let leaving = self.port[g].link_free > self.now && self.port[g].last_vc == vc;
+        let o = &self.vout[i];
+        let out = o.used + if leaving { self.pkt_phits } else { 0 };
+        let full = self.credit_cap_of[self.port[g].kind as usize];
+        (out + (full - o.credits)) as u64
+    }
+    #[inline]
+    fn pb_bits(&self, reader: u32, r: u32) -> u64 {
+        self.pb.map_or(0, |p| p.read(self.now, reader, r))
+    }
+}
+
+impl CycleNet {
+    /// Phits held in output buffer `gp`/`vc`: the queued packets plus the one whose tail is
+    /// still leaving on the link.
+    #[inline]
+    pub(crate) fn out_occupancy(&self, gp: u32, vc: u32) -> u32 {
+        let i = (gp * self.vcs + vc) as usize;
+        let g = gp as usize;
+        let leaving = self.port[g].link_free > self.now && self.port[g].last_vc as u32 == vc;
+        self.vout[i].used + if leaving { self.pkt_phits } else { 0 }
+    }
+
+    /// Every router recomputes its Piggyback bits from its global ports' occupancies (phits
+    /// summed over VCs, spec §2.6) and publishes them for its group (spec §3.6, Eq. 2-2).
+    pub(super) fn publish_piggyback(&mut self) {
+        let mut pb = self.pb.take().expect("piggyback state");
+        let alg = &self.routing.alg;
+        let mut q = [0u64; 64];
+        let mut k = 0usize;
+        let mut cur = u32::MAX;
+        for j in 0..self.global_ports.len() {
+            let gp = self.global_ports[j];
+            let r = self.split_gp(gp).0;
+            if r != cur {
+                if cur != u32::MAX {
+                    pb.publish(self.now, cur, alg.congestion_bits(&q[..k]));
+                }
+                cur = r;
+                k = 0;
+            }
+            let mut sum = 0u64;
+            for v in 0..self.port[gp as usize].nvc as u32 {
+                let i = (gp * self.vcs + v) as usize;
+                sum +=
+                    (self.out_occupancy(gp, v) + self.credit_cap(gp) - self.vout[i].credits) as u64;
+            }
+            q[k] = sum;
+            k += 1;
+        }
+        if cur != u32::MAX {
+            pb.publish(self.now, cur, alg.congestion_bits(&q[..k]));
+        }
+        self.pb = Some(pb);
+    }
+}

@@ -1,0 +1,488 @@
+//! The cycle-level model's parameters, resolved once from the scenario: every default the model
+//! applies and every check of a single value or key, in one place. The builder
+//! ([`super::build`]) and the memory estimate ([`super::memory`]) read these only.
+//!
+//! Defaults: the router's latencies, buffers, speed-up and allocator iterations are those of
+//! [`crate::config::RouterConfig`] (the Dragonfly spec's Table 3-1); the rest are here
+//! ([`default`]), and the VCs per port follow from the routing ([`RoutingParams`]): on a
+//! Dragonfly what its VC template needs (spec §3.0.3), on a mesh or torus one VC per class.
+//! A routing algorithm's own keys and their defaults belong to the algorithm
+//! ([`crate::routing::algorithm::CycleAlgorithm::new`]).
+
+use crate::config::{LoadedScenario, RouterConfig, TopologyConfig, TopologyKind, TrafficConfig};
+use crate::error::{Error, Result};
+use crate::routing::algorithm::{CycleAlgorithm, Family, VcNeeds};
+use crate::routing::vc_template::{HopClass, VcTemplate};
+use std::sync::Arc;
+
+/// The defaults of the cycle-level model that the configuration leaves open.
+pub(crate) mod default {
+    /// Packet size in phits (Table 3-1: 10 phits = 250 B).
+    pub const PACKET_PHITS: u32 = 10;
+    /// Warm-up cycles.
+    pub const WARMUP_CYCLES: u64 = 0;
+    /// Packets waiting per active source above which a run stops as saturated.
+    pub const SATURATION_QUEUE_PACKETS: f64 = 50.0;
+    /// Measured cycles before the saturation watch may stop a run.
+    pub const SATURATION_MIN_CYCLES: u64 = 5000;
+    /// Cycles per time bin of `bins.csv`.
+    pub const BIN_CYCLES: u64 = 1000;
+    /// Torus dateline VC classes.
+    pub const DATELINE: bool = true;
+    /// The routing of a mesh or torus (a Dragonfly's must be given).
+    pub const MESH_ROUTING: crate::config::RoutingAlgorithm = crate::config::RoutingAlgorithm::Dor;
+}
+
+/// Longest mesh/torus dimension of the cycle-level model, in routers (a 4096-router line takes
+/// its channel-dependency check about 3 s; BookSim-sized networks are 64 × 64 or 16⁴).
+pub(crate) const MAX_DIMENSION: usize = 4096;
+
+/// Most VCs per port (a port's VCs are bits of a word).
+pub(crate) const MAX_VCS: u32 = 64;
+
+/// The routing and the VCs it needs.
+#[derive(Debug, Clone)]
+pub(crate) struct RoutingParams {
+    /// The topology family it routes.
+    pub family: Family,
+    /// The algorithm ([`crate::routing::cycle_algorithm`]).
+    pub algorithm: Arc<dyn CycleAlgorithm>,
+    /// Dragonfly: the hop-type VC template (`routing.vc_template`, or the algorithm's own).
+    pub template: Option<VcTemplate>,
+    /// Mesh/torus: routing phases (each on its own VC classes) and torus dateline classes.
+    pub phases: u32,
+    pub dateline: bool,
+    /// Mesh/torus: VC classes (phases × dateline classes); 1 on a Dragonfly.
+    pub classes: u32,
+    /// VCs per local (mesh/torus: transit) port and per global port; the most of either.
+    pub local_vcs: u32,
+    pub global_vcs: u32,
+    pub vcs: u32,
+    /// The key a cyclic channel-dependency graph is blamed on.
+    pub deadlock_key: &'static str,
+}
+
+/// Everything the cycle-level model reads from a scenario, checked and with its defaults.
+#[derive(Debug, Clone)]
+pub(crate) struct CycleParams<'a> {
+    /// Warm-up and measured cycles.
+    pub warmup: u64,
+    pub measure: u64,
+    /// The run's seed.
+    pub seed: u64,
+    /// Packet size in phits.
+    pub pkt_phits: u32,
+    /// Saturation watch: packets waiting per active source, after this many measured cycles.
+    pub sat_queue: f64,
+    pub sat_min: u64,
+    /// Cycles per time bin.
+    pub bin_cycles: u64,
+    /// The router (its defaults are the configuration's, Table 3-1), checked.
+    pub router: &'a RouterConfig,
+    /// The routing.
+    pub routing: RoutingParams,
+    /// The topology and traffic sections, for their own builders.
+    pub topology: &'a TopologyConfig,
+    pub traffic: &'a TrafficConfig,
+}
+
+fn positive(key: &str, v: u64) -> Result<()> {
+    if v == 0 {
+        return Err(Error::input(key, "must be at least 1"));
+    }
+    Ok(())
+}
+
+impl<'a> CycleParams<'a> {
+    /// Reads and checks the parameters of a cycle-level scenario.
+    pub(crate) fn resolve(l: &'a LoadedScenario) -> Result<Self> {
+        reject_infiniband_keys(l)?;
+        let s = &l.scenario;
+        let measure = s.sim.measure_cycles.ok_or_else(|| {
+            Error::input(
+                "sim.measure_cycles",
+                "required by the cycle-level model (e.g. 60000, spec §5)",
+            )
+        })?;
+        positive("sim.measure_cycles", measure)?;
+        let warmup = s.sim.warmup_cycles.unwrap_or(default::WARMUP_CYCLES);
+        let pkt_phits = s.traffic.packet_phits.unwrap_or(default::PACKET_PHITS);
+        positive("traffic.packet_phits", pkt_phits as u64)?;
+        check_router(&s.router, pkt_phits)?;
+        let sat_queue = s
+            .sim
+            .saturation_queue_packets
+            .unwrap_or(default::SATURATION_QUEUE_PACKETS);
+        if !(sat_queue > 0.0 && sat_queue.is_finite()) {
+            return Err(Error::input(
+                "sim.saturation_queue_packets",
+                "must be a positive number of packets",
+            ));
+        }
+        let bin_cycles = s.stats.bin_cycles.unwrap_or(default::BIN_CYCLES);
+        positive("stats.bin_cycles", bin_cycles)?;
+        if (warmup + measure) / bin_cycles > 1_000_000 {
+            return Err(Error::input(
+                "stats.bin_cycles",
+                "gives more than a million bins; choose a wider bin",
+            ));
+        }
+        // the mesh/torus channel-dependency check walks every pair of routers of each line:
+        // its cost grows with the square of a dimension's length
+        if let Some(dims) = &s.topology.dims {
+            if let Some(&d) = dims.iter().find(|&&d| d > MAX_DIMENSION as _) {
+                return Err(Error::input(
+                    "topology.dims",
+                    format!("a dimension of {d} routers is longer than the cycle-level model allows ({MAX_DIMENSION}: the channel-dependency check of a dimension costs the square of its length); use more dimensions"),
+                ));
+            }
+        }
+        let family = match s.topology.kind {
+            TopologyKind::Dragonfly => Family::Dragonfly,
+            TopologyKind::Mesh | TopologyKind::Torus => Family::MeshTorus,
+            other => {
+                return Err(Error::input(
+                    "topology.kind",
+                    format!("\"{}\" is not available in the cycle-level model; allowed: dragonfly, mesh, torus", other.name()),
+                ))
+            }
+        };
+        let torus = s.topology.kind == TopologyKind::Torus;
+        let routing = routing_params(l, family, torus, pkt_phits)?;
+        Ok(CycleParams {
+            warmup,
+            measure,
+            seed: s.sim.seed,
+            pkt_phits,
+            sat_queue,
+            sat_min: s
+                .sim
+                .saturation_min_cycles
+                .unwrap_or(default::SATURATION_MIN_CYCLES),
+            bin_cycles,
+            router: &s.router,
+            routing,
+            topology: &s.topology,
+            traffic: &s.traffic,
+        })
+    }
+
+    /// The last cycle simulated plus one.
+    pub(crate) fn end(&self) -> u64 {
+        self.warmup + self.measure
+    }
+
+    /// Slots of the event calendar ([`calendar_slots`]).
+    pub(crate) fn calendar_slots(&self) -> u64 {
+        calendar_slots(self.router, self.pkt_phits as u64)
+    }
+}
+
+/// Slots of the event calendar: one per cycle of the longest delay an event is scheduled ahead
+/// (the longest link, plus the router latency and two packet serialisations), rounded up to a
+/// power of two, at least 64. Shared by the builder and the memory estimate; the latency keys
+/// are bounded (`config::keys`), so the sum cannot overflow.
+pub(crate) fn calendar_slots(rc: &RouterConfig, pkt_phits: u64) -> u64 {
+    let longest = [
+        rc.global_latency,
+        rc.local_latency,
+        rc.injection_latency,
+        rc.ejection_latency,
+    ]
+    .into_iter()
+    .max()
+    .unwrap_or(1)
+    .saturating_add(rc.latency)
+    .saturating_add(2 * pkt_phits + 2);
+    longest
+        .saturating_add(1)
+        .checked_next_power_of_two()
+        .unwrap_or(u64::MAX)
+        .max(64)
+}
+
+/// Checks the router's parameters: positive latencies, speed-up and iterations, link latencies
+/// that fit a port record, buffers that hold a whole packet of `pkt_phits`.
+fn check_router(rc: &RouterConfig, pkt_phits: u32) -> Result<()> {
+    positive("router.speedup", rc.speedup as u64)?;
+    positive(
+        "router.allocator_iterations",
+        rc.allocator_iterations as u64,
+    )?;
+    positive("router.latency", rc.latency)?;
+    positive("router.local_latency", rc.local_latency)?;
+    positive("router.global_latency", rc.global_latency)?;
+    for (k, v) in [
+        ("router.local_latency", rc.local_latency),
+        ("router.global_latency", rc.global_latency),
+        ("router.ejection_latency", rc.ejection_latency),
+    ] {
+        if v > u32::MAX as u64 {
+            return Err(Error::input(k, "at most 4294967295 cycles"));
+        }
+    }
+    for (k, v) in [
+        ("router.injection_queue_phits", rc.injection_queue_phits),
+        ("router.local_buffer_phits", rc.local_buffer_phits),
+        ("router.global_buffer_phits", rc.global_buffer_phits),
+        ("router.output_buffer_phits", rc.output_buffer_phits),
+    ] {
+        if v < pkt_phits {
+            return Err(Error::input(
+                k,
+                format!("{v} phits cannot hold one packet of {pkt_phits} phits (virtual cut-through needs room for a whole packet)"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The routing of a scenario on a topology `family`: the algorithm `routing.algorithm` names
+/// (a mesh or torus defaults to DOR), the keys that apply to it, and the VCs it needs.
+fn routing_params(
+    l: &LoadedScenario,
+    family: Family,
+    torus: bool,
+    pkt_phits: u32,
+) -> Result<RoutingParams> {
+    let s = &l.scenario;
+    let (r, rc) = (&s.routing, &s.router);
+    let registered = crate::routing::cycle_algorithms(family);
+    let names: Vec<&str> = registered.iter().map(|a| a.name()).collect();
+    let name = match (r.algorithm, family) {
+        (Some(a), _) => a,
+        (None, Family::MeshTorus) => default::MESH_ROUTING,
+        (None, Family::Dragonfly) => {
+            return Err(Error::input(
+                "routing.algorithm",
+                format!("required for a Dragonfly: {}", list(&names, "or")),
+            ))
+        }
+    };
+    let algorithm = match crate::routing::cycle_algorithm(name, family, r, pkt_phits) {
+        Some(a) => a?,
+        None => {
+            let what = match family {
+                Family::Dragonfly => "does not route a Dragonfly".to_string(),
+                Family::MeshTorus => {
+                    "does not route a mesh or torus in the cycle-level model".to_string()
+                }
+            };
+            return Err(Error::input(
+                "routing.algorithm",
+                format!("\"{}\" {what}; allowed: {}", name.name(), names.join(", ")),
+            ));
+        }
+    };
+    reject_other_algorithms_keys(l, algorithm.as_ref())?;
+    let dragonfly = family == Family::Dragonfly;
+    let reject = |key: &str, set: bool, why: &str| -> Result<()> {
+        if set {
+            Err(Error::input(key, why.to_string()))
+        } else {
+            Ok(())
+        }
+    };
+    reject(
+        "routing.vc_template",
+        r.vc_template.is_some() && !dragonfly,
+        "applies to Dragonflies (meshes and tori use VC classes)",
+    )?;
+    reject(
+        "routing.dateline",
+        r.dateline.is_some() && !torus,
+        "applies to tori",
+    )?;
+    reject(
+        "router.global_vcs",
+        rc.global_vcs.is_some() && !dragonfly,
+        "applies to Dragonflies",
+    )?;
+    let dateline = r.dateline.unwrap_or(default::DATELINE);
+    let (template, phases, classes, local_vcs, global_vcs) = match (family, algorithm.vcs()) {
+        (Family::Dragonfly, VcNeeds::Template(own)) => {
+            let template = match &r.vc_template {
+                Some(items) => VcTemplate::parse(items)?,
+                None => own,
+            };
+            let need_l = template.vcs(HopClass::Local);
+            let need_g = template.vcs(HopClass::Global);
+            let lv = rc.local_vcs.unwrap_or(need_l);
+            let gv = rc.global_vcs.unwrap_or(need_g);
+            if lv < need_l {
+                return Err(Error::input(
+                    "router.local_vcs",
+                    format!("{lv} VCs; the routing's VC template needs {need_l} on local ports"),
+                ));
+            }
+            if gv < need_g {
+                return Err(Error::input(
+                    "router.global_vcs",
+                    format!("{gv} VCs; the routing's VC template needs {need_g} on global ports"),
+                ));
+            }
+            (Some(template), 1, 1, lv, gv)
+        }
+        (Family::MeshTorus, VcNeeds::Phases(phases)) => {
+            let phases = phases as u32;
+            let classes = phases * if torus && dateline { 2 } else { 1 };
+            let lv = rc.local_vcs.unwrap_or(classes);
+            if lv == 0 || !lv.is_multiple_of(classes) {
+                return Err(Error::input(
+                    "router.local_vcs",
+                    format!("{lv} VCs; this routing uses {classes} VC classes (Valiant phases × torus dateline classes), so give a positive multiple of {classes}"),
+                ));
+            }
+            (None, phases, classes, lv, 1)
+        }
+        (_, needs) => {
+            return Err(Error::Internal(format!(
+                "cycle model: routing {} states {needs:?} on a {}",
+                algorithm.name(),
+                family.name()
+            )))
+        }
+    };
+    if local_vcs > MAX_VCS || global_vcs > MAX_VCS {
+        return Err(Error::input("router.local_vcs", "at most 64 VCs per port"));
+    }
+    let deadlock_key = if r.vc_template.is_some() {
+        "routing.vc_template"
+    } else if r.dateline == Some(false) {
+        "routing.dateline"
+    } else {
+        "routing"
+    };
+    Ok(RoutingParams {
+        family,
+        algorithm,
+        template,
+        phases,
+        dateline,
+        classes,
+        local_vcs,
+        global_vcs,
+        vcs: local_vcs.max(global_vcs),
+        deadlock_key,
+    })
+}
+
+/// `a, b and c` (`conj` = "and", "or").
+fn list(names: &[&str], conj: &str) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} {conj} {last}", rest.join(", ")),
+    }
+}
+
+/// Refuses a `[routing]` key that another registered algorithm reads but `alg` does not,
+/// naming the algorithms it applies to.
+fn reject_other_algorithms_keys(l: &LoadedScenario, alg: &dyn CycleAlgorithm) -> Result<()> {
+    let Some(set) = l.merged.get("routing").and_then(|t| t.as_table()) else {
+        return Ok(());
+    };
+    let mut all = Vec::new();
+    for family in [Family::Dragonfly, Family::MeshTorus] {
+        for a in crate::routing::cycle_algorithms(family) {
+            all.push((family, a));
+        }
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for (_, a) in &all {
+        for &k in a.keys() {
+            if seen.contains(&k) {
+                continue;
+            }
+            seen.push(k);
+            if !set.contains_key(k) || alg.keys().contains(&k) {
+                continue;
+            }
+            let users: Vec<&(Family, Arc<dyn CycleAlgorithm>)> =
+                all.iter().filter(|(_, b)| b.keys().contains(&k)).collect();
+            let names: Vec<&str> = users.iter().map(|(_, b)| b.name()).collect();
+            let family = users[0].0;
+            let prefix = if users.iter().all(|(f, _)| *f == family) {
+                format!("{} ", family.name())
+            } else {
+                String::new()
+            };
+            return Err(Error::input(
+                &format!("routing.{k}"),
+                format!("applies to {prefix}{}", list(&names, "and")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Keys of the InfiniBand model that a cycle-level scenario must not set.
+fn reject_infiniband_keys(l: &LoadedScenario) -> Result<()> {
+    let s = &l.scenario;
+    let ib_tables = ["links", "switch", "hca", "cc"];
+    for t in ib_tables {
+        if l.merged.contains_key(t) {
+            return Err(Error::input(
+                t,
+                "belongs to the InfiniBand model; a cycle-level scenario (sim.measure_cycles) \
+                 configures its routers in [router]",
+            ));
+        }
+    }
+    if s.sim.allow_deadlock {
+        return Err(Error::input(
+            "sim.allow_deadlock",
+            "belongs to the InfiniBand model; the cycle-level model refuses a cyclic \
+             channel-dependency graph at start-up and has no run-time deadlock detector",
+        ));
+    }
+    let present = [
+        ("sim.end_time", s.sim.end_time.is_some()),
+        ("sim.warmup", s.sim.warmup.0 != 0),
+        (
+            "sim.interval",
+            l.merged
+                .get("sim")
+                .and_then(|t| t.get("interval"))
+                .is_some(),
+        ),
+        ("traffic.flows", !s.traffic.flows.is_empty()),
+        ("traffic.generators", !s.traffic.generators.is_empty()),
+        ("routing.file", s.routing.file.is_some()),
+        (
+            "stats.buffer_occupancy",
+            l.merged
+                .get("stats")
+                .and_then(|t| t.get("buffer_occupancy"))
+                .is_some(),
+        ),
+        ("stats.fairness_sources", s.stats.fairness_sources.is_some()),
+        ("stats.fairness_from", s.stats.fairness_from.is_some()),
+    ];
+    for (k, p) in present {
+        if p {
+            return Err(Error::input(
+                k,
+                "belongs to the InfiniBand model; a cycle-level scenario uses sim.warmup_cycles, \
+                 sim.measure_cycles and the traffic.pattern keys",
+            ));
+        }
+    }
+    if let Some(tr) = l.merged.get("traffic").and_then(|t| t.as_table()) {
+        for k in [
+            "credit_bytes",
+            "mtu_credits",
+            "packet_bytes",
+            "message_bytes",
+            "payload_bytes",
+        ] {
+            if tr.contains_key(k) {
+                return Err(Error::input(
+                    &format!("traffic.{k}"),
+                    "belongs to the InfiniBand model; the cycle-level model sizes packets with traffic.packet_phits",
+                ));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,154 @@
+//! Terminals of the cycle-level model (Dragonfly spec §2.1, §4.1): packet generation by a
+//! Bernoulli process (geometric gaps drawn ahead through the calendar), the source backlog,
+//! and injection over the terminal's link into the router's injection queue, paced by its
+//! credits.
+
+use super::packet::Pkt;
+use super::{CycleNet, Ev};
+use rand::Rng;
+
+impl CycleNet {
+    /// (Re)starts every terminal's Bernoulli process at cycle `from` with the load then in force.
+    pub(super) fn start_generators(&mut self, from: u64) {
+        let load = self.traffic.load_at(from);
+        self.gen_prob = (load / self.pkt_phits as f64).min(1.0);
+        self.gen_log_q = (1.0 - self.gen_prob).ln();
+        for t in 0..self.terminals {
+            if self.traffic.active(t, from) {
+                self.schedule_gen(t, from);
+            }
+        }
+    }
+
+    /// Draws the cycle of terminal `t`'s next packet (geometric gap: one Bernoulli trial per
+    /// cycle with probability load / L), counting from cycle `from` inclusive.
+    #[inline]
+    pub(super) fn schedule_gen(&mut self, t: u32, from: u64) {
+        let p = self.gen_prob;
+        if p <= 0.0 {
+            return;
+        }
+        let gap = if p >= 1.0 {
+            0
+        } else {
+            let u: f64 = self.rng_term[t as usize].random();
+            // ⌊ln(1 − u) / ln(1 − p)⌋: the quotient is ≥ 0 (or NaN, cast to 0), so the
+            // truncating cast is the floor
+            ((1.0 - u).ln() / self.gen_log_q) as u64
+        };
+        let when = from + gap;
+        if when == self.now {
+            // same cycle: generate now (only at start or change, from == now)
+            self.generate_at(t);
+            self.schedule_gen(t, when + 1);
+        } else if when - self.now <= self.cal.mask {
+            if when < self.end {
+                let epoch = self.term[t as usize].epoch;
+                self.at(when, Ev::Gen { t, epoch });
+            }
+        } else {
+            // beyond the calendar: no packet before the horizon; the process is memoryless,
+            // so the gap is drawn afresh from there (deciding "after the end" from this draw
+            // would bias the count, the redraw must be unconditional)
+            let h = self.now + self.cal.mask;
+            if h < self.end {
+                let epoch = self.term[t as usize].epoch;
+                self.at(h, Ev::GenWait { t, epoch });
+            }
+        }
+    }
+
+    /// Terminal `t`'s generation event: a packet now, and the draw of the next one.
+    #[inline]
+    pub(super) fn generate(&mut self, t: u32) {
+        self.generate_at(t);
+        let next = self.now + 1;
+        self.schedule_gen(t, next);
+    }
+
+    /// Terminal `t` generates a packet at the current cycle: it joins the terminal's backlog,
+    /// or leaves at once when nothing waits before it and its link and credits allow.
+    fn generate_at(&mut self, t: u32) {
+        let now = self.now;
+        let ti = t as usize;
+        let dst = self.traffic.destination(t, now, &mut self.rng_term[ti]);
+        let id = self.pkts.alloc(
+            Pkt {
+                src: t,
+                gen: now,
+                t_net: 0,
+            },
+            dst,
+        );
+        self.stats.generated(now, self.pkt_phits);
+        let waiting = self.term[ti].backlog_len;
+        if waiting == 0 && self.term[ti].credits >= self.pkt_phits && self.term[ti].link_free <= now
+        {
+            // what `term_send` does with a backlog of this packet alone
+            self.inject(t, id);
+            return;
+        }
+        let mut q = self.term[ti].backlog;
+        self.pkts.push(&mut q, id);
+        self.term[ti].backlog = q;
+        self.term[ti].backlog_len = waiting + 1;
+        self.term_send(t);
+    }
+
+    #[inline]
+    pub(super) fn term_credit(&mut self, t: u32) {
+        let ti = t as usize;
+        self.term[ti].credits += self.pkt_phits;
+        if self.term[ti].backlog_len > 0 {
+            self.term_send(t);
+        }
+    }
+
+    /// Terminal `t` puts its oldest waiting packet on its link if the link is free and the
+    /// router's injection queue has room for it.
+    #[inline(never)]
+    pub(super) fn term_send(&mut self, t: u32) {
+        let ti = t as usize;
+        if self.term[ti].backlog_len == 0 || self.term[ti].credits < self.pkt_phits {
+            return;
+        }
+        let now = self.now;
+        let free = self.term[ti].link_free;
+        if free > now {
+            if self.term[ti].try_at != free {
+                self.term[ti].try_at = free;
+                self.at(free, Ev::TermTry { t });
+            }
+            return;
+        }
+        let mut q = self.term[ti].backlog;
+        let id = self.pkts.pop(&mut q);
+        self.term[ti].backlog = q;
+        self.term[ti].backlog_len -= 1;
+        self.inject(t, id);
+        if self.term[ti].backlog_len > 0 && self.term[ti].credits >= self.pkt_phits {
+            let at = self.term[ti].link_free;
+            self.term[ti].try_at = at;
+            self.at(at, Ev::TermTry { t });
+        }
+    }
+
+    /// Terminal `t` puts packet `id` (no longer in its backlog) on its free link, spending the
+    /// credits of one packet.
+    #[inline(always)]
+    fn inject(&mut self, t: u32, id: u32) {
+        let ti = t as usize;
+        let now = self.now;
+        self.term[ti].credits -= self.pkt_phits;
+        self.term[ti].link_free = now + self.pkt_phits as u64;
+        self.stats
+            .injected(now, self.term_router[ti], self.pkt_phits);
+        let gp = self.term_gp[ti];
+        if self.inj_latency == 0 {
+            self.arrive(id, gp, 0);
+        } else {
+            let when = now + self.inj_latency;
+            self.at(when, Ev::Arrive { pkt: id, gp, vc: 0 });
+        }
+    }
+}
