@@ -384,7 +384,7 @@ def format_cost(c: dict) -> str:
 
 def main(cases: Sequence[str] = (), quick: bool = False, scenarios=None, out=None) -> int:
     """Runs the selected cases (all by default); returns the exit status (1 if any failed)."""
-    __version__ = version()
+    lnsim_version = version()
     selected = _case_by_name(cases)
     scen_dir = Path(scenarios) if scenarios else default_scenarios_dir()
     if not scen_dir.is_dir():
@@ -392,7 +392,7 @@ def main(cases: Sequence[str] = (), quick: bool = False, scenarios=None, out=Non
     out_root = Path(out) if out else Path("results") / "bench"
     out_root.mkdir(parents=True, exist_ok=True)
 
-    print(f"lnsim {__version__} bench{' (quick)' if quick else ''}: {len(selected)} case(s), scenarios in {scen_dir}")
+    print(f"lnsim {lnsim_version} bench{' (quick)' if quick else ''}: {len(selected)} case(s), scenarios in {scen_dir}")
     records = []
     model = None
     for case in selected:
@@ -409,7 +409,7 @@ def main(cases: Sequence[str] = (), quick: bool = False, scenarios=None, out=Non
         print(format_cost(c))
 
     report = {
-        "version": __version__,
+        "version": lnsim_version,
         "quick": quick,
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "python": platform.python_version(),
