@@ -3,6 +3,7 @@
 
     python3 scripts/structure_check.py            # prints the file graph's problems, exit 1 if any
     python3 scripts/structure_check.py --graph    # also prints every file's imports
+    python3 scripts/structure_check.py --root DIR # checks the tree at DIR instead
 
 Rust (crates/lnsim/src): every `crate::…`, `super::…` and `self::…` path a file names (in `use`
 trees and in code) is resolved to the file that defines that module, giving a graph of files.
@@ -14,9 +15,9 @@ that only holds tests (`tests.rs`). The check then reports
 * an import from one model wing into the other,
 * every circle of files (strongly connected components of more than one file).
 
-Python (python/lnsim): `import lnsim.x`, `from lnsim.x import …`, `from . import x` and
-`from .x import …` — function-local imports included — give a graph of modules; every circle
-is reported.
+Python (python/lnsim, packages included): `import lnsim.x`, `from lnsim.x import …`,
+`from . import x`, `from .x import …` and `from .. import y` — function-local imports included —
+give a graph of dotted modules; every circle is reported.
 """
 
 from __future__ import annotations
@@ -225,44 +226,78 @@ def check_rust(show: bool) -> list[str]:
 # ---------------------------------------------------------------- Python
 
 
+def py_modules() -> dict[str, Path]:
+    """Dotted module names of python/lnsim (packages recursively), e.g. `lnsim.plot._style`."""
+    mods = {}
+    for f in sorted(PY.rglob("*.py")):
+        rel = f.relative_to(PY.parent).with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        mods[".".join(parts)] = f
+    # the compiled core is a module too (imported as `from . import _core`)
+    mods.setdefault("lnsim._core", PY / "_core")
+    return mods
+
+
 def check_python(show: bool) -> list[str]:
-    files = {p.stem if p.stem != "__init__" else "__init__": p for p in PY.glob("*.py")}
-    graph: dict[str, set[str]] = {m: set() for m in files}
-    for mod, f in files.items():
+    mods = py_modules()
+    graph: dict[str, set[str]] = {m: set() for m in mods}
+
+    def known(name: str) -> str | None:
+        # the longest prefix that is a module
+        parts = name.split(".")
+        for k in range(len(parts), 0, -1):
+            cand = ".".join(parts[:k])
+            if cand in mods:
+                return cand
+        return None
+
+    for mod, f in mods.items():
+        if not f.suffix:
+            continue
+        is_pkg = f.name == "__init__.py"
+        package = mod if is_pkg else mod.rpartition(".")[0]
         tree = ast.parse(f.read_text())
         for node in ast.walk(tree):
             targets: list[str] = []
             if isinstance(node, ast.Import):
-                for a in node.names:
-                    if a.name.startswith("lnsim."):
-                        targets.append(a.name.split(".")[1])
-                    elif a.name == "lnsim":
-                        targets.append("__init__")
+                targets = [a.name for a in node.names if a.name.split(".")[0] == "lnsim"]
             elif isinstance(node, ast.ImportFrom):
-                if node.level == 1 or node.module == "lnsim" or (node.module or "").startswith("lnsim."):
-                    m = node.module or ""
-                    m = m[len("lnsim") :].lstrip(".") if node.level == 0 else m
-                    if m:
-                        targets.append(m.split(".")[0])
-                    else:
-                        for a in node.names:
-                            targets.append(a.name if a.name in files else "__init__")
+                if node.level:
+                    base = package.split(".")
+                    base = base[: len(base) - (node.level - 1)]
+                    origin = ".".join(base + ([node.module] if node.module else []))
+                elif (node.module or "").split(".")[0] == "lnsim":
+                    origin = node.module
+                else:
+                    continue
+                for a in node.names:
+                    # `from pkg import sub` names a submodule when one exists
+                    sub = f"{origin}.{a.name}"
+                    targets.append(sub if sub in mods else origin)
             for t in targets:
-                if t in files and t != mod:
-                    graph[mod].add(t)
+                k = known(t)
+                if k is not None and k != mod:
+                    graph[mod].add(k)
     problems = []
-    # the package's __init__ re-exports the public API; a module importing the package itself
-    # (`import lnsim`) for that API closes a circle, which is reported like any other
+    # a package's __init__ re-exports its modules' public names: that is its table of contents,
+    # not a dependency, unless a module of the package imports the package back
     for comp in sccs(graph):
-        problems.append("python circle: " + " <-> ".join(f"{m}.py" for m in comp))
+        problems.append("python circle: " + " <-> ".join(comp))
     if show:
         for a in sorted(graph):
-            print(f"python/lnsim/{a}.py ->", ", ".join(sorted(graph[a])))
+            print(f"{a} ->", ", ".join(sorted(graph[a])))
     return problems
 
 
 def main(argv: list[str]) -> int:
+    global SRC, PY
     show = "--graph" in argv
+    if "--root" in argv:
+        # check another tree of the same shape (the tests plant faults in a copy)
+        root = Path(argv[argv.index("--root") + 1])
+        SRC, PY = root / "crates" / "lnsim" / "src", root / "python" / "lnsim"
     problems = check_rust(show) + check_python(show)
     for p in problems:
         print(p)
