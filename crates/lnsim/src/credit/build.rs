@@ -6,7 +6,9 @@ use crate::config::{LoadedScenario, Ps};
 use crate::credit::cc::{CcContext, CongestionControl};
 use crate::credit::endpoint::sink::SinkModel;
 use crate::credit::packet::{PacketQueue, PacketStore};
-use crate::credit::switch::queue_mapping::QueueMapping;
+use crate::credit::switch::buffer::partitioned::PartitionedCredits;
+use crate::credit::switch::buffer::shared_pool::SharedPool;
+use crate::credit::switch::buffer::{BufferChoice, CreditKeeping, CreditKeepingKind, QueueScheme};
 use crate::credit::switch::vl_arbitration::{VlArbState, VlArbTable};
 use crate::engine::progress::SetupProgress;
 use crate::engine::EventQueue;
@@ -264,6 +266,16 @@ impl Net {
 
     /// The network instance of a loaded scenario, naming the set-up phases to `setup`.
     pub(crate) fn build(l: &LoadedScenario, setup: &mut SetupProgress) -> Result<Self> {
+        Self::build_with(l, setup, None)
+    }
+
+    /// The network instance with the buffer organisation `buffers` instead of the scenario's
+    /// (None: the scenario's `switch.queue_mapping` with a shared credit pool).
+    pub(crate) fn build_with(
+        l: &LoadedScenario,
+        setup: &mut SetupProgress,
+        buffers: Option<BufferChoice>,
+    ) -> Result<Self> {
         let s = &l.scenario;
         let Built {
             fabric,
@@ -279,7 +291,11 @@ impl Net {
         let credit_bytes = s.traffic.credit_bytes.0 as u32;
         let pkt_bytes = s.traffic.packet_bytes.0 as u32;
         let pkt_credits = pkt_bytes.div_ceil(credit_bytes);
-        let mapping = QueueMapping::from_config(s.switch.queue_mapping);
+        let buffers = buffers.unwrap_or(BufferChoice {
+            scheme: QueueScheme::from_config(s.switch.queue_mapping),
+            credits: CreditKeepingKind::SharedPool,
+        });
+        let queue_scheme = buffers.scheme;
         let vlarb_table = VlArbTable::from_config(&s.switch.vl_arbitration, s.switch.vls)?;
         let sink = SinkModel::from_config(&s.hca)?;
 
@@ -357,7 +373,7 @@ impl Net {
                     queue_base[g] = n_queues;
                     fill_base[g] = n_fill;
                     n_fill += (n.ports.len() * vls) as u32;
-                    n_queues += mapping.queues_per_input(n.ports.len(), vls) as u32;
+                    n_queues += queue_scheme.queues_per_input(n.ports.len(), vls) as u32;
                     if s.stats.buffer_occupancy {
                         buf_index[g] = n_buf;
                         n_buf += 1;
@@ -366,12 +382,45 @@ impl Net {
             }
         }
         // every output starts with the full credit count of the buffer at the other end
-        let mut credits = vec![0u32; np * vls];
-        for g in 0..np {
-            for v in 0..vls {
-                credits[g * vls + v] = in_cap[peer[g] as usize * vls + v];
+        let (credit_keeping, credits) = match buffers.credits {
+            CreditKeepingKind::SharedPool => {
+                let mut credits = vec![0u32; np * vls];
+                for g in 0..np {
+                    for v in 0..vls {
+                        credits[g * vls + v] = in_cap[peer[g] as usize * vls + v];
+                    }
+                }
+                (CreditKeeping::SharedPool(SharedPool), credits)
             }
-        }
+            CreditKeepingKind::Partitioned => {
+                let counters: Vec<usize> = (0..np)
+                    .map(|g| {
+                        if is_switch[g] {
+                            let ports = fabric.nodes[node_of[g] as usize].ports.len();
+                            queue_scheme.queues_per_input(ports, vls)
+                        } else {
+                            vls
+                        }
+                    })
+                    .collect();
+                let p = PartitionedCredits::new(&counters, &in_cap, &peer, vls, pkt_credits)?;
+                let credits = p.initial_credits();
+                (CreditKeeping::Partitioned(p), credits)
+            }
+        };
+        // several queues of an input may request one output: count them, and remember which
+        // queue of the VL was served last (round robin among them)
+        let (req_heads, head_rr) = if queue_scheme.several_heads_per_output() {
+            let mut rr = vec![0u32; np * vls];
+            for g in 0..np {
+                let ports = fabric.nodes[node_of[g] as usize].ports.len();
+                let last = queue_scheme.queues_per_vl(ports).saturating_sub(1) as u32;
+                rr[g * vls..(g + 1) * vls].fill(last);
+            }
+            (vec![0u16; n_fill as usize], rr)
+        } else {
+            (Vec::new(), Vec::new())
+        };
         let class: Vec<LinkClass> = fabric
             .nodes
             .iter()
@@ -453,6 +502,8 @@ impl Net {
             req_mask: vec![0; np * vls * req_words],
             req_words,
             req_any: vec![0; np.div_ceil(64)],
+            req_heads,
+            head_rr,
             vlarb: vec![VlArbState::default(); np],
             vlarb_table,
             in_used: vec![0; np * vls],
@@ -460,7 +511,8 @@ impl Net {
             being_sent: vec![0; np],
             max_being_sent,
             buf_index,
-            mapping,
+            queue_scheme,
+            credit_keeping,
             queue_base,
             fill_base,
             fill: vec![0; n_fill as usize],

@@ -59,10 +59,11 @@ fn ib_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) -> Res
         + vls * (4 + 2 + 4 + 4 + 4 + 8 * req_words);
     est.add("ports and VLs", m(np, per_port), Phase::Kept);
     // VoQs: per switch input, a fill counter and a queue per (output, VL)
-    let queues_per_input = match s.switch.queue_mapping {
-        crate::config::QueueMappingKind::Voq => m(f.max_ports, vls),
-        crate::config::QueueMappingKind::OneQueue => vls,
-    };
+    let scheme = crate::credit::switch::buffer::QueueScheme::from_config(s.switch.queue_mapping);
+    let queues_per_input = m(
+        scheme.queues_per_vl(f.max_ports.min(usize::MAX as u64) as usize) as u64,
+        vls,
+    );
     est.add(
         "switch queues",
         m(

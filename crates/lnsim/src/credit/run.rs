@@ -3,6 +3,8 @@
 //! folder.
 
 use super::results;
+use super::switch::buffer::partitioned::PartitionedCredits;
+use super::switch::buffer::CreditKeeping;
 use super::{Ev, Net};
 use crate::config::{LoadedScenario, Ps, PS_PER_S};
 use crate::engine::run::Ending;
@@ -73,7 +75,11 @@ impl Net {
 
     /// Runs until the end time; returns `Some(time reached)` when `interrupted` stopped it
     /// early (every handled event is complete then, so the state is consistent).
-    fn run(&mut self, progress: bool, interrupted: &mut dyn FnMut() -> bool) -> Result<Option<Ps>> {
+    pub(crate) fn run(
+        &mut self,
+        progress: bool,
+        interrupted: &mut dyn FnMut() -> bool,
+    ) -> Result<Option<Ps>> {
         self.start_sources();
         if self.cc.active() {
             // CCTI time series: one sample at every interval border
@@ -162,15 +168,21 @@ impl Net {
             }
             Ev::InputRelease {
                 gport,
-                vl,
+                counter,
                 out,
                 credits,
-            } => self.input_release(gport, vl, out, credits, t),
-            Ev::CreditArrive { gport, vl, credits } => {
-                self.credits[gport as usize * self.vls + vl as usize] += credits;
+            } => self.input_release(gport, counter, out, credits, t),
+            Ev::CreditArrive {
+                gport,
+                counter,
+                credits,
+            } => {
+                let slot = self.credit_slot(gport, counter);
+                self.credits[slot] += credits;
                 if self.is_switch[gport as usize] {
                     self.try_output(gport, t);
                     if self.cc.active() {
+                        let vl = self.counter_vl(counter);
                         self.cc_evaluate(gport, vl, t);
                     }
                 } else {
@@ -195,9 +207,19 @@ impl Net {
     }
 
     /// End-of-run invariants: every packet is delivered or accounted for in the network, and
-    /// on every link direction and VL the credits held by the sender plus those in flight,
-    /// in the receiving buffer and on their way back equal the buffer's capacity.
+    /// on every link direction and credit counter the credits held by the sender plus those in
+    /// flight, in the receiving buffer and on their way back equal the buffer's capacity.
     pub(crate) fn check_conservation(&self) -> Result<Conservation> {
+        let wire_pkts = match &self.credit_keeping {
+            CreditKeeping::SharedPool(_) => self.check_pool_credits()?,
+            CreditKeeping::Partitioned(p) => self.check_queue_credits(p)?,
+        };
+        self.check_queue_fills()?;
+        self.check_packets(wire_pkts)
+    }
+
+    /// Credit conservation with one pool per (buffer, VL); returns the packets on wires.
+    fn check_pool_credits(&self) -> Result<u64> {
         let vls = self.vls;
         let np = self.peer.len();
         let mut on_wire = vec![0u64; np * vls]; // credits of packets heading for input gport
@@ -210,12 +232,17 @@ impl Net {
                 on_wire[gport as usize * vls + p.vl as usize] += p.credits as u64;
                 wire_pkts += 1;
             }
-            Ev::CreditArrive { gport, vl, credits } => {
-                returning[gport as usize * vls + vl as usize] += credits as u64
-            }
+            Ev::CreditArrive {
+                gport,
+                counter,
+                credits,
+            } => returning[gport as usize * vls + counter as usize] += credits as u64,
             Ev::InputRelease {
-                gport, vl, credits, ..
-            } => releasing[gport as usize * vls + vl as usize] += credits as u64,
+                gport,
+                counter,
+                credits,
+                ..
+            } => releasing[gport as usize * vls + counter as usize] += credits as u64,
             _ => {}
         });
         // in_used counts a packet from its head arrival until its release; a packet granted but
@@ -247,8 +274,68 @@ impl Net {
                 }
             }
         }
-        // the per-output fills of a switch input add up to its occupancy
-        for g in 0..np {
+        Ok(wire_pkts)
+    }
+
+    /// Credit conservation with credits kept per queue: the same balance per queue share
+    /// (slots number the counters of every input; the output driving it uses the same slots).
+    /// Returns the packets on wires.
+    fn check_queue_credits(&self, p: &PartitionedCredits) -> Result<u64> {
+        let n = p.slots();
+        let mut on_wire = vec![0u64; n];
+        let mut returning = vec![0u64; n];
+        let mut releasing = vec![0u64; n];
+        let mut wire_pkts = 0u64;
+        self.q.for_each(|_, ev| match *ev {
+            Ev::HeadArrive { pkt, gport } => {
+                let k = &self.pkts[pkt];
+                let counter = self.downstream_counter(self.peer[gport as usize], k.dst, k.vl);
+                on_wire[p.in_slot(gport, counter)] += k.credits as u64;
+                wire_pkts += 1;
+            }
+            Ev::CreditArrive {
+                gport,
+                counter,
+                credits,
+            } => returning[p.out_slot(gport, counter)] += credits as u64,
+            Ev::InputRelease {
+                gport,
+                counter,
+                credits,
+                ..
+            } => releasing[p.in_slot(gport, counter)] += credits as u64,
+            _ => {}
+        });
+        for d in 0..self.peer.len() as u32 {
+            for s in p.in_slots(d) {
+                let held = self.credits[s] as u64 + on_wire[s] + p.used(s) as u64 + returning[s];
+                if held != p.cap(s) as u64 {
+                    return Err(Error::Internal(format!(
+                        "credit conservation violated on {} counter {}: {} available + {} on the wire + {} buffered + {} returning != share {}",
+                        self.port_name(self.peer[d as usize]),
+                        s - p.in_slots(d).start,
+                        self.credits[s],
+                        on_wire[s],
+                        p.used(s),
+                        returning[s],
+                        p.cap(s)
+                    )));
+                }
+                if releasing[s] > p.used(s) as u64 {
+                    return Err(Error::Internal(format!(
+                        "buffer {} releases more than a queue holds",
+                        self.port_name(d)
+                    )));
+                }
+            }
+        }
+        Ok(wire_pkts)
+    }
+
+    /// The per-output fills of a switch input add up to its occupancy.
+    fn check_queue_fills(&self) -> Result<()> {
+        let vls = self.vls;
+        for g in 0..self.peer.len() {
             if self.fill_base[g] == u32::MAX {
                 continue;
             }
@@ -266,6 +353,12 @@ impl Net {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Every packet alive sits in a queue or on a wire (`wire_pkts`), and every data packet
+    /// injected was delivered or is still in the network.
+    fn check_packets(&self, wire_pkts: u64) -> Result<Conservation> {
         let queued: u64 = self
             .queues
             .iter()

@@ -453,7 +453,10 @@ impl Net {
                     .unwrap_or(0)
             }
         };
-        let has_credits = self.credits[k] >= s.root_need;
+        let has_credits = self
+            .credit_keeping
+            .vl_credits(&self.credits, og, self.peer[g], vl, vls)
+            >= s.root_need;
         s.decide(k, measure, has_credits, now);
     }
 

@@ -10,7 +10,7 @@ impl Net {
     /// Head of `pid` arrived at HCA input `g`.
     pub(crate) fn hca_receive(&mut self, pid: u32, g: u32, now: Ps) {
         let (vl, credits) = (self.pkts[pid].vl, self.pkts[pid].credits);
-        if self.occupy(g, vl, credits).is_none() {
+        if self.occupy(g, vl, credits).is_none() || !self.occupy_queue(g, vl as u16, credits) {
             return;
         }
         self.pkts[pid].at = g;
@@ -38,15 +38,15 @@ impl Net {
             .expect("sink had a packet");
         let g = self.hca_gport[h as usize];
         let p = self.pkts[pid];
-        let vls = self.vls;
-        self.in_used[g as usize * vls + p.vl as usize] -= p.credits;
+        // an HCA's receive buffer has one queue per VL: the counter is the VL
+        self.release_input(g, p.vl, p.vl as u16, p.credits);
         let delay = self.timing[g as usize].delay;
         let up = self.peer[g as usize];
         self.at(
             now + delay,
             Ev::CreditArrive {
                 gport: up,
-                vl: p.vl,
+                counter: p.vl as u16,
                 credits: p.credits,
             },
         );

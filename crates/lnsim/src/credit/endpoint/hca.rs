@@ -28,10 +28,9 @@ impl Net {
             self.wake(h, t);
             return;
         }
-        let vls = self.vls;
         if let Some(&pid) = self.control_q[h as usize].front() {
             let p = &self.pkts[pid];
-            if self.credits[g * vls + p.vl as usize] >= p.credits {
+            if self.credits[self.credit_slot_for(g as u32, p.dst, p.vl)] >= p.credits {
                 self.control_q[h as usize].pop_front();
                 self.transmit(h, pid, now);
             }
@@ -44,8 +43,8 @@ impl Net {
             for k in 0..n {
                 let idx = (start + k) % n;
                 let f = self.ready[h as usize][idx];
-                let vl = self.traffic.flows[f as usize].vl as usize;
-                if self.credits[g * vls + vl] < self.pkt_credits {
+                let fl = &self.traffic.flows[f as usize];
+                if self.credits[self.credit_slot_for(g as u32, fl.dst, fl.vl)] < self.pkt_credits {
                     continue;
                 }
                 let ra = self.cc_ready_at(f);
@@ -122,11 +121,12 @@ impl Net {
     pub(crate) fn transmit(&mut self, h: u32, pid: u32, now: Ps) {
         let g = self.hca_gport[h as usize] as usize;
         let tm = self.timing[g];
-        let (bytes, credits, vl, flags) = {
+        let (bytes, credits, vl, flags, dst) = {
             let p = &self.pkts[pid];
-            (p.bytes, p.credits, p.vl, p.flags)
+            (p.bytes, p.credits, p.vl, p.flags, p.dst)
         };
-        self.credits[g * self.vls + vl as usize] -= credits;
+        let slot = self.credit_slot_for(g as u32, dst, vl);
+        self.credits[slot] -= credits;
         let ser = if bytes == self.pkt_bytes {
             tm.ser_pkt.max(tm.int_pkt)
         } else {
