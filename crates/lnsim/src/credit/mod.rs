@@ -21,7 +21,7 @@ pub use deadlock::Deadlock;
 pub use run::{run_scenario, Conservation};
 
 use crate::config::Ps;
-use crate::credit::cc::CongestionControl;
+use crate::credit::cc::CongestionManagement;
 use crate::credit::endpoint::sink::SinkModel;
 use crate::credit::packet::{PacketQueue, PacketStore};
 use crate::credit::switch::buffer::{CreditKeeping, QueueScheme};
@@ -170,6 +170,9 @@ pub struct Net {
     pub(crate) queue_scheme: QueueScheme,
     /// How credits are kept: per VL or per queue.
     pub(crate) credit_keeping: CreditKeeping,
+    /// At most one queue of an input requests an output on a VL, and credits are kept per VL
+    /// (the organisation of every scenario today): the arbiter's fast path.
+    pub(crate) plain_buffers: bool,
     pub(crate) queue_base: Vec<u32>,
     /// Index base of a switch input gport in [`Net::fill`].
     pub(crate) fill_base: Vec<u32>,
@@ -194,7 +197,8 @@ pub struct Net {
     pub(crate) traffic: Traffic,
     pub(crate) pkts: PacketStore,
     pub(crate) q: EventQueue<Ev>,
-    pub(crate) cc: CongestionControl,
+    /// Congestion management: the hooks the switches and HCAs call ([`cc`]).
+    pub(crate) cc: CongestionManagement,
     pub(crate) stats: Stats,
     pub(crate) events: u64,
     pub(crate) flit_hops: u64,
@@ -224,29 +228,24 @@ impl Net {
 
     /// Input port `input` (local index) of output `og`'s switch now has a queue head requesting
     /// `og` on `vl`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn add_request(&mut self, og: u32, vl: u8, input: u32) {
         let ov = og as usize * self.vls + vl as usize;
         self.req[ov] += 1;
         if self.queue_scheme.several_heads_per_output() {
-            let k = self.head_index(og, vl, input);
-            self.req_heads[k] += 1;
+            self.count_head(og, vl, input, 1);
         }
         self.req_mask[ov * self.req_words + (input >> 6) as usize] |= 1 << (input & 63);
         self.req_any[(og >> 6) as usize] |= 1 << (og & 63);
     }
 
     /// Input port `input` (local index) no longer requests output `og` on `vl`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn drop_request(&mut self, og: u32, vl: u8, input: u32) {
         let ov = og as usize * self.vls + vl as usize;
         self.req[ov] -= 1;
-        if self.queue_scheme.several_heads_per_output() {
-            let k = self.head_index(og, vl, input);
-            self.req_heads[k] -= 1;
-            if self.req_heads[k] > 0 {
-                return; // another queue of this input still requests `og`
-            }
+        if self.queue_scheme.several_heads_per_output() && self.count_head(og, vl, input, -1) > 0 {
+            return; // another queue of this input still requests `og`
         }
         self.req_mask[ov * self.req_words + (input >> 6) as usize] &= !(1 << (input & 63));
         let o = og as usize * self.vls;
@@ -255,12 +254,17 @@ impl Net {
         }
     }
 
-    /// Index in `req_heads` of input `input` (local) of output `og`'s switch, towards `og`.
-    fn head_index(&self, og: u32, vl: u8, input: u32) -> usize {
+    /// Adds `delta` to the heads of input `input` (local) of output `og`'s switch requesting
+    /// `og` on `vl` (`req_heads`); returns the new count.
+    #[cold]
+    #[inline(never)]
+    fn count_head(&mut self, og: u32, vl: u8, input: u32, delta: i32) -> u16 {
         let base = self.port_base[self.node_of[og as usize] as usize];
-        self.fill_base[(base + input) as usize] as usize
+        let k = self.fill_base[(base + input) as usize] as usize
             + (og - base) as usize * self.vls
-            + vl as usize
+            + vl as usize;
+        self.req_heads[k] = (self.req_heads[k] as i32 + delta) as u16;
+        self.req_heads[k]
     }
 
     /// First output gport in `from..to` with a request on some VL.

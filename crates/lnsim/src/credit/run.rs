@@ -2,6 +2,7 @@
 //! until the end time (or an interruption); then check conservation and write the results
 //! folder.
 
+use super::cc::switch_view;
 use super::results;
 use super::switch::buffer::partitioned::PartitionedCredits;
 use super::switch::buffer::CreditKeeping;
@@ -37,11 +38,8 @@ pub fn run_scenario(
     let wall_s = wall.elapsed().as_secs_f64();
     let conservation = net.check_conservation()?;
     net.stats.finish(net.end);
-    if let crate::credit::cc::CongestionControl::Ib(ib) = &mut net.cc {
-        let last = net.stats.nodes.n_int as u32 - 1;
-        ib.ca.sample(last, net.end);
-        ib.sw.finish(net.end);
-    }
+    let last = net.stats.nodes.n_int as u32 - 1;
+    net.cc.run_ended(last, net.end);
     let summary = results::write_results(&net, l, out_dir, wall_s, conservation, ending)?;
     Ok(RunOutput {
         out_dir: out_dir.to_path_buf(),
@@ -81,8 +79,8 @@ impl Net {
         interrupted: &mut dyn FnMut() -> bool,
     ) -> Result<Option<Ps>> {
         self.start_sources();
-        if self.cc.active() {
-            // CCTI time series: one sample at every interval border
+        if self.cc.samples_intervals() {
+            // e.g. the CCTI time series: one sample at every interval border
             let iv = self.stats.nodes.interval;
             for k in 1..self.stats.nodes.n_int as u64 {
                 self.at(
@@ -181,10 +179,8 @@ impl Net {
                 self.credits[slot] += credits;
                 if self.is_switch[gport as usize] {
                     self.try_output(gport, t);
-                    if self.cc.active() {
-                        let vl = self.counter_vl(counter);
-                        self.cc_evaluate(gport, vl, t);
-                    }
+                    let vl = self.counter_vl(counter);
+                    self.cc.credits_returned(switch_view!(self), gport, vl, t);
                 } else {
                     let h = self.hca_of_node[self.node_of[gport as usize] as usize];
                     self.try_hca_send(h, t)
@@ -198,11 +194,7 @@ impl Net {
                 self.try_hca_send(hca, t)
             }
             Ev::Arrival { source } => self.arrival(source, t),
-            Ev::CcSample { interval } => {
-                if let crate::credit::cc::CongestionControl::Ib(ib) = &mut self.cc {
-                    ib.ca.sample(interval, t);
-                }
-            }
+            Ev::CcSample { interval } => self.cc.interval_ended(interval, t),
         }
     }
 

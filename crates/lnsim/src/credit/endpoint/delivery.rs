@@ -4,6 +4,7 @@
 //! or a FECN-marked data packet, spec §3.7.2, §4).
 
 use crate::config::Ps;
+use crate::credit::packet::CNP;
 use crate::credit::{Ev, Net};
 
 impl Net {
@@ -50,7 +51,7 @@ impl Net {
                 credits: p.credits,
             },
         );
-        if p.flags & crate::credit::packet::CNP != 0 {
+        if p.flags & CNP != 0 {
             self.stats.delivered_control += 1;
         } else {
             self.stats
@@ -63,8 +64,11 @@ impl Net {
                 f.rx_bytes_window += p.bytes as u64;
             }
         }
-        if self.cc.active() {
-            self.cc_receive(h, &p, now);
+        if p.flags & CNP != 0 {
+            let flow = &self.traffic.flows[p.flow as usize];
+            self.cc.notification_received(h, &p, flow, now);
+        } else if let Some(n) = self.cc.packet_received(h, &p, now) {
+            self.queue_notification(h, n, now);
         }
         self.pkts.free(pid);
         if self.sink_q[h as usize].is_empty() {

@@ -47,7 +47,7 @@ impl Net {
                 if self.credits[self.credit_slot_for(g as u32, fl.dst, fl.vl)] < self.pkt_credits {
                     continue;
                 }
-                let ra = self.cc_ready_at(f);
+                let ra = self.cc.ready_at(f, fl);
                 if ra > now {
                     cc_blocked = cc_blocked.min(ra);
                     continue;
@@ -92,6 +92,7 @@ impl Net {
         } else {
             self.hca_rr[h as usize] = idx as u32 + 1;
         }
+        let path = self.cc.path_for(f, &self.traffic.flows[f as usize]);
         let pid = self.pkts.alloc(Packet {
             src: h,
             dst,
@@ -99,6 +100,7 @@ impl Net {
             bytes: self.pkt_bytes,
             credits: self.pkt_credits,
             vl,
+            path,
             created,
             ..Packet::default()
         });
@@ -110,10 +112,10 @@ impl Net {
                 self.refill(s, now);
             }
         }
-        if self.cc.active() {
-            let tm = self.timing[self.hca_gport[h as usize] as usize];
-            self.cc_sent(f, tm.ser_pkt.max(tm.int_pkt), now);
-        }
+        let tm = &self.timing[self.hca_gport[h as usize] as usize];
+        let ser = tm.ser_pkt.max(tm.int_pkt);
+        self.cc
+            .packet_sent(f, &self.traffic.flows[f as usize], ser, now);
         self.transmit(h, pid, now);
     }
 
@@ -164,7 +166,8 @@ impl Net {
     }
 
     /// Queues a congestion notification packet (BECN set) at HCA `h` for `n.to`.
-    pub(crate) fn queue_notification(&mut self, h: u32, n: Notification, bytes: u32, now: Ps) {
+    pub(crate) fn queue_notification(&mut self, h: u32, n: Notification, now: Ps) {
+        let bytes = n.bytes;
         let vl = self.traffic.flows[n.flow as usize].vl;
         let pid = self.pkts.alloc(Packet {
             src: h,

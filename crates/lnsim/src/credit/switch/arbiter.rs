@@ -6,6 +6,7 @@
 //! the input's queues of the VL are searched round robin.
 
 use crate::config::Ps;
+use crate::credit::cc::switch_view;
 use crate::credit::switch::buffer::CreditKeeping;
 use crate::credit::{Ev, Net};
 
@@ -44,6 +45,18 @@ impl Net {
     /// Only inputs whose queue head requests `og` (bits of `req_mask`) are visited, in the same
     /// round-robin order as a scan over all ports starting after the last one served.
     fn pick_and_grant(&mut self, og: u32, vl: u8, now: Ps) -> Option<u32> {
+        // the plain organisation has its own copy of the loop, with the answers of the general
+        // one fixed at compile time
+        if self.plain_buffers {
+            self.pick::<true>(og, vl, now)
+        } else {
+            self.pick::<false>(og, vl, now)
+        }
+    }
+
+    /// [`Net::pick_and_grant`]; `PLAIN`: [`Net::plain_buffers`](crate::credit::Net) holds.
+    #[inline(always)]
+    fn pick<const PLAIN: bool>(&mut self, og: u32, vl: u8, now: Ps) -> Option<u32> {
         let vls = self.vls;
         let sw = self.node_of[og as usize] as usize;
         let base = self.port_base[sw];
@@ -52,6 +65,13 @@ impl Net {
         let ov = og as usize * vls + vl as usize;
         // with a shared pool every packet of the VL draws on the same counter
         let pool = match &self.credit_keeping {
+            _ if PLAIN => {
+                let avail = self.credits[ov];
+                if avail < self.pkts.min_credits() {
+                    return None;
+                }
+                Some(avail)
+            }
             CreditKeeping::SharedPool(_) => {
                 let avail = self.credits[ov];
                 if avail < self.pkts.min_credits() {
@@ -62,7 +82,10 @@ impl Net {
             CreditKeeping::Partitioned(_) => None,
         };
         let start = (self.rr[ov] as usize + 1) % n;
-        let single = self.queue_scheme.requesting_queue(out_local, vl, vls);
+        let single = match self.queue_scheme.requesting_queue(out_local, vl, vls) {
+            s if !PLAIN => s,
+            s => Some(s.unwrap_or_default()),
+        };
         let mbase = ov * self.req_words;
         // first the inputs start..n, then 0..start
         for (from, to) in [(start, n), (0, start)] {
@@ -99,7 +122,7 @@ impl Net {
                     };
                     self.rr[ov] = i as u16;
                     let bytes = self.pkts[pid].bytes;
-                    self.grant(og, ig, qid, pid, vl, slot, now);
+                    self.grant::<PLAIN>(og, ig, qid, pid, vl, slot, now);
                     return Some(bytes);
                 }
                 w += 1;
@@ -111,7 +134,7 @@ impl Net {
     /// The head of queue `qid` if it wants local output `out_local` (gport `og`) on `vl` and
     /// the credits it needs there are available (`pool`: the VL's pool, when credits are kept
     /// per VL).
-    #[inline]
+    #[inline(always)]
     fn head_fits(
         &self,
         qid: usize,
@@ -170,7 +193,17 @@ impl Net {
     /// Moves packet `pid` from input `ig` (queue `qid`) to output `og`, taking its credits
     /// from `credits[slot]`.
     #[allow(clippy::too_many_arguments)]
-    fn grant(&mut self, og: u32, ig: u32, qid: usize, pid: u32, vl: u8, slot: usize, now: Ps) {
+    #[inline(always)]
+    fn grant<const PLAIN: bool>(
+        &mut self,
+        og: u32,
+        ig: u32,
+        qid: usize,
+        pid: u32,
+        vl: u8,
+        slot: usize,
+        now: Ps,
+    ) {
         self.pkts.pop_front(&mut self.queues[qid]);
         let mut other = None;
         let base = self.port_base[self.node_of[og as usize] as usize];
@@ -197,10 +230,8 @@ impl Net {
             (p.bytes, p.credits, p.tail, p.out_port)
         };
         self.credits[slot] -= credits;
-        if self.cc.active() {
-            self.cc_mark(og, vl, pid);
-            self.cc_evaluate(og, vl, now);
-        }
+        self.cc
+            .packet_forwarded(switch_view!(self), og, vl, &mut self.pkts[pid], now);
         let (int_pkt, ser_pkt) = if bytes == self.pkt_bytes {
             (tm.int_pkt, tm.ser_pkt)
         } else {
@@ -215,7 +246,11 @@ impl Net {
             release,
             Ev::InputRelease {
                 gport: ig,
-                counter: self.input_counter(ig, qid, vl),
+                counter: if PLAIN {
+                    vl as u16
+                } else {
+                    self.input_counter(ig, qid, vl)
+                },
                 out: out_port as u8,
                 credits,
             },

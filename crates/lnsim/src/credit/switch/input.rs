@@ -4,6 +4,7 @@
 //! (spec §3.4, §3.6).
 
 use crate::config::Ps;
+use crate::credit::cc::switch_view;
 use crate::credit::switch::buffer::QueueQuery;
 use crate::credit::{Ev, Net};
 use crate::routing::tables::NO_PORT;
@@ -59,10 +60,9 @@ impl Net {
             self.add_request(og, vl, g - base);
             self.try_output(og, now);
         }
-        if self.cc.active() {
-            let level = self.fill[fi];
-            self.cc_fill_changed(g, og, vl, level - credits, level, now);
-        }
+        let level = self.fill[fi];
+        self.cc
+            .packet_enqueued(switch_view!(self), g, out, vl, level - credits, level, now);
     }
 
     /// The tail of a packet left switch input `g`: free its credits and tell the upstream.
@@ -73,11 +73,16 @@ impl Net {
         let lvl = self.release_input(g, vl, counter, credits);
         let fi = self.fill_base[g as usize] as usize + out as usize * vls + vl as usize;
         self.fill[fi] -= credits;
-        if self.cc.active() {
-            let level = self.fill[fi];
-            let og = self.port_base[self.node_of[g as usize] as usize] + out as u32;
-            self.cc_fill_changed(g, og, vl, level + credits, level, now);
-        }
+        let level = self.fill[fi];
+        self.cc.packet_dequeued(
+            switch_view!(self),
+            g,
+            out as u16,
+            vl,
+            level + credits,
+            level,
+            now,
+        );
         let bi = self.buf_index[g as usize];
         if bi != u32::MAX {
             self.stats.buffer(bi as usize * vls + vl as usize, now, lvl);

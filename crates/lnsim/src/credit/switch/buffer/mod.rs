@@ -119,7 +119,7 @@ impl QueueScheme {
     }
 
     /// Local index (within the input's queues) of the queue the packet described by `q` joins.
-    #[inline]
+    #[inline(always)]
     pub fn queue_of(self, q: &QueueQuery, vls: usize) -> u32 {
         let class = match self {
             QueueScheme::OneQueue(s) => s.class_of(q),
@@ -131,7 +131,7 @@ impl QueueScheme {
 
     /// The local index of the one queue of an input whose head can request output `out` on
     /// `vl`, or None when several queues can (the arbiter then searches the VL's queues).
-    #[inline]
+    #[inline(always)]
     pub fn requesting_queue(self, out: u16, vl: u8, vls: usize) -> Option<u32> {
         match self {
             QueueScheme::OneQueue(s) => Some(s.requesting_queue(out, vl)),
@@ -142,14 +142,14 @@ impl QueueScheme {
 
     /// True when several queues of one input can have heads requesting the same output on the
     /// same VL (requests are then counted per input, output and VL).
-    #[inline]
+    #[inline(always)]
     pub fn several_heads_per_output(self) -> bool {
         matches!(self, QueueScheme::VoqNet(_))
     }
 
     /// True when a queue's packets can target several outputs (its new head must be looked at
     /// after a grant).
-    #[inline]
+    #[inline(always)]
     pub fn heads_share_outputs(self) -> bool {
         matches!(self, QueueScheme::OneQueue(_) | QueueScheme::VoqNet(_))
     }
@@ -184,20 +184,21 @@ pub struct BufferChoice {
 }
 
 impl CreditKeeping {
-    /// The most credits output `og` (driving input `peer`) holds for VL `vl`: the pool, or the
-    /// best-provided queue of the VL. `credits` is the network's array of available credits.
-    #[inline]
-    pub fn vl_credits(&self, credits: &[u32], og: u32, peer: u32, vl: u8, vls: usize) -> u32 {
+    /// The most credits output `og` holds for VL `vl`: the pool, or the best-provided queue of
+    /// the VL. `credits` and `peer` are the network's arrays of available credits and of link
+    /// ends.
+    #[inline(always)]
+    pub fn vl_credits(&self, credits: &[u32], peer: &[u32], og: u32, vl: u8, vls: usize) -> u32 {
         match self {
             CreditKeeping::SharedPool(_) => credits[SharedPool::slot(og, vl as u16, vls)],
-            CreditKeeping::Partitioned(p) => p.vl_credits(credits, og, peer, vl, vls),
+            CreditKeeping::Partitioned(p) => p.vl_credits(credits, og, peer[og as usize], vl, vls),
         }
     }
 }
 
 impl Net {
     /// Index in `credits` of counter `counter` held by output `og`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn credit_slot(&self, og: u32, counter: u16) -> usize {
         match &self.credit_keeping {
             CreditKeeping::SharedPool(_) => SharedPool::slot(og, counter, self.vls),
@@ -206,7 +207,7 @@ impl Net {
     }
 
     /// The VL of credit counter `counter`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn counter_vl(&self, counter: u16) -> u8 {
         match &self.credit_keeping {
             CreditKeeping::SharedPool(_) => counter as u8,
@@ -215,7 +216,7 @@ impl Net {
     }
 
     /// The counter a packet in queue `qid` (a global queue index) of input `ig` on `vl` holds.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn input_counter(&self, ig: u32, qid: usize, vl: u8) -> u16 {
         match &self.credit_keeping {
             CreditKeeping::SharedPool(_) => vl as u16,
@@ -226,7 +227,7 @@ impl Net {
     /// The credit counter a packet for HCA `dst` on `vl` will hold in the buffer output `og`
     /// drives: its VL with a shared pool; with partitioned credits the queue it will join
     /// there (look-ahead routing: the next switch's forwarding table gives the output).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn downstream_counter(&self, og: u32, dst: u32, vl: u8) -> u16 {
         match &self.credit_keeping {
             CreditKeeping::SharedPool(_) => vl as u16,
@@ -235,16 +236,27 @@ impl Net {
     }
 
     /// Index in `credits` of what a packet for `dst` on `vl` needs at output `og`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn credit_slot_for(&self, og: u32, dst: u32, vl: u8) -> usize {
         match &self.credit_keeping {
             CreditKeeping::SharedPool(_) => SharedPool::slot(og, vl as u16, self.vls),
-            CreditKeeping::Partitioned(p) => p.out_slot(og, self.lookahead_queue(og, dst, vl)),
+            CreditKeeping::Partitioned(_) => self.partitioned_slot_for(og, dst, vl),
         }
+    }
+
+    /// [`Net::credit_slot_for`] with credits kept per queue.
+    #[cold]
+    #[inline(never)]
+    fn partitioned_slot_for(&self, og: u32, dst: u32, vl: u8) -> usize {
+        let CreditKeeping::Partitioned(p) = &self.credit_keeping else {
+            unreachable!("credits kept per queue")
+        };
+        p.out_slot(og, self.lookahead_queue(og, dst, vl))
     }
 
     /// The queue of the input driven by `og` that a packet for `dst` on `vl` will join (its VL
     /// at an HCA).
+    #[inline(never)]
     fn lookahead_queue(&self, og: u32, dst: u32, vl: u8) -> u16 {
         let down = self.peer[og as usize];
         if !self.is_switch[down as usize] {
@@ -268,7 +280,7 @@ impl Net {
     /// upstream reserved for it from the VL's space. Returns the VL's new occupancy, or None
     /// (and records the fault) if the buffer would overflow — which credit flow control must
     /// make impossible.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn occupy(&mut self, g: u32, vl: u8, credits: u32) -> Option<u32> {
         let iv = g as usize * self.vls + vl as usize;
         self.in_used[iv] += credits;
@@ -286,10 +298,20 @@ impl Net {
     /// The packet that [`Net::occupy`] placed at input `g` joined counter `counter`: with
     /// partitioned credits it takes them from the queue's share (a no-op with a shared pool).
     /// Returns false (and records the fault) if the share would overflow.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn occupy_queue(&mut self, g: u32, counter: u16, credits: u32) -> bool {
+        match &self.credit_keeping {
+            CreditKeeping::SharedPool(_) => true,
+            CreditKeeping::Partitioned(_) => self.occupy_share(g, counter, credits),
+        }
+    }
+
+    /// [`Net::occupy_queue`] with credits kept per queue.
+    #[cold]
+    #[inline(never)]
+    fn occupy_share(&mut self, g: u32, counter: u16, credits: u32) -> bool {
         let CreditKeeping::Partitioned(p) = &mut self.credit_keeping else {
-            return true;
+            unreachable!("credits kept per queue")
         };
         match p.occupy(g, counter, credits) {
             Ok(_) => true,
@@ -305,7 +327,7 @@ impl Net {
 
     /// A packet of `credits` on `vl`, counter `counter`, left input `g`. Returns the VL's new
     /// occupancy.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn release_input(&mut self, g: u32, vl: u8, counter: u16, credits: u32) -> u32 {
         let iv = g as usize * self.vls + vl as usize;
         self.in_used[iv] -= credits;
