@@ -18,7 +18,7 @@
 //! | run | [`interval_ended`], [`run_ended`] | `run.rs` | CCTI samples per statistics interval |
 //!
 //! Switch-side hooks read the network through a [`SwitchView`] (queue fills, buffer capacities,
-//! credits), which they build when they need it with the closure [`switch_view!`] gives them;
+//! credits), which they build when they need it with the closure `switch_view!` gives them;
 //! endpoint-side hooks get the packet or the
 //! flow. A hook changes the network only through what it is handed (`&mut Packet`) or returns
 //! (a [`Notification`] the destination queues).
@@ -87,7 +87,7 @@ pub struct Notification {
 
 /// What switch-side hooks may read of the network: queue fills and credits (references to
 /// the network's arrays; a mechanism that needs more adds a field here and in
-/// [`switch_view!`]).
+/// `switch_view!`).
 pub struct SwitchView<'a> {
     /// Per gport: the gport at the other end of its link.
     pub peer: &'a Vec<u32>,

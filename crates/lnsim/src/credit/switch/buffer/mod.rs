@@ -16,32 +16,38 @@
 //! - **credit keeping** ([`CreditKeeping`]): what the upstream's credits count.
 //!   - [`shared_pool`]: one pool per input buffer and VL shared by all the VL's queues;
 //!   - [`partitioned`]: the VL's space split evenly among its queues, credits per queue; the
-//!     upstream looks ahead at the next switch's forwarding table to know the queue
-//!     ([`Net::downstream_counter`]). Built in tests only so far.
+//!     upstream looks ahead at the next switch's forwarding table to know the queue. Built in
+//!     tests only so far.
 //!
 //! A *credit counter* is what one credit count covers: the VL with a shared pool, the queue
 //! with partitioned credits (the VL at an HCA's receive buffer, which has one queue per VL).
 //! Events that carry credits ([`crate::credit::Ev::InputRelease`],
-//! [`crate::credit::Ev::CreditArrive`]) carry the counter; [`Net::credit_slot`] turns it into
-//! the index of the output's `credits`.
+//! [`crate::credit::Ev::CreditArrive`]) carry the counter. The network's side of it — the
+//! counter a packet holds, where an output keeps it, the look-ahead, the occupancy of input
+//! buffers — is [`accounting`] (`Net::credit_slot`, `Net::credit_slot_for`,
+//! `Net::downstream_counter`, `Net::occupy`, `Net::occupy_queue`, `Net::release_input`).
 //!
 //! Where the network asks: `switch/input.rs` (a head arrives: [`QueueScheme::queue_of`], then
-//! [`Net::occupy_queue`]); `switch/arbiter.rs` (which queue of an input requests an output:
+//! its occupancy); `switch/arbiter.rs` (which queue of an input requests an output:
 //! [`QueueScheme::requesting_queue`], or a search of the input's queues of the VL when several
-//! queues can; credit check: [`Net::credit_slot_for`]); `endpoint/hca.rs` (an HCA's credits
-//! for the first switch: [`Net::credit_slot_for`]). The injection side keeps one queue per
-//! flow (queue pair), decided by `Traffic::flow_for`; an output has no queues of its own in this
-//! input-buffered switch.
+//! queues can; the credit check); `endpoint/hca.rs` (an HCA's credits for the first switch).
+//! The injection side keeps one queue per flow (queue pair), decided by `Traffic::flow_for`;
+//! an output has no queues of its own in this input-buffered switch.
+//!
+//! Request bookkeeping and the arbiter handle both kinds of scheme: those where at most one
+//! queue of an input can request an output on a VL (1Q, VOQsw: one request bit per input, and
+//! the arbiter's fast path when credits are kept per VL) and those where several can (VOQnet,
+//! DBBM, DDBBM: a count of requesting heads per input, output and VL, `Net::req_heads`).
 //!
 //! ## To add a queue scheme (DBBM, DDBBM)
 //!
 //! - **DBBM** (destination-based buffer management: `class = destination mod n` with `n`
-//!   queues per VL): write `switch/buffer/dbbm.rs` with `pub struct Dbbm { pub queues: u32 }`
-//!   and `queues_per_vl` (= `queues`) and `class_of` (`q.dst % self.queues`), like
-//!   [`voq_net`]; add a variant `Dbbm(dbbm::Dbbm)` to [`QueueScheme`] and an arm in each of its
-//!   `match`es (`requesting_queue` returns None: several queues may request one output,
-//!   `heads_share_outputs` returns true); register the scenario value in
-//!   [`QueueScheme::from_config`] (with the key in `config/`).
+//!   queues per VL): write `switch/buffer/dbbm.rs` with `pub struct Dbbm { pub queues: u32 }`,
+//!   `queues_per_vl` (= `queues`) and `class_of` (`q.dst % self.queues`), like [`voq_net`];
+//!   add a variant `Dbbm(dbbm::Dbbm)` to [`QueueScheme`] and an arm in each of its `match`es
+//!   (`requesting_queue` returns None — several queues may request one output —,
+//!   `several_heads_per_output` and `heads_share_outputs` return true); register the scenario
+//!   value in [`QueueScheme::from_config`] (the key itself lives in `config/`).
 //! - **DDBBM** (DBBM plus a dynamically assigned extra queue for a congested destination):
 //!   write `switch/buffer/ddbbm.rs` the same way; its per-input table of dynamically assigned
 //!   queues lives in the `Ddbbm` struct, indexed by [`QueueQuery::input`] (a gport). The table
@@ -50,12 +56,11 @@
 //!   `grant` where the queue's last packet leaves (`switch/arbiter.rs`, after `pop_front`);
 //!   the destination's congestion detection comes from the congestion-management hooks
 //!   (`credit/cc/mod.rs`).
-//!
-//! Request bookkeeping and the arbiter handle both kinds of scheme: those where at most one
-//! queue of an input can request an output on a VL (1Q, VOQsw: one request bit per input) and
-//! those where several can (VOQnet, DBBM, DDBBM: a count of requesting heads per input,
-//! output and VL, [`Net::req_heads`](crate::credit::Net)).
+//! - A credit keeping is one file too (next to [`partitioned`]), a variant of
+//!   [`CreditKeeping`] and of [`CreditKeepingKind`], and an arm in each `match` of
+//!   [`accounting`] and of the builder's `initial_credits` (`credit/build.rs`).
 
+pub mod accounting;
 pub mod one_queue;
 pub mod partitioned;
 pub mod shared_pool;
@@ -63,8 +68,6 @@ pub mod voq_net;
 pub mod voq_switch;
 
 use crate::config::QueueMappingKind;
-use crate::credit::Net;
-use crate::routing::tables::NO_PORT;
 use one_queue::OneQueue;
 use partitioned::PartitionedCredits;
 use shared_pool::SharedPool;
@@ -193,148 +196,6 @@ impl CreditKeeping {
             CreditKeeping::SharedPool(_) => credits[SharedPool::slot(og, vl as u16, vls)],
             CreditKeeping::Partitioned(p) => p.vl_credits(credits, og, peer[og as usize], vl, vls),
         }
-    }
-}
-
-impl Net {
-    /// Index in `credits` of counter `counter` held by output `og`.
-    #[inline(always)]
-    pub(crate) fn credit_slot(&self, og: u32, counter: u16) -> usize {
-        match &self.credit_keeping {
-            CreditKeeping::SharedPool(_) => SharedPool::slot(og, counter, self.vls),
-            CreditKeeping::Partitioned(p) => p.out_slot(og, counter),
-        }
-    }
-
-    /// The VL of credit counter `counter`.
-    #[inline(always)]
-    pub(crate) fn counter_vl(&self, counter: u16) -> u8 {
-        match &self.credit_keeping {
-            CreditKeeping::SharedPool(_) => counter as u8,
-            CreditKeeping::Partitioned(_) => (counter as usize % self.vls) as u8,
-        }
-    }
-
-    /// The counter a packet in queue `qid` (a global queue index) of input `ig` on `vl` holds.
-    #[inline(always)]
-    pub(crate) fn input_counter(&self, ig: u32, qid: usize, vl: u8) -> u16 {
-        match &self.credit_keeping {
-            CreditKeeping::SharedPool(_) => vl as u16,
-            CreditKeeping::Partitioned(_) => (qid as u32 - self.queue_base[ig as usize]) as u16,
-        }
-    }
-
-    /// The credit counter a packet for HCA `dst` on `vl` will hold in the buffer output `og`
-    /// drives: its VL with a shared pool; with partitioned credits the queue it will join
-    /// there (look-ahead routing: the next switch's forwarding table gives the output).
-    #[inline(always)]
-    pub(crate) fn downstream_counter(&self, og: u32, dst: u32, vl: u8) -> u16 {
-        match &self.credit_keeping {
-            CreditKeeping::SharedPool(_) => vl as u16,
-            CreditKeeping::Partitioned(_) => self.lookahead_queue(og, dst, vl),
-        }
-    }
-
-    /// Index in `credits` of what a packet for `dst` on `vl` needs at output `og`.
-    #[inline(always)]
-    pub(crate) fn credit_slot_for(&self, og: u32, dst: u32, vl: u8) -> usize {
-        match &self.credit_keeping {
-            CreditKeeping::SharedPool(_) => SharedPool::slot(og, vl as u16, self.vls),
-            CreditKeeping::Partitioned(_) => self.partitioned_slot_for(og, dst, vl),
-        }
-    }
-
-    /// [`Net::credit_slot_for`] with credits kept per queue.
-    #[cold]
-    #[inline(never)]
-    fn partitioned_slot_for(&self, og: u32, dst: u32, vl: u8) -> usize {
-        let CreditKeeping::Partitioned(p) = &self.credit_keeping else {
-            unreachable!("credits kept per queue")
-        };
-        p.out_slot(og, self.lookahead_queue(og, dst, vl))
-    }
-
-    /// The queue of the input driven by `og` that a packet for `dst` on `vl` will join (its VL
-    /// at an HCA).
-    #[inline(never)]
-    fn lookahead_queue(&self, og: u32, dst: u32, vl: u8) -> u16 {
-        let down = self.peer[og as usize];
-        if !self.is_switch[down as usize] {
-            return vl as u16;
-        }
-        let sw = self.node_of[down as usize];
-        let out = self.lft.out_port(sw, dst + 1);
-        if out == NO_PORT {
-            return vl as u16; // the arrival reports the missing route
-        }
-        let q = QueueQuery {
-            input: down,
-            dst,
-            out,
-            vl,
-        };
-        self.queue_scheme.queue_of(&q, self.vls) as u16
-    }
-
-    /// A packet of `credits` on `vl` entered the buffer of input `g`: takes the credits the
-    /// upstream reserved for it from the VL's space. Returns the VL's new occupancy, or None
-    /// (and records the fault) if the buffer would overflow — which credit flow control must
-    /// make impossible.
-    #[inline(always)]
-    pub(crate) fn occupy(&mut self, g: u32, vl: u8, credits: u32) -> Option<u32> {
-        let iv = g as usize * self.vls + vl as usize;
-        self.in_used[iv] += credits;
-        if self.in_used[iv] > self.in_cap[iv] {
-            let name = self.port_name(g);
-            self.fail(format!(
-                "lossless violated: input buffer {name} VL {vl} holds {} credits, capacity {}",
-                self.in_used[iv], self.in_cap[iv]
-            ));
-            return None;
-        }
-        Some(self.in_used[iv])
-    }
-
-    /// The packet that [`Net::occupy`] placed at input `g` joined counter `counter`: with
-    /// partitioned credits it takes them from the queue's share (a no-op with a shared pool).
-    /// Returns false (and records the fault) if the share would overflow.
-    #[inline(always)]
-    pub(crate) fn occupy_queue(&mut self, g: u32, counter: u16, credits: u32) -> bool {
-        match &self.credit_keeping {
-            CreditKeeping::SharedPool(_) => true,
-            CreditKeeping::Partitioned(_) => self.occupy_share(g, counter, credits),
-        }
-    }
-
-    /// [`Net::occupy_queue`] with credits kept per queue.
-    #[cold]
-    #[inline(never)]
-    fn occupy_share(&mut self, g: u32, counter: u16, credits: u32) -> bool {
-        let CreditKeeping::Partitioned(p) = &mut self.credit_keeping else {
-            unreachable!("credits kept per queue")
-        };
-        match p.occupy(g, counter, credits) {
-            Ok(_) => true,
-            Err((used, cap)) => {
-                let name = self.port_name(g);
-                self.fail(format!(
-                    "lossless violated: queue {counter} of input buffer {name} holds {used} credits, its share is {cap}"
-                ));
-                false
-            }
-        }
-    }
-
-    /// A packet of `credits` on `vl`, counter `counter`, left input `g`. Returns the VL's new
-    /// occupancy.
-    #[inline(always)]
-    pub(crate) fn release_input(&mut self, g: u32, vl: u8, counter: u16, credits: u32) -> u32 {
-        let iv = g as usize * self.vls + vl as usize;
-        self.in_used[iv] -= credits;
-        if let CreditKeeping::Partitioned(p) = &mut self.credit_keeping {
-            p.release(g, counter, credits);
-        }
-        self.in_used[iv]
     }
 }
 

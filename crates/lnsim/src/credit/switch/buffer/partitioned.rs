@@ -3,7 +3,7 @@
 //! per queue of the buffer it drives. A full queue stops only its own traffic: no congestion
 //! spreads through a shared pool, at the price of a smaller share per queue and of the
 //! upstream having to know, before sending, which queue of the next buffer a packet will join
-//! (look-ahead: [`crate::credit::Net::downstream_counter`]).
+//! (look-ahead, `switch/buffer/accounting.rs`).
 //!
 //! An HCA's receive buffer has one queue per VL, so its counters are its VLs. Credit counters
 //! ("slots") of every input are numbered consecutively; the output that drives an input uses

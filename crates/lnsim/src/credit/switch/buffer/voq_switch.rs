@@ -6,7 +6,7 @@
 //!
 //! With credits partitioned per queue the upstream must know the queue of the next switch
 //! before sending: that is look-ahead routing (the next switch's output, read from its
-//! forwarding table, see [`super::Net::downstream_counter`]).
+//! forwarding table, see `switch/buffer/accounting.rs`).
 
 use super::QueueQuery;
 
