@@ -3,10 +3,12 @@
 
 use super::{Net, PortTiming};
 use crate::config::{LoadedScenario, Ps};
-use crate::credit::cc::{CcContext, CongestionControl};
+use crate::credit::cc::{CcContext, CongestionManagement};
 use crate::credit::endpoint::sink::SinkModel;
 use crate::credit::packet::{PacketQueue, PacketStore};
-use crate::credit::switch::queue_mapping::QueueMapping;
+use crate::credit::switch::buffer::partitioned::PartitionedCredits;
+use crate::credit::switch::buffer::shared_pool::SharedPool;
+use crate::credit::switch::buffer::{BufferChoice, CreditKeeping, CreditKeepingKind, QueueScheme};
 use crate::credit::switch::vl_arbitration::{VlArbState, VlArbTable};
 use crate::engine::progress::SetupProgress;
 use crate::engine::EventQueue;
@@ -264,6 +266,20 @@ impl Net {
 
     /// The network instance of a loaded scenario, naming the set-up phases to `setup`.
     pub(crate) fn build(l: &LoadedScenario, setup: &mut SetupProgress) -> Result<Self> {
+        Self::build_with(l, setup, None)
+    }
+
+    /// The network instance with the buffer organisation `buffers` instead of the scenario's
+    /// (None: the scenario's `switch.queue_mapping` with a shared credit pool). Stages: the
+    /// checked parts ([`build_parts`]), the port layout ([`PortLayout`]), the credits
+    /// ([`initial_credits`]), request bookkeeping ([`request_counts`]), congestion management
+    /// ([`congestion_management`]), statistics ([`statistics`]), the event wheel
+    /// ([`wheel_log_buckets`]), then the flat arrays of the run state.
+    pub(crate) fn build_with(
+        l: &LoadedScenario,
+        setup: &mut SetupProgress,
+        buffers: Option<BufferChoice>,
+    ) -> Result<Self> {
         let s = &l.scenario;
         let Built {
             fabric,
@@ -279,148 +295,23 @@ impl Net {
         let credit_bytes = s.traffic.credit_bytes.0 as u32;
         let pkt_bytes = s.traffic.packet_bytes.0 as u32;
         let pkt_credits = pkt_bytes.div_ceil(credit_bytes);
-        let mapping = QueueMapping::from_config(s.switch.queue_mapping);
+        let buffers = buffers.unwrap_or(BufferChoice {
+            scheme: QueueScheme::from_config(s.switch.queue_mapping),
+            credits: CreditKeepingKind::SharedPool,
+        });
+        let queue_scheme = buffers.scheme;
         let vlarb_table = VlArbTable::from_config(&s.switch.vl_arbitration, s.switch.vls)?;
         let sink = SinkModel::from_config(&s.hca)?;
 
-        // global ports are numbered in u32
-        let total_ports: usize = fabric.nodes.iter().map(|n| n.ports.len()).sum();
-        if total_ports.saturating_mul(vls) > u32::MAX as usize {
-            return Err(Error::input(
-                "topology",
-                format!("{total_ports} ports × {vls} VLs are too many for the InfiniBand model"),
-            ));
-        }
-        let mut port_base = Vec::with_capacity(fabric.nodes.len());
-        let mut n_ports = 0u32;
-        for n in &fabric.nodes {
-            port_base.push(n_ports);
-            n_ports += n.ports.len() as u32;
-        }
-        let np = n_ports as usize;
-        let mut node_of = vec![0u32; np];
-        let mut is_switch = vec![false; np];
-        let mut peer = vec![0u32; np];
-        let mut timing = Vec::with_capacity(np);
-        let mut in_cap = vec![0u32; np * vls];
-        let mut max_being_sent = vec![1u16; np];
-        let mut queue_base = vec![u32::MAX; np];
-        let mut fill_base = vec![u32::MAX; np];
-        let mut n_fill = 0u32;
-        let mut buf_index = vec![u32::MAX; np];
-        let mut n_queues = 0u32;
-        let mut n_buf = 0u32;
-        let mut hca_of_node = vec![u32::MAX; fabric.nodes.len()];
-        for (i, &h) in fabric.hcas.iter().enumerate() {
-            hca_of_node[h as usize] = i as u32;
-        }
-        for (ni, n) in fabric.nodes.iter().enumerate() {
-            let sw = n.kind == NodeKind::Switch;
-            let hz = if sw {
-                s.switch.core_freq.0
-            } else {
-                s.hca.core_freq.0
-            };
-            for (pi, p) in n.ports.iter().enumerate() {
-                let g = (port_base[ni] + pi as u32) as usize;
-                node_of[g] = ni as u32;
-                is_switch[g] = sw;
-                peer[g] = port_base[p.peer as usize] + p.peer_port as u32;
-                let internal = internal_rate(p.link.lanes, hz);
-                timing.push(PortTiming {
-                    rate: p.link.rate,
-                    internal,
-                    delay: p.link.delay_ps,
-                    ser_pkt: p.link.rate.ser_ps(pkt_bytes as u64),
-                    ser_credit: p.link.rate.ser_ps(credit_bytes as u64),
-                    int_pkt: internal.ser_ps(pkt_bytes as u64),
-                    int_credit: internal.ser_ps(credit_bytes as u64),
-                });
-                let (cap, mbs) = if sw {
-                    let o = if p.class == LinkClass::Host {
-                        &s.switch.host_ports
-                    } else {
-                        &s.switch.fabric_ports
-                    };
-                    (
-                        o.buffer_credits.unwrap_or(s.switch.buffer_credits),
-                        o.max_being_sent.unwrap_or(s.switch.max_being_sent),
-                    )
-                } else {
-                    (s.hca.buffer_credits, 1)
-                };
-                for v in 0..vls {
-                    in_cap[g * vls + v] = cap;
-                }
-                max_being_sent[g] = mbs as u16;
-                if sw {
-                    queue_base[g] = n_queues;
-                    fill_base[g] = n_fill;
-                    n_fill += (n.ports.len() * vls) as u32;
-                    n_queues += mapping.queues_per_input(n.ports.len(), vls) as u32;
-                    if s.stats.buffer_occupancy {
-                        buf_index[g] = n_buf;
-                        n_buf += 1;
-                    }
-                }
-            }
-        }
-        // every output starts with the full credit count of the buffer at the other end
-        let mut credits = vec![0u32; np * vls];
-        for g in 0..np {
-            for v in 0..vls {
-                credits[g * vls + v] = in_cap[peer[g] as usize * vls + v];
-            }
-        }
-        let class: Vec<LinkClass> = fabric
-            .nodes
-            .iter()
-            .flat_map(|n| n.ports.iter().map(|p| p.class))
-            .collect();
-        let mut cc = CongestionControl::from_config(
-            &s.cc,
-            &CcContext {
-                vls,
-                pkt_credits,
-                is_switch: &is_switch,
-                class: &class,
-                n_hca: fabric.hcas.len(),
-                seed: s.sim.seed,
-                base_dir: &l.base_dir,
-            },
-        )?;
-        if let CongestionControl::Ib(ib) = &mut cc {
-            ib.sw.set_capacities(&in_cap);
-        }
-        let hca_gport: Vec<u32> = fabric.hcas.iter().map(|&h| port_base[h as usize]).collect();
+        let ports = PortLayout::new(s, &fabric, queue_scheme, pkt_bytes, credit_bytes)?;
+        let np = ports.node_of.len();
+        let (credit_keeping, credits) =
+            initial_credits(buffers, &ports, &fabric, vls, pkt_credits)?;
+        let (req_heads, head_rr) = request_counts(queue_scheme, &ports, &fabric, vls);
+        let cc = congestion_management(l, &ports, &fabric, pkt_credits)?;
         let n_hca = fabric.hcas.len();
-        let end = s.sim.end_ps();
-        let warmup = s.sim.warmup.0;
-        let window = s.stats.fairness_from.map(|d| d.0).unwrap_or(warmup);
-        let stats = Stats::new(
-            end,
-            s.sim.interval.0,
-            n_hca,
-            if s.stats.buffer_occupancy {
-                Some(n_buf as usize * vls)
-            } else {
-                None
-            },
-            warmup,
-            window,
-        );
-        // the wheel reaches just past the longest packet time (most events land within one packet
-        // time); a wheel no larger than needed keeps its buckets in cache
-        let longest = timing
-            .iter()
-            .map(|t: &PortTiming| t.ser_pkt.max(t.int_pkt).saturating_add(t.delay))
-            .max()
-            .unwrap_or(0);
-        let wheel_log_buckets = (longest >> WHEEL_SHIFT)
-            .max(1)
-            .next_power_of_two()
-            .trailing_zeros()
-            .clamp(8, 14);
+        let stats = statistics(s, n_hca, ports.n_buf as usize * vls);
+        let wheel_log_buckets = wheel_log_buckets(&ports.timing);
         let max_ports = fabric
             .nodes
             .iter()
@@ -428,13 +319,29 @@ impl Net {
             .max()
             .unwrap_or(1);
         let req_words = max_ports.div_ceil(64).max(1);
-        let tx_cap = s.hca.max_tx_rate.map(|r| LinkRate::bps(r.0));
+        let PortLayout {
+            port_base,
+            node_of,
+            is_switch,
+            peer,
+            timing,
+            in_cap,
+            max_being_sent,
+            queue_base,
+            fill_base,
+            buf_index,
+            hca_of_node,
+            n_fill,
+            n_queues,
+            n_buf: _,
+        } = ports;
+        let hca_gport: Vec<u32> = fabric.hcas.iter().map(|&h| port_base[h as usize]).collect();
         let mut net = Net {
             vls,
             credit_bytes,
             pkt_bytes,
             pkt_credits,
-            end,
+            end: s.sim.end_ps(),
             input_delay: s.switch.input_delay.0,
             output_delay: s.switch.output_delay.0,
             routing_delay: s.switch.routing_delay.0,
@@ -453,6 +360,8 @@ impl Net {
             req_mask: vec![0; np * vls * req_words],
             req_words,
             req_any: vec![0; np.div_ceil(64)],
+            req_heads,
+            head_rr,
             vlarb: vec![VlArbState::default(); np],
             vlarb_table,
             in_used: vec![0; np * vls],
@@ -460,7 +369,10 @@ impl Net {
             being_sent: vec![0; np],
             max_being_sent,
             buf_index,
-            mapping,
+            plain_buffers: !queue_scheme.several_heads_per_output()
+                && buffers.credits == CreditKeepingKind::SharedPool,
+            queue_scheme,
+            credit_keeping,
             queue_base,
             fill_base,
             fill: vec![0; n_fill as usize],
@@ -475,7 +387,7 @@ impl Net {
             ready: vec![Vec::new(); n_hca],
             hca_rr: vec![0; n_hca],
             control_q: vec![VecDeque::new(); n_hca],
-            tx_cap,
+            tx_cap: s.hca.max_tx_rate.map(|r| LinkRate::bps(r.0)),
             traffic,
             pkts: PacketStore::default(),
             q: EventQueue::new(WHEEL_SHIFT, wheel_log_buckets),
@@ -498,6 +410,255 @@ impl Net {
         }
         Ok(net)
     }
+}
+
+/// The global port numbering (`port_base[node] + port`) and every per-port constant: timing,
+/// buffer capacity, crossbar limit, and where a switch input's queues and fills start.
+struct PortLayout {
+    port_base: Vec<u32>,
+    node_of: Vec<u32>,
+    is_switch: Vec<bool>,
+    peer: Vec<u32>,
+    timing: Vec<PortTiming>,
+    /// `[gport * vls + vl]`: input buffer capacity (credits).
+    in_cap: Vec<u32>,
+    max_being_sent: Vec<u16>,
+    /// Per switch input: its first queue (`u32::MAX` elsewhere).
+    queue_base: Vec<u32>,
+    /// Per switch input: its first fill counter (`u32::MAX` elsewhere).
+    fill_base: Vec<u32>,
+    /// Per switch input: its tracked-buffer index when buffer occupancy is recorded.
+    buf_index: Vec<u32>,
+    hca_of_node: Vec<u32>,
+    /// Fill counters, queues and tracked buffers in all.
+    n_fill: u32,
+    n_queues: u32,
+    n_buf: u32,
+}
+
+impl PortLayout {
+    fn new(
+        s: &crate::config::Scenario,
+        fabric: &Fabric,
+        scheme: QueueScheme,
+        pkt_bytes: u32,
+        credit_bytes: u32,
+    ) -> Result<Self> {
+        let vls = s.switch.vls as usize;
+        // global ports are numbered in u32
+        let total_ports: usize = fabric.nodes.iter().map(|n| n.ports.len()).sum();
+        if total_ports.saturating_mul(vls) > u32::MAX as usize {
+            return Err(Error::input(
+                "topology",
+                format!("{total_ports} ports × {vls} VLs are too many for the InfiniBand model"),
+            ));
+        }
+        let mut port_base = Vec::with_capacity(fabric.nodes.len());
+        let mut n_ports = 0u32;
+        for n in &fabric.nodes {
+            port_base.push(n_ports);
+            n_ports += n.ports.len() as u32;
+        }
+        let np = n_ports as usize;
+        let mut l = PortLayout {
+            port_base,
+            node_of: vec![0u32; np],
+            is_switch: vec![false; np],
+            peer: vec![0u32; np],
+            timing: Vec::with_capacity(np),
+            in_cap: vec![0u32; np * vls],
+            max_being_sent: vec![1u16; np],
+            queue_base: vec![u32::MAX; np],
+            fill_base: vec![u32::MAX; np],
+            buf_index: vec![u32::MAX; np],
+            hca_of_node: vec![u32::MAX; fabric.nodes.len()],
+            n_fill: 0,
+            n_queues: 0,
+            n_buf: 0,
+        };
+        for (i, &h) in fabric.hcas.iter().enumerate() {
+            l.hca_of_node[h as usize] = i as u32;
+        }
+        for (ni, n) in fabric.nodes.iter().enumerate() {
+            let sw = n.kind == NodeKind::Switch;
+            let hz = if sw {
+                s.switch.core_freq.0
+            } else {
+                s.hca.core_freq.0
+            };
+            for (pi, p) in n.ports.iter().enumerate() {
+                let g = (l.port_base[ni] + pi as u32) as usize;
+                l.node_of[g] = ni as u32;
+                l.is_switch[g] = sw;
+                l.peer[g] = l.port_base[p.peer as usize] + p.peer_port as u32;
+                let internal = internal_rate(p.link.lanes, hz);
+                l.timing.push(PortTiming {
+                    rate: p.link.rate,
+                    internal,
+                    delay: p.link.delay_ps,
+                    ser_pkt: p.link.rate.ser_ps(pkt_bytes as u64),
+                    ser_credit: p.link.rate.ser_ps(credit_bytes as u64),
+                    int_pkt: internal.ser_ps(pkt_bytes as u64),
+                    int_credit: internal.ser_ps(credit_bytes as u64),
+                });
+                let (cap, mbs) = if sw {
+                    let o = if p.class == LinkClass::Host {
+                        &s.switch.host_ports
+                    } else {
+                        &s.switch.fabric_ports
+                    };
+                    (
+                        o.buffer_credits.unwrap_or(s.switch.buffer_credits),
+                        o.max_being_sent.unwrap_or(s.switch.max_being_sent),
+                    )
+                } else {
+                    (s.hca.buffer_credits, 1)
+                };
+                for v in 0..vls {
+                    l.in_cap[g * vls + v] = cap;
+                }
+                l.max_being_sent[g] = mbs as u16;
+                if sw {
+                    l.queue_base[g] = l.n_queues;
+                    l.fill_base[g] = l.n_fill;
+                    l.n_fill += (n.ports.len() * vls) as u32;
+                    l.n_queues += scheme.queues_per_input(n.ports.len(), vls) as u32;
+                    if s.stats.buffer_occupancy {
+                        l.buf_index[g] = l.n_buf;
+                        l.n_buf += 1;
+                    }
+                }
+            }
+        }
+        Ok(l)
+    }
+}
+
+/// How credits are kept, and what every output starts with: the full credit count of the
+/// buffer at the other end (per VL, or per queue share).
+fn initial_credits(
+    buffers: BufferChoice,
+    ports: &PortLayout,
+    fabric: &Fabric,
+    vls: usize,
+    pkt_credits: u32,
+) -> Result<(CreditKeeping, Vec<u32>)> {
+    let np = ports.node_of.len();
+    Ok(match buffers.credits {
+        CreditKeepingKind::SharedPool => {
+            let mut credits = vec![0u32; np * vls];
+            for g in 0..np {
+                for v in 0..vls {
+                    credits[g * vls + v] = ports.in_cap[ports.peer[g] as usize * vls + v];
+                }
+            }
+            (CreditKeeping::SharedPool(SharedPool), credits)
+        }
+        CreditKeepingKind::Partitioned => {
+            // a switch input has the scheme's queues, an HCA's receive buffer one per VL
+            let counters: Vec<usize> = (0..np)
+                .map(|g| {
+                    if ports.is_switch[g] {
+                        let n = fabric.nodes[ports.node_of[g] as usize].ports.len();
+                        buffers.scheme.queues_per_input(n, vls)
+                    } else {
+                        vls
+                    }
+                })
+                .collect();
+            let p =
+                PartitionedCredits::new(&counters, &ports.in_cap, &ports.peer, vls, pkt_credits)?;
+            let credits = p.initial_credits();
+            (CreditKeeping::Partitioned(p), credits)
+        }
+    })
+}
+
+/// Where several queues of an input may request one output: the count of requesting heads per
+/// (input, output, VL), and per (input, VL) the class of the queue served last (round robin
+/// among them, starting at class 0). Empty otherwise.
+fn request_counts(
+    scheme: QueueScheme,
+    ports: &PortLayout,
+    fabric: &Fabric,
+    vls: usize,
+) -> (Vec<u16>, Vec<u32>) {
+    if !scheme.several_heads_per_output() {
+        return (Vec::new(), Vec::new());
+    }
+    let np = ports.node_of.len();
+    let mut rr = vec![0u32; np * vls];
+    for g in 0..np {
+        let n = fabric.nodes[ports.node_of[g] as usize].ports.len();
+        let last = scheme.queues_per_vl(n).saturating_sub(1) as u32;
+        rr[g * vls..(g + 1) * vls].fill(last);
+    }
+    (vec![0u16; ports.n_fill as usize], rr)
+}
+
+/// The congestion-management mechanism of `[cc]` (every key checked even when off).
+fn congestion_management(
+    l: &LoadedScenario,
+    ports: &PortLayout,
+    fabric: &Fabric,
+    pkt_credits: u32,
+) -> Result<CongestionManagement> {
+    let s = &l.scenario;
+    let class: Vec<LinkClass> = fabric
+        .nodes
+        .iter()
+        .flat_map(|n| n.ports.iter().map(|p| p.class))
+        .collect();
+    let node_base: Vec<u32> = ports
+        .node_of
+        .iter()
+        .map(|&n| ports.port_base[n as usize])
+        .collect();
+    CongestionManagement::from_config(
+        &s.cc,
+        &CcContext {
+            vls: s.switch.vls as usize,
+            pkt_credits,
+            is_switch: &ports.is_switch,
+            class: &class,
+            node_base: &node_base,
+            in_cap: &ports.in_cap,
+            n_hca: fabric.hcas.len(),
+            seed: s.sim.seed,
+            base_dir: &l.base_dir,
+        },
+    )
+}
+
+/// The statistics collectors: per HCA and interval, and per tracked buffer and VL (`buffers`
+/// counters) when `stats.buffer_occupancy` is set.
+fn statistics(s: &crate::config::Scenario, n_hca: usize, buffers: usize) -> Stats {
+    let warmup = s.sim.warmup.0;
+    let window = s.stats.fairness_from.map(|d| d.0).unwrap_or(warmup);
+    Stats::new(
+        s.sim.end_ps(),
+        s.sim.interval.0,
+        n_hca,
+        s.stats.buffer_occupancy.then_some(buffers),
+        warmup,
+        window,
+    )
+}
+
+/// Buckets of the timing wheel (log2): it reaches just past the longest packet time (most
+/// events land within one packet time); a wheel no larger than needed keeps its buckets in
+/// cache.
+fn wheel_log_buckets(timing: &[PortTiming]) -> u32 {
+    let longest = timing
+        .iter()
+        .map(|t| t.ser_pkt.max(t.int_pkt).saturating_add(t.delay))
+        .max()
+        .unwrap_or(0);
+    (longest >> WHEEL_SHIFT)
+        .max(1)
+        .next_power_of_two()
+        .trailing_zeros()
+        .clamp(8, 14)
 }
 
 /// `lnsim validate` for the credit-level model: builds everything a run builds — with the same

@@ -27,7 +27,7 @@ impl Net {
         let sw = self.node_of[g as usize];
         let o = self.port_base[sw as usize] + p.out_port as u32;
         let down = self.peer[o as usize];
-        let blocked = self.credits[o as usize * self.vls + p.vl as usize] < p.credits;
+        let blocked = self.credits[self.credit_slot_for(o, p.dst, p.vl)] < p.credits;
         (blocked && self.is_switch[down as usize]).then_some(down * self.vls as u32 + p.vl as u32)
     }
 
@@ -44,7 +44,7 @@ impl Net {
             }
             let sw = self.node_of[g as usize] as usize;
             let nq = self
-                .mapping
+                .queue_scheme
                 .queues_per_input(self.fabric.nodes[sw].ports.len(), vls);
             let mut heads = vec![(0usize, true); vls]; // (heads seen, all blocked) per VL
             let mut waits: Vec<Vec<u32>> = vec![Vec::new(); vls];

@@ -2,7 +2,7 @@
 //! network instance, its tables, traffic, congestion control, statistics and results files,
 //! from the scenario's parameters alone (issue 14 item 3).
 
-use crate::config::{Injection, LoadedScenario, NodeSet};
+use crate::config::{Injection, LoadedScenario, NodeSet, Scenario};
 use crate::engine::memory::{fabric_parts, grown, m, sz, MemoryEstimate, Phase};
 use crate::error::Result;
 use crate::topology::{self, FabricSize, LinkParams};
@@ -22,18 +22,25 @@ pub fn check(l: &LoadedScenario, max_memory: Option<u64>) -> Result<MemoryEstima
 }
 
 /// The InfiniBand model: the network instance ([`super::Net`]), its tables, traffic,
-/// congestion control, statistics and the results files written at the end.
+/// congestion control, statistics and the results files written at the end — in stages, in
+/// the order the parts are listed.
 fn ib_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) -> Result<()> {
-    use super::{Ev, PortTiming};
-    use crate::credit::packet::{Packet, PacketQueue};
-    use crate::credit::switch::vl_arbitration::VlArbState;
-    use crate::traffic::{Flow, Message, Source};
     let s = &l.scenario;
+    network_parts(est, s, f);
+    packet_parts(est, s, f);
+    let flows = traffic_parts(est, s, f)?;
+    statistics_parts(est, s, f, flows);
+    Ok(())
+}
+
+/// Forwarding tables, the per-port arrays, switch queues, congestion control, HCAs.
+fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize) {
+    use super::PortTiming;
+    use crate::credit::packet::PacketQueue;
+    use crate::credit::switch::vl_arbitration::VlArbState;
     let vls = s.switch.vls.max(1) as u64;
-    let np = f.ports;
-    let hcas = f.hcas;
+    let (np, hcas) = (f.ports, f.hcas);
     let switch_ports = np.saturating_sub(hcas);
-    let end = s.sim.end_ps();
     // forwarding tables: a u16 port per switch and LID
     est.add(
         "forwarding tables",
@@ -59,10 +66,11 @@ fn ib_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) -> Res
         + vls * (4 + 2 + 4 + 4 + 4 + 8 * req_words);
     est.add("ports and VLs", m(np, per_port), Phase::Kept);
     // VoQs: per switch input, a fill counter and a queue per (output, VL)
-    let queues_per_input = match s.switch.queue_mapping {
-        crate::config::QueueMappingKind::Voq => m(f.max_ports, vls),
-        crate::config::QueueMappingKind::OneQueue => vls,
-    };
+    let scheme = crate::credit::switch::buffer::QueueScheme::from_config(s.switch.queue_mapping);
+    let queues_per_input = m(
+        scheme.queues_per_vl(f.max_ports.min(usize::MAX as u64) as usize) as u64,
+        vls,
+    );
     est.add(
         "switch queues",
         m(
@@ -91,7 +99,15 @@ fn ib_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) -> Res
         m(hcas, 4 + 4 + 32 + 1 + 8 + 8 + 24 + 4 + 32 + 24),
         Phase::Kept,
     );
+}
 
+/// Live packets (every one holds credits in some buffer) and the event queue.
+fn packet_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize) {
+    use super::Ev;
+    use crate::credit::packet::Packet;
+    let vls = s.switch.vls.max(1) as u64;
+    let (np, hcas) = (f.ports, f.hcas);
+    let switch_ports = np.saturating_sub(hcas);
     // packets: every live packet holds credits in some buffer (a CNP answers a marked one)
     let host_cap = s
         .switch
@@ -124,7 +140,13 @@ fn ib_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) -> Res
         grown(m(events, slot)) + (1 << 14) * (sz::<Vec<u8>>() + 4 * slot),
         Phase::Run,
     );
+}
 
+/// Traffic sources, the pairs whose routes are checked, the flows; returns the flows.
+fn traffic_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize) -> Result<u64> {
+    use crate::traffic::{Flow, Message, Source};
+    let hcas = f.hcas;
+    let end = s.sim.end_ps();
     // traffic: sources with their destination lists, the (src, dst) pairs whose routes are
     // checked (sorted in a copy), and the flows (queue pairs) the run creates
     let host = LinkParams::from_config(&s.links.host, "links.host")?;
@@ -190,7 +212,16 @@ fn ib_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) -> Res
         grown(m(flows, sz::<Flow>() + 16)) + grown(m(queued_msgs, sz::<Message>())),
         Phase::Run,
     );
+    Ok(flows)
+}
 
+/// Statistics and the results files built in memory before they are written (`flows`: the
+/// flows of the run).
+fn statistics_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, flows: u64) {
+    let vls = s.switch.vls.max(1) as u64;
+    let (np, hcas) = (f.ports, f.hcas);
+    let switch_ports = np.saturating_sub(hcas);
+    let end = s.sim.end_ps();
     // statistics: bytes per HCA per interval, buffer occupancy per switch input and VL per
     // interval, latency histograms, the CCTI series
     let interval = s.sim.interval.0.max(1);
@@ -218,7 +249,6 @@ fn ib_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) -> Res
         grown(m(m(n_int, hcas), 24 + name) + m(m(n_int, tracked), 28 + name) + m(flows, 120)),
         Phase::Run,
     );
-    Ok(())
 }
 
 #[cfg(test)]

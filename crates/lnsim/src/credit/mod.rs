@@ -21,10 +21,10 @@ pub use deadlock::Deadlock;
 pub use run::{run_scenario, Conservation};
 
 use crate::config::Ps;
-use crate::credit::cc::CongestionControl;
+use crate::credit::cc::CongestionManagement;
 use crate::credit::endpoint::sink::SinkModel;
 use crate::credit::packet::{PacketQueue, PacketStore};
-use crate::credit::switch::queue_mapping::QueueMapping;
+use crate::credit::switch::buffer::{CreditKeeping, QueueScheme};
 use crate::credit::switch::vl_arbitration::{VlArbState, VlArbTable};
 use crate::engine::EventQueue;
 use crate::routing::ForwardingTables;
@@ -52,10 +52,11 @@ pub enum Ev {
     InputRelease {
         /// The input.
         gport: u32,
-        /// VL of the packet.
-        vl: u8,
-        /// Local output port the packet went to (whose queue fill drops).
-        out: u16,
+        /// The credit counter the packet held (its VL, or its queue with credits kept per
+        /// queue: [`switch::buffer`]).
+        counter: u16,
+        /// Local output port the packet went to (whose queue fill drops; at most 254 ports).
+        out: u8,
         /// Credits freed.
         credits: u32,
     },
@@ -63,8 +64,8 @@ pub enum Ev {
     CreditArrive {
         /// The output receiving the credits.
         gport: u32,
-        /// VL.
-        vl: u8,
+        /// The credit counter (as in [`Ev::InputRelease`]).
+        counter: u16,
         /// Credits returned.
         credits: u32,
     },
@@ -89,6 +90,9 @@ pub enum Ev {
         source: u32,
     },
 }
+
+// every event is copied into the timing wheel: keep it at three words
+const _: () = assert!(std::mem::size_of::<Ev>() == 12);
 
 /// Timing of one link direction as seen from its driving gport.
 #[derive(Debug, Clone, Copy)]
@@ -130,7 +134,8 @@ pub struct Net {
     pub(crate) timing: Vec<PortTiming>,
     pub(crate) wire_free: Vec<Ps>,
     pub(crate) out_busy: Vec<bool>,
-    /// `[gport * vls + vl]`: credits available at the downstream buffer.
+    /// Credits available at the downstream buffer, per credit counter
+    /// ([`Net::credit_slot`]; `[gport * vls + vl]` with a shared pool).
     pub(crate) credits: Vec<u32>,
     /// `[gport * vls + vl]`: round-robin pointer over input ports (last served).
     pub(crate) rr: Vec<u16>,
@@ -143,9 +148,16 @@ pub struct Net {
     pub(crate) req_words: usize,
     /// Bit `gport`: some VL of this output has a request (`req > 0`).
     pub(crate) req_any: Vec<u64>,
+    /// `[fill_base[in] + out * vls + vl]`: queue heads of input `in` requesting local output
+    /// `out` on `vl`, for queue schemes where several can
+    /// ([`QueueScheme::several_heads_per_output`]; empty otherwise).
+    pub(crate) req_heads: Vec<u16>,
+    /// `[in * vls + vl]`: class of the queue of input `in` last served on `vl` (round robin
+    /// among an input's queues when several request one output; empty otherwise).
+    pub(crate) head_rr: Vec<u32>,
     pub(crate) vlarb: Vec<VlArbState>,
     pub(crate) vlarb_table: VlArbTable,
-    /// `[gport * vls + vl]`: credits occupied in this input buffer.
+    /// `[gport * vls + vl]`: credits occupied in this input buffer (all queues of the VL).
     pub(crate) in_used: Vec<u32>,
     /// `[gport * vls + vl]`: capacity of this input buffer.
     pub(crate) in_cap: Vec<u32>,
@@ -154,7 +166,13 @@ pub struct Net {
     /// Tracked-buffer index of a switch input gport (for occupancy statistics).
     pub(crate) buf_index: Vec<u32>,
     // --- switch queues
-    pub(crate) mapping: QueueMapping,
+    /// Which queue of an input a packet joins ([`crate::credit::switch::buffer`]).
+    pub(crate) queue_scheme: QueueScheme,
+    /// How credits are kept: per VL or per queue.
+    pub(crate) credit_keeping: CreditKeeping,
+    /// At most one queue of an input requests an output on a VL, and credits are kept per VL
+    /// (the organisation of every scenario today): the arbiter's fast path.
+    pub(crate) plain_buffers: bool,
     pub(crate) queue_base: Vec<u32>,
     /// Index base of a switch input gport in [`Net::fill`].
     pub(crate) fill_base: Vec<u32>,
@@ -179,7 +197,8 @@ pub struct Net {
     pub(crate) traffic: Traffic,
     pub(crate) pkts: PacketStore,
     pub(crate) q: EventQueue<Ev>,
-    pub(crate) cc: CongestionControl,
+    /// Congestion management: the hooks the switches and HCAs call ([`cc`]).
+    pub(crate) cc: CongestionManagement,
     pub(crate) stats: Stats,
     pub(crate) events: u64,
     pub(crate) flit_hops: u64,
@@ -209,24 +228,43 @@ impl Net {
 
     /// Input port `input` (local index) of output `og`'s switch now has a queue head requesting
     /// `og` on `vl`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn add_request(&mut self, og: u32, vl: u8, input: u32) {
         let ov = og as usize * self.vls + vl as usize;
         self.req[ov] += 1;
+        if self.queue_scheme.several_heads_per_output() {
+            self.count_head(og, vl, input, 1);
+        }
         self.req_mask[ov * self.req_words + (input >> 6) as usize] |= 1 << (input & 63);
         self.req_any[(og >> 6) as usize] |= 1 << (og & 63);
     }
 
     /// Input port `input` (local index) no longer requests output `og` on `vl`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn drop_request(&mut self, og: u32, vl: u8, input: u32) {
         let ov = og as usize * self.vls + vl as usize;
         self.req[ov] -= 1;
+        if self.queue_scheme.several_heads_per_output() && self.count_head(og, vl, input, -1) > 0 {
+            return; // another queue of this input still requests `og`
+        }
         self.req_mask[ov * self.req_words + (input >> 6) as usize] &= !(1 << (input & 63));
         let o = og as usize * self.vls;
         if self.req[ov] == 0 && self.req[o..o + self.vls].iter().all(|&r| r == 0) {
             self.req_any[(og >> 6) as usize] &= !(1 << (og & 63));
         }
+    }
+
+    /// Adds `delta` to the heads of input `input` (local) of output `og`'s switch requesting
+    /// `og` on `vl` (`req_heads`); returns the new count.
+    #[cold]
+    #[inline(never)]
+    fn count_head(&mut self, og: u32, vl: u8, input: u32, delta: i32) -> u16 {
+        let base = self.port_base[self.node_of[og as usize] as usize];
+        let k = self.fill_base[(base + input) as usize] as usize
+            + (og - base) as usize * self.vls
+            + vl as usize;
+        self.req_heads[k] = (self.req_heads[k] as i32 + delta) as u16;
+        self.req_heads[k]
     }
 
     /// First output gport in `from..to` with a request on some VL.
@@ -253,24 +291,6 @@ impl Net {
         if self.fault.is_none() {
             self.fault = Some(msg);
         }
-    }
-
-    /// A packet of `credits` on `vl` entered the buffer of input `g`: takes the credits the
-    /// upstream reserved for it. Returns the new occupancy, or None (and records the fault) if
-    /// the buffer would overflow — which credit flow control must make impossible.
-    #[inline]
-    pub(crate) fn occupy(&mut self, g: u32, vl: u8, credits: u32) -> Option<u32> {
-        let iv = g as usize * self.vls + vl as usize;
-        self.in_used[iv] += credits;
-        if self.in_used[iv] > self.in_cap[iv] {
-            let name = self.port_name(g);
-            self.fail(format!(
-                "lossless violated: input buffer {name} VL {vl} holds {} credits, capacity {}",
-                self.in_used[iv], self.in_cap[iv]
-            ));
-            return None;
-        }
-        Some(self.in_used[iv])
     }
 
     /// Human name of a gport, e.g. `SW22 port 3`.

@@ -32,6 +32,10 @@ pub struct Packet {
     pub hops: u16,
     /// Output port chosen at the current switch.
     pub out_port: u16,
+    /// Path chosen by the source (congestion management's path choice; 0 = the forwarding
+    /// tables' one path, the only one today: a multipath routing would read it where the
+    /// switch looks up its output).
+    pub path: u8,
     /// Global input port where it currently sits.
     pub at: u32,
     /// Creation time (latency reference).
@@ -41,6 +45,9 @@ pub struct Packet {
     /// Time its tail (last credit) arrives at the current holder.
     pub tail: Ps,
 }
+
+// the slab is walked on every hop: keep a packet in 56 bytes
+const _: () = assert!(std::mem::size_of::<Packet>() == 56);
 
 /// "No packet" in [`PacketQueue`] links.
 pub const NIL: u32 = u32::MAX;

@@ -3,14 +3,29 @@
 //! written by [`crate::outdir::write_folder`]: into a temporary sibling folder that is swapped
 //! into place at the end, so a failed run leaves no `summary.json`, an old results folder is
 //! replaced whole, and a folder lnsim did not write is never replaced.
+//!
+//! [`write_results`] runs named stages, in this order:
+//! 1. what every stage reads (`Ctx`: HCA names, the warm-up and fairness windows) and the
+//!    per-node byte totals (`NodeTotals`);
+//! 2. the summary fields (`summary_json`), built from the per-node table (`nodes_json`),
+//!    the per-flow table (`flows_json`), fairness (`fairness_json`), latency
+//!    (`latency_json`) and congestion management (`cc_json`);
+//! 3. the time bins: bytes per node and interval (`nodes_csv`), buffer occupancy per
+//!    interval (`buffers_csv`);
+//! 4. the per-flow table (`flows_csv`);
+//! 5. the congestion-control tables (`cc_ports_csv`, `ccti_csv`);
+//! 6. the figures' data: the latency histogram (`latency_hist_csv`);
+//! 7. writing the folder ([`write_folder`]).
 
 use crate::config::{LoadedScenario, PS_PER_S};
+use crate::credit::cc::IbCc;
 use crate::credit::Conservation;
 use crate::credit::Net;
 use crate::engine::run::Ending;
 use crate::error::{Error, Result};
 use crate::outdir::{write_folder, Marker};
 use crate::stats::fairness::jain;
+use crate::stats::Stats;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -39,6 +54,11 @@ fn r6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 
+/// Picoseconds as seconds.
+fn secs(ps: u64) -> f64 {
+    ps as f64 / PS_PER_S as f64
+}
+
 /// Writes the results folder of a run and returns the `summary.json` text. `ending` says
 /// whether the run reached its end time; an interrupted run has simulated up to `net.end`
 /// (its summary says `"complete": false` and gives `planned_sim_time_s`, the end time it was
@@ -51,77 +71,229 @@ pub fn write_results(
     c: Conservation,
     ending: Ending,
 ) -> Result<String> {
-    let st = &net.stats;
-    let end = net.end;
-    let warm = st.warmup;
-    let ns = &st.nodes;
-    let names: Vec<&str> = net
-        .fabric
-        .hcas
-        .iter()
-        .map(|&h| net.fabric.nodes[h as usize].name.as_str())
-        .collect();
-    let first_after_warm = (warm / ns.interval) as usize; // intervals entirely after warm-up start
-    let warm_start = first_after_warm as u64 * ns.interval;
+    let ctx = Ctx::new(net);
+    let totals = NodeTotals::new(&net.stats, &ctx);
+    let summary = summary_json(net, l, &ctx, &totals, wall_s, c, ending);
+    let text =
+        serde_json::to_string_pretty(&summary).map_err(|e| Error::Internal(e.to_string()))? + "\n";
 
-    // per node totals
-    let mut tot = vec![[0u64; 2]; ns.n_hca];
-    let mut after = vec![[0u64; 2]; ns.n_hca];
-    for i in 0..ns.n_int {
-        for h in 0..ns.n_hca {
-            let b = ns.bytes[i * ns.n_hca + h];
-            tot[h][0] += b[0];
-            tot[h][1] += b[1];
-            if i >= first_after_warm {
-                after[h][0] += b[0];
-                after[h][1] += b[1];
-            }
+    let mut files: Vec<(&str, String)> = vec![
+        ("nodes.csv", nodes_csv(&net.stats, &ctx)),
+        ("flows.csv", flows_csv(net, &ctx)),
+    ];
+    if let Some(ib) = ctx.ib {
+        files.push(("cc_ports.csv", cc_ports_csv(net, ib)));
+        files.push(("ccti.csv", ccti_csv(net, &ctx, ib)));
+    }
+    files.push(("latency_hist.csv", latency_hist_csv(&net.stats)));
+    if net.stats.buffers.is_some() {
+        files.push(("buffers.csv", buffers_csv(net, &ctx)));
+    }
+    files.push((
+        "scenario.toml",
+        toml::to_string(&l.merged).unwrap_or_default(),
+    ));
+    files.push(("summary.json", text.clone()));
+
+    let refs: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
+    let marker = Marker::results(ending.is_complete(), ending.stop_reason());
+    write_folder(
+        out,
+        &refs,
+        &marker,
+        &crate::stats::results_folder::protected(l),
+    )?;
+    Ok(text)
+}
+
+/// What every stage reads.
+struct Ctx<'a> {
+    /// HCA names, by HCA index.
+    names: Vec<&'a str>,
+    /// End of the simulated time.
+    end: u64,
+    /// Statistics interval.
+    interval: u64,
+    /// The first interval that starts at or after the warm-up's end.
+    first_after_warm: usize,
+    /// Its start: the averages "after warm-up" cover `[warm_start, end]`.
+    warm_start: u64,
+    /// Length of the fairness window (from `stats.window` to the end).
+    window_ps: u64,
+    /// The InfiniBand CC state, when it ran.
+    ib: Option<&'a IbCc>,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(net: &'a Net) -> Self {
+        let st = &net.stats;
+        let interval = st.nodes.interval;
+        let first_after_warm = (st.warmup / interval) as usize;
+        Ctx {
+            names: net
+                .fabric
+                .hcas
+                .iter()
+                .map(|&h| net.fabric.nodes[h as usize].name.as_str())
+                .collect(),
+            end: net.end,
+            interval,
+            first_after_warm,
+            warm_start: first_after_warm as u64 * interval,
+            window_ps: net.end.saturating_sub(st.window),
+            ib: net.cc.ib(),
         }
     }
-    let after_ps = end.saturating_sub(warm_start);
-    let ib = match &net.cc {
-        crate::credit::cc::CongestionControl::Ib(ib) => Some(ib.as_ref()),
-        crate::credit::cc::CongestionControl::Off => None,
-    };
+
+    /// Seconds flow `i` was held back by the injection-rate delay.
+    fn throttled_s(&self, i: usize) -> f64 {
+        self.ib
+            .and_then(|ib| ib.ca.throttled.get(i).copied())
+            .unwrap_or(0) as f64
+            / PS_PER_S as f64
+    }
+}
+
+/// Bytes sent (`[0]`) and received (`[1]`) per HCA, over the run and after warm-up.
+struct NodeTotals {
+    /// Over the whole run.
+    all: Vec<[u64; 2]>,
+    /// In the intervals after warm-up.
+    after: Vec<[u64; 2]>,
+    /// Length of the after-warm-up part.
+    after_ps: u64,
+}
+
+impl NodeTotals {
+    fn new(st: &Stats, ctx: &Ctx) -> Self {
+        let ns = &st.nodes;
+        let mut all = vec![[0u64; 2]; ns.n_hca];
+        let mut after = vec![[0u64; 2]; ns.n_hca];
+        for i in 0..ns.n_int {
+            for h in 0..ns.n_hca {
+                let b = ns.bytes[i * ns.n_hca + h];
+                all[h][0] += b[0];
+                all[h][1] += b[1];
+                if i >= ctx.first_after_warm {
+                    after[h][0] += b[0];
+                    after[h][1] += b[1];
+                }
+            }
+        }
+        NodeTotals {
+            all,
+            after,
+            after_ps: ctx.end.saturating_sub(ctx.warm_start),
+        }
+    }
+
+    /// Network total of direction `k` (0 sent, 1 received) in `v`.
+    fn sum(v: &[[u64; 2]], k: usize) -> u64 {
+        v.iter().map(|x| x[k]).sum()
+    }
+}
+
+// --- 2. the summary fields
+
+/// `summary.json`.
+#[allow(clippy::too_many_arguments)]
+fn summary_json(
+    net: &Net,
+    l: &LoadedScenario,
+    ctx: &Ctx,
+    t: &NodeTotals,
+    wall_s: f64,
+    c: Conservation,
+    ending: Ending,
+) -> Value {
+    let st = &net.stats;
+    let end = ctx.end;
+    let sum = NodeTotals::sum;
+    let mut summary = json!({
+        "scenario": l.name,
+        "complete": ending.is_complete(),
+        "seed": l.scenario.sim.seed,
+        "version": crate::VERSION,
+        "sim_time_s": secs(end),
+        "interval_s": secs(ctx.interval),
+        "warmup_s": secs(ctx.warm_start),
+        "wall_time_s": r6(wall_s),
+        "events": net.events,
+        "flit_hops": net.flit_hops,
+        "peak_rss_bytes": crate::stats::peak_rss_bytes(),
+        "throughput": {
+            "total_rx_gbps": r6(gbps(sum(&t.all, 1), end)),
+            "total_tx_gbps": r6(gbps(sum(&t.all, 0), end)),
+            "rx_gbps_after_warmup": r6(gbps(sum(&t.after, 1), t.after_ps)),
+            "tx_gbps_after_warmup": r6(gbps(sum(&t.after, 0), t.after_ps)),
+            // the same in gigabytes per second: [Z] sums per-node MB/s (docs/scenarios.md)
+            "total_rx_gbytes_per_s": r6(gbps(sum(&t.all, 1), end) / 8.0),
+            "total_tx_gbytes_per_s": r6(gbps(sum(&t.all, 0), end) / 8.0),
+        },
+        "nodes": nodes_json(net, ctx, t),
+        "flows": flows_json(net, ctx),
+        "flows_total": net.traffic.flows.len(),
+        "latency_ns": latency_json(&st.latency, st.latency_sum),
+        "network_latency_ns": latency_json(&st.net_latency, st.net_latency_sum),
+        "fairness": fairness_json(net, ctx),
+        "cc": cc_json(ctx.ib),
+        "deadlock": net.deadlock.as_ref().map(|d| json!({
+            "time_s": secs(d.time),
+            "blocked_packets": d.blocked_packets,
+            "cycle": d.cycle,
+        })),
+        "conservation": {
+            "injected_packets": c.injected, "delivered_packets": c.delivered,
+            "in_network_packets": c.in_network, "ok": true,
+        },
+    });
+    if let Ending::Interrupted { planned_end } = ending {
+        summary["stop_reason"] = json!(ending.stop_reason());
+        summary["planned_sim_time_s"] = json!(secs(planned_end));
+    }
+    summary
+}
+
+/// The per-node table of the summary: every HCA that sent or received something.
+fn nodes_json(net: &Net, ctx: &Ctx, t: &NodeTotals) -> Map<String, Value> {
+    let (end, all, after) = (ctx.end, &t.all, &t.after);
     let mut nodes = Map::new();
-    for h in 0..ns.n_hca {
-        if tot[h] == [0, 0] {
+    for h in 0..all.len() {
+        if all[h] == [0, 0] {
             continue;
         }
         let mut node = json!({
-                "tx_bytes": tot[h][0], "rx_bytes": tot[h][1],
-                "tx_gbps": r6(gbps(tot[h][0], end)), "rx_gbps": r6(gbps(tot[h][1], end)),
-                "tx_gbps_after_warmup": r6(gbps(after[h][0], after_ps)),
-                "rx_gbps_after_warmup": r6(gbps(after[h][1], after_ps)),
+                "tx_bytes": all[h][0], "rx_bytes": all[h][1],
+                "tx_gbps": r6(gbps(all[h][0], end)), "rx_gbps": r6(gbps(all[h][1], end)),
+                "tx_gbps_after_warmup": r6(gbps(after[h][0], t.after_ps)),
+                "rx_gbps_after_warmup": r6(gbps(after[h][1], t.after_ps)),
                 "link_gbps": r6(link_gbps(net, h)),
         });
-        if let Some(ib) = ib {
+        if let Some(ib) = ctx.ib {
             node["cnps_sent"] = json!(ib.ca.cnps_sent[h]);
             node["cnps_received"] = json!(ib.ca.cnps_received[h]);
         }
-        nodes.insert(names[h].to_string(), node);
+        nodes.insert(ctx.names[h].to_string(), node);
     }
-    let throttled_s = |i: usize| -> f64 {
-        ib.and_then(|ib| ib.ca.throttled.get(i).copied())
-            .unwrap_or(0) as f64
-            / PS_PER_S as f64
-    };
-    let sum = |v: &[[u64; 2]], k: usize| v.iter().map(|x| x[k]).sum::<u64>();
+    nodes
+}
 
-    // flows
+/// The per-flow table of the summary: every flow, or the static ones when there are more than
+/// [`MAX_SUMMARY_FLOWS`].
+fn flows_json(net: &Net, ctx: &Ctx) -> Vec<Value> {
+    let (names, end) = (&ctx.names, ctx.end);
     let flows = &net.traffic.flows;
-    let window_ps = end.saturating_sub(st.window);
     let flow_json = |(i, f): (usize, &crate::traffic::Flow)| {
         json!({
-            "throttled_s": r6(throttled_s(i)),
+            "throttled_s": r6(ctx.throttled_s(i)),
             "src": names[f.src as usize], "dst": names[f.dst as usize], "vl": f.vl, "static": f.is_static,
             "tx_bytes": f.tx_bytes, "rx_bytes": f.rx_bytes, "tx_packets": f.tx_packets, "rx_packets": f.rx_packets,
             "tx_gbps": r6(gbps(f.tx_bytes, end)), "rx_gbps": r6(gbps(f.rx_bytes, end)),
-            "rx_gbps_window": r6(gbps(f.rx_bytes_window, window_ps)),
+            "rx_gbps_window": r6(gbps(f.rx_bytes_window, ctx.window_ps)),
             "latency_mean_ns": if f.rx_packets > 0 { r6(f.latency_sum as f64 / f.rx_packets as f64 / 1000.0) } else { 0.0 },
         })
     };
-    let listed: Vec<Value> = if flows.len() <= MAX_SUMMARY_FLOWS {
+    if flows.len() <= MAX_SUMMARY_FLOWS {
         flows.iter().enumerate().map(flow_json).collect()
     } else {
         flows
@@ -131,9 +303,15 @@ pub fn write_results(
             .take(MAX_SUMMARY_FLOWS)
             .map(flow_json)
             .collect()
-    };
+    }
+}
 
-    // fairness
+/// Jain's fairness index over the window: per destination with at least two flows, and for
+/// one group of flows — those of `stats.fairness_sources`, else those to the destination with
+/// the most flows (most bytes, then lowest index, breaking ties).
+fn fairness_json(net: &Net, ctx: &Ctx) -> Value {
+    let names = &ctx.names;
+    let flows = &net.traffic.flows;
     let mut by_dst: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     for (i, f) in flows.iter().enumerate() {
         by_dst.entry(f.dst).or_default().push(i);
@@ -189,204 +367,183 @@ pub fn write_results(
             )
         })
         .collect();
+    json!({
+        "jain": jain(&group_rates).map(r6),
+        "flows": group_names,
+        "window_start_s": secs(net.stats.window),
+        "per_destination": per_dst,
+    })
+}
 
-    let lat = &st.latency;
-    let lat_json = |h: &hdrhistogram::Histogram<u64>, sum: u128| {
-        let n = h.len();
-        json!({
-            "count": n,
-            "mean": if n > 0 { r6(sum as f64 / n as f64 / 1000.0) } else { 0.0 },
-            "p50": h.value_at_quantile(0.5), "p99": h.value_at_quantile(0.99), "max": h.max(),
-        })
-    };
-    let mut summary = json!({
-        "scenario": l.name,
-        "complete": ending.is_complete(),
-        "seed": l.scenario.sim.seed,
-        "version": crate::VERSION,
-        "sim_time_s": end as f64 / PS_PER_S as f64,
-        "interval_s": ns.interval as f64 / PS_PER_S as f64,
-        "warmup_s": warm_start as f64 / PS_PER_S as f64,
-        "wall_time_s": r6(wall_s),
-        "events": net.events,
-        "flit_hops": net.flit_hops,
-        "peak_rss_bytes": crate::stats::peak_rss_bytes(),
-        "throughput": {
-            "total_rx_gbps": r6(gbps(sum(&tot, 1), end)),
-            "total_tx_gbps": r6(gbps(sum(&tot, 0), end)),
-            "rx_gbps_after_warmup": r6(gbps(sum(&after, 1), after_ps)),
-            "tx_gbps_after_warmup": r6(gbps(sum(&after, 0), after_ps)),
-            // the same in gigabytes per second: [Z] sums per-node MB/s (docs/scenarios.md)
-            "total_rx_gbytes_per_s": r6(gbps(sum(&tot, 1), end) / 8.0),
-            "total_tx_gbytes_per_s": r6(gbps(sum(&tot, 0), end) / 8.0),
-        },
-        "nodes": nodes,
-        "flows": listed,
-        "flows_total": flows.len(),
-        "latency_ns": lat_json(lat, st.latency_sum),
-        "network_latency_ns": lat_json(&st.net_latency, st.net_latency_sum),
-        "fairness": {
-            "jain": jain(&group_rates).map(r6),
-            "flows": group_names,
-            "window_start_s": st.window as f64 / PS_PER_S as f64,
-            "per_destination": per_dst,
-        },
-        "cc": match ib {
-            None => json!({"enabled": false}),
-            Some(ib) => json!({
-                "enabled": true,
-                "fecn_marks": ib.sw.marks.iter().sum::<u64>(),
-                "cnps_sent": ib.ca.cnps_sent.iter().sum::<u64>(),
-                "cnps_received": ib.ca.cnps_received.iter().sum::<u64>(),
-                "max_ccti": ib.ca.max_ccti,
-                "throttled_s": r6(ib.ca.throttled.iter().sum::<u64>() as f64 / PS_PER_S as f64),
-            }),
-        },
-        "deadlock": net.deadlock.as_ref().map(|d| json!({
-            "time_s": d.time as f64 / PS_PER_S as f64,
-            "blocked_packets": d.blocked_packets,
-            "cycle": d.cycle,
-        })),
-        "conservation": {
-            "injected_packets": c.injected, "delivered_packets": c.delivered,
-            "in_network_packets": c.in_network, "ok": true,
-        },
-    });
-    if let Ending::Interrupted { planned_end } = ending {
-        summary["stop_reason"] = json!(ending.stop_reason());
-        summary["planned_sim_time_s"] = json!(planned_end as f64 / PS_PER_S as f64);
+/// Count, mean (ns, from the exact sum `sum` in ps) and percentiles of a latency histogram.
+fn latency_json(h: &hdrhistogram::Histogram<u64>, sum: u128) -> Value {
+    let n = h.len();
+    json!({
+        "count": n,
+        "mean": if n > 0 { r6(sum as f64 / n as f64 / 1000.0) } else { 0.0 },
+        "p50": h.value_at_quantile(0.5), "p99": h.value_at_quantile(0.99), "max": h.max(),
+    })
+}
+
+/// The congestion-control totals of the summary.
+fn cc_json(ib: Option<&IbCc>) -> Value {
+    match ib {
+        None => json!({"enabled": false}),
+        Some(ib) => json!({
+            "enabled": true,
+            "fecn_marks": ib.sw.marks.iter().sum::<u64>(),
+            "cnps_sent": ib.ca.cnps_sent.iter().sum::<u64>(),
+            "cnps_received": ib.ca.cnps_received.iter().sum::<u64>(),
+            "max_ccti": ib.ca.max_ccti,
+            "throttled_s": r6(secs(ib.ca.throttled.iter().sum::<u64>())),
+        }),
     }
-    let text =
-        serde_json::to_string_pretty(&summary).map_err(|e| Error::Internal(e.to_string()))? + "\n";
+}
 
-    // the files, written atomically by `write_folder`
-    let mut files: Vec<(&str, String)> = Vec::new();
-    {
-        let mut s = String::from("t_start_s,node,tx_bytes,rx_bytes\n");
-        for i in 0..ns.n_int {
-            let t0 = (i as u64 * ns.interval) as f64 / PS_PER_S as f64;
-            for (h, name) in names.iter().enumerate() {
-                let b = ns.bytes[i * ns.n_hca + h];
-                let _ = writeln!(s, "{t0},{name},{},{}", b[0], b[1]);
+// --- 3. the time bins
+
+/// `nodes.csv`: bytes sent and received per HCA and statistics interval.
+fn nodes_csv(st: &Stats, ctx: &Ctx) -> String {
+    let ns = &st.nodes;
+    let mut s = String::from("t_start_s,node,tx_bytes,rx_bytes\n");
+    for i in 0..ns.n_int {
+        let t0 = secs(i as u64 * ns.interval);
+        for (h, name) in ctx.names.iter().enumerate() {
+            let b = ns.bytes[i * ns.n_hca + h];
+            let _ = writeln!(s, "{t0},{name},{},{}", b[0], b[1]);
+        }
+    }
+    s
+}
+
+/// `buffers.csv`: mean and highest occupancy of every tracked switch input buffer and VL per
+/// statistics interval.
+fn buffers_csv(net: &Net, ctx: &Ctx) -> String {
+    let st = &net.stats;
+    let ns = &st.nodes;
+    let Some(b) = &st.buffers else {
+        return String::new();
+    };
+    let mut s = String::from("t_start_s,switch,port,vl,mean_credits,max_credits\n");
+    let vls = net.vls;
+    let mut tracked: Vec<(u32, u32)> = Vec::new(); // (buffer index, gport)
+    for (g, &bi) in net.buf_index.iter().enumerate() {
+        if bi != u32::MAX {
+            tracked.push((bi, g as u32));
+        }
+    }
+    for i in 0..ns.n_int {
+        let t0 = i as u64 * ns.interval;
+        let len = (((i as u64 + 1) * ns.interval).min(ctx.end))
+            .saturating_sub(t0)
+            .max(1);
+        for &(bi, g) in &tracked {
+            let node = net.node_of[g as usize];
+            let port = g - net.port_base[node as usize];
+            for v in 0..vls {
+                let k = bi as usize * vls + v;
+                let _ = writeln!(
+                    s,
+                    "{},{},{port},{v},{},{}",
+                    secs(t0),
+                    net.fabric.nodes[node as usize].name,
+                    r6(b.integral[i * b.n + k] as f64 / len as f64),
+                    b.max[i * b.n + k]
+                );
             }
         }
-        files.push(("nodes.csv", s));
-        let mut s = String::from("src,dst,vl,static,tx_bytes,rx_bytes,tx_packets,rx_packets,tx_gbps,rx_gbps,rx_gbps_window,latency_mean_ns,throttled_s\n");
-        for (i, f) in flows.iter().enumerate() {
-            let lm = if f.rx_packets > 0 {
-                f.latency_sum as f64 / f.rx_packets as f64 / 1000.0
-            } else {
-                0.0
-            };
+    }
+    s
+}
+
+// --- 4. the per-flow table
+
+/// `flows.csv`: every flow's totals, rates and mean latency.
+fn flows_csv(net: &Net, ctx: &Ctx) -> String {
+    let (names, end) = (&ctx.names, ctx.end);
+    let mut s = String::from("src,dst,vl,static,tx_bytes,rx_bytes,tx_packets,rx_packets,tx_gbps,rx_gbps,rx_gbps_window,latency_mean_ns,throttled_s\n");
+    for (i, f) in net.traffic.flows.iter().enumerate() {
+        let lm = if f.rx_packets > 0 {
+            f.latency_sum as f64 / f.rx_packets as f64 / 1000.0
+        } else {
+            0.0
+        };
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            names[f.src as usize],
+            names[f.dst as usize],
+            f.vl,
+            f.is_static,
+            f.tx_bytes,
+            f.rx_bytes,
+            f.tx_packets,
+            f.rx_packets,
+            r6(gbps(f.tx_bytes, end)),
+            r6(gbps(f.rx_bytes, end)),
+            r6(gbps(f.rx_bytes_window, ctx.window_ps)),
+            r6(lm),
+            r6(ctx.throttled_s(i))
+        );
+    }
+    s
+}
+
+// --- 5. the congestion-control tables
+
+/// `cc_ports.csv`: FECN marks and time in the congestion state per switch output and VL.
+fn cc_ports_csv(net: &Net, ib: &IbCc) -> String {
+    let vls = net.vls;
+    let mut s = String::from("switch,port,vl,fecn_marks,congested_s\n");
+    for (g, &sw) in net.is_switch.iter().enumerate() {
+        if !sw {
+            continue;
+        }
+        let node = net.node_of[g] as usize;
+        for v in 0..vls {
+            let k = g * vls + v;
             let _ = writeln!(
                 s,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                names[f.src as usize],
-                names[f.dst as usize],
-                f.vl,
-                f.is_static,
-                f.tx_bytes,
-                f.rx_bytes,
-                f.tx_packets,
-                f.rx_packets,
-                r6(gbps(f.tx_bytes, end)),
-                r6(gbps(f.rx_bytes, end)),
-                r6(gbps(f.rx_bytes_window, window_ps)),
-                r6(lm),
-                r6(throttled_s(i))
+                "{},{},{v},{},{}",
+                net.fabric.nodes[node].name,
+                g as u32 - net.port_base[node],
+                ib.sw.marks[k],
+                r6(secs(ib.sw.congested_time[k]))
             );
         }
-        files.push(("flows.csv", s));
-        if let Some(ib) = ib {
-            // FECN marks and time in the congestion state per switch output and VL
-            let vls = net.vls;
-            let mut s = String::from("switch,port,vl,fecn_marks,congested_s\n");
-            for (g, &sw) in net.is_switch.iter().enumerate() {
-                if !sw {
-                    continue;
-                }
-                let node = net.node_of[g] as usize;
-                for v in 0..vls {
-                    let k = g * vls + v;
-                    let _ = writeln!(
-                        s,
-                        "{},{},{v},{},{}",
-                        net.fabric.nodes[node].name,
-                        g as u32 - net.port_base[node],
-                        ib.sw.marks[k],
-                        r6(ib.sw.congested_time[k] as f64 / PS_PER_S as f64)
-                    );
-                }
-            }
-            files.push(("cc_ports.csv", s));
-            // CCTI per flow (QP level) or per source SL, sampled at every interval's end
-            let mut s = String::from("t_start_s,src,dst,vl,ccti_end,ccti_max\n");
-            for &(i, key, end_c, max_c) in &ib.ca.series {
-                let t0 = (i as u64 * ns.interval) as f64 / PS_PER_S as f64;
-                let (src, dst, vl) = if ib.ca.sl_level() {
-                    let v = ib.ca.vls();
-                    (names[key as usize / v], "*", key as usize % v)
-                } else {
-                    let f = &flows[key as usize];
-                    (names[f.src as usize], names[f.dst as usize], f.vl as usize)
-                };
-                let _ = writeln!(s, "{t0},{src},{dst},{vl},{end_c},{max_c}");
-            }
-            files.push(("ccti.csv", s));
-        }
-        let mut s = String::from("lower_ns,upper_ns,count\n");
-        let mut lower = 0u64;
-        for v in st.latency.iter_recorded() {
-            let upper = st.latency.highest_equivalent(v.value_iterated_to());
-            let _ = writeln!(s, "{lower},{upper},{}", v.count_since_last_iteration());
-            lower = upper + 1;
-        }
-        files.push(("latency_hist.csv", s));
-        if let Some(b) = &st.buffers {
-            let mut s = String::from("t_start_s,switch,port,vl,mean_credits,max_credits\n");
-            let vls = net.vls;
-            let mut tracked: Vec<(u32, u32)> = Vec::new(); // (buffer index, gport)
-            for (g, &bi) in net.buf_index.iter().enumerate() {
-                if bi != u32::MAX {
-                    tracked.push((bi, g as u32));
-                }
-            }
-            for i in 0..ns.n_int {
-                let t0 = i as u64 * ns.interval;
-                let len = (((i as u64 + 1) * ns.interval).min(end))
-                    .saturating_sub(t0)
-                    .max(1);
-                for &(bi, g) in &tracked {
-                    let node = net.node_of[g as usize];
-                    let port = g - net.port_base[node as usize];
-                    for v in 0..vls {
-                        let k = bi as usize * vls + v;
-                        let _ = writeln!(
-                            s,
-                            "{},{},{port},{v},{},{}",
-                            t0 as f64 / PS_PER_S as f64,
-                            net.fabric.nodes[node as usize].name,
-                            r6(b.integral[i * b.n + k] as f64 / len as f64),
-                            b.max[i * b.n + k]
-                        );
-                    }
-                }
-            }
-            files.push(("buffers.csv", s));
-        }
-        files.push((
-            "scenario.toml",
-            toml::to_string(&l.merged).unwrap_or_default(),
-        ));
-        files.push(("summary.json", text.clone()));
     }
-    let refs: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
-    let marker = Marker::results(ending.is_complete(), ending.stop_reason());
-    write_folder(
-        out,
-        &refs,
-        &marker,
-        &crate::stats::results_folder::protected(l),
-    )?;
-    Ok(text)
+    s
+}
+
+/// `ccti.csv`: CCTI per flow (QP level) or per source SL, sampled at every interval's end.
+fn ccti_csv(net: &Net, ctx: &Ctx, ib: &IbCc) -> String {
+    let names = &ctx.names;
+    let flows = &net.traffic.flows;
+    let mut s = String::from("t_start_s,src,dst,vl,ccti_end,ccti_max\n");
+    for &(i, key, end_c, max_c) in &ib.ca.series {
+        let t0 = secs(i as u64 * ctx.interval);
+        let (src, dst, vl) = if ib.ca.sl_level() {
+            let v = ib.ca.vls();
+            (names[key as usize / v], "*", key as usize % v)
+        } else {
+            let f = &flows[key as usize];
+            (names[f.src as usize], names[f.dst as usize], f.vl as usize)
+        };
+        let _ = writeln!(s, "{t0},{src},{dst},{vl},{end_c},{max_c}");
+    }
+    s
+}
+
+// --- 6. the figures' data
+
+/// `latency_hist.csv`: the end-to-end latency histogram, one row per recorded bucket.
+fn latency_hist_csv(st: &Stats) -> String {
+    let mut s = String::from("lower_ns,upper_ns,count\n");
+    let mut lower = 0u64;
+    for v in st.latency.iter_recorded() {
+        let upper = st.latency.highest_equivalent(v.value_iterated_to());
+        let _ = writeln!(s, "{lower},{upper},{}", v.count_since_last_iteration());
+        lower = upper + 1;
+    }
+    s
 }

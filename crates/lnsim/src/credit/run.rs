@@ -2,7 +2,10 @@
 //! until the end time (or an interruption); then check conservation and write the results
 //! folder.
 
+use super::cc::switch_view;
 use super::results;
+use super::switch::buffer::partitioned::PartitionedCredits;
+use super::switch::buffer::CreditKeeping;
 use super::{Ev, Net};
 use crate::config::{LoadedScenario, Ps, PS_PER_S};
 use crate::engine::run::Ending;
@@ -35,11 +38,8 @@ pub fn run_scenario(
     let wall_s = wall.elapsed().as_secs_f64();
     let conservation = net.check_conservation()?;
     net.stats.finish(net.end);
-    if let crate::credit::cc::CongestionControl::Ib(ib) = &mut net.cc {
-        let last = net.stats.nodes.n_int as u32 - 1;
-        ib.ca.sample(last, net.end);
-        ib.sw.finish(net.end);
-    }
+    let last = net.stats.nodes.n_int as u32 - 1;
+    net.cc.run_ended(last, net.end);
     let summary = results::write_results(&net, l, out_dir, wall_s, conservation, ending)?;
     Ok(RunOutput {
         out_dir: out_dir.to_path_buf(),
@@ -73,10 +73,14 @@ impl Net {
 
     /// Runs until the end time; returns `Some(time reached)` when `interrupted` stopped it
     /// early (every handled event is complete then, so the state is consistent).
-    fn run(&mut self, progress: bool, interrupted: &mut dyn FnMut() -> bool) -> Result<Option<Ps>> {
+    pub(crate) fn run(
+        &mut self,
+        progress: bool,
+        interrupted: &mut dyn FnMut() -> bool,
+    ) -> Result<Option<Ps>> {
         self.start_sources();
-        if self.cc.active() {
-            // CCTI time series: one sample at every interval border
+        if self.cc.samples_intervals() {
+            // e.g. the CCTI time series: one sample at every interval border
             let iv = self.stats.nodes.interval;
             for k in 1..self.stats.nodes.n_int as u64 {
                 self.at(
@@ -162,17 +166,21 @@ impl Net {
             }
             Ev::InputRelease {
                 gport,
-                vl,
+                counter,
                 out,
                 credits,
-            } => self.input_release(gport, vl, out, credits, t),
-            Ev::CreditArrive { gport, vl, credits } => {
-                self.credits[gport as usize * self.vls + vl as usize] += credits;
+            } => self.input_release(gport, counter, out, credits, t),
+            Ev::CreditArrive {
+                gport,
+                counter,
+                credits,
+            } => {
+                let slot = self.credit_slot(gport, counter);
+                self.credits[slot] += credits;
                 if self.is_switch[gport as usize] {
                     self.try_output(gport, t);
-                    if self.cc.active() {
-                        self.cc_evaluate(gport, vl, t);
-                    }
+                    let vl = self.counter_vl(counter);
+                    self.cc.credits_returned(switch_view!(self), gport, vl, t);
                 } else {
                     let h = self.hca_of_node[self.node_of[gport as usize] as usize];
                     self.try_hca_send(h, t)
@@ -186,18 +194,24 @@ impl Net {
                 self.try_hca_send(hca, t)
             }
             Ev::Arrival { source } => self.arrival(source, t),
-            Ev::CcSample { interval } => {
-                if let crate::credit::cc::CongestionControl::Ib(ib) = &mut self.cc {
-                    ib.ca.sample(interval, t);
-                }
-            }
+            Ev::CcSample { interval } => self.cc.interval_ended(interval, t),
         }
     }
 
     /// End-of-run invariants: every packet is delivered or accounted for in the network, and
-    /// on every link direction and VL the credits held by the sender plus those in flight,
-    /// in the receiving buffer and on their way back equal the buffer's capacity.
+    /// on every link direction and credit counter the credits held by the sender plus those in
+    /// flight, in the receiving buffer and on their way back equal the buffer's capacity.
     pub(crate) fn check_conservation(&self) -> Result<Conservation> {
+        let wire_pkts = match &self.credit_keeping {
+            CreditKeeping::SharedPool(_) => self.check_pool_credits()?,
+            CreditKeeping::Partitioned(p) => self.check_queue_credits(p)?,
+        };
+        self.check_queue_fills()?;
+        self.check_packets(wire_pkts)
+    }
+
+    /// Credit conservation with one pool per (buffer, VL); returns the packets on wires.
+    fn check_pool_credits(&self) -> Result<u64> {
         let vls = self.vls;
         let np = self.peer.len();
         let mut on_wire = vec![0u64; np * vls]; // credits of packets heading for input gport
@@ -210,12 +224,17 @@ impl Net {
                 on_wire[gport as usize * vls + p.vl as usize] += p.credits as u64;
                 wire_pkts += 1;
             }
-            Ev::CreditArrive { gport, vl, credits } => {
-                returning[gport as usize * vls + vl as usize] += credits as u64
-            }
+            Ev::CreditArrive {
+                gport,
+                counter,
+                credits,
+            } => returning[gport as usize * vls + counter as usize] += credits as u64,
             Ev::InputRelease {
-                gport, vl, credits, ..
-            } => releasing[gport as usize * vls + vl as usize] += credits as u64,
+                gport,
+                counter,
+                credits,
+                ..
+            } => releasing[gport as usize * vls + counter as usize] += credits as u64,
             _ => {}
         });
         // in_used counts a packet from its head arrival until its release; a packet granted but
@@ -247,8 +266,68 @@ impl Net {
                 }
             }
         }
-        // the per-output fills of a switch input add up to its occupancy
-        for g in 0..np {
+        Ok(wire_pkts)
+    }
+
+    /// Credit conservation with credits kept per queue: the same balance per queue share
+    /// (slots number the counters of every input; the output driving it uses the same slots).
+    /// Returns the packets on wires.
+    fn check_queue_credits(&self, p: &PartitionedCredits) -> Result<u64> {
+        let n = p.slots();
+        let mut on_wire = vec![0u64; n];
+        let mut returning = vec![0u64; n];
+        let mut releasing = vec![0u64; n];
+        let mut wire_pkts = 0u64;
+        self.q.for_each(|_, ev| match *ev {
+            Ev::HeadArrive { pkt, gport } => {
+                let k = &self.pkts[pkt];
+                let counter = self.downstream_counter(self.peer[gport as usize], k.dst, k.vl);
+                on_wire[p.in_slot(gport, counter)] += k.credits as u64;
+                wire_pkts += 1;
+            }
+            Ev::CreditArrive {
+                gport,
+                counter,
+                credits,
+            } => returning[p.out_slot(gport, counter)] += credits as u64,
+            Ev::InputRelease {
+                gport,
+                counter,
+                credits,
+                ..
+            } => releasing[p.in_slot(gport, counter)] += credits as u64,
+            _ => {}
+        });
+        for d in 0..self.peer.len() as u32 {
+            for s in p.in_slots(d) {
+                let held = self.credits[s] as u64 + on_wire[s] + p.used(s) as u64 + returning[s];
+                if held != p.cap(s) as u64 {
+                    return Err(Error::Internal(format!(
+                        "credit conservation violated on {} counter {}: {} available + {} on the wire + {} buffered + {} returning != share {}",
+                        self.port_name(self.peer[d as usize]),
+                        s - p.in_slots(d).start,
+                        self.credits[s],
+                        on_wire[s],
+                        p.used(s),
+                        returning[s],
+                        p.cap(s)
+                    )));
+                }
+                if releasing[s] > p.used(s) as u64 {
+                    return Err(Error::Internal(format!(
+                        "buffer {} releases more than a queue holds",
+                        self.port_name(d)
+                    )));
+                }
+            }
+        }
+        Ok(wire_pkts)
+    }
+
+    /// The per-output fills of a switch input add up to its occupancy.
+    fn check_queue_fills(&self) -> Result<()> {
+        let vls = self.vls;
+        for g in 0..self.peer.len() {
             if self.fill_base[g] == u32::MAX {
                 continue;
             }
@@ -266,6 +345,12 @@ impl Net {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Every packet alive sits in a queue or on a wire (`wire_pkts`), and every data packet
+    /// injected was delivered or is still in the network.
+    fn check_packets(&self, wire_pkts: u64) -> Result<Conservation> {
         let queued: u64 = self
             .queues
             .iter()

@@ -11,10 +11,7 @@
 //! events are needed.
 
 use super::cct::CongestionControlTable;
-use super::{CongestionControl, Notification};
 use crate::config::{CcConfig, Ps};
-use crate::credit::packet::{Packet, BECN, CNP, FECN};
-use crate::credit::Net;
 use crate::error::{Error, Result};
 
 /// Channel-adapter-side state.
@@ -239,58 +236,6 @@ impl CaCc {
     /// Number of VLs (to decode SL-level keys).
     pub fn vls(&self) -> usize {
         self.vls
-    }
-}
-
-impl Net {
-    /// HCA `h` consumed `p`: a BECN raises the CCTI of its flow here (the source); a FECN on a
-    /// data packet sends a CNP back to the source (spec §2.3.1: FECN of CNPs is ignored, and
-    /// with both bits set FECN is ignored).
-    pub(crate) fn cc_receive(&mut self, h: u32, p: &Packet, now: Ps) {
-        let CongestionControl::Ib(ib) = &mut self.cc else {
-            return;
-        };
-        if p.flags & BECN != 0 {
-            let f = &self.traffic.flows[p.flow as usize];
-            let key = ib.ca.key(p.flow, f.src, f.vl);
-            ib.ca.cnps_received[h as usize] += 1;
-            ib.ca.becn(key, now);
-            // the flow may be held back longer now; nothing to wake
-        } else if p.flags & FECN != 0 && p.flags & CNP == 0 {
-            ib.ca.cnps_sent[h as usize] += 1;
-            let bytes = ib.ca.cnp_bytes;
-            self.queue_notification(
-                h,
-                Notification {
-                    to: p.src,
-                    flow: p.flow,
-                },
-                bytes,
-                now,
-            );
-        }
-    }
-
-    /// Earliest time flow `f` may start its next packet.
-    #[inline]
-    pub(crate) fn cc_ready_at(&self, f: u32) -> Ps {
-        match &self.cc {
-            CongestionControl::Off => 0,
-            CongestionControl::Ib(ib) => {
-                let fl = &self.traffic.flows[f as usize];
-                ib.ca.ready_at(ib.ca.key(f, fl.src, fl.vl))
-            }
-        }
-    }
-
-    /// Flow `f` starts a packet whose serialisation takes `ser`.
-    #[inline]
-    pub(crate) fn cc_sent(&mut self, f: u32, ser: Ps, now: Ps) {
-        if let CongestionControl::Ib(ib) = &mut self.cc {
-            let fl = &self.traffic.flows[f as usize];
-            let key = ib.ca.key(f, fl.src, fl.vl);
-            ib.ca.sent(key, f, ser, now);
-        }
     }
 }
 

@@ -9,10 +9,9 @@
 //! fill change of a feeding queue and on every credit change of the output, always after the
 //! switch has arbitrated, so a port that waits for credits sees itself as a victim.
 
-use super::CongestionControl;
+use super::SwitchView;
 use crate::config::{CcConfig, Ps, VictimMask};
-use crate::credit::packet::{CNP, FECN};
-use crate::credit::Net;
+use crate::credit::packet::{Packet, CNP, FECN};
 use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
 use crate::topology::LinkClass;
@@ -46,7 +45,126 @@ struct PortParams {
     packet_size: u32,
     /// Victim_Mask.
     victim: bool,
+    /// First gport of the port's switch (a local port number plus this is a gport).
+    base: u32,
+    /// Ports of the port's switch.
+    ports: u16,
 }
+
+impl PortParams {
+    /// An output that never enters the congestion state (an HCA's port, Threshold 0).
+    const NEVER: PortParams = PortParams {
+        enter: u64::MAX,
+        leave: u64::MAX,
+        marking_rate: 0,
+        packet_size: 0,
+        victim: false,
+        base: 0,
+        ports: 0,
+    };
+
+    /// The parameters of a switch output of link class `class`: the `[cc.host_ports]` or
+    /// `[cc.fabric_ports]` values where given, else the global ones (`base` and `ports` are
+    /// left to the caller).
+    fn from_config(c: &CcConfig, class: LinkClass, hysteresis: bool) -> Result<Self> {
+        let (o, cls_key) = match class {
+            LinkClass::Host => (&c.host_ports, "cc.host_ports"),
+            LinkClass::Fabric | LinkClass::Global => (&c.fabric_ports, "cc.fabric_ports"),
+        };
+        let mut p = PortParams::NEVER;
+        let w = match o.threshold {
+            Some(w) => check_weight(&format!("{cls_key}.threshold"), w)?,
+            None => c.threshold,
+        };
+        if w != 0 {
+            p.enter = level(w, &c.threshold_mapping);
+            p.leave = p.enter;
+            if hysteresis {
+                if c.reset_threshold <= w {
+                    return Err(Error::input(
+                        "cc.reset_threshold",
+                        format!("{} must be higher than the threshold {w} (a lower fill level), or 0 for no hysteresis", c.reset_threshold),
+                    ));
+                }
+                p.leave = level(c.reset_threshold, &c.threshold_mapping);
+            }
+        }
+        p.victim = match o.victim_mask {
+            Some(b) => b,
+            None => match &c.victim_mask {
+                VictimMask::All(b) => *b,
+                VictimMask::Named(n) if n == "host_ports" => class == LinkClass::Host,
+                VictimMask::Named(n) => {
+                    return Err(Error::input(
+                        "cc.victim_mask",
+                        format!("unknown \"{n}\"; allowed: true, false, \"host_ports\""),
+                    ))
+                }
+            },
+        };
+        p.marking_rate = o.marking_rate.unwrap_or(c.marking_rate);
+        p.packet_size = o.packet_size.unwrap_or(c.packet_size);
+        Ok(p)
+    }
+}
+
+/// A threshold weight (0–15) of key `key`.
+fn check_weight(key: &str, w: u32) -> Result<u32> {
+    if w > 15 {
+        Err(Error::input(key, format!("{w} outside 0–15")))
+    } else {
+        Ok(w)
+    }
+}
+
+/// The string choices of `[cc]` on the switch side: threshold mode, Root credits (as a credit
+/// count for a packet of `pkt_credits`), random marking; the threshold mapping is checked.
+fn choices(c: &CcConfig, pkt_credits: u32) -> Result<(ThresholdMode, u32, bool)> {
+    let mode = match c.threshold_mode.as_str() {
+        "per_voq" => ThresholdMode::PerVoq,
+        "sum" => ThresholdMode::Sum,
+        "sum_divided" => ThresholdMode::SumDivided,
+        o => {
+            return Err(Error::input(
+                "cc.threshold_mode",
+                format!("unknown \"{o}\"; allowed: \"per_voq\", \"sum\", \"sum_divided\""),
+            ))
+        }
+    };
+    if !matches!(c.threshold_mapping.as_str(), "sixteenths" | "fifteenths") {
+        return Err(Error::input(
+            "cc.threshold_mapping",
+            format!(
+                "unknown \"{}\"; allowed: \"sixteenths\", \"fifteenths\"",
+                c.threshold_mapping
+            ),
+        ));
+    }
+    let root_need = match c.root_credits.as_str() {
+        "packet" => pkt_credits,
+        "one" => 1,
+        o => {
+            return Err(Error::input(
+                "cc.root_credits",
+                format!("unknown \"{o}\"; allowed: \"packet\", \"one\""),
+            ))
+        }
+    };
+    let random = match c.marking.as_str() {
+        "deterministic" => false,
+        "random" => true,
+        o => {
+            return Err(Error::input(
+                "cc.marking",
+                format!("unknown \"{o}\"; allowed: \"deterministic\", \"random\""),
+            ))
+        }
+    };
+    Ok((mode, root_need, random))
+}
+
+// the memory estimate counts it (`bytes_per_port`): half a cache line
+const _: () = assert!(std::mem::size_of::<PortParams>() == 32);
 
 /// The state of one port VL touched on every fill change, kept together in one array (one
 /// cache line holds it, with the port parameters the state decision needs copied in).
@@ -72,6 +190,7 @@ struct VlState {
 /// Switch-side state.
 #[derive(Debug, Clone)]
 pub struct SwitchCc {
+    vls: usize,
     mode: ThresholdMode,
     root_need: u32,
     random: bool,
@@ -143,130 +262,53 @@ impl SwitchCc {
             + vls * (size_of::<VlState>() + size_of::<Reciprocal>() + 3 * size_of::<Ps>()) as u64
     }
 
-    /// Switch-side state for every switch output (`is_switch`, `class` per gport).
+    /// Switch-side state for every switch output (`is_switch`, `class` and `node_base`, the
+    /// first gport of its node, per gport; ports of a node are consecutive gports).
     pub fn new(
         c: &CcConfig,
         vls: usize,
         pkt_credits: u32,
         is_switch: &[bool],
         class: &[LinkClass],
+        node_base: &[u32],
         seed: u64,
     ) -> Result<Self> {
-        let mode = match c.threshold_mode.as_str() {
-            "per_voq" => ThresholdMode::PerVoq,
-            "sum" => ThresholdMode::Sum,
-            "sum_divided" => ThresholdMode::SumDivided,
-            o => {
-                return Err(Error::input(
-                    "cc.threshold_mode",
-                    format!("unknown \"{o}\"; allowed: \"per_voq\", \"sum\", \"sum_divided\""),
-                ))
-            }
-        };
-        if !matches!(c.threshold_mapping.as_str(), "sixteenths" | "fifteenths") {
-            return Err(Error::input(
-                "cc.threshold_mapping",
-                format!(
-                    "unknown \"{}\"; allowed: \"sixteenths\", \"fifteenths\"",
-                    c.threshold_mapping
-                ),
-            ));
-        }
-        let root_need = match c.root_credits.as_str() {
-            "packet" => pkt_credits,
-            "one" => 1,
-            o => {
-                return Err(Error::input(
-                    "cc.root_credits",
-                    format!("unknown \"{o}\"; allowed: \"packet\", \"one\""),
-                ))
-            }
-        };
-        let random = match c.marking.as_str() {
-            "deterministic" => false,
-            "random" => true,
-            o => {
-                return Err(Error::input(
-                    "cc.marking",
-                    format!("unknown \"{o}\"; allowed: \"deterministic\", \"random\""),
-                ))
-            }
-        };
-        let global_victim = |cls: LinkClass| -> Result<bool> {
-            match &c.victim_mask {
-                VictimMask::All(b) => Ok(*b),
-                VictimMask::Named(n) if n == "host_ports" => Ok(cls == LinkClass::Host),
-                VictimMask::Named(n) => Err(Error::input(
-                    "cc.victim_mask",
-                    format!("unknown \"{n}\"; allowed: true, false, \"host_ports\""),
-                )),
-            }
-        };
-        let check_w = |key: &str, w: u32| -> Result<u32> {
-            if w > 15 {
-                Err(Error::input(key, format!("{w} outside 0–15")))
-            } else {
-                Ok(w)
-            }
-        };
-        check_w("cc.threshold", c.threshold)?;
+        let (mode, root_need, random) = choices(c, pkt_credits)?;
+        check_weight("cc.threshold", c.threshold)?;
         let hysteresis = c.reset_threshold != 0;
         if hysteresis {
-            check_w("cc.reset_threshold", c.reset_threshold)?;
+            check_weight("cc.reset_threshold", c.reset_threshold)?;
         }
         let np = is_switch.len();
         let mut s = SwitchCc {
+            vls,
             mode,
             root_need,
             random,
             rng: stream(seed, u64::MAX - 1, purpose::MARKING),
-            port: vec![
-                PortParams {
-                    enter: u64::MAX,
-                    leave: u64::MAX,
-                    marking_rate: 0,
-                    packet_size: 0,
-                    victim: false,
-                };
-                np
-            ],
+            port: vec![PortParams::NEVER; np],
             pv: vec![VlState::default(); np * vls],
             recip: Vec::new(),
             since: vec![0; np * vls],
             congested_time: vec![0; np * vls],
             marks: vec![0; np * vls],
         };
+        // the ports of a node: the run of gports with its first gport
+        for node in node_base.chunk_by(|a, b| a == b) {
+            let first = node[0] as usize;
+            for p in &mut s.port[first..first + node.len()] {
+                p.base = node[0];
+                p.ports = node.len() as u16;
+            }
+        }
         for g in 0..np {
-            if !is_switch[g] {
-                continue;
+            if is_switch[g] {
+                s.port[g] = PortParams {
+                    base: s.port[g].base,
+                    ports: s.port[g].ports,
+                    ..PortParams::from_config(c, class[g], hysteresis)?
+                };
             }
-            let (o, cls_key) = match class[g] {
-                LinkClass::Host => (&c.host_ports, "cc.host_ports"),
-                LinkClass::Fabric | LinkClass::Global => (&c.fabric_ports, "cc.fabric_ports"),
-            };
-            let w = match o.threshold {
-                Some(w) => check_w(&format!("{cls_key}.threshold"), w)?,
-                None => c.threshold,
-            };
-            if w != 0 {
-                s.port[g].enter = level(w, &c.threshold_mapping);
-                s.port[g].leave = s.port[g].enter;
-                if hysteresis {
-                    if c.reset_threshold <= w {
-                        return Err(Error::input(
-                            "cc.reset_threshold",
-                            format!("{} must be higher than the threshold {w} (a lower fill level), or 0 for no hysteresis", c.reset_threshold),
-                        ));
-                    }
-                    s.port[g].leave = level(c.reset_threshold, &c.threshold_mapping);
-                }
-            }
-            s.port[g].victim = match o.victim_mask {
-                Some(b) => b,
-                None => global_victim(class[g])?,
-            };
-            s.port[g].marking_rate = o.marking_rate.unwrap_or(c.marking_rate);
-            s.port[g].packet_size = o.packet_size.unwrap_or(c.packet_size);
         }
         for g in 0..np {
             for v in 0..vls {
@@ -384,32 +426,30 @@ impl SwitchCc {
     }
 }
 
-impl Net {
-    /// The fill of the queue of input `in_g` towards output `og` (a gport of the same switch)
-    /// on `vl` went from `old` to `new` credits.
-    pub(crate) fn cc_fill_changed(
+impl SwitchCc {
+    /// The fill of the queues of input `in_g` towards its switch's local output `out` on `vl`
+    /// went from `old` to `new` credits.
+    #[allow(clippy::too_many_arguments)]
+    pub fn fill_changed(
         &mut self,
+        v: &SwitchView,
         in_g: u32,
-        og: u32,
+        out: u16,
         vl: u8,
         old: u32,
         new: u32,
         now: Ps,
     ) {
-        let CongestionControl::Ib(ib) = &mut self.cc else {
-            return;
-        };
         let vls = self.vls;
+        let og = self.port[in_g as usize].base + out as u32;
         let k = og as usize * vls + vl as usize;
-        let r = ib.sw.recip[in_g as usize * vls + vl as usize];
-        debug_assert!(old.max(new) <= self.in_cap[in_g as usize * vls + vl as usize]);
-        debug_assert_eq!(self.node_of[in_g as usize], self.node_of[og as usize]);
-        let st = &mut ib.sw.pv[k];
+        let r = self.recip[in_g as usize * vls + vl as usize];
+        let st = &mut self.pv[k];
         st.sum = st.sum + r.units(new) - r.units(old);
         // +1 when the queue starts holding something, -1 when it empties
         st.contrib = st.contrib + u32::from(new > 0) - u32::from(old > 0);
-        if !ib.sw.quiet(k) {
-            self.cc_decide(og, vl, now);
+        if !self.quiet(k) {
+            self.decide_port(v, og, vl, now);
         }
     }
 
@@ -417,66 +457,55 @@ impl Net {
     /// congested and whose summed measure is below the threshold cannot change state, whatever
     /// its credits: that common case returns at once.
     #[inline]
-    pub(crate) fn cc_evaluate(&mut self, og: u32, vl: u8, now: Ps) {
-        let CongestionControl::Ib(ib) = &self.cc else {
-            return;
-        };
-        if !ib.sw.quiet(og as usize * self.vls + vl as usize) {
-            self.cc_decide(og, vl, now);
+    pub fn evaluate(&mut self, v: &SwitchView, og: u32, vl: u8, now: Ps) {
+        if !self.quiet(og as usize * self.vls + vl as usize) {
+            self.decide_port(v, og, vl, now);
         }
     }
 
-    /// The full re-evaluation behind [`Net::cc_evaluate`]; in the `PerVoq` mode the measure is
-    /// the highest fill ratio of the VoQs feeding the output.
+    /// The full re-evaluation behind [`SwitchCc::evaluate`]; in the `PerVoq` mode the measure
+    /// is the highest fill ratio of the VoQs feeding the output.
     #[inline(never)]
-    fn cc_decide(&mut self, og: u32, vl: u8, now: Ps) {
-        let CongestionControl::Ib(ib) = &mut self.cc else {
-            return;
-        };
+    fn decide_port(&mut self, v: &SwitchView, og: u32, vl: u8, now: Ps) {
         let vls = self.vls;
         let g = og as usize;
         let k = g * vls + vl as usize;
-        let s = &mut ib.sw;
-        let measure = match s.summed_measure(k) {
+        let measure = match self.summed_measure(k) {
             Some(m) => m,
             None => {
-                let sw = self.node_of[g] as usize;
-                let base = self.port_base[sw] as usize;
-                let out = g - base;
-                (base..base + self.fabric.nodes[sw].ports.len())
+                // the fill ratio of every input's VoQ towards this output: base + i is an
+                // input of this switch, whose capacity `recip` divides by
+                let PortParams { base, ports, .. } = self.port[g];
+                let out = g - base as usize;
+                (base as usize..base as usize + ports as usize)
                     .map(|i| {
-                        let f =
-                            self.fill[self.fill_base[i] as usize + out * vls + vl as usize] as u64;
-                        f * FULL / self.in_cap[i * vls + vl as usize] as u64
+                        let f = v.fill[v.fill_base[i] as usize + out * vls + vl as usize];
+                        self.recip[i * vls + vl as usize].units(f)
                     })
                     .max()
                     .unwrap_or(0)
             }
         };
-        let has_credits = self.credits[k] >= s.root_need;
-        s.decide(k, measure, has_credits, now);
+        let has_credits = v.vl_credits(og, vl, vls) >= self.root_need;
+        self.decide(k, measure, has_credits, now);
     }
 
-    /// Switch output `og` is sending packet `pid` on `vl`: FECN marking (spec §2.2.5).
-    pub(crate) fn cc_mark(&mut self, og: u32, vl: u8, pid: u32) {
-        let CongestionControl::Ib(ib) = &mut self.cc else {
-            return;
-        };
-        let s = &mut ib.sw;
+    /// Switch output `og` is sending packet `p` on `vl`: FECN marking (spec §2.2.5).
+    #[inline]
+    pub fn mark(&mut self, og: u32, vl: u8, p: &mut Packet) {
         let g = og as usize;
         let k = g * self.vls + vl as usize;
-        if !s.pv[k].congested {
+        if !self.pv[k].congested {
             return;
         }
-        let p = &mut self.pkts[pid];
         // CNPs are never marked (nor ACKs or multicast, which this model does not send)
-        if p.flags & CNP != 0 || p.credits < s.port[g].packet_size {
+        if p.flags & CNP != 0 || p.credits < self.port[g].packet_size {
             return;
         }
         // a packet already marked upstream keeps its one FECN (and will cause one CNP)
-        if s.take_mark(g, k) && p.flags & FECN == 0 {
+        if self.take_mark(g, k) && p.flags & FECN == 0 {
             p.flags |= FECN;
-            s.marks[k] += 1;
+            self.marks[k] += 1;
         }
     }
 }
@@ -494,6 +523,7 @@ mod tests {
             34,
             &[true, true, false],
             &[LinkClass::Host, LinkClass::Fabric, LinkClass::Host],
+            &[0, 0, 2],
             1,
         )
         .unwrap()
@@ -571,14 +601,16 @@ mod tests {
     #[test]
     fn bad_values_are_named() {
         let c: CcConfig = toml::from_str("threshold = 4\nreset_threshold = 3").unwrap();
-        let e = SwitchCc::new(&c, 1, 34, &[true], &[LinkClass::Host], 1)
+        let e = SwitchCc::new(&c, 1, 34, &[true], &[LinkClass::Host], &[0], 1)
             .unwrap_err()
             .to_string();
         assert!(e.contains("cc.reset_threshold"), "{e}");
         let c: CcConfig = toml::from_str("threshold = 16").unwrap();
-        assert!(SwitchCc::new(&c, 1, 34, &[true], &[LinkClass::Host], 1)
-            .unwrap_err()
-            .to_string()
-            .contains("cc.threshold"));
+        assert!(
+            SwitchCc::new(&c, 1, 34, &[true], &[LinkClass::Host], &[0], 1)
+                .unwrap_err()
+                .to_string()
+                .contains("cc.threshold")
+        );
     }
 }

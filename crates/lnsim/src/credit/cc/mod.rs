@@ -1,59 +1,141 @@
-//! Congestion control as hooks, not forks (architecture "seams"; spec §2).
+//! Congestion management as hooks, not forks (architecture "Seams that keep it changeable";
+//! spec §2).
 //!
-//! The network calls these `Net` methods, each a no-op when congestion control is off:
-//! - [`Net::cc_fill_changed`] (`ib_switch.rs`): the fill of a switch input's queue towards an
-//!   output changed (packet head arrived, tail left) — spec §2.2.3;
-//! - [`Net::cc_evaluate`] (`ib_switch.rs`): an output's credits changed (credit update, grant);
-//! - [`Net::cc_mark`] (`ib_switch.rs`): a switch output starts sending a packet — FECN, §2.2.5;
-//! - [`Net::cc_receive`] (`ib_ca.rs`): a destination HCA consumed a packet — FECN → CNP, BECN →
-//!   CCTI, §2.3.1–2.3.2;
-//! - [`Net::cc_ready_at`] / [`Net::cc_sent`] (`ib_ca.rs`): the source HCA's injection-rate
-//!   delay per flow, §2.3.3.
+//! The network calls the methods of [`CongestionManagement`] — and nothing else of a
+//! mechanism — at these points; each is a `match` whose `Off` arm is empty:
 //!
-//! [`Net::cc_fill_changed`]: crate::credit::Net
-//! [`Net::cc_evaluate`]: crate::credit::Net
-//! [`Net::cc_mark`]: crate::credit::Net
-//! [`Net::cc_receive`]: crate::credit::Net
-//! [`Net::cc_ready_at`]: crate::credit::Net
-//! [`Net::cc_sent`]: crate::credit::Net
+//! | side | hook | called from | InfiniBand CC ([`ib`]) |
+//! |---|---|---|---|
+//! | switch | [`packet_enqueued`] | `switch/input.rs`, a head joins an input queue | VoQ fill rises: re-evaluate the output's state (§2.2.3) |
+//! | switch | [`packet_dequeued`] | `switch/input.rs`, its tail leaves the input | VoQ fill falls: likewise |
+//! | switch | [`packet_forwarded`] | `switch/arbiter.rs`, an output starts a packet | FECN marking (§2.2.5); credits taken: re-evaluate |
+//! | switch | [`credits_returned`] | `run.rs`, a credit update reaches an output | root or victim: re-evaluate (the port's buffer state sampled) |
+//! | endpoint | [`packet_received`] | `endpoint/delivery.rs`, a destination consumed a data packet | FECN → a CNP back to the source (§2.3.1) |
+//! | endpoint | [`notification_received`] | `endpoint/delivery.rs`, a source consumed a notification | BECN raises the flow's CCTI (§2.3.2) |
+//! | endpoint | [`ready_at`] | `endpoint/hca.rs`, injection decision | when may flow f send next: the IRD gap (§2.3.3) |
+//! | endpoint | [`packet_sent`] | `endpoint/hca.rs`, a flow injected a packet | the next gap starts |
+//! | endpoint | [`path_for`] | `endpoint/hca.rs`, a flow's next packet | the one path (0) |
+//! | run | [`interval_ended`], [`run_ended`] | `run.rs` | CCTI samples per statistics interval |
+//!
+//! Switch-side hooks read the network through a [`SwitchView`] (queue fills, buffer capacities,
+//! credits), which they build when they need it with the closure `switch_view!` gives them;
+//! endpoint-side hooks get the packet or the
+//! flow. A hook changes the network only through what it is handed (`&mut Packet`) or returns
+//! (a [`Notification`] the destination queues).
+//!
+//! ## To add a mechanism
+//!
+//! Write one file `credit/cc/<name>.rs` with the mechanism's state and one method per hook it
+//! uses, named as the hook (like [`ib::IbCc`]); add a variant to [`CongestionManagement`] and an arm to each hook
+//! it uses (the others get `=> {}` or the neutral answer); build it in
+//! [`CongestionManagement::from_config`] from its keys (`[cc]` in `config/`); its results
+//! tables go in `credit/results.rs` next to `cc_tables`.
+//! - **QCN-style feedback** (`qcn.rs`): the congestion point samples the queue in
+//!   `packet_enqueued` (every n-th byte, feedback from the queue's offset and its growth) and
+//!   returns feedback by asking the destination path — give `packet_enqueued` a
+//!   `Option<Notification>` result sent from the switch (as `packet_received` does from an
+//!   HCA); the reaction point is `notification_received` (rate cut) with `ready_at`/
+//!   `packet_sent` pacing and a timer-driven recovery evaluated lazily like the CCTI timer.
+//! - **DRB path expansion** (`drb.rs`): `packet_received` measures the packet's latency at the
+//!   destination and returns a notification; `notification_received` widens or narrows the
+//!   flow's set of paths; `path_for` picks the next packet's path round robin over the set
+//!   (the packet carries it in `Packet::path`; a multipath routing reads it where
+//!   `switch/input.rs` looks up the forwarding table).
+//! - **DDBBM destination detection** (`ddbbm.rs`): `packet_enqueued`/`packet_dequeued` watch
+//!   the fill of the queue of a destination and `credits_returned` the output's state to decide
+//!   that a destination is congested; the buffer organisation (`switch/buffer/ddbbm.rs`) then
+//!   assigns it the extra queue. A combined mechanism (IB CC plus DDBBM) is one variant holding
+//!   both.
+//!
+//! [`packet_enqueued`]: CongestionManagement::packet_enqueued
+//! [`packet_dequeued`]: CongestionManagement::packet_dequeued
+//! [`packet_forwarded`]: CongestionManagement::packet_forwarded
+//! [`credits_returned`]: CongestionManagement::credits_returned
+//! [`packet_received`]: CongestionManagement::packet_received
+//! [`notification_received`]: CongestionManagement::notification_received
+//! [`ready_at`]: CongestionManagement::ready_at
+//! [`packet_sent`]: CongestionManagement::packet_sent
+//! [`path_for`]: CongestionManagement::path_for
+//! [`interval_ended`]: CongestionManagement::interval_ended
+//! [`run_ended`]: CongestionManagement::run_ended
 
 pub mod cct;
+pub mod ib;
 pub mod ib_ca;
 pub mod ib_switch;
 
-use crate::config::CcConfig;
+use crate::config::{CcConfig, Ps};
+use crate::credit::packet::Packet;
+use crate::credit::switch::buffer::CreditKeeping;
 use crate::error::Result;
 use crate::topology::LinkClass;
+use crate::traffic::Flow;
 use std::path::Path;
+
+pub use ib::IbCc;
 
 /// A congestion notification the destination asks the network to send back to a source.
 #[derive(Debug, Clone, Copy)]
 pub struct Notification {
-    /// HCA that must receive the CNP.
+    /// HCA that must receive it.
     pub to: u32,
     /// Flow the notification is about.
     pub flow: u32,
+    /// Its size on the wire.
+    pub bytes: u32,
 }
 
-/// InfiniBand congestion control: switch and channel-adapter state.
-#[derive(Debug, Clone)]
-pub struct IbCc {
-    /// Switch side (marking).
-    pub sw: ib_switch::SwitchCc,
-    /// Channel-adapter side (reaction).
-    pub ca: ib_ca::CaCc,
+/// What switch-side hooks may read of the network: queue fills and credits (references to
+/// the network's arrays; a mechanism that needs more adds a field here and in
+/// `switch_view!`).
+pub struct SwitchView<'a> {
+    /// Per gport: the gport at the other end of its link.
+    pub peer: &'a Vec<u32>,
+    /// Per switch input gport: index base in `fill`.
+    pub fill_base: &'a Vec<u32>,
+    /// `[fill_base[in] + out * vls + vl]`: credits held by input `in` for local output `out`.
+    pub fill: &'a Vec<u32>,
+    /// Credits available at every output (indexed as the credit keeping says).
+    pub credits: &'a Vec<u32>,
+    /// How credits are kept.
+    pub credit_keeping: &'a CreditKeeping,
 }
 
-/// The congestion-control model of a run.
+impl SwitchView<'_> {
+    /// The most credits output `og` holds for VL `vl` (whether the port VL can send at all).
+    #[inline]
+    pub fn vl_credits(&self, og: u32, vl: u8, vls: usize) -> u32 {
+        self.credit_keeping
+            .vl_credits(self.credits, self.peer, og, vl, vls)
+    }
+}
+
+/// A closure that builds the [`SwitchView`] of a `Net` from its fields, so that the hooks can
+/// be called on `net.cc` while the view borrows the rest. A hook builds the view only in the
+/// arm of a mechanism that reads it: with congestion management off it costs nothing.
+macro_rules! switch_view {
+    ($net:expr) => {
+        || $crate::credit::cc::SwitchView {
+            peer: &$net.peer,
+            fill_base: &$net.fill_base,
+            fill: &$net.fill,
+            credits: &$net.credits,
+            credit_keeping: &$net.credit_keeping,
+        }
+    };
+}
+pub(crate) use switch_view;
+
+/// The congestion management of a run.
 #[derive(Debug, Clone)]
-pub enum CongestionControl {
-    /// No congestion control (spec: "CC disabled" runs).
+pub enum CongestionManagement {
+    /// None (spec: "CC disabled" runs).
     Off,
-    /// InfiniBand CC (spec §2).
+    /// InfiniBand CC (spec §2; [`ib`]).
     Ib(Box<IbCc>),
 }
 
-/// What the builder knows about the network that congestion control needs.
+/// What the builder knows about the network that congestion management needs.
 pub struct CcContext<'a> {
     /// Data VLs.
     pub vls: usize,
@@ -63,6 +145,10 @@ pub struct CcContext<'a> {
     pub is_switch: &'a [bool],
     /// Per gport: its link class.
     pub class: &'a [LinkClass],
+    /// Per gport: the first gport of its node.
+    pub node_base: &'a [u32],
+    /// `[gport * vls + vl]`: capacity of every input buffer (credits).
+    pub in_cap: &'a [u32],
     /// Number of HCAs.
     pub n_hca: usize,
     /// Master seed.
@@ -71,32 +157,169 @@ pub struct CcContext<'a> {
     pub base_dir: &'a Path,
 }
 
-impl CongestionControl {
-    /// Builds the model from `[cc]`; every key is checked even when CC is off.
+impl CongestionManagement {
+    /// Builds the mechanism from `[cc]`; every key is checked even when it is off.
     pub fn from_config(c: &CcConfig, ctx: &CcContext) -> Result<Self> {
-        let table = cct::CongestionControlTable::from_config(
-            &c.cct,
-            c.ccti_limit as usize + 1,
-            ctx.base_dir,
-        )?;
-        let sw = ib_switch::SwitchCc::new(
-            c,
-            ctx.vls,
-            ctx.pkt_credits,
-            ctx.is_switch,
-            ctx.class,
-            ctx.seed,
-        )?;
-        let ca = ib_ca::CaCc::new(c, ctx.vls, ctx.n_hca, table)?;
+        let mut ib = IbCc::from_config(c, ctx)?;
         if !c.enabled {
-            return Ok(CongestionControl::Off);
+            return Ok(CongestionManagement::Off);
         }
-        Ok(CongestionControl::Ib(Box::new(IbCc { sw, ca })))
+        ib.set_capacities(ctx.in_cap);
+        Ok(CongestionManagement::Ib(Box::new(ib)))
     }
 
-    /// True if congestion control does anything.
+    /// The InfiniBand CC state, if that is the mechanism (for its results tables).
+    pub fn ib(&self) -> Option<&IbCc> {
+        match self {
+            CongestionManagement::Ib(ib) => Some(ib),
+            CongestionManagement::Off => None,
+        }
+    }
+
+    /// True if the mechanism samples its state at every statistics interval's end
+    /// ([`CongestionManagement::interval_ended`]).
+    pub fn samples_intervals(&self) -> bool {
+        !matches!(self, CongestionManagement::Off)
+    }
+
+    // --- switch side
+
+    /// The head of a packet joined a queue of switch input `input` (a gport) towards local
+    /// output `out` on `vl`: the input's credits held for that output went from `old` to
+    /// `new`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub fn packet_enqueued<'v>(
+        &mut self,
+        v: impl FnOnce() -> SwitchView<'v>,
+        input: u32,
+        out: u16,
+        vl: u8,
+        old: u32,
+        new: u32,
+        now: Ps,
+    ) {
+        match self {
+            CongestionManagement::Off => {}
+            CongestionManagement::Ib(ib) => ib.packet_enqueued(&v(), input, out, vl, old, new, now),
+        }
+    }
+
+    /// The tail of a packet left switch input `input` (it went to local output `out` on `vl`):
+    /// the credits held for that output went from `old` to `new`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub fn packet_dequeued<'v>(
+        &mut self,
+        v: impl FnOnce() -> SwitchView<'v>,
+        input: u32,
+        out: u16,
+        vl: u8,
+        old: u32,
+        new: u32,
+        now: Ps,
+    ) {
+        match self {
+            CongestionManagement::Off => {}
+            CongestionManagement::Ib(ib) => ib.packet_dequeued(&v(), input, out, vl, old, new, now),
+        }
+    }
+
+    /// Switch output `output` starts sending `p` on `vl` (it has taken the packet's credits).
+    #[inline(always)]
+    pub fn packet_forwarded<'v>(
+        &mut self,
+        v: impl FnOnce() -> SwitchView<'v>,
+        output: u32,
+        vl: u8,
+        p: &mut Packet,
+        now: Ps,
+    ) {
+        match self {
+            CongestionManagement::Off => {}
+            CongestionManagement::Ib(ib) => ib.packet_forwarded(&v(), output, vl, p, now),
+        }
+    }
+
+    /// Credits for `vl` came back to switch output `output`.
+    #[inline(always)]
+    pub fn credits_returned<'v>(
+        &mut self,
+        v: impl FnOnce() -> SwitchView<'v>,
+        output: u32,
+        vl: u8,
+        now: Ps,
+    ) {
+        match self {
+            CongestionManagement::Off => {}
+            CongestionManagement::Ib(ib) => ib.credits_returned(&v(), output, vl, now),
+        }
+    }
+
+    // --- endpoint side
+
+    /// Destination HCA `h` consumed data packet `p`; returns the notification to send back,
+    /// if any.
     #[inline]
-    pub fn active(&self) -> bool {
-        !matches!(self, CongestionControl::Off)
+    pub fn packet_received(&mut self, h: u32, p: &Packet, now: Ps) -> Option<Notification> {
+        match self {
+            CongestionManagement::Off => None,
+            CongestionManagement::Ib(ib) => ib.packet_received(h, p, now),
+        }
+    }
+
+    /// HCA `h` consumed notification `p` about its flow `flow`.
+    #[inline]
+    pub fn notification_received(&mut self, h: u32, p: &Packet, flow: &Flow, now: Ps) {
+        match self {
+            CongestionManagement::Off => {}
+            CongestionManagement::Ib(ib) => ib.notification_received(h, p, flow, now),
+        }
+    }
+
+    /// The injection decision: earliest time flow `f` may start its next packet.
+    #[inline]
+    pub fn ready_at(&self, f: u32, flow: &Flow) -> Ps {
+        match self {
+            CongestionManagement::Off => 0,
+            CongestionManagement::Ib(ib) => ib.ready_at(f, flow),
+        }
+    }
+
+    /// Flow `f` starts a packet whose serialisation takes `ser` at `now`.
+    #[inline]
+    pub fn packet_sent(&mut self, f: u32, flow: &Flow, ser: Ps, now: Ps) {
+        match self {
+            CongestionManagement::Off => {}
+            CongestionManagement::Ib(ib) => ib.packet_sent(f, flow, ser, now),
+        }
+    }
+
+    /// The path choice: which of flow `f`'s paths its next packet takes (0: the forwarding
+    /// tables' one path, the only one today).
+    #[inline]
+    pub fn path_for(&mut self, _f: u32, _flow: &Flow) -> u8 {
+        match self {
+            CongestionManagement::Off | CongestionManagement::Ib(_) => 0,
+        }
+    }
+
+    // --- run
+
+    /// Statistics interval `interval` ends at `t` ([`CongestionManagement::samples_intervals`]).
+    #[inline]
+    pub fn interval_ended(&mut self, interval: u32, t: Ps) {
+        match self {
+            CongestionManagement::Off => {}
+            CongestionManagement::Ib(ib) => ib.interval_ended(interval, t),
+        }
+    }
+
+    /// The run ended at `end`, inside statistics interval `last`.
+    pub fn run_ended(&mut self, last: u32, end: Ps) {
+        match self {
+            CongestionManagement::Off => {}
+            CongestionManagement::Ib(ib) => ib.run_ended(last, end),
+        }
     }
 }

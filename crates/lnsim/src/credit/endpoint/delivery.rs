@@ -4,13 +4,14 @@
 //! or a FECN-marked data packet, spec §3.7.2, §4).
 
 use crate::config::Ps;
+use crate::credit::packet::CNP;
 use crate::credit::{Ev, Net};
 
 impl Net {
     /// Head of `pid` arrived at HCA input `g`.
     pub(crate) fn hca_receive(&mut self, pid: u32, g: u32, now: Ps) {
         let (vl, credits) = (self.pkts[pid].vl, self.pkts[pid].credits);
-        if self.occupy(g, vl, credits).is_none() {
+        if self.occupy(g, vl, credits).is_none() || !self.occupy_queue(g, vl as u16, credits) {
             return;
         }
         self.pkts[pid].at = g;
@@ -38,19 +39,19 @@ impl Net {
             .expect("sink had a packet");
         let g = self.hca_gport[h as usize];
         let p = self.pkts[pid];
-        let vls = self.vls;
-        self.in_used[g as usize * vls + p.vl as usize] -= p.credits;
+        // an HCA's receive buffer has one queue per VL: the counter is the VL
+        self.release_input(g, p.vl, p.vl as u16, p.credits);
         let delay = self.timing[g as usize].delay;
         let up = self.peer[g as usize];
         self.at(
             now + delay,
             Ev::CreditArrive {
                 gport: up,
-                vl: p.vl,
+                counter: p.vl as u16,
                 credits: p.credits,
             },
         );
-        if p.flags & crate::credit::packet::CNP != 0 {
+        if p.flags & CNP != 0 {
             self.stats.delivered_control += 1;
         } else {
             self.stats
@@ -63,8 +64,11 @@ impl Net {
                 f.rx_bytes_window += p.bytes as u64;
             }
         }
-        if self.cc.active() {
-            self.cc_receive(h, &p, now);
+        if p.flags & CNP != 0 {
+            let flow = &self.traffic.flows[p.flow as usize];
+            self.cc.notification_received(h, &p, flow, now);
+        } else if let Some(n) = self.cc.packet_received(h, &p, now) {
+            self.queue_notification(h, n, now);
         }
         self.pkts.free(pid);
         if self.sink_q[h as usize].is_empty() {

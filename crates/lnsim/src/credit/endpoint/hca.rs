@@ -28,10 +28,9 @@ impl Net {
             self.wake(h, t);
             return;
         }
-        let vls = self.vls;
         if let Some(&pid) = self.control_q[h as usize].front() {
             let p = &self.pkts[pid];
-            if self.credits[g * vls + p.vl as usize] >= p.credits {
+            if self.credits[self.credit_slot_for(g as u32, p.dst, p.vl)] >= p.credits {
                 self.control_q[h as usize].pop_front();
                 self.transmit(h, pid, now);
             }
@@ -44,11 +43,11 @@ impl Net {
             for k in 0..n {
                 let idx = (start + k) % n;
                 let f = self.ready[h as usize][idx];
-                let vl = self.traffic.flows[f as usize].vl as usize;
-                if self.credits[g * vls + vl] < self.pkt_credits {
+                let fl = &self.traffic.flows[f as usize];
+                if self.credits[self.credit_slot_for(g as u32, fl.dst, fl.vl)] < self.pkt_credits {
                     continue;
                 }
-                let ra = self.cc_ready_at(f);
+                let ra = self.cc.ready_at(f, fl);
                 if ra > now {
                     cc_blocked = cc_blocked.min(ra);
                     continue;
@@ -93,6 +92,7 @@ impl Net {
         } else {
             self.hca_rr[h as usize] = idx as u32 + 1;
         }
+        let path = self.cc.path_for(f, &self.traffic.flows[f as usize]);
         let pid = self.pkts.alloc(Packet {
             src: h,
             dst,
@@ -100,6 +100,7 @@ impl Net {
             bytes: self.pkt_bytes,
             credits: self.pkt_credits,
             vl,
+            path,
             created,
             ..Packet::default()
         });
@@ -111,10 +112,10 @@ impl Net {
                 self.refill(s, now);
             }
         }
-        if self.cc.active() {
-            let tm = self.timing[self.hca_gport[h as usize] as usize];
-            self.cc_sent(f, tm.ser_pkt.max(tm.int_pkt), now);
-        }
+        let tm = &self.timing[self.hca_gport[h as usize] as usize];
+        let ser = tm.ser_pkt.max(tm.int_pkt);
+        self.cc
+            .packet_sent(f, &self.traffic.flows[f as usize], ser, now);
         self.transmit(h, pid, now);
     }
 
@@ -122,11 +123,12 @@ impl Net {
     pub(crate) fn transmit(&mut self, h: u32, pid: u32, now: Ps) {
         let g = self.hca_gport[h as usize] as usize;
         let tm = self.timing[g];
-        let (bytes, credits, vl, flags) = {
+        let (bytes, credits, vl, flags, dst) = {
             let p = &self.pkts[pid];
-            (p.bytes, p.credits, p.vl, p.flags)
+            (p.bytes, p.credits, p.vl, p.flags, p.dst)
         };
-        self.credits[g * self.vls + vl as usize] -= credits;
+        let slot = self.credit_slot_for(g as u32, dst, vl);
+        self.credits[slot] -= credits;
         let ser = if bytes == self.pkt_bytes {
             tm.ser_pkt.max(tm.int_pkt)
         } else {
@@ -164,7 +166,8 @@ impl Net {
     }
 
     /// Queues a congestion notification packet (BECN set) at HCA `h` for `n.to`.
-    pub(crate) fn queue_notification(&mut self, h: u32, n: Notification, bytes: u32, now: Ps) {
+    pub(crate) fn queue_notification(&mut self, h: u32, n: Notification, now: Ps) {
+        let bytes = n.bytes;
         let vl = self.traffic.flows[n.flow as usize].vl;
         let pid = self.pkts.alloc(Packet {
             src: h,

@@ -1,9 +1,17 @@
 //! Output arbitration: VL arbitration first, then round robin over input ports at packet
 //! granularity ("the switch considers the flows F2 and F3 as a single flow", spec §3.5), with
-//! the whole-packet downstream credit check of virtual cut-through.
+//! the whole-packet downstream credit check of virtual cut-through. Which queue of an input
+//! holds the packet for an output is the buffer organisation's answer
+//! ([`super::buffer::QueueScheme::requesting_queue`]); where several queues of one input can,
+//! the input's queues of the VL are searched round robin.
 
 use crate::config::Ps;
+use crate::credit::cc::switch_view;
+use crate::credit::switch::buffer::CreditKeeping;
 use crate::credit::{Ev, Net};
+
+/// A queue head that may be granted: `(global queue index, packet, slot in credits)`.
+type Eligible = (usize, u32, usize);
 
 impl Net {
     /// Lets output `og` (a switch port) start its next packet if it is idle and can.
@@ -37,18 +45,47 @@ impl Net {
     /// Only inputs whose queue head requests `og` (bits of `req_mask`) are visited, in the same
     /// round-robin order as a scan over all ports starting after the last one served.
     fn pick_and_grant(&mut self, og: u32, vl: u8, now: Ps) -> Option<u32> {
+        // the plain organisation has its own copy of the loop, with the answers of the general
+        // one fixed at compile time
+        if self.plain_buffers {
+            self.pick::<true>(og, vl, now)
+        } else {
+            self.pick::<false>(og, vl, now)
+        }
+    }
+
+    /// [`Net::pick_and_grant`]; `PLAIN`: [`Net::plain_buffers`](crate::credit::Net) holds.
+    #[inline(always)]
+    fn pick<const PLAIN: bool>(&mut self, og: u32, vl: u8, now: Ps) -> Option<u32> {
         let vls = self.vls;
         let sw = self.node_of[og as usize] as usize;
         let base = self.port_base[sw];
         let n = self.fabric.nodes[sw].ports.len();
         let out_local = (og - base) as u16;
         let ov = og as usize * vls + vl as usize;
-        let avail = self.credits[ov];
-        if avail < self.pkts.min_credits() {
-            return None; // no queued packet can fit
-        }
+        // with a shared pool every packet of the VL draws on the same counter
+        let pool = match &self.credit_keeping {
+            _ if PLAIN => {
+                let avail = self.credits[ov];
+                if avail < self.pkts.min_credits() {
+                    return None;
+                }
+                Some(avail)
+            }
+            CreditKeeping::SharedPool(_) => {
+                let avail = self.credits[ov];
+                if avail < self.pkts.min_credits() {
+                    return None; // no queued packet can fit
+                }
+                Some(avail)
+            }
+            CreditKeeping::Partitioned(_) => None,
+        };
         let start = (self.rr[ov] as usize + 1) % n;
-        let qlocal = self.mapping.queue_of(out_local, vl, vls);
+        let single = match self.queue_scheme.requesting_queue(out_local, vl, vls) {
+            s if !PLAIN => s,
+            s => Some(s.unwrap_or_default()),
+        };
         let mbase = ov * self.req_words;
         // first the inputs start..n, then 0..start
         for (from, to) in [(start, n), (0, start)] {
@@ -69,19 +106,23 @@ impl Net {
                     if self.being_sent[ig as usize] >= self.max_being_sent[ig as usize] {
                         continue;
                     }
-                    let qid = (self.queue_base[ig as usize] + qlocal) as usize;
-                    let Some(pid) = self.queues[qid].front() else {
-                        debug_assert!(false, "request bit without a queued packet");
+                    let found = match single {
+                        Some(qlocal) => {
+                            let qid = (self.queue_base[ig as usize] + qlocal) as usize;
+                            debug_assert!(
+                                !self.queues[qid].is_empty(),
+                                "request bit without a queued packet"
+                            );
+                            self.head_fits(qid, og, out_local, vl, pool)
+                        }
+                        None => self.head_for_output(ig, og, out_local, vl, pool),
+                    };
+                    let Some((qid, pid, slot)) = found else {
                         continue;
                     };
-                    let p = &self.pkts[pid];
-                    debug_assert_eq!(p.out_port, out_local, "request bit of another output");
-                    if p.credits > avail {
-                        continue;
-                    }
                     self.rr[ov] = i as u16;
-                    let bytes = p.bytes;
-                    self.grant(og, ig, qid, pid, vl, now);
+                    let bytes = self.pkts[pid].bytes;
+                    self.grant::<PLAIN>(og, ig, qid, pid, vl, slot, now);
                     return Some(bytes);
                 }
                 w += 1;
@@ -90,17 +131,86 @@ impl Net {
         None
     }
 
-    /// Moves packet `pid` from input `ig` (queue `qid`) to output `og`.
-    fn grant(&mut self, og: u32, ig: u32, qid: usize, pid: u32, vl: u8, now: Ps) {
+    /// The head of queue `qid` if it wants local output `out_local` (gport `og`) on `vl` and
+    /// the credits it needs there are available (`pool`: the VL's pool, when credits are kept
+    /// per VL).
+    #[inline(always)]
+    fn head_fits(
+        &self,
+        qid: usize,
+        og: u32,
+        out_local: u16,
+        vl: u8,
+        pool: Option<u32>,
+    ) -> Option<Eligible> {
+        let pid = self.queues[qid].front()?;
+        let p = &self.pkts[pid];
+        debug_assert_eq!(p.vl, vl);
+        if p.out_port != out_local {
+            return None; // (only where several queues of an input are searched)
+        }
+        let (avail, slot) = match pool {
+            Some(avail) => (avail, og as usize * self.vls + vl as usize),
+            None => {
+                let slot = self.credit_slot_for(og, p.dst, vl);
+                (self.credits[slot], slot)
+            }
+        };
+        (p.credits <= avail).then_some((qid, pid, slot))
+    }
+
+    /// Among the queues of input `ig` on `vl`, round robin from the one after the last served,
+    /// the first whose head wants `og` and fits (queue schemes where several queues of an
+    /// input can request one output).
+    #[cold]
+    fn head_for_output(
+        &mut self,
+        ig: u32,
+        og: u32,
+        out_local: u16,
+        vl: u8,
+        pool: Option<u32>,
+    ) -> Option<Eligible> {
         let vls = self.vls;
-        let ov = og as usize * vls + vl as usize;
+        let ports = self.fabric.nodes[self.node_of[ig as usize] as usize]
+            .ports
+            .len();
+        let classes = self.queue_scheme.queues_per_vl(ports) as u32;
+        let r = ig as usize * vls + vl as usize;
+        let last = self.head_rr[r];
+        let base = self.queue_base[ig as usize];
+        for k in 1..=classes {
+            let class = (last + k) % classes;
+            let qid = (base + class * vls as u32 + vl as u32) as usize;
+            if let Some(e) = self.head_fits(qid, og, out_local, vl, pool) {
+                self.head_rr[r] = class;
+                return Some(e);
+            }
+        }
+        None
+    }
+
+    /// Moves packet `pid` from input `ig` (queue `qid`) to output `og`, taking its credits
+    /// from `credits[slot]`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn grant<const PLAIN: bool>(
+        &mut self,
+        og: u32,
+        ig: u32,
+        qid: usize,
+        pid: u32,
+        vl: u8,
+        slot: usize,
+        now: Ps,
+    ) {
         self.pkts.pop_front(&mut self.queues[qid]);
         let mut other = None;
         let base = self.port_base[self.node_of[og as usize] as usize];
         self.drop_request(og, vl, ig - base);
         if let Some(next) = self.queues[qid].front() {
             // a VOQ's packets all want `og`; only a shared queue's head must be looked at
-            let t = if self.mapping.shared_outputs() {
+            let t = if self.queue_scheme.heads_share_outputs() {
                 base + self.pkts[next].out_port as u32
             } else {
                 og
@@ -119,11 +229,9 @@ impl Net {
             let p = &self.pkts[pid];
             (p.bytes, p.credits, p.tail, p.out_port)
         };
-        self.credits[ov] -= credits;
-        if self.cc.active() {
-            self.cc_mark(og, vl, pid);
-            self.cc_evaluate(og, vl, now);
-        }
+        self.credits[slot] -= credits;
+        self.cc
+            .packet_forwarded(switch_view!(self), og, vl, &mut self.pkts[pid], now);
         let (int_pkt, ser_pkt) = if bytes == self.pkt_bytes {
             (tm.int_pkt, tm.ser_pkt)
         } else {
@@ -138,8 +246,12 @@ impl Net {
             release,
             Ev::InputRelease {
                 gport: ig,
-                vl,
-                out: out_port,
+                counter: if PLAIN {
+                    vl as u16
+                } else {
+                    self.input_counter(ig, qid, vl)
+                },
+                out: out_port as u8,
                 credits,
             },
         );

@@ -1,8 +1,11 @@
 //! Switch input side: a packet's head arrives, the forwarding table picks the output, the
-//! queue mapping picks the queue, the packet takes its credits from the input's per-VL pool;
-//! when its tail leaves, the credits go back upstream (spec §3.4, §3.6).
+//! buffer organisation picks the queue, the packet takes its credits from the input's buffer
+//! (the VL's pool, or its queue's share); when its tail leaves, the credits go back upstream
+//! (spec §3.4, §3.6).
 
 use crate::config::Ps;
+use crate::credit::cc::switch_view;
+use crate::credit::switch::buffer::QueueQuery;
 use crate::credit::{Ev, Net};
 use crate::routing::tables::NO_PORT;
 
@@ -36,7 +39,17 @@ impl Net {
             p.out_port = out;
             p.at = g;
         }
-        let qid = (self.queue_base[g as usize] + self.mapping.queue_of(out, vl, vls)) as usize;
+        let query = QueueQuery {
+            input: g,
+            dst,
+            out,
+            vl,
+        };
+        let qlocal = self.queue_scheme.queue_of(&query, vls);
+        if !self.occupy_queue(g, qlocal as u16, credits) {
+            return;
+        }
+        let qid = (self.queue_base[g as usize] + qlocal) as usize;
         let was_empty = self.queues[qid].is_empty();
         self.pkts.push_back(&mut self.queues[qid], pid);
         let fi = self.fill_base[g as usize] as usize + out as usize * vls + vl as usize;
@@ -47,27 +60,31 @@ impl Net {
             self.add_request(og, vl, g - base);
             self.try_output(og, now);
         }
-        if self.cc.active() {
-            let level = self.fill[fi];
-            self.cc_fill_changed(g, og, vl, level - credits, level, now);
-        }
+        let level = self.fill[fi];
+        self.cc
+            .packet_enqueued(switch_view!(self), g, out, vl, level - credits, level, now);
     }
 
     /// The tail of a packet left switch input `g`: free its credits and tell the upstream.
-    pub(crate) fn input_release(&mut self, g: u32, vl: u8, out: u16, credits: u32, now: Ps) {
+    /// `counter` is the credit counter the packet held, `out` the local output it went to.
+    pub(crate) fn input_release(&mut self, g: u32, counter: u16, out: u8, credits: u32, now: Ps) {
         let vls = self.vls;
-        let iv = g as usize * vls + vl as usize;
-        self.in_used[iv] -= credits;
+        let vl = self.counter_vl(counter);
+        let lvl = self.release_input(g, vl, counter, credits);
         let fi = self.fill_base[g as usize] as usize + out as usize * vls + vl as usize;
         self.fill[fi] -= credits;
-        if self.cc.active() {
-            let level = self.fill[fi];
-            let og = self.port_base[self.node_of[g as usize] as usize] + out as u32;
-            self.cc_fill_changed(g, og, vl, level + credits, level, now);
-        }
+        let level = self.fill[fi];
+        self.cc.packet_dequeued(
+            switch_view!(self),
+            g,
+            out as u16,
+            vl,
+            level + credits,
+            level,
+            now,
+        );
         let bi = self.buf_index[g as usize];
         if bi != u32::MAX {
-            let lvl = self.in_used[iv];
             self.stats.buffer(bi as usize * vls + vl as usize, now, lvl);
         }
         let up = self.peer[g as usize];
@@ -76,7 +93,7 @@ impl Net {
             now + delay,
             Ev::CreditArrive {
                 gport: up,
-                vl,
+                counter,
                 credits,
             },
         );

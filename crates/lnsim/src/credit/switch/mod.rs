@@ -1,11 +1,14 @@
 //! The parametric input-buffered switch (spec §3.4–§3.5).
 //!
 //! One model, three replaceable parts:
-//! - **queue mapping** ([`queue_mapping`]): which queue of the input buffer a packet joins
-//!   (VOQ per output, or one FIFO per input);
-//! - **credit policy**: per input port and VL one credit pool shared by all its queues — a
-//!   congested queue can fill the whole pool and stop credit return, which is the HOL-blocking /
-//!   congestion-spreading mechanism the studies show (spec §3.4);
+//! - **buffer organisation** ([`buffer`]): which queue of the input buffer a packet joins
+//!   (one FIFO per VL, a VOQ per output, a queue per destination) and how the link's credits
+//!   are kept for those queues (one pool per VL shared by its queues — a congested queue can
+//!   fill the whole pool and stop credit return, which is the HOL-blocking /
+//!   congestion-spreading mechanism the studies show, spec §3.4 — or space partitioned per
+//!   queue);
+//! - **input** ([`input`]): a head arrives, the forwarding table picks the output, the buffer
+//!   organisation the queue; the tail leaves and the credits go back upstream;
 //! - **arbiter** ([`arbiter`]): per output, IBA high/low VL arbitration
 //!   ([`vl_arbitration`]) then round robin over *input ports* at packet granularity, which
 //!   produces the parking-lot effect (spec §3.5).
@@ -15,8 +18,12 @@
 //! the packet's tail (when it leaves the input, when the output wire finishes) respects the
 //! arrival of its last credit. `max_being_sent` limits the packets an input feeds through the
 //! crossbar at once; the crossbar moves `2 × width` bytes per core cycle.
+//!
+//! Congestion management sees the switch through its hooks (`credit/cc/mod.rs`): a packet
+//! enqueued at an input, its tail dequeued, a packet forwarded by an output, credits returned
+//! to an output.
 
 pub mod arbiter;
+pub mod buffer;
 pub mod input;
-pub mod queue_mapping;
 pub mod vl_arbitration;

@@ -1,0 +1,154 @@
+//! The network's credit accounting over the chosen buffer organisation: which credit counter
+//! a packet holds and where the output keeps it ([`CreditKeeping`]), the look-ahead to the
+//! next switch's queue when credits are kept per queue, and the occupancy of input buffers
+//! with its lossless check (credit flow control must make an overflow impossible).
+//!
+//! Kept apart from the organisation's types (`mod.rs`), which the network's definition
+//! imports, so that no circle of files forms.
+
+use super::shared_pool::SharedPool;
+use super::{CreditKeeping, QueueQuery};
+use crate::credit::Net;
+use crate::routing::tables::NO_PORT;
+
+impl Net {
+    /// Index in `credits` of counter `counter` held by output `og`.
+    #[inline(always)]
+    pub(crate) fn credit_slot(&self, og: u32, counter: u16) -> usize {
+        match &self.credit_keeping {
+            CreditKeeping::SharedPool(_) => SharedPool::slot(og, counter, self.vls),
+            CreditKeeping::Partitioned(p) => p.out_slot(og, counter),
+        }
+    }
+
+    /// The VL of credit counter `counter`.
+    #[inline(always)]
+    pub(crate) fn counter_vl(&self, counter: u16) -> u8 {
+        match &self.credit_keeping {
+            CreditKeeping::SharedPool(_) => counter as u8,
+            CreditKeeping::Partitioned(_) => (counter as usize % self.vls) as u8,
+        }
+    }
+
+    /// The counter a packet in queue `qid` (a global queue index) of input `ig` on `vl` holds.
+    #[inline(always)]
+    pub(crate) fn input_counter(&self, ig: u32, qid: usize, vl: u8) -> u16 {
+        match &self.credit_keeping {
+            CreditKeeping::SharedPool(_) => vl as u16,
+            CreditKeeping::Partitioned(_) => (qid as u32 - self.queue_base[ig as usize]) as u16,
+        }
+    }
+
+    /// The credit counter a packet for HCA `dst` on `vl` will hold in the buffer output `og`
+    /// drives: its VL with a shared pool; with partitioned credits the queue it will join
+    /// there (look-ahead routing: the next switch's forwarding table gives the output).
+    #[inline(always)]
+    pub(crate) fn downstream_counter(&self, og: u32, dst: u32, vl: u8) -> u16 {
+        match &self.credit_keeping {
+            CreditKeeping::SharedPool(_) => vl as u16,
+            CreditKeeping::Partitioned(_) => self.lookahead_queue(og, dst, vl),
+        }
+    }
+
+    /// Index in `credits` of what a packet for `dst` on `vl` needs at output `og`.
+    #[inline(always)]
+    pub(crate) fn credit_slot_for(&self, og: u32, dst: u32, vl: u8) -> usize {
+        match &self.credit_keeping {
+            CreditKeeping::SharedPool(_) => SharedPool::slot(og, vl as u16, self.vls),
+            CreditKeeping::Partitioned(_) => self.partitioned_slot_for(og, dst, vl),
+        }
+    }
+
+    /// [`Net::credit_slot_for`] with credits kept per queue.
+    #[cold]
+    #[inline(never)]
+    fn partitioned_slot_for(&self, og: u32, dst: u32, vl: u8) -> usize {
+        let CreditKeeping::Partitioned(p) = &self.credit_keeping else {
+            unreachable!("credits kept per queue")
+        };
+        p.out_slot(og, self.lookahead_queue(og, dst, vl))
+    }
+
+    /// The queue of the input driven by `og` that a packet for `dst` on `vl` will join (its VL
+    /// at an HCA).
+    #[inline(never)]
+    fn lookahead_queue(&self, og: u32, dst: u32, vl: u8) -> u16 {
+        let down = self.peer[og as usize];
+        if !self.is_switch[down as usize] {
+            return vl as u16;
+        }
+        let sw = self.node_of[down as usize];
+        let out = self.lft.out_port(sw, dst + 1);
+        if out == NO_PORT {
+            return vl as u16; // the arrival reports the missing route
+        }
+        let q = QueueQuery {
+            input: down,
+            dst,
+            out,
+            vl,
+        };
+        self.queue_scheme.queue_of(&q, self.vls) as u16
+    }
+
+    /// A packet of `credits` on `vl` entered the buffer of input `g`: takes the credits the
+    /// upstream reserved for it from the VL's space. Returns the VL's new occupancy, or None
+    /// (and records the fault) if the buffer would overflow — which credit flow control must
+    /// make impossible.
+    #[inline(always)]
+    pub(crate) fn occupy(&mut self, g: u32, vl: u8, credits: u32) -> Option<u32> {
+        let iv = g as usize * self.vls + vl as usize;
+        self.in_used[iv] += credits;
+        if self.in_used[iv] > self.in_cap[iv] {
+            let name = self.port_name(g);
+            self.fail(format!(
+                "lossless violated: input buffer {name} VL {vl} holds {} credits, capacity {}",
+                self.in_used[iv], self.in_cap[iv]
+            ));
+            return None;
+        }
+        Some(self.in_used[iv])
+    }
+
+    /// The packet that [`Net::occupy`] placed at input `g` joined counter `counter`: with
+    /// partitioned credits it takes them from the queue's share (a no-op with a shared pool).
+    /// Returns false (and records the fault) if the share would overflow.
+    #[inline(always)]
+    pub(crate) fn occupy_queue(&mut self, g: u32, counter: u16, credits: u32) -> bool {
+        match &self.credit_keeping {
+            CreditKeeping::SharedPool(_) => true,
+            CreditKeeping::Partitioned(_) => self.occupy_share(g, counter, credits),
+        }
+    }
+
+    /// [`Net::occupy_queue`] with credits kept per queue.
+    #[cold]
+    #[inline(never)]
+    fn occupy_share(&mut self, g: u32, counter: u16, credits: u32) -> bool {
+        let CreditKeeping::Partitioned(p) = &mut self.credit_keeping else {
+            unreachable!("credits kept per queue")
+        };
+        match p.occupy(g, counter, credits) {
+            Ok(_) => true,
+            Err((used, cap)) => {
+                let name = self.port_name(g);
+                self.fail(format!(
+                    "lossless violated: queue {counter} of input buffer {name} holds {used} credits, its share is {cap}"
+                ));
+                false
+            }
+        }
+    }
+
+    /// A packet of `credits` on `vl`, counter `counter`, left input `g`. Returns the VL's new
+    /// occupancy.
+    #[inline(always)]
+    pub(crate) fn release_input(&mut self, g: u32, vl: u8, counter: u16, credits: u32) -> u32 {
+        let iv = g as usize * self.vls + vl as usize;
+        self.in_used[iv] -= credits;
+        if let CreditKeeping::Partitioned(p) = &mut self.credit_keeping {
+            p.release(g, counter, credits);
+        }
+        self.in_used[iv]
+    }
+}

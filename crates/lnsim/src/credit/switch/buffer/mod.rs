@@ -1,0 +1,203 @@
+//! Buffer organisation: the one decision point `(packet, output) → queue` of an input buffer,
+//! and how the link's credits are kept for those queues (architecture "Seams that keep it
+//! changeable"; spec §3.4).
+//!
+//! Two independent choices, each an `enum` dispatched with `match` (no trait objects on the
+//! per-packet path), each variant one file:
+//!
+//! - **queue scheme** ([`QueueScheme`]): which queue of a switch input a packet joins, decided
+//!   when its head arrives from a [`QueueQuery`] — the input, the packet's destination HCA, the
+//!   output this switch's forwarding table chose, its VL. An input's queues are numbered
+//!   `class * vls + vl`: the scheme picks the *class* (`0..queues_per_vl`), the VL keeps its
+//!   own queues.
+//!   - [`one_queue`]: one FIFO per VL (1Q);
+//!   - [`voq_switch`]: one queue per output of this switch (VOQsw) — the CC studies' model;
+//!   - [`voq_net`]: one queue per destination (VOQnet), built in tests only so far.
+//! - **credit keeping** ([`CreditKeeping`]): what the upstream's credits count.
+//!   - [`shared_pool`]: one pool per input buffer and VL shared by all the VL's queues;
+//!   - [`partitioned`]: the VL's space split evenly among its queues, credits per queue; the
+//!     upstream looks ahead at the next switch's forwarding table to know the queue. Built in
+//!     tests only so far.
+//!
+//! A *credit counter* is what one credit count covers: the VL with a shared pool, the queue
+//! with partitioned credits (the VL at an HCA's receive buffer, which has one queue per VL).
+//! Events that carry credits ([`crate::credit::Ev::InputRelease`],
+//! [`crate::credit::Ev::CreditArrive`]) carry the counter. The network's side of it — the
+//! counter a packet holds, where an output keeps it, the look-ahead, the occupancy of input
+//! buffers — is [`accounting`] (`Net::credit_slot`, `Net::credit_slot_for`,
+//! `Net::downstream_counter`, `Net::occupy`, `Net::occupy_queue`, `Net::release_input`).
+//!
+//! Where the network asks: `switch/input.rs` (a head arrives: [`QueueScheme::queue_of`], then
+//! its occupancy); `switch/arbiter.rs` (which queue of an input requests an output:
+//! [`QueueScheme::requesting_queue`], or a search of the input's queues of the VL when several
+//! queues can; the credit check); `endpoint/hca.rs` (an HCA's credits for the first switch).
+//! The injection side keeps one queue per flow (queue pair), decided by `Traffic::flow_for`;
+//! an output has no queues of its own in this input-buffered switch.
+//!
+//! Request bookkeeping and the arbiter handle both kinds of scheme: those where at most one
+//! queue of an input can request an output on a VL (1Q, VOQsw: one request bit per input, and
+//! the arbiter's fast path when credits are kept per VL) and those where several can (VOQnet,
+//! DBBM, DDBBM: a count of requesting heads per input, output and VL, `Net::req_heads`).
+//!
+//! ## To add a queue scheme (DBBM, DDBBM)
+//!
+//! - **DBBM** (destination-based buffer management: `class = destination mod n` with `n`
+//!   queues per VL): write `switch/buffer/dbbm.rs` with `pub struct Dbbm { pub queues: u32 }`,
+//!   `queues_per_vl` (= `queues`) and `class_of` (`q.dst % self.queues`), like [`voq_net`];
+//!   add a variant `Dbbm(dbbm::Dbbm)` to [`QueueScheme`] and an arm in each of its `match`es
+//!   (`requesting_queue` returns None — several queues may request one output —,
+//!   `several_heads_per_output` and `heads_share_outputs` return true); register the scenario
+//!   value in [`QueueScheme::from_config`] (the key itself lives in `config/`).
+//! - **DDBBM** (DBBM plus a dynamically assigned extra queue for a congested destination):
+//!   write `switch/buffer/ddbbm.rs` the same way; its per-input table of dynamically assigned
+//!   queues lives in the `Ddbbm` struct, indexed by [`QueueQuery::input`] (a gport). The table
+//!   changes when a packet joins and when a queue empties: give `queue_of` a `&mut self`
+//!   variant for `switch_receive` (the arrival, `switch/input.rs`) and call a release from
+//!   `grant` where the queue's last packet leaves (`switch/arbiter.rs`, after `pop_front`);
+//!   the destination's congestion detection comes from the congestion-management hooks
+//!   (`credit/cc/mod.rs`).
+//! - A credit keeping is one file too (next to [`partitioned`]), a variant of
+//!   [`CreditKeeping`] and of [`CreditKeepingKind`], and an arm in each `match` of
+//!   [`accounting`] and of the builder's `initial_credits` (`credit/build.rs`).
+
+pub mod accounting;
+pub mod one_queue;
+pub mod partitioned;
+pub mod shared_pool;
+pub mod voq_net;
+pub mod voq_switch;
+
+use crate::config::QueueMappingKind;
+use one_queue::OneQueue;
+use partitioned::PartitionedCredits;
+use shared_pool::SharedPool;
+use voq_net::VoqNet;
+use voq_switch::VoqSwitch;
+
+/// What a queue scheme may look at to place a packet.
+#[derive(Debug, Clone, Copy)]
+pub struct QueueQuery {
+    /// The input gport the packet arrives at (a per-input table is indexed by it).
+    pub input: u32,
+    /// Destination HCA index (LID − 1).
+    pub dst: u32,
+    /// Local output port the forwarding table chose at this switch.
+    pub out: u16,
+    /// Virtual lane.
+    pub vl: u8,
+}
+
+/// How an input buffer splits into queues.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueScheme {
+    /// One FIFO per VL ([`one_queue`]).
+    OneQueue(OneQueue),
+    /// One queue per (output of this switch, VL) ([`voq_switch`]).
+    VoqSwitch(VoqSwitch),
+    /// One queue per (destination, VL) ([`voq_net`]).
+    VoqNet(VoqNet),
+}
+
+impl QueueScheme {
+    /// From the scenario key `switch.queue_mapping`.
+    pub fn from_config(k: QueueMappingKind) -> Self {
+        match k {
+            QueueMappingKind::Voq => QueueScheme::VoqSwitch(VoqSwitch),
+            QueueMappingKind::OneQueue => QueueScheme::OneQueue(OneQueue),
+        }
+    }
+
+    /// Queues per VL at an input of a switch with `ports` ports.
+    pub fn queues_per_vl(self, ports: usize) -> usize {
+        match self {
+            QueueScheme::OneQueue(s) => s.queues_per_vl(ports),
+            QueueScheme::VoqSwitch(s) => s.queues_per_vl(ports),
+            QueueScheme::VoqNet(s) => s.queues_per_vl(ports),
+        }
+    }
+
+    /// Queues per input of a switch with `ports` ports and `vls` VLs.
+    pub fn queues_per_input(self, ports: usize, vls: usize) -> usize {
+        self.queues_per_vl(ports) * vls
+    }
+
+    /// Local index (within the input's queues) of the queue the packet described by `q` joins.
+    #[inline(always)]
+    pub fn queue_of(self, q: &QueueQuery, vls: usize) -> u32 {
+        let class = match self {
+            QueueScheme::OneQueue(s) => s.class_of(q),
+            QueueScheme::VoqSwitch(s) => s.class_of(q),
+            QueueScheme::VoqNet(s) => s.class_of(q),
+        };
+        class * vls as u32 + q.vl as u32
+    }
+
+    /// The local index of the one queue of an input whose head can request output `out` on
+    /// `vl`, or None when several queues can (the arbiter then searches the VL's queues).
+    #[inline(always)]
+    pub fn requesting_queue(self, out: u16, vl: u8, vls: usize) -> Option<u32> {
+        match self {
+            QueueScheme::OneQueue(s) => Some(s.requesting_queue(out, vl)),
+            QueueScheme::VoqSwitch(s) => Some(s.requesting_queue(out, vl, vls)),
+            QueueScheme::VoqNet(_) => None,
+        }
+    }
+
+    /// True when several queues of one input can have heads requesting the same output on the
+    /// same VL (requests are then counted per input, output and VL).
+    #[inline(always)]
+    pub fn several_heads_per_output(self) -> bool {
+        matches!(self, QueueScheme::VoqNet(_))
+    }
+
+    /// True when a queue's packets can target several outputs (its new head must be looked at
+    /// after a grant).
+    #[inline(always)]
+    pub fn heads_share_outputs(self) -> bool {
+        matches!(self, QueueScheme::OneQueue(_) | QueueScheme::VoqNet(_))
+    }
+}
+
+/// How the credits of a link are kept.
+#[derive(Debug, Clone)]
+pub enum CreditKeeping {
+    /// One pool per input buffer and VL ([`shared_pool`]).
+    SharedPool(SharedPool),
+    /// Space partitioned per queue, credits per queue ([`partitioned`]).
+    Partitioned(PartitionedCredits),
+}
+
+/// The credit keeping a network is built with (the partitioned state needs the built ports).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CreditKeepingKind {
+    /// [`CreditKeeping::SharedPool`].
+    SharedPool,
+    /// [`CreditKeeping::Partitioned`].
+    Partitioned,
+}
+
+/// The buffer organisation a network is built with when not the scenario's own (tests build
+/// the variants no scenario key selects yet).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BufferChoice {
+    /// The queue scheme.
+    pub scheme: QueueScheme,
+    /// How credits are kept.
+    pub credits: CreditKeepingKind,
+}
+
+impl CreditKeeping {
+    /// The most credits output `og` holds for VL `vl`: the pool, or the best-provided queue of
+    /// the VL. `credits` and `peer` are the network's arrays of available credits and of link
+    /// ends.
+    #[inline(always)]
+    pub fn vl_credits(&self, credits: &[u32], peer: &[u32], og: u32, vl: u8, vls: usize) -> u32 {
+        match self {
+            CreditKeeping::SharedPool(_) => credits[SharedPool::slot(og, vl as u16, vls)],
+            CreditKeeping::Partitioned(p) => p.vl_credits(credits, og, peer[og as usize], vl, vls),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
