@@ -202,6 +202,7 @@ pub fn write_results(
     let mut summary = json!({
         "scenario": l.name,
         "complete": ending.is_complete(),
+        "model": l.model().name(),
         "seed": l.scenario.sim.seed,
         "version": crate::VERSION,
         "sim_time_s": end as f64 / PS_PER_S as f64,

@@ -20,77 +20,6 @@ use crate::traffic::synthetic::{Geometry, SyntheticTraffic};
 /// Random-stream purpose of Valiant intermediate draws.
 const VALIANT: u64 = 11;
 
-/// Keys of the InfiniBand model that a cycle-level scenario must not set.
-fn reject_ib_keys(l: &LoadedScenario) -> Result<()> {
-    let s = &l.scenario;
-    let ib_tables = ["links", "switch", "hca", "cc"];
-    for t in ib_tables {
-        if l.merged.contains_key(t) {
-            return Err(Error::input(
-                t,
-                "belongs to the InfiniBand model; a cycle-level scenario (sim.measure_cycles) \
-                 configures its routers in [router]",
-            ));
-        }
-    }
-    if s.sim.allow_deadlock {
-        return Err(Error::input(
-            "sim.allow_deadlock",
-            "belongs to the InfiniBand model; the cycle-level model refuses a cyclic \
-             channel-dependency graph at start-up and has no run-time deadlock detector",
-        ));
-    }
-    let present = [
-        ("sim.end_time", s.sim.end_time.is_some()),
-        ("sim.warmup", s.sim.warmup.0 != 0),
-        (
-            "sim.interval",
-            l.merged
-                .get("sim")
-                .and_then(|t| t.get("interval"))
-                .is_some(),
-        ),
-        ("traffic.flows", !s.traffic.flows.is_empty()),
-        ("traffic.generators", !s.traffic.generators.is_empty()),
-        ("routing.file", s.routing.file.is_some()),
-        (
-            "stats.buffer_occupancy",
-            l.merged
-                .get("stats")
-                .and_then(|t| t.get("buffer_occupancy"))
-                .is_some(),
-        ),
-        ("stats.fairness_sources", s.stats.fairness_sources.is_some()),
-        ("stats.fairness_from", s.stats.fairness_from.is_some()),
-    ];
-    for (k, p) in present {
-        if p {
-            return Err(Error::input(
-                k,
-                "belongs to the InfiniBand model; a cycle-level scenario uses sim.warmup_cycles, \
-                 sim.measure_cycles and the traffic.pattern keys",
-            ));
-        }
-    }
-    if let Some(tr) = l.merged.get("traffic").and_then(|t| t.as_table()) {
-        for k in [
-            "credit_bytes",
-            "mtu_credits",
-            "packet_bytes",
-            "message_bytes",
-            "payload_bytes",
-        ] {
-            if tr.contains_key(k) {
-                return Err(Error::input(
-                    &format!("traffic.{k}"),
-                    "belongs to the InfiniBand model; the cycle-level model sizes packets with traffic.packet_phits",
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
 /// Longest mesh/torus dimension of the cycle-level model, in routers (a 4096-router line takes
 /// its channel-dependency check about 3 s; BookSim-sized networks are 64 × 64 or 16⁴).
 pub(crate) const MAX_DIMENSION: usize = 4096;
@@ -165,7 +94,6 @@ impl CycleNet {
     /// Builds the network of a cycle-level scenario, naming its phases to `setup`.
     pub(crate) fn build(l: &LoadedScenario, setup: &mut SetupProgress) -> Result<Self> {
         setup.phase("checking keys");
-        reject_ib_keys(l)?;
         let s = &l.scenario;
         let rc = &s.router;
         let measure = s.sim.measure_cycles.ok_or_else(|| {
@@ -361,7 +289,7 @@ impl CycleNet {
             rc.global_vcs.is_some() && !dragonfly,
             "applies to Dragonflies",
         )?;
-        let policy = VlbPolicy::parse(r.vlb_policy.as_deref().unwrap_or("lgl"))?;
+        let policy = VlbPolicy::parse(r.vlb_policy.unwrap_or_default().name())?;
         let template = match &r.vc_template {
             Some(items) => VcTemplate::parse(items)?,
             None if alg == Algorithm::Min => VcTemplate::minimal(),
@@ -724,7 +652,7 @@ impl CycleNet {
                 d.p,
                 d.a,
                 d.h,
-                t.arrangement.as_deref().unwrap_or("palmtree")
+                t.arrangement.unwrap_or_default().name()
             ),
             Shape::MeshTorus { dims, torus, .. } => format!(
                 "{} {}",

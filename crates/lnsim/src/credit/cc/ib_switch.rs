@@ -10,7 +10,7 @@
 //! switch has arbitrated, so a port that waits for credits sees itself as a victim.
 
 use super::CongestionControl;
-use crate::config::{CcConfig, Ps, VictimMask};
+use crate::config::{self, CcConfig, Marking, Ps, RootCredits, VictimMask};
 use crate::credit::packet::{CNP, FECN};
 use crate::credit::Net;
 use crate::engine::rng::{purpose, stream};
@@ -152,54 +152,20 @@ impl SwitchCc {
         class: &[LinkClass],
         seed: u64,
     ) -> Result<Self> {
-        let mode = match c.threshold_mode.as_str() {
-            "per_voq" => ThresholdMode::PerVoq,
-            "sum" => ThresholdMode::Sum,
-            "sum_divided" => ThresholdMode::SumDivided,
-            o => {
-                return Err(Error::input(
-                    "cc.threshold_mode",
-                    format!("unknown \"{o}\"; allowed: \"per_voq\", \"sum\", \"sum_divided\""),
-                ))
-            }
+        let mode = match c.threshold_mode {
+            config::ThresholdMode::PerVoq => ThresholdMode::PerVoq,
+            config::ThresholdMode::Sum => ThresholdMode::Sum,
+            config::ThresholdMode::SumDivided => ThresholdMode::SumDivided,
         };
-        if !matches!(c.threshold_mapping.as_str(), "sixteenths" | "fifteenths") {
-            return Err(Error::input(
-                "cc.threshold_mapping",
-                format!(
-                    "unknown \"{}\"; allowed: \"sixteenths\", \"fifteenths\"",
-                    c.threshold_mapping
-                ),
-            ));
-        }
-        let root_need = match c.root_credits.as_str() {
-            "packet" => pkt_credits,
-            "one" => 1,
-            o => {
-                return Err(Error::input(
-                    "cc.root_credits",
-                    format!("unknown \"{o}\"; allowed: \"packet\", \"one\""),
-                ))
-            }
+        let root_need = match c.root_credits {
+            RootCredits::Packet => pkt_credits,
+            RootCredits::One => 1,
         };
-        let random = match c.marking.as_str() {
-            "deterministic" => false,
-            "random" => true,
-            o => {
-                return Err(Error::input(
-                    "cc.marking",
-                    format!("unknown \"{o}\"; allowed: \"deterministic\", \"random\""),
-                ))
-            }
-        };
+        let random = c.marking == Marking::Random;
         let global_victim = |cls: LinkClass| -> Result<bool> {
-            match &c.victim_mask {
-                VictimMask::All(b) => Ok(*b),
-                VictimMask::Named(n) if n == "host_ports" => Ok(cls == LinkClass::Host),
-                VictimMask::Named(n) => Err(Error::input(
-                    "cc.victim_mask",
-                    format!("unknown \"{n}\"; allowed: true, false, \"host_ports\""),
-                )),
+            match c.victim_mask {
+                VictimMask::All(b) => Ok(b),
+                VictimMask::HostPorts => Ok(cls == LinkClass::Host),
             }
         };
         let check_w = |key: &str, w: u32| -> Result<u32> {
@@ -249,7 +215,7 @@ impl SwitchCc {
                 None => c.threshold,
             };
             if w != 0 {
-                s.port[g].enter = level(w, &c.threshold_mapping);
+                s.port[g].enter = level(w, c.threshold_mapping.name());
                 s.port[g].leave = s.port[g].enter;
                 if hysteresis {
                     if c.reset_threshold <= w {
@@ -258,7 +224,7 @@ impl SwitchCc {
                             format!("{} must be higher than the threshold {w} (a lower fill level), or 0 for no hysteresis", c.reset_threshold),
                         ));
                     }
-                    s.port[g].leave = level(c.reset_threshold, &c.threshold_mapping);
+                    s.port[g].leave = level(c.reset_threshold, c.threshold_mapping.name());
                 }
             }
             s.port[g].victim = match o.victim_mask {
