@@ -2,7 +2,7 @@
 //! network instance, its tables, traffic, congestion control, statistics and results files,
 //! from the scenario's parameters alone (issue 14 item 3).
 
-use crate::config::{Injection, LoadedScenario, NodeSet};
+use crate::config::{CcLevel, DestinationPer, Injection, LoadedScenario, NodeSet};
 use crate::engine::memory::{fabric_parts, grown, m, sz, MemoryEstimate, Phase};
 use crate::error::Result;
 use crate::topology::{self, FabricSize, LinkParams};
@@ -79,7 +79,7 @@ fn ib_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) -> Res
             crate::credit::cc::ib_switch::SwitchCc::bytes_per_port(vls),
         ) + m(
             hcas,
-            16 + if s.cc.level == crate::config::CcLevel::Sl {
+            16 + if s.cc.level == CcLevel::Sl {
                 vls * 25
             } else {
                 0
@@ -155,7 +155,7 @@ fn ib_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) -> Res
         let start = g.start.0.min(end);
         let stop = g.stop.map_or(end, |d| d.0.min(end));
         let active = stop.saturating_sub(start);
-        let unit = if g.destination_per == crate::config::DestinationPer::Packet {
+        let unit = if g.destination_per == DestinationPer::Packet {
             pkt_time
         } else {
             msg_time
