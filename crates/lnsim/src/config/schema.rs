@@ -202,10 +202,12 @@ pub struct TopologyConfig {
 
 crate::choice! {
     /// Link width (lanes).
+    #[derive(Default)]
     pub enum LinkWidth {
         /// 1 lane.
         X1 = "1x",
         /// 4 lanes.
+        #[default]
         X4 = "4x",
         /// 8 lanes.
         X8 = "8x",
@@ -249,9 +251,10 @@ crate::choice! {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkConfig {
-    /// Width: "1x", "4x", "8x", "12x".
+    /// Width: "1x", "4x", "8x", "12x" (default 4x, also with `rate`: the internal transfer
+    /// is `2 × width` bytes per cycle).
     #[serde(default)]
-    pub width: Option<LinkWidth>,
+    pub width: LinkWidth,
     /// Speed: "SDR", "DDR", "QDR", "FDR", "EDR", "HDR".
     #[serde(default)]
     pub speed: Option<LinkSpeed>,
@@ -287,7 +290,7 @@ impl Default for LinksConfig {
 }
 fn default_host_link() -> LinkConfig {
     LinkConfig {
-        width: Some(LinkWidth::X4),
+        width: LinkWidth::X4,
         speed: Some(LinkSpeed::Sdr),
         rate: None,
         delay: default_link_delay(),
@@ -295,7 +298,7 @@ fn default_host_link() -> LinkConfig {
 }
 fn default_fabric_link() -> LinkConfig {
     LinkConfig {
-        width: Some(LinkWidth::X4),
+        width: LinkWidth::X4,
         speed: Some(LinkSpeed::Qdr),
         rate: None,
         delay: default_link_delay(),
@@ -328,7 +331,7 @@ pub struct PortOverrides {
 }
 
 /// `[switch.vl_arbitration]`: IBA high/low priority VL arbitration tables.
-#[derive(Debug, Clone, Deserialize, Default)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct VlArbitrationConfig {
     /// High-priority table: `[[vl, weight], ...]`, weight in 64-byte units (1–255).
@@ -340,6 +343,11 @@ pub struct VlArbitrationConfig {
     /// Limit of high-priority packets (in 4 KiB units as in IBA; 255 = unlimited).
     #[serde(default = "default_high_limit")]
     pub high_limit: u32,
+}
+impl Default for VlArbitrationConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("vl arbitration defaults")
+    }
 }
 fn default_high_limit() -> u32 {
     255
@@ -852,7 +860,7 @@ pub struct RouterConfig {
     #[serde(default = "default_speedup")]
     pub speedup: u32,
     /// Iterations of the input-first separable allocator per cycle (spec A18: 1).
-    #[serde(default = "default_one_u32")]
+    #[serde(default = "default_one")]
     pub allocator_iterations: u32,
     /// Injection queue per node in phits (Table 3-1: 126 KB = 5,040 phits).
     #[serde(default = "default_injection_queue")]
@@ -1110,16 +1118,16 @@ pub struct CcConfig {
     #[serde(default)]
     pub victim_mask: VictimMask,
     /// Eligible packets sent unmarked between two marked ones (spec §2.2.5).
-    #[serde(default = "default_one_u32")]
+    #[serde(default = "default_one")]
     pub marking_rate: u32,
     /// `"random"` geometric gaps with mean `marking_rate` (default) or a `"deterministic"` counter.
     #[serde(default)]
     pub marking: Marking,
     /// Packets smaller than this many credits are never marked.
-    #[serde(default = "default_one_u32")]
+    #[serde(default = "default_one")]
     pub packet_size: u32,
     /// CCTI raise per BECN.
-    #[serde(default = "default_one_u32")]
+    #[serde(default = "default_one")]
     pub ccti_increase: u32,
     /// Upper bound of CCTI.
     #[serde(default = "default_ccti_limit")]
@@ -1160,9 +1168,6 @@ fn default_threshold() -> u32 {
 }
 fn default_reset_threshold() -> u32 {
     3
-}
-fn default_one_u32() -> u32 {
-    1
 }
 fn default_ccti_limit() -> u32 {
     128
