@@ -61,10 +61,17 @@ pub fn validate_file_with(
 /// then the model's wing builds everything a run builds and reports it.
 pub fn validate_scenario(l: &LoadedScenario, max_memory: Option<u64>) -> Result<String> {
     let mem = memory::check(estimate_memory(l)?, max_memory)?;
-    let mut out = match l.model() {
+    let report = match l.model() {
         Model::InfiniBand => crate::credit::validate(l)?,
         Model::Cycle => crate::cycle::validate_cycle(l)?,
     };
+    // the model, after the wing's first line: whether sim.model named it or it was inferred
+    let (first, rest) = report.split_once('\n').unwrap_or((report.as_str(), ""));
+    let how = match l.model_choice.note() {
+        Some(note) => note,
+        None => "from sim.model".to_string(),
+    };
+    let mut out = format!("{first}\n  model: {} ({how})\n{rest}", l.model().name());
     out.push_str(&format!(
         "  memory: {}; {}\n",
         mem.summary(),

@@ -88,6 +88,14 @@ fn validate_accepts_what_runs_and_states_the_memory_estimate() {
         std::fs::write(&path, text).unwrap();
         let report = validate_file_with(&path, &[], None).unwrap();
         assert!(report.contains("memory: about "), "{report}");
+        // the model, and that it was inferred (these scenarios do not give sim.model)
+        let model = ["infiniband", "cycle"][i];
+        assert!(
+            report.lines().nth(1).unwrap().starts_with(&format!(
+                "  model: {model} (sim.model not given: inferred {model} from "
+            )) && report.contains(&format!("; add sim.model = \"{model}\")")),
+            "{report}"
+        );
         // user-facing names, not the internal ones ("routing Dor", "Mesh")
         assert!(report.contains("routing: dor"), "{report}");
         assert!(
@@ -126,18 +134,26 @@ fn sample(kind: lnsim::config::keys::ValueKind) -> Option<String> {
 
 #[test]
 fn a_key_of_the_other_model_is_refused_naming_it_as_the_metadata_says() {
+    // scenarios whose model is inferred, then the same naming it (`sim.model`)
+    let named =
+        |base: &str, m: &str| base.replacen("[sim]\n", &format!("[sim]\nmodel = \"{m}\"\n"), 1);
+    refused_keys(IB, CYCLE, true);
+    refused_keys(&named(IB, "infiniband"), &named(CYCLE, "cycle"), false);
+}
+
+fn refused_keys(ib: &str, cycle: &str, inferred: bool) {
     use lnsim::config::keys::{expand, KEYS};
     use lnsim::config::Model;
     let dir = tempfile::tempdir().unwrap();
     let mut checked = 0;
     for k in KEYS {
         let (base, other) = match k.model {
-            Some(Model::Cycle) => (IB, "cycle-level"),
-            Some(Model::InfiniBand) => (CYCLE, "InfiniBand"),
+            Some(Model::Cycle) => (ib, "cycle-level"),
+            Some(Model::InfiniBand) => (cycle, "InfiniBand"),
             None => continue,
         };
-        // giving sim.measure_cycles selects the cycle-level model itself
-        if k.path == "sim.measure_cycles" {
+        // without sim.model, giving sim.measure_cycles selects the cycle-level model itself
+        if inferred && k.path == "sim.measure_cycles" {
             continue;
         }
         let Some(v) = sample(k.kind) else { continue };
@@ -162,6 +178,11 @@ fn a_key_of_the_other_model_is_refused_naming_it_as_the_metadata_says() {
             })
             .any(|prefix| e.contains(&format!("{prefix}:")) || e.contains(&format!("`{prefix}`")));
         assert!(named, "{} ({other}): {e}", k.path);
+        assert!(
+            e.contains(&format!("belongs to the {other} model")),
+            "{}: {e}",
+            k.path
+        );
         checked += 1;
     }
     assert!(checked > 80, "{checked}");

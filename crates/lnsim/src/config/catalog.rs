@@ -3,7 +3,7 @@
 //! are the ones scenarios write; the tests check them against the schema's enums and the
 //! allowed values of [`super::keys`].
 
-use super::Model;
+use super::model::Model;
 
 /// One thing a scenario can choose.
 #[derive(Debug, Clone, Copy)]
@@ -121,7 +121,7 @@ mod tests {
         for kind in TopologyKind::ALL {
             let back: TopologyKind =
                 serde::Deserialize::deserialize(toml::Value::String(kind.name().into())).unwrap();
-            assert_eq!(back, kind);
+            assert_eq!(back, *kind);
         }
         let mut r: Vec<_> = RoutingAlgorithm::ALL.iter().map(|a| a.name()).collect();
         let mut c = names("routing");
@@ -131,7 +131,7 @@ mod tests {
         for a in RoutingAlgorithm::ALL {
             let back: RoutingAlgorithm =
                 serde::Deserialize::deserialize(toml::Value::String(a.name().into())).unwrap();
-            assert_eq!(back, a);
+            assert_eq!(back, *a);
         }
         let mut k = choices("routing.algorithm");
         k.sort_unstable();

@@ -9,8 +9,13 @@
 //! `after`; `sweep.<key path>` for any key of the free-form `[sweep]` table. The entries of
 //! `[[traffic.transient.<phase>.mix]]` have the keys of `traffic.mix[]` ([`ALIASES`]).
 
+use super::model::Model;
+use super::schema::{
+    Arrangement, CcLevel, CctAlgorithm, DestinationPer, Injection, LinkSpeed, LinkWidth, Marking,
+    PortNumbering, QueueMappingKind, RootCredits, RoutingAlgorithm, Subset, ThresholdMapping,
+    ThresholdMode, TimerMode, TopologyKind, VlbPolicy,
+};
 use super::units::{BitRate, Bytes, Duration, Frequency, PS_PER_S};
-use super::Model;
 use crate::error::{Error, Result};
 
 /// Largest duration any key accepts: one hour of simulated time (the latency histograms reach
@@ -137,35 +142,10 @@ pub const PLACEHOLDERS: &[(&str, &[&str])] = &[
     ("<phase>", &["before", "after"]),
 ];
 
-/// Patterns of the cycle-level model on every topology.
-pub const CYCLE_PATTERNS_ANY: &[&str] = &["uniform", "hotspot", "mix", "transient"];
-
-const TOPOLOGY_KINDS: &[&str] = &[
-    "mesh",
-    "torus",
-    "fat_tree",
-    "gran_testbed",
-    "file",
-    "dragonfly",
-];
-const ROUTINGS: &[&str] = &[
-    "dor", "dmodk", "updown", "lft_file", "min", "vlb", "ugal", "pb",
-];
-const CYCLE_PATTERNS: &[&str] = &[
-    "uniform",
-    "adv",
-    "advl",
-    "advc",
-    "mix",
-    "transient",
-    "transpose",
-    "bit_complement",
-    "bit_reversal",
-    "shuffle",
-    "tornado",
-    "neighbour",
-    "hotspot",
-];
+/// Every pattern (`traffic.pattern`): the names of [`super::Pattern`].
+const CYCLE_PATTERNS: &[&str] = super::schema::Pattern::NAMES;
+/// The patterns of a mix component (all but `mix` and `transient`; checked against
+/// [`super::Pattern`] by a test).
 const STEADY_PATTERNS: &[&str] = &[
     "uniform",
     "adv",
@@ -263,6 +243,8 @@ pub const KEYS: &[KeyInfo] = &[
     key!("scenario.name", ValueKind::Str, "", "file stem", None,
         "name; the default results folder is `results/<name>/` (one folder name: no `/` or `\\`, not `.`, `..` or empty)"),
     key!("scenario.description", ValueKind::Str, "", "—", None, "free text"),
+    key!("sim.model", ValueKind::Choice(Model::NAMES), "", "inferred: `cycle` with `sim.measure_cycles` or a Dragonfly, else `infiniband`", None,
+        "the simulation model: `infiniband` (the credit-level InfiniBand model: event-driven, picosecond time, 64-byte credits) or `cycle` (the cycle-level router model: phits and cycles). A key of the other model is refused, naming the model it belongs to. Without it the model is inferred as shown, and `lnsim validate` says so"),
     key!("sim.end_time", dur(), "", "required (InfiniBand model)", IB,
         "simulated end time (`\"0.7s\"`); the cycle-level model uses `sim.warmup_cycles` + `sim.measure_cycles` instead"),
     key!("sim.seed", int(0, i64::MAX), "", "1", None,
@@ -273,20 +255,20 @@ pub const KEYS: &[KeyInfo] = &[
     key!("sim.warmup_cycles", int(0, MAX_CYCLES), "cycles", "0", CY,
         "cycles simulated before the measurement starts (Dragonfly spec §5: 60,000)"),
     key!("sim.measure_cycles", int(1, MAX_CYCLES), "cycles", "required (cycle-level model)", CY,
-        "measured cycles after the warm-up (spec §5: 60,000). Giving it selects the cycle-level model"),
+        "measured cycles after the warm-up (spec §5: 60,000). Without `sim.model`, giving it selects the cycle-level model"),
     key!("sim.saturation_queue_packets", ValueKind::Float { min: 0.0, max: 1e9, min_open: true }, "packets", "50", CY,
         "a point is saturated, and stops early, when the packets waiting at the sources exceed this many per node on average (the injection queues grow without bound)"),
     key!("sim.saturation_min_cycles", int(0, MAX_CYCLES), "cycles", "5000", CY,
         "a saturated point still measures at least this many cycles before it stops, so its accepted load is a steady-state figure"),
     key!("sim.allow_deadlock", ValueKind::Bool, "", "false", IB,
         "run even though the channel-dependency graph of the routes is cyclic (to study deadlock). Without it, `validate` and `run` refuse such a scenario (exit 2) naming the cycle; a run that then deadlocks writes its results and exits 3"),
-    key!(required "topology.kind", ValueKind::Choice(TOPOLOGY_KINDS), "", None,
+    key!(required "topology.kind", ValueKind::Choice(TopologyKind::NAMES), "", None,
         "the fabric to build (`lnsim list` describes each); `dragonfly` runs on the cycle-level model only, `fat_tree`, `gran_testbed` and `file` on the InfiniBand model only"),
     key!("topology.dims", ValueKind::IntList { min: 1, max: 1_000_000, min_len: 1, max_len: 24 }, "switches", "—", None,
         "mesh/torus: switches per dimension, `[rows, columns]` in 2D (`[3, 3, 3]` in 3D). Names `SW<r><c>`, HCAs `H<r><c><k>` (subscripts joined by `_` when a dimension exceeds 9); HCA LIDs in naming order; the cycle-level model takes at most 4096 routers per dimension"),
     key!("topology.hcas_per_switch", int(1, 4096), "", "—", None,
         "mesh/torus: HCAs per switch (on ports 0 … k−1); an InfiniBand-model switch has at most 254 ports in all"),
-    key!("topology.port_numbering", ValueKind::Choice(&["zeru", "dimension"]), "", "`zeru` for 2D meshes, else `dimension`", None,
+    key!("topology.port_numbering", ValueKind::Choice(PortNumbering::NAMES), "", "`zeru` for 2D meshes, else `dimension`", None,
         "mesh/torus: `zeru` is the port table of [Z] §3.3.1 (2D meshes only); `dimension` numbers per dimension the minus, then the plus neighbour"),
     key!("topology.k", int(1, 1024), "", "—", IB, "fat_tree: arity k of a k-ary n-tree"),
     key!("topology.n", int(1, 16), "", "—", IB, "fat_tree: levels n of a k-ary n-tree"),
@@ -302,11 +284,11 @@ pub const KEYS: &[KeyInfo] = &[
         "dragonfly: routers per group"),
     key!("topology.h", int(1, 1024), "", "p", CY,
         "dragonfly: global links per router; the network has a·h + 1 groups (one global link per pair of groups)"),
-    key!("topology.arrangement", ValueKind::Choice(&["palmtree", "consecutive"]), "", "`palmtree`", CY,
+    key!("topology.arrangement", ValueKind::Choice(Arrangement::NAMES), "", "`palmtree`", CY,
         "dragonfly: global link arrangement, `palmtree` (spec §1.1.2) or `consecutive`"),
-    key!("links.<class>.width", ValueKind::Choice(&["1x", "4x", "8x", "12x"]), "", "`4x`", IB,
+    key!("links.<class>.width", ValueKind::Choice(LinkWidth::NAMES), "", "`4x`", IB,
         "link width in lanes"),
-    key!("links.<class>.speed", ValueKind::Choice(&["SDR", "DDR", "QDR", "FDR", "EDR", "HDR"]), "", "host `SDR`, fabric `QDR`", IB,
+    key!("links.<class>.speed", ValueKind::Choice(LinkSpeed::NAMES), "", "host `SDR`, fabric `QDR`", IB,
         "lane speed: `SDR`, `DDR`, `QDR` (8b/10b), `FDR`, `EDR`, `HDR` (64b/66b)"),
     key!("links.<class>.rate", RATE, "", "—", IB, "a data rate instead of width × speed"),
     key!("links.<class>.delay", dur(), "", "`\"5ns\"`", IB, "propagation delay"),
@@ -319,7 +301,7 @@ pub const KEYS: &[KeyInfo] = &[
     key!("switch.routing_delay", dur(), "", "`\"0ns\"`", IB, "head arrival → forwarding decision"),
     key!("switch.input_delay", dur(), "", "`\"0ns\"`", IB, "input buffer → output arbiter"),
     key!("switch.output_delay", dur(), "", "`\"0ns\"`", IB, "output arbiter → wire"),
-    key!("switch.queue_mapping", ValueKind::Choice(&["voq", "one_queue"]), "", "`voq`", IB,
+    key!("switch.queue_mapping", ValueKind::Choice(QueueMappingKind::NAMES), "", "`voq`", IB,
         "`voq` (a queue per output, shared credits) or `one_queue` (one FIFO per input and VL)"),
     key!("switch.vl_arbitration.high", ValueKind::VlTable, "", "`[]`", IB,
         "high-priority table `[[vl, weight], …]`, weights 1–255 in 64-byte units"),
@@ -340,11 +322,11 @@ pub const KEYS: &[KeyInfo] = &[
     key!("hca.sink.drain_rate", RATE, "", "—", IB, "a drain rate instead of PCIe parameters"),
     key!("hca.sink.hiccup_on", dur(), "", "`\"0ns\"`", IB, "pause of each hiccup period (nothing drains)"),
     key!("hca.sink.hiccup_off", dur(), "", "`\"0ns\"`", IB, "draining part of each hiccup period"),
-    key!("routing.algorithm", ValueKind::Choice(ROUTINGS), "", "by topology: `dor` (mesh/torus), `dmodk` (fat tree), `updown` (others); required for a Dragonfly", None,
+    key!("routing.algorithm", ValueKind::Choice(RoutingAlgorithm::NAMES), "", "by topology: `dor` (mesh/torus), `dmodk` (fat tree), `updown` (others); required for a Dragonfly", None,
         "`dor` (x = column first, then rows; tori the short way), `dmodk`, `updown`, `lft_file`; cycle-level model: `dor` or `vlb` on meshes/tori, and on a Dragonfly `min` (Dragonfly spec §3.1), `vlb` (Valiant, §3.2; on meshes/tori DOR to a random intermediate router, then DOR), `ugal` (UGAL with source-router queues, §3.5, Eq. 2-1), `pb` (Piggyback, §3.6)"),
     key!("routing.file", ValueKind::Str, "", "—", IB,
         "with `lft_file`: forwarding tables, one line per switch `NAME: 255 p1 p2 …` (entry i = output port for LID i, 255 = none)"),
-    key!("routing.vlb_policy", ValueKind::Choice(&["lgl", "lg-", "-gl", "-g-"]), "", "`lgl`", CY,
+    key!("routing.vlb_policy", ValueKind::Choice(VlbPolicy::NAMES), "", "`lgl`", CY,
         "Dragonfly: Valiant phase-A policy (spec §3.0.2); only with `vlb`, `ugal` and `pb` (an error with `min`)"),
     key!("routing.valiant_source_group", ValueKind::Bool, "", "false", CY,
         "Dragonfly `vlb`/`ugal`/`pb`: may an inter-group packet pick its Valiant intermediate in its own group (spec A17, FOGSim SRCEXC)? Intra-group packets always stay in their group (RVLB, §3.3)"),
@@ -397,7 +379,7 @@ pub const KEYS: &[KeyInfo] = &[
     key!("traffic.flows[].start", dur(), "", "0", IB, "start of the active interval"),
     key!("traffic.flows[].stop", dur(), "", "end", IB,
         "end of the active interval (a message in progress is finished)"),
-    key!("traffic.flows[].injection", ValueKind::Choice(&["flood", "bernoulli"]), "", "`flood`", IB,
+    key!("traffic.flows[].injection", ValueKind::Choice(Injection::NAMES), "", "`flood`", IB,
         "`flood` (greedy) or `bernoulli`"),
     key!("traffic.flows[].load", frac(true), "", "—", IB,
         "bernoulli: offered load as a fraction of the host link"),
@@ -410,20 +392,20 @@ pub const KEYS: &[KeyInfo] = &[
     key!("traffic.generators[].source_fraction", frac(true), "", "—", IB, "keep this fraction of the sources"),
     key!("traffic.generators[].destination_fraction", frac(true), "", "—", IB,
         "keep this fraction of the destinations"),
-    key!("traffic.generators[].subset", ValueKind::Choice(&["every_other", "random"]), "", "`every_other`", IB,
+    key!("traffic.generators[].subset", ValueKind::Choice(Subset::NAMES), "", "`every_other`", IB,
         "how fractions are picked: `every_other` (even spread in LID order) or `random` (seeded)"),
     key!("traffic.generators[].pattern", ValueKind::Choice(&["uniform"]), "", "`uniform`", IB, "destination pattern"),
     key!("traffic.generators[].hotspot", ValueKind::Str, "", "—", IB,
         "with `hotspot_fraction`: an HCA that receives that fraction of the messages"),
     key!("traffic.generators[].hotspot_fraction", frac(false), "", "—", IB,
         "fraction of the messages sent to `hotspot`"),
-    key!("traffic.generators[].injection", ValueKind::Choice(&["flood", "bernoulli"]), "", "`flood`", IB,
+    key!("traffic.generators[].injection", ValueKind::Choice(Injection::NAMES), "", "`flood`", IB,
         "`flood` or `bernoulli`"),
     key!("traffic.generators[].load", frac(true), "", "—", IB, "bernoulli: offered load per source"),
     key!("traffic.generators[].rate", RATE, "", "—", IB, "bernoulli: offered rate per source"),
     key!("traffic.generators[].start", dur(), "", "0", IB, "start of the active interval"),
     key!("traffic.generators[].stop", dur(), "", "end", IB, "end of the active interval"),
-    key!("traffic.generators[].destination_per", ValueKind::Choice(&["message", "packet"]), "", "`message`", IB,
+    key!("traffic.generators[].destination_per", ValueKind::Choice(DestinationPer::NAMES), "", "`message`", IB,
         "new destination every `message` or every `packet`"),
     key!("traffic.generators[].idle", ValueKind::StrList { max_len: 10_000_000 }, "", "`[]`", IB,
         "HCAs removed from `sources`"),
@@ -439,32 +421,32 @@ pub const KEYS: &[KeyInfo] = &[
     key!("cc.enabled", ValueKind::Bool, "", "false", IB,
         "InfiniBand congestion control on/off (`--set cc.enabled=true` on any scenario). The outputs then add `ccti.csv` (`t_start_s,src,dst,vl,ccti_end,ccti_max`: CCTI per throttled flow per interval), `cc_ports.csv` (`switch,port,vl,fecn_marks,congested_s`), `summary.json` `cc.{fecn_marks,cnps_sent,cnps_received,max_ccti,throttled_s}`, `nodes.<name>.cnps_sent/cnps_received` and `throttled_s` per flow"),
     key!("cc.threshold", WEIGHT, "", "2", IB, "switch Threshold weight (0: never mark; 1 high … 15 low)"),
-    key!("cc.threshold_mapping", ValueKind::Choice(&["sixteenths", "fifteenths"]), "", "`sixteenths`", IB,
+    key!("cc.threshold_mapping", ValueKind::Choice(ThresholdMapping::NAMES), "", "`sixteenths`", IB,
         "weight → fill level: `sixteenths` ((16 − w)/16: 2 → 87.5 %) or `fifteenths` ((16 − w)/15)"),
-    key!("cc.threshold_mode", ValueKind::Choice(&["per_voq", "sum", "sum_divided"]), "", "`sum`", IB,
+    key!("cc.threshold_mode", ValueKind::Choice(ThresholdMode::NAMES), "", "`sum`", IB,
         "`per_voq` (any VoQ's fill), `sum` (sum of the fills of the VoQs feeding the output, [Z]), `sum_divided` (sum against threshold ÷ contributing inputs)"),
     key!("cc.reset_threshold", WEIGHT, "", "3", IB,
         "Reset_Threshold weight for hysteresis (higher than `cc.threshold`); 0: none"),
-    key!("cc.root_credits", ValueKind::Choice(&["packet", "one"]), "", "`packet`", IB,
+    key!("cc.root_credits", ValueKind::Choice(RootCredits::NAMES), "", "`packet`", IB,
         "a port VL is a root if it has credits for a `packet` (or `one` credit); otherwise a victim"),
     key!("cc.victim_mask", ValueKind::VictimMask, "", "`\"host_ports\"`", IB,
         "Victim_Mask: true, false, or `\"host_ports\"` (set on switch ports facing HCAs)"),
     key!("cc.marking_rate", int(0, 1_000_000), "packets", "1", IB,
         "eligible packets sent unmarked between two FECN-marked ones"),
-    key!("cc.marking", ValueKind::Choice(&["random", "deterministic"]), "", "`random`", IB,
+    key!("cc.marking", ValueKind::Choice(Marking::NAMES), "", "`random`", IB,
         "`random` (geometric gaps, mean `marking_rate`) or `deterministic` counter (which phase-locks with round-robin arbitration: `docs/calibration.md`)"),
     key!("cc.packet_size", int(0, 65_536), "credits", "1", IB, "packets under this size are never marked"),
     key!("cc.ccti_increase", int(0, 16_383), "", "1", IB, "CCTI raise per BECN"),
     key!("cc.ccti_limit", int(0, 16_383), "", "128", IB, "CCTI upper bound (the IBA's CCTI has 14 bits)"),
     key!("cc.ccti_min", int(0, 16_383), "", "0", IB, "CCTI lower bound"),
     key!("cc.ccti_timer", dur(), "", "`\"20us\"`", IB, "CCTI drops by one every `ccti_timer`"),
-    key!("cc.timer_mode", ValueKind::Choice(&["restart", "free_running"]), "", "`restart`", IB,
+    key!("cc.timer_mode", ValueKind::Choice(TimerMode::NAMES), "", "`restart`", IB,
         "`restart` (a BECN restarts the flow's timer) or `free_running` (periodic per source SL)"),
-    key!("cc.level", ValueKind::Choice(&["qp", "sl"]), "", "`qp`", IB,
+    key!("cc.level", ValueKind::Choice(CcLevel::NAMES), "", "`qp`", IB,
         "reaction per flow (`qp`) or per source HCA and SL (`sl`)"),
     key!("cc.cnp_bytes", ValueKind::Size { min: 1, max: MIB }, "", "`\"64B\"`", IB,
         "size of a congestion notification packet"),
-    key!("cc.cct.algorithm", ValueKind::Choice(&["linear", "rate_linear", "file"]), "", "`linear`", IB,
+    key!("cc.cct.algorithm", ValueKind::Choice(CctAlgorithm::NAMES), "", "`linear`", IB,
         "Congestion Control Table: `linear` (IRD(i) = i/div), `rate_linear` (rate(i) = 1 − i/div), `file`"),
     key!("cc.cct.div", ValueKind::Float { min: 0.0, max: 1e12, min_open: true }, "", "25", IB,
         "divisor of the generated tables (calibrated on [Z] C4, `docs/calibration.md`)"),
@@ -504,6 +486,19 @@ pub const KEYS: &[KeyInfo] = &[
     key!("router.global_vcs", int(1, 64), "", "1 for `min`, 2 for the others", CY,
         "Dragonfly: VCs per global port"),
 ];
+
+/// The model that reads every key under the README-style table path `table` (`router`,
+/// `traffic.flows[]`, `links.<class>`), if they all belong to one model; `None` when the table
+/// has keys of both models, keys of neither, or no described keys.
+pub fn table_model(table: &str) -> Option<Model> {
+    let prefix = format!("{table}.");
+    let mut models = KEYS
+        .iter()
+        .filter(|k| k.path.starts_with(&prefix))
+        .map(|k| k.model);
+    let first = models.next()??;
+    models.all(|m| m == Some(first)).then_some(first)
+}
 
 /// The metadata of the key at `pattern` (a README-style path), if it is one.
 pub fn lookup(pattern: &str) -> Option<&'static KeyInfo> {
@@ -1048,6 +1043,17 @@ pub fn json_schema() -> serde_json::Value {
             table_at(&mut root, parent)["properties"][last.trim_end_matches("[]")] = item.clone();
         }
     }
+    // a key of the other model is an error, for the model `sim.model` names
+    root["allOf"] = json!(Model::ALL
+        .iter()
+        .map(|&m| json!({
+            "if": {
+                "required": ["sim"],
+                "properties": {"sim": {"required": ["model"], "properties": {"model": {"const": m.name()}}}}
+            },
+            "then": keys_of_other_models(m),
+        }))
+        .collect::<Vec<_>>());
     for t in REQUIRED_TABLES {
         for concrete in expand(t) {
             let segs: Vec<&str> = concrete.split('.').collect();
@@ -1061,6 +1067,46 @@ pub fn json_schema() -> serde_json::Value {
             req.as_array_mut()
                 .expect("required is a list")
                 .push(json!(last));
+        }
+    }
+    root
+}
+
+/// A schema that refuses every key and table of a model other than `model`: the table where
+/// all keys belong to one other model is refused as a whole (`"router": false`), otherwise
+/// the key itself.
+fn keys_of_other_models(model: Model) -> serde_json::Value {
+    use serde_json::json;
+    let mut root = json!({"properties": {}});
+    for k in KEYS {
+        if k.model.is_none_or(|m| m == model) || k.path.starts_with("sweep.") {
+            continue;
+        }
+        for concrete in expand(k.path) {
+            let segs: Vec<&str> = concrete.split('.').collect();
+            // the shortest table path whose keys all belong to the other model
+            let pattern: Vec<&str> = k.path.split('.').collect();
+            let cut = (1..segs.len())
+                .find(|&i| table_model(&pattern[..i].join(".")).is_some_and(|m| m != model))
+                .unwrap_or(segs.len());
+            let mut cur = &mut root;
+            for seg in &segs[..cut - 1] {
+                let name = seg.trim_end_matches("[]");
+                let next = &mut cur["properties"][name];
+                if next.is_null() {
+                    *next = json!({"properties": {}});
+                }
+                cur = if seg.ends_with("[]") {
+                    let items = &mut next["items"];
+                    if items.is_null() {
+                        *items = json!({"properties": {}});
+                    }
+                    items
+                } else {
+                    next
+                };
+            }
+            cur["properties"][segs[cut - 1].trim_end_matches("[]")] = json!(false);
         }
     }
     root
@@ -1119,6 +1165,38 @@ mod tests {
                 .replace("[]", "[0]");
             assert_eq!(pattern_of(&concrete), k.path, "{concrete}");
         }
+    }
+
+    #[test]
+    fn tables_of_one_model_are_known() {
+        assert_eq!(table_model("router"), Some(Model::Cycle));
+        assert_eq!(table_model("cc"), Some(Model::InfiniBand));
+        assert_eq!(table_model("links.<class>"), Some(Model::InfiniBand));
+        assert_eq!(table_model("traffic.flows[]"), Some(Model::InfiniBand));
+        assert_eq!(table_model("traffic.mix[]"), Some(Model::Cycle));
+        assert_eq!(table_model("traffic.transient"), Some(Model::Cycle));
+        // both models read keys of these
+        assert_eq!(table_model("sim"), None);
+        assert_eq!(table_model("traffic"), None);
+        assert_eq!(table_model("topology"), None);
+    }
+
+    #[test]
+    fn pattern_lists_are_the_pattern_enum_by_level() {
+        use super::super::schema::Pattern;
+        let names = |f: fn(&Pattern) -> bool| -> Vec<&str> {
+            Pattern::ALL
+                .iter()
+                .filter(|p| f(p))
+                .map(|p| p.name())
+                .collect()
+        };
+        assert_eq!(CYCLE_PATTERNS, names(|_| true));
+        assert_eq!(
+            STEADY_PATTERNS,
+            names(|p| !matches!(p, Pattern::Mix | Pattern::Transient))
+        );
+        assert_eq!(PHASE_PATTERNS, names(|p| *p != Pattern::Transient));
     }
 
     #[test]

@@ -2,10 +2,15 @@
 //! the offending key path (architecture: "config").
 
 pub mod catalog;
+pub mod choice;
 pub mod keys;
+pub mod model;
+pub mod model_choice;
 pub mod schema;
 pub mod units;
 
+pub use model::Model;
+pub use model_choice::ModelChoice;
 pub use schema::*;
 pub use units::{BitRate, Bytes, Duration, Frequency, Ps, PS_PER_S};
 
@@ -23,15 +28,8 @@ pub struct LoadedScenario {
     pub merged: toml::Table,
     /// The scenario name (from `scenario.name` or the file stem).
     pub name: String,
-}
-
-/// Which simulation model a scenario runs on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Model {
-    /// The event-driven InfiniBand model (credits of 64 B, picosecond time; IB CC spec).
-    InfiniBand,
-    /// The cycle-level HPC router model (phits, cycles; Dragonfly spec §2).
-    Cycle,
+    /// The model it runs on and whether `sim.model` named it or it was inferred.
+    pub model_choice: ModelChoice,
 }
 
 impl SimConfig {
@@ -42,66 +40,10 @@ impl SimConfig {
 }
 
 impl LoadedScenario {
-    /// The model this scenario selects: the cycle-level one when it gives
-    /// `sim.measure_cycles` or builds a Dragonfly, the InfiniBand one otherwise.
+    /// The model this scenario runs on (see [`ModelChoice::of`]).
     pub fn model(&self) -> Model {
-        let s = &self.scenario;
-        if s.sim.measure_cycles.is_some() || s.topology.kind == TopologyKind::Dragonfly {
-            Model::Cycle
-        } else {
-            Model::InfiniBand
-        }
+        self.model_choice.model
     }
-}
-
-/// Keys that only the cycle-level model reads; an InfiniBand scenario that sets one is an
-/// error (not a silently ignored key).
-pub fn reject_cycle_keys(l: &LoadedScenario) -> Result<()> {
-    let s = &l.scenario;
-    let present = [
-        ("sim.warmup_cycles", s.sim.warmup_cycles.is_some()),
-        (
-            "sim.saturation_queue_packets",
-            s.sim.saturation_queue_packets.is_some(),
-        ),
-        (
-            "sim.saturation_min_cycles",
-            s.sim.saturation_min_cycles.is_some(),
-        ),
-        ("router", l.merged.contains_key("router")),
-        ("traffic.pattern", s.traffic.pattern.is_some()),
-        ("traffic.load", s.traffic.load.is_some()),
-        ("traffic.shift", s.traffic.shift.is_some()),
-        ("traffic.packet_phits", s.traffic.packet_phits.is_some()),
-        ("traffic.mix", !s.traffic.mix.is_empty()),
-        ("traffic.transient", s.traffic.transient.is_some()),
-        ("traffic.hotspots", s.traffic.hotspots.is_some()),
-        (
-            "traffic.hotspot_fraction",
-            s.traffic.hotspot_fraction.is_some(),
-        ),
-        ("routing.vlb_policy", s.routing.vlb_policy.is_some()),
-        (
-            "routing.valiant_source_group",
-            s.routing.valiant_source_group.is_some(),
-        ),
-        ("routing.ugal_threshold", s.routing.ugal_threshold.is_some()),
-        ("routing.pb_factor", s.routing.pb_factor.is_some()),
-        ("routing.pb_threshold", s.routing.pb_threshold.is_some()),
-        ("routing.vc_template", s.routing.vc_template.is_some()),
-        ("routing.dateline", s.routing.dateline.is_some()),
-        ("stats.bin_cycles", s.stats.bin_cycles.is_some()),
-    ];
-    for (k, p) in present {
-        if p {
-            return Err(Error::input(
-                k,
-                "belongs to the cycle-level router model, which a scenario selects by giving \
-                 sim.measure_cycles (this one runs the InfiniBand model: sim.end_time)",
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// Reads and parses a scenario file, applying `key.path=value` overrides and an optional seed.
@@ -159,6 +101,13 @@ pub fn load_str(
         },
         other => other,
     })?;
+    // the model, then no key of the other one (named by the key metadata)
+    let chosen = ModelChoice::of(&table)
+        .and_then(|c| model_choice::check_keys(&table, c).map(|()| c))
+        .map_err(|e| match e {
+            Error::Input(m) => Error::Input(format!("{origin}: {m}")),
+            other => other,
+        })?;
     let scenario: Scenario = serde_path_to_error::deserialize(toml::Value::Table(table.clone()))
         .map_err(|e| {
             let path = e.path().to_string();
@@ -192,6 +141,7 @@ pub fn load_str(
         base_dir: base_dir.to_path_buf(),
         merged: table,
         name,
+        model_choice: chosen,
     })
 }
 
@@ -378,6 +328,97 @@ mod tests {
             e.contains("taken from the file name") && e.contains("set scenario.name"),
             "{e}"
         );
+    }
+
+    fn load(text: &str, overrides: &[&str]) -> Result<LoadedScenario> {
+        let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+        load_str(text, "t.toml", Path::new("."), "t", &o, None)
+    }
+
+    #[test]
+    fn the_model_is_named_or_inferred_as_before() {
+        let l = load(MIN, &[]).unwrap();
+        assert_eq!(l.model(), Model::InfiniBand);
+        assert_eq!(
+            l.model_choice.note().unwrap(),
+            "sim.model not given: inferred infiniband from the absence of sim.measure_cycles \
+             and of a Dragonfly; add sim.model = \"infiniband\""
+        );
+        let l = load(MIN, &["sim.model=infiniband"]).unwrap();
+        assert_eq!(l.model(), Model::InfiniBand);
+        assert_eq!(l.model_choice.note(), None);
+        let cycle = "[sim]\nmeasure_cycles = 100\n[topology]\nkind = \"mesh\"\ndims = [2, 2]\n";
+        let l = load(cycle, &[]).unwrap();
+        assert_eq!(l.model(), Model::Cycle);
+        assert!(l
+            .model_choice
+            .note()
+            .unwrap()
+            .ends_with("inferred cycle from sim.measure_cycles; add sim.model = \"cycle\""));
+        let df = "[sim]\n[topology]\nkind = \"dragonfly\"\np = 2\n";
+        let l = load(df, &[]).unwrap();
+        assert_eq!(l.model(), Model::Cycle);
+        assert_eq!(
+            l.model_choice.inferred_from,
+            Some("topology.kind = \"dragonfly\"")
+        );
+        let e = load(MIN, &["sim.model=credit"]).unwrap_err().to_string();
+        assert!(
+            e.contains("sim.model") && e.contains("allowed: \"infiniband\", \"cycle\""),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_key_table_or_value_of_the_other_model_is_refused_naming_both_models() {
+        // a key
+        let e = load(MIN, &["sim.model=infiniband", "sim.measure_cycles=10"])
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "t.toml: key `sim.measure_cycles`: belongs to the cycle-level model (sim.model = \
+             \"cycle\"), but this scenario runs the InfiniBand model (sim.model = \"infiniband\")"
+        );
+        // a table, even an empty one; an inferred model says where it came from
+        let e = load(&format!("{MIN}[router]\n"), &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("t.toml: table `router`: belongs to the cycle-level model")
+                && e.ends_with(
+                    "(sim.model not given: inferred infiniband from the absence of \
+                                sim.measure_cycles and of a Dragonfly)"
+                ),
+            "{e}"
+        );
+        let e = load(MIN, &["sim.model=cycle"]).unwrap_err().to_string();
+        assert!(
+            e.contains("key `sim.end_time`: belongs to the InfiniBand model"),
+            "{e}"
+        );
+        let e = load(MIN, &["sim.model=cycle", "links.host.width=4x"]).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("table `links`: belongs to the InfiniBand"),
+            "{e}"
+        );
+        let text = "[sim]\nmodel = \"cycle\"\nmeasure_cycles = 10\n[topology]\nkind = \"mesh\"\n\
+                    dims = [2, 2]\n[[traffic.flows]]\nsrc = \"H111\"\ndst = \"H121\"\n";
+        let e = load(text, &[]).unwrap_err().to_string();
+        assert!(
+            e.contains("table `traffic.flows`: belongs to the InfiniBand model"),
+            "{e}"
+        );
+        // a value only the other model has
+        let df = "[sim]\nmodel = \"infiniband\"\nend_time = \"1ms\"\n[topology]\nkind = \"dragonfly\"\np = 2\n";
+        let e = load(df, &[]).unwrap_err().to_string();
+        assert!(
+            e.contains("key `topology.kind` = \"dragonfly\": belongs to the cycle-level model"),
+            "{e}"
+        );
+        // [sweep] is left to each point
+        load(&format!("{MIN}[sweep]\n\"router.latency\" = [1, 2]\n"), &[]).unwrap();
     }
 
     #[test]

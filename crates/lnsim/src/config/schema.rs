@@ -4,6 +4,7 @@
 //! The README's "Config reference" documents every key listed here; defaults follow the
 //! InfiniBand CC spec (`ib-congestion-control.md` §3, §14 `common_z`).
 
+use super::model::Model;
 use super::units::{BitRate, Bytes, Duration, Frequency};
 use serde::Deserialize;
 
@@ -64,6 +65,11 @@ pub struct ScenarioMeta {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SimConfig {
+    /// The simulation model: `"infiniband"` (the credit-level InfiniBand model, event-driven,
+    /// picoseconds) or `"cycle"` (the cycle-level router model). Absent: inferred as before the
+    /// key existed (see [`super::ModelChoice::of`]). Keys of the other model are refused.
+    #[serde(default)]
+    pub model: Option<Model>,
     /// Simulated end time of the InfiniBand (event-driven) model, e.g. `"0.7s"`; required
     /// there. The cycle-level router model uses `warmup_cycles` + `measure_cycles` instead.
     #[serde(default)]
@@ -78,7 +84,7 @@ pub struct SimConfig {
     #[serde(default)]
     pub warmup: Duration,
     /// Cycle-level model: warm-up cycles before measurement (Dragonfly spec §5: 60,000).
-    /// Giving `measure_cycles` selects the cycle-level HPC router model.
+    /// Without `sim.model`, giving `measure_cycles` selects the cycle-level HPC router model.
     #[serde(default)]
     pub warmup_cycles: Option<u64>,
     /// Cycle-level model: measured cycles after the warm-up (Dragonfly spec §5: 60,000).
@@ -106,45 +112,45 @@ fn default_interval() -> Duration {
     Duration(5_000_000_000)
 }
 
-/// Topology kinds (spec §4).
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum TopologyKind {
-    /// n-dimensional mesh, `dims` switches per dimension, `hcas_per_switch` HCAs each.
-    Mesh,
-    /// n-dimensional torus (mesh with wrap-around links).
-    Torus,
-    /// Fat tree: k-ary n-tree (`k`, `n`) or a two-level/XGFT Clos (`down`, `up`).
-    FatTree,
-    /// The two-switch, seven-host test bed of [G] (spec §4.1).
-    GranTestbed,
-    /// Canonical Dragonfly (p, a, h) with palmtree or consecutive global links (Dragonfly spec
-    /// §1.1); runs on the cycle-level router model.
-    Dragonfly,
-    /// A generic edge-list file (`file`).
-    File,
+crate::choice! {
+    /// Topology kinds (spec §4), in the order `lnsim list` shows them.
+    pub enum TopologyKind {
+        /// n-dimensional mesh, `dims` switches per dimension, `hcas_per_switch` HCAs each.
+        Mesh = "mesh",
+        /// n-dimensional torus (mesh with wrap-around links).
+        Torus = "torus",
+        /// Fat tree: k-ary n-tree (`k`, `n`) or a two-level/XGFT Clos (`down`, `up`).
+        FatTree = "fat_tree",
+        /// The two-switch, seven-host test bed of [G] (spec §4.1).
+        GranTestbed = "gran_testbed",
+        /// Canonical Dragonfly (p, a, h) with palmtree or consecutive global links (Dragonfly
+        /// spec §1.1); runs on the cycle-level router model.
+        Dragonfly = "dragonfly",
+        /// A generic edge-list file (`file`).
+        File = "file",
+    }
 }
 
-impl TopologyKind {
-    /// Every kind, in the order `lnsim list` shows them.
-    pub const ALL: [TopologyKind; 6] = [
-        TopologyKind::Mesh,
-        TopologyKind::Torus,
-        TopologyKind::FatTree,
-        TopologyKind::GranTestbed,
-        TopologyKind::Dragonfly,
-        TopologyKind::File,
-    ];
-    /// The name scenarios write (`topology.kind`).
-    pub fn name(self) -> &'static str {
-        match self {
-            TopologyKind::Mesh => "mesh",
-            TopologyKind::Torus => "torus",
-            TopologyKind::FatTree => "fat_tree",
-            TopologyKind::GranTestbed => "gran_testbed",
-            TopologyKind::Dragonfly => "dragonfly",
-            TopologyKind::File => "file",
-        }
+crate::choice! {
+    /// Port numbering of a mesh/torus switch (`topology.port_numbering`).
+    pub enum PortNumbering {
+        /// The port table of [Z] §3.3.1 (spec §3.6; 2D meshes only).
+        Zeru = "zeru",
+        /// Per dimension the minus, then the plus neighbour.
+        Dimension = "dimension",
+    }
+}
+
+crate::choice! {
+    /// Global link arrangement of a Dragonfly (Dragonfly spec §1.1.2).
+    #[derive(Default)]
+    pub enum Arrangement {
+        /// Relative: every group sees the same pattern; `R_{a−1}` owns offsets +1..+h.
+        #[default]
+        Palmtree = "palmtree",
+        /// Absolute: the global links of a group go to groups 0, 1, 2, … in order, skipping
+        /// itself.
+        Consecutive = "consecutive",
     }
 }
 
@@ -160,9 +166,10 @@ pub struct TopologyConfig {
     /// mesh/torus: HCAs attached to each switch.
     #[serde(default)]
     pub hcas_per_switch: Option<u32>,
-    /// mesh/torus: port numbering, `"zeru"` (spec §3.6 table, 2D mesh only) or `"dimension"`.
+    /// mesh/torus: port numbering, `"zeru"` (spec §3.6 table, 2D mesh only) or `"dimension"`
+    /// (default: `zeru` for 2D meshes, else `dimension`).
     #[serde(default)]
-    pub port_numbering: Option<String>,
+    pub port_numbering: Option<PortNumbering>,
     /// fat_tree: arity k of a k-ary n-tree.
     #[serde(default)]
     pub k: Option<u32>,
@@ -190,24 +197,23 @@ pub struct TopologyConfig {
     /// dragonfly: global link arrangement, `"palmtree"` (default, spec §1.1.2) or
     /// `"consecutive"`.
     #[serde(default)]
-    pub arrangement: Option<String>,
+    pub arrangement: Option<Arrangement>,
 }
 
-/// Link width (lanes).
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
-pub enum LinkWidth {
-    /// 1 lane.
-    #[serde(rename = "1x")]
-    X1,
-    /// 4 lanes.
-    #[serde(rename = "4x")]
-    X4,
-    /// 8 lanes.
-    #[serde(rename = "8x")]
-    X8,
-    /// 12 lanes.
-    #[serde(rename = "12x")]
-    X12,
+crate::choice! {
+    /// Link width (lanes).
+    #[derive(Default)]
+    pub enum LinkWidth {
+        /// 1 lane.
+        X1 = "1x",
+        /// 4 lanes.
+        #[default]
+        X4 = "4x",
+        /// 8 lanes.
+        X8 = "8x",
+        /// 12 lanes.
+        X12 = "12x",
+    }
 }
 
 impl LinkWidth {
@@ -222,22 +228,22 @@ impl LinkWidth {
     }
 }
 
-/// InfiniBand lane speed (spec §3.2).
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum LinkSpeed {
-    /// 2.5 Gbaud, 8b/10b.
-    Sdr,
-    /// 5 Gbaud, 8b/10b.
-    Ddr,
-    /// 10 Gbaud, 8b/10b.
-    Qdr,
-    /// 14.0625 Gbaud, 64b/66b.
-    Fdr,
-    /// 25.78125 Gbaud, 64b/66b.
-    Edr,
-    /// 53.125 Gbaud, 64b/66b.
-    Hdr,
+crate::choice! {
+    /// InfiniBand lane speed (spec §3.2).
+    pub enum LinkSpeed {
+        /// 2.5 Gbaud, 8b/10b.
+        Sdr = "SDR",
+        /// 5 Gbaud, 8b/10b.
+        Ddr = "DDR",
+        /// 10 Gbaud, 8b/10b.
+        Qdr = "QDR",
+        /// 14.0625 Gbaud, 64b/66b.
+        Fdr = "FDR",
+        /// 25.78125 Gbaud, 64b/66b.
+        Edr = "EDR",
+        /// 53.125 Gbaud, 64b/66b.
+        Hdr = "HDR",
+    }
 }
 
 /// `[links.<class>]`: one link class. Give `width`+`speed` (IB signalling with its line
@@ -245,9 +251,10 @@ pub enum LinkSpeed {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkConfig {
-    /// Width: "1x", "4x", "8x", "12x".
+    /// Width: "1x", "4x", "8x", "12x" (default 4x, also with `rate`: the internal transfer
+    /// is `2 × width` bytes per cycle).
     #[serde(default)]
-    pub width: Option<LinkWidth>,
+    pub width: LinkWidth,
     /// Speed: "SDR", "DDR", "QDR", "FDR", "EDR", "HDR".
     #[serde(default)]
     pub speed: Option<LinkSpeed>,
@@ -283,7 +290,7 @@ impl Default for LinksConfig {
 }
 fn default_host_link() -> LinkConfig {
     LinkConfig {
-        width: Some(LinkWidth::X4),
+        width: LinkWidth::X4,
         speed: Some(LinkSpeed::Sdr),
         rate: None,
         delay: default_link_delay(),
@@ -291,21 +298,24 @@ fn default_host_link() -> LinkConfig {
 }
 fn default_fabric_link() -> LinkConfig {
     LinkConfig {
-        width: Some(LinkWidth::X4),
+        width: LinkWidth::X4,
         speed: Some(LinkSpeed::Qdr),
         rate: None,
         delay: default_link_delay(),
     }
 }
 
-/// Queue mapping in the switch input buffer (architecture "seams": one decision point).
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum QueueMappingKind {
-    /// One queue per (input, output, VL) sharing the input's per-VL credit pool (IB model, spec §3.4).
-    Voq,
-    /// One FIFO per (input, VL): classic HOL blocking.
-    OneQueue,
+crate::choice! {
+    /// Queue mapping in the switch input buffer (architecture "seams": one decision point).
+    #[derive(Default)]
+    pub enum QueueMappingKind {
+        /// One queue per (input, output, VL) sharing the input's per-VL credit pool (IB model,
+        /// spec §3.4).
+        #[default]
+        Voq = "voq",
+        /// One FIFO per (input, VL): classic HOL blocking.
+        OneQueue = "one_queue",
+    }
 }
 
 /// `[switch.host_ports]` / `[switch.fabric_ports]`: per-port-class overrides.
@@ -321,7 +331,7 @@ pub struct PortOverrides {
 }
 
 /// `[switch.vl_arbitration]`: IBA high/low priority VL arbitration tables.
-#[derive(Debug, Clone, Deserialize, Default)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct VlArbitrationConfig {
     /// High-priority table: `[[vl, weight], ...]`, weight in 64-byte units (1–255).
@@ -333,6 +343,11 @@ pub struct VlArbitrationConfig {
     /// Limit of high-priority packets (in 4 KiB units as in IBA; 255 = unlimited).
     #[serde(default = "default_high_limit")]
     pub high_limit: u32,
+}
+impl Default for VlArbitrationConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("vl arbitration defaults")
+    }
 }
 fn default_high_limit() -> u32 {
     255
@@ -364,7 +379,7 @@ pub struct SwitchConfig {
     #[serde(default)]
     pub output_delay: Duration,
     /// Queue mapping: "voq" (default) or "one_queue".
-    #[serde(default = "default_mapping")]
+    #[serde(default)]
     pub queue_mapping: QueueMappingKind,
     /// VL arbitration tables.
     #[serde(default)]
@@ -392,9 +407,6 @@ fn default_one() -> u32 {
 }
 fn default_switch_freq() -> Frequency {
     Frequency(800_000_000)
-}
-fn default_mapping() -> QueueMappingKind {
-    QueueMappingKind::Voq
 }
 
 /// `[hca.sink]`: the receive side of an HCA (spec §3.7.2).
@@ -444,53 +456,43 @@ fn default_hca_freq() -> Frequency {
     Frequency(250_000_000)
 }
 
-/// Forwarding algorithm (spec §3.6).
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum RoutingAlgorithm {
-    /// Dimension-order routing, x (first dimension) first; meshes and tori.
-    Dor,
-    /// D-mod-k for fat trees.
-    Dmodk,
-    /// up*/down* over a BFS spanning tree; any topology.
-    Updown,
-    /// Linear forwarding tables loaded from a `.fdbs` file (`routing.file`).
-    LftFile,
-    /// Minimal routing on a Dragonfly (Dragonfly spec §3.1).
-    Min,
-    /// Valiant load balancing: a random intermediate, then minimal (Dragonfly spec §3.2; on
-    /// meshes/tori DOR to a random intermediate router, then DOR).
-    Vlb,
-    /// UGAL with source-router queue information (Dragonfly spec §3.5, Eq. 2-1).
-    Ugal,
-    /// Piggyback: UGAL plus group-wide congested-global-link bits (Dragonfly spec §3.6).
-    Pb,
+crate::choice! {
+    /// Forwarding algorithm (spec §3.6), in the order `lnsim list` shows them.
+    pub enum RoutingAlgorithm {
+        /// Dimension-order routing, x (first dimension) first; meshes and tori.
+        Dor = "dor",
+        /// D-mod-k for fat trees.
+        Dmodk = "dmodk",
+        /// up*/down* over a BFS spanning tree; any topology.
+        Updown = "updown",
+        /// Linear forwarding tables loaded from a `.fdbs` file (`routing.file`).
+        LftFile = "lft_file",
+        /// Minimal routing on a Dragonfly (Dragonfly spec §3.1).
+        Min = "min",
+        /// Valiant load balancing: a random intermediate, then minimal (Dragonfly spec §3.2; on
+        /// meshes/tori DOR to a random intermediate router, then DOR).
+        Vlb = "vlb",
+        /// UGAL with source-router queue information (Dragonfly spec §3.5, Eq. 2-1).
+        Ugal = "ugal",
+        /// Piggyback: UGAL plus group-wide congested-global-link bits (Dragonfly spec §3.6).
+        Pb = "pb",
+    }
 }
 
-impl RoutingAlgorithm {
-    /// Every algorithm, in the order `lnsim list` shows them.
-    pub const ALL: [RoutingAlgorithm; 8] = [
-        RoutingAlgorithm::Dor,
-        RoutingAlgorithm::Dmodk,
-        RoutingAlgorithm::Updown,
-        RoutingAlgorithm::LftFile,
-        RoutingAlgorithm::Min,
-        RoutingAlgorithm::Vlb,
-        RoutingAlgorithm::Ugal,
-        RoutingAlgorithm::Pb,
-    ];
-    /// The name scenarios write (`routing.algorithm`).
-    pub fn name(self) -> &'static str {
-        match self {
-            RoutingAlgorithm::Dor => "dor",
-            RoutingAlgorithm::Dmodk => "dmodk",
-            RoutingAlgorithm::Updown => "updown",
-            RoutingAlgorithm::LftFile => "lft_file",
-            RoutingAlgorithm::Min => "min",
-            RoutingAlgorithm::Vlb => "vlb",
-            RoutingAlgorithm::Ugal => "ugal",
-            RoutingAlgorithm::Pb => "pb",
-        }
+crate::choice! {
+    /// Valiant phase-A policy on a Dragonfly (Dragonfly spec §3.0.2 table): which hops phase A
+    /// may take.
+    #[derive(Default)]
+    pub enum VlbPolicy {
+        /// l1 g1 l2: any router of another group.
+        #[default]
+        Lgl = "lgl",
+        /// l1 g1: phase A ends on arrival in the intermediate group (Kim et al.'s VLB).
+        LgDash = "lg-",
+        /// g1 l2: a router of a group joined to the source router's own global links.
+        DashGl = "-gl",
+        /// g1: phase A ends at the far end of one of the source router's global links.
+        DashGDash = "-g-",
     }
 }
 
@@ -508,7 +510,7 @@ pub struct RoutingConfig {
     /// Valiant phase-A policy on a Dragonfly: `lgl` (default), `lg-`, `-gl`, `-g-` (Dragonfly
     /// spec §3.0.2); used by vlb, ugal and pb.
     #[serde(default)]
-    pub vlb_policy: Option<String>,
+    pub vlb_policy: Option<VlbPolicy>,
     /// May an inter-group packet pick its Valiant intermediate in its own group? Default false
     /// (spec A17, FOGSim SRCEXC); intra-group packets always stay in their group (RVLB, §3.3).
     #[serde(default)]
@@ -532,14 +534,78 @@ pub struct RoutingConfig {
     pub dateline: Option<bool>,
 }
 
-/// Injection process of a flow or generator.
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Injection {
-    /// Greedy: always has data (spec §3.7.1 `trfFlood`).
-    Flood,
-    /// Random message arrivals at `load` (fraction of the host link) or `rate`.
-    Bernoulli,
+crate::choice! {
+    /// Injection process of a flow or generator.
+    #[derive(Default)]
+    pub enum Injection {
+        /// Greedy: always has data (spec §3.7.1 `trfFlood`).
+        #[default]
+        Flood = "flood",
+        /// Random message arrivals at `load` (fraction of the host link) or `rate`.
+        Bernoulli = "bernoulli",
+    }
+}
+
+crate::choice! {
+    /// A destination pattern (Dragonfly spec §4; the permutations of meshes and tori as in
+    /// BookSim), one list for every pattern key of both models: `traffic.pattern`, the patterns
+    /// of `traffic.mix[]` and of the transient phases (cycle-level model) and
+    /// `traffic.generators[].pattern` (InfiniBand model). Which ones a key and a topology allow
+    /// is checked where the pattern is built.
+    #[derive(Default)]
+    pub enum Pattern {
+        /// Uniform random destinations.
+        #[default]
+        Uniform = "uniform",
+        /// Dragonfly: uniform among the nodes of group g + `shift` (ADV+i, spec §4.2).
+        Adv = "adv",
+        /// Dragonfly: uniform among the nodes of the next router of the source's group.
+        Advl = "advl",
+        /// Dragonfly: uniform among the nodes of the h groups after the source's.
+        Advc = "advc",
+        /// A mix of steady patterns with load fractions (`[[traffic.mix]]`).
+        Mix = "mix",
+        /// One pattern or load before `traffic.transient.at_cycle`, another after (spec §4.3).
+        Transient = "transient",
+        /// Mesh/torus: (x, y) sends to (y, x).
+        Transpose = "transpose",
+        /// Mesh/torus: the router index with every bit complemented.
+        BitComplement = "bit_complement",
+        /// Mesh/torus: the router index with its bits reversed.
+        BitReversal = "bit_reversal",
+        /// Mesh/torus: the router index rotated left by one bit.
+        Shuffle = "shuffle",
+        /// Mesh/torus: x → x + ⌈k/2⌉ − 1 (mod k) in every dimension.
+        Tornado = "tornado",
+        /// Mesh/torus: x → x + 1 (mod k) in every dimension.
+        Neighbour = "neighbour",
+        /// Uniform, but a `hotspot_fraction` of the packets go to the hot destinations.
+        Hotspot = "hotspot",
+    }
+}
+
+crate::choice! {
+    /// How a generator keeps a fraction of its sources or destinations.
+    #[derive(Default)]
+    pub enum Subset {
+        /// An even spread in LID order.
+        #[default]
+        EveryOther = "every_other",
+        /// A seeded random choice.
+        Random = "random",
+    }
+}
+
+crate::choice! {
+    /// When a generator draws a new destination.
+    #[derive(Default)]
+    pub enum DestinationPer {
+        /// Every message (spec default).
+        #[default]
+        Message = "message",
+        /// Every packet.
+        Packet = "packet",
+    }
 }
 
 /// `[[traffic.flows]]`: one static flow (a queue pair) from `src` to `dst`.
@@ -557,7 +623,7 @@ pub struct FlowConfig {
     #[serde(default)]
     pub stop: Option<Duration>,
     /// Injection process (default flood).
-    #[serde(default = "default_injection")]
+    #[serde(default)]
     pub injection: Injection,
     /// Offered load as a fraction of the source host link (bernoulli).
     #[serde(default)]
@@ -568,9 +634,6 @@ pub struct FlowConfig {
     /// Service level / VL of the flow.
     #[serde(default)]
     pub vl: u32,
-}
-fn default_injection() -> Injection {
-    Injection::Flood
 }
 
 /// A node set: `"all"`, `"others"` (HCAs that are not the source of a static flow, minus
@@ -600,11 +663,11 @@ pub struct GeneratorConfig {
     #[serde(default)]
     pub destination_fraction: Option<f64>,
     /// How fractional subsets are picked: "every_other" (by LID order) or "random" (seeded).
-    #[serde(default = "default_subset")]
-    pub subset: String,
+    #[serde(default)]
+    pub subset: Subset,
     /// Destination pattern: "uniform".
-    #[serde(default = "default_uniform")]
-    pub pattern: String,
+    #[serde(default)]
+    pub pattern: Pattern,
     /// Hotspot: node receiving `hotspot_fraction` of the messages.
     #[serde(default)]
     pub hotspot: Option<String>,
@@ -612,7 +675,7 @@ pub struct GeneratorConfig {
     #[serde(default)]
     pub hotspot_fraction: Option<f64>,
     /// Injection process.
-    #[serde(default = "default_injection")]
+    #[serde(default)]
     pub injection: Injection,
     /// Offered load as a fraction of the host link (bernoulli).
     #[serde(default)]
@@ -627,8 +690,8 @@ pub struct GeneratorConfig {
     #[serde(default)]
     pub stop: Option<Duration>,
     /// New destination every "message" (spec default) or every "packet".
-    #[serde(default = "default_per")]
-    pub destination_per: String,
+    #[serde(default)]
+    pub destination_per: DestinationPer,
     /// Nodes excluded from `sources` ("others" and "all").
     #[serde(default)]
     pub idle: Vec<String>,
@@ -638,15 +701,6 @@ pub struct GeneratorConfig {
 }
 fn default_all() -> NodeSet {
     NodeSet::Named("all".into())
-}
-fn default_subset() -> String {
-    "every_other".into()
-}
-fn default_uniform() -> String {
-    "uniform".into()
-}
-fn default_per() -> String {
-    "message".into()
 }
 
 /// `[traffic]`: packet/message sizes and the traffic sources.
@@ -678,7 +732,7 @@ pub struct TrafficConfig {
     /// `advc`, `mix`, `transient`; meshes/tori also `transpose`, `bit_complement`,
     /// `bit_reversal`, `shuffle`, `tornado`, `neighbour`, `hotspot`.
     #[serde(default)]
-    pub pattern: Option<String>,
+    pub pattern: Pattern,
     /// Cycle-level model: offered load in phits/node/cycle (Bernoulli injection, spec §4.1).
     #[serde(default)]
     pub load: Option<f64>,
@@ -708,7 +762,7 @@ pub struct TrafficConfig {
 #[serde(deny_unknown_fields)]
 pub struct MixComponent {
     /// The component pattern (any steady pattern, not `mix` or `transient`).
-    pub pattern: String,
+    pub pattern: Pattern,
     /// ADV+i offset for `adv`.
     #[serde(default)]
     pub shift: Option<i64>,
@@ -721,7 +775,7 @@ pub struct MixComponent {
 #[serde(deny_unknown_fields)]
 pub struct TransientPhase {
     /// The steady pattern of this phase (not `transient`).
-    pub pattern: String,
+    pub pattern: Pattern,
     /// ADV+i offset for `adv`.
     #[serde(default)]
     pub shift: Option<i64>,
@@ -806,7 +860,7 @@ pub struct RouterConfig {
     #[serde(default = "default_speedup")]
     pub speedup: u32,
     /// Iterations of the input-first separable allocator per cycle (spec A18: 1).
-    #[serde(default = "default_one_u32")]
+    #[serde(default = "default_one")]
     pub allocator_iterations: u32,
     /// Injection queue per node in phits (Table 3-1: 126 KB = 5,040 phits).
     #[serde(default = "default_injection_queue")]
@@ -873,13 +927,37 @@ fn default_global_latency() -> u64 {
 
 /// Victim_Mask setting: a bool, or `"host_ports"` (set on switch ports facing HCAs only, as
 /// [Z] configures it, spec §2.2.4).
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
-#[serde(untagged)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum VictimMask {
     /// The same for every switch port.
     All(bool),
-    /// `"host_ports"`.
-    Named(String),
+    /// `"host_ports"`: set on switch ports facing HCAs, clear on the others.
+    #[default]
+    HostPorts,
+}
+
+impl<'de> Deserialize<'de> for VictimMask {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = VictimMask;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("true, false or \"host_ports\"")
+            }
+            fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<VictimMask, E> {
+                Ok(VictimMask::All(b))
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<VictimMask, E> {
+                match s {
+                    "host_ports" => Ok(VictimMask::HostPorts),
+                    other => Err(E::custom(format!(
+                        "unknown value \"{other}\"; allowed: true, false, \"host_ports\""
+                    ))),
+                }
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
 }
 
 /// `[cc.host_ports]` / `[cc.fabric_ports]`: per-port-class IB CC switch settings.
@@ -900,14 +978,28 @@ pub struct CcPortOverrides {
     pub packet_size: Option<u32>,
 }
 
+crate::choice! {
+    /// How the Congestion Control Table of injection-rate delays is filled (spec §2.3.4).
+    #[derive(Default)]
+    pub enum CctAlgorithm {
+        /// IRD(i) = i / div.
+        #[default]
+        Linear = "linear",
+        /// rate(i) = B·max(1 − i/div, 1/1024).
+        RateLinear = "rate_linear",
+        /// Explicit IBA entries from `cc.cct.file`.
+        File = "file",
+    }
+}
+
 /// `[cc.cct]`: how the Congestion Control Table of injection-rate delays is filled (spec §2.3.4).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CctConfig {
     /// `"linear"`: IRD(i) = i / div; `"rate_linear"`: rate(i) = B·max(1 − i/div, 1/1024);
     /// `"file"`: explicit IBA entries.
-    #[serde(default = "default_cct_algorithm")]
-    pub algorithm: String,
+    #[serde(default)]
+    pub algorithm: CctAlgorithm,
     /// The divisor of the generated tables (default 25, calibrated on [Z] C4: docs/calibration.md).
     #[serde(default = "default_cct_div")]
     pub div: f64,
@@ -920,12 +1012,84 @@ impl Default for CctConfig {
         toml::from_str("").expect("cct defaults")
     }
 }
-fn default_cct_algorithm() -> String {
-    "linear".into()
-}
 fn default_cct_div() -> f64 {
     // calibrated once on [Z] C4 (docs/calibration.md); [Z]'s own `CCT_Div = 95` has unknown semantics
     25.0
+}
+
+crate::choice! {
+    /// Threshold weight → buffer fill level (spec §2.2.2).
+    #[derive(Default)]
+    pub enum ThresholdMapping {
+        /// (16 − w)/16: weight 2 → 87.5 %.
+        #[default]
+        Sixteenths = "sixteenths",
+        /// (16 − w)/15.
+        Fifteenths = "fifteenths",
+    }
+}
+
+crate::choice! {
+    /// How a switch output's fill is compared with the threshold (spec §2.2.3).
+    #[derive(Default)]
+    pub enum ThresholdMode {
+        /// M1: any VoQ's fill.
+        PerVoq = "per_voq",
+        /// M2 ([Z]): the sum of the fills of the VoQs feeding the output.
+        #[default]
+        Sum = "sum",
+        /// M3: the sum against the threshold divided by the contributing inputs.
+        SumDivided = "sum_divided",
+    }
+}
+
+crate::choice! {
+    /// The root test of a congested port VL (spec §2.2.4): the credits it must have.
+    #[derive(Default)]
+    pub enum RootCredits {
+        /// Credits for a full packet.
+        #[default]
+        Packet = "packet",
+        /// One credit.
+        One = "one",
+    }
+}
+
+crate::choice! {
+    /// How FECN marking spaces the marked packets (spec §2.2.5).
+    #[derive(Default)]
+    pub enum Marking {
+        /// Geometric gaps with mean `marking_rate` (a deterministic counter phase-locks with
+        /// round-robin arbitration: docs/calibration.md).
+        #[default]
+        Random = "random",
+        /// A counter: every `marking_rate + 1`-th eligible packet.
+        Deterministic = "deterministic",
+    }
+}
+
+crate::choice! {
+    /// The CCTI timer (spec §2.3.2).
+    #[derive(Default)]
+    pub enum TimerMode {
+        /// Each BECN restarts the flow's timer (the model's text).
+        #[default]
+        Restart = "restart",
+        /// One periodic timer per port SL lowers every flow of the SL (the IBA's text).
+        FreeRunning = "free_running",
+    }
+}
+
+crate::choice! {
+    /// Reaction granularity of the channel adapters (spec §2.3).
+    #[derive(Default)]
+    pub enum CcLevel {
+        /// Per flow (queue pair).
+        #[default]
+        Qp = "qp",
+        /// Per source HCA and service level.
+        Sl = "sl",
+    }
 }
 
 /// `[cc]`: InfiniBand congestion control (spec §2); defaults are [Z]'s (spec §2.4).
@@ -939,31 +1103,31 @@ pub struct CcConfig {
     #[serde(default = "default_threshold")]
     pub threshold: u32,
     /// Weight → fill mapping: `"sixteenths"` ((16 − w)/16) or `"fifteenths"` ((16 − w)/15).
-    #[serde(default = "default_threshold_mapping")]
-    pub threshold_mapping: String,
+    #[serde(default)]
+    pub threshold_mapping: ThresholdMapping,
     /// Evaluation: `"per_voq"` (M1), `"sum"` (M2, [Z]), `"sum_divided"` (M3), spec §2.2.3.
-    #[serde(default = "default_threshold_mode")]
-    pub threshold_mode: String,
+    #[serde(default)]
+    pub threshold_mode: ThresholdMode,
     /// Reset_Threshold weight for hysteresis (must exceed `threshold`); 0 = no hysteresis.
     #[serde(default = "default_reset_threshold")]
     pub reset_threshold: u32,
     /// Root test: available credits ≥ `"packet"` (a full packet) or ≥ `"one"` credit, spec §2.2.4.
-    #[serde(default = "default_root_credits")]
-    pub root_credits: String,
+    #[serde(default)]
+    pub root_credits: RootCredits,
     /// Victim_Mask: true, false or `"host_ports"`.
-    #[serde(default = "default_victim_mask")]
+    #[serde(default)]
     pub victim_mask: VictimMask,
     /// Eligible packets sent unmarked between two marked ones (spec §2.2.5).
-    #[serde(default = "default_one_u32")]
+    #[serde(default = "default_one")]
     pub marking_rate: u32,
     /// `"random"` geometric gaps with mean `marking_rate` (default) or a `"deterministic"` counter.
-    #[serde(default = "default_marking")]
-    pub marking: String,
+    #[serde(default)]
+    pub marking: Marking,
     /// Packets smaller than this many credits are never marked.
-    #[serde(default = "default_one_u32")]
+    #[serde(default = "default_one")]
     pub packet_size: u32,
     /// CCTI raise per BECN.
-    #[serde(default = "default_one_u32")]
+    #[serde(default = "default_one")]
     pub ccti_increase: u32,
     /// Upper bound of CCTI.
     #[serde(default = "default_ccti_limit")]
@@ -976,11 +1140,11 @@ pub struct CcConfig {
     pub ccti_timer: Duration,
     /// `"restart"` (each BECN restarts the flow's timer, the model's text) or `"free_running"`
     /// (one periodic timer per port SL lowers every flow of the SL, the IBA's text).
-    #[serde(default = "default_timer_mode")]
-    pub timer_mode: String,
+    #[serde(default)]
+    pub timer_mode: TimerMode,
     /// Reaction granularity: `"qp"` (per flow) or `"sl"` (per source HCA and SL).
-    #[serde(default = "default_level")]
-    pub level: String,
+    #[serde(default)]
+    pub level: CcLevel,
     /// CNP size on the wire.
     #[serde(default = "default_cnp_bytes")]
     pub cnp_bytes: Bytes,
@@ -1002,39 +1166,14 @@ impl Default for CcConfig {
 fn default_threshold() -> u32 {
     2
 }
-fn default_threshold_mapping() -> String {
-    "sixteenths".into()
-}
-fn default_threshold_mode() -> String {
-    "sum".into()
-}
 fn default_reset_threshold() -> u32 {
     3
-}
-fn default_root_credits() -> String {
-    "packet".into()
-}
-fn default_victim_mask() -> VictimMask {
-    VictimMask::Named("host_ports".into())
-}
-fn default_one_u32() -> u32 {
-    1
-}
-fn default_marking() -> String {
-    // a deterministic counter phase-locks with round-robin arbitration (docs/calibration.md)
-    "random".into()
 }
 fn default_ccti_limit() -> u32 {
     128
 }
 fn default_ccti_timer() -> Duration {
     Duration(20_000_000)
-}
-fn default_timer_mode() -> String {
-    "restart".into()
-}
-fn default_level() -> String {
-    "qp".into()
 }
 fn default_cnp_bytes() -> Bytes {
     Bytes(64)

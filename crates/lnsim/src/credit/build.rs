@@ -169,7 +169,6 @@ fn check_switch_ports(fabric: &Fabric) -> Result<()> {
 
 fn check_scalars(l: &LoadedScenario) -> Result<()> {
     let s = &l.scenario;
-    crate::config::reject_cycle_keys(l)?;
     let end_time = s.sim.end_ps();
     if end_time == 0 {
         return Err(Error::input(

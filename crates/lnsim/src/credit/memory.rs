@@ -2,7 +2,7 @@
 //! network instance, its tables, traffic, congestion control, statistics and results files,
 //! from the scenario's parameters alone (issue 14 item 3).
 
-use crate::config::{Injection, LoadedScenario, NodeSet, Scenario};
+use crate::config::{CcLevel, DestinationPer, Injection, LoadedScenario, NodeSet, Scenario};
 use crate::engine::memory::{fabric_parts, grown, m, sz, MemoryEstimate, Phase};
 use crate::error::Result;
 use crate::topology::{self, FabricSize, LinkParams};
@@ -85,8 +85,14 @@ fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize) {
         m(
             np,
             crate::credit::cc::ib_switch::SwitchCc::bytes_per_port(vls),
-        ) + m(hcas, 16 + if s.cc.level == "sl" { vls * 25 } else { 0 })
-            + 8 * (s.cc.ccti_limit as u64 + 1).max(128),
+        ) + m(
+            hcas,
+            16 + if s.cc.level == CcLevel::Sl {
+                vls * 25
+            } else {
+                0
+            },
+        ) + 8 * (s.cc.ccti_limit as u64 + 1).max(128),
         if s.cc.enabled {
             Phase::Kept
         } else {
@@ -171,7 +177,7 @@ fn traffic_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize) -> Resu
         let start = g.start.0.min(end);
         let stop = g.stop.map_or(end, |d| d.0.min(end));
         let active = stop.saturating_sub(start);
-        let unit = if g.destination_per == "packet" {
+        let unit = if g.destination_per == DestinationPer::Packet {
             pkt_time
         } else {
             msg_time
@@ -289,7 +295,8 @@ mod tests {
             "kind = \"dragonfly\"\np = 2",
             "kind = \"dragonfly\"\np = 3\na = 4\nh = 2",
         ] {
-            let l = load(&format!("[sim]\nend_time = \"1us\"\n[topology]\n{topo}\n"));
+            // (no sim.end_time: a Dragonfly is a cycle-level scenario, which refuses it)
+            let l = load(&format!("[sim]\n[topology]\n{topo}\n"));
             let analytic = topology::size(&l.scenario, &l.base_dir).unwrap();
             let built = FabricSize::of(&topology::build(&l.scenario, &l.base_dir).unwrap());
             assert_eq!(

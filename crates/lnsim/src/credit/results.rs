@@ -212,6 +212,7 @@ fn summary_json(
     let mut summary = json!({
         "scenario": l.name,
         "complete": ending.is_complete(),
+        "model": l.model().name(),
         "seed": l.scenario.sim.seed,
         "version": crate::VERSION,
         "sim_time_s": secs(end),

@@ -519,7 +519,7 @@ fn topology_label(shape: &Shape, p: &CycleParams) -> String {
             d.p,
             d.a,
             d.h,
-            p.topology.arrangement.as_deref().unwrap_or("palmtree")
+            p.topology.arrangement.unwrap_or_default().name()
         ),
         Shape::MeshTorus { dims, torus, .. } => format!(
             "{} {}",

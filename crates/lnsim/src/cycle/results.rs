@@ -444,7 +444,7 @@ pub(crate) fn write(
     let mut summary = json!({
         "scenario": l.name,
         "complete": ending.is_complete(),
-        "model": "cycle",
+        "model": l.model().name(),
         "version": crate::VERSION,
         "seed": s.sim.seed,
         "wall_time_s": r6(wall_s),

@@ -70,7 +70,7 @@ impl ValiantDraw {
 impl CycleAlgorithm for Valiant {
     fn new(cfg: &RoutingConfig, _: u32) -> Result<Self> {
         Ok(Valiant {
-            policy: VlbPolicy::parse(cfg.vlb_policy.as_deref().unwrap_or("lgl"))?,
+            policy: VlbPolicy::parse(cfg.vlb_policy.unwrap_or_default().name())?,
             source_group: cfg.valiant_source_group.unwrap_or(false),
         })
     }

@@ -100,7 +100,7 @@ pub struct LinkParams {
 impl LinkParams {
     /// Builds link parameters from a `[links.<class>]` table; `key` names it in errors.
     pub fn from_config(c: &LinkConfig, key: &str) -> Result<Self> {
-        let lanes = c.width.map(|w| w.lanes()).unwrap_or(4);
+        let lanes = c.width.lanes();
         let rate = match (c.rate, c.speed) {
             (Some(_), Some(_)) => {
                 return Err(Error::input(

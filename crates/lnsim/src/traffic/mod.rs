@@ -4,7 +4,10 @@
 
 pub mod synthetic;
 
-use crate::config::{BitRate, Duration, GeneratorConfig, Injection, NodeSet, Ps, Scenario};
+use crate::config::{
+    BitRate, DestinationPer, Duration, GeneratorConfig, Injection, NodeSet, Pattern, Ps, Scenario,
+    Subset,
+};
 use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
 use crate::topology::{Fabric, LinkRate};
@@ -401,15 +404,15 @@ fn add_generator(
         if !(f > 0.0 && f <= 1.0) {
             return Err(Error::input(k, format!("{f} outside (0, 1]")));
         }
-        match g.subset.as_str() {
+        match g.subset {
             // even spread in LID order: keep element i when floor((i+1)·f) > floor(i·f)
-            "every_other" => Ok(v
+            Subset::EveryOther => Ok(v
                 .into_iter()
                 .enumerate()
                 .filter(|(i, _)| (((*i + 1) as f64) * f).floor() > ((*i as f64) * f).floor())
                 .map(|(_, h)| h)
                 .collect()),
-            "random" => {
+            Subset::Random => {
                 let keep = ((v.len() as f64) * f).round() as usize;
                 let mut v = v;
                 v.shuffle(&mut subset_rng);
@@ -417,10 +420,6 @@ fn add_generator(
                 v.sort_unstable();
                 Ok(v)
             }
-            other => Err(Error::input(
-                &format!("{key}.subset"),
-                format!("unknown \"{other}\"; allowed: \"every_other\", \"random\""),
-            )),
         }
     };
     let mut sources = resolve(&g.sources, &format!("{key}.sources"), true)?;
@@ -436,10 +435,13 @@ fn add_generator(
         g.destination_fraction,
         &format!("{key}.destination_fraction"),
     )?;
-    if g.pattern != "uniform" {
+    if g.pattern != Pattern::Uniform {
         return Err(Error::input(
             &format!("{key}.pattern"),
-            format!("unknown pattern \"{}\"; allowed: \"uniform\"", g.pattern),
+            format!(
+                "\"{}\" is a pattern of the cycle-level model; allowed here: \"uniform\" (a hotspot is `hotspot` + `hotspot_fraction`)",
+                g.pattern.name()
+            ),
         ));
     }
     let hotspot = match (&g.hotspot, g.hotspot_fraction) {
@@ -460,16 +462,7 @@ fn add_generator(
             ))
         }
     };
-    let per_packet = match g.destination_per.as_str() {
-        "message" => false,
-        "packet" => true,
-        o => {
-            return Err(Error::input(
-                &format!("{key}.destination_per"),
-                format!("unknown \"{o}\"; allowed: \"message\", \"packet\""),
-            ))
-        }
-    };
+    let per_packet = g.destination_per == DestinationPer::Packet;
     let vl = vl_ok(&format!("{key}.vl"), g.vl)?;
     if sources.is_empty() {
         return Err(Error::input(&format!("{key}.sources"), "selects no HCA"));

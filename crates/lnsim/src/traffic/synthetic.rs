@@ -358,7 +358,7 @@ impl Resolver<'_> {
             let mut parts = Vec::new();
             for (i, c) in mix.iter().enumerate() {
                 let p = format!("{prefix}.mix[{i}]");
-                let (comp, l) = self.steady(&c.pattern, c.shift, &p, Level::Component)?;
+                let (comp, l) = self.steady(c.pattern.name(), c.shift, &p, Level::Component)?;
                 let f = c.fraction;
                 if !(f > 0.0 && f <= 1.0) {
                     return Err(Error::input(
@@ -578,7 +578,7 @@ impl SyntheticTraffic {
             hot: &hot,
             hot_used: false,
         };
-        let pattern = t.pattern.as_deref().unwrap_or("uniform");
+        let pattern = t.pattern.name();
         let (before, after, label) = if pattern == "transient" {
             if t.shift.is_some() {
                 return Err(Error::input(
@@ -619,7 +619,7 @@ impl SyntheticTraffic {
                     }
                 };
                 phases.push(r.phase(
-                    &ph.pattern,
+                    ph.pattern.name(),
                     ph.shift,
                     &ph.mix,
                     &prefix,
@@ -1248,13 +1248,21 @@ mod tests {
         err("pattern = \"uniform\"", &geo, "traffic.load");
         err("pattern = \"uniform\"\nload = 0.0", &geo, "traffic.load");
         err("pattern = \"uniform\"\nload = 1.5", &geo, "traffic.load");
-        let e = err("pattern = \"foo\"\nload = 0.5", &geo, "traffic.pattern");
+        // (an unknown name is refused by the schema's enum, naming every pattern)
+        let e = err(
+            "pattern = \"transpose\"\nload = 0.5",
+            &geo,
+            "traffic.pattern",
+        );
         assert!(
-            e.contains("\"advc\"") && e.contains("\"transient\"") && !e.contains("transpose"),
+            e.contains("\"advc\"") && e.contains("\"transient\"") && !e.contains("\"shuffle\""),
             "{e}"
         );
-        let e = err("pattern = \"foo\"\nload = 0.5", &m, "traffic.pattern");
-        assert!(e.contains("\"transpose\"") && !e.contains("advc"), "{e}");
+        let e = err("pattern = \"advl\"\nload = 0.5", &m, "traffic.pattern");
+        assert!(
+            e.contains("\"transpose\"") && !e.contains("\"advc\""),
+            "{e}"
+        );
         err("pattern = \"advc\"\nload = 0.5", &m, "traffic.pattern");
         err(
             "pattern = \"adv\"\nshift = 1\nload = 0.5",
@@ -1333,7 +1341,7 @@ mod tests {
             format!("pattern = \"transient\"\nload = 0.5\n[transient.before]\n{before}\n[transient.after]\n{after}")
         };
         let e = err(
-            &tr("pattern = \"uniform\"", "pattern = \"foo\""),
+            &tr("pattern = \"uniform\"", "pattern = \"transient\""),
             &geo,
             "traffic.transient.after.pattern",
         );

@@ -11,7 +11,7 @@
 //! events are needed.
 
 use super::cct::CongestionControlTable;
-use crate::config::{CcConfig, Ps};
+use crate::config::{CcConfig, CcLevel, Ps, TimerMode};
 use crate::error::{Error, Result};
 
 /// Channel-adapter-side state.
@@ -61,26 +61,8 @@ impl CaCc {
         n_hca: usize,
         table: CongestionControlTable,
     ) -> Result<Self> {
-        let sl_level = match c.level.as_str() {
-            "qp" => false,
-            "sl" => true,
-            o => {
-                return Err(Error::input(
-                    "cc.level",
-                    format!("unknown \"{o}\"; allowed: \"qp\", \"sl\""),
-                ))
-            }
-        };
-        let restart = match c.timer_mode.as_str() {
-            "restart" => true,
-            "free_running" => false,
-            o => {
-                return Err(Error::input(
-                    "cc.timer_mode",
-                    format!("unknown \"{o}\"; allowed: \"restart\", \"free_running\""),
-                ))
-            }
-        };
+        let sl_level = c.level == CcLevel::Sl;
+        let restart = c.timer_mode == TimerMode::Restart;
         if c.ccti_limit < c.ccti_min {
             return Err(Error::input(
                 "cc.ccti_limit",

@@ -10,7 +10,7 @@
 //! switch has arbitrated, so a port that waits for credits sees itself as a victim.
 
 use super::SwitchView;
-use crate::config::{CcConfig, Ps, VictimMask};
+use crate::config::{self, CcConfig, Marking, Ps, RootCredits, VictimMask};
 use crate::credit::packet::{Packet, CNP, FECN};
 use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
@@ -77,7 +77,7 @@ impl PortParams {
             None => c.threshold,
         };
         if w != 0 {
-            p.enter = level(w, &c.threshold_mapping);
+            p.enter = level(w, c.threshold_mapping.name());
             p.leave = p.enter;
             if hysteresis {
                 if c.reset_threshold <= w {
@@ -86,20 +86,14 @@ impl PortParams {
                         format!("{} must be higher than the threshold {w} (a lower fill level), or 0 for no hysteresis", c.reset_threshold),
                     ));
                 }
-                p.leave = level(c.reset_threshold, &c.threshold_mapping);
+                p.leave = level(c.reset_threshold, c.threshold_mapping.name());
             }
         }
         p.victim = match o.victim_mask {
             Some(b) => b,
-            None => match &c.victim_mask {
-                VictimMask::All(b) => *b,
-                VictimMask::Named(n) if n == "host_ports" => class == LinkClass::Host,
-                VictimMask::Named(n) => {
-                    return Err(Error::input(
-                        "cc.victim_mask",
-                        format!("unknown \"{n}\"; allowed: true, false, \"host_ports\""),
-                    ))
-                }
+            None => match c.victim_mask {
+                VictimMask::All(b) => b,
+                VictimMask::HostPorts => class == LinkClass::Host,
             },
         };
         p.marking_rate = o.marking_rate.unwrap_or(c.marking_rate);
@@ -120,46 +114,16 @@ fn check_weight(key: &str, w: u32) -> Result<u32> {
 /// The string choices of `[cc]` on the switch side: threshold mode, Root credits (as a credit
 /// count for a packet of `pkt_credits`), random marking; the threshold mapping is checked.
 fn choices(c: &CcConfig, pkt_credits: u32) -> Result<(ThresholdMode, u32, bool)> {
-    let mode = match c.threshold_mode.as_str() {
-        "per_voq" => ThresholdMode::PerVoq,
-        "sum" => ThresholdMode::Sum,
-        "sum_divided" => ThresholdMode::SumDivided,
-        o => {
-            return Err(Error::input(
-                "cc.threshold_mode",
-                format!("unknown \"{o}\"; allowed: \"per_voq\", \"sum\", \"sum_divided\""),
-            ))
-        }
+    let mode = match c.threshold_mode {
+        config::ThresholdMode::PerVoq => ThresholdMode::PerVoq,
+        config::ThresholdMode::Sum => ThresholdMode::Sum,
+        config::ThresholdMode::SumDivided => ThresholdMode::SumDivided,
     };
-    if !matches!(c.threshold_mapping.as_str(), "sixteenths" | "fifteenths") {
-        return Err(Error::input(
-            "cc.threshold_mapping",
-            format!(
-                "unknown \"{}\"; allowed: \"sixteenths\", \"fifteenths\"",
-                c.threshold_mapping
-            ),
-        ));
-    }
-    let root_need = match c.root_credits.as_str() {
-        "packet" => pkt_credits,
-        "one" => 1,
-        o => {
-            return Err(Error::input(
-                "cc.root_credits",
-                format!("unknown \"{o}\"; allowed: \"packet\", \"one\""),
-            ))
-        }
+    let root_need = match c.root_credits {
+        RootCredits::Packet => pkt_credits,
+        RootCredits::One => 1,
     };
-    let random = match c.marking.as_str() {
-        "deterministic" => false,
-        "random" => true,
-        o => {
-            return Err(Error::input(
-                "cc.marking",
-                format!("unknown \"{o}\"; allowed: \"deterministic\", \"random\""),
-            ))
-        }
-    };
+    let random = c.marking == Marking::Random;
     Ok((mode, root_need, random))
 }
 
