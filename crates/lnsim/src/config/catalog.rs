@@ -80,11 +80,7 @@ pub const CATALOG: &[Item] = &[
 
 /// Which model(s) have an item, in words.
 pub fn model_text(m: Option<Model>) -> &'static str {
-    match m {
-        None => "both models",
-        Some(Model::InfiniBand) => "InfiniBand model",
-        Some(Model::Cycle) => "cycle-level model",
-    }
+    m.map_or("both models", Model::text)
 }
 
 #[cfg(test)]

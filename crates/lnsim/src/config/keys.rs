@@ -394,7 +394,8 @@ pub const KEYS: &[KeyInfo] = &[
         "keep this fraction of the destinations"),
     key!("traffic.generators[].subset", ValueKind::Choice(Subset::NAMES), "", "`every_other`", IB,
         "how fractions are picked: `every_other` (even spread in LID order) or `random` (seeded)"),
-    key!("traffic.generators[].pattern", ValueKind::Choice(&["uniform"]), "", "`uniform`", IB, "destination pattern"),
+    key!("traffic.generators[].pattern", ValueKind::Choice(&["uniform"]), "", "`uniform`", IB,
+        "destination pattern, named as in `traffic.pattern`; the InfiniBand model has `uniform`, plus a hot destination with `hotspot` and `hotspot_fraction`"),
     key!("traffic.generators[].hotspot", ValueKind::Str, "", "—", IB,
         "with `hotspot_fraction`: an HCA that receives that fraction of the messages"),
     key!("traffic.generators[].hotspot_fraction", frac(false), "", "—", IB,
@@ -617,11 +618,7 @@ impl KeyInfo {
 
     /// Which model reads the key, in words.
     pub fn model_text(&self) -> &'static str {
-        match self.model {
-            None => "both models",
-            Some(Model::InfiniBand) => "InfiniBand model",
-            Some(Model::Cycle) => "cycle-level model",
-        }
+        self.model.map_or("both models", Model::text)
     }
 
     /// The README's meaning column: the doc, after `cycle-level:` for keys only the cycle-level
@@ -1197,6 +1194,11 @@ mod tests {
             names(|p| !matches!(p, Pattern::Mix | Pattern::Transient))
         );
         assert_eq!(PHASE_PATTERNS, names(|p| *p != Pattern::Transient));
+        // the InfiniBand generators name their patterns from the same list
+        let ValueKind::Choice(ib) = lookup("traffic.generators[].pattern").unwrap().kind else {
+            panic!("a choice");
+        };
+        assert!(ib.iter().all(|n| Pattern::NAMES.contains(n)));
     }
 
     #[test]

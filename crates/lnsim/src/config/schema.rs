@@ -665,7 +665,8 @@ pub struct GeneratorConfig {
     /// How fractional subsets are picked: "every_other" (by LID order) or "random" (seeded).
     #[serde(default)]
     pub subset: Subset,
-    /// Destination pattern: "uniform".
+    /// Destination pattern, one of the names of `traffic.pattern` ([`Pattern`]); the InfiniBand
+    /// model has "uniform" (plus `hotspot` below).
     #[serde(default)]
     pub pattern: Pattern,
     /// Hotspot: node receiving `hotspot_fraction` of the messages.
