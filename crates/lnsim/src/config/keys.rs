@@ -144,6 +144,19 @@ pub const PLACEHOLDERS: &[(&str, &[&str])] = &[
 
 /// Every pattern (`traffic.pattern`): the names of [`super::Pattern`].
 const CYCLE_PATTERNS: &[&str] = super::schema::Pattern::NAMES;
+/// The patterns of the InfiniBand model's generators: those of the widest geometry it builds,
+/// a mesh or torus (checked against `traffic::geometry` by a test); a fat tree or a file
+/// topology has `uniform`, `hotspot` and the bit permutations.
+const GENERATOR_PATTERNS: &[&str] = &[
+    "uniform",
+    "transpose",
+    "bit_complement",
+    "bit_reversal",
+    "shuffle",
+    "tornado",
+    "neighbour",
+    "hotspot",
+];
 /// The patterns of a mix component (all but `mix` and `transient`; checked against
 /// [`super::Pattern`] by a test).
 const STEADY_PATTERNS: &[&str] = &[
@@ -394,8 +407,8 @@ pub const KEYS: &[KeyInfo] = &[
         "keep this fraction of the destinations"),
     key!("traffic.generators[].subset", ValueKind::Choice(Subset::NAMES), "", "`every_other`", IB,
         "how fractions are picked: `every_other` (even spread in LID order) or `random` (seeded)"),
-    key!("traffic.generators[].pattern", ValueKind::Choice(&["uniform"]), "", "`uniform`", IB,
-        "destination pattern, named as in `traffic.pattern`; the InfiniBand model has `uniform`, plus a hot destination with `hotspot` and `hotspot_fraction`"),
+    key!("traffic.generators[].pattern", ValueKind::Choice(GENERATOR_PATTERNS), "", "`uniform`", IB,
+        "destination pattern, named as in `traffic.pattern`: `uniform` over `destinations` (with `hotspot` and `hotspot_fraction`: a hot destination, also written `hotspot`), or a permutation (each source sends to its image; meshes and tori all, other topologies `bit_complement`, `bit_reversal`, `shuffle`)"),
     key!("traffic.generators[].hotspot", ValueKind::Str, "", "—", IB,
         "with `hotspot_fraction`: an HCA that receives that fraction of the messages"),
     key!("traffic.generators[].hotspot_fraction", frac(false), "", "—", IB,
@@ -1199,6 +1212,13 @@ mod tests {
             panic!("a choice");
         };
         assert!(ib.iter().all(|n| Pattern::NAMES.contains(n)));
+        let mesh = crate::traffic::geometry::Geometry::MeshTorus {
+            dims: vec![2, 2],
+            torus: false,
+            per_router: 1,
+        };
+        let widest: Vec<&str> = mesh.patterns().iter().map(|p| p.name()).collect();
+        assert_eq!(ib, widest);
     }
 
     #[test]

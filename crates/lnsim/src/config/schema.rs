@@ -638,7 +638,7 @@ pub struct FlowConfig {
 
 /// A node set: `"all"`, `"others"` (HCAs that are not the source of a static flow, minus
 /// `idle`), or an explicit list of names.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(untagged)]
 pub enum NodeSet {
     /// "all" or "others".
@@ -665,8 +665,9 @@ pub struct GeneratorConfig {
     /// How fractional subsets are picked: "every_other" (by LID order) or "random" (seeded).
     #[serde(default)]
     pub subset: Subset,
-    /// Destination pattern, one of the names of `traffic.pattern` ([`Pattern`]); the InfiniBand
-    /// model has "uniform" (plus `hotspot` below).
+    /// Destination pattern, one of the names of `traffic.pattern` ([`Pattern`]): "uniform" over
+    /// `destinations` (a hotspot with `hotspot` below, also written "hotspot"), or a permutation
+    /// of the fabric's HCAs (`traffic::permutation`).
     #[serde(default)]
     pub pattern: Pattern,
     /// Hotspot: node receiving `hotspot_fraction` of the messages.

@@ -111,21 +111,22 @@ fn deadlock_check(
             vl: f.vl,
         });
     }
-    for src in &traffic.sources {
-        if let traffic::Destinations::Random { nodes, hotspot, .. } = &src.dest {
-            demands.push(Demand {
-                src: src.hca,
-                dsts: nodes,
-                vl: src.vl,
-            });
-            if let Some((h, _)) = hotspot {
-                demands.push(Demand {
-                    src: src.hca,
-                    dsts: std::slice::from_ref(h),
-                    vl: src.vl,
-                });
-            }
-        }
+    let random: Vec<(u32, Vec<u32>)> = (0..traffic.sources.len() as u32)
+        .filter(|&s| {
+            matches!(
+                traffic.sources[s as usize].dest,
+                traffic::Destinations::Random { .. }
+            )
+        })
+        .map(|s| (s, traffic.destinations_of(s)))
+        .collect();
+    for (s, dsts) in &random {
+        let src = &traffic.sources[*s as usize];
+        demands.push(Demand {
+            src: src.hca,
+            dsts,
+            vl: src.vl,
+        });
     }
     let check = check_tables(fabric, lft, &demands, s.cc.enabled);
     if let Some(cycle) = &check.cycle {

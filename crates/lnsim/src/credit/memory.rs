@@ -153,8 +153,9 @@ fn traffic_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize) -> Resu
     use crate::traffic::{Flow, Message, Source};
     let hcas = f.hcas;
     let end = s.sim.end_ps();
-    // traffic: sources with their destination lists, the (src, dst) pairs whose routes are
-    // checked (sorted in a copy), and the flows (queue pairs) the run creates
+    // traffic: sources with their destination lists (one per generator, and per source while
+    // the channel dependencies are checked), the (src, dst) pairs whose routes are checked
+    // (sorted in a copy), and the flows (queue pairs) the run creates
     let host = LinkParams::from_config(&s.links.host, "links.host")?;
     let payload = s.traffic.payload_bytes.0.max(1);
     let msg_packets = s.traffic.message_bytes.0.div_ceil(payload).max(1);

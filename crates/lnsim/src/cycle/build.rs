@@ -23,7 +23,9 @@ use crate::routing::dragonfly_paths::DragonflyPaths;
 use crate::routing::mesh_paths::{Grid, MeshPaths};
 use crate::routing::piggyback::PiggybackState;
 use crate::topology::{self, Fabric, LinkClass, LinkParams, LinkRate, NodeKind, Shape};
-use crate::traffic::synthetic::{Geometry, SyntheticTraffic};
+use crate::traffic::geometry::Geometry;
+use crate::traffic::injection::Bernoulli;
+use crate::traffic::synthetic::SyntheticTraffic;
 
 /// Random-stream purpose of Valiant intermediate draws.
 const VALIANT: u64 = 11;
@@ -169,8 +171,7 @@ impl CycleNet {
                 .map(|i| stream(p.seed, (1 << 32) | i as u64, purpose::ARRIVALS))
                 .collect(),
             traffic,
-            gen_prob: 0.0,
-            gen_log_q: 0.0,
+            gen: Bernoulli::new(0.0),
             pkts: PacketSlab::new(),
             cal: super::calendar::Calendar::new(p.calendar_slots()),
             now: 0,
@@ -493,15 +494,7 @@ impl Buffers {
 /// The traffic of the scenario on the fabric's terminals: destination patterns and injection
 /// processes over the topology's geometry.
 fn traffic(p: &CycleParams, fabric: &Fabric) -> Result<SyntheticTraffic> {
-    let geo = match &fabric.shape {
-        Shape::Dragonfly(d) => Geometry::Dragonfly(*d),
-        Shape::MeshTorus { dims, torus, .. } => Geometry::MeshTorus {
-            dims: dims.clone(),
-            torus: *torus,
-            per_router: p.topology.hcas_per_switch.unwrap_or(1),
-        },
-        _ => return Err(Error::Internal("cycle model: unexpected shape".into())),
-    };
+    let geo = Geometry::of(fabric)?;
     let traffic = SyntheticTraffic::from_config(p.traffic, &geo, p.warmup)?;
     if traffic.terminals() != fabric.hcas.len() as u32 {
         return Err(Error::Internal(

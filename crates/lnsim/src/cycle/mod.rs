@@ -60,6 +60,7 @@ pub use run::run_cycle_scenario;
 
 use crate::routing::algorithm::CycleRouting;
 use crate::routing::piggyback::PiggybackState;
+use crate::traffic::injection::Bernoulli;
 use crate::traffic::synthetic::SyntheticTraffic;
 use packet::PacketSlab;
 use rand_chacha::ChaCha8Rng;
@@ -279,9 +280,9 @@ pub(crate) struct CycleNet {
     pub term: Vec<TermState>,
     pub rng_term: Vec<ChaCha8Rng>,
     pub traffic: SyntheticTraffic,
-    pub gen_prob: f64,
-    /// `ln(1 − gen_prob)`, the divisor of the geometric gap (computed once per load).
-    pub gen_log_q: f64,
+    /// The terminals' packet generation: one Bernoulli trial per cycle with probability
+    /// load / packet size (spec §4.1), set for the load in force.
+    pub gen: Bernoulli,
     // --- engine
     pub pkts: PacketSlab,
     pub cal: calendar::Calendar,

@@ -5,14 +5,13 @@
 
 use super::packet::Pkt;
 use super::{CycleNet, Ev};
-use rand::Rng;
+use crate::traffic::injection::Bernoulli;
 
 impl CycleNet {
     /// (Re)starts every terminal's Bernoulli process at cycle `from` with the load then in force.
     pub(super) fn start_generators(&mut self, from: u64) {
         let load = self.traffic.load_at(from);
-        self.gen_prob = (load / self.pkt_phits as f64).min(1.0);
-        self.gen_log_q = (1.0 - self.gen_prob).ln();
+        self.gen = Bernoulli::new((load / self.pkt_phits as f64).min(1.0));
         for t in 0..self.terminals {
             if self.traffic.active(t, from) {
                 self.schedule_gen(t, from);
@@ -24,18 +23,10 @@ impl CycleNet {
     /// cycle with probability load / L), counting from cycle `from` inclusive.
     #[inline]
     pub(super) fn schedule_gen(&mut self, t: u32, from: u64) {
-        let p = self.gen_prob;
-        if p <= 0.0 {
+        if self.gen.never() {
             return;
         }
-        let gap = if p >= 1.0 {
-            0
-        } else {
-            let u: f64 = self.rng_term[t as usize].random();
-            // ⌊ln(1 − u) / ln(1 − p)⌋: the quotient is ≥ 0 (or NaN, cast to 0), so the
-            // truncating cast is the floor
-            ((1.0 - u).ln() / self.gen_log_q) as u64
-        };
+        let gap = self.gen.failures(&mut self.rng_term[t as usize]);
         let when = from + gap;
         if when == self.now {
             // same cycle: generate now (only at start or change, from == now)

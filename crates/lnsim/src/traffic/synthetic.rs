@@ -1,30 +1,14 @@
-//! Synthetic destination patterns and offered load of the cycle-level model (Dragonfly spec §4).
-//!
-//! Resolves `[traffic]` (`pattern`, `load`, `shift`, `mix`, `transient`, `hotspots`,
-//! `hotspot_fraction`) once against the geometry of the network and then draws one destination
-//! per generated packet without allocating.
+//! The cycle-level model's traffic (Dragonfly spec §4): `[traffic]` (`pattern`, `load`, `shift`,
+//! `mix`, `transient`, `hotspots`, `hotspot_fraction`) resolved once against the network's
+//! [`Geometry`] into steady patterns of [`super::pattern`] and their phases, then one
+//! destination drawn per generated packet without allocating.
 //!
 //! # Patterns
-//! Dragonfly (spec §1.1 numbering: router `r = g·a + i`, terminal `t` on router `t / p`, so group
-//! `G_S` of terminal `t` is `t / (a·p)`), spec §4.2:
-//! - `uniform`: uniform over all terminals except the source.
-//! - `adv` (ADV+i, `traffic.shift = i`, may be negative, `i mod G ≠ 0`): uniform among the nodes of
-//!   group `(G_S + i) mod G`.
-//! - `advl`: uniform among the nodes of router `(R + 1) mod a` of the source's group.
-//! - `advc`: uniform among the nodes of the `h` groups `G_S + 1 … G_S + h` (mod G); the thesis
-//!   definition, not FOGSim's `h − 1` groups (spec §4.2 notes).
-//!
-//! Meshes and tori (router index `Σ coords[d]·Π dims[e<d]`, dimension 0 = x; terminal
-//! `router·n + k` for `n` terminals per router), permutations of the *router* index, each
-//! terminal keeping its local index `k`:
-//! - `transpose` (2-D square only): `(x, y) → (y, x)`;
-//! - `bit_complement`, `bit_reversal`, `shuffle` (rotate the index bits left by one): these need a
-//!   power-of-two number of routers (with one terminal per router: of terminals);
-//! - `tornado`: in every dimension `x → (x + ⌈k/2⌉ − 1) mod k`;
-//! - `neighbour`: in every dimension `x → (x + 1) mod k`.
-//!
-//! Both geometries: `uniform` and `hotspot` (with probability `traffic.hotspot_fraction`, default
-//! 0.1, a uniformly chosen hot terminal other than the source, otherwise uniform).
+//! The steady patterns and where each applies are those of [`super::pattern`] (Dragonfly:
+//! `uniform`, `adv` with `traffic.shift = i`, `advl`, `advc`, `hotspot`; meshes and tori:
+//! `uniform`, the permutations of [`super::permutation`] and `hotspot`). `hotspot` sends a packet
+//! with probability `traffic.hotspot_fraction` (default 0.1) to a uniformly chosen hot terminal
+//! of `traffic.hotspots` other than the source, otherwise uniformly to any terminal.
 //!
 //! # Inactive nodes
 //! A terminal that a permutation maps onto itself (the diagonal of `transpose`, the bit
@@ -40,27 +24,11 @@
 //! the warm-up, the spec's t = 0) and phase `after` from then on; each phase is a steady pattern
 //! or a mix with its own load (default `traffic.load`).
 
-use crate::config::{MixComponent, TrafficConfig};
+use super::geometry::Geometry;
+use super::pattern::{self, Among, DestinationPattern, Request};
+use crate::config::{MixComponent, Pattern, TrafficConfig};
 use crate::error::{Error, Result};
-use crate::topology::dragonfly::DragonflyShape;
 use rand::Rng;
-
-/// Where the terminals sit, for patterns that depend on structure (Dragonfly spec §1.1, §4.2).
-#[derive(Debug, Clone)]
-pub enum Geometry {
-    /// A canonical Dragonfly: terminal `t` on router `t / p`, router `r = g·a + i` (spec §1.1).
-    Dragonfly(DragonflyShape),
-    /// A mesh or torus: `dims` routers per dimension, x first (as `Shape::MeshTorus` stores them),
-    /// `per_router` terminals per router (terminal = router index · per_router + k).
-    MeshTorus {
-        /// Routers per dimension, dimension 0 (x) first.
-        dims: Vec<u32>,
-        /// Wrap-around links present (patterns are defined mod k either way).
-        torus: bool,
-        /// Terminals per router.
-        per_router: u32,
-    },
-}
 
 /// The resolved traffic of a cycle-level run (Dragonfly spec §4): destination pattern(s) and
 /// offered load, possibly changing at one cycle (§4.3).
@@ -68,20 +36,6 @@ pub enum Geometry {
 pub struct SyntheticTraffic {
     /// Terminals.
     n: u32,
-    /// Dragonfly: terminals per router (0 on meshes).
-    df_p: u32,
-    /// Dragonfly: routers per group.
-    df_a: u32,
-    /// Dragonfly: global links per router.
-    df_h: u32,
-    /// Dragonfly: groups.
-    df_groups: u32,
-    /// Dragonfly: terminals per group (`a·p`).
-    df_group_size: u32,
-    /// Hot terminals, sorted, distinct.
-    hot: Vec<u32>,
-    /// Probability of a hot destination.
-    hot_frac: f64,
     /// The traffic before the change (or always).
     before: Phase,
     /// Cycle of the change and the traffic from then on.
@@ -96,7 +50,7 @@ pub struct SyntheticTraffic {
 /// One steady traffic (a single pattern or a mix) with its load.
 #[derive(Debug, Clone)]
 struct Phase {
-    comps: Vec<Comp>,
+    comps: Vec<DestinationPattern>,
     /// Cumulative component probabilities, the last exactly 1.
     cum: Vec<f64>,
     load: f64,
@@ -113,41 +67,6 @@ impl Phase {
     }
 }
 
-/// One steady pattern, ready to draw from.
-#[derive(Debug, Clone)]
-enum Comp {
-    Uniform,
-    /// ADV+i with the group offset reduced to `1..G`.
-    Adv(u32),
-    Advl,
-    Advc,
-    /// Image of every terminal; a fixed point is an inactive terminal.
-    Perm(Vec<u32>),
-    Hotspot,
-}
-
-impl Comp {
-    #[inline]
-    fn active_for(&self, src: u32) -> bool {
-        match self {
-            Comp::Perm(img) => img[src as usize] != src,
-            _ => true,
-        }
-    }
-}
-
-const DF_PATTERNS: &[&str] = &["uniform", "adv", "advl", "advc", "hotspot"];
-const MESH_PATTERNS: &[&str] = &[
-    "uniform",
-    "transpose",
-    "bit_complement",
-    "bit_reversal",
-    "shuffle",
-    "tornado",
-    "neighbour",
-    "hotspot",
-];
-
 /// Where a pattern name appears, which decides what it may be.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Level {
@@ -159,20 +78,11 @@ enum Level {
     Component,
 }
 
-/// The geometry after checking.
-enum Geo {
-    Df(DragonflyShape),
-    Mesh {
-        dims: Vec<u32>,
-        per: u32,
-        routers: u32,
-    },
-}
-
 struct Resolver<'a> {
-    geo: Geo,
+    geo: &'a Geometry,
     n: u32,
-    hot: &'a [u32],
+    /// Hot terminals (sorted) and fraction, when `traffic.hotspots` is a non-empty list.
+    hot: Option<(&'a [u32], f64)>,
     hot_used: bool,
 }
 
@@ -187,44 +97,32 @@ fn check_load(key: &str, l: f64) -> Result<f64> {
     }
 }
 
-fn quoted(v: &[&str]) -> String {
-    v.iter()
-        .map(|s| format!("\"{s}\""))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 impl Resolver<'_> {
-    fn is_df(&self) -> bool {
-        matches!(self.geo, Geo::Df(_))
-    }
-
     /// The patterns allowed at `level` on this geometry, quoted.
     fn allowed(&self, level: Level) -> String {
-        let mut v: Vec<&str> = if self.is_df() {
-            DF_PATTERNS.to_vec()
-        } else {
-            MESH_PATTERNS.to_vec()
-        };
+        let mut v: Vec<&str> = self.geo.patterns().iter().map(|p| p.name()).collect();
         if level != Level::Component {
             v.push("mix");
         }
         if level == Level::Top {
             v.push("transient");
         }
-        quoted(&v)
+        v.iter()
+            .map(|s| format!("\"{s}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// A single steady pattern at `{prefix}.pattern` / `{prefix}.shift`.
     fn steady(
         &mut self,
-        pattern: &str,
+        p: Pattern,
         shift: Option<i64>,
         prefix: &str,
         level: Level,
-    ) -> Result<(Comp, String)> {
+    ) -> Result<(DestinationPattern, String)> {
         let pkey = format!("{prefix}.pattern");
-        if pattern == "mix" || pattern == "transient" {
+        if p == Pattern::Mix || p == Pattern::Transient {
             let what = if level == Level::Component {
                 "a mix component must be a steady pattern"
             } else {
@@ -235,112 +133,39 @@ impl Resolver<'_> {
                 format!("{what}; allowed: {}", self.allowed(level)),
             ));
         }
-        let here = if self.is_df() {
-            DF_PATTERNS
-        } else {
-            MESH_PATTERNS
-        };
-        if !here.contains(&pattern) {
-            let msg = if DF_PATTERNS.contains(&pattern) {
-                format!(
-                    "\"{pattern}\" applies only to Dragonfly topologies; allowed on this mesh/torus: {}",
-                    self.allowed(level)
-                )
-            } else if MESH_PATTERNS.contains(&pattern) {
-                format!(
-                    "\"{pattern}\" applies only to meshes and tori; allowed on this Dragonfly: {}",
-                    self.allowed(level)
-                )
-            } else {
-                format!(
-                    "unknown pattern \"{pattern}\"; allowed: {}",
-                    self.allowed(level)
-                )
-            };
-            return Err(Error::input(&pkey, msg));
-        }
+        let allowed = self.allowed(level);
         let skey = format!("{prefix}.shift");
-        if pattern != "adv" && shift.is_some() {
-            return Err(Error::input(
-                &skey,
-                format!("does not apply to pattern \"{pattern}\"; allowed only with \"adv\""),
-            ));
-        }
-        if self.n < 2 {
-            return Err(Error::input(
-                &pkey,
-                "the network has a single terminal; every pattern needs at least 2",
-            ));
-        }
-        let comp = match pattern {
-            "uniform" => Comp::Uniform,
-            "hotspot" => {
-                if self.hot.is_empty() {
-                    return Err(Error::input(
-                        "traffic.hotspots",
-                        "pattern \"hotspot\" needs the hot terminals; allowed: a non-empty list of terminal indices",
-                    ));
-                }
-                self.hot_used = true;
-                Comp::Hotspot
-            }
-            "adv" => {
-                let Geo::Df(s) = &self.geo else {
-                    unreachable!()
-                };
-                let g = s.groups as i64;
-                let Some(i) = shift else {
-                    return Err(Error::input(
-                        &skey,
-                        format!("pattern \"adv\" needs the group offset i of ADV+i; allowed: any integer with i mod G ≠ 0 (G = {g})"),
-                    ));
-                };
-                let off = i.rem_euclid(g);
-                if off == 0 {
-                    return Err(Error::input(
-                        &skey,
-                        format!("ADV{i:+} sends every node to its own group; allowed: any integer with i mod G ≠ 0 (G = {g})"),
-                    ));
-                }
-                return Ok((Comp::Adv(off as u32), format!("adv{i:+}")));
-            }
-            "advl" => Comp::Advl,
-            "advc" => Comp::Advc,
-            _ => {
-                let Geo::Mesh { dims, per, routers } = &self.geo else {
-                    unreachable!()
-                };
-                let (per, routers) = (*per, *routers);
-                let img = router_permutation(pattern, dims, routers, &pkey)?;
-                if img.iter().enumerate().all(|(r, &d)| r as u32 == d) {
-                    return Err(Error::input(
-                        &pkey,
-                        format!("\"{pattern}\" maps every terminal of this topology (dims {dims:?}, x first) onto itself; allowed: {}", self.allowed(level)),
-                    ));
-                }
-                let mut t = Vec::with_capacity(self.n as usize);
-                for &d in &img {
-                    for k in 0..per {
-                        t.push(d * per + k);
-                    }
-                }
-                Comp::Perm(t)
-            }
+        let req = Request {
+            pattern: p,
+            shift,
+            pattern_key: &pkey,
+            shift_key: &skey,
+            allowed: &allowed,
+            uniform: Among::All(self.n),
+            hot: self.hot,
+            hot_missing: (
+                "traffic.hotspots",
+                "pattern \"hotspot\" needs the hot terminals; allowed: a non-empty list of terminal indices",
+            ),
         };
-        Ok((comp, pattern.to_string()))
+        let r = pattern::resolve(&req, self.geo, self.n)?;
+        if p == Pattern::Hotspot {
+            self.hot_used = true;
+        }
+        Ok(r)
     }
 
     /// A phase: a steady pattern or a mix (`{prefix}.pattern`, `.shift`, `.mix`).
     fn phase(
         &mut self,
-        pattern: &str,
+        pattern: Pattern,
         shift: Option<i64>,
         mix: &[MixComponent],
         prefix: &str,
         level: Level,
         load: f64,
     ) -> Result<Phase> {
-        let (comps, fracs, label) = if pattern == "mix" {
+        let (comps, fracs, label) = if pattern == Pattern::Mix {
             if shift.is_some() {
                 return Err(Error::input(
                     &format!("{prefix}.shift"),
@@ -358,7 +183,7 @@ impl Resolver<'_> {
             let mut parts = Vec::new();
             for (i, c) in mix.iter().enumerate() {
                 let p = format!("{prefix}.mix[{i}]");
-                let (comp, l) = self.steady(c.pattern.name(), c.shift, &p, Level::Component)?;
+                let (comp, l) = self.steady(c.pattern, c.shift, &p, Level::Component)?;
                 let f = c.fraction;
                 if !(f > 0.0 && f <= 1.0) {
                     return Err(Error::input(
@@ -382,7 +207,10 @@ impl Resolver<'_> {
             if !mix.is_empty() {
                 return Err(Error::input(
                     &format!("{prefix}.mix"),
-                    format!("does not apply to pattern \"{pattern}\"; allowed only with pattern \"mix\""),
+                    format!(
+                        "does not apply to pattern \"{}\"; allowed only with pattern \"mix\"",
+                        pattern.name()
+                    ),
                 ));
             }
             let (c, l) = self.steady(pattern, shift, prefix, level)?;
@@ -398,7 +226,10 @@ impl Resolver<'_> {
             })
             .collect();
         *cum.last_mut().expect("one component at least") = 1.0;
-        let active = if comps.iter().any(|c| matches!(c, Comp::Perm(_))) {
+        let active = if comps
+            .iter()
+            .any(|c| matches!(c, DestinationPattern::Permutation(_)))
+        {
             Some(
                 (0..self.n)
                     .map(|s| comps.iter().any(|c| c.active_for(s)))
@@ -421,125 +252,18 @@ impl Resolver<'_> {
     }
 }
 
-/// The image of every router under a mesh/torus permutation (module docs); errors name `pkey`.
-fn router_permutation(pattern: &str, dims: &[u32], routers: u32, pkey: &str) -> Result<Vec<u32>> {
-    let bits_needed = || -> Result<u32> {
-        if routers.is_power_of_two() {
-            Ok(routers.trailing_zeros())
-        } else {
-            Err(Error::input(
-                pkey,
-                format!("\"{pattern}\" permutes the bits of the router index and needs a power-of-two number of routers (terminals with one per router); this topology has {routers}"),
-            ))
-        }
-    };
-    let per_dim = |off: &dyn Fn(u32) -> u32| -> Vec<u32> {
-        (0..routers)
-            .map(|r| {
-                let (mut rem, mut stride, mut out) = (r, 1u32, 0u32);
-                for &k in dims {
-                    let c = rem % k;
-                    rem /= k;
-                    out += ((c + off(k)) % k) * stride;
-                    stride *= k;
-                }
-                out
-            })
-            .collect()
-    };
-    Ok(match pattern {
-        "transpose" => {
-            if dims.len() != 2 || dims[0] != dims[1] {
-                return Err(Error::input(
-                    pkey,
-                    format!("\"transpose\" needs a square 2-D mesh or torus; this one has dims {dims:?} (x first)"),
-                ));
-            }
-            let k = dims[0];
-            (0..routers).map(|r| (r / k) + (r % k) * k).collect()
-        }
-        "bit_complement" => {
-            let b = bits_needed()?;
-            let mask = if b == 0 { 0 } else { u32::MAX >> (32 - b) };
-            (0..routers).map(|r| r ^ mask).collect()
-        }
-        "bit_reversal" => {
-            let b = bits_needed()?;
-            (0..routers)
-                .map(|r| {
-                    if b == 0 {
-                        r
-                    } else {
-                        r.reverse_bits() >> (32 - b)
-                    }
-                })
-                .collect()
-        }
-        "shuffle" => {
-            let b = bits_needed()?;
-            (0..routers)
-                .map(|r| {
-                    if b == 0 {
-                        r
-                    } else {
-                        ((r << 1) | (r >> (b - 1))) & (u32::MAX >> (32 - b))
-                    }
-                })
-                .collect()
-        }
-        "tornado" => per_dim(&|k| k.div_ceil(2) - 1),
-        "neighbour" => per_dim(&|_| 1),
-        _ => unreachable!("checked by the caller"),
-    })
-}
-
 impl SyntheticTraffic {
     /// Resolves `[traffic]` (`pattern` — default `uniform` —, `load`, `shift`, `mix`,
     /// `transient`, `hotspots`, `hotspot_fraction`) against `geo` (Dragonfly spec §4.1–§4.3).
     /// `warmup_cycles` is the default `transient.at_cycle` (the spec's t = 0). Every bad or
     /// inapplicable key is an [`Error::Input`] naming its key path and what is allowed.
     pub fn from_config(t: &TrafficConfig, geo: &Geometry, warmup_cycles: u64) -> Result<Self> {
-        let (g, n) = match geo {
-            Geometry::Dragonfly(s) => {
-                if s.p == 0 || s.a < 2 || s.h == 0 || s.groups < 2 || s.h >= s.groups {
-                    return Err(Error::input(
-                        "topology",
-                        format!(
-                            "unusable Dragonfly shape p={}, a={}, h={}, G={}",
-                            s.p, s.a, s.h, s.groups
-                        ),
-                    ));
-                }
-                let n = s.groups as u64 * s.a as u64 * s.p as u64;
-                if n > u32::MAX as u64 {
-                    return Err(Error::input("topology", "too many terminals"));
-                }
-                (Geo::Df(*s), n as u32)
-            }
-            Geometry::MeshTorus {
-                dims, per_router, ..
-            } => {
-                if dims.is_empty() || dims.contains(&0) || *per_router == 0 {
-                    return Err(Error::input(
-                        "topology",
-                        format!("unusable mesh/torus shape dims {dims:?}, {per_router} terminals per router"),
-                    ));
-                }
-                let routers: u64 = dims.iter().map(|&d| d as u64).product();
-                let n = routers * *per_router as u64;
-                if n > u32::MAX as u64 {
-                    return Err(Error::input("topology", "too many terminals"));
-                }
-                (
-                    Geo::Mesh {
-                        dims: dims.clone(),
-                        per: *per_router,
-                        routers: routers as u32,
-                    },
-                    n as u32,
-                )
-            }
-        };
+        if matches!(geo, Geometry::Flat { .. }) {
+            return Err(Error::Internal(
+                "cycle-level traffic needs a Dragonfly, mesh or torus".into(),
+            ));
+        }
+        let n = geo.terminals()?;
 
         let mut hot = Vec::new();
         if let Some(h) = &t.hotspots {
@@ -573,13 +297,12 @@ impl SyntheticTraffic {
         let top_load = t.load.map(|l| check_load("traffic.load", l)).transpose()?;
 
         let mut r = Resolver {
-            geo: g,
+            geo,
             n,
-            hot: &hot,
+            hot: (!hot.is_empty()).then_some((&hot[..], hot_frac)),
             hot_used: false,
         };
-        let pattern = t.pattern.name();
-        let (before, after, label) = if pattern == "transient" {
+        let (before, after, label) = if t.pattern == Pattern::Transient {
             if t.shift.is_some() {
                 return Err(Error::input(
                     "traffic.shift",
@@ -618,14 +341,7 @@ impl SyntheticTraffic {
                         ))
                     }
                 };
-                phases.push(r.phase(
-                    ph.pattern.name(),
-                    ph.shift,
-                    &ph.mix,
-                    &prefix,
-                    Level::Phase,
-                    load,
-                )?);
+                phases.push(r.phase(ph.pattern, ph.shift, &ph.mix, &prefix, Level::Phase, load)?);
             }
             let after = phases.pop().expect("two phases");
             let before = phases.pop().expect("two phases");
@@ -642,7 +358,10 @@ impl SyntheticTraffic {
             if t.transient.is_some() {
                 return Err(Error::input(
                     "traffic.transient",
-                    format!("does not apply to pattern \"{pattern}\"; allowed only with pattern \"transient\""),
+                    format!(
+                        "does not apply to pattern \"{}\"; allowed only with pattern \"transient\"",
+                        t.pattern.name()
+                    ),
                 ));
             }
             let Some(load) = top_load else {
@@ -651,7 +370,7 @@ impl SyntheticTraffic {
                     "required: offered load in phits/node/cycle; allowed: (0, 1]",
                 ));
             };
-            let ph = r.phase(pattern, t.shift, &t.mix, "traffic", Level::Top, load)?;
+            let ph = r.phase(t.pattern, t.shift, &t.mix, "traffic", Level::Top, load)?;
             let label = ph.label.clone();
             (ph, None, label)
         };
@@ -669,20 +388,13 @@ impl SyntheticTraffic {
                 ));
             }
         }
-        let (df_p, df_a, df_h, df_groups) = match geo {
-            Geometry::Dragonfly(s) => (s.p, s.a, s.h, s.groups),
-            Geometry::MeshTorus { .. } => (0, 0, 0, 0),
-        };
-        let uniform_only = after.is_none() && matches!(before.comps[..], [Comp::Uniform]);
+        let uniform_only = after.is_none()
+            && matches!(
+                before.comps[..],
+                [DestinationPattern::Uniform(Among::All(_))]
+            );
         Ok(SyntheticTraffic {
             n,
-            df_p,
-            df_a,
-            df_h,
-            df_groups,
-            df_group_size: df_p * df_a,
-            hot,
-            hot_frac,
             before,
             after,
             label,
@@ -733,17 +445,18 @@ impl SyntheticTraffic {
     #[inline]
     pub fn destination(&self, src: u32, cycle: u64, rng: &mut impl Rng) -> u32 {
         debug_assert!(src < self.n, "terminal {src} out of range");
-        if self.uniform_only {
-            // the same draw as through the single phase's single component
-            return self.uniform(src, rng);
-        }
-        let ph = self.phase(cycle);
+        let ph = if self.uniform_only {
+            // the single phase's single component, without looking at the cycle
+            &self.before
+        } else {
+            self.phase(cycle)
+        };
         let comp = if ph.comps.len() == 1 {
             &ph.comps[0]
         } else {
             if !ph.is_active(src) {
                 debug_assert!(false, "destination() for inactive terminal {src}");
-                return self.uniform(src, rng);
+                return Among::All(self.n).draw(src, rng).unwrap_or(src);
             }
             loop {
                 let u: f64 = rng.random();
@@ -754,67 +467,7 @@ impl SyntheticTraffic {
                 }
             }
         };
-        self.draw(comp, src, rng)
-    }
-
-    /// Uniform over all terminals but `src`.
-    #[inline]
-    fn uniform(&self, src: u32, rng: &mut impl Rng) -> u32 {
-        let d = rng.random_range(0..self.n - 1);
-        if d >= src {
-            d + 1
-        } else {
-            d
-        }
-    }
-
-    #[inline]
-    fn draw(&self, c: &Comp, src: u32, rng: &mut impl Rng) -> u32 {
-        match c {
-            Comp::Uniform => self.uniform(src, rng),
-            Comp::Adv(off) => {
-                let gs = self.df_group_size;
-                let dg = (src / gs + off) % self.df_groups;
-                dg * gs + rng.random_range(0..gs)
-            }
-            Comp::Advl => {
-                let (p, a) = (self.df_p, self.df_a);
-                let r = src / p;
-                let i = r % a;
-                let dr = r - i + (i + 1) % a;
-                dr * p + rng.random_range(0..p)
-            }
-            Comp::Advc => {
-                let gs = self.df_group_size;
-                let x = rng.random_range(0..self.df_h * gs);
-                let dg = (src / gs + 1 + x / gs) % self.df_groups;
-                dg * gs + x % gs
-            }
-            Comp::Perm(img) => {
-                let d = img[src as usize];
-                if d == src {
-                    debug_assert!(false, "destination() for inactive terminal {src}");
-                    self.uniform(src, rng)
-                } else {
-                    d
-                }
-            }
-            Comp::Hotspot => {
-                if rng.random::<f64>() < self.hot_frac {
-                    let k = self.hot.len();
-                    match self.hot.binary_search(&src) {
-                        Err(_) => return self.hot[rng.random_range(0..k)],
-                        Ok(pos) if k > 1 => {
-                            let j = rng.random_range(0..k - 1);
-                            return self.hot[if j >= pos { j + 1 } else { j }];
-                        }
-                        // the only hot terminal is the source itself: uniform
-                        Ok(_) => {}
-                    }
-                }
-                self.uniform(src, rng)
-            }
-        }
+        comp.draw(src, rng)
     }
 
     /// Short label (spec §4.2/§4.3 names): `uniform`, `adv+6`, `adv-1`, `advl`, `advc`,
@@ -828,7 +481,7 @@ impl SyntheticTraffic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topology::dragonfly::Arrangement;
+    use crate::topology::dragonfly::{Arrangement, DragonflyShape};
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
     use std::collections::HashMap;

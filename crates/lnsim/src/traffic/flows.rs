@@ -1,0 +1,592 @@
+//! The credit-level model's traffic (InfiniBand CC spec §3.7.1, §5): static flows (queue pairs
+//! with a fixed destination) and generators that pick a destination per message or packet by a
+//! steady pattern of [`super::pattern`] (uniform over a node set with an optional hotspot, or a
+//! permutation such as the perfect shuffle over the fabric's [`Geometry`]), with flood (greedy)
+//! or Bernoulli injection ([`Bernoulli`]) and per-node start/stop times.
+
+use super::geometry::Geometry;
+use super::injection::Bernoulli;
+use super::pattern::{self, Among, DestinationPattern, Request};
+use crate::config::{
+    BitRate, DestinationPer, Duration, GeneratorConfig, Injection, NodeSet, Pattern, Ps, Scenario,
+    Subset,
+};
+use crate::engine::rng::{purpose, stream};
+use crate::error::{Error, Result};
+use crate::topology::{Fabric, LinkRate};
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use std::collections::{HashMap, VecDeque};
+
+/// A message waiting in a flow's queue.
+#[derive(Debug, Clone, Copy)]
+pub struct Message {
+    /// When it was created.
+    pub created: Ps,
+    /// Packets not yet sent.
+    pub packets_left: u32,
+}
+
+/// A flow: one queue pair from `src` to `dst` with its own injection queue at the source HCA,
+/// so a held-back flow never blocks another (spec §2.3.3).
+#[derive(Debug, Clone)]
+pub struct Flow {
+    /// Source HCA index.
+    pub src: u32,
+    /// Destination HCA index.
+    pub dst: u32,
+    /// Virtual lane.
+    pub vl: u8,
+    /// Owning source (index in [`Traffic::sources`]).
+    pub source: u32,
+    /// Declared in `[[traffic.flows]]` (vs created by a generator).
+    pub is_static: bool,
+    /// Messages queued.
+    pub msgs: VecDeque<Message>,
+    /// Since when the current head packet has been at the head (flood latency reference).
+    pub head_since: Ps,
+    /// In its HCA's ready list.
+    pub ready: bool,
+    /// Bytes sent.
+    pub tx_bytes: u64,
+    /// Bytes delivered.
+    pub rx_bytes: u64,
+    /// Packets sent.
+    pub tx_packets: u64,
+    /// Packets delivered.
+    pub rx_packets: u64,
+    /// Bytes delivered inside the fairness window.
+    pub rx_bytes_window: u64,
+    /// Sum of packet latencies (ps).
+    pub latency_sum: u128,
+}
+
+/// How a source picks destinations.
+#[derive(Debug, Clone)]
+pub enum Destinations {
+    /// Always this flow.
+    Static(u32),
+    /// By its generator's pattern (self excluded).
+    Random {
+        /// The pattern: index in [`Traffic::patterns`].
+        pattern: u32,
+        /// Flows created so far, by destination.
+        flows: HashMap<u32, u32>,
+    },
+}
+
+/// A traffic source on one HCA.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// The HCA.
+    pub hca: u32,
+    /// Destination choice.
+    pub dest: Destinations,
+    /// Flood (greedy) or Bernoulli.
+    pub injection: Injection,
+    /// Bernoulli: slot time (one message on the host link).
+    pub slot_ps: Ps,
+    /// Bernoulli: the arrival process, one trial per slot.
+    pub arrivals: Bernoulli,
+    /// Active from.
+    pub start: Ps,
+    /// Active until.
+    pub stop: Ps,
+    /// Virtual lane.
+    pub vl: u8,
+    /// Packets per message.
+    pub msg_packets: u32,
+    /// Messages created but blocked behind throttled flows (flood).
+    pub parked: u32,
+    /// Destination random stream.
+    pub rng_dest: ChaCha8Rng,
+    /// Arrival random stream.
+    pub rng_arr: ChaCha8Rng,
+}
+
+impl Source {
+    /// True if the source may create traffic at `t`.
+    #[inline]
+    pub fn active(&self, t: Ps) -> bool {
+        t >= self.start && t < self.stop
+    }
+
+    /// Next Bernoulli arrival after `t`: a geometric number of slots.
+    pub fn next_arrival(&mut self, t: Ps) -> Ps {
+        let slots = self.arrivals.slots_to_next(&mut self.rng_arr);
+        t.saturating_add((slots as f64 * self.slot_ps as f64) as Ps)
+    }
+}
+
+/// All traffic of a run.
+#[derive(Debug, Clone, Default)]
+pub struct Traffic {
+    /// Flows (static ones first, in file order).
+    pub flows: Vec<Flow>,
+    /// Sources.
+    pub sources: Vec<Source>,
+    /// Sources per HCA.
+    pub by_hca: Vec<Vec<u32>>,
+    /// The generators' destination patterns (over HCA indices).
+    pub patterns: Vec<DestinationPattern>,
+    /// (src, dst) pairs whose routes must exist.
+    pub pairs: Vec<(u32, u32)>,
+}
+
+impl Traffic {
+    /// The flow of source `s` towards `dst`, created on first use.
+    pub fn flow_for(&mut self, s: u32, dst: u32) -> u32 {
+        let n = self.flows.len() as u32;
+        let src = &mut self.sources[s as usize];
+        match &mut src.dest {
+            Destinations::Static(f) => *f,
+            Destinations::Random { flows, .. } => {
+                if let Some(&f) = flows.get(&dst) {
+                    return f;
+                }
+                flows.insert(dst, n);
+                let (hca, vl) = (src.hca, src.vl);
+                self.flows.push(new_flow(hca, dst, vl, s, false));
+                n
+            }
+        }
+    }
+
+    /// Draws the next destination of random source `s`.
+    pub fn pick_destination(&mut self, s: u32) -> u32 {
+        let src = &mut self.sources[s as usize];
+        match &src.dest {
+            Destinations::Static(f) => self.flows[*f as usize].dst,
+            Destinations::Random { pattern, .. } => {
+                self.patterns[*pattern as usize].draw(src.hca, &mut src.rng_dest)
+            }
+        }
+    }
+
+    /// Every destination source `s` may draw (the routes it needs).
+    pub fn destinations_of(&self, s: u32) -> Vec<u32> {
+        let src = &self.sources[s as usize];
+        match &src.dest {
+            Destinations::Static(f) => vec![self.flows[*f as usize].dst],
+            Destinations::Random { pattern, .. } => {
+                self.patterns[*pattern as usize].destinations_of(src.hca)
+            }
+        }
+    }
+}
+
+fn new_flow(src: u32, dst: u32, vl: u8, source: u32, is_static: bool) -> Flow {
+    Flow {
+        src,
+        dst,
+        vl,
+        source,
+        is_static,
+        msgs: VecDeque::new(),
+        head_since: 0,
+        ready: false,
+        tx_bytes: 0,
+        rx_bytes: 0,
+        tx_packets: 0,
+        rx_packets: 0,
+        rx_bytes_window: 0,
+        latency_sum: 0,
+    }
+}
+
+/// Resolves `[traffic]` against the fabric. `host_rate` of each HCA sets Bernoulli slot times.
+pub fn build(s: &Scenario, fabric: &Fabric, seed: u64, vls: u32) -> Result<Traffic> {
+    let t = &s.traffic;
+    let end = s.sim.end_ps();
+    let n_hca = fabric.hcas.len();
+    let hca_index = |name: &str, key: &str| -> Result<u32> {
+        Ok(fabric.nodes[fabric.hca(name, key)? as usize].lid - 1)
+    };
+    let pkt_bytes = t.packet_bytes.0;
+    let payload = t.payload_bytes.0;
+    if t.credit_bytes.0 == 0 {
+        return Err(Error::input("traffic.credit_bytes", "must be positive"));
+    }
+    if pkt_bytes == 0 || pkt_bytes > t.mtu_credits as u64 * t.credit_bytes.0 {
+        return Err(Error::input(
+            "traffic.packet_bytes",
+            format!(
+                "{pkt_bytes} B does not fit the MTU of {} credits × {} B",
+                t.mtu_credits, t.credit_bytes.0
+            ),
+        ));
+    }
+    if payload == 0 || payload > pkt_bytes {
+        return Err(Error::input(
+            "traffic.payload_bytes",
+            "must be positive and at most traffic.packet_bytes",
+        ));
+    }
+    if t.message_bytes.0 == 0 {
+        return Err(Error::input("traffic.message_bytes", "must be positive"));
+    }
+    let msg_packets = t.message_bytes.0.div_ceil(payload) as u32;
+    let host_rate = |h: u32| -> LinkRate {
+        fabric.nodes[fabric.hcas[h as usize] as usize].ports[0]
+            .link
+            .rate
+    };
+    let mut tr = Traffic {
+        by_hca: vec![Vec::new(); n_hca],
+        ..Default::default()
+    };
+
+    let bernoulli = |key: &str,
+                     inj: Injection,
+                     load: Option<f64>,
+                     rate: Option<BitRate>,
+                     h: u32,
+                     pkts: u32|
+     -> Result<(Ps, Bernoulli)> {
+        match inj {
+            Injection::Flood => {
+                if load.is_some() || rate.is_some() {
+                    return Err(Error::input(
+                        key,
+                        "`load`/`rate` apply only to injection = \"bernoulli\"",
+                    ));
+                }
+                Ok((0, Bernoulli::new(1.0)))
+            }
+            Injection::Bernoulli => {
+                let slot = host_rate(h).ser_ps(pkt_bytes * pkts as u64).max(1);
+                let p = match (load, rate) {
+                    (Some(l), None) => l,
+                    (None, Some(r)) => r.0 as f64 / host_rate(h).bits_per_s(),
+                    _ => {
+                        return Err(Error::input(
+                            key,
+                            "bernoulli injection needs exactly one of `load` (0–1] or `rate`",
+                        ))
+                    }
+                };
+                if !(p > 0.0 && p <= 1.0) {
+                    return Err(Error::input(
+                        key,
+                        format!("offered load {p} outside (0, 1] of the host link"),
+                    ));
+                }
+                Ok((slot, Bernoulli::new(p)))
+            }
+        }
+    };
+    let vl_ok = |key: &str, vl: u32| -> Result<u8> {
+        if vl >= vls {
+            return Err(Error::input(
+                key,
+                format!("VL {vl} does not exist; switch.vls = {vls}"),
+            ));
+        }
+        Ok(vl as u8)
+    };
+    let stop_of = |key: &str, start: Ps, stop: Option<Duration>| -> Result<Ps> {
+        let st = stop.map(|d| d.0).unwrap_or(u64::MAX);
+        if st <= start {
+            return Err(Error::input(key, "stop must be after start"));
+        }
+        let _ = end;
+        Ok(st)
+    };
+
+    for (i, f) in t.flows.iter().enumerate() {
+        let key = format!("traffic.flows[{i}]");
+        let src = hca_index(&f.src, &format!("{key}.src"))?;
+        let dst = hca_index(&f.dst, &format!("{key}.dst"))?;
+        if src == dst {
+            return Err(Error::input(
+                &format!("{key}.dst"),
+                "a flow cannot go to its own source",
+            ));
+        }
+        let vl = vl_ok(&format!("{key}.vl"), f.vl)?;
+        let (slot_ps, arrivals) = bernoulli(&key, f.injection, f.load, f.rate, src, msg_packets)?;
+        let sid = tr.sources.len() as u32;
+        let fid = tr.flows.len() as u32;
+        tr.flows.push(new_flow(src, dst, vl, sid, true));
+        tr.sources.push(Source {
+            hca: src,
+            dest: Destinations::Static(fid),
+            injection: f.injection,
+            slot_ps,
+            arrivals,
+            start: f.start.0,
+            stop: stop_of(&format!("{key}.stop"), f.start.0, f.stop)?,
+            vl,
+            msg_packets,
+            parked: 0,
+            rng_dest: stream(seed, sid as u64, purpose::DESTINATION),
+            rng_arr: stream(seed, sid as u64, purpose::ARRIVALS),
+        });
+        tr.by_hca[src as usize].push(sid);
+        tr.pairs.push((src, dst));
+    }
+    let static_sources: Vec<u32> = tr.flows.iter().map(|f| f.src).collect();
+
+    for (i, g) in t.generators.iter().enumerate() {
+        let key = format!("traffic.generators[{i}]");
+        add_generator(
+            &mut tr,
+            g,
+            &key,
+            fabric,
+            seed,
+            &static_sources,
+            msg_packets,
+            &bernoulli,
+            &vl_ok,
+            &stop_of,
+        )?;
+    }
+    Ok(tr)
+}
+
+/// Checks an injection process and returns its (slot, probability).
+type InjectionCheck<'a> =
+    dyn Fn(&str, Injection, Option<f64>, Option<BitRate>, u32, u32) -> Result<(Ps, Bernoulli)> + 'a;
+/// Checks a VL.
+type VlCheck<'a> = dyn Fn(&str, u32) -> Result<u8> + 'a;
+/// Checks a stop time against a start time.
+type StopCheck<'a> = dyn Fn(&str, Ps, Option<Duration>) -> Result<Ps> + 'a;
+
+#[allow(clippy::too_many_arguments)]
+fn add_generator(
+    tr: &mut Traffic,
+    g: &GeneratorConfig,
+    key: &str,
+    fabric: &Fabric,
+    seed: u64,
+    static_sources: &[u32],
+    msg_packets: u32,
+    bernoulli: &InjectionCheck,
+    vl_ok: &VlCheck,
+    stop_of: &StopCheck,
+) -> Result<()> {
+    let n_hca = fabric.hcas.len() as u32;
+    let idx = |name: &str, k: &str| -> Result<u32> {
+        Ok(fabric.nodes[fabric.hca(name, k)? as usize].lid - 1)
+    };
+    let mut idle = Vec::new();
+    for (j, n) in g.idle.iter().enumerate() {
+        idle.push(idx(n, &format!("{key}.idle[{j}]"))?);
+    }
+    let resolve = |set: &NodeSet, k: &str, allow_others: bool| -> Result<Vec<u32>> {
+        let v: Vec<u32> = match set {
+            NodeSet::Named(s) if s == "all" => (0..n_hca).collect(),
+            NodeSet::Named(s) if s == "others" && allow_others => {
+                (0..n_hca).filter(|h| !static_sources.contains(h)).collect()
+            }
+            NodeSet::Named(s) => {
+                return Err(Error::input(
+                    k,
+                    format!(
+                        "unknown node set \"{s}\"; allowed: \"all\"{}, or a list of HCA names",
+                        if allow_others { ", \"others\"" } else { "" }
+                    ),
+                ))
+            }
+            NodeSet::List(l) => {
+                let mut v = Vec::new();
+                for (j, n) in l.iter().enumerate() {
+                    v.push(idx(n, &format!("{k}[{j}]"))?);
+                }
+                v.sort_unstable();
+                v.dedup();
+                v
+            }
+        };
+        Ok(v)
+    };
+    let mut subset_rng = stream(seed, u64::MAX - tr.sources.len() as u64, purpose::SUBSET);
+    let mut subset = |v: Vec<u32>, frac: Option<f64>, k: &str| -> Result<Vec<u32>> {
+        let Some(f) = frac else { return Ok(v) };
+        if !(f > 0.0 && f <= 1.0) {
+            return Err(Error::input(k, format!("{f} outside (0, 1]")));
+        }
+        match g.subset {
+            // even spread in LID order: keep element i when floor((i+1)·f) > floor(i·f)
+            Subset::EveryOther => Ok(v
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| (((*i + 1) as f64) * f).floor() > ((*i as f64) * f).floor())
+                .map(|(_, h)| h)
+                .collect()),
+            Subset::Random => {
+                let keep = ((v.len() as f64) * f).round() as usize;
+                let mut v = v;
+                v.shuffle(&mut subset_rng);
+                v.truncate(keep);
+                v.sort_unstable();
+                Ok(v)
+            }
+        }
+    };
+    let mut sources = resolve(&g.sources, &format!("{key}.sources"), true)?;
+    sources.retain(|h| !idle.contains(h));
+    let sources = subset(
+        sources,
+        g.source_fraction,
+        &format!("{key}.source_fraction"),
+    )?;
+    let dests = resolve(&g.destinations, &format!("{key}.destinations"), false)?;
+    let dests = subset(
+        dests,
+        g.destination_fraction,
+        &format!("{key}.destination_fraction"),
+    )?;
+    let hotspot = match (&g.hotspot, g.hotspot_fraction) {
+        (None, None) => None,
+        (Some(h), Some(f)) if (0.0..=1.0).contains(&f) => {
+            Some((idx(h, &format!("{key}.hotspot"))?, f))
+        }
+        (Some(_), Some(f)) => {
+            return Err(Error::input(
+                &format!("{key}.hotspot_fraction"),
+                format!("{f} outside [0, 1]"),
+            ))
+        }
+        _ => {
+            return Err(Error::input(
+                &format!("{key}.hotspot"),
+                "give both `hotspot` and `hotspot_fraction`",
+            ))
+        }
+    };
+    let pattern = generator_pattern(g, key, fabric, dests, hotspot)?;
+    let per_packet = g.destination_per == DestinationPer::Packet;
+    let vl = vl_ok(&format!("{key}.vl"), g.vl)?;
+    if sources.is_empty() {
+        return Err(Error::input(&format!("{key}.sources"), "selects no HCA"));
+    }
+    let pid = tr.patterns.len() as u32;
+    let mut active = 0;
+    for &src in &sources {
+        let reach = pattern.destinations_of(src);
+        if reach.is_empty() {
+            if matches!(pattern, DestinationPattern::Permutation(_)) {
+                // a fixed point of the permutation: this HCA sends nothing
+                continue;
+            }
+            return Err(Error::input(
+                &format!("{key}.destinations"),
+                format!(
+                    "leaves HCA {} no destination but itself",
+                    fabric.nodes[fabric.hcas[src as usize] as usize].name
+                ),
+            ));
+        }
+        active += 1;
+        let pk = if per_packet { 1 } else { msg_packets };
+        let (slot_ps, arrivals) = bernoulli(key, g.injection, g.load, g.rate, src, pk)?;
+        let sid = tr.sources.len() as u32;
+        for d in reach {
+            tr.pairs.push((src, d));
+        }
+        tr.sources.push(Source {
+            hca: src,
+            dest: Destinations::Random {
+                pattern: pid,
+                flows: HashMap::new(),
+            },
+            injection: g.injection,
+            slot_ps,
+            arrivals,
+            start: g.start.0,
+            stop: stop_of(&format!("{key}.stop"), g.start.0, g.stop)?,
+            vl,
+            msg_packets: pk,
+            parked: 0,
+            rng_dest: stream(seed, sid as u64, purpose::DESTINATION),
+            rng_arr: stream(seed, sid as u64, purpose::ARRIVALS),
+        });
+        tr.by_hca[src as usize].push(sid);
+    }
+    if active == 0 {
+        return Err(Error::input(
+            &format!("{key}.pattern"),
+            format!(
+                "\"{}\" maps every HCA of `sources` onto itself: no traffic",
+                g.pattern.name()
+            ),
+        ));
+    }
+    tr.patterns.push(pattern);
+    Ok(())
+}
+
+/// The steady pattern of generator `g` (at `key`) over the fabric's HCAs: `uniform` over the
+/// generator's destination set `dests` (with `hotspot` + `hotspot_fraction`: a hotspot, also
+/// spelled `pattern = "hotspot"`), or a permutation over the fabric's [`Geometry`], which maps
+/// every source to one destination and takes no destination set or hotspot.
+fn generator_pattern(
+    g: &GeneratorConfig,
+    key: &str,
+    fabric: &Fabric,
+    dests: Vec<u32>,
+    hotspot: Option<(u32, f64)>,
+) -> Result<DestinationPattern> {
+    let geo = Geometry::of(fabric)?;
+    let n = geo.terminals()?;
+    let pkey = format!("{key}.pattern");
+    let allowed = geo
+        .patterns()
+        .iter()
+        .filter(|p| !matches!(p, Pattern::Adv))
+        .map(|p| format!("\"{}\"", p.name()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if matches!(g.pattern, Pattern::Mix | Pattern::Transient) {
+        return Err(Error::input(
+            &pkey,
+            format!(
+                "\"{}\" is a pattern of the cycle-level model's `traffic.pattern`; allowed here: {allowed}",
+                g.pattern.name()
+            ),
+        ));
+    }
+    let uniform_like = matches!(g.pattern, Pattern::Uniform | Pattern::Hotspot);
+    if !uniform_like {
+        let unused = [
+            (
+                g.destinations != NodeSet::Named("all".into()),
+                "destinations",
+            ),
+            (g.destination_fraction.is_some(), "destination_fraction"),
+            (g.hotspot.is_some(), "hotspot"),
+            (g.hotspot_fraction.is_some(), "hotspot_fraction"),
+        ];
+        if let Some((_, k)) = unused.iter().find(|(set, _)| *set) {
+            return Err(Error::input(
+                &format!("{key}.{k}"),
+                format!(
+                    "does not apply to pattern \"{}\" (each source has one destination, its image); allowed with \"uniform\" or \"hotspot\"",
+                    g.pattern.name()
+                ),
+            ));
+        }
+    }
+    let hot = hotspot.map(|(h, f)| ([h], f));
+    let hot_key = format!("{key}.hotspot");
+    let req = Request {
+        pattern: match (g.pattern, hot) {
+            // a hotspot is `hotspot` + `hotspot_fraction`, with pattern "uniform" or "hotspot"
+            (Pattern::Uniform, Some(_)) => Pattern::Hotspot,
+            (p, _) => p,
+        },
+        shift: None,
+        pattern_key: &pkey,
+        shift_key: &pkey,
+        allowed: &allowed,
+        uniform: Among::Set(dests),
+        hot: hot.as_ref().map(|(h, f)| (&h[..], *f)),
+        hot_missing: (
+            &hot_key,
+            "pattern \"hotspot\" needs `hotspot` (an HCA name) and `hotspot_fraction`",
+        ),
+    };
+    Ok(pattern::resolve(&req, &geo, n)?.0)
+}
