@@ -13,7 +13,9 @@ that only holds tests (`tests.rs`). The check then reports
 
 * an import from a lower layer to a higher one (layers below, lowest first),
 * an import from one model wing into the other,
-* every circle of files (strongly connected components of more than one file).
+* every circle of files (strongly connected components of more than one file),
+* a Rust file without its row in docs/architecture.md's file table, or a row of a file that is
+  gone.
 
 Python (python/lnsim, packages included): `import lnsim.x`, `from lnsim.x import …`,
 `from . import x`, `from .x import …` and `from .. import y` — function-local imports included —
@@ -30,6 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "crates" / "lnsim" / "src"
 PY = ROOT / "python" / "lnsim"
+DOC = ROOT / "docs" / "architecture.md"
 
 #: Rust layers, lowest first: a file may import from its own layer or a lower one. The two wings
 #: share a layer and may not import each other.
@@ -291,14 +294,29 @@ def check_python(show: bool) -> list[str]:
     return problems
 
 
+def check_docs() -> list[str]:
+    """docs/architecture.md lists every Rust file of the core (a row `| `path.rs` | ... |`, path
+    relative to crates/lnsim/src) and no file that is gone (other crates' rows start with
+    `crates/`). Skipped when the tree has no docs/architecture.md."""
+    if not DOC.exists():
+        return []
+    rows = set(re.findall(r"(?m)^\| `([^`]+\.rs)` \|", DOC.read_text()))
+    rows = {r for r in rows if not r.startswith("crates/")}
+    files = {p.relative_to(SRC).as_posix() for p in SRC.rglob("*.rs")}
+    return [f"docs/architecture.md: no row for {f}" for f in sorted(files - rows)] + [
+        f"docs/architecture.md: row for {f}, which does not exist" for f in sorted(rows - files)
+    ]
+
+
 def main(argv: list[str]) -> int:
-    global SRC, PY
+    global SRC, PY, DOC
     show = "--graph" in argv
     if "--root" in argv:
         # check another tree of the same shape (the tests plant faults in a copy)
         root = Path(argv[argv.index("--root") + 1])
         SRC, PY = root / "crates" / "lnsim" / "src", root / "python" / "lnsim"
-    problems = check_rust(show) + check_python(show)
+        DOC = root / "docs" / "architecture.md"
+    problems = check_rust(show) + check_python(show) + check_docs()
     for p in problems:
         print(p)
     if problems:

@@ -41,3 +41,17 @@ def test_planted_faults_are_reported(tmp_path):
     assert "upward import (foundation -> wings): stats/results_folder.rs -> credit/memory.rs" in p.stdout
     assert "wing imports wing: cycle/memory.rs -> credit/memory.rs" in p.stdout
     assert "python circle:" in p.stdout and "lnsim._format" in p.stdout
+
+
+def test_architecture_file_table_follows_the_files(tmp_path):
+    root = copy_tree(tmp_path)
+    (root / "docs").mkdir()
+    shutil.copy(ROOT / "docs" / "architecture.md", root / "docs" / "architecture.md")
+    assert check("--root", str(root)).returncode == 0
+    # a new file without its row, and a row whose file is gone
+    (root / "crates/lnsim/src/traffic/planted.rs").write_text("//! Planted.\n")
+    (root / "crates/lnsim/src/traffic/injection.rs").unlink()
+    p = check("--root", str(root))
+    assert p.returncode == 1, p.stdout
+    assert "docs/architecture.md: no row for traffic/planted.rs" in p.stdout
+    assert "docs/architecture.md: row for traffic/injection.rs, which does not exist" in p.stdout
