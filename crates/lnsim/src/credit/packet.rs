@@ -1,7 +1,9 @@
 //! Packets in flight and their store: a slab of fixed-size records indexed by `u32`, recycled
-//! through a free list (no per-packet heap allocation on the hot path).
+//! through a free list (no per-packet heap allocation on the hot path); the ids come from the
+//! engine's [`Slab`], which the cycle-level model shares.
 
 use crate::config::Ps;
+use crate::engine::slab::{Columns, Slab};
 
 /// Packet flag: FECN set by a congested switch (IB CC, spec §2.2.5).
 pub const FECN: u8 = 1;
@@ -81,24 +83,45 @@ impl PacketQueue {
     }
 }
 
-/// Slab of packets.
-#[derive(Debug)]
-pub struct PacketStore {
+/// The columns of the packet slab: the packet records and, beside them, the link of the
+/// [`PacketQueue`] each packet sits in (kept out of the 56-byte record).
+#[derive(Debug, Default)]
+struct Records {
     slots: Vec<Packet>,
     /// `[id]`: next packet of the [`PacketQueue`] it sits in ([`NIL`] at the tail).
     next: Vec<u32>,
-    free: Vec<u32>,
-    live: u64,
+}
+
+impl Columns for Records {
+    type Row = Packet;
+    #[inline]
+    fn push(&mut self, p: Packet) {
+        self.slots.push(p);
+        self.next.push(NIL);
+    }
+    /// (The queue link is set when the packet joins a queue.)
+    #[inline]
+    fn set(&mut self, i: usize, p: Packet) {
+        self.slots[i] = p;
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        self.slots.len()
+    }
+}
+
+/// Slab of packets: ids from the engine's [`Slab`] (free list, live count; issue 15), the
+/// intrusive FIFO queues through the `next` column, and the fewest credits of any packet.
+#[derive(Debug)]
+pub struct PacketStore {
+    slab: Slab<Records>,
     min_credits: u32,
 }
 
 impl Default for PacketStore {
     fn default() -> Self {
         PacketStore {
-            slots: Vec::new(),
-            next: Vec::new(),
-            free: Vec::new(),
-            live: 0,
+            slab: Slab::new(),
             min_credits: u32::MAX,
         }
     }
@@ -108,22 +131,13 @@ impl PacketStore {
     /// Stores a packet; returns its id.
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> u32 {
-        self.live += 1;
         self.min_credits = self.min_credits.min(p.credits);
-        if let Some(i) = self.free.pop() {
-            self.slots[i as usize] = p;
-            i
-        } else {
-            self.slots.push(p);
-            self.next.push(NIL);
-            (self.slots.len() - 1) as u32
-        }
+        self.slab.alloc(p)
     }
     /// Releases a packet id.
     #[inline]
     pub fn free(&mut self, id: u32) {
-        self.live -= 1;
-        self.free.push(id);
+        self.slab.free(id);
     }
     /// Fewest credits of any packet stored so far (`u32::MAX` before the first): no packet
     /// fits into fewer credits than this.
@@ -134,11 +148,12 @@ impl PacketStore {
     /// Appends packet `id` to queue `q`.
     #[inline]
     pub fn push_back(&mut self, q: &mut PacketQueue, id: u32) {
-        self.next[id as usize] = NIL;
+        let next = &mut self.slab.cols_mut().next;
+        next[id as usize] = NIL;
         if q.tail == NIL {
             q.head = id;
         } else {
-            self.next[q.tail as usize] = id;
+            next[q.tail as usize] = id;
         }
         q.tail = id;
     }
@@ -146,7 +161,7 @@ impl PacketStore {
     #[inline]
     pub fn pop_front(&mut self, q: &mut PacketQueue) -> Option<u32> {
         let id = q.front()?;
-        q.head = self.next[id as usize];
+        q.head = self.slab.cols().next[id as usize];
         if q.head == NIL {
             q.tail = NIL;
         }
@@ -154,17 +169,19 @@ impl PacketStore {
     }
     /// Number of packets in queue `q` (walks the list).
     pub fn queue_len(&self, q: &PacketQueue) -> usize {
+        let next = &self.slab.cols().next;
         let mut n = 0;
         let mut i = q.head;
         while i != NIL {
             n += 1;
-            i = self.next[i as usize];
+            i = next[i as usize];
         }
         n
     }
     /// Number of packets alive.
+    #[inline]
     pub fn live(&self) -> u64 {
-        self.live
+        self.slab.live()
     }
 }
 
@@ -172,13 +189,13 @@ impl std::ops::Index<u32> for PacketStore {
     type Output = Packet;
     #[inline]
     fn index(&self, i: u32) -> &Packet {
-        &self.slots[i as usize]
+        &self.slab.cols().slots[i as usize]
     }
 }
 impl std::ops::IndexMut<u32> for PacketStore {
     #[inline]
     fn index_mut(&mut self, i: u32) -> &mut Packet {
-        &mut self.slots[i as usize]
+        &mut self.slab.cols_mut().slots[i as usize]
     }
 }
 

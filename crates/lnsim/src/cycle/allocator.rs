@@ -138,7 +138,7 @@ impl CycleNet {
                     self.route_head(r, id)
                 } else {
                     // a stateless routing: its next hop from the table
-                    let dst = self.pkts.link[id as usize].dst;
+                    let dst = self.pkts.link(id).dst;
                     self.route_table[(r * self.terminals + dst) as usize]
                 };
                 self.vc[iv].head_route = rt;
@@ -243,11 +243,11 @@ impl CycleNet {
         let emptied = next == NIL;
         if !emptied && !self.route_table.is_empty() {
             // the new head: a stateless routing's next hop from its table now
-            let dst = self.pkts.link[next as usize].dst;
+            let dst = self.pkts.link(next).dst;
             let s = &mut self.vc[(gi * vcs) as usize + v as usize];
             s.head_route = self.route_table[(r * self.terminals + dst) as usize];
         }
-        let lk = &mut self.pkts.link[id as usize];
+        let lk = self.pkts.link_mut(id);
         let arrived = lk.ready;
         lk.ready = ready;
         let release = (now + self.xbar_cycles).max(arrived + l as u64);
@@ -269,7 +269,7 @@ impl CycleNet {
         // latency later (the buffer's occupancy count drops when they arrive); a link has the
         // same latency both ways (the builder checks), so this port's record gives it
         if kind == PortKind::Terminal {
-            self.pkts.v[id as usize].t_net = now;
+            self.pkts.pkt_mut(id).t_net = now;
             let when = release + self.inj_latency;
             self.cal.push(when, Ev::TermCredit { t: up });
         } else {

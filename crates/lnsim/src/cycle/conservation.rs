@@ -109,17 +109,19 @@ impl CycleNet {
         }
         let at_sources: u64 = self.term.iter().map(|x| x.backlog_len as u64).sum();
         let in_network = queued + wire_pkts;
-        if in_network + at_sources != self.pkts.live {
+        if in_network + at_sources != self.pkts.live() {
             return Err(Error::Internal(format!(
                 "flit conservation violated: {} packets alive but {} in buffers, {} on links and {} at sources",
-                self.pkts.live, queued, wire_pkts, at_sources
+                self.pkts.live(), queued, wire_pkts, at_sources
             )));
         }
         let st = &self.stats;
-        if st.total_generated != st.total_delivered + self.pkts.live {
+        if st.total_generated != st.total_delivered + self.pkts.live() {
             return Err(Error::Internal(format!(
                 "flit conservation violated: {} packets generated, {} delivered, {} alive",
-                st.total_generated, st.total_delivered, self.pkts.live
+                st.total_generated,
+                st.total_delivered,
+                self.pkts.live()
             )));
         }
         Ok(Counts {

@@ -38,7 +38,7 @@ impl CycleNet {
         let hop_kind = port.kind;
         let hop = hop_kind != PortKind::Terminal;
         port.in_vcs |= 1 << vc;
-        let lk = &mut self.pkts.link[id as usize];
+        let lk = self.pkts.link_mut(id);
         lk.ready = self.now;
         lk.hops += hop as u8;
         let dst = lk.dst;
@@ -133,7 +133,7 @@ impl CycleNet {
             self.stats.phit_hops += l as u64;
             if terminal {
                 let done = now + self.ej_latency + l as u64;
-                let (p, lk) = (&self.pkts.v[id as usize], &self.pkts.link[id as usize]);
+                let (p, lk) = (self.pkts.pkt(id), self.pkts.link(id));
                 self.stats.delivered_at(p, lk, now, done, l, r);
                 self.pkts.free(id);
             } else {

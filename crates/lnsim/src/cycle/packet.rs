@@ -1,6 +1,8 @@
 //! Packets of the cycle-level model: a slab with a free list (no allocation per packet once
-//! warm) and intrusive FIFO queues linked through `next`.
+//! warm) and intrusive FIFO queues linked through `next`; the ids come from the engine's
+//! [`Slab`], which the credit-level model shares.
 
+use crate::engine::slab::{Columns, Slab};
 use crate::routing::candidates::RouteState;
 
 /// No packet.
@@ -60,29 +62,48 @@ impl OutQueue {
     };
 }
 
-/// The packet slab: hot per-hop records ([`Link`]) and cold records ([`Pkt`]) in two dense
-/// arrays indexed by packet id.
-pub(crate) struct PacketSlab {
-    pub v: Vec<Pkt>,
+/// The columns of the packet slab: cold records ([`Pkt`]) and hot per-hop records ([`Link`])
+/// in two dense arrays indexed by packet id.
+#[derive(Default)]
+struct Records {
+    v: Vec<Pkt>,
     /// Queue links, times, VC, hop count, destination and routing header of every packet.
-    pub link: Vec<Link>,
-    free: Vec<u32>,
-    pub live: u64,
+    link: Vec<Link>,
+}
+
+impl Columns for Records {
+    type Row = (Pkt, Link);
+    #[inline]
+    fn push(&mut self, (p, lk): (Pkt, Link)) {
+        self.v.push(p);
+        self.link.push(lk);
+    }
+    #[inline]
+    fn set(&mut self, i: usize, (p, lk): (Pkt, Link)) {
+        self.v[i] = p;
+        self.link[i] = lk;
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        self.v.len()
+    }
+}
+
+/// The packet slab: ids from the engine's [`Slab`] (free list, live count; issue 15) over the
+/// hot and cold [`Records`] columns, and the intrusive FIFO queues through [`Link::next`].
+#[derive(Default)]
+pub(crate) struct PacketSlab {
+    slab: Slab<Records>,
 }
 
 impl PacketSlab {
+    /// An empty slab.
     pub fn new() -> Self {
-        PacketSlab {
-            v: Vec::new(),
-            link: Vec::new(),
-            free: Vec::new(),
-            live: 0,
-        }
+        Self::default()
     }
     /// A new packet with cold fields `p` towards terminal `dst` (default routing header).
     #[inline]
     pub fn alloc(&mut self, p: Pkt, dst: u32) -> u32 {
-        self.live += 1;
         let fresh = Link {
             ready: 0,
             next: NIL,
@@ -90,29 +111,52 @@ impl PacketSlab {
             st: RouteState::default(),
             hops: 0,
         };
-        if let Some(i) = self.free.pop() {
-            self.v[i as usize] = p;
-            self.link[i as usize] = fresh;
-            i
-        } else {
-            self.v.push(p);
-            self.link.push(fresh);
-            (self.v.len() - 1) as u32
-        }
+        self.slab.alloc((p, fresh))
     }
+    /// Releases packet `i`.
     #[inline]
     pub fn free(&mut self, i: u32) {
-        self.live -= 1;
-        self.free.push(i);
+        self.slab.free(i);
+    }
+    /// Number of packets alive.
+    #[inline]
+    pub fn live(&self) -> u64 {
+        self.slab.live()
+    }
+    /// The cold record of packet `i`.
+    #[inline]
+    pub fn pkt(&self, i: u32) -> &Pkt {
+        &self.slab.cols().v[i as usize]
+    }
+    /// The cold record of packet `i`, to change.
+    #[inline]
+    pub fn pkt_mut(&mut self, i: u32) -> &mut Pkt {
+        &mut self.slab.cols_mut().v[i as usize]
+    }
+    /// The hot record of packet `i`.
+    #[inline]
+    pub fn link(&self, i: u32) -> &Link {
+        &self.slab.cols().link[i as usize]
+    }
+    /// The hot record of packet `i`, to change.
+    #[inline]
+    pub fn link_mut(&mut self, i: u32) -> &mut Link {
+        &mut self.slab.cols_mut().link[i as usize]
+    }
+    /// All hot records, indexed by packet id (for prefetching).
+    #[inline]
+    pub fn links(&self) -> &[Link] {
+        &self.slab.cols().link
     }
     /// Appends `i` to the queue `(head, tail)`.
     #[inline]
     pub fn push(&mut self, q: &mut (u32, u32), i: u32) {
-        self.link[i as usize].next = NIL;
+        let link = &mut self.slab.cols_mut().link;
+        link[i as usize].next = NIL;
         if q.0 == NIL {
             *q = (i, i);
         } else {
-            self.link[q.1 as usize].next = i;
+            link[q.1 as usize].next = i;
             q.1 = i;
         }
     }
@@ -120,7 +164,7 @@ impl PacketSlab {
     #[inline]
     pub fn pop(&mut self, q: &mut (u32, u32)) -> u32 {
         let i = q.0;
-        q.0 = self.link[i as usize].next;
+        q.0 = self.link(i).next;
         if q.0 == NIL {
             q.1 = NIL;
         }
@@ -129,7 +173,8 @@ impl PacketSlab {
     /// Appends packet `i`, which may leave from cycle `ready`, to output queue `q`.
     #[inline]
     pub fn out_push(&mut self, q: &mut OutQueue, i: u32, ready: u64) {
-        self.link[i as usize].next = NIL;
+        let link = &mut self.slab.cols_mut().link;
+        link[i as usize].next = NIL;
         if q.head == NIL {
             *q = OutQueue {
                 head: i,
@@ -141,7 +186,7 @@ impl PacketSlab {
             if q.tail == q.head {
                 q.head_next = i;
             } else {
-                self.link[q.tail as usize].next = i;
+                link[q.tail as usize].next = i;
             }
             q.tail = i;
         }
@@ -155,7 +200,7 @@ impl PacketSlab {
         if h == NIL {
             *q = OutQueue::EMPTY;
         } else {
-            let lk = &self.link[h as usize];
+            let lk = self.link(h);
             q.head = h;
             q.head_next = lk.next;
             q.head_ready = lk.ready;
@@ -172,10 +217,11 @@ impl PacketSlab {
     }
     /// Length of a queue (statistics and checks only).
     pub fn len(&self, q: (u32, u32)) -> u64 {
+        let link = &self.slab.cols().link;
         let (mut n, mut i) = (0, q.0);
         while i != NIL {
             n += 1;
-            i = self.link[i as usize].next;
+            i = link[i as usize].next;
         }
         n
     }

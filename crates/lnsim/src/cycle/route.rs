@@ -28,12 +28,11 @@ impl CycleNet {
     /// (A stateless routing reads [`CycleNet::route_table`] instead.)
     #[inline(never)]
     pub(super) fn route_head(&mut self, r: u32, id: u32) -> u32 {
-        let i = id as usize;
         // (MIN and DOR do not read the hop count)
-        if self.routing.decides_at_injection() && self.pkts.link[i].hops == 0 {
+        if self.routing.decides_at_injection() && self.pkts.link(id).hops == 0 {
             self.source_decision(r, id);
         }
-        let p = &mut self.pkts.link[i];
+        let p = self.pkts.link_mut(id);
         let dst = p.dst;
         let dst_router = self.term_router[dst as usize];
         match self.routing.next_hop(r, dst_router, &mut p.st) {
@@ -85,7 +84,7 @@ impl CycleNet {
     /// decide nothing: the packet keeps the default header state it was generated with).
     #[inline(never)]
     fn source_decision(&mut self, r: u32, id: u32) {
-        let p = &mut self.pkts.link[id as usize];
+        let p = self.pkts.link_mut(id);
         let dst_router = self.term_router[p.dst as usize];
         let view = View {
             radix: self.radix,

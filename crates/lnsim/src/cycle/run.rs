@@ -207,7 +207,7 @@ impl CycleNet {
             for v in bits(port.in_vcs) {
                 let s = &self.vc[(base + v) as usize];
                 if s.head_route == NO_ROUTE {
-                    prefetch(&self.pkts.link, s.in_q.0 as usize);
+                    prefetch(self.pkts.links(), s.in_q.0 as usize);
                 }
             }
         }
@@ -248,7 +248,7 @@ impl CycleNet {
 
     #[inline(always)]
     fn prefetch_arrival(&self, a: Arrival) {
-        prefetch(&self.pkts.link, a.pkt as usize);
+        prefetch(self.pkts.links(), a.pkt as usize);
         prefetch(&self.port, a.gp as usize);
         prefetch(&self.vc, (a.gp * self.vcs) as usize + a.vc as usize);
     }

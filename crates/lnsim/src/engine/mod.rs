@@ -5,6 +5,7 @@ pub mod memory;
 pub mod progress;
 pub mod rng;
 pub mod run;
+pub mod slab;
 pub mod wheel;
 
 pub use crate::config::Ps;
