@@ -1,14 +1,18 @@
 //! # lnsim — simulation core
 //!
-//! A discrete-event simulator of lossless interconnection networks at credit (64-byte flit)
-//! granularity with packet-level virtual cut-through timing. See `docs/architecture.md`.
+//! A simulator of lossless interconnection networks with two models: an event-driven one at
+//! credit (64-byte flit) granularity with packet-level virtual cut-through timing, and a
+//! cycle-level one of CIOQ routers. See `docs/architecture.md`.
 //!
-//! Folders: [`config`] (scenario schema, units), [`engine`] (time, event wheel, RNG),
-//! [`topology`] (fabric builders), [`routing`] (forwarding tables), [`switch`] (the parametric
-//! input-buffered switch), [`endpoint`] (HCAs: generators, per-flow queues, sink), [`cc`]
-//! (congestion-control hooks), [`traffic`] (flows and generators), [`stats`] (collectors and
-//! the results folder), [`sim`] (the network instance and run loop), [`outdir`] (the output
-//! folders lnsim may write and their atomic replacement).
+//! Layers (imports point down only; `scripts/structure_check.py` checks it): [`config`]
+//! (scenario schema, units, key table); the foundation that knows no model — [`engine`] (time
+//! wheel, RNG streams, packet slab, progress, memory-estimate pieces), [`topology`] (fabric
+//! builders), [`routing`] (forwarding tables, adaptive algorithms, channel-dependency check),
+//! [`traffic`] (destination patterns and injection processes of both models), [`stats`]
+//! (fairness, results folders); two model wings — [`credit`] (the event-driven, credit-level
+//! InfiniBand model: switches, HCAs, congestion control) and [`cycle`] (the cycle-level HPC
+//! router model); and [`api`], which picks the wing. [`outdir`]: the output folders lnsim may
+//! write and their atomic replacement.
 
 #![warn(missing_docs)]
 

@@ -1,5 +1,7 @@
 //! The discrete-event engine: integer picosecond time, a timing wheel with O(1) amortised
-//! scheduling, and deterministic per-component random streams (issue 2 item 2).
+//! scheduling, and deterministic per-component random streams (issue 2 item 2); also what both
+//! wings share to run: the packet slab, progress reports, run options and the pieces of the
+//! memory estimate.
 
 pub mod memory;
 pub mod progress;
