@@ -42,6 +42,20 @@ fn uniform_all(n: u32, src: u32, rng: &mut impl Rng) -> u32 {
     }
 }
 
+/// ADV+i: the destination group of terminal `src`.
+#[inline]
+fn adv_group(src: u32, group_size: u32, groups: u32, offset: u32) -> u32 {
+    (src / group_size + offset) % groups
+}
+
+/// ADVL: the destination router of terminal `src`, the next one `(R + 1) mod a` of its group.
+#[inline]
+fn advl_router(src: u32, p: u32, a: u32) -> u32 {
+    let r = src / p;
+    let i = r % a;
+    r - i + (i + 1) % a
+}
+
 impl Among {
     /// A uniform destination other than `src`, or `None` when the set holds nothing else
     /// (then nothing is drawn).
@@ -144,14 +158,11 @@ impl DestinationPattern {
                 groups,
                 offset,
             } => {
-                let dg = (src / group_size + offset) % groups;
-                dg * group_size + rng.random_range(0..*group_size)
+                adv_group(src, *group_size, *groups, *offset) * group_size
+                    + rng.random_range(0..*group_size)
             }
             DestinationPattern::Advl { p, a } => {
-                let r = src / p;
-                let i = r % a;
-                let dr = r - i + (i + 1) % a;
-                dr * p + rng.random_range(0..*p)
+                advl_router(src, *p, *a) * p + rng.random_range(0..*p)
             }
             DestinationPattern::Advc {
                 group_size,
@@ -222,13 +233,11 @@ impl DestinationPattern {
                 groups,
                 offset,
             } => {
-                let dg = (src / group_size + offset) % groups;
+                let dg = adv_group(src, *group_size, *groups, *offset);
                 (dg * group_size..(dg + 1) * group_size).collect()
             }
             DestinationPattern::Advl { p, a } => {
-                let r = src / p;
-                let i = r % a;
-                let dr = r - i + (i + 1) % a;
+                let dr = advl_router(src, *p, *a);
                 (dr * p..(dr + 1) * p).collect()
             }
             DestinationPattern::Advc {
