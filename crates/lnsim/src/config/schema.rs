@@ -989,6 +989,9 @@ crate::choice! {
         Linear = "linear",
         /// rate(i) = B·max(1 − i/div, 1/1024).
         RateLinear = "rate_linear",
+        /// IRD(i) = scale · (i/div)²: the shape of the public OMNeT++ InfiniBand-model CC
+        /// generators (docs/calibration.md).
+        Quadratic = "quadratic",
         /// Explicit IBA entries from `cc.cct.file`.
         File = "file",
     }
@@ -999,7 +1002,7 @@ crate::choice! {
 #[serde(deny_unknown_fields)]
 pub struct CctConfig {
     /// `"linear"`: IRD(i) = i / div; `"rate_linear"`: rate(i) = B·max(1 − i/div, 1/1024);
-    /// `"file"`: explicit IBA entries.
+    /// `"quadratic"`: IRD(i) = scale · (i/div)²; `"file"`: explicit IBA entries.
     #[serde(default)]
     pub algorithm: CctAlgorithm,
     /// The divisor of the generated tables (default 25, calibrated on [Z] C4: docs/calibration.md).
@@ -1008,6 +1011,10 @@ pub struct CctConfig {
     /// `"file"`: a table file, one entry per line `multiplier shift` (IRD = multiplier · 2^−shift).
     #[serde(default)]
     pub file: Option<String>,
+    /// `"quadratic"`: the IRD at CCTI = div, in packet times (default 3300/512: the public
+    /// OMNeT++ InfiniBand-model generators' 3300 ns over a 512 ns packet; docs/calibration.md).
+    #[serde(default)]
+    pub scale: Option<f64>,
 }
 impl Default for CctConfig {
     fn default() -> Self {

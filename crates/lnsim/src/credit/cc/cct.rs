@@ -1,12 +1,21 @@
 //! The Congestion Control Table (CCT): injection-rate delays (IRD) indexed by CCTI, lowest in
 //! entry 0 (spec §2.3.2). The texts give no contents (spec §2.3.4, §10.7), so the table is
 //! pluggable: generated linearly in the delay (`CCT_Div`, the spec's hypothesis for [Z]'s
-//! `CCT_Algorithm = 0`), linearly in the rate, or read from a file of IBA entries. A flow at
-//! CCTI `i` sends at `B / (1 + IRD(i))` of its link rate `B`.
+//! `CCT_Algorithm = 0`), linearly in the rate, quadratically in the index (the shape of the
+//! public OMNeT++ InfiniBand-model generators), or read from a file of IBA entries. A flow at
+//! CCTI `i` sends at `B / (1 + IRD(i))` of its link rate `B`: the IBA entry (CCT_Multiplier,
+//! CCT_Shift) is an inter-packet delay of `multiplier · 2^−shift` packet times, added after the
+//! packet (as the Linux hfi1 driver, Intel PSM and the OPA fabric manager apply it).
 
 use crate::config::{CctAlgorithm, CctConfig};
 use crate::error::{Error, Result};
 use std::path::Path;
+
+/// Default `cc.cct.scale` of the quadratic table: the IRD at CCTI = div, in packet times. The
+/// public OMNeT++ InfiniBand-model CC generators (descendants of the model family the studies
+/// used) space packets by `i² · 3300 / K² ns` beyond the 512 ns of one 2 KiB packet at
+/// 32 Gbit/s, i.e. 3300/512 packet times at `i = K` (docs/calibration.md).
+pub const QUADRATIC_SCALE: f64 = 3300.0 / 512.0;
 
 /// IBA tables have at least 128 entries; ours have `max(128, ccti_limit + 1)`.
 pub const MIN_ENTRIES: usize = 128;
@@ -32,6 +41,12 @@ impl CongestionControlTable {
                 ))
             }
         };
+        if c.algorithm != CctAlgorithm::Quadratic && c.scale.is_some() {
+            return Err(Error::input(
+                "cc.cct.scale",
+                "only used with cc.cct.algorithm = \"quadratic\"",
+            ));
+        }
         if c.algorithm != CctAlgorithm::File && c.file.is_some() {
             return Err(Error::input(
                 "cc.cct.file",
@@ -47,6 +62,19 @@ impl CongestionControlTable {
                 let d = div_ok()?;
                 (0..n)
                     .map(|i| 1.0 / (1.0 - i as f64 / d).max(1.0 / 1024.0) - 1.0)
+                    .collect()
+            }
+            CctAlgorithm::Quadratic => {
+                let d = div_ok()?;
+                let scale = c.scale.unwrap_or(QUADRATIC_SCALE);
+                if !(scale.is_finite() && scale > 0.0) {
+                    return Err(Error::input(
+                        "cc.cct.scale",
+                        format!("{scale} must be a positive number"),
+                    ));
+                }
+                (0..n)
+                    .map(|i| scale * (i as f64 / d) * (i as f64 / d))
                     .collect()
             }
             CctAlgorithm::File => {
@@ -128,6 +156,21 @@ mod tests {
         let t = CongestionControlTable::from_config(&c, 128, Path::new(".")).unwrap();
         assert!((1.0 / (1.0 + t.ird[50]) - 0.5).abs() < 1e-12); // rate 1 − 50/100
         assert!(t.ird.windows(2).all(|w| w[1] >= w[0]));
+        let c: CctConfig = toml::from_str("algorithm = \"quadratic\"\ndiv = 95.0").unwrap();
+        let t = CongestionControlTable::from_config(&c, 129, Path::new(".")).unwrap();
+        assert_eq!(t.ird[0], 0.0);
+        assert!((t.ird[95] - QUADRATIC_SCALE).abs() < 1e-12);
+        assert!((t.ird[19] - QUADRATIC_SCALE * 0.04).abs() < 1e-12); // (19/95)² = 0.04
+        assert!(t.ird.windows(2).all(|w| w[1] > w[0]));
+        let c: CctConfig =
+            toml::from_str("algorithm = \"quadratic\"\ndiv = 10.0\nscale = 2.0").unwrap();
+        let t = CongestionControlTable::from_config(&c, 128, Path::new(".")).unwrap();
+        assert!((t.ird[20] - 8.0).abs() < 1e-12);
+        let c: CctConfig = toml::from_str("algorithm = \"linear\"\nscale = 2.0").unwrap();
+        let e = CongestionControlTable::from_config(&c, 128, Path::new("."))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("cc.cct.scale:"), "{e}");
     }
 
     #[test]
