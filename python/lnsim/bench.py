@@ -222,6 +222,7 @@ def ib_record(s: dict) -> dict:
         events_per_s=_per_s(s.get("events"), wall),
         events=s.get("events"),
         flit_hops=s.get("flit_hops"),
+        packet_hops=s.get("packet_hops"),
         peak_rss_mib=_mib(s),
         version=s.get("version"),
     )
@@ -328,13 +329,25 @@ def format_cycle_row(r: dict) -> str:
     return f"{line}  {target}" if target else line
 
 
+#: The target of CC's cost per event: ns per event with CC on at most this much above CC off.
+CC_PER_EVENT_TARGET_PCT = 30.0
+
+
+def _ratio(a, b) -> Optional[float]:
+    return float(a) / float(b) if a is not None and b else None
+
+
 def cc_costs(records: Sequence[dict], quick: bool = False) -> List[dict]:
     """For each CC-on case run together with its CC-off baseline (both ok): ``{"case",
     "baseline", "sim_time_s", "wall_time_s", "baseline_wall_time_s", "events",
-    "baseline_events", "cost_pct", "cost_per_event_pct", "quick"}``: ``cost_pct`` is the extra
-    wall time of CC on in percent of the baseline's (both simulate the same time), and
-    ``cost_per_event_pct`` the extra wall time per event. With ``quick`` both percentages are
-    ``None``: such short runs measure set-up, not what CC costs."""
+    "baseline_events", "ns_per_event", "baseline_ns_per_event", "events_per_packet_hop",
+    "baseline_events_per_packet_hop", "cost_pct", "cost_per_event_pct", "per_event_ok",
+    "quick"}``. ``cost_pct`` is the extra wall time of CC on in percent of the baseline's (both
+    simulate the same time: CC also changes how much the network carries); ``cost_per_event_pct``
+    the extra wall time per event, which is what CC's hooks cost and is judged against
+    :data:`CC_PER_EVENT_TARGET_PCT` (``per_event_ok``); events per packet-hop (data and CNPs, one
+    per link crossed) say whether CC adds events beyond its extra packets. With ``quick`` the
+    percentages and the verdict are ``None``: such short runs measure set-up, not what CC costs."""
     by_name = {r["case"]: r for r in records}
     cases = {c.name: c for c in CASES}
     out = []
@@ -347,9 +360,10 @@ def cc_costs(records: Sequence[dict], quick: bool = False) -> List[dict]:
         if not on or not off:
             continue
         ev_on, ev_off = r.get("events"), base.get("events")
+        ns_on, ns_off = _ratio(on * 1e9, ev_on), _ratio(off * 1e9, ev_off)
         per_event = None
-        if ev_on and ev_off and not quick:
-            per_event = ((on / ev_on) / (off / ev_off) - 1.0) * 100.0
+        if ns_on and ns_off and not quick:
+            per_event = (ns_on / ns_off - 1.0) * 100.0
         out.append(
             {
                 "case": r["case"],
@@ -359,8 +373,13 @@ def cc_costs(records: Sequence[dict], quick: bool = False) -> List[dict]:
                 "baseline_wall_time_s": off,
                 "events": ev_on,
                 "baseline_events": ev_off,
+                "ns_per_event": ns_on,
+                "baseline_ns_per_event": ns_off,
+                "events_per_packet_hop": _ratio(ev_on, r.get("packet_hops")),
+                "baseline_events_per_packet_hop": _ratio(ev_off, base.get("packet_hops")),
                 "cost_pct": None if quick else (on / off - 1.0) * 100.0,
                 "cost_per_event_pct": per_event,
+                "per_event_ok": None if per_event is None else per_event <= CC_PER_EVENT_TARGET_PCT,
                 "quick": quick,
             }
         )
@@ -369,16 +388,29 @@ def cc_costs(records: Sequence[dict], quick: bool = False) -> List[dict]:
 
 def format_cost(c: dict) -> str:
     """The line saying what turning CC on cost: the wall times of the two runs (same simulated
-    time) and, on a full run, the extra wall time and extra wall time per event in percent."""
+    time), events per packet-hop and ns per event with CC off and on, and, on a full run, the
+    extra wall time, the extra time per event and its verdict against the target."""
     sim = c.get("sim_time_s")
     what = f"{c['case']} vs {c['baseline']} (CC on vs off, {sim:g} s simulated each)" if sim else \
         f"{c['case']} vs {c['baseline']} (CC on vs off)"
     walls = f"wall time {c['wall_time_s']:.3f} s vs {c['baseline_wall_time_s']:.3f} s"
+    per = []
+    if c.get("events_per_packet_hop") and c.get("baseline_events_per_packet_hop"):
+        per.append(
+            f"events per packet-hop {c['events_per_packet_hop']:.2f} vs {c['baseline_events_per_packet_hop']:.2f}"
+        )
+    if c.get("ns_per_event") and c.get("baseline_ns_per_event"):
+        per.append(f"ns per event {c['ns_per_event']:.1f} vs {c['baseline_ns_per_event']:.1f}")
+    walls = "; ".join([walls] + per)
     if c.get("quick") or c.get("cost_pct") is None:
         return f"{what}: {walls}; --quick runs are too short to tell what CC costs (set-up dominates)"
-    line = f"{what}: {walls}, CC on costs {c['cost_pct']:+.1f} % wall time"
+    line = f"{what}: {walls}; CC on costs {c['cost_pct']:+.1f} % wall time (it changes the traffic and adds CNPs)"
     if c.get("cost_per_event_pct") is not None:
-        line += f" ({c['cost_per_event_pct']:+.1f} % per event; CC adds CNPs and changes the traffic)"
+        verdict = "ok" if c.get("per_event_ok") else "OVER"
+        line += (
+            f" and {c['cost_per_event_pct']:+.1f} % per event"
+            f" (target ≤ +{CC_PER_EVENT_TARGET_PCT:g} %: {verdict})"
+        )
     return line
 
 

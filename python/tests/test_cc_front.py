@@ -191,19 +191,27 @@ def test_format_summary_cc(fake_results):
 
 def test_cc_costs():
     recs = [
-        {"case": "c4", "status": "ok", "wall_time_s": 1.0, "sim_time_s": 0.1, "events": 1000},
-        {"case": "c4_cc", "status": "ok", "wall_time_s": 1.25, "sim_time_s": 0.1, "events": 1250},
+        {"case": "c4", "status": "ok", "wall_time_s": 1.0, "sim_time_s": 0.1, "events": 1000, "packet_hops": 250},
+        {"case": "c4_cc", "status": "ok", "wall_time_s": 1.5, "sim_time_s": 0.1, "events": 1250, "packet_hops": 300},
         {"case": "fat_tree_648_cc", "status": "ok", "wall_time_s": 3.0},  # baseline not run
     ]
     (c,) = bench.cc_costs(recs)
-    assert c["baseline"] == "c4" and c["cost_pct"] == pytest.approx(25.0)
-    assert c["cost_per_event_pct"] == pytest.approx(0.0)
+    assert c["baseline"] == "c4" and c["cost_pct"] == pytest.approx(50.0)
+    # 1.2 ms per 1,000 events against 1 ms: +20 % per event, within the +30 % target
+    assert c["cost_per_event_pct"] == pytest.approx(20.0) and c["per_event_ok"] is True
+    assert c["ns_per_event"] == pytest.approx(1.2e6) and c["baseline_ns_per_event"] == pytest.approx(1e6)
+    assert c["events_per_packet_hop"] == pytest.approx(1250 / 300)
     assert bench.format_cost(c) == (
-        "c4_cc vs c4 (CC on vs off, 0.1 s simulated each): wall time 1.250 s vs 1.000 s, CC on costs +25.0 % "
-        "wall time (+0.0 % per event; CC adds CNPs and changes the traffic)")
+        "c4_cc vs c4 (CC on vs off, 0.1 s simulated each): wall time 1.500 s vs 1.000 s; "
+        "events per packet-hop 4.17 vs 4.00; ns per event 1200000.0 vs 1000000.0; CC on costs +50.0 % "
+        "wall time (it changes the traffic and adds CNPs) and +20.0 % per event (target ≤ +30 %: ok)")
+    recs[1]["wall_time_s"] = 1.75  # +40 % per event
+    (c,) = bench.cc_costs(recs)
+    assert c["per_event_ok"] is False and bench.format_cost(c).endswith("(target ≤ +30 %: OVER)")
+    recs[1]["wall_time_s"] = 1.25
     # a quick run measures set-up: no percentage, no sign
     (q,) = bench.cc_costs(recs, quick=True)
-    assert q["cost_pct"] is None and q["cost_per_event_pct"] is None
+    assert q["cost_pct"] is None and q["cost_per_event_pct"] is None and q["per_event_ok"] is None
     text = bench.format_cost(q)
     assert "%" not in text and "+" not in text and "-1" not in text and "wall time 1.250 s vs 1.000 s" in text
     assert "too short" in text

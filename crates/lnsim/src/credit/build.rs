@@ -395,6 +395,7 @@ impl Net {
             stats,
             events: 0,
             flit_hops: 0,
+            packet_hops: 0,
             last_progress: 0,
             deadlock: None,
             fault: None,

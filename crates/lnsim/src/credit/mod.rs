@@ -202,6 +202,9 @@ pub struct Net {
     pub(crate) stats: Stats,
     pub(crate) events: u64,
     pub(crate) flit_hops: u64,
+    /// Packets (data and CNPs) sent over a link, one per link they cross (`lnsim bench`: events
+    /// per packet-hop).
+    pub(crate) packet_hops: u64,
     /// Last time a packet moved (grant, injection or consumption): deadlock watch.
     pub(crate) last_progress: Ps,
     /// A detected deadlock (the run ended there).

@@ -221,6 +221,7 @@ fn summary_json(
         "wall_time_s": r6(wall_s),
         "events": net.events,
         "flit_hops": net.flit_hops,
+        "packet_hops": net.packet_hops,
         "peak_rss_bytes": crate::stats::peak_rss_bytes(),
         "throughput": {
             "total_rx_gbps": r6(gbps(sum(&t.all, 1), end)),

@@ -150,6 +150,7 @@ impl Net {
             self.stats.tx(h, wire_start, bytes);
         }
         self.flit_hops += credits as u64;
+        self.packet_hops += 1;
         self.last_progress = now;
         let down = self.peer[g];
         let head = wire_start + tm.ser_credit.max(tm.int_credit) + tm.delay + self.routing_delay;

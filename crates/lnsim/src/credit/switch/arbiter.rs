@@ -262,6 +262,7 @@ impl Net {
         self.out_busy[og as usize] = true;
         self.at((wire_end - lead).max(now), Ev::OutputReady { gport: og });
         self.flit_hops += credits as u64;
+        self.packet_hops += 1;
         self.last_progress = now;
         let down = self.peer[og as usize];
         let head = wire_start + tm.ser_credit + tm.delay;
