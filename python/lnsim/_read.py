@@ -237,7 +237,7 @@ _N, _B, _O, _L, _S = "number", "true or false", "object", "list", "text"
 SUMMARY_FIELDS: Dict[str, str] = {
     "scenario": _S, "model": _S, "version": _S,
     "seed": _N, "sim_time_s": _N, "interval_s": _N, "warmup_s": _N, "wall_time_s": _N, "events": _N,
-    "flit_hops": _N, "packet_hops": _N, "peak_rss_bytes": _N, "flows_total": _N,
+    "flit_hops": _N, "packet_hops": _N, "flow_control_packets": _N, "peak_rss_bytes": _N, "flows_total": _N,
     "throughput": _O, "throughput.*": _N,
     "nodes": _O, "nodes.*": _O, "nodes.*.*": _N,
     "flows": _L,

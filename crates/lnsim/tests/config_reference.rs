@@ -12,6 +12,7 @@ const PREFIX: &[(&str, &str)] = &[
     ("SimConfig", "sim"),
     ("TopologyConfig", "topology"),
     ("LinkConfig", "links.<class>"),
+    ("LinksConfig", "links"),
     ("SwitchConfig", "switch"),
     ("PortOverrides", "switch.<class>_ports"),
     ("VlArbitrationConfig", "switch.vl_arbitration"),
@@ -35,6 +36,8 @@ const PREFIX: &[(&str, &str)] = &[
 /// Fields that are tables of their own (documented through their keys). `mix` covers both
 /// `traffic.mix` and `traffic.transient.<phase>.mix`, whose entries are `traffic.mix[]` ones.
 const NESTED: &[&str] = &[
+    "host",
+    "fabric",
     "vl_arbitration",
     "host_ports",
     "fabric_ports",

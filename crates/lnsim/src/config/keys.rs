@@ -11,9 +11,9 @@
 
 use super::model::Model;
 use super::schema::{
-    Arrangement, CcLevel, CctAlgorithm, DestinationPer, Injection, LinkSpeed, LinkWidth, Marking,
-    PortNumbering, QueueMappingKind, RootCredits, RoutingAlgorithm, Subset, ThresholdMapping,
-    ThresholdMode, TimerMode, TopologyKind, VlbPolicy,
+    Arrangement, CcLevel, CctAlgorithm, DestinationPer, FlowControl, Injection, LinkSpeed,
+    LinkWidth, Marking, PortNumbering, QueueMappingKind, RootCredits, RoutingAlgorithm, Subset,
+    ThresholdMapping, ThresholdMode, TimerMode, TopologyKind, VlbPolicy,
 };
 use super::units::{BitRate, Bytes, Duration, Frequency, PS_PER_S};
 use crate::error::{Error, Result};
@@ -305,6 +305,12 @@ pub const KEYS: &[KeyInfo] = &[
         "lane speed: `SDR`, `DDR`, `QDR` (8b/10b), `FDR`, `EDR`, `HDR` (64b/66b)"),
     key!("links.<class>.rate", RATE, "", "—", IB, "a data rate instead of width × speed"),
     key!("links.<class>.delay", dur(), "", "`\"5ns\"`", IB, "propagation delay"),
+    key!("links.flow_control", ValueKind::Choice(FlowControl::NAMES), "", "`ideal`", IB,
+        "how freed credits return upstream: `ideal` (one link delay, no bandwidth) or `packets` (flow-control packets on the reverse link between data packets, at most one per VL every `flow_control_interval`)"),
+    key!("links.flow_control_bytes", ValueKind::Size { min: 1, max: 4096 }, "", "`\"6B\"`", IB,
+        "`packets`: size of a flow-control packet on the wire (IBA: 4 bytes + 2-byte CRC)"),
+    key!("links.flow_control_interval", dur(), "", "`\"0ns\"`", IB,
+        "`packets`: least time between two flow-control packets of one VL on one link"),
     key!("switch.buffer_credits", CREDITS, "credits", "1000", IB,
         "input buffer per port and VL; shared by the port's virtual output queues"),
     key!("switch.vls", int(1, 15), "", "1", IB, "data VLs"),

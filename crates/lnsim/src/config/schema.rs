@@ -269,7 +269,22 @@ fn default_link_delay() -> Duration {
     Duration(5_000)
 }
 
-/// `[links]`: the two link classes.
+crate::choice! {
+    /// How freed credits travel back upstream (IB CC spec §3.4).
+    #[derive(Default)]
+    pub enum FlowControl {
+        /// The credits of a packet arrive one link delay after its buffer space is freed,
+        /// using no link bandwidth.
+        #[default]
+        Ideal = "ideal",
+        /// Flow-control packets of `links.flow_control_bytes` on the reverse link, between
+        /// data packets, at most one per VL every `links.flow_control_interval` (credits freed
+        /// meanwhile ride on the next one).
+        Packets = "packets",
+    }
+}
+
+/// `[links]`: the two link classes and the link-level flow control.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinksConfig {
@@ -279,14 +294,25 @@ pub struct LinksConfig {
     /// Switch ↔ switch links (default 4x QDR).
     #[serde(default = "default_fabric_link")]
     pub fabric: LinkConfig,
+    /// How credits return: `"ideal"` (default) or `"packets"` (spec §3.4).
+    #[serde(default)]
+    pub flow_control: FlowControl,
+    /// `"packets"`: bytes of one flow-control packet on the wire (IBA: 4 bytes and a 2-byte
+    /// CRC).
+    #[serde(default = "default_fc_bytes")]
+    pub flow_control_bytes: Bytes,
+    /// `"packets"`: least time between two flow-control packets of one VL on one link
+    /// (the model family's `credMinTime`; its value is not given, spec §3.4 [?]).
+    #[serde(default)]
+    pub flow_control_interval: Duration,
 }
 impl Default for LinksConfig {
     fn default() -> Self {
-        LinksConfig {
-            host: default_host_link(),
-            fabric: default_fabric_link(),
-        }
+        toml::from_str("").expect("links defaults")
     }
+}
+fn default_fc_bytes() -> Bytes {
+    Bytes(6)
 }
 fn default_host_link() -> LinkConfig {
     LinkConfig {

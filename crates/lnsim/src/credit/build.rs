@@ -336,6 +336,7 @@ impl Net {
             n_buf: _,
         } = ports;
         let hca_gport: Vec<u32> = fabric.hcas.iter().map(|&h| port_base[h as usize]).collect();
+        let n_credit_slots = credits.len();
         let mut net = Net {
             vls,
             credit_bytes,
@@ -396,6 +397,10 @@ impl Net {
             events: 0,
             flit_hops: 0,
             packet_hops: 0,
+            flow_control: crate::credit::flow_control::FlowControlPackets::from_config(
+                &s.links,
+                n_credit_slots,
+            ),
             last_progress: 0,
             deadlock: None,
             fault: None,

@@ -10,6 +10,7 @@ mod build;
 pub mod cc;
 mod deadlock;
 pub mod endpoint;
+pub mod flow_control;
 pub mod memory;
 pub mod packet;
 pub mod results;
@@ -88,6 +89,14 @@ pub enum Ev {
     Arrival {
         /// Source index.
         source: u32,
+    },
+    /// Receiving port `gport` sends a flow-control packet for counter `counter`
+    /// (`links.flow_control = "packets"`: [`flow_control`]).
+    FlowControlSend {
+        /// The receiving port (the packet goes to its peer).
+        gport: u32,
+        /// The credit counter.
+        counter: u16,
     },
 }
 
@@ -205,6 +214,8 @@ pub struct Net {
     /// Packets (data and CNPs) sent over a link, one per link they cross (`lnsim bench`: events
     /// per packet-hop).
     pub(crate) packet_hops: u64,
+    /// Flow-control packets on the reverse links (`None`: ideal credit return).
+    pub(crate) flow_control: Option<flow_control::FlowControlPackets>,
     /// Last time a packet moved (grant, injection or consumption): deadlock watch.
     pub(crate) last_progress: Ps,
     /// A detected deadlock (the run ended there).

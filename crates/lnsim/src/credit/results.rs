@@ -249,6 +249,10 @@ fn summary_json(
             "in_network_packets": c.in_network, "ok": true,
         },
     });
+    if let Some(fc) = &net.flow_control {
+        // only with `links.flow_control = "packets"`: default outputs stay as they were
+        summary["flow_control_packets"] = json!(fc.sent);
+    }
     if let Ending::Interrupted { planned_end } = ending {
         summary["stop_reason"] = json!(ending.stop_reason());
         summary["planned_sim_time_s"] = json!(secs(planned_end));

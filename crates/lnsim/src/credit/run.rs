@@ -195,6 +195,7 @@ impl Net {
             }
             Ev::Arrival { source } => self.arrival(source, t),
             Ev::CcSample { interval } => self.cc.interval_ended(interval, t),
+            Ev::FlowControlSend { gport, counter } => self.flow_control_send(gport, counter, t),
         }
     }
 
@@ -237,6 +238,12 @@ impl Net {
             } => releasing[gport as usize * vls + counter as usize] += credits as u64,
             _ => {}
         });
+        // credits freed but still waiting for their flow-control packet are on their way back
+        if let Some(fc) = &self.flow_control {
+            for (slot, &c) in fc.pending().iter().enumerate() {
+                returning[slot] += c as u64;
+            }
+        }
         // in_used counts a packet from its head arrival until its release; a packet granted but
         // not yet released is also on the next wire (counted there against the next buffer)
         for g in 0..np {
@@ -298,6 +305,11 @@ impl Net {
             } => releasing[p.in_slot(gport, counter)] += credits as u64,
             _ => {}
         });
+        if let Some(fc) = &self.flow_control {
+            for (slot, &c) in fc.pending().iter().enumerate() {
+                returning[slot] += c as u64;
+            }
+        }
         for d in 0..self.peer.len() as u32 {
             for s in p.in_slots(d) {
                 let held = self.credits[s] as u64 + on_wire[s] + p.used(s) as u64 + returning[s];

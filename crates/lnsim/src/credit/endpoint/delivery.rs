@@ -41,16 +41,7 @@ impl Net {
         let p = self.pkts[pid];
         // an HCA's receive buffer has one queue per VL: the counter is the VL
         self.release_input(g, p.vl, p.vl as u16, p.credits);
-        let delay = self.timing[g as usize].delay;
-        let up = self.peer[g as usize];
-        self.at(
-            now + delay,
-            Ev::CreditArrive {
-                gport: up,
-                counter: p.vl as u16,
-                credits: p.credits,
-            },
-        );
+        self.return_credits(g, p.vl as u16, p.credits, now);
         if p.flags & CNP != 0 {
             self.stats.delivered_control += 1;
         } else {

@@ -6,7 +6,7 @@
 use crate::config::Ps;
 use crate::credit::cc::switch_view;
 use crate::credit::switch::buffer::QueueQuery;
-use crate::credit::{Ev, Net};
+use crate::credit::Net;
 use crate::routing::tables::NO_PORT;
 
 impl Net {
@@ -87,16 +87,7 @@ impl Net {
         if bi != u32::MAX {
             self.stats.buffer(bi as usize * vls + vl as usize, now, lvl);
         }
-        let up = self.peer[g as usize];
-        let delay = self.timing[g as usize].delay;
-        self.at(
-            now + delay,
-            Ev::CreditArrive {
-                gport: up,
-                counter,
-                credits,
-            },
-        );
+        self.return_credits(g, counter, credits, now);
         let was_full = self.being_sent[g as usize] >= self.max_being_sent[g as usize];
         self.being_sent[g as usize] -= 1;
         if was_full {

@@ -1,0 +1,104 @@
+//! Link-level flow control: how the credits a receiving buffer frees travel back to the sender
+//! of the link (IB CC spec §3.4). `links.flow_control = "ideal"` (the default) returns a
+//! packet's credits one link delay after its space is freed, using no bandwidth.
+//! `"packets"` sends them in flow-control packets on the reverse link: a packet of
+//! `links.flow_control_bytes` (IBA: 4 bytes and a 2-byte CRC) per VL (per credit counter),
+//! placed on the wire after the data packet being sent, so it delays the data behind it; at
+//! most one per counter every `links.flow_control_interval` (the model family's `credMinTime`,
+//! spec §3.4 [X]); credits freed while one waits ride on it.
+
+use crate::config::{FlowControl, LinksConfig, Ps};
+use crate::credit::{Ev, Net};
+
+/// The state of flow-control packets (`links.flow_control = "packets"`), per credit counter of
+/// every output (indexed like `Net::credits`, by [`Net::credit_slot`] of the *sending* side).
+#[derive(Debug, Clone)]
+pub struct FlowControlPackets {
+    /// Bytes of one flow-control packet on the wire.
+    bytes: u64,
+    /// Least time between two flow-control packets of one counter.
+    interval: Ps,
+    /// Credits freed and not yet sent back.
+    pending: Vec<u32>,
+    /// A flow-control packet of this counter is scheduled.
+    scheduled: Vec<bool>,
+    /// When the last flow-control packet of this counter left (`None`: never).
+    last_sent: Vec<Option<Ps>>,
+    /// Flow-control packets sent.
+    pub sent: u64,
+}
+
+impl FlowControlPackets {
+    /// The flow-control packets of `[links]`, or `None` for ideal credit return; `slots` is the
+    /// number of credit counters of all outputs.
+    pub fn from_config(c: &LinksConfig, slots: usize) -> Option<Self> {
+        match c.flow_control {
+            FlowControl::Ideal => None,
+            FlowControl::Packets => Some(FlowControlPackets {
+                bytes: c.flow_control_bytes.0,
+                interval: c.flow_control_interval.0,
+                pending: vec![0; slots],
+                scheduled: vec![false; slots],
+                last_sent: vec![None; slots],
+                sent: 0,
+            }),
+        }
+    }
+
+    /// Credits freed and not yet sent, per slot (conservation check).
+    pub fn pending(&self) -> &[u32] {
+        &self.pending
+    }
+}
+
+impl Net {
+    /// Receiving port `g` freed `credits` of counter `counter`: they go back to the sender of
+    /// the link, ideally or in a flow-control packet.
+    #[inline]
+    pub(crate) fn return_credits(&mut self, g: u32, counter: u16, credits: u32, now: Ps) {
+        let up = self.peer[g as usize];
+        let slot = self.credit_slot(up, counter);
+        let Some(fc) = &mut self.flow_control else {
+            let delay = self.timing[g as usize].delay;
+            self.at(
+                now + delay,
+                Ev::CreditArrive {
+                    gport: up,
+                    counter,
+                    credits,
+                },
+            );
+            return;
+        };
+        fc.pending[slot] += credits;
+        if !fc.scheduled[slot] {
+            fc.scheduled[slot] = true;
+            let at = fc.last_sent[slot].map_or(now, |l| now.max(l + fc.interval));
+            self.at(at, Ev::FlowControlSend { gport: g, counter });
+        }
+    }
+
+    /// The flow-control packet of counter `counter` leaves receiving port `g` (towards the
+    /// sender of the link) as soon as the wire is free, with every credit freed so far.
+    pub(crate) fn flow_control_send(&mut self, g: u32, counter: u16, now: Ps) {
+        let up = self.peer[g as usize];
+        let slot = self.credit_slot(up, counter);
+        let tm = self.timing[g as usize];
+        let fc = self.flow_control.as_mut().expect("flow-control packets");
+        let credits = std::mem::take(&mut fc.pending[slot]);
+        fc.scheduled[slot] = false;
+        let start = now.max(self.wire_free[g as usize]);
+        let end = start + tm.rate.ser_ps(fc.bytes);
+        self.wire_free[g as usize] = end;
+        fc.last_sent[slot] = Some(start);
+        fc.sent += 1;
+        self.at(
+            end + tm.delay,
+            Ev::CreditArrive {
+                gport: up,
+                counter,
+                credits,
+            },
+        );
+    }
+}
