@@ -78,7 +78,17 @@ def main() -> int:
     ap.add_argument("--out", default="results/gran_cc_grid", type=Path)
     ap.add_argument("--jobs", default=2, type=int)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--redraw", action="store_true", help="only redraw gran_cc_grid.png from --out/grid.csv")
     a = ap.parse_args()
+    if a.redraw:
+        with open(a.out / "grid.csv") as f:
+            rows = [{k: (v if k == "checks" else float(v)) for k, v in r.items()} for r in csv.DictReader(f)]
+        for r in rows:
+            for k in ("threshold", "timer_us", "marking_rate"):
+                r[k] = int(r[k])
+        draw(rows, sorted({r["threshold"] for r in rows}), sorted({r["timer_us"] for r in rows}),
+             sorted({r["marking_rate"] for r in rows}), a.out / "gran_cc_grid.png")
+        return 0
     ths, timers, mrs = (THRESHOLDS[::4], TIMERS_US[:1], MARKING_RATES[:1]) if a.quick else (
         THRESHOLDS, TIMERS_US, MARKING_RATES)
     grid = list(itertools.product(ths, timers, mrs))
@@ -161,7 +171,8 @@ def draw(rows, ths, timers, mrs, path: Path) -> None:
                ("s1_jain", "S1: contributors' Jain index", "viridis"),
                ("s2_jain", "S2: Jain index", "viridis"),
                ("s2_drop_pct", "S2: change vs CC off (%)", "coolwarm")]
-    fig, axes = plt.subplots(len(metrics), len(ths), figsize=(3.0 * len(ths), 2.6 * len(metrics)), squeeze=False)
+    fig, axes = plt.subplots(len(metrics), len(ths), figsize=(2.6 * len(ths) + 1.5, 2.4 * len(metrics)),
+                             squeeze=False, layout="constrained")
     by = {(r["threshold"], r["timer_us"], r["marking_rate"]): r for r in rows}
     for i, (key, title, cmap) in enumerate(metrics):
         vals = np.array([[[by[(th, t, m)][key] for m in mrs] for t in timers] for th in ths])
@@ -172,7 +183,7 @@ def draw(rows, ths, timers, mrs, path: Path) -> None:
             for (ti, mi), v in np.ndenumerate(vals[j]):
                 ax.text(mi, ti, f"{v:.2f}" if abs(v) < 10 else f"{v:.1f}", ha="center", va="center", fontsize=7)
             ax.set_xticks(range(len(mrs)), [str(m) for m in mrs])
-            ax.set_yticks(range(len(timers)), [f"{t} µs" for t in timers])
+            ax.set_yticks(range(len(timers)), [f"{t} µs" for t in timers] if j == 0 else [])
             if i == len(metrics) - 1:
                 ax.set_xlabel("Marking_Rate")
             if j == 0:

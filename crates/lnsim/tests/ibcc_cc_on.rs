@@ -76,26 +76,49 @@ fn zeru_b2_cc_gives_equal_shares_and_frees_the_victim() {
 }
 
 #[test]
-fn gran_s1_cc_makes_contributors_fair() {
+fn gran_s1_cc_makes_contributors_fair_and_frees_the_victim() {
     let d = tempfile::tempdir().unwrap();
     let p = scaled("scenarios/ibcc/gran_s1.toml", 0.1, d.path()); // 0.6 s
     let s = run(&p, &d.path().join("s1"), &[ON, "stats.fairness_from=0.5s"]);
-    // the four contributors share the end node fairly over the last phase (G-Fig 9)
+    // the Gran CC profile (the scenario's [cc]: CCTI_Timer 250 µs, docs/scenarios.md): the four
+    // contributors share the end node fairly over the last phase (G-Fig 9) ...
     let j = s["fairness"]["jain"].as_f64().unwrap();
-    assert!(j >= 0.95, "Jain over the last phase {j}");
+    assert!(j >= 0.99, "Jain over the last phase {j}");
     let c = s["nodes"]["H5"]["rx_gbps_after_warmup"].as_f64().unwrap();
     for n in ["H2", "H3", "H6", "H7"] {
         near(n, tx_pct(&s, n, c), 25.0, 3.0);
     }
-    // with a low threshold the victim F1 also recovers its full rate (G-Fig 7(b)); at [Z]'s
-    // threshold 2 it stays partly HOL-blocked (docs/scenarios.md)
+    // ... and the victim F1 keeps (nearly) its full rate (G-Fig 7(d))
+    let f1 = s["nodes"]["H1"]["tx_gbps_after_warmup"].as_f64().unwrap();
+    assert!(f1 > 13.5 * 0.9, "F1 {f1} Gbit/s");
+    // with [Z]'s 20 µs timer the contributors are as fair but F1 stays partly HOL-blocked
     let s = run(
         &p,
-        &d.path().join("s1t15"),
-        &[ON, "cc.threshold=15", "cc.reset_threshold=0"],
+        &d.path().join("s1z"),
+        &[ON, "stats.fairness_from=0.5s", "cc.ccti_timer=\"20us\""],
     );
     let f1 = s["nodes"]["H1"]["tx_gbps_after_warmup"].as_f64().unwrap();
-    assert!(f1 > 13.5 * 0.95, "F1 {f1} Gbit/s");
+    assert!(f1 < 13.5 * 0.85, "F1 {f1} Gbit/s with the 20 µs timer");
+}
+
+#[test]
+fn gran_s2_cc_keeps_three_fair_flows_below_cc_off() {
+    let d = tempfile::tempdir().unwrap();
+    let p = scaled("scenarios/ibcc/gran_s2.toml", 0.1, d.path()); // 0.4 s
+    let off = run(&p, &d.path().join("off"), &["stats.fairness_from=0.3s"]);
+    let on = run(&p, &d.path().join("on"), &[ON, "stats.fairness_from=0.3s"]);
+    let j = on["fairness"]["jain"].as_f64().unwrap();
+    assert!(j >= 0.99, "Jain {j}");
+    let rate = |s: &serde_json::Value| -> f64 {
+        ["H1", "H2", "H3"]
+            .iter()
+            .map(|n| s["nodes"][*n]["tx_gbps_after_warmup"].as_f64().unwrap())
+            .sum::<f64>()
+            / 3.0
+    };
+    // G-Fig 8(d): CC costs S2 throughput (hardware about −21 %; the full run gives −21.1 %)
+    let drop = rate(&on) / rate(&off) - 1.0;
+    assert!(drop < -0.10 && drop > -0.30, "S2 change {drop}");
 }
 
 #[test]
