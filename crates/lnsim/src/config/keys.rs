@@ -12,8 +12,8 @@
 use super::model::Model;
 use super::schema::{
     Arrangement, CcLevel, CctAlgorithm, DestinationPer, FlowControl, Injection, LinkSpeed,
-    LinkWidth, Marking, PortNumbering, QueueMappingKind, RootCredits, RoutingAlgorithm, Subset,
-    ThresholdMapping, ThresholdMode, TimerMode, TopologyKind, VlbPolicy,
+    LinkWidth, Marking, PortNumbering, QueueMappingKind, RootCredits, RoutingAlgorithm,
+    SinkCreditReturn, Subset, ThresholdMapping, ThresholdMode, TimerMode, TopologyKind, VlbPolicy,
 };
 use super::units::{BitRate, Bytes, Duration, Frequency, PS_PER_S};
 use crate::error::{Error, Result};
@@ -341,6 +341,8 @@ pub const KEYS: &[KeyInfo] = &[
     key!("hca.sink.drain_rate", RATE, "", "—", IB, "a drain rate instead of PCIe parameters"),
     key!("hca.sink.hiccup_on", dur(), "", "`\"0ns\"`", IB, "pause of each hiccup period (nothing drains)"),
     key!("hca.sink.hiccup_off", dur(), "", "`\"0ns\"`", IB, "draining part of each hiccup period"),
+    key!("hca.sink.credit_return", ValueKind::Choice(SinkCreditReturn::NAMES), "", "`packet`", IB,
+        "when the sink returns a packet's credits: `packet` (all once it has drained) or `credit` (each as its 64 bytes have arrived and drained)"),
     key!("routing.algorithm", ValueKind::Choice(RoutingAlgorithm::NAMES), "", "by topology: `dor` (mesh/torus), `dmodk` (fat tree), `updown` (others); required for a Dragonfly", None,
         "`dor` (x = column first, then rows; tori the short way), `dmodk`, `updown`, `lft_file`; cycle-level model: `dor` or `vlb` on meshes/tori, and on a Dragonfly `min` (Dragonfly spec §3.1), `vlb` (Valiant, §3.2; on meshes/tori DOR to a random intermediate router, then DOR), `ugal` (UGAL with source-router queues, §3.5, Eq. 2-1), `pb` (Piggyback, §3.6)"),
     key!("routing.file", ValueKind::Str, "", "—", IB,

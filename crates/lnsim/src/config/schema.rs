@@ -454,6 +454,22 @@ pub struct SinkConfig {
     /// Hiccup OFF time: draining (spec: 0.1 µs).
     #[serde(default)]
     pub hiccup_off: Duration,
+    /// When the sink gives a packet's credits back: all at once when the whole packet has
+    /// drained (`"packet"`, the default) or each as its 64 bytes have drained (`"credit"`).
+    #[serde(default)]
+    pub credit_return: SinkCreditReturn,
+}
+
+crate::choice! {
+    /// When a sink returns the credits of the packet it drains (IB CC spec §3.7.2).
+    #[derive(Default)]
+    pub enum SinkCreditReturn {
+        /// All of them once the whole packet has drained.
+        #[default]
+        Packet = "packet",
+        /// Each credit as soon as its bytes have arrived and drained.
+        Credit = "credit",
+    }
 }
 
 /// `[hca]`: host channel adapters (spec §3.7).

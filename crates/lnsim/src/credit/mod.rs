@@ -90,6 +90,14 @@ pub enum Ev {
         /// Source index.
         source: u32,
     },
+    /// The sink of HCA `hca` has drained the next credit of its head packet
+    /// (`hca.sink.credit_return = "credit"`); `seq` tells a step of an earlier packet apart.
+    SinkCredit {
+        /// HCA index.
+        hca: u32,
+        /// The sink's packet sequence number when the step was scheduled.
+        seq: u32,
+    },
     /// Receiving port `gport` sends a flow-control packet for counter `counter`
     /// (`links.flow_control = "packets"`: [`flow_control`]).
     FlowControlSend {
@@ -196,6 +204,12 @@ pub struct Net {
     pub(crate) sink: SinkModel,
     pub(crate) sink_q: Vec<VecDeque<u32>>,
     pub(crate) sink_busy: Vec<bool>,
+    /// Per HCA: credits of the head packet already returned (per-credit sinks).
+    pub(crate) sink_returned: Vec<u32>,
+    /// Per HCA: packets the sink has started (tells stale per-credit steps apart).
+    pub(crate) sink_seq: Vec<u32>,
+    /// Per HCA: when the sink started draining its head packet.
+    pub(crate) sink_start: Vec<Ps>,
     pub(crate) next_tx: Vec<Ps>,
     pub(crate) wake_at: Vec<Ps>,
     pub(crate) ready: Vec<Vec<u32>>,

@@ -187,6 +187,7 @@ impl Net {
                 }
             }
             Ev::SinkDone { hca } => self.sink_done(hca, t),
+            Ev::SinkCredit { hca, seq } => self.sink_credit(hca, seq, t),
             Ev::HcaWake { hca } => {
                 if t >= self.wake_at[hca as usize] {
                     self.wake_at[hca as usize] = Ps::MAX;

@@ -30,6 +30,63 @@ impl Net {
         let done = self.sink.finish(now, p.bytes as u64).max(p.tail);
         self.sink_busy[h as usize] = true;
         self.at(done, Ev::SinkDone { hca: h });
+        if self.sink.per_credit {
+            let hi = h as usize;
+            self.sink_seq[hi] = self.sink_seq[hi].wrapping_add(1);
+            self.sink_returned[hi] = 0;
+            self.sink_start[hi] = now;
+            self.schedule_sink_credit(h, done, now);
+        }
+    }
+
+    /// Per-credit sinks: when credit `k` (1-based) of HCA `h`'s head packet has both arrived
+    /// (the packet's tail less the `n − k` credits still on the wire behind it) and drained.
+    fn sink_credit_time(&self, h: u32, k: u32) -> Ps {
+        let pid = *self.sink_q[h as usize].front().expect("sink has a packet");
+        let p = &self.pkts[pid];
+        let g = self.hca_gport[h as usize];
+        let ser_credit = self.timing[self.peer[g as usize] as usize].ser_credit;
+        let bytes = (k as u64 * self.credit_bytes as u64).min(p.bytes as u64);
+        let arrived = p.tail.saturating_sub((p.credits - k) as u64 * ser_credit);
+        self.sink
+            .finish(self.sink_start[h as usize], bytes)
+            .max(arrived)
+    }
+
+    /// Schedules the next per-credit step of HCA `h`'s head packet, if it comes before the
+    /// packet is done (`done`: [`Ev::SinkDone`] returns whatever is left).
+    fn schedule_sink_credit(&mut self, h: u32, done: Ps, now: Ps) {
+        let hi = h as usize;
+        let pid = *self.sink_q[hi].front().expect("sink has a packet");
+        let k = self.sink_returned[hi] + 1;
+        if k >= self.pkts[pid].credits {
+            return;
+        }
+        let t = self.sink_credit_time(h, k).max(now);
+        if t < done {
+            let seq = self.sink_seq[hi];
+            self.at(t, Ev::SinkCredit { hca: h, seq });
+        }
+    }
+
+    /// A per-credit sink has drained the next credit of its head packet: it goes back upstream.
+    pub(crate) fn sink_credit(&mut self, h: u32, seq: u32, now: Ps) {
+        let hi = h as usize;
+        if seq != self.sink_seq[hi] || !self.sink_busy[hi] {
+            return; // a step of a packet that is done already
+        }
+        let pid = *self.sink_q[hi].front().expect("sink has a packet");
+        let (vl, done) = (
+            self.pkts[pid].vl,
+            self.sink
+                .finish(self.sink_start[hi], self.pkts[pid].bytes as u64)
+                .max(self.pkts[pid].tail),
+        );
+        let g = self.hca_gport[hi];
+        self.release_input(g, vl, vl as u16, 1);
+        self.return_credits(g, vl as u16, 1, now);
+        self.sink_returned[hi] += 1;
+        self.schedule_sink_credit(h, done, now);
     }
 
     /// The sink of HCA `h` consumed its head packet.
@@ -39,9 +96,11 @@ impl Net {
             .expect("sink had a packet");
         let g = self.hca_gport[h as usize];
         let p = self.pkts[pid];
-        // an HCA's receive buffer has one queue per VL: the counter is the VL
-        self.release_input(g, p.vl, p.vl as u16, p.credits);
-        self.return_credits(g, p.vl as u16, p.credits, now);
+        // an HCA's receive buffer has one queue per VL: the counter is the VL; a per-credit
+        // sink has returned some of them already
+        let left = p.credits - std::mem::take(&mut self.sink_returned[h as usize]);
+        self.release_input(g, p.vl, p.vl as u16, left);
+        self.return_credits(g, p.vl as u16, left, now);
         if p.flags & CNP != 0 {
             self.stats.delivered_control += 1;
         } else {

@@ -15,6 +15,8 @@ pub struct SinkModel {
     pub off: Ps,
     /// Pause phase of each hiccup period (0 = no hiccups).
     pub on: Ps,
+    /// Credits go back one by one as they drain (`hca.sink.credit_return = "credit"`).
+    pub per_credit: bool,
 }
 
 impl SinkModel {
@@ -63,6 +65,7 @@ impl SinkModel {
             rate,
             off: s.hiccup_off.0,
             on: s.hiccup_on.0,
+            per_credit: s.credit_return == crate::config::SinkCreditReturn::Credit,
         })
     }
 
@@ -118,6 +121,7 @@ mod tests {
             rate: Some(LinkRate::bps(8_000_000_000)),
             off: 100_000,
             on: 12_500,
+            per_credit: false,
         };
         assert_eq!(s.finish(0, 100), 100_000); // exactly one draining phase
         assert_eq!(s.finish(0, 1000), 9 * 112_500 + 100_000);
@@ -127,6 +131,7 @@ mod tests {
             rate: None,
             off: 0,
             on: 0,
+            per_credit: false,
         };
         assert_eq!(none.finish(7, 1000), 7);
         // PCIe 1.1 x8 with [G] hiccups: ≈ 13.5 Gbit/s ("just above 13 Gbps", spec §3.7.2)
