@@ -468,6 +468,8 @@ pub const KEYS: &[KeyInfo] = &[
         "reaction per flow (`qp`) or per source HCA and SL (`sl`)"),
     key!("cc.cnp_bytes", ValueKind::Size { min: 1, max: MIB }, "", "`\"64B\"`", IB,
         "size of a congestion notification packet"),
+    key!("cc.cnp_vl", int(0, 14), "", "the flow's VL", IB,
+        "VL the CNPs travel on (below `switch.vls`; give it a `switch.vl_arbitration.high` entry to let CNPs overtake data in switches)"),
     key!("cc.cct.algorithm", ValueKind::Choice(CctAlgorithm::NAMES), "", "`linear`", IB,
         "Congestion Control Table: `linear` (IRD(i) = i/div), `rate_linear` (rate(i) = 1 − i/div), `quadratic` (IRD(i) = scale · (i/div)²), `file`"),
     key!("cc.cct.div", ValueKind::Float { min: 0.0, max: 1e12, min_open: true }, "", "25", IB,

@@ -1199,6 +1199,10 @@ pub struct CcConfig {
     /// CNP size on the wire.
     #[serde(default = "default_cnp_bytes")]
     pub cnp_bytes: Bytes,
+    /// The VL CNPs travel on (absent: the VL of the flow they are about, spec §2.3.1 [A]); with
+    /// a high-priority entry in `switch.vl_arbitration.high` they overtake data in switches.
+    #[serde(default)]
+    pub cnp_vl: Option<u32>,
     /// The Congestion Control Table.
     #[serde(default)]
     pub cct: CctConfig,

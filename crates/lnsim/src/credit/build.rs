@@ -128,7 +128,34 @@ fn deadlock_check(
             vl: src.vl,
         });
     }
-    let check = check_tables(fabric, lft, &demands, s.cc.enabled);
+    // congestion notifications go back from every destination to its source: on the data's VL
+    // (checked with the data), or on `cc.cnp_vl` as routes of their own
+    let returns: Vec<(u32, Vec<u32>)> = match (s.cc.enabled, s.cc.cnp_vl) {
+        (true, Some(_)) => {
+            let mut back: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+            for d in &demands {
+                for &dst in d.dsts {
+                    back.entry(dst).or_default().push(d.src);
+                }
+            }
+            back.into_iter().collect()
+        }
+        _ => Vec::new(),
+    };
+    let cnp_vl = s.cc.cnp_vl.unwrap_or(0) as u8;
+    for (dst, srcs) in &returns {
+        demands.push(Demand {
+            src: *dst,
+            dsts: srcs,
+            vl: cnp_vl,
+        });
+    }
+    let check = check_tables(
+        fabric,
+        lft,
+        &demands,
+        s.cc.enabled && s.cc.cnp_vl.is_none(),
+    );
     if let Some(cycle) = &check.cycle {
         if !s.sim.allow_deadlock {
             let key = if s.routing.file.is_some() {
@@ -301,6 +328,27 @@ impl Net {
         });
         let queue_scheme = buffers.scheme;
         let vlarb_table = VlArbTable::from_config(&s.switch.vl_arbitration, s.switch.vls)?;
+        // a VL that carries traffic but sits in neither table could never be sent
+        let mut used: Vec<(u8, &str)> = traffic
+            .sources
+            .iter()
+            .map(|src| (src.vl, "traffic"))
+            .collect();
+        if s.cc.enabled {
+            // (a VL that does not exist is cc.cnp_vl's own error, below)
+            if let Some(v) = s.cc.cnp_vl.filter(|&v| v < s.switch.vls) {
+                used.push((v as u8, "cc.cnp_vl"));
+            }
+        }
+        if let Some((v, what)) = used.into_iter().find(|(v, _)| !vlarb_table.serves(*v)) {
+            return Err(Error::input(
+                "switch.vl_arbitration",
+                format!(
+                    "VL {v} carries {} but is in neither the `high` nor the `low` table, so it could never be sent; allowed: every VL in use in one of them (e.g. `low = [[{v}, 255]]`)",
+                    if what == "traffic" { "traffic" } else { "the CNPs (cc.cnp_vl)" }
+                ),
+            ));
+        }
         let sink = SinkModel::from_config(&s.hca)?;
 
         let ports = PortLayout::new(s, &fabric, queue_scheme, pkt_bytes, credit_bytes)?;

@@ -113,6 +113,7 @@ impl IbCc {
             to: p.src,
             flow: p.flow,
             bytes: self.ca.cnp_bytes,
+            vl: self.ca.cnp_vl,
         })
     }
 

@@ -30,6 +30,8 @@ pub struct CaCc {
     pub table: CongestionControlTable,
     /// CNP size in bytes.
     pub cnp_bytes: u32,
+    /// VL of the CNPs (`None`: the flow's).
+    pub cnp_vl: Option<u8>,
     /// Per key: CCTI right after the last BECN.
     base: Vec<u32>,
     /// Per key: time of the last BECN.
@@ -75,6 +77,14 @@ impl CaCc {
                 format!("{} exceeds the IBA's 14-bit CCTI", c.ccti_limit),
             ));
         }
+        if let Some(v) = c.cnp_vl {
+            if v as usize >= vls {
+                return Err(Error::input(
+                    "cc.cnp_vl",
+                    format!("VL {v} does not exist; switch.vls = {vls}"),
+                ));
+            }
+        }
         if c.ccti_timer.0 == 0 {
             return Err(Error::input("cc.ccti_timer", "must be positive"));
         }
@@ -99,6 +109,7 @@ impl CaCc {
             vls,
             table,
             cnp_bytes: c.cnp_bytes.0 as u32,
+            cnp_vl: c.cnp_vl.map(|v| v as u8),
             base: vec![c.ccti_min; keys],
             base_t: vec![0; keys],
             next_allowed: vec![0; keys],

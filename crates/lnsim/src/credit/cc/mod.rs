@@ -83,6 +83,8 @@ pub struct Notification {
     pub flow: u32,
     /// Its size on the wire.
     pub bytes: u32,
+    /// Its VL (`None`: the flow's).
+    pub vl: Option<u8>,
 }
 
 /// What switch-side hooks may read of the network: queue fills and credits (references to

@@ -169,7 +169,7 @@ impl Net {
     /// Queues a congestion notification packet (BECN set) at HCA `h` for `n.to`.
     pub(crate) fn queue_notification(&mut self, h: u32, n: Notification, now: Ps) {
         let bytes = n.bytes;
-        let vl = self.traffic.flows[n.flow as usize].vl;
+        let vl = n.vl.unwrap_or(self.traffic.flows[n.flow as usize].vl);
         let pid = self.pkts.alloc(Packet {
             src: h,
             dst: n.to,

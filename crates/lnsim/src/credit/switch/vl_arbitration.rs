@@ -66,6 +66,11 @@ impl VlArbTable {
         })
     }
 
+    /// True if VL `vl` is in the high or the low table (a VL in neither is never sent).
+    pub fn serves(&self, vl: u8) -> bool {
+        self.high.iter().chain(&self.low).any(|&(v, _)| v == vl)
+    }
+
     /// Offers VLs in arbitration order to `try_vl`, which returns the packet bytes it granted
     /// (stop) or None (next). Returns true if some VL was granted.
     #[inline]
