@@ -76,7 +76,7 @@ def test_a_key_of_the_other_model_is_refused_naming_key_and_model(scenario, sets
         ("sim.model", "credit", '"infiniband", "cycle"'),
         ("cc.level", "flow", '"qp", "sl"'),
         ("cc.threshold_mode", "max", '"per_voq", "sum", "sum_divided"'),
-        ("cc.cct.algorithm", "log", '"linear", "rate_linear", "file"'),
+        ("cc.cct.algorithm", "log", '"linear", "rate_linear", "quadratic", "file"'),
         ("cc.victim_mask", "fabric_ports", 'true, false, "host_ports"'),
         ("traffic.generators[0].destination_per", "flit", '"message", "packet"'),
         ("topology.port_numbering", "xy", '"zeru", "dimension"'),

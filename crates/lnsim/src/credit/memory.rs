@@ -99,12 +99,16 @@ fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize) {
             Phase::Setup
         },
     );
-    // per HCA: queues and pacing state
+    // per HCA: queues, pacing state and the sink's per-credit state
     est.add(
         "HCAs",
-        m(hcas, 4 + 4 + 32 + 1 + 8 + 8 + 24 + 4 + 32 + 24),
+        m(hcas, 4 + 4 + 32 + 1 + 8 + 8 + 24 + 4 + 32 + 24 + 4 + 4 + 8),
         Phase::Kept,
     );
+    // flow-control packets: per credit counter, the credits pending, a flag, the last send
+    if s.links.flow_control == crate::config::FlowControl::Packets {
+        est.add("flow-control packets", m(np, vls * (4 + 1 + 16)), Phase::Kept);
+    }
 }
 
 /// Live packets (every one holds credits in some buffer) and the event queue.
