@@ -18,7 +18,9 @@ fn cnps_on_their_own_vl_leave_the_data_vl_acyclic() {
          [routing]\nalgorithm = \"lft_file\"\nfile = \"ring.lft\"\n[switch]\nvls = 2\n",
     );
     for (a, b) in [("H1", "H3"), ("H2", "H1"), ("H2", "H3")] {
-        text.push_str(&format!("[[traffic.flows]]\nsrc = \"{a}\"\ndst = \"{b}\"\n"));
+        text.push_str(&format!(
+            "[[traffic.flows]]\nsrc = \"{a}\"\ndst = \"{b}\"\n"
+        ));
     }
     let files = [("ring.topo", topo), ("ring.lft", lft)];
     let e = input_error(&text, &files, &["cc.enabled=true"]);
@@ -29,7 +31,11 @@ fn cnps_on_their_own_vl_leave_the_data_vl_acyclic() {
         write(d.path(), n, t);
     }
     let p = write(d.path(), "ring.toml", &text);
-    let s = run(&p, &d.path().join("out"), &["cc.enabled=true", "cc.cnp_vl=1"]);
+    let s = run(
+        &p,
+        &d.path().join("out"),
+        &["cc.enabled=true", "cc.cnp_vl=1"],
+    );
     assert_eq!(s["conservation"]["ok"], true);
     assert!(s["deadlock"].is_null());
     // a CNP VL that does not exist is refused by name
@@ -85,7 +91,10 @@ fn high_priority_cnps_still_give_experiment_a_its_thirds() {
         s["cc"]["cnps_sent"].as_u64().unwrap(),
         s["cc"]["cnps_received"].as_u64().unwrap(),
     );
-    assert!(got > 1000 && got <= sent, "CNPs sent {sent}, received {got}");
+    assert!(
+        got > 1000 && got <= sent,
+        "CNPs sent {sent}, received {got}"
+    );
     for n in ["H112", "H211", "H121"] {
         let share = s["nodes"][n]["tx_gbps_after_warmup"].as_f64().unwrap() / 8.0;
         assert!((share - 1.0 / 3.0).abs() < 0.05, "{n}: {share}");

@@ -47,7 +47,11 @@ fn per_credit_return_keeps_a_slow_sink_busy() {
     // last one drained frees enough, and the next packet is there before the sink needs it
     assert!(rx(&packet) < 3.95, "per packet {}", rx(&packet));
     // (the window counts whole packets: one packet more or less is 0.017 Gbit/s)
-    assert!((rx(&credit) - 4.0).abs() < 0.02, "per credit {}", rx(&credit));
+    assert!(
+        (rx(&credit) - 4.0).abs() < 0.02,
+        "per credit {}",
+        rx(&credit)
+    );
     // payload-level results are otherwise alike: the same packets arrive, in order
     assert!(credit["events"].as_u64() > packet["events"].as_u64());
 }

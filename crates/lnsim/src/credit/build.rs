@@ -150,12 +150,7 @@ fn deadlock_check(
             vl: cnp_vl,
         });
     }
-    let check = check_tables(
-        fabric,
-        lft,
-        &demands,
-        s.cc.enabled && s.cc.cnp_vl.is_none(),
-    );
+    let check = check_tables(fabric, lft, &demands, s.cc.enabled && s.cc.cnp_vl.is_none());
     if let Some(cycle) = &check.cycle {
         if !s.sim.allow_deadlock {
             let key = if s.routing.file.is_some() {

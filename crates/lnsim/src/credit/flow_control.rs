@@ -57,8 +57,7 @@ impl Net {
     #[inline]
     pub(crate) fn return_credits(&mut self, g: u32, counter: u16, credits: u32, now: Ps) {
         let up = self.peer[g as usize];
-        let slot = self.credit_slot(up, counter);
-        let Some(fc) = &mut self.flow_control else {
+        if self.flow_control.is_none() {
             let delay = self.timing[g as usize].delay;
             self.at(
                 now + delay,
@@ -69,7 +68,9 @@ impl Net {
                 },
             );
             return;
-        };
+        }
+        let slot = self.credit_slot(up, counter);
+        let fc = self.flow_control.as_mut().expect("flow-control packets");
         fc.pending[slot] += credits;
         if !fc.scheduled[slot] {
             fc.scheduled[slot] = true;

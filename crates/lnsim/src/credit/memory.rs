@@ -107,7 +107,11 @@ fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize) {
     );
     // flow-control packets: per credit counter, the credits pending, a flag, the last send
     if s.links.flow_control == crate::config::FlowControl::Packets {
-        est.add("flow-control packets", m(np, vls * (4 + 1 + 16)), Phase::Kept);
+        est.add(
+            "flow-control packets",
+            m(np, vls * (4 + 1 + 16)),
+            Phase::Kept,
+        );
     }
 }
 
