@@ -426,9 +426,11 @@ impl Net {
             sink,
             sink_q: vec![VecDeque::new(); n_hca],
             sink_busy: vec![false; n_hca],
-            sink_returned: vec![0; n_hca],
-            sink_seq: vec![0; n_hca],
-            sink_start: vec![0; n_hca],
+            sink_steps: crate::credit::endpoint::delivery::SinkSteps::new(if sink.per_credit {
+                n_hca
+            } else {
+                0
+            }),
             next_tx: vec![0; n_hca],
             wake_at: vec![Ps::MAX; n_hca],
             ready: vec![Vec::new(); n_hca],

@@ -54,21 +54,29 @@ impl FlowControlPackets {
 impl Net {
     /// Receiving port `g` freed `credits` of counter `counter`: they go back to the sender of
     /// the link, ideally or in a flow-control packet.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn return_credits(&mut self, g: u32, counter: u16, credits: u32, now: Ps) {
-        let up = self.peer[g as usize];
-        if self.flow_control.is_none() {
-            let delay = self.timing[g as usize].delay;
-            self.at(
-                now + delay,
-                Ev::CreditArrive {
-                    gport: up,
-                    counter,
-                    credits,
-                },
-            );
-            return;
+        if self.flow_control.is_some() {
+            return self.queue_flow_control(g, counter, credits, now);
         }
+        let up = self.peer[g as usize];
+        let delay = self.timing[g as usize].delay;
+        self.at(
+            now + delay,
+            Ev::CreditArrive {
+                gport: up,
+                counter,
+                credits,
+            },
+        );
+    }
+
+    /// `links.flow_control = "packets"`: the credits wait for the next flow-control packet of
+    /// their counter, which is scheduled unless one is already (kept out of line: the ideal
+    /// return above is the hot path of every run without the option).
+    #[inline(never)]
+    fn queue_flow_control(&mut self, g: u32, counter: u16, credits: u32, now: Ps) {
+        let up = self.peer[g as usize];
         let slot = self.credit_slot(up, counter);
         let fc = self.flow_control.as_mut().expect("flow-control packets");
         fc.pending[slot] += credits;
@@ -81,6 +89,7 @@ impl Net {
 
     /// The flow-control packet of counter `counter` leaves receiving port `g` (towards the
     /// sender of the link) as soon as the wire is free, with every credit freed so far.
+    #[inline(never)]
     pub(crate) fn flow_control_send(&mut self, g: u32, counter: u16, now: Ps) {
         let up = self.peer[g as usize];
         let slot = self.credit_slot(up, counter);

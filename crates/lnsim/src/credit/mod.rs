@@ -204,12 +204,8 @@ pub struct Net {
     pub(crate) sink: SinkModel,
     pub(crate) sink_q: Vec<VecDeque<u32>>,
     pub(crate) sink_busy: Vec<bool>,
-    /// Per HCA: credits of the head packet already returned (per-credit sinks).
-    pub(crate) sink_returned: Vec<u32>,
-    /// Per HCA: packets the sink has started (tells stale per-credit steps apart).
-    pub(crate) sink_seq: Vec<u32>,
-    /// Per HCA: when the sink started draining its head packet.
-    pub(crate) sink_start: Vec<Ps>,
+    /// Per-credit sinks' state (`hca.sink.credit_return = "credit"`; empty otherwise).
+    pub(crate) sink_steps: endpoint::delivery::SinkSteps,
     pub(crate) next_tx: Vec<Ps>,
     pub(crate) wake_at: Vec<Ps>,
     pub(crate) ready: Vec<Vec<u32>>,

@@ -7,6 +7,28 @@ use crate::config::Ps;
 use crate::credit::packet::CNP;
 use crate::credit::{Ev, Net};
 
+/// The state of per-credit sinks (`hca.sink.credit_return = "credit"`), per HCA.
+#[derive(Debug, Clone, Default)]
+pub struct SinkSteps {
+    /// Credits of the head packet already returned.
+    returned: Vec<u32>,
+    /// Packets the sink has started (tells stale steps apart).
+    seq: Vec<u32>,
+    /// When the sink started draining its head packet.
+    start: Vec<Ps>,
+}
+
+impl SinkSteps {
+    /// The state of `n` per-credit sinks (0: none).
+    pub fn new(n: usize) -> Self {
+        SinkSteps {
+            returned: vec![0; n],
+            seq: vec![0; n],
+            start: vec![0; n],
+        }
+    }
+}
+
 impl Net {
     /// Head of `pid` arrived at HCA input `g`.
     pub(crate) fn hca_receive(&mut self, pid: u32, g: u32, now: Ps) {
@@ -31,12 +53,19 @@ impl Net {
         self.sink_busy[h as usize] = true;
         self.at(done, Ev::SinkDone { hca: h });
         if self.sink.per_credit {
-            let hi = h as usize;
-            self.sink_seq[hi] = self.sink_seq[hi].wrapping_add(1);
-            self.sink_returned[hi] = 0;
-            self.sink_start[hi] = now;
-            self.schedule_sink_credit(h, done, now);
+            self.start_sink_credits(h, done, now);
         }
+    }
+
+    /// Per-credit sinks: a new head packet's credit steps start (out of line: the hot path of
+    /// every run with per-packet return stays as small as before).
+    #[inline(never)]
+    fn start_sink_credits(&mut self, h: u32, done: Ps, now: Ps) {
+        let hi = h as usize;
+        self.sink_steps.seq[hi] = self.sink_steps.seq[hi].wrapping_add(1);
+        self.sink_steps.returned[hi] = 0;
+        self.sink_steps.start[hi] = now;
+        self.schedule_sink_credit(h, done, now);
     }
 
     /// Per-credit sinks: when credit `k` (1-based) of HCA `h`'s head packet has both arrived
@@ -49,7 +78,7 @@ impl Net {
         let bytes = (k as u64 * self.credit_bytes as u64).min(p.bytes as u64);
         let arrived = p.tail.saturating_sub((p.credits - k) as u64 * ser_credit);
         self.sink
-            .finish(self.sink_start[h as usize], bytes)
+            .finish(self.sink_steps.start[h as usize], bytes)
             .max(arrived)
     }
 
@@ -58,34 +87,35 @@ impl Net {
     fn schedule_sink_credit(&mut self, h: u32, done: Ps, now: Ps) {
         let hi = h as usize;
         let pid = *self.sink_q[hi].front().expect("sink has a packet");
-        let k = self.sink_returned[hi] + 1;
+        let k = self.sink_steps.returned[hi] + 1;
         if k >= self.pkts[pid].credits {
             return;
         }
         let t = self.sink_credit_time(h, k).max(now);
         if t < done {
-            let seq = self.sink_seq[hi];
+            let seq = self.sink_steps.seq[hi];
             self.at(t, Ev::SinkCredit { hca: h, seq });
         }
     }
 
     /// A per-credit sink has drained the next credit of its head packet: it goes back upstream.
+    #[inline(never)]
     pub(crate) fn sink_credit(&mut self, h: u32, seq: u32, now: Ps) {
         let hi = h as usize;
-        if seq != self.sink_seq[hi] || !self.sink_busy[hi] {
+        if seq != self.sink_steps.seq[hi] || !self.sink_busy[hi] {
             return; // a step of a packet that is done already
         }
         let pid = *self.sink_q[hi].front().expect("sink has a packet");
         let (vl, done) = (
             self.pkts[pid].vl,
             self.sink
-                .finish(self.sink_start[hi], self.pkts[pid].bytes as u64)
+                .finish(self.sink_steps.start[hi], self.pkts[pid].bytes as u64)
                 .max(self.pkts[pid].tail),
         );
         let g = self.hca_gport[hi];
         self.release_input(g, vl, vl as u16, 1);
         self.return_credits(g, vl as u16, 1, now);
-        self.sink_returned[hi] += 1;
+        self.sink_steps.returned[hi] += 1;
         self.schedule_sink_credit(h, done, now);
     }
 
@@ -98,7 +128,11 @@ impl Net {
         let p = self.pkts[pid];
         // an HCA's receive buffer has one queue per VL: the counter is the VL; a per-credit
         // sink has returned some of them already
-        let left = p.credits - std::mem::take(&mut self.sink_returned[h as usize]);
+        let left = if self.sink.per_credit {
+            p.credits - std::mem::take(&mut self.sink_steps.returned[h as usize])
+        } else {
+            p.credits
+        };
         self.release_input(g, p.vl, p.vl as u16, left);
         self.return_credits(g, p.vl as u16, left, now);
         if p.flags & CNP != 0 {
