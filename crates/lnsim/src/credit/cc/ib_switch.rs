@@ -10,7 +10,7 @@
 //! switch has arbitrated, so a port that waits for credits sees itself as a victim.
 
 use super::SwitchView;
-use crate::config::{self, CcConfig, Marking, Ps, RootCredits, VictimMask};
+use crate::config::{CcConfig, Marking, Ps, RootCredits, VictimMask};
 use crate::credit::packet::{Packet, CNP, FECN};
 use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
@@ -21,16 +21,11 @@ use rand_chacha::ChaCha8Rng;
 /// One buffer in fill units.
 pub const FULL: u64 = 1 << 20;
 
-/// How VoQ fills are compared with the threshold (spec §2.2.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ThresholdMode {
-    /// M1: any single VoQ's fill ratio.
-    PerVoq,
-    /// M2: the sum of the fill ratios ([Z]).
-    Sum,
-    /// M3: the sum against the threshold divided by the number of contributing inputs.
-    SumDivided,
-}
+/// How VoQ fills are compared with the threshold (spec §2.2.3): the scenario's
+/// `cc.threshold_mode` (M1 `PerVoq`: any single VoQ's fill ratio; M2 `Sum`, [Z]'s: the sum of
+/// the fill ratios; M3 `SumDivided`: the sum against the threshold divided by the number of
+/// contributing inputs).
+pub use crate::config::ThresholdMode;
 
 /// CC parameters of one switch output (one cache line holds several).
 #[derive(Debug, Clone, Copy)]
@@ -114,11 +109,7 @@ fn check_weight(key: &str, w: u32) -> Result<u32> {
 /// The string choices of `[cc]` on the switch side: threshold mode, Root credits (as a credit
 /// count for a packet of `pkt_credits`), random marking; the threshold mapping is checked.
 fn choices(c: &CcConfig, pkt_credits: u32) -> Result<(ThresholdMode, u32, bool)> {
-    let mode = match c.threshold_mode {
-        config::ThresholdMode::PerVoq => ThresholdMode::PerVoq,
-        config::ThresholdMode::Sum => ThresholdMode::Sum,
-        config::ThresholdMode::SumDivided => ThresholdMode::SumDivided,
-    };
+    let mode = c.threshold_mode;
     let root_need = match c.root_credits {
         RootCredits::Packet => pkt_credits,
         RootCredits::One => 1,
