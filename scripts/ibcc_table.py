@@ -2,7 +2,10 @@
 """Runs every scenario of scenarios/ibcc/ (congestion control off) and prints the
 published-versus-measured tables of docs/scenarios.md as Markdown.
 
-    python scripts/ibcc_table.py [--out results/ibcc] > /tmp/tables.md
+    python scripts/ibcc_table.py [--out results/ibcc] [--cc] > /tmp/tables.md
+
+With ``--cc`` every scenario runs with congestion control on (``cc.enabled=true``: Z-Tab 3.6's
+parameters, the default table, and the Gran scenarios' own ``[cc]`` profile).
 
 Published figures are those of the spec (ib-congestion-control.md §7, §14): shares are
 steady-state percentages of the sender's link capacity in the last phase of each experiment;
@@ -36,8 +39,11 @@ GRAN_S1 = [("F1 H1→H4 (victim)", "H1", 1 / 6), ("F2 H2→H5", "H2", 1 / 6), ("
            ("F4 H6→H5", "H6", 1 / 3), ("F5 H7→H5", "H7", 1 / 3)]
 
 
-def run(name: str, out: Path) -> dict:
-    r = lnsim.run(REPO / "scenarios" / "ibcc" / f"{name}.toml", out=out / name)
+CC = "CC off"
+
+
+def run(name: str, out: Path, overrides: list[str]) -> dict:
+    r = lnsim.run(REPO / "scenarios" / "ibcc" / f"{name}.toml", overrides, out=out / name)
     return r.summary
 
 
@@ -48,14 +54,18 @@ def node(s: dict, n: str, d: str) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default="results/ibcc", type=Path)
+    ap.add_argument("--cc", action="store_true", help="run with congestion control on")
     a = ap.parse_args()
+    global CC
+    CC = "CC on" if a.cc else "CC off"
+    ov = ["cc.enabled=true"] if a.cc else []
     names = list(SHARES) + list(AGGREGATE) + ["gran_s1", "gran_s2"]
     with ProcessPoolExecutor() as ex:
-        res = dict(zip(names, ex.map(run, names, [a.out] * len(names))))
+        res = dict(zip(names, ex.map(run, names, [a.out] * len(names), [ov] * len(names))))
 
     for name, rows in SHARES.items():
         s = res[name]
-        print(f"\n#### {name} (CC off), after {s['warmup_s']} s\n")
+        print(f"\n#### {name} ({CC}), after {s['warmup_s']} s\n")
         print("| node | published % | measured % | measured MB/s |")
         print("|---|---|---|---|")
         for label, d, pub in rows:
@@ -63,7 +73,7 @@ def main() -> None:
             g = node(s, n, d)
             print(f"| {label} {d} | {pub} | {g / SDR * 100:.1f} | {g * 1000 / 8:.1f} |")
 
-    print("\n#### C1–C4 aggregate throughput (CC off), whole 0.1-s run\n")
+    print(f"\n#### C1–C4 aggregate throughput ({CC}), whole 0.1-s run\n")
     print("| scenario | published ([Z] 'Gbps') | measured GB/s | measured Gbit/s | gap |")
     print("|---|---|---|---|---|")
     for name, pub in AGGREGATE.items():
@@ -73,7 +83,7 @@ def main() -> None:
 
     s = res["gran_s1"]
     c = node(s, "H5", "rx")
-    print(f"\n#### gran_s1 (CC off), after {s['warmup_s']} s; C = H5's sink = {c:.3f} Gbit/s\n")
+    print(f"\n#### gran_s1 ({CC}), after {s['warmup_s']} s; C = H5's sink = {c:.3f} Gbit/s\n")
     print("| flow | published share of C | measured Gbit/s | measured share |")
     print("|---|---|---|---|")
     for label, n, share in GRAN_S1:
@@ -99,7 +109,7 @@ def main() -> None:
     del interval
 
     s = res["gran_s2"]
-    print(f"\n#### gran_s2 (CC off), after {s['warmup_s']} s\n")
+    print(f"\n#### gran_s2 ({CC}), after {s['warmup_s']} s\n")
     print("| flow | published Gbit/s (HW and sim) | measured Gbit/s | measured share of total |")
     print("|---|---|---|---|")
     tot = sum(node(s, n, "tx") for n in ("H1", "H2", "H3"))

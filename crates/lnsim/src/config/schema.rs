@@ -1027,12 +1027,12 @@ crate::choice! {
     #[derive(Default)]
     pub enum CctAlgorithm {
         /// IRD(i) = i / div.
-        #[default]
         Linear = "linear",
         /// rate(i) = B·max(1 − i/div, 1/1024).
         RateLinear = "rate_linear",
         /// IRD(i) = scale · (i/div)²: the shape of the public OMNeT++ InfiniBand-model CC
-        /// generators (docs/calibration.md).
+        /// generators, with [Z]'s `CCT_Div = 95` as its divisor (docs/calibration.md). Default.
+        #[default]
         Quadratic = "quadratic",
         /// Explicit IBA entries from `cc.cct.file`.
         File = "file",
@@ -1047,14 +1047,15 @@ pub struct CctConfig {
     /// `"quadratic"`: IRD(i) = scale · (i/div)²; `"file"`: explicit IBA entries.
     #[serde(default)]
     pub algorithm: CctAlgorithm,
-    /// The divisor of the generated tables (default 25, calibrated on [Z] C4: docs/calibration.md).
-    #[serde(default = "default_cct_div")]
-    pub div: f64,
+    /// The divisor of the generated tables (default: [Z]'s `CCT_Div = 95` for `quadratic`; 25,
+    /// calibrated on [Z] C4, for `linear` and `rate_linear`: docs/calibration.md).
+    #[serde(default)]
+    pub div: Option<f64>,
     /// `"file"`: a table file, one entry per line `multiplier shift` (IRD = multiplier · 2^−shift).
     #[serde(default)]
     pub file: Option<String>,
-    /// `"quadratic"`: the IRD at CCTI = div, in packet times (default 3300/512: the public
-    /// OMNeT++ InfiniBand-model generators' 3300 ns over a 512 ns packet; docs/calibration.md).
+    /// `"quadratic"`: the IRD at CCTI = div, in packet times (default 3, fitted once on [Z] C4;
+    /// the public OMNeT++ generators' unfitted constant is 3300/512: docs/calibration.md).
     #[serde(default)]
     pub scale: Option<f64>,
 }
@@ -1062,10 +1063,6 @@ impl Default for CctConfig {
     fn default() -> Self {
         toml::from_str("").expect("cct defaults")
     }
-}
-fn default_cct_div() -> f64 {
-    // calibrated once on [Z] C4 (docs/calibration.md); [Z]'s own `CCT_Div = 95` has unknown semantics
-    25.0
 }
 
 crate::choice! {

@@ -11,11 +11,21 @@ use crate::config::{CctAlgorithm, CctConfig};
 use crate::error::{Error, Result};
 use std::path::Path;
 
-/// Default `cc.cct.scale` of the quadratic table: the IRD at CCTI = div, in packet times. The
-/// public OMNeT++ InfiniBand-model CC generators (descendants of the model family the studies
-/// used) space packets by `i² · 3300 / K² ns` beyond the 512 ns of one 2 KiB packet at
-/// 32 Gbit/s, i.e. 3300/512 packet times at `i = K` (docs/calibration.md).
-pub const QUADRATIC_SCALE: f64 = 3300.0 / 512.0;
+/// The unfitted `cc.cct.scale` of the quadratic table: the IRD at CCTI = div, in packet times,
+/// of the public OMNeT++ InfiniBand-model CC generators (descendants of the model family the
+/// studies used), which space packets by `i² · 3300 / K² ns` beyond the 512 ns of one 2 KiB
+/// packet at 32 Gbit/s, i.e. 3300/512 packet times at `i = K` (docs/calibration.md).
+pub const GENERATOR_SCALE: f64 = 3300.0 / 512.0;
+
+/// Default `cc.cct.scale`: the one constant fitted on [Z]'s C4 calibration point (CC on,
+/// 19.8 GB/s published) with `div = 95` as [Z] gives it (docs/calibration.md).
+pub const QUADRATIC_SCALE: f64 = 3.0;
+
+/// Default `cc.cct.div` of the quadratic table: [Z]'s `CCT_Div = 95` (spec Z-Tab 3.6).
+pub const QUADRATIC_DIV: f64 = 95.0;
+
+/// Default `cc.cct.div` of the linear tables: calibrated once on [Z] C4 (docs/calibration.md).
+pub const LINEAR_DIV: f64 = 25.0;
 
 /// IBA tables have at least 128 entries; ours have `max(128, ccti_limit + 1)`.
 pub const MIN_ENTRIES: usize = 128;
@@ -32,12 +42,16 @@ impl CongestionControlTable {
     pub fn from_config(c: &CctConfig, entries: usize, base_dir: &Path) -> Result<Self> {
         let n = entries.max(MIN_ENTRIES);
         let div_ok = || -> Result<f64> {
-            if c.div.is_finite() && c.div > 0.0 {
-                Ok(c.div)
+            let d = c.div.unwrap_or(match c.algorithm {
+                CctAlgorithm::Quadratic => QUADRATIC_DIV,
+                _ => LINEAR_DIV,
+            });
+            if d.is_finite() && d > 0.0 {
+                Ok(d)
             } else {
                 Err(Error::input(
                     "cc.cct.div",
-                    format!("{} must be a positive number", c.div),
+                    format!("{d} must be a positive number"),
                 ))
             }
         };
@@ -45,6 +59,12 @@ impl CongestionControlTable {
             return Err(Error::input(
                 "cc.cct.scale",
                 "only used with cc.cct.algorithm = \"quadratic\"",
+            ));
+        }
+        if c.algorithm == CctAlgorithm::File && c.div.is_some() {
+            return Err(Error::input(
+                "cc.cct.div",
+                "not used with cc.cct.algorithm = \"file\"",
             ));
         }
         if c.algorithm != CctAlgorithm::File && c.file.is_some() {
@@ -156,11 +176,12 @@ mod tests {
         let t = CongestionControlTable::from_config(&c, 128, Path::new(".")).unwrap();
         assert!((1.0 / (1.0 + t.ird[50]) - 0.5).abs() < 1e-12); // rate 1 − 50/100
         assert!(t.ird.windows(2).all(|w| w[1] >= w[0]));
-        let c: CctConfig = toml::from_str("algorithm = \"quadratic\"\ndiv = 95.0").unwrap();
+        let c: CctConfig = toml::from_str("").unwrap(); // the default: quadratic, div 95, scale 3
         let t = CongestionControlTable::from_config(&c, 129, Path::new(".")).unwrap();
         assert_eq!(t.ird[0], 0.0);
-        assert!((t.ird[95] - QUADRATIC_SCALE).abs() < 1e-12);
-        assert!((t.ird[19] - QUADRATIC_SCALE * 0.04).abs() < 1e-12); // (19/95)² = 0.04
+        assert!((t.ird[95] - 3.0).abs() < 1e-12);
+        assert!((t.ird[19] - 3.0 * 0.04).abs() < 1e-12); // (19/95)² = 0.04
+        assert!((t.ird[128] - 3.0 * (128.0f64 / 95.0).powi(2)).abs() < 1e-12);
         assert!(t.ird.windows(2).all(|w| w[1] > w[0]));
         let c: CctConfig =
             toml::from_str("algorithm = \"quadratic\"\ndiv = 10.0\nscale = 2.0").unwrap();
