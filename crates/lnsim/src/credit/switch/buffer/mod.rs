@@ -61,15 +61,21 @@
 //!   [`accounting`] and of the builder's `initial_credits` (`credit/build.rs`).
 
 pub mod accounting;
+pub mod dbbm;
+pub mod ddbbm;
 pub mod one_queue;
 pub mod partitioned;
 pub mod shared_pool;
 pub mod voq_net;
 pub mod voq_switch;
 
-use crate::config::QueueMappingKind;
+use crate::config::{BufferSharing, QueueMappingKind, StaticMode, SwitchConfig};
+use crate::error::{Error, Result};
+use dbbm::Dbbm;
+use ddbbm::Ddbbm;
 use one_queue::OneQueue;
 use partitioned::PartitionedCredits;
+pub use partitioned::QueueSizing;
 use shared_pool::SharedPool;
 use voq_net::VoqNet;
 use voq_switch::VoqSwitch;
@@ -85,9 +91,11 @@ pub struct QueueQuery {
     pub out: u16,
     /// Virtual lane.
     pub vl: u8,
+    /// The packet's congestion bit ([`crate::credit::packet::CBIT`], DDBBM, spec B.3.4).
+    pub cbit: bool,
 }
 
-/// How an input buffer splits into queues.
+/// How an input buffer splits into queues (spec B.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum QueueScheme {
     /// One FIFO per VL ([`one_queue`]).
@@ -96,15 +104,54 @@ pub enum QueueScheme {
     VoqSwitch(VoqSwitch),
     /// One queue per (destination, VL) ([`voq_net`]).
     VoqNet(VoqNet),
+    /// Q queues per VL, destination mod Q ([`dbbm`]).
+    Dbbm(Dbbm),
+    /// Q DBBM queues plus one dynamic queue per VL ([`ddbbm`]).
+    Ddbbm(Ddbbm),
 }
 
 impl QueueScheme {
-    /// From the scenario key `switch.queue_mapping`.
-    pub fn from_config(k: QueueMappingKind) -> Self {
-        match k {
-            QueueMappingKind::Voq => QueueScheme::VoqSwitch(VoqSwitch),
+    /// From the scenario keys `switch.queue_mapping` and `switch.dbbm_queues` of a network of
+    /// `destinations` HCAs; refuses a missing, zero or misplaced `switch.dbbm_queues`.
+    pub fn from_config(s: &SwitchConfig, destinations: u32) -> Result<Self> {
+        let k = s.queue_mapping;
+        let dbbm_like = matches!(k, QueueMappingKind::Dbbm | QueueMappingKind::Ddbbm);
+        let q = match (s.dbbm_queues, dbbm_like) {
+            (Some(_), false) => {
+                return Err(Error::input(
+                    "switch.dbbm_queues",
+                    format!(
+                        "is only for switch.queue_mapping = \"dbbm\" or \"ddbbm\", not \"{}\"; remove it",
+                        k.name()
+                    ),
+                ))
+            }
+            (None, true) => {
+                return Err(Error::input(
+                    "switch.dbbm_queues",
+                    format!(
+                        "is required with switch.queue_mapping = \"{}\": the number Q of DBBM queues per VL (an integer 1–4096, e.g. 4)",
+                        k.name()
+                    ),
+                ))
+            }
+            (Some(0), true) => {
+                return Err(Error::input(
+                    "switch.dbbm_queues",
+                    "0 queues: allowed an integer 1–4096",
+                ))
+            }
+            (q, _) => q.unwrap_or(0),
+        };
+        Ok(match k {
+            QueueMappingKind::Voq | QueueMappingKind::VoqSw => QueueScheme::VoqSwitch(VoqSwitch),
             QueueMappingKind::OneQueue => QueueScheme::OneQueue(OneQueue),
-        }
+            QueueMappingKind::VoqNet => QueueScheme::VoqNet(VoqNet {
+                destinations: destinations.max(1),
+            }),
+            QueueMappingKind::Dbbm => QueueScheme::Dbbm(Dbbm { queues: q }),
+            QueueMappingKind::Ddbbm => QueueScheme::Ddbbm(Ddbbm { queues: q }),
+        })
     }
 
     /// Queues per VL at an input of a switch with `ports` ports.
@@ -113,6 +160,8 @@ impl QueueScheme {
             QueueScheme::OneQueue(s) => s.queues_per_vl(ports),
             QueueScheme::VoqSwitch(s) => s.queues_per_vl(ports),
             QueueScheme::VoqNet(s) => s.queues_per_vl(ports),
+            QueueScheme::Dbbm(s) => s.queues_per_vl(ports),
+            QueueScheme::Ddbbm(s) => s.queues_per_vl(ports),
         }
     }
 
@@ -128,6 +177,8 @@ impl QueueScheme {
             QueueScheme::OneQueue(s) => s.class_of(q),
             QueueScheme::VoqSwitch(s) => s.class_of(q),
             QueueScheme::VoqNet(s) => s.class_of(q),
+            QueueScheme::Dbbm(s) => s.class_of(q),
+            QueueScheme::Ddbbm(s) => s.class_of(q),
         };
         class * vls as u32 + q.vl as u32
     }
@@ -139,7 +190,7 @@ impl QueueScheme {
         match self {
             QueueScheme::OneQueue(s) => Some(s.requesting_queue(out, vl)),
             QueueScheme::VoqSwitch(s) => Some(s.requesting_queue(out, vl, vls)),
-            QueueScheme::VoqNet(_) => None,
+            QueueScheme::VoqNet(_) | QueueScheme::Dbbm(_) | QueueScheme::Ddbbm(_) => None,
         }
     }
 
@@ -147,14 +198,27 @@ impl QueueScheme {
     /// same VL (requests are then counted per input, output and VL).
     #[inline(always)]
     pub fn several_heads_per_output(self) -> bool {
-        matches!(self, QueueScheme::VoqNet(_))
+        matches!(
+            self,
+            QueueScheme::VoqNet(_) | QueueScheme::Dbbm(_) | QueueScheme::Ddbbm(_)
+        )
     }
 
     /// True when a queue's packets can target several outputs (its new head must be looked at
     /// after a grant).
     #[inline(always)]
     pub fn heads_share_outputs(self) -> bool {
-        matches!(self, QueueScheme::OneQueue(_) | QueueScheme::VoqNet(_))
+        !matches!(self, QueueScheme::VoqSwitch(_))
+    }
+
+    /// The fewest packets a queue holds with static buffers of spec B.5 mode A: two for VOQnet
+    /// (so that it can act as the ideal reference), one otherwise.
+    pub fn min_queue_packets(self) -> u32 {
+        if matches!(self, QueueScheme::VoqNet(_)) {
+            2
+        } else {
+            1
+        }
     }
 }
 
@@ -170,20 +234,99 @@ pub enum CreditKeeping {
 /// The credit keeping a network is built with (the partitioned state needs the built ports).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CreditKeepingKind {
-    /// [`CreditKeeping::SharedPool`].
+    /// [`CreditKeeping::SharedPool`] (`switch.buffer_sharing = "shared"`).
     SharedPool,
-    /// [`CreditKeeping::Partitioned`].
-    Partitioned,
+    /// [`CreditKeeping::Partitioned`] with this size per queue (`switch.buffer_sharing =
+    /// "static"`, spec B.5).
+    Partitioned(QueueSizing),
 }
 
-/// The buffer organisation a network is built with when not the scenario's own (tests build
-/// the variants no scenario key selects yet).
+/// The buffer organisation a network is built with: the scenario's
+/// ([`BufferChoice::from_config`]) or one a test chooses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BufferChoice {
     /// The queue scheme.
     pub scheme: QueueScheme,
     /// How credits are kept.
     pub credits: CreditKeepingKind,
+}
+
+impl BufferChoice {
+    /// From the scenario keys `switch.queue_mapping`, `switch.dbbm_queues`,
+    /// `switch.buffer_sharing`, `switch.static_mode` and `switch.queue_bytes` of a network of
+    /// `destinations` HCAs with packets of `pkt_credits` credits of `credit_bytes` bytes.
+    /// Refuses every key set where it means nothing, and a mode-B queue under one packet.
+    pub fn from_config(
+        s: &SwitchConfig,
+        destinations: u32,
+        credit_bytes: u64,
+        pkt_credits: u64,
+    ) -> Result<Self> {
+        let scheme = QueueScheme::from_config(s, destinations)?;
+        let credits = match s.buffer_sharing {
+            BufferSharing::Shared => {
+                if s.static_mode.is_some() {
+                    return Err(Error::input(
+                        "switch.static_mode",
+                        "is only for switch.buffer_sharing = \"static\"; remove it or set the sharing to \"static\"",
+                    ));
+                }
+                if s.queue_bytes.is_some() {
+                    return Err(Error::input(
+                        "switch.queue_bytes",
+                        "is only for switch.buffer_sharing = \"static\" with switch.static_mode = \"per_queue\"",
+                    ));
+                }
+                CreditKeepingKind::SharedPool
+            }
+            BufferSharing::Static => {
+                if s.queue_mapping == QueueMappingKind::Voq {
+                    return Err(Error::input(
+                        "switch.buffer_sharing",
+                        "\"static\" with switch.queue_mapping = \"voq\" (the shared-pool VOQ of the InfiniBand model); for static VOQsw write switch.queue_mapping = \"voq_sw\"",
+                    ));
+                }
+                let mode = s.static_mode.unwrap_or_default();
+                if mode != StaticMode::PerQueue && s.queue_bytes.is_some() {
+                    return Err(Error::input(
+                        "switch.queue_bytes",
+                        format!(
+                            "is only for switch.static_mode = \"per_queue\", not \"{}\"",
+                            mode.name()
+                        ),
+                    ));
+                }
+                CreditKeepingKind::Partitioned(match mode {
+                    StaticMode::Split => QueueSizing::Split,
+                    StaticMode::Divided => QueueSizing::Divided {
+                        min_packets: scheme.min_queue_packets(),
+                    },
+                    StaticMode::PerQueue => {
+                        let Some(b) = s.queue_bytes else {
+                            return Err(Error::input(
+                                "switch.queue_bytes",
+                                "is required with switch.static_mode = \"per_queue\": the bytes of every queue (spec B.5 mode B: \"1KB\")",
+                            ));
+                        };
+                        let c = b.0 / credit_bytes.max(1);
+                        if c < pkt_credits {
+                            return Err(Error::input(
+                                "switch.queue_bytes",
+                                format!(
+                                    "{} bytes hold {c} credits of {credit_bytes} bytes, less than one {pkt_credits}-credit packet",
+                                    b.0
+                                ),
+                            ));
+                        }
+                        QueueSizing::PerQueue {
+                            credits: c.min(u32::MAX as u64) as u32,
+                        }
+                    }
+                })
+            }
+        };
+        Ok(BufferChoice { scheme, credits })
+    }
 }
 
 impl CreditKeeping {

@@ -5,7 +5,7 @@
 use super::one_queue::OneQueue;
 use super::voq_net::VoqNet;
 use super::voq_switch::VoqSwitch;
-use super::{BufferChoice, CreditKeepingKind, QueueScheme};
+use super::{BufferChoice, CreditKeepingKind, QueueScheme, QueueSizing};
 use crate::config::load_str;
 use crate::credit::Net;
 use crate::engine::progress::SetupProgress;
@@ -70,7 +70,12 @@ fn partitioned_credits_keep_a_victim_free_where_a_shared_pool_spreads_congestion
     // 3 ports per switch, 6 packets per input buffer: 2 packets per VOQ when partitioned
     let small = ["switch.buffer_credits=204"];
     let shared = run(HOL, &small, VOQ_SW, CreditKeepingKind::SharedPool);
-    let parted = run(HOL, &small, VOQ_SW, CreditKeepingKind::Partitioned);
+    let parted = run(
+        HOL,
+        &small,
+        VOQ_SW,
+        CreditKeepingKind::Partitioned(QueueSizing::Split),
+    );
     let (a, b) = (flow_gbps(&shared, "H112"), flow_gbps(&parted, "H112"));
     eprintln!("victim: shared pool {a} Gbit/s, partitioned {b} Gbit/s");
     // the hot packets fill SW12's shared pool and the victim waits for credits on the link
@@ -96,7 +101,7 @@ fn one_queue_per_vl_partitioned_is_the_shared_pool() {
             text,
             &["switch.vls=2"],
             ONE_Q,
-            CreditKeepingKind::Partitioned,
+            CreditKeepingKind::Partitioned(QueueSizing::Split),
         );
         assert_eq!(a.events, b.events);
         assert_eq!(a.flit_hops, b.flit_hops);
@@ -130,7 +135,7 @@ fn every_scheme_and_credit_keeping_conserves_under_random_traffic() {
     for scheme in [ONE_Q, VOQ_SW, VOQ_NET] {
         for credits in [
             CreditKeepingKind::SharedPool,
-            CreditKeepingKind::Partitioned,
+            CreditKeepingKind::Partitioned(QueueSizing::Split),
         ] {
             let n = run(UNIFORM, &["switch.vls=2"], scheme, credits);
             // several destinations' queues of one input request one output: the counts of
