@@ -67,7 +67,7 @@ fn every_scheme_conserves_with_shared_and_static_buffers() {
     }
     // the static modes B and "split" run too
     for sw in [
-        "queue_mapping = \"ddbbm\"\ndbbm_queues = 2\nbuffer_sharing = \"static\"\nstatic_mode = \"per_queue\"\nqueue_bytes = \"1KB\"\n",
+        "queue_mapping = \"ddbbm\"\ndbbm_queues = 2\nbuffer_sharing = \"static\"\nstatic_mode = \"per_queue\"\nqueue_bytes = \"1KiB\"\n",
         "queue_mapping = \"voq_sw\"\nbuffer_sharing = \"static\"\nstatic_mode = \"split\"\n",
     ] {
         let p = write(d.path(), "m.toml", &small_tree(sw));

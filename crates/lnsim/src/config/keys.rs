@@ -330,7 +330,7 @@ pub const KEYS: &[KeyInfo] = &[
     key!("switch.static_mode", ValueKind::Choice(StaticMode::NAMES), "", "`divided`", IB,
         "`static` only: `divided` (spec B.5 mode A: ⌊buffer / queues⌋ in whole packets, at least 1, 2 with `voq_net`), `split` (the buffer split exactly; under one packet per queue is an error) or `per_queue` (mode B: `queue_bytes` per queue)"),
     key!("switch.queue_bytes", ValueKind::Size { min: 1, max: GIB }, "", "—", IB,
-        "`static_mode = \"per_queue\"` only (required there): bytes of every queue of a switch input (spec B.5 mode B: `\"1KB\"`)"),
+        "`static_mode = \"per_queue\"` only (required there): bytes of every queue of a switch input (spec B.5 mode B: `\"1KiB\"`)"),
     key!("switch.vl_arbitration.high", ValueKind::VlTable, "", "`[]`", IB,
         "high-priority table `[[vl, weight], …]`, weights 1–255 in 64-byte units"),
     key!("switch.vl_arbitration.low", ValueKind::VlTable, "", "all VLs, weight 255", IB,
