@@ -11,9 +11,10 @@
 
 use super::model::Model;
 use super::schema::{
-    Arrangement, CcLevel, CctAlgorithm, DestinationPer, FlowControl, Injection, LinkSpeed,
-    LinkWidth, Marking, PortNumbering, QueueMappingKind, RootCredits, RoutingAlgorithm,
-    SinkCreditReturn, Subset, ThresholdMapping, ThresholdMode, TimerMode, TopologyKind, VlbPolicy,
+    Arrangement, BufferSharing, CcLevel, CctAlgorithm, DestinationPer, FlowControl, Injection,
+    LinkSpeed, LinkWidth, Marking, PortNumbering, QueueMappingKind, RootCredits, RoutingAlgorithm,
+    SinkCreditReturn, StaticMode, Subset, ThresholdMapping, ThresholdMode, TimerMode, TopologyKind,
+    VlbPolicy,
 };
 use super::units::{BitRate, Bytes, Duration, Frequency, PS_PER_S};
 use crate::error::{Error, Result};
@@ -321,7 +322,15 @@ pub const KEYS: &[KeyInfo] = &[
     key!("switch.input_delay", dur(), "", "`\"0ns\"`", IB, "input buffer → output arbiter"),
     key!("switch.output_delay", dur(), "", "`\"0ns\"`", IB, "output arbiter → wire"),
     key!("switch.queue_mapping", ValueKind::Choice(QueueMappingKind::NAMES), "", "`voq`", IB,
-        "`voq` (a queue per output, shared credits) or `one_queue` (one FIFO per input and VL)"),
+        "queues of a switch input (spec B.2): `voq` (a queue per output, shared credits: the IB model), `one_queue` (one FIFO per VL), `voq_sw` (a queue per output), `voq_net` (a queue per destination), `dbbm` (Q queues, destination mod Q), `ddbbm` (Q DBBM queues + 1 dynamic queue for packets with the congestion bit)"),
+    key!("switch.dbbm_queues", int(1, 4096), "", "—", IB,
+        "Q of `dbbm` and `ddbbm` (required by them, refused with other mappings)"),
+    key!("switch.buffer_sharing", ValueKind::Choice(BufferSharing::NAMES), "", "`shared`", IB,
+        "`shared` (one credit pool per input and VL) or `static` (a fixed space and a credit counter per queue; the upstream looks ahead at the next switch's queue; spec B.5)"),
+    key!("switch.static_mode", ValueKind::Choice(StaticMode::NAMES), "", "`divided`", IB,
+        "`static` only: `divided` (spec B.5 mode A: ⌊buffer / queues⌋ in whole packets, at least 1, 2 with `voq_net`), `split` (the buffer split exactly; under one packet per queue is an error) or `per_queue` (mode B: `queue_bytes` per queue)"),
+    key!("switch.queue_bytes", ValueKind::Size { min: 1, max: GIB }, "", "—", IB,
+        "`static_mode = \"per_queue\"` only (required there): bytes of every queue of a switch input (spec B.5 mode B: `\"1KiB\"`)"),
     key!("switch.vl_arbitration.high", ValueKind::VlTable, "", "`[]`", IB,
         "high-priority table `[[vl, weight], …]`, weights 1–255 in 64-byte units"),
     key!("switch.vl_arbitration.low", ValueKind::VlTable, "", "all VLs, weight 255", IB,

@@ -339,8 +339,47 @@ crate::choice! {
         /// spec §3.4).
         #[default]
         Voq = "voq",
-        /// One FIFO per (input, VL): classic HOL blocking.
+        /// One FIFO per (input, VL): classic HOL blocking (1Q, spec B.2).
         OneQueue = "one_queue",
+        /// One queue per output of the switch (VOQsw, spec B.2): with
+        /// `switch.buffer_sharing = "shared"` the same as `voq`; with `"static"` credits per
+        /// queue and look-ahead routing.
+        VoqSw = "voq_sw",
+        /// One queue per destination end node (VOQnet, spec B.2).
+        VoqNet = "voq_net",
+        /// `switch.dbbm_queues` queues, destination mod Q (DBBM, spec B.2).
+        Dbbm = "dbbm",
+        /// DBBM's Q queues plus one dynamic queue for packets with the congestion bit
+        /// (DDBBM, spec B.2, B.3.4).
+        Ddbbm = "ddbbm",
+    }
+}
+
+crate::choice! {
+    /// How the queues of a switch input share its buffer (spec B.5).
+    #[derive(Default)]
+    pub enum BufferSharing {
+        /// One credit pool per (input, VL) shared by the VL's queues (the IB model, spec §3.4).
+        #[default]
+        Shared = "shared",
+        /// Every queue has its own space and the upstream its own credit counter (spec B.5).
+        Static = "static",
+    }
+}
+
+crate::choice! {
+    /// How big each queue is with `switch.buffer_sharing = "static"` (spec B.5).
+    #[derive(Default)]
+    pub enum StaticMode {
+        /// Spec B.5 mode A: the port's buffer divided by its queues, rounded down to whole
+        /// packets but never under one packet (two with `voq_net`).
+        #[default]
+        Divided = "divided",
+        /// The port's buffer split exactly among its queues (in credits); a share below one
+        /// packet is an error.
+        Split = "split",
+        /// Spec B.5 mode B: `switch.queue_bytes` per queue, whatever the number of queues.
+        PerQueue = "per_queue",
     }
 }
 
@@ -404,9 +443,23 @@ pub struct SwitchConfig {
     /// Delay output arbiter → wire (`VSWDelay`).
     #[serde(default)]
     pub output_delay: Duration,
-    /// Queue mapping: "voq" (default) or "one_queue".
+    /// Queue mapping: "voq" (default), "one_queue", "voq_sw", "voq_net", "dbbm", "ddbbm"
+    /// (spec B.2).
     #[serde(default)]
     pub queue_mapping: QueueMappingKind,
+    /// Q, the DBBM queues of `dbbm` and `ddbbm` (spec B.2); required by them, refused
+    /// otherwise.
+    #[serde(default)]
+    pub dbbm_queues: Option<u32>,
+    /// "shared" (default) or "static" (spec B.5).
+    #[serde(default)]
+    pub buffer_sharing: BufferSharing,
+    /// With "static": "divided" (default, spec B.5 mode A), "split" or "per_queue" (mode B).
+    #[serde(default)]
+    pub static_mode: Option<StaticMode>,
+    /// With `static_mode = "per_queue"`: bytes of every queue (spec B.5 mode B: 1 KB).
+    #[serde(default)]
+    pub queue_bytes: Option<Bytes>,
     /// VL arbitration tables.
     #[serde(default)]
     pub vl_arbitration: VlArbitrationConfig,

@@ -292,7 +292,8 @@ impl Net {
     }
 
     /// The network instance with the buffer organisation `buffers` instead of the scenario's
-    /// (None: the scenario's `switch.queue_mapping` with a shared credit pool). Stages: the
+    /// (None: the scenario's `switch.queue_mapping`, `switch.buffer_sharing` and their keys,
+    /// [`BufferChoice::from_config`]). Stages: the
     /// checked parts ([`build_parts`]), the port layout ([`PortLayout`]), the credits
     /// ([`initial_credits`]), request bookkeeping ([`request_counts`]), congestion management
     /// ([`congestion_management`]), statistics ([`statistics`]), the event wheel
@@ -317,10 +318,15 @@ impl Net {
         let credit_bytes = s.traffic.credit_bytes.0 as u32;
         let pkt_bytes = s.traffic.packet_bytes.0 as u32;
         let pkt_credits = pkt_bytes.div_ceil(credit_bytes);
-        let buffers = buffers.unwrap_or(BufferChoice {
-            scheme: QueueScheme::from_config(s.switch.queue_mapping),
-            credits: CreditKeepingKind::SharedPool,
-        });
+        let buffers = match buffers {
+            Some(b) => b,
+            None => BufferChoice::from_config(
+                &s.switch,
+                fabric.hcas.len() as u32,
+                credit_bytes as u64,
+                pkt_credits as u64,
+            )?,
+        };
         let queue_scheme = buffers.scheme;
         let vlarb_table = VlArbTable::from_config(&s.switch.vl_arbitration, s.switch.vls)?;
         // a VL that carries traffic but sits in neither table could never be sent
@@ -346,10 +352,10 @@ impl Net {
         }
         let sink = SinkModel::from_config(&s.hca)?;
 
-        let ports = PortLayout::new(s, &fabric, queue_scheme, pkt_bytes, credit_bytes)?;
+        let mut ports = PortLayout::new(s, &fabric, queue_scheme, pkt_bytes, credit_bytes)?;
         let np = ports.node_of.len();
         let (credit_keeping, credits) =
-            initial_credits(buffers, &ports, &fabric, vls, pkt_credits)?;
+            initial_credits(buffers, &mut ports, &fabric, vls, pkt_credits)?;
         let (req_heads, head_rr) = request_counts(queue_scheme, &ports, &fabric, vls);
         let cc = congestion_management(l, &ports, &fabric, pkt_credits)?;
         let n_hca = fabric.hcas.len();
@@ -589,10 +595,12 @@ impl PortLayout {
 }
 
 /// How credits are kept, and what every output starts with: the full credit count of the
-/// buffer at the other end (per VL, or per queue share).
+/// buffer at the other end (per VL, or per queue share). With space per queue a switch input's
+/// VL capacity becomes the sum of its queues' shares (spec B.5 mode A rounds a queue up to
+/// whole packets, mode B sizes queues alone).
 fn initial_credits(
     buffers: BufferChoice,
-    ports: &PortLayout,
+    ports: &mut PortLayout,
     fabric: &Fabric,
     vls: usize,
     pkt_credits: u32,
@@ -608,7 +616,7 @@ fn initial_credits(
             }
             (CreditKeeping::SharedPool(SharedPool), credits)
         }
-        CreditKeepingKind::Partitioned => {
+        CreditKeepingKind::Partitioned(sizing) => {
             // a switch input has the scheme's queues, an HCA's receive buffer one per VL
             let counters: Vec<usize> = (0..np)
                 .map(|g| {
@@ -620,8 +628,20 @@ fn initial_credits(
                     }
                 })
                 .collect();
-            let p =
-                PartitionedCredits::new(&counters, &ports.in_cap, &ports.peer, vls, pkt_credits)?;
+            let p = PartitionedCredits::new(
+                &counters,
+                &ports.in_cap,
+                &ports.peer,
+                vls,
+                pkt_credits,
+                sizing,
+                &ports.is_switch,
+            )?;
+            for g in 0..np {
+                for v in 0..vls {
+                    ports.in_cap[g * vls + v] = p.vl_space(g as u32, v, vls);
+                }
+            }
             let credits = p.initial_credits();
             (CreditKeeping::Partitioned(p), credits)
         }

@@ -27,7 +27,7 @@ impl Net {
         let sw = self.node_of[g as usize];
         let o = self.port_base[sw as usize] + p.out_port as u32;
         let down = self.peer[o as usize];
-        let blocked = self.credits[self.credit_slot_for(o, p.dst, p.vl)] < p.credits;
+        let blocked = self.credits[self.credit_slot_for_flags(o, p.dst, p.vl, p.flags)] < p.credits;
         (blocked && self.is_switch[down as usize]).then_some(down * self.vls as u32 + p.vl as u32)
     }
 

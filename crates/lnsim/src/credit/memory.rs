@@ -3,6 +3,7 @@
 //! from the scenario's parameters alone (issue 14 item 3).
 
 use crate::config::{CcLevel, DestinationPer, Injection, LoadedScenario, NodeSet, Scenario};
+use crate::credit::switch::buffer::{BufferChoice, CreditKeepingKind};
 use crate::engine::memory::{fabric_parts, grown, m, sz, MemoryEstimate, Phase};
 use crate::error::Result;
 use crate::topology::{self, FabricSize, LinkParams};
@@ -26,15 +27,25 @@ pub fn check(l: &LoadedScenario, max_memory: Option<u64>) -> Result<MemoryEstima
 /// the order the parts are listed.
 fn ib_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) -> Result<()> {
     let s = &l.scenario;
-    network_parts(est, s, f);
-    packet_parts(est, s, f);
+    // the buffer organisation's keys are checked here, before anything is allocated
+    let credit = s.traffic.credit_bytes.0.max(1);
+    let pkt_credits = s.traffic.packet_bytes.0.div_ceil(credit).max(1);
+    let buffers = BufferChoice::from_config(
+        &s.switch,
+        f.hcas.min(u32::MAX as u64) as u32,
+        credit,
+        pkt_credits,
+    )?;
+    network_parts(est, s, f, buffers);
+    packet_parts(est, s, f, buffers);
     let flows = traffic_parts(est, s, f)?;
     statistics_parts(est, s, f, flows);
     Ok(())
 }
 
-/// Forwarding tables, the per-port arrays, switch queues, congestion control, HCAs.
-fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize) {
+/// Forwarding tables, the per-port arrays, switch queues and their credits, congestion
+/// control, HCAs.
+fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers: BufferChoice) {
     use super::PortTiming;
     use crate::credit::packet::PacketQueue;
     use crate::credit::switch::vl_arbitration::VlArbState;
@@ -65,20 +76,35 @@ fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize) {
         + sz::<VlArbState>()
         + vls * (4 + 2 + 4 + 4 + 4 + 8 * req_words);
     est.add("ports and VLs", m(np, per_port), Phase::Kept);
-    // VoQs: per switch input, a fill counter and a queue per (output, VL)
-    let scheme = crate::credit::switch::buffer::QueueScheme::from_config(s.switch.queue_mapping);
+    // queues: per switch input, a fill counter per (output, VL), the scheme's queues (spec
+    // B.2: VOQnet's grow with the destinations), and where several queues request one
+    // output a count of requesting heads per (output, VL)
+    let scheme = buffers.scheme;
     let queues_per_input = m(
         scheme.queues_per_vl(f.max_ports.min(usize::MAX as u64) as usize) as u64,
         vls,
     );
+    let heads = if scheme.several_heads_per_output() {
+        m(f.max_ports, vls) * 2 + vls * 4
+    } else {
+        0
+    };
     est.add(
         "switch queues",
         m(
             switch_ports,
-            m(f.max_ports, vls) * 4 + m(queues_per_input, sz::<PacketQueue>()),
+            m(f.max_ports, vls) * 4 + m(queues_per_input, sz::<PacketQueue>()) + heads,
         ),
         Phase::Kept,
     );
+    // static buffers: per queue, the credits available upstream, the occupancy and the share
+    if let CreditKeepingKind::Partitioned(_) = buffers.credits {
+        est.add(
+            "credits per queue",
+            m(m(switch_ports, queues_per_input) + m(hcas, vls), 3 * 4) + m(np, 8),
+            Phase::Kept,
+        );
+    }
     // congestion control is built (and checked) even when it is off
     est.add(
         "congestion control",
@@ -116,7 +142,7 @@ fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize) {
 }
 
 /// Live packets (every one holds credits in some buffer) and the event queue.
-fn packet_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize) {
+fn packet_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers: BufferChoice) {
     use super::Ev;
     use crate::credit::packet::Packet;
     let vls = s.switch.vls.max(1) as u64;
@@ -133,13 +159,27 @@ fn packet_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize) {
         .fabric_ports
         .buffer_credits
         .unwrap_or(s.switch.buffer_credits) as u64;
-    let capacity = m(
-        vls,
-        m(hcas, host_cap + s.hca.buffer_credits as u64)
-            + m(switch_ports.saturating_sub(hcas), fabric_cap),
-    );
     let credit = s.traffic.credit_bytes.0.max(1);
     let pkt_credits = s.traffic.packet_bytes.0.div_ceil(credit).max(1);
+    // with static buffers a switch input's VL holds its queues' shares (spec B.5)
+    let space = |cap: u64| -> u64 {
+        let CreditKeepingKind::Partitioned(sizing) = buffers.credits else {
+            return cap;
+        };
+        let per_vl = buffers
+            .scheme
+            .queues_per_vl(f.max_ports.min(usize::MAX as u64) as usize) as u64;
+        let c = |x: u64| x.min(u32::MAX as u64) as u32;
+        let share = sizing
+            .share(c(cap), c(per_vl), c(pkt_credits))
+            .map_or(cap, |x| x as u64);
+        m(share, per_vl).max(cap)
+    };
+    let capacity = m(
+        vls,
+        m(hcas, space(host_cap) + s.hca.buffer_credits as u64)
+            + m(switch_ports.saturating_sub(hcas), space(fabric_cap)),
+    );
     let mut packets = capacity / pkt_credits + hcas;
     if s.cc.enabled {
         packets = m(packets, 2);

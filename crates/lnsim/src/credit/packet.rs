@@ -11,6 +11,14 @@ pub const FECN: u8 = 1;
 pub const BECN: u8 = 2;
 /// Packet flag: this is a congestion notification packet, not data.
 pub const CNP: u8 = 4;
+/// Packet flag: DDBBM's congestion bit (spec B.3.4): the source marks a packet for a
+/// destination that has declared itself congested, and every switch with
+/// `switch.queue_mapping = "ddbbm"` puts it in the dynamic queue. Set it when the packet is
+/// built (`Packet::flags |= CBIT`, latched per message, spec B.3.6) and never change it on the
+/// way: with credits per queue the upstream reserves the queue the bit selects. Whoever sets
+/// it at an HCA must take the injection credits with `Net::credit_slot_for_flags`
+/// (`switch/buffer/accounting.rs`). Nothing sets it yet except tests.
+pub const CBIT: u8 = 8;
 
 /// One packet (an IB packet of `credits` 64-byte credits) moving as a whole with virtual
 /// cut-through timing; credits are still counted per 64-byte unit.
@@ -28,7 +36,7 @@ pub struct Packet {
     pub credits: u32,
     /// Virtual lane.
     pub vl: u8,
-    /// [`FECN`], [`BECN`], [`CNP`] bits.
+    /// [`FECN`], [`BECN`], [`CNP`], [`CBIT`] bits.
     pub flags: u8,
     /// Switch hops taken so far.
     pub hops: u16,

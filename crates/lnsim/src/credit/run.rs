@@ -289,7 +289,8 @@ impl Net {
         self.q.for_each(|_, ev| match *ev {
             Ev::HeadArrive { pkt, gport } => {
                 let k = &self.pkts[pkt];
-                let counter = self.downstream_counter(self.peer[gport as usize], k.dst, k.vl);
+                let counter =
+                    self.downstream_counter(self.peer[gport as usize], k.dst, k.vl, k.flags);
                 on_wire[p.in_slot(gport, counter)] += k.credits as u64;
                 wire_pkts += 1;
             }

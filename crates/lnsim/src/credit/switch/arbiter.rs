@@ -152,7 +152,7 @@ impl Net {
         let (avail, slot) = match pool {
             Some(avail) => (avail, og as usize * self.vls + vl as usize),
             None => {
-                let slot = self.credit_slot_for(og, p.dst, vl);
+                let slot = self.credit_slot_for_flags(og, p.dst, vl, p.flags);
                 (self.credits[slot], slot)
             }
         };

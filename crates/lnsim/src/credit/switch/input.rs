@@ -5,6 +5,7 @@
 
 use crate::config::Ps;
 use crate::credit::cc::switch_view;
+use crate::credit::packet::CBIT;
 use crate::credit::switch::buffer::QueueQuery;
 use crate::credit::Net;
 use crate::routing::tables::NO_PORT;
@@ -13,9 +14,9 @@ impl Net {
     /// Head of `pid` arrived at switch input `g`.
     pub(crate) fn switch_receive(&mut self, pid: u32, g: u32, now: Ps) {
         let vls = self.vls;
-        let (vl, credits, dst) = {
+        let (vl, credits, dst, cbit) = {
             let p = &self.pkts[pid];
-            (p.vl, p.credits, p.dst)
+            (p.vl, p.credits, p.dst, p.flags & CBIT != 0)
         };
         let Some(lvl) = self.occupy(g, vl, credits) else {
             return;
@@ -44,6 +45,7 @@ impl Net {
             dst,
             out,
             vl,
+            cbit,
         };
         let qlocal = self.queue_scheme.queue_of(&query, vls);
         if !self.occupy_queue(g, qlocal as u16, credits) {

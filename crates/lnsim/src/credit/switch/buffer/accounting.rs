@@ -8,6 +8,7 @@
 
 use super::shared_pool::SharedPool;
 use super::{CreditKeeping, QueueQuery};
+use crate::credit::packet::CBIT;
 use crate::credit::Net;
 use crate::routing::tables::NO_PORT;
 
@@ -39,40 +40,52 @@ impl Net {
         }
     }
 
-    /// The credit counter a packet for HCA `dst` on `vl` will hold in the buffer output `og`
-    /// drives: its VL with a shared pool; with partitioned credits the queue it will join
-    /// there (look-ahead routing: the next switch's forwarding table gives the output).
+    /// The credit counter a packet for HCA `dst` on `vl` with packet flags `flags` (the
+    /// congestion bit [`CBIT`]) will hold in the buffer output `og` drives: its VL with a
+    /// shared pool; with partitioned credits the queue it will join there (look-ahead
+    /// routing: the next switch's forwarding table gives the output; spec B.2).
     #[inline(always)]
-    pub(crate) fn downstream_counter(&self, og: u32, dst: u32, vl: u8) -> u16 {
+    pub(crate) fn downstream_counter(&self, og: u32, dst: u32, vl: u8, flags: u8) -> u16 {
         match &self.credit_keeping {
             CreditKeeping::SharedPool(_) => vl as u16,
-            CreditKeeping::Partitioned(_) => self.lookahead_queue(og, dst, vl),
+            CreditKeeping::Partitioned(_) => self.lookahead_queue(og, dst, vl, flags & CBIT != 0),
         }
     }
 
-    /// Index in `credits` of what a packet for `dst` on `vl` needs at output `og`.
+    /// Index in `credits` of what a packet for `dst` on `vl` without the congestion bit needs
+    /// at output `og` (an HCA's flows and control packets: nothing sets [`CBIT`] there yet).
     #[inline(always)]
     pub(crate) fn credit_slot_for(&self, og: u32, dst: u32, vl: u8) -> usize {
+        self.credit_slot_for_flags(og, dst, vl, 0)
+    }
+
+    /// Index in `credits` of what a packet for `dst` on `vl` with packet flags `flags` needs
+    /// at output `og`: with credits per queue, the DDBBM congestion bit [`CBIT`] selects the
+    /// downstream dynamic queue (spec B.3.4).
+    #[inline(always)]
+    pub(crate) fn credit_slot_for_flags(&self, og: u32, dst: u32, vl: u8, flags: u8) -> usize {
         match &self.credit_keeping {
             CreditKeeping::SharedPool(_) => SharedPool::slot(og, vl as u16, self.vls),
-            CreditKeeping::Partitioned(_) => self.partitioned_slot_for(og, dst, vl),
+            CreditKeeping::Partitioned(_) => {
+                self.partitioned_slot_for(og, dst, vl, flags & CBIT != 0)
+            }
         }
     }
 
-    /// [`Net::credit_slot_for`] with credits kept per queue.
+    /// [`Net::credit_slot_for_flags`] with credits kept per queue.
     #[cold]
     #[inline(never)]
-    fn partitioned_slot_for(&self, og: u32, dst: u32, vl: u8) -> usize {
+    fn partitioned_slot_for(&self, og: u32, dst: u32, vl: u8, cbit: bool) -> usize {
         let CreditKeeping::Partitioned(p) = &self.credit_keeping else {
             unreachable!("credits kept per queue")
         };
-        p.out_slot(og, self.lookahead_queue(og, dst, vl))
+        p.out_slot(og, self.lookahead_queue(og, dst, vl, cbit))
     }
 
-    /// The queue of the input driven by `og` that a packet for `dst` on `vl` will join (its VL
-    /// at an HCA).
+    /// The queue of the input driven by `og` that a packet for `dst` on `vl` (congestion bit
+    /// `cbit`) will join (its VL at an HCA).
     #[inline(never)]
-    fn lookahead_queue(&self, og: u32, dst: u32, vl: u8) -> u16 {
+    pub(crate) fn lookahead_queue(&self, og: u32, dst: u32, vl: u8, cbit: bool) -> u16 {
         let down = self.peer[og as usize];
         if !self.is_switch[down as usize] {
             return vl as u16;
@@ -87,6 +100,7 @@ impl Net {
             dst,
             out,
             vl,
+            cbit,
         };
         self.queue_scheme.queue_of(&q, self.vls) as u16
     }

@@ -1,23 +1,36 @@
 //! Buffer organisation: the one decision point `(packet, output) → queue` of an input buffer,
 //! and how the link's credits are kept for those queues (architecture "Seams that keep it
-//! changeable"; spec §3.4).
+//! changeable"; spec §3.4 for the InfiniBand model, spec B.2 and B.5 for the HoL-blocking
+//! schemes).
 //!
 //! Two independent choices, each an `enum` dispatched with `match` (no trait objects on the
 //! per-packet path), each variant one file:
 //!
-//! - **queue scheme** ([`QueueScheme`]): which queue of a switch input a packet joins, decided
-//!   when its head arrives from a [`QueueQuery`] — the input, the packet's destination HCA, the
-//!   output this switch's forwarding table chose, its VL. An input's queues are numbered
-//!   `class * vls + vl`: the scheme picks the *class* (`0..queues_per_vl`), the VL keeps its
-//!   own queues.
-//!   - [`one_queue`]: one FIFO per VL (1Q);
-//!   - [`voq_switch`]: one queue per output of this switch (VOQsw) — the CC studies' model;
-//!   - [`voq_net`]: one queue per destination (VOQnet), built in tests only so far.
-//! - **credit keeping** ([`CreditKeeping`]): what the upstream's credits count.
-//!   - [`shared_pool`]: one pool per input buffer and VL shared by all the VL's queues;
-//!   - [`partitioned`]: the VL's space split evenly among its queues, credits per queue; the
-//!     upstream looks ahead at the next switch's forwarding table to know the queue. Built in
-//!     tests only so far.
+//! - **queue scheme** ([`QueueScheme`], key `switch.queue_mapping`, spec B.2): which queue of
+//!   a switch input a packet joins, decided when its head arrives from a [`QueueQuery`] — the
+//!   input, the packet's destination HCA, the output this switch's forwarding table chose, its
+//!   VL, its congestion bit. An input's queues are numbered `class * vls + vl`: the scheme
+//!   picks the *class* (`0..queues_per_vl`), the VL keeps its own queues.
+//!   - [`one_queue`]: one FIFO per VL (1Q, `"one_queue"`);
+//!   - [`voq_switch`]: one queue per output of this switch (VOQsw, `"voq_sw"`; `"voq"` is the
+//!     same scheme and stays the InfiniBand model's name, shared buffers only);
+//!   - [`voq_net`]: one queue per destination (VOQnet, `"voq_net"`);
+//!   - [`dbbm`]: Q queues, `destination mod Q` (DBBM, `"dbbm"`, `switch.dbbm_queues` = Q);
+//!   - [`ddbbm`]: DBBM's Q queues plus one dynamic queue, `cbit ? Q : destination mod Q`
+//!     (DDBBM, `"ddbbm"`, spec B.3.4). The congestion bit is the packet flag
+//!     [`crate::credit::packet::CBIT`], set by the source and fixed along the path.
+//! - **credit keeping** ([`CreditKeeping`], key `switch.buffer_sharing`): what the upstream's
+//!   credits count.
+//!   - [`shared_pool`] (`"shared"`): one pool per input buffer and VL shared by all the VL's
+//!     queues;
+//!   - [`partitioned`] (`"static"`, spec B.5): a fixed space per queue and credits per queue;
+//!     the upstream knows the queue of the next switch before sending (look-ahead at its
+//!     forwarding table for VOQsw; the destination, and the bit, for VOQnet, DBBM, DDBBM).
+//!     The space per queue is [`QueueSizing`] (`switch.static_mode`): `"divided"` (spec B.5
+//!     mode A: the VL's buffer divided by its queues in whole packets, at least one — two for
+//!     VOQnet), `"split"` (divided exactly in credits; under one packet is an error) or
+//!     `"per_queue"` (mode B: `switch.queue_bytes` each). An HCA's receive buffer has one
+//!     queue per VL. [`BufferChoice::from_config`] reads and checks every key.
 //!
 //! A *credit counter* is what one credit count covers: the VL with a shared pool, the queue
 //! with partitioned credits (the VL at an HCA's receive buffer, which has one queue per VL).
@@ -25,51 +38,60 @@
 //! [`crate::credit::Ev::CreditArrive`]) carry the counter. The network's side of it — the
 //! counter a packet holds, where an output keeps it, the look-ahead, the occupancy of input
 //! buffers — is [`accounting`] (`Net::credit_slot`, `Net::credit_slot_for`,
-//! `Net::downstream_counter`, `Net::occupy`, `Net::occupy_queue`, `Net::release_input`).
+//! `Net::credit_slot_for_flags`, `Net::downstream_counter`, `Net::occupy`,
+//! `Net::occupy_queue`, `Net::release_input`).
 //!
 //! Where the network asks: `switch/input.rs` (a head arrives: [`QueueScheme::queue_of`], then
 //! its occupancy); `switch/arbiter.rs` (which queue of an input requests an output:
 //! [`QueueScheme::requesting_queue`], or a search of the input's queues of the VL when several
-//! queues can; the credit check); `endpoint/hca.rs` (an HCA's credits for the first switch).
-//! The injection side keeps one queue per flow (queue pair), decided by `Traffic::flow_for`;
-//! an output has no queues of its own in this input-buffered switch.
+//! queues can; the credit check); `endpoint/hca.rs` (an HCA's credits for the first switch,
+//! `Net::credit_slot_for`: an HCA that sets [`crate::credit::packet::CBIT`] must use
+//! `Net::credit_slot_for_flags` with the packet's flags instead). The injection side keeps one
+//! queue per flow (queue pair), decided by `Traffic::flow_for`; an output has no queues of its
+//! own in this input-buffered switch.
 //!
 //! Request bookkeeping and the arbiter handle both kinds of scheme: those where at most one
 //! queue of an input can request an output on a VL (1Q, VOQsw: one request bit per input, and
 //! the arbiter's fast path when credits are kept per VL) and those where several can (VOQnet,
 //! DBBM, DDBBM: a count of requesting heads per input, output and VL, `Net::req_heads`).
 //!
-//! ## To add a queue scheme (DBBM, DDBBM)
+//! ## To add a queue scheme
 //!
-//! - **DBBM** (destination-based buffer management: `class = destination mod n` with `n`
-//!   queues per VL): write `switch/buffer/dbbm.rs` with `pub struct Dbbm { pub queues: u32 }`,
-//!   `queues_per_vl` (= `queues`) and `class_of` (`q.dst % self.queues`), like [`voq_net`];
-//!   add a variant `Dbbm(dbbm::Dbbm)` to [`QueueScheme`] and an arm in each of its `match`es
-//!   (`requesting_queue` returns None — several queues may request one output —,
-//!   `several_heads_per_output` and `heads_share_outputs` return true); register the scenario
-//!   value in [`QueueScheme::from_config`] (the key itself lives in `config/`).
-//! - **DDBBM** (DBBM plus a dynamically assigned extra queue for a congested destination):
-//!   write `switch/buffer/ddbbm.rs` the same way; its per-input table of dynamically assigned
-//!   queues lives in the `Ddbbm` struct, indexed by [`QueueQuery::input`] (a gport). The table
-//!   changes when a packet joins and when a queue empties: give `queue_of` a `&mut self`
-//!   variant for `switch_receive` (the arrival, `switch/input.rs`) and call a release from
-//!   `grant` where the queue's last packet leaves (`switch/arbiter.rs`, after `pop_front`);
-//!   the destination's congestion detection comes from the congestion-management hooks
-//!   (`credit/cc/mod.rs`).
-//! - A credit keeping is one file too (next to [`partitioned`]), a variant of
-//!   [`CreditKeeping`] and of [`CreditKeepingKind`], and an arm in each `match` of
-//!   [`accounting`] and of the builder's `initial_credits` (`credit/build.rs`).
+//! Write `switch/buffer/<name>.rs` with a `Copy` struct, `queues_per_vl` and `class_of` (as
+//! [`dbbm`] does); add a variant to [`QueueScheme`] and an arm in each of its `match`es
+//! (`requesting_queue` returns None when several queues may request one output, and then
+//! `several_heads_per_output` is true; `heads_share_outputs` is true unless all of a queue's
+//! packets want one output); register the scenario value in [`QueueScheme::from_config`]
+//! (the key itself lives in `config/`); size its memory in `credit/memory.rs` (it follows
+//! `queues_per_vl`). A scheme whose queue depends on more than the destination, the output and
+//! the packet's flags needs the look-ahead of [`accounting`] to know it too.
+//!
+//! DDBBM here is the spec's (B.3.5): its one dynamic queue per port is statically allocated
+//! and selected by the packet's header bit — no per-switch table, no CAM, no set-aside queues
+//! (those belong to RECN, which this is not). Who sets the bit (the destination's detector,
+//! the notifications, the sources' status bit vector, spec B.3.2–B.3.4) lives outside the
+//! buffer organisation.
+//!
+//! A credit keeping is one file too (next to [`partitioned`]), a variant of
+//! [`CreditKeeping`] and of [`CreditKeepingKind`], and an arm in each `match` of
+//! [`accounting`] and of the builder's `initial_credits` (`credit/build.rs`).
 
 pub mod accounting;
+pub mod dbbm;
+pub mod ddbbm;
 pub mod one_queue;
 pub mod partitioned;
 pub mod shared_pool;
 pub mod voq_net;
 pub mod voq_switch;
 
-use crate::config::QueueMappingKind;
+use crate::config::{BufferSharing, QueueMappingKind, StaticMode, SwitchConfig};
+use crate::error::{Error, Result};
+use dbbm::Dbbm;
+use ddbbm::Ddbbm;
 use one_queue::OneQueue;
 use partitioned::PartitionedCredits;
+pub use partitioned::QueueSizing;
 use shared_pool::SharedPool;
 use voq_net::VoqNet;
 use voq_switch::VoqSwitch;
@@ -85,9 +107,11 @@ pub struct QueueQuery {
     pub out: u16,
     /// Virtual lane.
     pub vl: u8,
+    /// The packet's congestion bit ([`crate::credit::packet::CBIT`], DDBBM, spec B.3.4).
+    pub cbit: bool,
 }
 
-/// How an input buffer splits into queues.
+/// How an input buffer splits into queues (spec B.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum QueueScheme {
     /// One FIFO per VL ([`one_queue`]).
@@ -96,15 +120,54 @@ pub enum QueueScheme {
     VoqSwitch(VoqSwitch),
     /// One queue per (destination, VL) ([`voq_net`]).
     VoqNet(VoqNet),
+    /// Q queues per VL, destination mod Q ([`dbbm`]).
+    Dbbm(Dbbm),
+    /// Q DBBM queues plus one dynamic queue per VL ([`ddbbm`]).
+    Ddbbm(Ddbbm),
 }
 
 impl QueueScheme {
-    /// From the scenario key `switch.queue_mapping`.
-    pub fn from_config(k: QueueMappingKind) -> Self {
-        match k {
-            QueueMappingKind::Voq => QueueScheme::VoqSwitch(VoqSwitch),
+    /// From the scenario keys `switch.queue_mapping` and `switch.dbbm_queues` of a network of
+    /// `destinations` HCAs; refuses a missing, zero or misplaced `switch.dbbm_queues`.
+    pub fn from_config(s: &SwitchConfig, destinations: u32) -> Result<Self> {
+        let k = s.queue_mapping;
+        let dbbm_like = matches!(k, QueueMappingKind::Dbbm | QueueMappingKind::Ddbbm);
+        let q = match (s.dbbm_queues, dbbm_like) {
+            (Some(_), false) => {
+                return Err(Error::input(
+                    "switch.dbbm_queues",
+                    format!(
+                        "is only for switch.queue_mapping = \"dbbm\" or \"ddbbm\", not \"{}\"; remove it",
+                        k.name()
+                    ),
+                ))
+            }
+            (None, true) => {
+                return Err(Error::input(
+                    "switch.dbbm_queues",
+                    format!(
+                        "is required with switch.queue_mapping = \"{}\": the number Q of DBBM queues per VL (an integer 1–4096, e.g. 4)",
+                        k.name()
+                    ),
+                ))
+            }
+            (Some(0), true) => {
+                return Err(Error::input(
+                    "switch.dbbm_queues",
+                    "0 queues: allowed an integer 1–4096",
+                ))
+            }
+            (q, _) => q.unwrap_or(0),
+        };
+        Ok(match k {
+            QueueMappingKind::Voq | QueueMappingKind::VoqSw => QueueScheme::VoqSwitch(VoqSwitch),
             QueueMappingKind::OneQueue => QueueScheme::OneQueue(OneQueue),
-        }
+            QueueMappingKind::VoqNet => QueueScheme::VoqNet(VoqNet {
+                destinations: destinations.max(1),
+            }),
+            QueueMappingKind::Dbbm => QueueScheme::Dbbm(Dbbm { queues: q }),
+            QueueMappingKind::Ddbbm => QueueScheme::Ddbbm(Ddbbm { queues: q }),
+        })
     }
 
     /// Queues per VL at an input of a switch with `ports` ports.
@@ -113,6 +176,8 @@ impl QueueScheme {
             QueueScheme::OneQueue(s) => s.queues_per_vl(ports),
             QueueScheme::VoqSwitch(s) => s.queues_per_vl(ports),
             QueueScheme::VoqNet(s) => s.queues_per_vl(ports),
+            QueueScheme::Dbbm(s) => s.queues_per_vl(ports),
+            QueueScheme::Ddbbm(s) => s.queues_per_vl(ports),
         }
     }
 
@@ -128,6 +193,8 @@ impl QueueScheme {
             QueueScheme::OneQueue(s) => s.class_of(q),
             QueueScheme::VoqSwitch(s) => s.class_of(q),
             QueueScheme::VoqNet(s) => s.class_of(q),
+            QueueScheme::Dbbm(s) => s.class_of(q),
+            QueueScheme::Ddbbm(s) => s.class_of(q),
         };
         class * vls as u32 + q.vl as u32
     }
@@ -139,7 +206,7 @@ impl QueueScheme {
         match self {
             QueueScheme::OneQueue(s) => Some(s.requesting_queue(out, vl)),
             QueueScheme::VoqSwitch(s) => Some(s.requesting_queue(out, vl, vls)),
-            QueueScheme::VoqNet(_) => None,
+            QueueScheme::VoqNet(_) | QueueScheme::Dbbm(_) | QueueScheme::Ddbbm(_) => None,
         }
     }
 
@@ -147,14 +214,27 @@ impl QueueScheme {
     /// same VL (requests are then counted per input, output and VL).
     #[inline(always)]
     pub fn several_heads_per_output(self) -> bool {
-        matches!(self, QueueScheme::VoqNet(_))
+        matches!(
+            self,
+            QueueScheme::VoqNet(_) | QueueScheme::Dbbm(_) | QueueScheme::Ddbbm(_)
+        )
     }
 
     /// True when a queue's packets can target several outputs (its new head must be looked at
     /// after a grant).
     #[inline(always)]
     pub fn heads_share_outputs(self) -> bool {
-        matches!(self, QueueScheme::OneQueue(_) | QueueScheme::VoqNet(_))
+        !matches!(self, QueueScheme::VoqSwitch(_))
+    }
+
+    /// The fewest packets a queue holds with static buffers of spec B.5 mode A: two for VOQnet
+    /// (so that it can act as the ideal reference), one otherwise.
+    pub fn min_queue_packets(self) -> u32 {
+        if matches!(self, QueueScheme::VoqNet(_)) {
+            2
+        } else {
+            1
+        }
     }
 }
 
@@ -170,20 +250,99 @@ pub enum CreditKeeping {
 /// The credit keeping a network is built with (the partitioned state needs the built ports).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CreditKeepingKind {
-    /// [`CreditKeeping::SharedPool`].
+    /// [`CreditKeeping::SharedPool`] (`switch.buffer_sharing = "shared"`).
     SharedPool,
-    /// [`CreditKeeping::Partitioned`].
-    Partitioned,
+    /// [`CreditKeeping::Partitioned`] with this size per queue (`switch.buffer_sharing =
+    /// "static"`, spec B.5).
+    Partitioned(QueueSizing),
 }
 
-/// The buffer organisation a network is built with when not the scenario's own (tests build
-/// the variants no scenario key selects yet).
+/// The buffer organisation a network is built with: the scenario's
+/// ([`BufferChoice::from_config`]) or one a test chooses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BufferChoice {
     /// The queue scheme.
     pub scheme: QueueScheme,
     /// How credits are kept.
     pub credits: CreditKeepingKind,
+}
+
+impl BufferChoice {
+    /// From the scenario keys `switch.queue_mapping`, `switch.dbbm_queues`,
+    /// `switch.buffer_sharing`, `switch.static_mode` and `switch.queue_bytes` of a network of
+    /// `destinations` HCAs with packets of `pkt_credits` credits of `credit_bytes` bytes.
+    /// Refuses every key set where it means nothing, and a mode-B queue under one packet.
+    pub fn from_config(
+        s: &SwitchConfig,
+        destinations: u32,
+        credit_bytes: u64,
+        pkt_credits: u64,
+    ) -> Result<Self> {
+        let scheme = QueueScheme::from_config(s, destinations)?;
+        let credits = match s.buffer_sharing {
+            BufferSharing::Shared => {
+                if s.static_mode.is_some() {
+                    return Err(Error::input(
+                        "switch.static_mode",
+                        "is only for switch.buffer_sharing = \"static\"; remove it or set the sharing to \"static\"",
+                    ));
+                }
+                if s.queue_bytes.is_some() {
+                    return Err(Error::input(
+                        "switch.queue_bytes",
+                        "is only for switch.buffer_sharing = \"static\" with switch.static_mode = \"per_queue\"",
+                    ));
+                }
+                CreditKeepingKind::SharedPool
+            }
+            BufferSharing::Static => {
+                if s.queue_mapping == QueueMappingKind::Voq {
+                    return Err(Error::input(
+                        "switch.buffer_sharing",
+                        "\"static\" with switch.queue_mapping = \"voq\" (the shared-pool VOQ of the InfiniBand model); for static VOQsw write switch.queue_mapping = \"voq_sw\"",
+                    ));
+                }
+                let mode = s.static_mode.unwrap_or_default();
+                if mode != StaticMode::PerQueue && s.queue_bytes.is_some() {
+                    return Err(Error::input(
+                        "switch.queue_bytes",
+                        format!(
+                            "is only for switch.static_mode = \"per_queue\", not \"{}\"",
+                            mode.name()
+                        ),
+                    ));
+                }
+                CreditKeepingKind::Partitioned(match mode {
+                    StaticMode::Split => QueueSizing::Split,
+                    StaticMode::Divided => QueueSizing::Divided {
+                        min_packets: scheme.min_queue_packets(),
+                    },
+                    StaticMode::PerQueue => {
+                        let Some(b) = s.queue_bytes else {
+                            return Err(Error::input(
+                                "switch.queue_bytes",
+                                "is required with switch.static_mode = \"per_queue\": the bytes of every queue (spec B.5 mode B: \"1KiB\")",
+                            ));
+                        };
+                        let c = b.0 / credit_bytes.max(1);
+                        if c < pkt_credits {
+                            return Err(Error::input(
+                                "switch.queue_bytes",
+                                format!(
+                                    "{} bytes hold {c} credits of {credit_bytes} bytes, less than one {pkt_credits}-credit packet",
+                                    b.0
+                                ),
+                            ));
+                        }
+                        QueueSizing::PerQueue {
+                            credits: c.min(u32::MAX as u64) as u32,
+                        }
+                    }
+                })
+            }
+        };
+        Ok(BufferChoice { scheme, credits })
+    }
 }
 
 impl CreditKeeping {

@@ -12,6 +12,45 @@
 
 use crate::error::{Error, Result};
 
+/// How big each queue of a switch input is when space is kept per queue (spec B.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueSizing {
+    /// The VL's buffer split exactly among its queues, in credits (the remainder of the
+    /// division is left unused); a share below one packet is an error
+    /// (`switch.static_mode = "split"`).
+    Split,
+    /// Spec B.5 mode A: the VL's buffer divided by its queues, rounded down to whole packets,
+    /// but never under `min_packets` (1; 2 for VOQnet), so the space can exceed the nominal
+    /// buffer when the queues are many (`switch.static_mode = "divided"`).
+    Divided {
+        /// The fewest packets of a queue.
+        min_packets: u32,
+    },
+    /// Spec B.5 mode B: this many credits per queue, whatever the number of queues
+    /// (`switch.static_mode = "per_queue"`, `switch.queue_bytes`).
+    PerQueue {
+        /// Credits of every queue.
+        credits: u32,
+    },
+}
+
+impl QueueSizing {
+    /// The credits of one of `per_vl` queues sharing a VL buffer of `vl_cap` credits, for
+    /// packets of `pkt_credits`; None when the share cannot hold one packet.
+    pub fn share(self, vl_cap: u32, per_vl: u32, pkt_credits: u32) -> Option<u32> {
+        let per_vl = per_vl.max(1);
+        let share = match self {
+            QueueSizing::Split => vl_cap / per_vl,
+            QueueSizing::Divided { min_packets } => {
+                let pkts = (vl_cap / per_vl / pkt_credits.max(1)).max(min_packets);
+                pkts.saturating_mul(pkt_credits)
+            }
+            QueueSizing::PerQueue { credits } => credits,
+        };
+        (share >= pkt_credits).then_some(share)
+    }
+}
+
 /// Per-queue credit state of every input buffer.
 #[derive(Debug, Clone, Default)]
 pub struct PartitionedCredits {
@@ -27,15 +66,18 @@ pub struct PartitionedCredits {
 
 impl PartitionedCredits {
     /// Splits every input buffer: `counters[g]` counters (queues) at gport `g`, numbered
-    /// `class * vls + vl`; each VL's capacity `in_cap[g * vls + vl]` is shared evenly by the
-    /// VL's `counters[g] / vls` queues (the remainder of the division is left unused). Every
-    /// share must hold a packet of `pkt_credits`.
+    /// `class * vls + vl`. A switch input (`is_switch[g]`) gives each of a VL's
+    /// `counters[g] / vls` queues the share `sizing` makes of the VL's capacity
+    /// `in_cap[g * vls + vl]`; an HCA's receive buffer has one queue per VL, the whole VL.
+    /// Every share must hold a packet of `pkt_credits`.
     pub fn new(
         counters: &[usize],
         in_cap: &[u32],
         peer: &[u32],
         vls: usize,
         pkt_credits: u32,
+        sizing: QueueSizing,
+        is_switch: &[bool],
     ) -> Result<Self> {
         let mut p = PartitionedCredits::default();
         let mut next = 0u64;
@@ -50,22 +92,37 @@ impl PartitionedCredits {
             next += n as u64;
             let per_vl = (n / vls).max(1) as u32;
             for c in 0..n {
-                let share = in_cap[g * vls + c % vls] / per_vl;
-                if share < pkt_credits {
+                let vl_cap = in_cap[g * vls + c % vls];
+                let share = if is_switch[g] {
+                    sizing.share(vl_cap, per_vl, pkt_credits)
+                } else {
+                    (vl_cap >= pkt_credits).then_some(vl_cap)
+                };
+                let Some(share) = share else {
                     return Err(Error::input(
                         "switch.buffer_credits",
                         format!(
-                            "{} credits per VL split over {per_vl} queues leave {share} per queue, less than one {pkt_credits}-credit packet",
-                            in_cap[g * vls + c % vls]
+                            "{vl_cap} credits per VL split over {per_vl} queues leave {} per queue, less than one {pkt_credits}-credit packet (switch.static_mode = \"divided\" rounds a queue up to one packet)",
+                            vl_cap / per_vl
                         ),
                     ));
-                }
+                };
                 p.cap.push(share);
             }
         }
         p.used = vec![0; p.cap.len()];
         p.out_base = peer.iter().map(|&d| p.in_base[d as usize]).collect();
         Ok(p)
+    }
+
+    /// The space of VL `vl` of input `g`: the sum of its queues' shares (what the buffer's
+    /// lossless check holds it to).
+    pub fn vl_space(&self, g: u32, vl: usize, vls: usize) -> u32 {
+        self.in_slots(g)
+            .skip(vl)
+            .step_by(vls)
+            .map(|s| self.cap[s])
+            .fold(0u32, |a, c| a.saturating_add(c))
     }
 
     /// Number of slots (credit counters) of the whole network.
@@ -155,7 +212,16 @@ mod tests {
     fn buffers_split_evenly_per_vl_and_mirror_across_the_link() {
         // gport 0 (a switch input with 3 queues per VL, 2 VLs) driven by gport 1 (an HCA
         // input: one counter per VL)
-        let p = PartitionedCredits::new(&[6, 2], &[300, 200, 50, 60], &[1, 0], 2, 34).unwrap();
+        let p = PartitionedCredits::new(
+            &[6, 2],
+            &[300, 200, 50, 60],
+            &[1, 0],
+            2,
+            34,
+            QueueSizing::Split,
+            &[true, false],
+        )
+        .unwrap();
         assert_eq!(p.slots(), 8);
         assert_eq!(p.in_slots(0), 0..6);
         assert_eq!(p.in_slots(1), 6..8);
@@ -173,7 +239,8 @@ mod tests {
 
     #[test]
     fn a_queue_overflows_its_share_not_the_buffer() {
-        let mut p = PartitionedCredits::new(&[2], &[100], &[0], 1, 34).unwrap();
+        let mut p = PartitionedCredits::new(&[2], &[100], &[0], 1, 34, QueueSizing::Split, &[true])
+            .unwrap();
         assert_eq!(p.occupy(0, 0, 34), Ok(34));
         assert_eq!(p.occupy(0, 1, 50), Ok(50));
         assert_eq!(p.occupy(0, 0, 34), Err((68, 50)));
@@ -183,12 +250,65 @@ mod tests {
 
     #[test]
     fn a_share_below_one_packet_is_refused() {
-        let e = PartitionedCredits::new(&[4], &[100], &[0], 1, 34)
+        let e = PartitionedCredits::new(&[4], &[100], &[0], 1, 34, QueueSizing::Split, &[true])
             .unwrap_err()
             .to_string();
         assert!(
             e.contains("switch.buffer_credits") && e.contains("25 per queue"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn mode_a_divides_in_whole_packets_and_never_under_the_minimum() {
+        // the spec's B.5 table: 1 KB of 64-B credits per port, 1-credit packets
+        let a = QueueSizing::Divided { min_packets: 1 };
+        let shares: Vec<u32> = [4u32, 5, 8, 9, 16, 17, 64]
+            .iter()
+            .map(|&q| a.share(16, q, 1).unwrap())
+            .collect();
+        assert_eq!(shares, [4, 3, 2, 1, 1, 1, 1]);
+        // VOQnet keeps two packets per queue
+        let net = QueueSizing::Divided { min_packets: 2 };
+        assert_eq!(net.share(16, 64, 1), Some(2));
+        assert_eq!(net.share(16, 4, 1), Some(4));
+        // 34-credit packets: 300 credits over 3 queues = 100 → 2 whole packets = 68 credits
+        assert_eq!(a.share(300, 3, 34), Some(68));
+        // mode B: the same size whatever the number of queues
+        let b = QueueSizing::PerQueue { credits: 16 };
+        assert_eq!(
+            (b.share(16, 4, 1), b.share(16, 1024, 1)),
+            (Some(16), Some(16))
+        );
+        assert_eq!(
+            QueueSizing::PerQueue { credits: 10 }.share(100, 1, 34),
+            None
+        );
+        // split: exact, refused under one packet
+        assert_eq!(QueueSizing::Split.share(16, 17, 1), None);
+    }
+
+    #[test]
+    fn switch_inputs_are_sized_and_hca_buffers_keep_their_vl() {
+        // gport 0: switch input with 2 VLs × 5 queues of a 16-credit VL; gport 1: an HCA
+        let sizing = QueueSizing::Divided { min_packets: 1 };
+        let p = PartitionedCredits::new(
+            &[10, 2],
+            &[16, 16, 40, 40],
+            &[1, 0],
+            2,
+            1,
+            sizing,
+            &[true, false],
+        )
+        .unwrap();
+        assert_eq!((0..10).map(|s| p.cap(s)).collect::<Vec<_>>(), [3; 10]);
+        assert_eq!(p.vl_space(0, 1, 2), 15);
+        assert_eq!((p.cap(10), p.cap(11)), (40, 40));
+        assert_eq!(p.vl_space(1, 0, 2), 40);
+        // 17 queues over 16 credits: one packet each, more than the nominal buffer
+        let p = PartitionedCredits::new(&[17, 1], &[16, 16], &[1, 0], 1, 1, sizing, &[true, false])
+            .unwrap();
+        assert_eq!(p.vl_space(0, 0, 1), 17);
     }
 }

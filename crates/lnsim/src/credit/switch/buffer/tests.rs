@@ -1,11 +1,13 @@
-//! The buffer organisations on tiny networks: the variants no scenario key selects yet
-//! (VOQnet, credits partitioned per queue) run, conserve packets and credits, and show the
-//! behaviour they exist for.
+//! The buffer organisations on tiny networks (spec B.2, B.5): every queue scheme with shared
+//! and per-queue credits runs, conserves packets and credits, and shows the behaviour it
+//! exists for; with credits per queue the upstream's counter is the next switch's queue
+//! (look-ahead for VOQsw, the congestion bit for DDBBM) and the queues are sized as
+//! `switch.static_mode` says.
 
 use super::one_queue::OneQueue;
 use super::voq_net::VoqNet;
 use super::voq_switch::VoqSwitch;
-use super::{BufferChoice, CreditKeepingKind, QueueScheme};
+use super::{BufferChoice, CreditKeeping, CreditKeepingKind, QueueScheme, QueueSizing};
 use crate::config::load_str;
 use crate::credit::Net;
 use crate::engine::progress::SetupProgress;
@@ -70,7 +72,12 @@ fn partitioned_credits_keep_a_victim_free_where_a_shared_pool_spreads_congestion
     // 3 ports per switch, 6 packets per input buffer: 2 packets per VOQ when partitioned
     let small = ["switch.buffer_credits=204"];
     let shared = run(HOL, &small, VOQ_SW, CreditKeepingKind::SharedPool);
-    let parted = run(HOL, &small, VOQ_SW, CreditKeepingKind::Partitioned);
+    let parted = run(
+        HOL,
+        &small,
+        VOQ_SW,
+        CreditKeepingKind::Partitioned(QueueSizing::Split),
+    );
     let (a, b) = (flow_gbps(&shared, "H112"), flow_gbps(&parted, "H112"));
     eprintln!("victim: shared pool {a} Gbit/s, partitioned {b} Gbit/s");
     // the hot packets fill SW12's shared pool and the victim waits for credits on the link
@@ -96,7 +103,7 @@ fn one_queue_per_vl_partitioned_is_the_shared_pool() {
             text,
             &["switch.vls=2"],
             ONE_Q,
-            CreditKeepingKind::Partitioned,
+            CreditKeepingKind::Partitioned(QueueSizing::Split),
         );
         assert_eq!(a.events, b.events);
         assert_eq!(a.flit_hops, b.flit_hops);
@@ -130,7 +137,7 @@ fn every_scheme_and_credit_keeping_conserves_under_random_traffic() {
     for scheme in [ONE_Q, VOQ_SW, VOQ_NET] {
         for credits in [
             CreditKeepingKind::SharedPool,
-            CreditKeepingKind::Partitioned,
+            CreditKeepingKind::Partitioned(QueueSizing::Split),
         ] {
             let n = run(UNIFORM, &["switch.vls=2"], scheme, credits);
             // several destinations' queues of one input request one output: the counts of
@@ -140,6 +147,117 @@ fn every_scheme_and_credit_keeping_conserves_under_random_traffic() {
                 let nonempty = n.queues.iter().filter(|q| !q.is_empty()).count() as u32;
                 assert_eq!(heads, nonempty, "{scheme:?} {credits:?}");
             }
+        }
+    }
+}
+
+/// A 4-ary 2-tree: 16 HCAs (H1…H16), 8 switches of 8 ports.
+const TREE: &str = "[sim]\nend_time = \"20us\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nn = 2\n\
+                    [switch]\nbuffer_credits = 1000\nvls = 2\n\
+                    [[traffic.generators]]\nsources = \"all\"\n";
+
+/// The network of `TREE` with `overrides`, built, not run.
+fn tree(overrides: &[&str]) -> Net {
+    let ov: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    let l = load_str(TREE, "t", std::path::Path::new("."), "t", &ov, None).unwrap();
+    Net::build_with(&l, &mut SetupProgress::hidden(), None).unwrap()
+}
+
+#[test]
+fn static_voq_sw_looks_ahead_at_the_next_switchs_output() {
+    use crate::credit::packet::CBIT;
+    let n = tree(&[
+        "switch.queue_mapping=\"voq_sw\"",
+        "switch.buffer_sharing=\"static\"",
+    ]);
+    let CreditKeeping::Partitioned(p) = &n.credit_keeping else {
+        panic!("static buffers keep credits per queue")
+    };
+    // an HCA's link to its leaf switch, and a leaf's up-link to a spine
+    let h = n.hca_gport[0];
+    let leaf_in = n.peer[h as usize];
+    let leaf = n.node_of[leaf_in as usize];
+    let mut checked = 0;
+    for og in [h]
+        .into_iter()
+        .chain((0..8).map(|i| n.port_base[leaf as usize] + i))
+    {
+        let down = n.peer[og as usize];
+        if !n.is_switch[down as usize] {
+            continue;
+        }
+        let sw = n.node_of[down as usize];
+        for dst in 0..16u32 {
+            for vl in 0..2u8 {
+                let out = n.lft.out_port(sw, dst + 1);
+                // the queue of the next switch: its output for dst, the packet's VL
+                let want = p.out_slot(og, (out as usize * 2 + vl as usize) as u16);
+                assert_eq!(n.credit_slot_for(og, dst, vl), want);
+                assert_eq!(n.credit_slot_for_flags(og, dst, vl, CBIT), want);
+                assert_eq!(p.out_slot(og, 0), p.in_slot(down, 0));
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 2 * 16 * 2, "{checked}");
+    // mode A: 1000 credits over 8 queues of 34-credit packets = 3 packets per queue
+    let s = p.in_slot(leaf_in, 5);
+    assert_eq!(p.cap(s), 3 * 34);
+    assert_eq!(n.in_cap[leaf_in as usize * 2], 8 * 3 * 34);
+    // an HCA's receive buffer: one queue per VL, the whole VL
+    let hs = p.in_slot(h, 1);
+    assert_eq!(p.cap(hs), 1000);
+}
+
+#[test]
+fn static_ddbbm_credits_follow_the_congestion_bit() {
+    use crate::credit::packet::CBIT;
+    let n = tree(&[
+        "switch.queue_mapping=\"ddbbm\"",
+        "switch.dbbm_queues=3",
+        "switch.buffer_sharing=\"static\"",
+        "switch.static_mode=\"per_queue\"",
+        "switch.queue_bytes=\"8KiB\"",
+    ]);
+    let CreditKeeping::Partitioned(p) = &n.credit_keeping else {
+        panic!("static buffers keep credits per queue")
+    };
+    assert_eq!(n.queue_scheme.queues_per_input(8, 2), 8);
+    let og = n.hca_gport[5];
+    let leaf_in = n.peer[og as usize];
+    for dst in 0..16u32 {
+        for vl in 0..2u8 {
+            let plain = p.out_slot(og, ((dst % 3) * 2 + vl as u32) as u16);
+            let dynamic = p.out_slot(og, (3 * 2 + vl as u32) as u16);
+            assert_eq!(n.credit_slot_for(og, dst, vl), plain);
+            assert_eq!(n.credit_slot_for_flags(og, dst, vl, CBIT), dynamic);
+            assert_eq!(n.downstream_counter(og, dst, vl, CBIT), 3 * 2 + vl as u16);
+        }
+    }
+    // mode B: 8 KiB of 64-B credits per queue, the 4 queues of a VL beyond the 1000 credits
+    let s = p.in_slot(leaf_in, 7);
+    assert_eq!(p.cap(s), 128);
+    assert_eq!(n.in_cap[leaf_in as usize * 2 + 1], 4 * 128);
+    assert_eq!(n.credits[n.credit_slot_for_flags(og, 4, 1, CBIT)], 128);
+}
+
+#[test]
+fn dbbm_and_ddbbm_conserve_on_the_mesh_with_every_credit_keeping() {
+    use super::dbbm::Dbbm;
+    use super::ddbbm::Ddbbm;
+    for scheme in [
+        QueueScheme::Dbbm(Dbbm { queues: 2 }),
+        QueueScheme::Ddbbm(Ddbbm { queues: 3 }),
+    ] {
+        for credits in [
+            CreditKeepingKind::SharedPool,
+            CreditKeepingKind::Partitioned(QueueSizing::Split),
+            CreditKeepingKind::Partitioned(QueueSizing::Divided { min_packets: 1 }),
+        ] {
+            let n = run(UNIFORM, &["switch.vls=2"], scheme, credits);
+            let heads: u32 = n.req_heads.iter().map(|&h| h as u32).sum();
+            let nonempty = n.queues.iter().filter(|q| !q.is_empty()).count() as u32;
+            assert_eq!(heads, nonempty, "{scheme:?} {credits:?}");
         }
     }
 }

@@ -5,11 +5,14 @@
 //!
 //! Several queues of one input can have heads for the same output, so the arbiter looks for
 //! them among the input's queues of the VL ([`super::QueueScheme::requesting_queue`] is None).
-//! Not selectable by a scenario key yet; built in tests ([`super::QueueScheme::VoqNet`]).
+//! Selected by `switch.queue_mapping = "voq_net"` (spec B.2); its memory grows with the
+//! destinations times the ports of every switch, which the memory estimate checks before
+//! anything is allocated.
 
 use super::QueueQuery;
 
-/// One queue per (destination, VL) at every switch input.
+/// One queue per (destination, VL) at every switch input (scenario key
+/// `switch.queue_mapping = "voq_net"`; spec B.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VoqNet {
     /// Number of destinations (HCAs) of the network.

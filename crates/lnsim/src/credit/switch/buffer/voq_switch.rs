@@ -11,7 +11,7 @@
 use super::QueueQuery;
 
 /// One queue per (output, VL) at every switch input (scenario key
-/// `switch.queue_mapping = "voq"`).
+/// `switch.queue_mapping = "voq"` or `"voq_sw"`; spec §3.4, B.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VoqSwitch;
 
