@@ -433,18 +433,14 @@ fn fairness_json(net: &Net, ctx: &Ctx, t: &NodeTotals) -> Value {
     v
 }
 
-/// Spec B.7 over the destinations that are not a hotspot of any generator (every HCA some
-/// source may send to, after warm-up): Jain's index of their reception rates, the victims
+/// Spec B.7 over the destinations that are not a hotspot of any generator (every HCA offered
+/// some traffic after warm-up): Jain's index of their reception rates, the victims
 /// (received < 90 % of the offered rate, for those offered less than their link) and the least
 /// received / offered ratio ([`crate::stats::reception`]).
 fn non_hot_json(net: &Net, ctx: &Ctx, t: &NodeTotals) -> Value {
     let hot = net.traffic.hot_destinations();
-    let mut is_dest = vec![false; ctx.names.len()];
-    for &(_, d) in &net.traffic.pairs {
-        is_dest[d as usize] = true;
-    }
     let members: Vec<usize> = (0..ctx.names.len())
-        .filter(|&d| is_dest[d] && hot.binary_search(&(d as u32)).is_err())
+        .filter(|&d| t.offered_fraction[d] > 0.0 && hot.binary_search(&(d as u32)).is_err())
         .collect();
     let r = reception::non_hot(&t.rx_fraction, &t.offered_fraction, &members);
     json!({
