@@ -211,6 +211,7 @@ fn keys(py: Python<'_>) -> PyResult<Vec<Py<PyDict>>> {
             }
             ValueKind::StrList { .. } => ("string list", None, None, vec![]),
             ValueKind::NodeSet(c) => ("node set", None, None, c.to_vec()),
+            ValueKind::HcaNames => ("hca names", None, None, vec![]),
             ValueKind::VictimMask => ("victim mask", None, None, vec!["host_ports"]),
             ValueKind::VlTable => ("vl table", None, None, vec![]),
             ValueKind::Table => ("table", None, None, vec![]),

@@ -142,6 +142,7 @@ fn kinds_for(ty: &str) -> &'static [&'static str] {
         "Vec<String>" => &["StrList"],
         "Vec<[u32; 2]>" => &["VlTable"],
         "NodeSet" => &["NodeSet"],
+        "HcaNames" => &["HcaNames"],
         "VictimMask" => &["VictimMask"],
         "toml::Table" => &["Table"],
         // enums deserialised from strings
@@ -209,6 +210,7 @@ fn sample(kind: ValueKind) -> Option<toml::Value> {
         ValueKind::IntList { min, .. } => V::Array(vec![V::Integer(min)]),
         ValueKind::StrList { .. } => V::Array(vec![V::String("x".into())]),
         ValueKind::NodeSet(n) => V::String(n[0].into()),
+        ValueKind::HcaNames => V::Array(vec![V::String("x".into())]),
         ValueKind::VictimMask => V::Boolean(true),
         ValueKind::VlTable => V::Array(vec![V::Array(vec![V::Integer(0), V::Integer(1)])]),
         ValueKind::Table => return None,

@@ -126,6 +126,7 @@ fn sample(kind: lnsim::config::keys::ValueKind) -> Option<String> {
         K::IntList { min, .. } => format!("[{}]", min.max(1)),
         K::StrList { .. } => "[\"x\"]".into(),
         K::NodeSet(n) => format!("\"{}\"", n[0]),
+        K::HcaNames => "[\"x\"]".into(),
         K::VictimMask => "true".into(),
         K::VlTable => "[[0, 1]]".into(),
         K::Table => return None,

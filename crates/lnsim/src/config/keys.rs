@@ -11,10 +11,10 @@
 
 use super::model::Model;
 use super::schema::{
-    Arrangement, BufferSharing, CcLevel, CctAlgorithm, DestinationPer, FlowControl, Injection,
-    LinkSpeed, LinkWidth, Marking, PortNumbering, QueueMappingKind, RootCredits, RoutingAlgorithm,
-    SinkCreditReturn, StaticMode, Subset, ThresholdMapping, ThresholdMode, TimerMode, TopologyKind,
-    VlbPolicy,
+    Arrangement, BufferSharing, CcLevel, CctAlgorithm, DestinationPer, FlowControl, HotspotSplit,
+    Injection, LinkSpeed, LinkWidth, Marking, PortNumbering, QueueMappingKind, RootCredits,
+    RoutingAlgorithm, SinkCreditReturn, StaticMode, Subset, ThresholdMapping, ThresholdMode,
+    TimerMode, TopologyKind, VlbPolicy,
 };
 use super::units::{BitRate, Bytes, Duration, Frequency, PS_PER_S};
 use crate::error::{Error, Result};
@@ -103,6 +103,8 @@ pub enum ValueKind {
     },
     /// One of these names, or a list of node names.
     NodeSet(&'static [&'static str]),
+    /// One HCA name or a list of HCA names.
+    HcaNames,
     /// `true`, `false` or `"host_ports"`.
     VictimMask,
     /// A VL arbitration table: at most 64 `[vl, weight]` pairs, VL 0–14, weight 1–255.
@@ -415,8 +417,8 @@ pub const KEYS: &[KeyInfo] = &[
         "bernoulli: offered load as a fraction of the host link"),
     key!("traffic.flows[].rate", RATE, "", "—", IB, "bernoulli: offered rate, instead of `load`"),
     key!("traffic.flows[].vl", VL, "", "0", IB, "VL"),
-    key!(required "traffic.generators[].sources", ValueKind::NodeSet(&["all", "others"]), "", IB,
-        "`\"all\"`, `\"others\"` (HCAs that are not the source of a static flow), or a list of names"),
+    key!(required "traffic.generators[].sources", ValueKind::NodeSet(&["all", "others", "rest"]), "", IB,
+        "`\"all\"`, `\"others\"` (HCAs that are not the source of a static flow), `\"rest\"` (HCAs that are not a source of a static flow or of an earlier generator: spec B.6's background senders), or a list of names"),
     key!("traffic.generators[].destinations", ValueKind::NodeSet(&["all"]), "", "`\"all\"`", IB,
         "`\"all\"` or a list (a source never sends to itself)"),
     key!("traffic.generators[].source_fraction", frac(true), "", "—", IB, "keep this fraction of the sources"),
@@ -426,10 +428,12 @@ pub const KEYS: &[KeyInfo] = &[
         "how fractions are picked: `every_other` (even spread in LID order) or `random` (seeded)"),
     key!("traffic.generators[].pattern", ValueKind::Choice(GENERATOR_PATTERNS), "", "`uniform`", IB,
         "destination pattern, named as in `traffic.pattern`: `uniform` over `destinations` (with `hotspot` and `hotspot_fraction`: a hot destination, also written `hotspot`), or a permutation (each source sends to its image; meshes and tori all, other topologies `bit_complement`, `bit_reversal`, `shuffle`)"),
-    key!("traffic.generators[].hotspot", ValueKind::Str, "", "—", IB,
-        "with `hotspot_fraction`: an HCA that receives that fraction of the messages"),
+    key!("traffic.generators[].hotspot", ValueKind::HcaNames, "", "—", IB,
+        "with `hotspot_fraction`: the HCA (or list of HCAs) that receives that fraction of the messages"),
     key!("traffic.generators[].hotspot_fraction", frac(false), "", "—", IB,
-        "fraction of the messages sent to `hotspot`"),
+        "fraction of the messages sent to `hotspot`; at 1 the hot HCAs are never among the generator's sources (spec B.6)"),
+    key!("traffic.generators[].hotspot_split", ValueKind::Choice(HotspotSplit::NAMES), "", "`message`", IB,
+        "several hotspots: each message picks one (`message`) or each source is bound to one, sources dealt round-robin in LID order (`source`, spec B.6 #5B)"),
     key!("traffic.generators[].injection", ValueKind::Choice(Injection::NAMES), "", "`flood`", IB,
         "`flood` or `bernoulli`"),
     key!("traffic.generators[].load", frac(true), "", "—", IB, "bernoulli: offered load per source"),
@@ -630,6 +634,7 @@ impl ValueKind {
                 format!("list of at most {} strings", num(max_len as i64))
             }
             ValueKind::NodeSet(v) => format!("{} or a list of HCA names", quoted(v)),
+            ValueKind::HcaNames => "an HCA name or a list of HCA names".into(),
             ValueKind::VictimMask => "boolean or \"host_ports\"".into(),
             ValueKind::VlTable => {
                 "list of at most 64 [vl, weight] pairs, VL 0 … 14, weight 1 … 255".into()
@@ -945,6 +950,10 @@ fn value_schema(k: &KeyInfo) -> serde_json::Value {
         }
         ValueKind::NodeSet(names) => json!({"anyOf": [
             {"type": "string", "enum": names},
+            {"type": "array", "items": {"type": "string"}}
+        ]}),
+        ValueKind::HcaNames => json!({"anyOf": [
+            {"type": "string"},
             {"type": "array", "items": {"type": "string"}}
         ]}),
         ValueKind::VictimMask => json!({"anyOf": [

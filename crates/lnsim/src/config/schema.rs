@@ -692,6 +692,19 @@ crate::choice! {
 }
 
 crate::choice! {
+    /// How a generator with several hotspots spreads its hot traffic over them (spec B.6).
+    #[derive(Default)]
+    pub enum HotspotSplit {
+        /// Every message (or packet) picks one of the hot HCAs uniformly.
+        #[default]
+        Message = "message",
+        /// Each source is bound to one hot HCA: the sources in LID order are dealt round-robin
+        /// over the hotspots in the order given (spec B.6 #5B: hot sources split evenly).
+        Source = "source",
+    }
+}
+
+crate::choice! {
     /// When a generator draws a new destination.
     #[derive(Default)]
     pub enum DestinationPer {
@@ -732,11 +745,12 @@ pub struct FlowConfig {
 }
 
 /// A node set: `"all"`, `"others"` (HCAs that are not the source of a static flow, minus
-/// `idle`), or an explicit list of names.
+/// `idle`), `"rest"` (HCAs that are not a source of any static flow or earlier generator, minus
+/// `idle`: the background senders of spec B.6), or an explicit list of names.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(untagged)]
 pub enum NodeSet {
-    /// "all" or "others".
+    /// "all", "others" or "rest".
     Named(String),
     /// Explicit names.
     List(Vec<String>),
@@ -765,9 +779,15 @@ pub struct GeneratorConfig {
     /// of the fabric's HCAs (`traffic::permutation`).
     #[serde(default)]
     pub pattern: Pattern,
-    /// Hotspot: node receiving `hotspot_fraction` of the messages.
+    /// Hotspot: the HCA, or HCAs, receiving `hotspot_fraction` of the messages (spec B.6: #5B
+    /// has five).
     #[serde(default)]
-    pub hotspot: Option<String>,
+    pub hotspot: Option<HcaNames>,
+    /// With several hotspots: each message picks one ("message", the default) or each source is
+    /// bound to one, the sources dealt round-robin in LID order ("source": spec B.6 #5B's hot
+    /// sources split evenly among the hotspots).
+    #[serde(default)]
+    pub hotspot_split: HotspotSplit,
     /// Fraction of messages sent to `hotspot`.
     #[serde(default)]
     pub hotspot_fraction: Option<f64>,
@@ -796,6 +816,27 @@ pub struct GeneratorConfig {
     #[serde(default)]
     pub vl: u32,
 }
+
+/// One HCA name or a list of them (`traffic.generators[].hotspot`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum HcaNames {
+    /// One name.
+    One(String),
+    /// Several names.
+    List(Vec<String>),
+}
+
+impl HcaNames {
+    /// The names, in the order given.
+    pub fn names(&self) -> Vec<&str> {
+        match self {
+            HcaNames::One(s) => vec![s.as_str()],
+            HcaNames::List(v) => v.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
 fn default_all() -> NodeSet {
     NodeSet::Named("all".into())
 }

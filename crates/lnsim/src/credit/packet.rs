@@ -92,12 +92,15 @@ impl PacketQueue {
 }
 
 /// The columns of the packet slab: the packet records and, beside them, the link of the
-/// [`PacketQueue`] each packet sits in (kept out of the 56-byte record).
+/// [`PacketQueue`] each packet sits in and the packet's sequence number in its flow (both kept
+/// out of the 56-byte record).
 #[derive(Debug, Default)]
 struct Records {
     slots: Vec<Packet>,
     /// `[id]`: next packet of the [`PacketQueue`] it sits in ([`NIL`] at the tail).
     next: Vec<u32>,
+    /// `[id]`: sequence number in its flow, 1, 2, … in allocation order (0: a [`CNP`]).
+    seq: Vec<u32>,
 }
 
 impl Columns for Records {
@@ -106,8 +109,10 @@ impl Columns for Records {
     fn push(&mut self, p: Packet) {
         self.slots.push(p);
         self.next.push(NIL);
+        self.seq.push(0);
     }
-    /// (The queue link is set when the packet joins a queue.)
+    /// (The queue link is set when the packet joins a queue, the sequence number by
+    /// [`PacketStore::alloc`].)
     #[inline]
     fn set(&mut self, i: usize, p: Packet) {
         self.slots[i] = p;
@@ -119,11 +124,14 @@ impl Columns for Records {
 }
 
 /// Slab of packets: ids from the engine's [`Slab`] (free list, live count; issue 15), the
-/// intrusive FIFO queues through the `next` column, and the fewest credits of any packet.
+/// intrusive FIFO queues through the `next` column, the fewest credits of any packet, and the
+/// per-flow sequence numbers that let receivers count out-of-order deliveries (spec B.3.6).
 #[derive(Debug)]
 pub struct PacketStore {
     slab: Slab<Records>,
     min_credits: u32,
+    /// `[flow]`: the last sequence number given to a data packet of the flow.
+    flow_seq: Vec<u32>,
 }
 
 impl Default for PacketStore {
@@ -131,16 +139,38 @@ impl Default for PacketStore {
         PacketStore {
             slab: Slab::new(),
             min_credits: u32::MAX,
+            flow_seq: Vec::new(),
         }
     }
 }
 
 impl PacketStore {
-    /// Stores a packet; returns its id.
+    /// Stores a packet; returns its id. A data packet (no [`CNP`] flag) gets the next sequence
+    /// number of its flow (1, 2, …: packets are allocated in the order their flow creates
+    /// them), read back by [`PacketStore::seq`] (spec B.3.6: out-of-order delivery is counted
+    /// at receivers against this order).
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> u32 {
         self.min_credits = self.min_credits.min(p.credits);
-        self.slab.alloc(p)
+        let seq = if p.flags & CNP == 0 {
+            let f = p.flow as usize;
+            if f >= self.flow_seq.len() {
+                // flows are created during the run: grows once per new flow id
+                self.flow_seq.resize(f + 1, 0);
+            }
+            self.flow_seq[f] = self.flow_seq[f].wrapping_add(1);
+            self.flow_seq[f]
+        } else {
+            0
+        };
+        let id = self.slab.alloc(p);
+        self.slab.cols_mut().seq[id as usize] = seq;
+        id
+    }
+    /// Sequence number of packet `id` in its flow (1-based; 0 for a [`CNP`]).
+    #[inline]
+    pub fn seq(&self, id: u32) -> u32 {
+        self.slab.cols().seq[id as usize]
     }
     /// Releases a packet id.
     #[inline]
@@ -240,5 +270,26 @@ mod tests {
         s.push_back(&mut b, ids[1]);
         let drained: Vec<u32> = std::iter::from_fn(|| s.pop_front(&mut b)).collect();
         assert_eq!(drained, vec![ids[3], ids[5], ids[1]]);
+    }
+
+    #[test]
+    fn sequence_numbers_count_per_flow_and_skip_notifications() {
+        let mut s = PacketStore::default();
+        let mk = |flow, flags| Packet {
+            flow,
+            flags,
+            credits: 1,
+            ..Packet::default()
+        };
+        let a1 = s.alloc(mk(3, 0));
+        let b1 = s.alloc(mk(0, 0));
+        let cnp = s.alloc(mk(3, CNP | BECN));
+        let a2 = s.alloc(mk(3, FECN));
+        assert_eq!((s.seq(a1), s.seq(b1), s.seq(cnp), s.seq(a2)), (1, 1, 0, 2));
+        // a recycled id takes the sequence number of its new packet
+        s.free(a1);
+        let a3 = s.alloc(mk(3, 0));
+        assert_eq!(a3, a1);
+        assert_eq!(s.seq(a3), 3);
     }
 }

@@ -25,6 +25,7 @@ use crate::engine::run::Ending;
 use crate::error::{Error, Result};
 use crate::outdir::{write_folder, Marker};
 use crate::stats::fairness::jain;
+use crate::stats::reception;
 use crate::stats::Stats;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -72,7 +73,7 @@ pub fn write_results(
     ending: Ending,
 ) -> Result<String> {
     let ctx = Ctx::new(net);
-    let totals = NodeTotals::new(&net.stats, &ctx);
+    let totals = NodeTotals::new(net, &ctx);
     let summary = summary_json(net, l, &ctx, &totals, wall_s, c, ending);
     let text =
         serde_json::to_string_pretty(&summary).map_err(|e| Error::Internal(e.to_string()))? + "\n";
@@ -162,10 +163,16 @@ struct NodeTotals {
     after: Vec<[u64; 2]>,
     /// Length of the after-warm-up part.
     after_ps: u64,
+    /// Per HCA: bytes received after warm-up per second over its link's bytes per second
+    /// (spec B.7).
+    rx_fraction: Vec<f64>,
+    /// Per HCA: the traffic offered to it after warm-up over its link's rate (spec B.7).
+    offered_fraction: Vec<f64>,
 }
 
 impl NodeTotals {
-    fn new(st: &Stats, ctx: &Ctx) -> Self {
+    fn new(net: &Net, ctx: &Ctx) -> Self {
+        let st = &net.stats;
         let ns = &st.nodes;
         let mut all = vec![[0u64; 2]; ns.n_hca];
         let mut after = vec![[0u64; 2]; ns.n_hca];
@@ -180,10 +187,40 @@ impl NodeTotals {
                 }
             }
         }
+        let after_ps = ctx.end.saturating_sub(ctx.warm_start);
+        let link_bytes_per_s = |h: u32| link_gbps(net, h as usize) * 1e9 / 8.0;
+        let share = |bytes_per_s: f64, h: usize| {
+            let l = link_bytes_per_s(h as u32);
+            if l > 0.0 {
+                bytes_per_s / l
+            } else {
+                0.0
+            }
+        };
+        let secs_after = secs(after_ps);
+        let rx_fraction = (0..ns.n_hca)
+            .map(|h| {
+                if secs_after > 0.0 {
+                    share(after[h][1] as f64 / secs_after, h)
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let offered = net
+            .traffic
+            .offered_to(&link_bytes_per_s, ctx.warm_start, ctx.end);
+        let offered_fraction = offered
+            .iter()
+            .enumerate()
+            .map(|(h, &b)| share(b, h))
+            .collect();
         NodeTotals {
             all,
             after,
-            after_ps: ctx.end.saturating_sub(ctx.warm_start),
+            after_ps,
+            rx_fraction,
+            offered_fraction,
         }
     }
 
@@ -231,13 +268,19 @@ fn summary_json(
             // the same in gigabytes per second: [Z] sums per-node MB/s (docs/scenarios.md)
             "total_rx_gbytes_per_s": r6(gbps(sum(&t.all, 1), end) / 8.0),
             "total_tx_gbytes_per_s": r6(gbps(sum(&t.all, 0), end) / 8.0),
+            // spec B.7: mean over the end nodes of bytes received after warm-up / link rate
+            "accepted_per_node": r6(mean(&t.rx_fraction)),
         },
         "nodes": nodes_json(net, ctx, t),
         "flows": flows_json(net, ctx),
         "flows_total": net.traffic.flows.len(),
         "latency_ns": latency_json(&st.latency, st.latency_sum),
         "network_latency_ns": latency_json(&st.net_latency, st.net_latency_sum),
-        "fairness": fairness_json(net, ctx),
+        "fairness": fairness_json(net, ctx, t),
+        "delivery": {
+            // spec B.3.6, B.7: packets delivered after a later packet of their flow
+            "out_of_order_packets": net.traffic.flows.iter().map(|f| f.out_of_order).sum::<u64>(),
+        },
         "cc": cc_json(ctx.ib),
         "deadlock": net.deadlock.as_ref().map(|d| json!({
             "time_s": secs(d.time),
@@ -274,6 +317,10 @@ fn nodes_json(net: &Net, ctx: &Ctx, t: &NodeTotals) -> Map<String, Value> {
                 "tx_gbps_after_warmup": r6(gbps(after[h][0], t.after_ps)),
                 "rx_gbps_after_warmup": r6(gbps(after[h][1], t.after_ps)),
                 "link_gbps": r6(link_gbps(net, h)),
+                // spec B.7: reception after warm-up and the traffic offered to it, as shares
+                // of the link
+                "rx_fraction": r6(t.rx_fraction[h]),
+                "offered_fraction": r6(t.offered_fraction[h]),
         });
         if let Some(ib) = ctx.ib {
             node["cnps_sent"] = json!(ib.ca.cnps_sent[h]);
@@ -314,8 +361,9 @@ fn flows_json(net: &Net, ctx: &Ctx) -> Vec<Value> {
 
 /// Jain's fairness index over the window: per destination with at least two flows, and for
 /// one group of flows — those of `stats.fairness_sources`, else those to the destination with
-/// the most flows (most bytes, then lowest index, breaking ties).
-fn fairness_json(net: &Net, ctx: &Ctx) -> Value {
+/// the most flows (most bytes, then lowest index, breaking ties); and the HoL-blocking figures
+/// of spec B.7 over the destinations that are not a hotspot ([`non_hot_json`]).
+fn fairness_json(net: &Net, ctx: &Ctx, t: &NodeTotals) -> Value {
     let names = &ctx.names;
     let flows = &net.traffic.flows;
     let mut by_dst: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
@@ -373,12 +421,45 @@ fn fairness_json(net: &Net, ctx: &Ctx) -> Value {
             )
         })
         .collect();
-    json!({
+    let mut v = json!({
         "jain": jain(&group_rates).map(r6),
         "flows": group_names,
         "window_start_s": secs(net.stats.window),
         "per_destination": per_dst,
+    });
+    if let (Value::Object(m), Value::Object(extra)) = (&mut v, non_hot_json(net, ctx, t)) {
+        m.extend(extra);
+    }
+    v
+}
+
+/// Spec B.7 over the destinations that are not a hotspot of any generator (every HCA offered
+/// some traffic after warm-up): Jain's index of their reception rates, the victims
+/// (received < 90 % of the offered rate, for those offered less than their link) and the least
+/// received / offered ratio ([`crate::stats::reception`]).
+fn non_hot_json(net: &Net, ctx: &Ctx, t: &NodeTotals) -> Value {
+    let hot = net.traffic.hot_destinations();
+    let members: Vec<usize> = (0..ctx.names.len())
+        .filter(|&d| t.offered_fraction[d] > 0.0 && hot.binary_search(&(d as u32)).is_err())
+        .collect();
+    let r = reception::non_hot(&t.rx_fraction, &t.offered_fraction, &members);
+    json!({
+        "rx_jain_non_hot": r.jain.map(r6),
+        "non_hot_destinations": r.destinations,
+        "hot_destinations": hot.iter().map(|&h| ctx.names[h as usize]).collect::<Vec<_>>(),
+        "victims": r.victims,
+        "victim_share": reception::VICTIM_SHARE,
+        "min_over_expected": r.min_over_expected.map(r6),
     })
+}
+
+/// Mean of `v` (0 for an empty slice).
+fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        0.0
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
 }
 
 /// Count, mean (ns, from the exact sum `sum` in ps) and percentiles of a latency histogram.

@@ -3,6 +3,7 @@
 //! Collectors observe; they never steer the simulation.
 
 pub mod fairness;
+pub mod reception;
 pub mod results_folder;
 
 use crate::config::Ps;

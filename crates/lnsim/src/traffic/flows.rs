@@ -8,8 +8,8 @@ use super::geometry::Geometry;
 use super::injection::Bernoulli;
 use super::pattern::{self, Among, DestinationPattern, Request};
 use crate::config::{
-    BitRate, DestinationPer, Duration, GeneratorConfig, Injection, NodeSet, Pattern, Ps, Scenario,
-    Subset,
+    BitRate, DestinationPer, Duration, GeneratorConfig, HcaNames, HotspotSplit, Injection, NodeSet,
+    Pattern, Ps, Scenario, Subset,
 };
 use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
@@ -59,6 +59,10 @@ pub struct Flow {
     pub rx_bytes_window: u64,
     /// Sum of packet latencies (ps).
     pub latency_sum: u128,
+    /// Highest sequence number delivered so far (0: none; spec B.3.6).
+    pub rx_max_seq: u32,
+    /// Packets delivered after a later packet of the flow (spec B.3.6, B.7).
+    pub out_of_order: u64,
 }
 
 /// How a source picks destinations.
@@ -133,6 +137,21 @@ pub struct Traffic {
     pub pairs: Vec<(u32, u32)>,
 }
 
+impl Flow {
+    /// Records the delivery of the flow's packet number `seq` (1-based, in creation order):
+    /// counts it out of order when a later packet has been delivered already (spec B.3.6).
+    /// Serial-number comparison, so a sequence number that wrapped past `u32::MAX` still
+    /// compares right while packets overtake each other by fewer than 2³¹.
+    #[inline]
+    pub fn delivered_seq(&mut self, seq: u32) {
+        if self.rx_max_seq != 0 && (seq.wrapping_sub(self.rx_max_seq) as i32) < 0 {
+            self.out_of_order += 1;
+        } else {
+            self.rx_max_seq = seq;
+        }
+    }
+}
+
 impl Traffic {
     /// The flow of source `s` towards `dst`, created on first use.
     pub fn flow_for(&mut self, s: u32, dst: u32) -> u32 {
@@ -163,6 +182,55 @@ impl Traffic {
         }
     }
 
+    /// The traffic offered to each HCA over `[from, to)` in bytes/s on the wire (spec B.7: the
+    /// "expected" reception rate of a destination that is below capacity): every source's mean
+    /// rate (Bernoulli: `p` × its host link, `link_bytes_per_s(hca)`; flood: the whole link)
+    /// times the share of its active time inside the window, spread by its pattern's
+    /// [`DestinationPattern::shares`] (a static flow: all to its destination).
+    pub fn offered_to(&self, link_bytes_per_s: &dyn Fn(u32) -> f64, from: Ps, to: Ps) -> Vec<f64> {
+        let mut v = vec![0.0; self.by_hca.len()];
+        let len = to.saturating_sub(from);
+        if len == 0 {
+            return v;
+        }
+        for src in &self.sources {
+            let on = src.stop.min(to).saturating_sub(src.start.max(from));
+            let p = match src.injection {
+                Injection::Flood => 1.0,
+                Injection::Bernoulli => src.arrivals.p(),
+            };
+            let rate = p * link_bytes_per_s(src.hca) * on as f64 / len as f64;
+            match &src.dest {
+                Destinations::Static(f) => v[self.flows[*f as usize].dst as usize] += rate,
+                Destinations::Random { pattern, .. } => {
+                    for (d, w) in self.patterns[*pattern as usize].shares(src.hca) {
+                        v[d as usize] += rate * w;
+                    }
+                }
+            }
+        }
+        v
+    }
+
+    /// The hot HCAs of every generator (a hotspot pattern with a positive fraction), sorted
+    /// (spec B.7: the destinations left out of the non-hot fairness figures).
+    pub fn hot_destinations(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self
+            .patterns
+            .iter()
+            .filter_map(|p| match p {
+                DestinationPattern::Hotspot { hot, fraction, .. } if *fraction > 0.0 => {
+                    Some(hot.iter().copied())
+                }
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
     /// Every destination source `s` may draw (the routes it needs).
     pub fn destinations_of(&self, s: u32) -> Vec<u32> {
         let src = &self.sources[s as usize];
@@ -191,6 +259,8 @@ fn new_flow(src: u32, dst: u32, vl: u8, source: u32, is_static: bool) -> Flow {
         rx_packets: 0,
         rx_bytes_window: 0,
         latency_sum: 0,
+        rx_max_seq: 0,
+        out_of_order: 0,
     }
 }
 
@@ -374,18 +444,30 @@ fn add_generator(
     for (j, n) in g.idle.iter().enumerate() {
         idle.push(idx(n, &format!("{key}.idle[{j}]"))?);
     }
-    let resolve = |set: &NodeSet, k: &str, allow_others: bool| -> Result<Vec<u32>> {
+    // HCAs already sending: static flows and earlier generators ("rest" leaves them out)
+    let mut taken = vec![false; n_hca as usize];
+    for src in &tr.sources {
+        taken[src.hca as usize] = true;
+    }
+    let resolve = |set: &NodeSet, k: &str, allow_named: bool| -> Result<Vec<u32>> {
         let v: Vec<u32> = match set {
             NodeSet::Named(s) if s == "all" => (0..n_hca).collect(),
-            NodeSet::Named(s) if s == "others" && allow_others => {
+            NodeSet::Named(s) if s == "others" && allow_named => {
                 (0..n_hca).filter(|h| !static_sources.contains(h)).collect()
+            }
+            NodeSet::Named(s) if s == "rest" && allow_named => {
+                (0..n_hca).filter(|&h| !taken[h as usize]).collect()
             }
             NodeSet::Named(s) => {
                 return Err(Error::input(
                     k,
                     format!(
                         "unknown node set \"{s}\"; allowed: \"all\"{}, or a list of HCA names",
-                        if allow_others { ", \"others\"" } else { "" }
+                        if allow_named {
+                            ", \"others\", \"rest\""
+                        } else {
+                            ""
+                        }
                     ),
                 ))
             }
@@ -401,47 +483,27 @@ fn add_generator(
         };
         Ok(v)
     };
-    let mut subset_rng = stream(seed, u64::MAX - tr.sources.len() as u64, purpose::SUBSET);
-    let mut subset = |v: Vec<u32>, frac: Option<f64>, k: &str| -> Result<Vec<u32>> {
-        let Some(f) = frac else { return Ok(v) };
-        if !(f > 0.0 && f <= 1.0) {
-            return Err(Error::input(k, format!("{f} outside (0, 1]")));
-        }
-        match g.subset {
-            // even spread in LID order: keep element i when floor((i+1)·f) > floor(i·f)
-            Subset::EveryOther => Ok(v
-                .into_iter()
-                .enumerate()
-                .filter(|(i, _)| (((*i + 1) as f64) * f).floor() > ((*i as f64) * f).floor())
-                .map(|(_, h)| h)
-                .collect()),
-            Subset::Random => {
-                let keep = ((v.len() as f64) * f).round() as usize;
-                let mut v = v;
-                v.shuffle(&mut subset_rng);
-                v.truncate(keep);
-                v.sort_unstable();
-                Ok(v)
-            }
-        }
-    };
-    let mut sources = resolve(&g.sources, &format!("{key}.sources"), true)?;
-    sources.retain(|h| !idle.contains(h));
-    let sources = subset(
-        sources,
-        g.source_fraction,
-        &format!("{key}.source_fraction"),
-    )?;
-    let dests = resolve(&g.destinations, &format!("{key}.destinations"), false)?;
-    let dests = subset(
-        dests,
-        g.destination_fraction,
-        &format!("{key}.destination_fraction"),
-    )?;
-    let hotspot = match (&g.hotspot, g.hotspot_fraction) {
+    // the hot HCAs, in the order given (spec B.6)
+    let hot_key = format!("{key}.hotspot");
+    let hotspot: Option<(Vec<u32>, f64)> = match (&g.hotspot, g.hotspot_fraction) {
         (None, None) => None,
         (Some(h), Some(f)) if (0.0..=1.0).contains(&f) => {
-            Some((idx(h, &format!("{key}.hotspot"))?, f))
+            let mut v = Vec::new();
+            for (j, n) in h.names().into_iter().enumerate() {
+                let k = match h {
+                    HcaNames::One(_) => hot_key.clone(),
+                    HcaNames::List(_) => format!("{hot_key}[{j}]"),
+                };
+                let x = idx(n, &k)?;
+                if v.contains(&x) {
+                    return Err(Error::input(&k, format!("names {n} twice")));
+                }
+                v.push(x);
+            }
+            if v.is_empty() {
+                return Err(Error::input(&hot_key, "names no HCA"));
+            }
+            Some((v, f))
         }
         (Some(_), Some(f)) => {
             return Err(Error::input(
@@ -451,12 +513,75 @@ fn add_generator(
         }
         _ => {
             return Err(Error::input(
-                &format!("{key}.hotspot"),
+                &hot_key,
                 "give both `hotspot` and `hotspot_fraction`",
             ))
         }
     };
-    let pattern = generator_pattern(g, key, fabric, dests, hotspot)?;
+    if g.hotspot_split == HotspotSplit::Source && hotspot.is_none() {
+        return Err(Error::input(
+            &format!("{key}.hotspot_split"),
+            "\"source\" binds each source to one hotspot: give `hotspot` and `hotspot_fraction`",
+        ));
+    }
+    // a pure hotspot generator (fraction 1) never has a hot HCA among its sources: it would
+    // have no destination but itself or another hotspot (spec B.6: hot sources exclude the hotspot)
+    let excluded: Vec<u32> = match &hotspot {
+        Some((h, f)) if *f >= 1.0 => h.clone(),
+        _ => Vec::new(),
+    };
+    let mut subset_rng = stream(seed, u64::MAX - tr.sources.len() as u64, purpose::SUBSET);
+    // keeps round(|v|·f) of `v` (the count is of the whole set), never an `exclude`d HCA
+    let mut subset =
+        |v: Vec<u32>, frac: Option<f64>, exclude: &[u32], k: &str| -> Result<Vec<u32>> {
+            let Some(f) = frac else {
+                return Ok(v.into_iter().filter(|h| !exclude.contains(h)).collect());
+            };
+            if !(f > 0.0 && f <= 1.0) {
+                return Err(Error::input(k, format!("{f} outside (0, 1]")));
+            }
+            match g.subset {
+                // even spread in LID order: keep element i when floor((i+1)·f) > floor(i·f)
+                Subset::EveryOther => Ok(v
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(i, _)| (((*i + 1) as f64) * f).floor() > ((*i as f64) * f).floor())
+                    .map(|(_, h)| h)
+                    .filter(|h| !exclude.contains(h))
+                    .collect()),
+                Subset::Random => {
+                    let keep = ((v.len() as f64) * f).round() as usize;
+                    let mut v: Vec<u32> = v.into_iter().filter(|h| !exclude.contains(h)).collect();
+                    v.shuffle(&mut subset_rng);
+                    v.truncate(keep);
+                    v.sort_unstable();
+                    Ok(v)
+                }
+            }
+        };
+    let mut sources = resolve(&g.sources, &format!("{key}.sources"), true)?;
+    sources.retain(|h| !idle.contains(h));
+    let sources = subset(
+        sources,
+        g.source_fraction,
+        &excluded,
+        &format!("{key}.source_fraction"),
+    )?;
+    let dests = resolve(&g.destinations, &format!("{key}.destinations"), false)?;
+    let dests = subset(
+        dests,
+        g.destination_fraction,
+        &[],
+        &format!("{key}.destination_fraction"),
+    )?;
+    // one pattern, or with `hotspot_split = "source"` one per hotspot (source i uses i mod k)
+    let patterns: Vec<DestinationPattern> = match &hotspot {
+        Some((h, f)) if g.hotspot_split == HotspotSplit::Source => h
+            .iter()
+            .map(|&x| generator_pattern(g, key, fabric, dests.clone(), Some((vec![x], *f))))
+            .collect::<Result<_>>()?,
+        _ => vec![generator_pattern(g, key, fabric, dests, hotspot)?],
+    };
     let per_packet = g.destination_per == DestinationPer::Packet;
     let vl = vl_ok(&format!("{key}.vl"), g.vl)?;
     if sources.is_empty() {
@@ -464,7 +589,9 @@ fn add_generator(
     }
     let pid = tr.patterns.len() as u32;
     let mut active = 0;
-    for &src in &sources {
+    for (i, &src) in sources.iter().enumerate() {
+        let which = i % patterns.len();
+        let pattern = &patterns[which];
         let reach = pattern.destinations_of(src);
         if reach.is_empty() {
             if matches!(pattern, DestinationPattern::Permutation(_)) {
@@ -489,7 +616,7 @@ fn add_generator(
         tr.sources.push(Source {
             hca: src,
             dest: Destinations::Random {
-                pattern: pid,
+                pattern: pid + which as u32,
                 flows: HashMap::new(),
             },
             injection: g.injection,
@@ -514,7 +641,7 @@ fn add_generator(
             ),
         ));
     }
-    tr.patterns.push(pattern);
+    tr.patterns.extend(patterns);
     Ok(())
 }
 
@@ -527,7 +654,7 @@ fn generator_pattern(
     key: &str,
     fabric: &Fabric,
     dests: Vec<u32>,
-    hotspot: Option<(u32, f64)>,
+    hotspot: Option<(Vec<u32>, f64)>,
 ) -> Result<DestinationPattern> {
     let geo = Geometry::of(fabric)?;
     let n = geo.terminals()?;
@@ -569,10 +696,13 @@ fn generator_pattern(
             ));
         }
     }
-    let hot = hotspot.map(|(h, f)| ([h], f));
+    let hot = hotspot.map(|(mut h, f)| {
+        h.sort_unstable();
+        (h, f)
+    });
     let hot_key = format!("{key}.hotspot");
     let req = Request {
-        pattern: match (g.pattern, hot) {
+        pattern: match (g.pattern, &hot) {
             // a hotspot is `hotspot` + `hotspot_fraction`, with pattern "uniform" or "hotspot"
             (Pattern::Uniform, Some(_)) => Pattern::Hotspot,
             (p, _) => p,
@@ -589,4 +719,26 @@ fn generator_pattern(
         ),
     };
     Ok(pattern::resolve(&req, &geo, n)?.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn out_of_order_counts_packets_overtaken_by_a_later_one() {
+        let mut f = new_flow(0, 1, 0, 0, false);
+        for seq in [1, 2, 4, 3, 5, 3, 6] {
+            f.delivered_seq(seq);
+        }
+        // 3 after 4, and 3 (again) after 5
+        assert_eq!(f.out_of_order, 2);
+        assert_eq!(f.rx_max_seq, 6);
+        // wrap-around: u32::MAX then 1 is in order, then u32::MAX again is late
+        let mut f = new_flow(0, 1, 0, 0, false);
+        for seq in [u32::MAX - 1, u32::MAX, 1, u32::MAX] {
+            f.delivered_seq(seq);
+        }
+        assert_eq!((f.out_of_order, f.rx_max_seq), (1, 1));
+    }
 }

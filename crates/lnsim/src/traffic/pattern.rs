@@ -261,6 +261,42 @@ impl DestinationPattern {
     }
 }
 
+impl DestinationPattern {
+    /// The probability of each destination of `src` (spec B.7: the offered traffic per
+    /// destination, the "expected" reception of a non-hot destination): the hot terminals
+    /// other than `src` share `fraction` equally and the uniform set the rest (all of it when
+    /// no hot terminal is left, all to the hot ones when the set holds only `src`); every other
+    /// pattern is uniform over [`DestinationPattern::destinations_of`]. A terminal may appear
+    /// twice (hot and in the uniform set); the probabilities sum to 1 (or nothing for an
+    /// inactive source).
+    pub fn shares(&self, src: u32) -> Vec<(u32, f64)> {
+        let uniform = |v: Vec<u32>, total: f64| -> Vec<(u32, f64)> {
+            let w = total / v.len().max(1) as f64;
+            v.into_iter().map(|d| (d, w)).collect()
+        };
+        match self {
+            DestinationPattern::Hotspot {
+                hot,
+                fraction,
+                rest,
+            } => {
+                let hot_others: Vec<u32> = hot.iter().copied().filter(|&d| d != src).collect();
+                let rest_others = rest.members_without(src);
+                match (hot_others.is_empty(), rest_others.is_empty()) {
+                    (true, _) => uniform(rest_others, 1.0),
+                    (false, true) => uniform(hot_others, 1.0),
+                    (false, false) => {
+                        let mut v = uniform(hot_others, *fraction);
+                        v.extend(uniform(rest_others, 1.0 - fraction));
+                        v
+                    }
+                }
+            }
+            _ => uniform(self.destinations_of(src), 1.0),
+        }
+    }
+}
+
 /// What a steady pattern is resolved from: the pattern key's value and the keys around it.
 pub struct Request<'a> {
     /// The pattern.
@@ -441,5 +477,49 @@ mod tests {
         assert_eq!(p.destinations_of(0), Vec::<u32>::new());
         assert_eq!(p.destinations_of(2), vec![1]);
         assert_eq!(p.draw(2, &mut ChaCha8Rng::seed_from_u64(0)), 1);
+    }
+
+    #[test]
+    fn shares_match_the_draw_frequencies() {
+        // hot 2 and 5 take 0.6 between them, the rest 0.4 over 0..8 without the source
+        let p = DestinationPattern::Hotspot {
+            hot: vec![2, 5],
+            fraction: 0.6,
+            rest: Among::All(8),
+        };
+        for src in [0u32, 2] {
+            let mut want = [0.0f64; 8];
+            for (d, w) in p.shares(src) {
+                want[d as usize] += w;
+            }
+            assert!((want.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+            assert_eq!(want[src as usize], 0.0);
+            let mut rng = ChaCha8Rng::seed_from_u64(7);
+            let n = 200_000;
+            let mut got = [0u32; 8];
+            for _ in 0..n {
+                got[p.draw(src, &mut rng) as usize] += 1;
+            }
+            for d in 0..8 {
+                let f = got[d] as f64 / n as f64;
+                assert!(
+                    (f - want[d]).abs() < 0.005,
+                    "src {src} dst {d}: {f} vs {}",
+                    want[d]
+                );
+            }
+        }
+        // a pure hotspot: everything to the hot terminal; the hotspot itself sends uniformly
+        let p = DestinationPattern::Hotspot {
+            hot: vec![3],
+            fraction: 1.0,
+            rest: Among::All(4),
+        };
+        assert_eq!(p.shares(0), vec![(3, 1.0), (1, 0.0), (2, 0.0), (3, 0.0)]);
+        let s3 = p.shares(3);
+        assert_eq!(s3.len(), 3);
+        assert!(s3
+            .iter()
+            .all(|&(d, w)| d != 3 && (w - 1.0 / 3.0).abs() < 1e-12));
     }
 }

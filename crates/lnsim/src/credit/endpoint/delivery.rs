@@ -1,7 +1,8 @@
 //! Delivery at the destination HCA: a packet's head arrives, it joins the sink's queue, the
 //! sink ([`super::sink::SinkModel`]) consumes it at its drain rate, then its credits go back
-//! upstream, its statistics are recorded and congestion control sees it (a BECN-marked CNP
-//! or a FECN-marked data packet, spec §3.7.2, §4).
+//! upstream, its statistics are recorded (with the out-of-order check of spec B.3.6 against
+//! the flow's sequence numbers) and congestion control sees it (a BECN-marked CNP or a
+//! FECN-marked data packet, spec §3.7.2, §4).
 
 use crate::config::Ps;
 use crate::credit::packet::CNP;
@@ -141,6 +142,7 @@ impl Net {
             self.stats
                 .rx(h, now, p.bytes, now - p.created, now - p.injected);
             let f = &mut self.traffic.flows[p.flow as usize];
+            f.delivered_seq(self.pkts.seq(pid));
             f.rx_bytes += p.bytes as u64;
             f.rx_packets += 1;
             f.latency_sum += (now - p.created) as u128;
