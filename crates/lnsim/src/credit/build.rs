@@ -441,6 +441,7 @@ impl Net {
             pkts: PacketStore::default(),
             q: EventQueue::new(WHEEL_SHIFT, wheel_log_buckets),
             cc,
+            cc_out: Vec::new(),
             stats,
             events: 0,
             flit_hops: 0,
@@ -670,6 +671,7 @@ fn congestion_management(
         .collect();
     CongestionManagement::from_config(
         &s.cc,
+        None,
         &CcContext {
             vls: s.switch.vls as usize,
             pkt_credits,

@@ -11,6 +11,9 @@ pub const FECN: u8 = 1;
 pub const BECN: u8 = 2;
 /// Packet flag: this is a congestion notification packet, not data.
 pub const CNP: u8 = 4;
+/// Packet flag: DDBBM's congestion bit — the destination is congested, switches put the
+/// packet in the dynamic queue (drb-and-ddbbm spec B.3.4).
+pub const CBIT: u8 = 8;
 
 /// One packet (an IB packet of `credits` 64-byte credits) moving as a whole with virtual
 /// cut-through timing; credits are still counted per 64-byte unit.

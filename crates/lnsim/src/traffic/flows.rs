@@ -59,6 +59,10 @@ pub struct Flow {
     pub rx_bytes_window: u64,
     /// Sum of packet latencies (ps).
     pub latency_sum: u128,
+    /// DDBBM: the congestion bit latched for the current message (drb-and-ddbbm spec B.3.6).
+    pub cbit: bool,
+    /// A message has started and not finished (its later packets keep `cbit`).
+    pub in_message: bool,
 }
 
 /// How a source picks destinations.
@@ -191,6 +195,8 @@ fn new_flow(src: u32, dst: u32, vl: u8, source: u32, is_static: bool) -> Flow {
         rx_packets: 0,
         rx_bytes_window: 0,
         latency_sum: 0,
+        cbit: false,
+        in_message: false,
     }
 }
 

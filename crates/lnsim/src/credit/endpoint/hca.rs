@@ -4,7 +4,7 @@
 
 use crate::config::{Injection, Ps};
 use crate::credit::cc::Notification;
-use crate::credit::packet::{Packet, BECN, CNP};
+use crate::credit::packet::{Packet, BECN, CBIT, CNP};
 use crate::credit::{Ev, Net};
 
 impl Net {
@@ -85,6 +85,13 @@ impl Net {
         fl.tx_bytes += self.pkt_bytes as u64;
         fl.tx_packets += 1;
         let (dst, vl) = (fl.dst, fl.vl);
+        // DDBBM: a flow reads its destination's status bit at a message's first packet and
+        // keeps it for the message (drb-and-ddbbm spec B.3.4, B.3.6)
+        if !fl.in_message {
+            fl.cbit = self.cc.congestion_bit(h, dst);
+        }
+        fl.in_message = !msg_done;
+        let flags = if fl.cbit { CBIT } else { 0 };
         if fl.msgs.is_empty() {
             fl.ready = false;
             self.ready[h as usize].remove(idx);
@@ -100,6 +107,7 @@ impl Net {
             bytes: self.pkt_bytes,
             credits: self.pkt_credits,
             vl,
+            flags,
             path,
             created,
             ..Packet::default()
@@ -177,7 +185,7 @@ impl Net {
             bytes,
             credits: bytes.div_ceil(self.credit_bytes),
             vl,
-            flags: CNP | BECN,
+            flags: CNP | if n.becn { BECN } else { 0 },
             created: now,
             ..Packet::default()
         });
