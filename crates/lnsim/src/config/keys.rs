@@ -12,9 +12,9 @@
 use super::model::Model;
 use super::schema::{
     Arrangement, BufferSharing, CcLevel, CctAlgorithm, DestinationPer, FlowControl, HotspotSplit,
-    Injection, LinkSpeed, LinkWidth, Marking, PortNumbering, QueueMappingKind, RootCredits,
-    RoutingAlgorithm, SinkCreditReturn, StaticMode, Subset, ThresholdMapping, ThresholdMode,
-    TimerMode, TopologyKind, VlbPolicy,
+    Injection, LinkSpeed, LinkWidth, Marking, NsCompare, PortNumbering, QueueMappingKind,
+    RootCredits, RoutingAlgorithm, SinkCreditReturn, SitBase, StaticMode, Subset, ThresholdMapping,
+    ThresholdMode, TimerMode, TopologyKind, VlbPolicy,
 };
 use super::units::{BitRate, Bytes, Duration, Frequency, PS_PER_S};
 use crate::error::{Error, Result};
@@ -479,6 +479,23 @@ pub const KEYS: &[KeyInfo] = &[
         "`restart` (a BECN restarts the flow's timer) or `free_running` (periodic per source SL)"),
     key!("cc.level", ValueKind::Choice(CcLevel::NAMES), "", "`qp`", IB,
         "reaction per flow (`qp`) or per source HCA and SL (`sl`)"),
+    key!("ddbbm.frame", dur(), "", "`\"10us\"`", IB, "TF: DDBBM's detection frame (spec B.3.2)"),
+    key!("ddbbm.dt", frac(true), "", "0.95", IB,
+        "DT: congestion when a frame brings more than DT · R_max · TF bytes (and enough heavy sources)"),
+    key!("ddbbm.lt", frac(false), "", "0.2", IB, "LT: congestion ends when a frame brings less than LT · R_max · TF"),
+    key!("ddbbm.sit", ValueKind::Float { min: 0.0, max: 1e6, min_open: false }, "", "6", IB,
+        "SIT: a source is heavy when it sent more than SIT/N of the base (`sit_base`); 0 disables it"),
+    key!("ddbbm.ns", int(0, 1_000_000), "", "1", IB, "NS: heavy sources needed (compared as `ns_compare` says)"),
+    key!("ddbbm.ns_compare", ValueKind::Choice(NsCompare::NAMES), "", "`greater`", IB,
+        "`greater` (more than NS heavy sources, the paper's text) or `at_least`"),
+    key!("ddbbm.sit_base", ValueKind::Choice(SitBase::NAMES), "", "`received`", IB,
+        "SIT's base: `received` (the frame's ORB) or `capacity` (R_max · TF)"),
+    key!("ddbbm.r_max", RATE, "", "link rate less flow-control packets", IB,
+        "R_max, the most an end node can receive (spec B.3.2 warning 1)"),
+    key!("ddbbm.notification_bytes", ValueKind::Size { min: 1, max: MIB }, "", "`\"64B\"`", IB,
+        "size of a DDBBM notification packet"),
+    key!("ddbbm.notification_vl", int(0, 14), "", "0", IB,
+        "VL of the notifications (give it a `switch.vl_arbitration.high` entry: the priority control channel)"),
     key!("cc.cnp_bytes", ValueKind::Size { min: 1, max: MIB }, "", "`\"64B\"`", IB,
         "size of a congestion notification packet"),
     key!("cc.cnp_vl", int(0, 14), "", "the flow's VL", IB,

@@ -40,6 +40,10 @@ pub struct Scenario {
     /// InfiniBand congestion control (`[cc]`).
     #[serde(default)]
     pub cc: CcConfig,
+    /// DDBBM's destination congestion detection (`[ddbbm]`, drb-and-ddbbm spec B.3); used with
+    /// `switch.queue_mapping = "ddbbm"`.
+    #[serde(default)]
+    pub ddbbm: DdbbmConfig,
     /// The cycle-level HPC router (`[router]`), used by the cycle-level model.
     #[serde(default)]
     pub router: RouterConfig,
@@ -1304,6 +1308,89 @@ pub struct CcConfig {
     #[serde(default)]
     pub fabric_ports: CcPortOverrides,
 }
+crate::choice! {
+    /// How DDBBM's count of heavy sources is compared with NS (drb-and-ddbbm spec B.3.2).
+    #[derive(Default)]
+    pub enum NsCompare {
+        /// More than NS heavy sources (spec §3.1 as written: "higher than the NS register").
+        #[default]
+        Greater = "greater",
+        /// At least NS heavy sources.
+        AtLeast = "at_least",
+    }
+}
+
+crate::choice! {
+    /// What DDBBM's Source Injection Threshold is a share of (drb-and-ddbbm spec B.3.2).
+    #[derive(Default)]
+    pub enum SitBase {
+        /// `SIT/N` of the bytes received in the frame (ORB): the primary reading.
+        #[default]
+        Received = "received",
+        /// `SIT/N` of what the node can receive in a frame (R_max · TF).
+        Capacity = "capacity",
+    }
+}
+
+/// `[ddbbm]`: congestion detection at the destination end node, its notifications and the
+/// sources' status bits (drb-and-ddbbm spec B.3; defaults B.8 and B.10).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DdbbmConfig {
+    /// TF: the detection frame (spec B.10 #1: 10 µs).
+    #[serde(default = "default_ddbbm_frame")]
+    pub frame: Duration,
+    /// DT: congestion when more than this fraction of R_max · TF arrived in a frame (0.95).
+    #[serde(default = "default_ddbbm_dt")]
+    pub dt: f64,
+    /// LT: congestion ends when less than this fraction arrived (0.2).
+    #[serde(default = "default_ddbbm_lt")]
+    pub lt: f64,
+    /// SIT: a source is heavy when it sent more than `SIT/N` of the base (6; 0 disables it).
+    #[serde(default = "default_ddbbm_sit")]
+    pub sit: f64,
+    /// NS: heavy sources needed (1).
+    #[serde(default = "default_one_u32")]
+    pub ns: u32,
+    /// `"greater"` (more than NS, default) or `"at_least"`.
+    #[serde(default)]
+    pub ns_compare: NsCompare,
+    /// `"received"` (SIT of ORB, default) or `"capacity"` (SIT of R_max · TF).
+    #[serde(default)]
+    pub sit_base: SitBase,
+    /// R_max, the most a node can receive (absent: its link's data rate less the share the
+    /// flow-control packets take, spec B.3.2 warning 1).
+    #[serde(default)]
+    pub r_max: Option<BitRate>,
+    /// Size of a notification packet (spec B.10 #10: 64 B).
+    #[serde(default = "default_cnp_bytes")]
+    pub notification_bytes: Bytes,
+    /// The VL notifications travel on (absent: VL 0); give it a `switch.vl_arbitration.high`
+    /// entry for the strict-priority control channel of spec B.3.3.
+    #[serde(default)]
+    pub notification_vl: Option<u32>,
+}
+impl Default for DdbbmConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("ddbbm defaults")
+    }
+}
+fn default_ddbbm_frame() -> Duration {
+    Duration(10_000_000)
+}
+fn default_ddbbm_dt() -> f64 {
+    0.95
+}
+fn default_ddbbm_lt() -> f64 {
+    0.2
+}
+fn default_ddbbm_sit() -> f64 {
+    6.0
+}
+fn default_one_u32() -> u32 {
+    1
+}
+
 impl Default for CcConfig {
     fn default() -> Self {
         toml::from_str("").expect("cc defaults")

@@ -447,6 +447,7 @@ impl Net {
             pkts: PacketStore::default(),
             q: EventQueue::new(WHEEL_SHIFT, wheel_log_buckets),
             cc,
+            cc_out: Vec::new(),
             stats,
             events: 0,
             flit_hops: 0,
@@ -688,8 +689,33 @@ fn congestion_management(
         .iter()
         .map(|&n| ports.port_base[n as usize])
         .collect();
+    // DDBBM's R_max per end node: `ddbbm.r_max`, or what its link can bring in while it also
+    // sends at full rate — the link's data rate less the flow-control packets its own sends
+    // put on that link (drb-and-ddbbm spec B.3.2 warning 1)
+    let r_max: Vec<f64> = if s.switch.queue_mapping == crate::config::QueueMappingKind::Ddbbm {
+        let fc = match s.links.flow_control {
+            crate::config::FlowControl::Packets => s.links.flow_control_bytes.0 as f64,
+            _ => 0.0,
+        };
+        let pkt = s.traffic.packet_bytes.0 as f64;
+        fabric
+            .hcas
+            .iter()
+            .map(|&h| match s.ddbbm.r_max {
+                Some(r) => r.0 as f64,
+                None => {
+                    let rate = fabric.nodes[h as usize].ports[0].link.rate.bits_per_s();
+                    rate * pkt / (pkt + fc)
+                }
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let ddbbm = (!r_max.is_empty()).then_some((&s.ddbbm, r_max.as_slice()));
     CongestionManagement::from_config(
         &s.cc,
+        ddbbm,
         &CcContext {
             vls: s.switch.vls as usize,
             pkt_credits,

@@ -98,6 +98,9 @@ pub enum Ev {
         /// The sink's packet sequence number when the step was scheduled.
         seq: u32,
     },
+    /// The congestion management's own timer (DDBBM's detection frame,
+    /// [`cc::CongestionManagement::timer_period`]).
+    CcTimer,
     /// Receiving port `gport` sends a flow-control packet for counter `counter`
     /// (`links.flow_control = "packets"`: [`flow_control`]).
     FlowControlSend {
@@ -218,6 +221,8 @@ pub struct Net {
     pub(crate) q: EventQueue<Ev>,
     /// Congestion management: the hooks the switches and HCAs call ([`cc`]).
     pub(crate) cc: CongestionManagement,
+    /// Notifications the congestion management's timer decided (reused buffer).
+    pub(crate) cc_out: Vec<(u32, cc::Notification)>,
     pub(crate) stats: Stats,
     pub(crate) events: u64,
     pub(crate) flit_hops: u64,

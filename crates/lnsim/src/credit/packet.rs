@@ -17,7 +17,7 @@ pub const CNP: u8 = 4;
 /// built (`Packet::flags |= CBIT`, latched per message, spec B.3.6) and never change it on the
 /// way: with credits per queue the upstream reserves the queue the bit selects. Whoever sets
 /// it at an HCA must take the injection credits with `Net::credit_slot_for_flags`
-/// (`switch/buffer/accounting.rs`). Nothing sets it yet except tests.
+/// (`switch/buffer/accounting.rs`). The HCA sets it (`credit/endpoint/hca.rs`) from DDBBM's status bits.
 pub const CBIT: u8 = 8;
 
 /// One packet (an IB packet of `credits` 64-byte credits) moving as a whole with virtual

@@ -91,6 +91,11 @@ impl Net {
                 );
             }
         }
+        if let Some(p) = self.cc.timer_period() {
+            if p <= self.end {
+                self.at(p, Ev::CcTimer);
+            }
+        }
         let mut watch = crate::engine::progress::RunProgress::new(
             progress,
             self.end / 1_000_000,
@@ -196,7 +201,24 @@ impl Net {
             }
             Ev::Arrival { source } => self.arrival(source, t),
             Ev::CcSample { interval } => self.cc.interval_ended(interval, t),
+            Ev::CcTimer => self.cc_timer(t),
             Ev::FlowControlSend { gport, counter } => self.flow_control_send(gport, counter, t),
+        }
+    }
+
+    /// The congestion management's timer fired: queue what it decided, re-arm it.
+    fn cc_timer(&mut self, t: Ps) {
+        let mut out = std::mem::take(&mut self.cc_out);
+        self.cc.timer_fired(t, |h, n| out.push((h, n)));
+        for &(h, n) in &out {
+            self.queue_notification(h, n, t);
+        }
+        out.clear();
+        self.cc_out = out;
+        if let Some(p) = self.cc.timer_period() {
+            if t + p <= self.end {
+                self.at(t + p, Ev::CcTimer);
+            }
         }
     }
 

@@ -63,6 +63,10 @@ pub struct Flow {
     pub rx_max_seq: u32,
     /// Packets delivered after a later packet of the flow (spec B.3.6, B.7).
     pub out_of_order: u64,
+    /// DDBBM: the congestion bit latched for the current message (drb-and-ddbbm spec B.3.6).
+    pub cbit: bool,
+    /// A message has started and not finished (its later packets keep `cbit`).
+    pub in_message: bool,
 }
 
 /// How a source picks destinations.
@@ -261,6 +265,8 @@ fn new_flow(src: u32, dst: u32, vl: u8, source: u32, is_static: bool) -> Flow {
         latency_sum: 0,
         rx_max_seq: 0,
         out_of_order: 0,
+        cbit: false,
+        in_message: false,
     }
 }
 

@@ -114,6 +114,7 @@ impl IbCc {
             flow: p.flow,
             bytes: self.ca.cnp_bytes,
             vl: self.ca.cnp_vl,
+            becn: true,
         })
     }
 

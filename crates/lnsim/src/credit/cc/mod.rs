@@ -60,11 +60,12 @@
 //! [`run_ended`]: CongestionManagement::run_ended
 
 pub mod cct;
+pub mod ddbbm;
 pub mod ib;
 pub mod ib_ca;
 pub mod ib_switch;
 
-use crate::config::{CcConfig, Ps};
+use crate::config::{CcConfig, DdbbmConfig, Ps};
 use crate::credit::packet::Packet;
 use crate::credit::switch::buffer::CreditKeeping;
 use crate::error::Result;
@@ -72,6 +73,7 @@ use crate::topology::LinkClass;
 use crate::traffic::Flow;
 use std::path::Path;
 
+pub use ddbbm::Ddbbm;
 pub use ib::IbCc;
 
 /// A congestion notification the destination asks the network to send back to a source.
@@ -85,6 +87,9 @@ pub struct Notification {
     pub bytes: u32,
     /// Its VL (`None`: the flow's).
     pub vl: Option<u8>,
+    /// BECN set: InfiniBand CC's CNP (spec §2.3.1), DDBBM's start of congestion (drb-and-ddbbm
+    /// spec B.3.3; clear: its end).
+    pub becn: bool,
 }
 
 /// What switch-side hooks may read of the network: queue fills and credits (references to
@@ -135,6 +140,10 @@ pub enum CongestionManagement {
     Off,
     /// InfiniBand CC (spec §2; [`ib`]).
     Ib(Box<IbCc>),
+    /// DDBBM's destination detection and the sources' status bits (drb-and-ddbbm spec B.3;
+    /// [`ddbbm`]): nothing is throttled, packets of congested destinations carry the congestion
+    /// bit that the switches' DDBBM queue scheme maps to the dynamic queue.
+    Ddbbm(Box<Ddbbm>),
 }
 
 /// What the builder knows about the network that congestion management needs.
@@ -160,9 +169,26 @@ pub struct CcContext<'a> {
 }
 
 impl CongestionManagement {
-    /// Builds the mechanism from `[cc]`; every key is checked even when it is off.
-    pub fn from_config(c: &CcConfig, ctx: &CcContext) -> Result<Self> {
+    /// Builds the mechanism from `[cc]` (and `[ddbbm]` when `ddbbm` is given: the switches use
+    /// the DDBBM queue scheme); every key is checked even when it is off.
+    pub fn from_config(
+        c: &CcConfig,
+        ddbbm: Option<(&DdbbmConfig, &[f64])>,
+        ctx: &CcContext,
+    ) -> Result<Self> {
         let mut ib = IbCc::from_config(c, ctx)?;
+        if let Some((d, r_max)) = ddbbm {
+            if c.enabled {
+                return Err(crate::error::Error::input(
+                    "cc.enabled",
+                    "InfiniBand CC and DDBBM (switch.queue_mapping = \"ddbbm\") cannot run together yet; \
+                     turn one off",
+                ));
+            }
+            return Ok(CongestionManagement::Ddbbm(Box::new(Ddbbm::from_config(
+                d, r_max, ctx.vls,
+            )?)));
+        }
         if !c.enabled {
             return Ok(CongestionManagement::Off);
         }
@@ -174,14 +200,52 @@ impl CongestionManagement {
     pub fn ib(&self) -> Option<&IbCc> {
         match self {
             CongestionManagement::Ib(ib) => Some(ib),
-            CongestionManagement::Off => None,
+            CongestionManagement::Off | CongestionManagement::Ddbbm(_) => None,
+        }
+    }
+
+    /// The DDBBM state, if that is the mechanism (for its results).
+    pub fn ddbbm(&self) -> Option<&Ddbbm> {
+        match self {
+            CongestionManagement::Ddbbm(d) => Some(d),
+            _ => None,
         }
     }
 
     /// True if the mechanism samples its state at every statistics interval's end
     /// ([`CongestionManagement::interval_ended`]).
     pub fn samples_intervals(&self) -> bool {
-        !matches!(self, CongestionManagement::Off)
+        matches!(self, CongestionManagement::Ib(_))
+    }
+
+    /// The period of the mechanism's own timer ([`CongestionManagement::timer_fired`]), if it
+    /// has one (DDBBM's detection frame).
+    pub fn timer_period(&self) -> Option<Ps> {
+        match self {
+            CongestionManagement::Ddbbm(d) => Some(d.frame()),
+            _ => None,
+        }
+    }
+
+    /// The mechanism's timer fired at `now`; `send` queues each notification it decided
+    /// (`(sending HCA, notification)`).
+    pub fn timer_fired(&mut self, now: Ps, mut send: impl FnMut(u32, Notification)) {
+        if let CongestionManagement::Ddbbm(d) = self {
+            d.frame_ended(now);
+            for (h, n) in d.take_pending() {
+                send(h, n);
+            }
+        }
+    }
+
+    /// The congestion bit the packets of a message from `src` to `dst` that starts now carry
+    /// (DDBBM's status bit, latched per message by the caller: drb-and-ddbbm spec B.3.4, B.3.6).
+    #[inline]
+    pub fn congestion_bit(&self, src: u32, dst: u32) -> bool {
+        match self {
+            CongestionManagement::Ddbbm(d) => d.congestion_bit(src, dst),
+            _ => false,
+        }
     }
 
     // --- switch side
@@ -204,6 +268,7 @@ impl CongestionManagement {
         match self {
             CongestionManagement::Off => {}
             CongestionManagement::Ib(ib) => ib.packet_enqueued(&v(), input, out, vl, old, new, now),
+            CongestionManagement::Ddbbm(_) => {}
         }
     }
 
@@ -224,6 +289,7 @@ impl CongestionManagement {
         match self {
             CongestionManagement::Off => {}
             CongestionManagement::Ib(ib) => ib.packet_dequeued(&v(), input, out, vl, old, new, now),
+            CongestionManagement::Ddbbm(_) => {}
         }
     }
 
@@ -240,6 +306,7 @@ impl CongestionManagement {
         match self {
             CongestionManagement::Off => {}
             CongestionManagement::Ib(ib) => ib.packet_forwarded(&v(), output, vl, p, now),
+            CongestionManagement::Ddbbm(_) => {}
         }
     }
 
@@ -255,6 +322,7 @@ impl CongestionManagement {
         match self {
             CongestionManagement::Off => {}
             CongestionManagement::Ib(ib) => ib.credits_returned(&v(), output, vl, now),
+            CongestionManagement::Ddbbm(_) => {}
         }
     }
 
@@ -267,6 +335,7 @@ impl CongestionManagement {
         match self {
             CongestionManagement::Off => None,
             CongestionManagement::Ib(ib) => ib.packet_received(h, p, now),
+            CongestionManagement::Ddbbm(d) => d.packet_received(h, p),
         }
     }
 
@@ -276,6 +345,7 @@ impl CongestionManagement {
         match self {
             CongestionManagement::Off => {}
             CongestionManagement::Ib(ib) => ib.notification_received(h, p, flow, now),
+            CongestionManagement::Ddbbm(d) => d.notification_received(h, p),
         }
     }
 
@@ -283,7 +353,7 @@ impl CongestionManagement {
     #[inline]
     pub fn ready_at(&self, f: u32, flow: &Flow) -> Ps {
         match self {
-            CongestionManagement::Off => 0,
+            CongestionManagement::Off | CongestionManagement::Ddbbm(_) => 0,
             CongestionManagement::Ib(ib) => ib.ready_at(f, flow),
         }
     }
@@ -294,6 +364,7 @@ impl CongestionManagement {
         match self {
             CongestionManagement::Off => {}
             CongestionManagement::Ib(ib) => ib.packet_sent(f, flow, ser, now),
+            CongestionManagement::Ddbbm(_) => {}
         }
     }
 
@@ -302,7 +373,9 @@ impl CongestionManagement {
     #[inline]
     pub fn path_for(&mut self, _f: u32, _flow: &Flow) -> u8 {
         match self {
-            CongestionManagement::Off | CongestionManagement::Ib(_) => 0,
+            CongestionManagement::Off
+            | CongestionManagement::Ib(_)
+            | CongestionManagement::Ddbbm(_) => 0,
         }
     }
 
@@ -314,6 +387,7 @@ impl CongestionManagement {
         match self {
             CongestionManagement::Off => {}
             CongestionManagement::Ib(ib) => ib.interval_ended(interval, t),
+            CongestionManagement::Ddbbm(_) => {}
         }
     }
 
@@ -322,6 +396,7 @@ impl CongestionManagement {
         match self {
             CongestionManagement::Off => {}
             CongestionManagement::Ib(ib) => ib.run_ended(last, end),
+            CongestionManagement::Ddbbm(_) => {}
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::config::{Injection, Ps};
 use crate::credit::cc::Notification;
-use crate::credit::packet::{Packet, BECN, CNP};
+use crate::credit::packet::{Packet, BECN, CBIT, CNP};
 use crate::credit::{Ev, Net};
 
 impl Net {
@@ -30,7 +30,8 @@ impl Net {
         }
         if let Some(&pid) = self.control_q[h as usize].front() {
             let p = &self.pkts[pid];
-            if self.credits[self.credit_slot_for(g as u32, p.dst, p.vl)] >= p.credits {
+            if self.credits[self.credit_slot_for_flags(g as u32, p.dst, p.vl, p.flags)] >= p.credits
+            {
                 self.control_q[h as usize].pop_front();
                 self.transmit(h, pid, now);
             }
@@ -44,7 +45,17 @@ impl Net {
                 let idx = (start + k) % n;
                 let f = self.ready[h as usize][idx];
                 let fl = &self.traffic.flows[f as usize];
-                if self.credits[self.credit_slot_for(g as u32, fl.dst, fl.vl)] < self.pkt_credits {
+                // the queue its next packet joins downstream: DDBBM's bit is read at a
+                // message's first packet and kept for the message
+                let cbit = if fl.in_message {
+                    fl.cbit
+                } else {
+                    self.cc.congestion_bit(h, fl.dst)
+                };
+                let flags = if cbit { CBIT } else { 0 };
+                if self.credits[self.credit_slot_for_flags(g as u32, fl.dst, fl.vl, flags)]
+                    < self.pkt_credits
+                {
                     continue;
                 }
                 let ra = self.cc.ready_at(f, fl);
@@ -85,6 +96,13 @@ impl Net {
         fl.tx_bytes += self.pkt_bytes as u64;
         fl.tx_packets += 1;
         let (dst, vl) = (fl.dst, fl.vl);
+        // DDBBM: a flow reads its destination's status bit at a message's first packet and
+        // keeps it for the message (drb-and-ddbbm spec B.3.4, B.3.6)
+        if !fl.in_message {
+            fl.cbit = self.cc.congestion_bit(h, dst);
+        }
+        fl.in_message = !msg_done;
+        let flags = if fl.cbit { CBIT } else { 0 };
         if fl.msgs.is_empty() {
             fl.ready = false;
             self.ready[h as usize].remove(idx);
@@ -100,6 +118,7 @@ impl Net {
             bytes: self.pkt_bytes,
             credits: self.pkt_credits,
             vl,
+            flags,
             path,
             created,
             ..Packet::default()
@@ -127,7 +146,7 @@ impl Net {
             let p = &self.pkts[pid];
             (p.bytes, p.credits, p.vl, p.flags, p.dst)
         };
-        let slot = self.credit_slot_for(g as u32, dst, vl);
+        let slot = self.credit_slot_for_flags(g as u32, dst, vl, flags);
         self.credits[slot] -= credits;
         let ser = if bytes == self.pkt_bytes {
             tm.ser_pkt.max(tm.int_pkt)
@@ -177,7 +196,7 @@ impl Net {
             bytes,
             credits: bytes.div_ceil(self.credit_bytes),
             vl,
-            flags: CNP | BECN,
+            flags: CNP | if n.becn { BECN } else { 0 },
             created: now,
             ..Packet::default()
         });
