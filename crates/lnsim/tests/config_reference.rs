@@ -29,6 +29,7 @@ const PREFIX: &[(&str, &str)] = &[
     ("CcConfig", "cc"),
     ("CcPortOverrides", "cc.<class>_ports"),
     ("CctConfig", "cc.cct"),
+    ("DdbbmConfig", "ddbbm"),
     ("RouterConfig", "router"),
     ("Scenario", "<top>"),
 ];
