@@ -110,6 +110,15 @@ CASES: List[BenchCase] = [
         baseline="fat_tree_648",
     ),
     BenchCase(
+        "bmin1024_ddbbm",
+        "hol/bmin1024_7b.toml",
+        ('switch.queue_mapping="ddbbm"', "switch.dbbm_queues=16", 'switch.buffer_sharing="static"', "sim.end_time=1ms"),
+        quick_end_time="20us",
+        quick_warmup="10us",
+        description="HoL study #7B (1,024-node BMIN, 4-ary 5-tree), DDBBM-17Q with static buffers, 1 ms simulated",
+        target_wall_s=10.0,
+    ),
+    BenchCase(
         "mesh_8x8",
         "bench/mesh_8x8.toml",
         (),
@@ -195,7 +204,7 @@ def run_case(case: BenchCase, scenarios: Path, out_root: Path, quick: bool = Fal
     if s.get("model") == MODEL_CYCLE:
         record.update(cycle_record(s, case.target_wall_s, quick, case.target_setup_s))
     else:
-        record.update(ib_record(s))
+        record.update(ib_record(s, case.target_wall_s, quick))
     return record
 
 
@@ -209,21 +218,26 @@ def _mib(summary: dict) -> Optional[float]:
     return float(v) / 2**20 if v is not None else None
 
 
-def ib_record(s: dict) -> dict:
-    """The bench figures of an InfiniBand-model run from its summary.json."""
+def ib_record(s: dict, target_wall_s: Optional[float] = None, quick: bool = False) -> dict:
+    """The bench figures of an InfiniBand-model (credit-level) run from its summary.json, and
+    whether its wall time met ``target_wall_s`` (``None`` with ``quick`` or without a target)."""
     sim = float(s.get("sim_time_s") or 0.0)
     wall = float(s.get("wall_time_s") or 0.0)
+    met = wall < target_wall_s if target_wall_s is not None and not quick else None
     return dict(
         model=MODEL_IB,
         sim_time_s=sim,
         wall_time_s=wall,
         sim_s_per_wall_s=sim / wall if wall > 0 else None,
         credit_hops_per_s=_per_s(s.get("flit_hops"), wall),
+        packet_hops_per_s=_per_s(s.get("packet_hops"), wall),
         events_per_s=_per_s(s.get("events"), wall),
         events=s.get("events"),
         flit_hops=s.get("flit_hops"),
         packet_hops=s.get("packet_hops"),
         peak_rss_mib=_mib(s),
+        target_wall_s=target_wall_s,
+        within_target=met,
         version=s.get("version"),
     )
 
@@ -281,7 +295,10 @@ def _cell(v, spec: str) -> str:
     return format(v, spec)
 
 
-HEADER = f"{'case':<16} {'sim s':>9} {'wall s':>9} {'sim s/wall s':>13} {'credit-hops/s':>14} {'events/s':>12} {'peak MiB':>9}"
+HEADER = (
+    f"{'case':<16} {'sim s':>9} {'wall s':>9} {'sim s/wall s':>13} {'credit-hops/s':>14} {'packet-hops/s':>14}"
+    f" {'events/s':>12} {'peak MiB':>9}  target (1 core)"
+)
 #: Header of the cycle-level cases' table.
 CYCLE_HEADER = (
     f"{'case':<16} {'cycles':>11} {'wall s':>9} {'set-up s':>9} {'cycles/wall s':>13} {'flit-hops/s':>14}"
@@ -311,11 +328,14 @@ def format_row(r: dict) -> str:
         return f"{r['case']:<16} error (exit {r.get('exit_status')}): {r.get('error')}"
     if r.get("model") == MODEL_CYCLE:
         return format_cycle_row(r)
-    return (
+    line = (
         f"{r['case']:<16} {_cell(r['sim_time_s'], '9.4g')} {_cell(r['wall_time_s'], '9.3f')}"
         f" {_cell(r['sim_s_per_wall_s'], '13.4g')} {_cell(r['credit_hops_per_s'], '14.4g')}"
+        f" {_cell(r.get('packet_hops_per_s'), '14.4g')}"
         f" {_cell(r['events_per_s'], '12.4g')} {_cell(r['peak_rss_mib'], '9.1f')}"
     )
+    target = _target(r)
+    return f"{line}  {target}" if target else line
 
 
 def format_cycle_row(r: dict) -> str:
