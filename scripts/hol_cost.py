@@ -22,7 +22,9 @@ What is computed here from the rules of `credit/switch/buffer/partitioned.rs` (`
 the bytes of one switch input port's buffer, queues × share, where the share is spec B.5 mode A
 of spec B.2's queue count (`static_mode = "divided"`: the 1-KB port buffer divided by the queues in whole 64-B packets, at
 least one packet, two for VOQnet) or mode B (`static_mode = "per_queue"`, `queue_bytes = 1 KiB`).
-The simulator's switches have input buffers only; the spec's switch also has an output buffer per
+"All switch inputs" is that times the network's switch ports that carry a link (from the
+topology line of `lnsim validate`; for VOQsw on a mesh an upper bound, its corner and edge
+switches having fewer queues). The simulator's switches have input buffers only; the spec's switch also has an output buffer per
 port with the same organisation (spec B.5), which would double the bytes.
 """
 
@@ -115,6 +117,16 @@ def port_bytes(label: str, queues: int, mode: str) -> int:
     return queues * per_queue
 
 
+_TOPOLOGY = re.compile(r"(\d+) switches, (\d+) HCAs, (\d+) links")
+
+
+def switch_ports(scenario: Path) -> int:
+    """Switch ports of the network that carry a link, from `lnsim validate`'s topology line:
+    every link has two ends, and an HCA's end is not a switch port."""
+    m = _TOPOLOGY.search(lnsim.validate(scenario))
+    return 2 * int(m.group(3)) - int(m.group(2))
+
+
 def memory(scenario: Path, overrides: list) -> str:
     """The memory estimate of `lnsim validate`, or the memory check's refusal."""
     try:
@@ -130,18 +142,28 @@ def _bytes(b: int) -> str:
     return f"{b // 1024} KiB" if b % 1024 == 0 else f"{b:,} B"
 
 
+def _big(b: int) -> str:
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20)):
+        if b >= size:
+            return f"{b / size:.3g} {unit}"
+    return _bytes(b)
+
+
 def rows(networks, modes):
     """One dict per (network, scheme): label, queues per port (the simulator's and spec B.2's),
-    bytes per port (of spec B.2's count: a mesh's largest switch) and memory per mode."""
+    bytes per port (of spec B.2's count: a mesh's largest switch), bytes of all switch inputs
+    and memory per mode."""
     for key in networks:
         label, file, n, ports = NETWORKS[key]
         scenario = HOL / file
+        sw_ports = switch_ports(scenario)
         for scheme, ov in SCHEMES:
             q = queues_per_port(scenario, ov)
             spec = spec_queues(scheme, n, ports)
             r = {"network": label, "N": n, "scheme": scheme, "queues": q, "spec_queues": spec}
             for mode in modes:
                 r[f"bytes_{mode}"] = port_bytes(scheme, spec, mode)
+                r[f"network_{mode}"] = sw_ports * r[f"bytes_{mode}"]
                 r[f"memory_{mode}"] = memory(scenario, ov + MODES[mode])
             yield r
 
@@ -160,14 +182,14 @@ def main(argv=None) -> int:
     head = "| network | N | scheme | queues per port (simulator) | spec B.2 |"
     sep = "|---|---|---|---|---|"
     for m in modes:
-        head += f" bytes per port ({m}) | memory estimate ({m}) |"
-        sep += "---|---|"
+        head += f" bytes per port ({m}) | all switch inputs ({m}) | memory estimate ({m}) |"
+        sep += "---|---|---|"
     print(head)
     print(sep)
     for r in rows(networks, modes):
         line = f"| {r['network']} | {r['N']} | {r['scheme']} | {r['queues']} | {r['spec_queues']} |"
         for m in modes:
-            line += f" {_bytes(r[f'bytes_{m}'])} | {r[f'memory_{m}']} |"
+            line += f" {_bytes(r[f'bytes_{m}'])} | {_big(r[f'network_{m}'])} | {r[f'memory_{m}']} |"
         print(line, flush=True)
     return 0
 
