@@ -441,6 +441,7 @@ impl Net {
             wake_at: vec![Ps::MAX; n_hca],
             ready: vec![Vec::new(); n_hca],
             hca_rr: vec![0; n_hca],
+            hca_blocked: vec![0; n_hca],
             control_q: vec![VecDeque::new(); n_hca],
             tx_cap: s.hca.max_tx_rate.map(|r| LinkRate::bps(r.0)),
             traffic,

@@ -213,6 +213,9 @@ pub struct Net {
     pub(crate) wake_at: Vec<Ps>,
     pub(crate) ready: Vec<Vec<u32>>,
     pub(crate) hca_rr: Vec<u32>,
+    /// Per HCA: how many leading flows of `ready` are known to fail their credit check
+    /// (`endpoint/hca.rs`, `Net::try_hca_send`); reset whenever that can stop holding.
+    pub(crate) hca_blocked: Vec<u32>,
     pub(crate) control_q: Vec<VecDeque<u32>>,
     pub(crate) tx_cap: Option<LinkRate>,
     // --- traffic, packets, engine, mechanisms, stats

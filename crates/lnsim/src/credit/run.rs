@@ -188,6 +188,7 @@ impl Net {
                     self.cc.credits_returned(switch_view!(self), gport, vl, t);
                 } else {
                     let h = self.hca_of_node[self.node_of[gport as usize] as usize];
+                    self.hca_blocked[h as usize] = 0; // more credits: every flow may fit again
                     self.try_hca_send(h, t)
                 }
             }

@@ -153,6 +153,8 @@ impl Net {
         if p.flags & CNP != 0 {
             let flow = &self.traffic.flows[p.flow as usize];
             self.cc.notification_received(h, &p, flow, now);
+            // DDBBM: the status bits (the queue a flow's next message joins) may have changed
+            self.hca_blocked[h as usize] = 0;
         } else if let Some(n) = self.cc.packet_received(h, &p, now) {
             self.queue_notification(h, n, now);
         }

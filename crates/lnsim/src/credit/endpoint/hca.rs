@@ -37,27 +37,27 @@ impl Net {
             }
             return;
         }
+        // The flows of `ready` before `hca_blocked` failed their credit check at the last
+        // scan, and nothing that could change that has happened since (credits returned to
+        // this HCA, a notification changed its status bits, it sent a packet): when the flows
+        // added after them fail too, the scan below would send nothing and change nothing.
+        let n = self.ready[h as usize].len();
+        let known = self.hca_blocked[h as usize] as usize;
+        if known > 0 && (known..n).all(|idx| !self.flow_fits(h, g as u32, idx)) {
+            self.hca_blocked[h as usize] = n as u32;
+            return;
+        }
         let mut cc_blocked = u64::MAX;
         for attempt in 0..2 {
             let n = self.ready[h as usize].len();
             let start = self.hca_rr[h as usize] as usize;
             for k in 0..n {
                 let idx = (start + k) % n;
-                let f = self.ready[h as usize][idx];
-                let fl = &self.traffic.flows[f as usize];
-                // the queue its next packet joins downstream: DDBBM's bit is read at a
-                // message's first packet and kept for the message
-                let cbit = if fl.in_message {
-                    fl.cbit
-                } else {
-                    self.cc.congestion_bit(h, fl.dst)
-                };
-                let flags = if cbit { CBIT } else { 0 };
-                if self.credits[self.credit_slot_for_flags(g as u32, fl.dst, fl.vl, flags)]
-                    < self.pkt_credits
-                {
+                if !self.flow_fits(h, g as u32, idx) {
                     continue;
                 }
+                let f = self.ready[h as usize][idx];
+                let fl = &self.traffic.flows[f as usize];
                 let ra = self.cc.ready_at(f, fl);
                 if ra > now {
                     cc_blocked = cc_blocked.min(ra);
@@ -74,7 +74,27 @@ impl Net {
         }
         if cc_blocked != u64::MAX {
             self.wake(h, cc_blocked);
+        } else {
+            // every flow failed its credit check (none reached congestion control's)
+            self.hca_blocked[h as usize] = self.ready[h as usize].len() as u32;
         }
+    }
+
+    /// Whether the next packet of flow `ready[h][idx]` of HCA `h` (output gport `g`) finds
+    /// the credits it needs downstream: the queue it joins there follows its destination, VL
+    /// and DDBBM bit, which is read at a message's first packet and kept for the message
+    /// (drb-and-ddbbm spec B.3.4).
+    #[inline(always)]
+    fn flow_fits(&self, h: u32, g: u32, idx: usize) -> bool {
+        let f = self.ready[h as usize][idx];
+        let fl = &self.traffic.flows[f as usize];
+        let cbit = if fl.in_message {
+            fl.cbit
+        } else {
+            self.cc.congestion_bit(h, fl.dst)
+        };
+        let flags = if cbit { CBIT } else { 0 };
+        self.credits[self.credit_slot_for_flags(g, fl.dst, fl.vl, flags)] >= self.pkt_credits
     }
 
     fn send_from_flow(&mut self, h: u32, f: u32, idx: usize, now: Ps) {
@@ -103,6 +123,7 @@ impl Net {
         }
         fl.in_message = !msg_done;
         let flags = if fl.cbit { CBIT } else { 0 };
+        self.hca_blocked[h as usize] = 0; // the ready list and this flow's queue change
         if fl.msgs.is_empty() {
             fl.ready = false;
             self.ready[h as usize].remove(idx);
