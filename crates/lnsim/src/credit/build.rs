@@ -356,7 +356,8 @@ impl Net {
         let np = ports.node_of.len();
         let (credit_keeping, credits) =
             initial_credits(buffers, &mut ports, &fabric, vls, pkt_credits)?;
-        let (req_heads, head_rr) = request_counts(queue_scheme, &ports, &fabric, vls);
+        let (req_heads, head_rr, head_mask, head_words) =
+            request_counts(queue_scheme, &ports, &fabric, vls);
         let cc = congestion_management(l, &ports, &fabric, pkt_credits)?;
         let n_hca = fabric.hcas.len();
         let stats = statistics(s, n_hca, ports.n_buf as usize * vls);
@@ -412,6 +413,8 @@ impl Net {
             req_any: vec![0; np.div_ceil(64)],
             req_heads,
             head_rr,
+            head_mask,
+            head_words,
             vlarb: vec![VlArbState::default(); np],
             vlarb_table,
             in_used: vec![0; np * vls],
@@ -658,18 +661,23 @@ fn request_counts(
     ports: &PortLayout,
     fabric: &Fabric,
     vls: usize,
-) -> (Vec<u16>, Vec<u32>) {
+) -> (Vec<u16>, Vec<u32>, Vec<u64>, usize) {
     if !scheme.several_heads_per_output() {
-        return (Vec::new(), Vec::new());
+        return (Vec::new(), Vec::new(), Vec::new(), 0);
     }
     let np = ports.node_of.len();
     let mut rr = vec![0u32; np * vls];
+    let mut most = 1;
     for g in 0..np {
         let n = fabric.nodes[ports.node_of[g] as usize].ports.len();
-        let last = scheme.queues_per_vl(n).saturating_sub(1) as u32;
+        let classes = scheme.queues_per_vl(n);
+        most = most.max(classes);
+        let last = classes.saturating_sub(1) as u32;
         rr[g * vls..(g + 1) * vls].fill(last);
     }
-    (vec![0u16; ports.n_fill as usize], rr)
+    let words = most.div_ceil(64);
+    let n_fill = ports.n_fill as usize;
+    (vec![0u16; n_fill], rr, vec![0u64; n_fill * words], words)
 }
 
 /// The congestion-management mechanism of `[cc]` (every key checked even when off).

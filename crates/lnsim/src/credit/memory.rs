@@ -78,14 +78,18 @@ fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers
     est.add("ports and VLs", m(np, per_port), Phase::Kept);
     // queues: per switch input, a fill counter per (output, VL), the scheme's queues (spec
     // B.2: VOQnet's grow with the destinations), and where several queues request one
-    // output a count of requesting heads per (output, VL)
+    // output a count of requesting heads per (output, VL) and which queues they are
     let scheme = buffers.scheme;
     let queues_per_input = m(
         scheme.queues_per_vl(f.max_ports.min(usize::MAX as u64) as usize) as u64,
         vls,
     );
     let heads = if scheme.several_heads_per_output() {
-        m(f.max_ports, vls) * 2 + vls * 4
+        // a count and a bit set over the VL's queues per (output, VL), the round robin per VL
+        let words = scheme
+            .queues_per_vl(f.max_ports.min(usize::MAX as u64) as usize)
+            .div_ceil(64) as u64;
+        m(f.max_ports, vls) * 2 + m(m(f.max_ports, vls), words * 8) + vls * 4
     } else {
         0
     };

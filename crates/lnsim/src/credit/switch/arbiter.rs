@@ -175,19 +175,57 @@ impl Net {
         let ports = self.fabric.nodes[self.node_of[ig as usize] as usize]
             .ports
             .len();
-        let classes = self.queue_scheme.queues_per_vl(ports) as u32;
+        let classes = self.queue_scheme.queues_per_vl(ports);
         let r = ig as usize * vls + vl as usize;
-        let last = self.head_rr[r];
+        let last = self.head_rr[r] as usize;
         let base = self.queue_base[ig as usize];
-        for k in 1..=classes {
-            let class = (last + k) % classes;
-            let qid = (base + class * vls as u32 + vl as u32) as usize;
-            if let Some(e) = self.head_fits(qid, og, out_local, vl, pool) {
-                self.head_rr[r] = class;
-                return Some(e);
+        // the classes after the last served, then up to it, in order; only those whose head
+        // requests `out_local` (`head_mask`) can be granted
+        let mbase = self.head_index(ig, out_local, vl) * self.head_words;
+        for (from, to) in [(last + 1, classes), (0, last + 1)] {
+            let mut w = from >> 6;
+            while w << 6 < to {
+                let mut bits = self.head_mask[mbase + w];
+                if w == from >> 6 {
+                    bits &= !0u64 << (from & 63);
+                }
+                let end = to - (w << 6);
+                if end < 64 {
+                    bits &= (1u64 << end) - 1;
+                }
+                while bits != 0 {
+                    let class = ((w << 6) as u32) | bits.trailing_zeros();
+                    bits &= bits - 1;
+                    let qid = (base + class * vls as u32 + vl as u32) as usize;
+                    if let Some(e) = self.head_fits(qid, og, out_local, vl, pool) {
+                        self.head_rr[r] = class;
+                        return Some(e);
+                    }
+                }
+                w += 1;
             }
         }
         None
+    }
+
+    /// Index of (input `ig`, local output `out`, `vl`) in the per-input request arrays
+    /// (`fill`, `req_heads`; `head_mask` in words of `head_words`).
+    #[inline(always)]
+    fn head_index(&self, ig: u32, out: u16, vl: u8) -> usize {
+        self.fill_base[ig as usize] as usize + out as usize * self.vls + vl as usize
+    }
+
+    /// Marks (`on`) or clears the head of queue class `class` of input `ig` on `vl` as
+    /// requesting local output `out` (schemes where several queues of an input can).
+    #[inline(always)]
+    pub(crate) fn mark_head(&mut self, ig: u32, out: u16, vl: u8, class: u32, on: bool) {
+        let i = self.head_index(ig, out, vl) * self.head_words + (class >> 6) as usize;
+        let bit = 1u64 << (class & 63);
+        if on {
+            self.head_mask[i] |= bit;
+        } else {
+            self.head_mask[i] &= !bit;
+        }
     }
 
     /// Moves packet `pid` from input `ig` (queue `qid`) to output `og`, taking its credits
@@ -207,6 +245,11 @@ impl Net {
         self.pkts.pop_front(&mut self.queues[qid]);
         let mut other = None;
         let base = self.port_base[self.node_of[og as usize] as usize];
+        let several = !PLAIN && self.queue_scheme.several_heads_per_output();
+        let class = (qid as u32 - self.queue_base[ig as usize]) / self.vls as u32;
+        if several {
+            self.mark_head(ig, (og - base) as u16, vl, class, false);
+        }
         self.drop_request(og, vl, ig - base);
         if let Some(next) = self.queues[qid].front() {
             // a VOQ's packets all want `og`; only a shared queue's head must be looked at
@@ -216,6 +259,9 @@ impl Net {
                 og
             };
             debug_assert_eq!(t, base + self.pkts[next].out_port as u32);
+            if several {
+                self.mark_head(ig, (t - base) as u16, vl, class, true);
+            }
             self.add_request(t, vl, ig - base);
             if t != og {
                 // a shared queue's new head wants another output: offer it once this grant

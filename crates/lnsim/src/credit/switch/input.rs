@@ -59,6 +59,9 @@ impl Net {
         let base = self.port_base[sw as usize];
         let og = base + out as u32;
         if was_empty {
+            if self.queue_scheme.several_heads_per_output() {
+                self.mark_head(g, out, vl, qlocal / vls as u32, true);
+            }
             self.add_request(og, vl, g - base);
             self.try_output(og, now);
         }
