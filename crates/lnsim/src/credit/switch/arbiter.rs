@@ -197,6 +197,11 @@ impl Net {
                     let class = ((w << 6) as u32) | bits.trailing_zeros();
                     bits &= bits - 1;
                     let qid = (base + class * vls as u32 + vl as u32) as usize;
+                    debug_assert_eq!(
+                        self.queues[qid].front().map(|p| self.pkts[p].out_port),
+                        Some(out_local),
+                        "head bit of a queue whose head does not request the output"
+                    );
                     if let Some(e) = self.head_fits(qid, og, out_local, vl, pool) {
                         self.head_rr[r] = class;
                         return Some(e);
