@@ -3,8 +3,10 @@
 Each case runs in a fresh subprocess (``python -m lnsim._bench_case``) so that its peak memory
 (``summary["peak_rss_bytes"]``, measured by the core from VmHWM) is its own. The table printed
 per case: simulated seconds, wall seconds, simulated seconds per wall second, credit-hops per
-second (``flit_hops / wall_time_s``), events per second and peak memory; everything is also
-written to ``results/bench/bench.json``. Speed claims come from here, never from timed tests.
+second (``flit_hops / wall_time_s``), packet-hops per second, events per second, peak memory
+and, for a case with a wall-time target on one core (``bmin1024_ddbbm``, the HoL study's
+1,024-node DDBBM-17Q case: 10 s), ``ok`` or ``SLOW``; everything is also written to
+``results/bench/bench.json``. Speed claims come from here, never from timed tests.
 
 Each case also runs with congestion control on (``<case>_cc``, ``--set cc.enabled=true``), and a
 last line per pair gives the wall times of both runs (the same simulated time) and what CC costs:
