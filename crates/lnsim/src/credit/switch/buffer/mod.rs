@@ -128,16 +128,19 @@ pub enum QueueScheme {
 
 impl QueueScheme {
     /// From the scenario keys `switch.queue_mapping` and `switch.dbbm_queues` of a network of
-    /// `destinations` HCAs; refuses a missing, zero or misplaced `switch.dbbm_queues`.
+    /// `destinations` HCAs; refuses a missing, zero or misplaced `switch.dbbm_queues` (0 is
+    /// accepted with the schemes that have no DBBM queues).
     pub fn from_config(s: &SwitchConfig, destinations: u32) -> Result<Self> {
         let k = s.queue_mapping;
         let dbbm_like = matches!(k, QueueMappingKind::Dbbm | QueueMappingKind::Ddbbm);
         let q = match (s.dbbm_queues, dbbm_like) {
-            (Some(_), false) => {
+            // 0 says "no DBBM queues": a file written for DBBM runs the other schemes with
+            // `--set switch.dbbm_queues=0` (scripts/hol_repro.py)
+            (Some(q), false) if q > 0 => {
                 return Err(Error::input(
                     "switch.dbbm_queues",
                     format!(
-                        "is only for switch.queue_mapping = \"dbbm\" or \"ddbbm\", not \"{}\"; remove it",
+                        "is only for switch.queue_mapping = \"dbbm\" or \"ddbbm\", not \"{}\"; remove it or set it to 0",
                         k.name()
                     ),
                 ))
