@@ -12,7 +12,11 @@ use std::path::Path;
 fn case(dir: &Path, file: &str, name: &str, scheme: &[&str]) -> Value {
     let mut ov = vec!["sim.end_time=\"400us\"", "sim.warmup=\"100us\""];
     ov.extend_from_slice(scheme);
-    run(&root().join("scenarios/hol").join(file), &dir.join(name), &ov)
+    run(
+        &root().join("scenarios/hol").join(file),
+        &dir.join(name),
+        &ov,
+    )
 }
 
 /// End-node numbers (0-based: `H<n>` is n − 1 on a fat tree) receiving less than 90 % of what
@@ -30,7 +34,9 @@ fn victims(s: &Value) -> BTreeSet<u32> {
         .iter()
         .filter(|(n, v)| {
             let off = v["offered_fraction"].as_f64().unwrap_or(0.0);
-            !hot.contains(&n.as_str()) && off > 0.0 && v["rx_fraction"].as_f64().unwrap() < 0.9 * off
+            !hot.contains(&n.as_str())
+                && off > 0.0
+                && v["rx_fraction"].as_f64().unwrap() < 0.9 * off
         })
         .map(|(n, _)| n[1..].parse::<u32>().unwrap() - 1)
         .collect()
@@ -62,14 +68,23 @@ fn dbbm_victimises_one_destination_in_q_and_ddbbm_matches_voqnet_on_3b() {
     assert_eq!(victims(&dbbm8), want8);
     // C.3 #3: VOQnet gives every non-hot destination about its share (ideal 0.43 per node)
     assert!(victims(&voqnet).len() <= 2, "{:?}", victims(&voqnet));
-    assert!((acc(&voqnet) - 0.431).abs() < 0.02, "VOQnet {}", acc(&voqnet));
+    assert!(
+        (acc(&voqnet) - 0.431).abs() < 0.02,
+        "VOQnet {}",
+        acc(&voqnet)
+    );
     // R-B6, R-B10: DDBBM-5Q has no victim pattern and VOQnet's throughput, DBBM-4Q is below
     assert!(victims(&ddbbm).len() <= 2, "{:?}", victims(&ddbbm));
     // (a short window: DDBBM's backlog from the frames before detection still drains, so it
     // may read a little above VOQnet, never much)
     let r = acc(&ddbbm) / acc(&voqnet);
     assert!(r > 0.97 && r < 1.05, "DDBBM / VOQnet {r}");
-    assert!(acc(&dbbm4) < 0.9 * acc(&ddbbm), "{} vs {}", acc(&dbbm4), acc(&ddbbm));
+    assert!(
+        acc(&dbbm4) < 0.9 * acc(&ddbbm),
+        "{} vs {}",
+        acc(&dbbm4),
+        acc(&ddbbm)
+    );
     let jain = |s: &Value| s["fairness"]["rx_jain_non_hot"].as_f64().unwrap();
     assert!(jain(&ddbbm) > 0.99 && jain(&dbbm4) < 0.9);
     // the detector found exactly the hotspot (R-B6: "correctly identifies node 30")

@@ -11,10 +11,10 @@
 
 use super::model::Model;
 use super::schema::{
-    Arrangement, BufferSharing, CcLevel, CctAlgorithm, DestinationPer, FlowControl, HotspotSplit,
-    Injection, LinkSpeed, LinkWidth, Marking, NsCompare, PortNumbering, QueueMappingKind,
-    RootCredits, RoutingAlgorithm, SinkCreditReturn, SitBase, StaticMode, Subset, ThresholdMapping,
-    ThresholdMode, TimerMode, TopologyKind, VlbPolicy,
+    Arrangement, BufferSharing, CcLevel, CctAlgorithm, DestinationPer, DmodkDigits, FlowControl,
+    HotspotSplit, Injection, LinkSpeed, LinkWidth, Marking, NsCompare, PortNumbering,
+    QueueMappingKind, RootCredits, RoutingAlgorithm, SinkCreditReturn, SitBase, StaticMode, Subset,
+    ThresholdMapping, ThresholdMode, TimerMode, TopologyKind, VlbPolicy,
 };
 use super::units::{BitRate, Bytes, Duration, Frequency, PS_PER_S};
 use crate::error::{Error, Result};
@@ -368,6 +368,8 @@ pub const KEYS: &[KeyInfo] = &[
         "`pb` only: factor F of Eq. 2-2 (Table 3-1)"),
     key!("routing.pb_threshold", int(0, 1_000_000), "packets", "5", CY,
         "`pb` only: threshold T of Eq. 2-2 (Table 3-1)"),
+    key!("routing.dmodk_digits", ValueKind::Choice(DmodkDigits::NAMES), "", "`low_first`", IB,
+        "D-mod-k: up port at level l from the destination's digits least significant first (⌊d / W_l⌋ mod up[l], spec B.6) or `high_first`"),
     key!("routing.vc_template", ValueKind::StrList { max_len: 64 }, "", "the routing's own (spec §3.0.3)", CY,
         "Dragonfly: explicit hop-type template for VC assignment, a list such as `[\"L0\", \"G0\", \"L1\"]`; the channel-dependency check refuses a cyclic one"),
     key!("routing.dateline", ValueKind::Bool, "", "true", CY,

@@ -631,6 +631,24 @@ pub struct RoutingConfig {
     /// channel-dependency check refuses it.
     #[serde(default)]
     pub dateline: Option<bool>,
+    /// D-mod-k: which of the destination's digits choose the up ports, level by level
+    /// (`"low_first"`, the default, or `"high_first"`; drb-and-ddbbm spec B.6).
+    #[serde(default)]
+    pub dmodk_digits: Option<DmodkDigits>,
+}
+
+crate::choice! {
+    /// The order in which D-mod-k reads the destination's digits on the way up.
+    #[derive(Default)]
+    pub enum DmodkDigits {
+        /// Level l goes up by digit l of d, least significant first: ⌊d / W_l⌋ mod up[l]
+        /// (spec B.6's formula: consecutive destinations leave a leaf by different up ports).
+        #[default]
+        LowFirst = "low_first",
+        /// The most significant digits first: groups of consecutive destinations share a leaf's
+        /// up port (the grouping of a perfect-shuffle BMIN's self-routing).
+        HighFirst = "high_first",
+    }
 }
 
 crate::choice! {

@@ -503,7 +503,10 @@ fn ddbbm_json(net: &Net, d: &Ddbbm, ctx: &Ctx) -> Value {
     let mut congested = Vec::new();
     let mut false_positives = 0;
     for (i, &frames) in d.congested_frames.iter().enumerate() {
-        let first = d.changes.iter().find(|c| c.node as usize == i && c.congested);
+        let first = d
+            .changes
+            .iter()
+            .find(|c| c.node as usize == i && c.congested);
         if let Some(first) = first {
             let is_hot = hot.binary_search(&(i as u32)).is_ok();
             if !is_hot {
