@@ -11,10 +11,10 @@
 
 use super::model::Model;
 use super::schema::{
-    Arrangement, BufferSharing, CcLevel, CctAlgorithm, DestinationPer, FlowControl, HotspotSplit,
-    Injection, LinkSpeed, LinkWidth, Marking, NsCompare, PortNumbering, QueueMappingKind,
-    RootCredits, RoutingAlgorithm, SinkCreditReturn, SitBase, StaticMode, Subset, ThresholdMapping,
-    ThresholdMode, TimerMode, TopologyKind, VlbPolicy,
+    Arrangement, BufferSharing, CcLevel, CctAlgorithm, DdbbmMapping, DestinationPer, FlowControl,
+    HotspotSplit, Injection, LinkSpeed, LinkWidth, Marking, NsCompare, PortNumbering,
+    QueueMappingKind, RootCredits, RoutingAlgorithm, SinkCreditReturn, SitBase, StaticMode, Subset,
+    ThresholdMapping, ThresholdMode, TimerMode, TopologyKind, VlbPolicy,
 };
 use super::units::{BitRate, Bytes, Duration, Frequency, PS_PER_S};
 use crate::error::{Error, Result};
@@ -496,6 +496,8 @@ pub const KEYS: &[KeyInfo] = &[
         "size of a DDBBM notification packet"),
     key!("ddbbm.notification_vl", int(0, 14), "", "0", IB,
         "VL of the notifications (give it a `switch.vl_arbitration.high` entry: the priority control channel)"),
+    key!("ddbbm.mapping", ValueKind::Choice(DdbbmMapping::NAMES), "", "`queues`", IB,
+        "`queues` (the switches' own Q + 1 queues per VL) or `virtual_lanes` (spec B.4: VL = SBV[d] ? Q : d mod Q, one queue per VL, notifications on a management lane)"),
     key!("cc.cnp_bytes", ValueKind::Size { min: 1, max: MIB }, "", "`\"64B\"`", IB,
         "size of a congestion notification packet"),
     key!("cc.cnp_vl", int(0, 14), "", "the flow's VL", IB,
