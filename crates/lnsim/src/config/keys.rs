@@ -11,8 +11,8 @@
 
 use super::model::Model;
 use super::schema::{
-    Arrangement, BufferSharing, CcLevel, CctAlgorithm, DestinationPer, DmodkDigits, FlowControl,
-    HotspotSplit, Injection, LinkSpeed, LinkWidth, Marking, NsCompare, PortNumbering,
+    Arrangement, BufferSharing, CcLevel, CctAlgorithm, DdbbmMapping, DestinationPer, DmodkDigits,
+    FlowControl, HotspotSplit, Injection, LinkSpeed, LinkWidth, Marking, NsCompare, PortNumbering,
     QueueMappingKind, RootCredits, RoutingAlgorithm, SinkCreditReturn, SitBase, StaticMode, Subset,
     ThresholdMapping, ThresholdMode, TimerMode, TopologyKind, VlbPolicy,
 };
@@ -498,6 +498,8 @@ pub const KEYS: &[KeyInfo] = &[
         "size of a DDBBM notification packet"),
     key!("ddbbm.notification_vl", int(0, 14), "", "0", IB,
         "VL of the notifications (give it a `switch.vl_arbitration.high` entry: the priority control channel)"),
+    key!("ddbbm.mapping", ValueKind::Choice(DdbbmMapping::NAMES), "", "`queues`", IB,
+        "`queues` (the switches' own Q + 1 queues per VL) or `virtual_lanes` (spec B.4: VL = SBV[d] ? Q : d mod Q, one queue per VL, notifications on a management lane)"),
     key!("cc.cnp_bytes", ValueKind::Size { min: 1, max: MIB }, "", "`\"64B\"`", IB,
         "size of a congestion notification packet"),
     key!("cc.cnp_vl", int(0, 14), "", "the flow's VL", IB,

@@ -1350,6 +1350,19 @@ crate::choice! {
     }
 }
 
+crate::choice! {
+    /// Where DDBBM's Q + 1 queues live (drb-and-ddbbm spec B.4).
+    #[derive(Default)]
+    pub enum DdbbmMapping {
+        /// The switches' own Q DBBM queues plus one dynamic queue per port and VL (spec B.3.4).
+        #[default]
+        Queues = "queues",
+        /// InfiniBand with no hardware change (spec B.4): SL_i ↔ VL_i, the source picks VL
+        /// `SBV[d] ? Q : d mod Q`, one queue per VL, notifications on a management lane.
+        VirtualLanes = "virtual_lanes",
+    }
+}
+
 /// `[ddbbm]`: congestion detection at the destination end node, its notifications and the
 /// sources' status bits (drb-and-ddbbm spec B.3; defaults B.8 and B.10).
 #[derive(Debug, Clone, Deserialize)]
@@ -1387,6 +1400,9 @@ pub struct DdbbmConfig {
     /// entry for the strict-priority control channel of spec B.3.3.
     #[serde(default)]
     pub notification_vl: Option<u32>,
+    /// `"queues"` (default: the switches' Q + 1 queues) or `"virtual_lanes"` (spec B.4).
+    #[serde(default)]
+    pub mapping: DdbbmMapping,
 }
 impl Default for DdbbmConfig {
     fn default() -> Self {

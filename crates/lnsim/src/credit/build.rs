@@ -3,6 +3,7 @@
 
 use super::{Net, PortTiming};
 use crate::config::{LoadedScenario, Ps};
+use crate::credit::cc::ddbbm_lanes::VlSelect;
 use crate::credit::cc::{CcContext, CongestionManagement};
 use crate::credit::endpoint::sink::SinkModel;
 use crate::credit::packet::{PacketQueue, PacketStore};
@@ -150,6 +151,40 @@ fn deadlock_check(
             vl: cnp_vl,
         });
     }
+    // DDBBM on VLs (drb-and-ddbbm spec B.4): a source reaches destination d on VL d mod Q or,
+    // while d is congested, on VL Q; notifications come back on the management lane
+    let mut on_lanes: Vec<(u32, Vec<u32>, u8)> = Vec::new();
+    if let Some(m) = VlSelect::from_scenario(s)? {
+        let q = m.queues as u32;
+        let mut back: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+        for d in &demands {
+            for v in 0..q {
+                let dsts: Vec<u32> = d.dsts.iter().copied().filter(|x| x % q == v).collect();
+                if !dsts.is_empty() {
+                    on_lanes.push((d.src, dsts, v as u8));
+                }
+            }
+            on_lanes.push((d.src, d.dsts.to_vec(), m.queues));
+            for &dst in d.dsts {
+                back.entry(dst).or_default().push(d.src);
+            }
+        }
+        for (dst, srcs) in back {
+            on_lanes.push((dst, srcs, m.management_vl()));
+        }
+    }
+    let demands: Vec<Demand<'_>> = if on_lanes.is_empty() {
+        demands
+    } else {
+        on_lanes
+            .iter()
+            .map(|(src, dsts, vl)| Demand {
+                src: *src,
+                dsts,
+                vl: *vl,
+            })
+            .collect()
+    };
     let check = check_tables(fabric, lft, &demands, s.cc.enabled && s.cc.cnp_vl.is_none());
     if let Some(cycle) = &check.cycle {
         if !s.sim.allow_deadlock {
@@ -314,21 +349,31 @@ impl Net {
             cdg,
         } = build_parts(l, setup)?;
         setup.phase("network state");
-        let vls = s.switch.vls as usize;
         let credit_bytes = s.traffic.credit_bytes.0 as u32;
         let pkt_bytes = s.traffic.packet_bytes.0 as u32;
         let pkt_credits = pkt_bytes.div_ceil(credit_bytes);
         let buffers = match buffers {
             Some(b) => b,
-            None => BufferChoice::from_config(
-                &s.switch,
+            None => BufferChoice::for_scenario(
+                s,
                 fabric.hcas.len() as u32,
                 credit_bytes as u64,
                 pkt_credits as u64,
             )?,
         };
         let queue_scheme = buffers.scheme;
-        let vlarb_table = VlArbTable::from_config(&s.switch.vl_arbitration, s.switch.vls)?;
+        // DDBBM on VLs (drb-and-ddbbm spec B.4): the source picks the VL, ports keep a
+        // management lane after the data VLs
+        let vl_select = VlSelect::from_scenario(s)?;
+        let vls = vl_select.map_or(s.switch.vls as usize, VlSelect::lanes);
+        let mut vlarb_table = VlArbTable::from_config(&s.switch.vl_arbitration, s.switch.vls)?;
+        if let Some(m) = vl_select {
+            vlarb_table.management = Some(m.management_vl());
+            let c = &s.switch.vl_arbitration;
+            if c.high.is_empty() && c.low.is_empty() {
+                vlarb_table.low = m.default_arbitration();
+            }
+        }
         // a VL that carries traffic but sits in neither table could never be sent
         let mut used: Vec<(u8, &str)> = traffic
             .sources
@@ -341,12 +386,28 @@ impl Net {
                 used.push((v as u8, "cc.cnp_vl"));
             }
         }
+        if let Some(m) = vl_select {
+            if let Some(src) = traffic.sources.iter().find(|src| src.vl != 0) {
+                return Err(Error::input(
+                    "traffic.generators[].vl",
+                    format!(
+                        "VL {} given to traffic, but with ddbbm.mapping = \"virtual_lanes\" the source HCA picks every packet's VL (spec B.4: SBV[d] ? Q : d mod Q); allowed: 0 (the default) on every generator and flow",
+                        src.vl
+                    ),
+                ));
+            }
+            used = (0..=m.queues).map(|v| (v, "ddbbm")).collect();
+        }
         if let Some((v, what)) = used.into_iter().find(|(v, _)| !vlarb_table.serves(*v)) {
             return Err(Error::input(
                 "switch.vl_arbitration",
                 format!(
                     "VL {v} carries {} but is in neither the `high` nor the `low` table, so it could never be sent; allowed: every VL in use in one of them (e.g. `low = [[{v}, 255]]`)",
-                    if what == "traffic" { "traffic" } else { "the CNPs (cc.cnp_vl)" }
+                    match what {
+                        "traffic" => "traffic",
+                        "ddbbm" => "DDBBM's queues (ddbbm.mapping = \"virtual_lanes\": VL0–VLQ)",
+                        _ => "the CNPs (cc.cnp_vl)",
+                    }
                 ),
             ));
         }
@@ -357,7 +418,10 @@ impl Net {
         let (credit_keeping, credits) =
             initial_credits(buffers, &mut ports, &fabric, vls, pkt_credits)?;
         let (req_heads, head_rr) = request_counts(queue_scheme, &ports, &fabric, vls);
-        let cc = congestion_management(l, &ports, &fabric, pkt_credits)?;
+        let mut cc = congestion_management(l, &ports, &fabric, pkt_credits)?;
+        if let Some(m) = vl_select {
+            cc.use_management_lane(m.management_vl());
+        }
         let n_hca = fabric.hcas.len();
         let stats = statistics(s, n_hca, ports.n_buf as usize * vls);
         let wheel_log_buckets = wheel_log_buckets(&ports.timing);
@@ -388,6 +452,7 @@ impl Net {
         let n_credit_slots = credits.len();
         let mut net = Net {
             vls,
+            vl_select,
             credit_bytes,
             pkt_bytes,
             pkt_credits,
@@ -505,7 +570,7 @@ impl PortLayout {
         pkt_bytes: u32,
         credit_bytes: u32,
     ) -> Result<Self> {
-        let vls = s.switch.vls as usize;
+        let vls = crate::credit::cc::ddbbm_lanes::lanes(s)?;
         // global ports are numbered in u32
         let total_ports: usize = fabric.nodes.iter().map(|n| n.ports.len()).sum();
         if total_ports.saturating_mul(vls) > u32::MAX as usize {

@@ -136,7 +136,11 @@ pub struct PortTiming {
 /// The network instance and its run state.
 pub struct Net {
     // --- constants
+    /// Lanes per port: `switch.vls` data VLs, plus the management lane with DDBBM on VLs.
     pub(crate) vls: usize,
+    /// DDBBM on VLs (`ddbbm.mapping = "virtual_lanes"`, drb-and-ddbbm spec B.4): the source
+    /// picks each message's VL.
+    pub(crate) vl_select: Option<cc::ddbbm_lanes::VlSelect>,
     pub(crate) credit_bytes: u32,
     pub(crate) pkt_bytes: u32,
     pub(crate) pkt_credits: u32,

@@ -70,6 +70,7 @@
 
 pub mod cct;
 pub mod ddbbm;
+pub mod ddbbm_lanes;
 pub mod ib;
 pub mod ib_ca;
 pub mod ib_switch;
@@ -244,6 +245,14 @@ impl CongestionManagement {
             for (h, n) in d.take_pending() {
                 send(h, n);
             }
+        }
+    }
+
+    /// DDBBM's notifications take lane `vl`, the management lane of `ddbbm.mapping =
+    /// "virtual_lanes"` (drb-and-ddbbm spec B.4, [`ddbbm_lanes`]).
+    pub fn use_management_lane(&mut self, vl: u8) {
+        if let CongestionManagement::Ddbbm(d) = self {
+            d.use_management_lane(vl);
         }
     }
 

@@ -53,7 +53,11 @@ impl Net {
                     self.cc.congestion_bit(h, fl.dst)
                 };
                 let flags = if cbit { CBIT } else { 0 };
-                if self.credits[self.credit_slot_for_flags(g as u32, fl.dst, fl.vl, flags)]
+                let vl = match self.vl_select {
+                    Some(m) => m.vl_of(fl.dst, cbit),
+                    None => fl.vl,
+                };
+                if self.credits[self.credit_slot_for_flags(g as u32, fl.dst, vl, flags)]
                     < self.pkt_credits
                 {
                     continue;
@@ -95,7 +99,7 @@ impl Net {
         fl.head_since = now;
         fl.tx_bytes += self.pkt_bytes as u64;
         fl.tx_packets += 1;
-        let (dst, vl) = (fl.dst, fl.vl);
+        let dst = fl.dst;
         // DDBBM: a flow reads its destination's status bit at a message's first packet and
         // keeps it for the message (drb-and-ddbbm spec B.3.4, B.3.6)
         if !fl.in_message {
@@ -103,6 +107,11 @@ impl Net {
         }
         fl.in_message = !msg_done;
         let flags = if fl.cbit { CBIT } else { 0 };
+        // DDBBM on VLs (spec B.4): the bit picks the SL, hence the VL, for the whole message
+        let vl = match self.vl_select {
+            Some(m) => m.vl_of(dst, fl.cbit),
+            None => fl.vl,
+        };
         if fl.msgs.is_empty() {
             fl.ready = false;
             self.ready[h as usize].remove(idx);

@@ -271,6 +271,22 @@ pub struct BufferChoice {
 }
 
 impl BufferChoice {
+    /// [`BufferChoice::from_config`] of scenario `s`, where `ddbbm.mapping = "virtual_lanes"`
+    /// (drb-and-ddbbm spec B.4) turns DDBBM's queues into VLs: one queue per VL
+    /// ([`one_queue`]), the source choosing the VL (`credit/cc/ddbbm_lanes.rs`).
+    pub fn for_scenario(
+        s: &crate::config::Scenario,
+        destinations: u32,
+        credit_bytes: u64,
+        pkt_credits: u64,
+    ) -> Result<Self> {
+        let mut b = Self::from_config(&s.switch, destinations, credit_bytes, pkt_credits)?;
+        if crate::credit::cc::ddbbm_lanes::VlSelect::from_scenario(s)?.is_some() {
+            b.scheme = QueueScheme::OneQueue(OneQueue);
+        }
+        Ok(b)
+    }
+
     /// From the scenario keys `switch.queue_mapping`, `switch.dbbm_queues`,
     /// `switch.buffer_sharing`, `switch.static_mode` and `switch.queue_bytes` of a network of
     /// `destinations` HCAs with packets of `pkt_credits` credits of `credit_bytes` bytes.
