@@ -497,4 +497,228 @@ fn ob_base(net: &Net, og: u32) -> usize {
 }
 
 #[cfg(test)]
-mod tests {}
+mod tests {
+    //! Output buffers on one switch (two inputs feeding one output) and on a two-switch line:
+    //! throughput, capacity under a blocked downstream, sizing per downstream queue,
+    //! conservation, determinism, refusals.
+
+    use crate::config::load_str;
+    use crate::credit::Net;
+
+    /// One switch SW11 with H111, H112 flooding H113 (2:1 on the output to H113).
+    const FAN_IN: &str = r#"
+[sim]
+end_time = "200us"
+warmup = "50us"
+interval = "50us"
+[topology]
+kind = "mesh"
+dims = [1, 1]
+hcas_per_switch = 3
+[switch]
+buffer_credits = 16
+[hca]
+buffer_credits = 16
+[traffic]
+credit_bytes = "64B"
+packet_bytes = "128B"
+payload_bytes = "128B"
+mtu_credits = 2
+message_bytes = "128B"
+[[traffic.flows]]
+src = "H111"
+dst = "H113"
+[[traffic.flows]]
+src = "H112"
+dst = "H113"
+"#;
+
+    fn net(text: &str, ov: &[&str]) -> crate::error::Result<Net> {
+        let ov: Vec<String> = ov.iter().map(|s| s.to_string()).collect();
+        let l = load_str(text, "t", std::path::Path::new("."), "t", &ov, None)?;
+        Net::new(&l)
+    }
+
+    /// Runs to the end; checks that no fault happened and packets and credits are conserved.
+    fn run(text: &str, ov: &[&str]) -> Net {
+        let mut n = net(text, ov).unwrap();
+        assert_eq!(n.run(false, &mut || false).unwrap(), None);
+        assert!(n.fault.is_none(), "{:?}", n.fault);
+        assert!(n.deadlock.is_none());
+        n.check_conservation().unwrap();
+        n
+    }
+
+    /// The gport of SW11's output to `hca`.
+    fn out_to(n: &Net, hca: &str) -> u32 {
+        let h = n.fabric.nodes.iter().position(|x| x.name == hca).unwrap();
+        n.peer[n.port_base[h] as usize]
+    }
+
+    #[test]
+    fn two_inputs_into_one_output_keep_its_throughput() {
+        let off = run(FAN_IN, &[]);
+        let on = run(FAN_IN, &["switch.output_buffer_credits=12"]);
+        assert!(off.obuf.is_none() && on.obuf.is_some());
+        let (a, b) = (off.stats.delivered_packets, on.stats.delivered_packets);
+        assert!(a > 100, "{a}");
+        // the output link is the bottleneck either way; the buffer only adds its packets of
+        // slack at the start
+        let d = (a as f64 - b as f64).abs() / a as f64;
+        assert!(d < 0.01, "delivered without {a}, with output buffers {b}");
+        // and it is full when the link, not the crossbar, is the bottleneck
+        let ob = on.obuf.as_ref().unwrap();
+        let s = ob.slots(out_to(&on, "H113")).start;
+        assert!(ob.used(s) > 0);
+    }
+
+    #[test]
+    fn a_blocked_downstream_fills_the_output_buffer_to_its_capacity_and_no_further() {
+        // H113's sink stops after 1 ns: its receive buffer, then SW11's output buffer towards
+        // it, then the inputs fill
+        let blocked = [
+            "switch.output_buffer_credits=12",
+            "hca.sink.drain_rate=\"100Gbps\"",
+            "hca.sink.hiccup_off=\"1ns\"",
+            "hca.sink.hiccup_on=\"10ms\"",
+        ];
+        let n = run(FAN_IN, &blocked);
+        let ob = n.obuf.as_ref().unwrap();
+        let og = out_to(&n, "H113");
+        let s = ob.slots(og);
+        assert_eq!(s.len(), 1, "one queue per VL towards an HCA");
+        let s = s.start;
+        assert_eq!(ob.cap(s), 12);
+        assert_eq!(ob.used(s), 12, "the output queue holds its share");
+        assert_eq!(ob.space(s), 0);
+        assert_eq!(n.pkts.queue_credits(&ob.queues()[s]), 12);
+        // no credits left towards H113; the inputs hold the rest of the backlog
+        assert_eq!(n.credits[n.credit_slot(og, 0)], 0);
+        for h in ["H111", "H112"] {
+            let ig = n.peer
+                [n.port_base[n.fabric.nodes.iter().position(|x| x.name == h).unwrap()] as usize];
+            assert!(n.in_used[ig as usize] > 0, "{h}'s input holds packets");
+        }
+        // other output queues stay empty
+        for g in 0..n.peer.len() as u32 {
+            for t in ob.slots(g) {
+                if t != s {
+                    assert_eq!(ob.used(t), 0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn output_queues_follow_the_downstream_queues_and_are_sized_like_them() {
+        // SW11 → SW12: with static VOQsw the output has one queue per queue of SW12's input
+        let text = FAN_IN
+            .replace("dims = [1, 1]", "dims = [1, 2]")
+            .replace("H113", "H122");
+        // 13 credits over SW12's 4 queues: mode A rounds 3.25 down to whole 2-credit packets
+        // (at least one), "split" gives 3 credits each
+        for (mode, per_queue) in [("divided", 2), ("split", 3)] {
+            let static_mode = format!("switch.static_mode=\"{mode}\"");
+            let ov = [
+                "switch.queue_mapping=\"voq_sw\"",
+                "switch.buffer_sharing=\"static\"",
+                static_mode.as_str(),
+                "switch.output_buffer_credits=13",
+            ];
+            let n = run(&text, &ov);
+            assert_eq!(n.pkt_credits, 2);
+            let ob = n.obuf.as_ref().unwrap();
+            let sw12 = n
+                .fabric
+                .nodes
+                .iter()
+                .position(|x| x.name == "SW12")
+                .unwrap();
+            let ports = n.fabric.nodes[sw12].ports.len();
+            // SW11's port towards SW12
+            let og = (0..n.peer.len() as u32)
+                .find(|&g| {
+                    n.is_switch[g as usize]
+                        && n.node_of[g as usize] as usize != sw12
+                        && n.node_of[n.peer[g as usize] as usize] as usize == sw12
+                })
+                .unwrap();
+            let slots = ob.slots(og);
+            assert_eq!(slots.len(), ports, "{mode}");
+            for t in slots {
+                assert_eq!(ob.cap(t), per_queue, "{mode}");
+            }
+            assert!(n.stats.delivered_packets > 0);
+        }
+    }
+
+    #[test]
+    fn runs_are_deterministic() {
+        let ov = [
+            "switch.output_buffer_credits=8",
+            "switch.queue_mapping=\"one_queue\"",
+        ];
+        let a = run(FAN_IN, &ov);
+        let b = run(FAN_IN, &ov);
+        assert_eq!(a.events, b.events);
+        assert_eq!(a.stats.delivered_packets, b.stats.delivered_packets);
+        let rx = |n: &Net| {
+            n.traffic
+                .flows
+                .iter()
+                .map(|f| f.rx_bytes)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(rx(&a), rx(&b));
+    }
+
+    #[test]
+    fn the_conservation_check_catches_a_created_output_credit() {
+        let mut n = run(FAN_IN, &["switch.output_buffer_credits=12"]);
+        n.obuf.as_mut().unwrap().space[0] += 1;
+        let e = n.check_conservation().unwrap_err().to_string();
+        assert!(e.contains("output buffer credit conservation"), "{e}");
+    }
+
+    #[test]
+    fn the_conservation_check_catches_a_lost_output_packet() {
+        let blocked = [
+            "switch.output_buffer_credits=12",
+            "hca.sink.drain_rate=\"100Gbps\"",
+            "hca.sink.hiccup_off=\"1ns\"",
+            "hca.sink.hiccup_on=\"10ms\"",
+        ];
+        let mut n = run(FAN_IN, &blocked);
+        let s = {
+            let ob = n.obuf.as_ref().unwrap();
+            (0..ob.len()).find(|&s| !ob.queues[s].is_empty()).unwrap()
+        };
+        let mut q = n.obuf.as_ref().unwrap().queues[s];
+        n.pkts.pop_front(&mut q);
+        n.obuf.as_mut().unwrap().queues[s] = q;
+        assert!(n.check_conservation().is_err());
+    }
+
+    #[test]
+    fn bad_combinations_are_refused_naming_the_key() {
+        let e = net(FAN_IN, &["switch.output_buffer_credits=1"])
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("switch.output_buffer_credits") && e.contains("2-credit"),
+            "{e}"
+        );
+        let e = net(
+            FAN_IN,
+            &["switch.output_buffer_credits=8", "cc.enabled=true"],
+        )
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(
+            e.contains("switch.output_buffer_credits") && e.contains("cc.enabled"),
+            "{e}"
+        );
+    }
+}
