@@ -333,6 +333,8 @@ pub const KEYS: &[KeyInfo] = &[
         "`static` only: `divided` (spec B.5 mode A: ⌊buffer / queues⌋ in whole packets, at least 1, 2 with `voq_net`), `split` (the buffer split exactly; under one packet per queue is an error) or `per_queue` (mode B: `queue_bytes` per queue)"),
     key!("switch.queue_bytes", ValueKind::Size { min: 1, max: GIB }, "", "—", IB,
         "`static_mode = \"per_queue\"` only (required there): bytes of every queue of a switch input (spec B.5 mode B: `\"1KiB\"`)"),
+    key!("switch.output_buffer_credits", int(0, 1_000_000), "credits", "0", IB,
+        "output buffer per port and VL (spec B.5: input and output buffers); 0 = none (the input-buffered switch). Split into one queue per credit counter of the input it drives (the VL with `buffer_sharing = \"shared\"`, each queue of the next input with `static`, sized as `static_mode` sizes the inputs'); the crossbar moves a packet into its queue when the queue has room, the link serves the non-empty queues round robin within each VL. Not with `cc.enabled = true`"),
     key!("switch.vl_arbitration.high", ValueKind::VlTable, "", "`[]`", IB,
         "high-priority table `[[vl, weight], …]`, weights 1–255 in 64-byte units"),
     key!("switch.vl_arbitration.low", ValueKind::VlTable, "", "all VLs, weight 255", IB,

@@ -464,6 +464,10 @@ pub struct SwitchConfig {
     /// With `static_mode = "per_queue"`: bytes of every queue (spec B.5 mode B: 1 KB).
     #[serde(default)]
     pub queue_bytes: Option<Bytes>,
+    /// Output buffer per port and VL, in credits; 0 (default): none, the input-buffered
+    /// switch (spec B.5: "buffers … for both the input and the output ports").
+    #[serde(default)]
+    pub output_buffer_credits: u32,
     /// VL arbitration tables.
     #[serde(default)]
     pub vl_arbitration: VlArbitrationConfig,

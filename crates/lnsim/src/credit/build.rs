@@ -10,6 +10,7 @@ use crate::credit::packet::{PacketQueue, PacketStore};
 use crate::credit::switch::buffer::partitioned::PartitionedCredits;
 use crate::credit::switch::buffer::shared_pool::SharedPool;
 use crate::credit::switch::buffer::{BufferChoice, CreditKeeping, CreditKeepingKind, QueueScheme};
+use crate::credit::switch::output_buffer::OutputBuffers;
 use crate::credit::switch::vl_arbitration::{VlArbState, VlArbTable};
 use crate::engine::progress::SetupProgress;
 use crate::engine::EventQueue;
@@ -417,6 +418,7 @@ impl Net {
         let np = ports.node_of.len();
         let (credit_keeping, credits) =
             initial_credits(buffers, &mut ports, &fabric, vls, pkt_credits)?;
+        let obuf = output_buffers(s, buffers, &credit_keeping, &ports, vls, pkt_credits)?;
         let (req_heads, head_rr) = request_counts(queue_scheme, &ports, &fabric, vls);
         let mut cc = congestion_management(l, &ports, &fabric, pkt_credits)?;
         if let Some(m) = vl_select {
@@ -485,13 +487,15 @@ impl Net {
             max_being_sent,
             buf_index,
             plain_buffers: !queue_scheme.several_heads_per_output()
-                && buffers.credits == CreditKeepingKind::SharedPool,
+                && buffers.credits == CreditKeepingKind::SharedPool
+                && obuf.is_none(),
             queue_scheme,
             credit_keeping,
             queue_base,
             fill_base,
             fill: vec![0; n_fill as usize],
             queues: vec![PacketQueue::default(); n_queues as usize],
+            obuf,
             hca_gport,
             hca_of_node,
             sink,
@@ -712,6 +716,44 @@ fn initial_credits(
             (CreditKeeping::Partitioned(p), credits)
         }
     })
+}
+
+/// The output buffers of `switch.output_buffer_credits` (None when 0: the input-buffered
+/// switch), one queue per credit counter of the input each switch port drives, sized as the
+/// inputs' queues are (spec B.5). Refuses InfiniBand CC with them (it reads input fills only:
+/// `switch/output_buffer.rs`).
+fn output_buffers(
+    s: &crate::config::Scenario,
+    buffers: BufferChoice,
+    keeping: &CreditKeeping,
+    ports: &PortLayout,
+    vls: usize,
+    pkt_credits: u32,
+) -> Result<Option<OutputBuffers>> {
+    let c = s.switch.output_buffer_credits;
+    if c == 0 {
+        return Ok(None);
+    }
+    if s.cc.enabled {
+        return Err(Error::input(
+            "switch.output_buffer_credits",
+            "output buffers cannot run with cc.enabled = true: InfiniBand CC decides congestion from the input buffers' per-output fills, which no longer hold the backlog; allowed: 0 (no output buffers) with CC, or cc.enabled = false",
+        ));
+    }
+    let sizing = match buffers.credits {
+        CreditKeepingKind::SharedPool => None,
+        CreditKeepingKind::Partitioned(z) => Some(z),
+    };
+    OutputBuffers::new(
+        c,
+        keeping,
+        sizing,
+        &ports.is_switch,
+        &ports.peer,
+        vls,
+        pkt_credits,
+    )
+    .map(Some)
 }
 
 /// Where several queues of an input may request one output: the count of requesting heads per

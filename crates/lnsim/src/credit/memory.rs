@@ -104,6 +104,22 @@ fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers
             Phase::Kept,
         );
     }
+    // output buffers (spec B.5): per switch port a queue, three counters per downstream
+    // counter (at most the scheme's queues), and per port and VL the link's state
+    if s.switch.output_buffer_credits > 0 {
+        let per_out = match buffers.credits {
+            CreditKeepingKind::Partitioned(_) => queues_per_input,
+            CreditKeepingKind::SharedPool => vls,
+        };
+        est.add(
+            "output buffers",
+            m(
+                switch_ports,
+                m(per_out, sz::<PacketQueue>() + 3 * 4) + 4 + 4 + 1 + sz::<VlArbState>() + vls * 8,
+            ),
+            Phase::Kept,
+        );
+    }
     // congestion control is built (and checked) even when it is off
     est.add(
         "congestion control",
