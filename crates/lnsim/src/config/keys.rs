@@ -494,7 +494,7 @@ pub const KEYS: &[KeyInfo] = &[
         "`greater` (more than NS heavy sources, the paper's text) or `at_least`"),
     key!("ddbbm.sit_base", ValueKind::Choice(SitBase::NAMES), "", "`received`", IB,
         "SIT's base: `received` (the frame's ORB) or `capacity` (R_max · TF)"),
-    key!("ddbbm.r_max", RATE, "", "link rate less flow-control packets", IB,
+    key!("ddbbm.r_max", RATE, "", "link rate less its own sending's flow-control packets", IB,
         "R_max, the most an end node can receive (spec B.3.2 warning 1)"),
     key!("ddbbm.notification_bytes", ValueKind::Size { min: 1, max: MIB }, "", "`\"64B\"`", IB,
         "size of a DDBBM notification packet"),

@@ -1393,8 +1393,8 @@ pub struct DdbbmConfig {
     /// `"received"` (SIT of ORB, default) or `"capacity"` (SIT of R_max · TF).
     #[serde(default)]
     pub sit_base: SitBase,
-    /// R_max, the most a node can receive (absent: its link's data rate less the share the
-    /// flow-control packets take, spec B.3.2 warning 1).
+    /// R_max, the most a node can receive (absent: its link's data rate less the flow-control
+    /// packets its own offered sending puts on that link, spec B.3.2 warning 1).
     #[serde(default)]
     pub r_max: Option<BitRate>,
     /// Size of a notification packet (spec B.10 #10: 64 B).

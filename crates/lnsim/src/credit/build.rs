@@ -420,7 +420,7 @@ impl Net {
             initial_credits(buffers, &mut ports, &fabric, vls, pkt_credits)?;
         let obuf = output_buffers(s, buffers, &credit_keeping, &ports, vls, pkt_credits)?;
         let (req_heads, head_rr) = request_counts(queue_scheme, &ports, &fabric, vls);
-        let mut cc = congestion_management(l, &ports, &fabric, pkt_credits)?;
+        let mut cc = congestion_management(l, &ports, &fabric, &traffic, pkt_credits)?;
         if let Some(m) = vl_select {
             cc.use_management_lane(m.management_vl());
         }
@@ -783,6 +783,7 @@ fn congestion_management(
     l: &LoadedScenario,
     ports: &PortLayout,
     fabric: &Fabric,
+    traffic: &Traffic,
     pkt_credits: u32,
 ) -> Result<CongestionManagement> {
     let s = &l.scenario;
@@ -796,23 +797,25 @@ fn congestion_management(
         .iter()
         .map(|&n| ports.port_base[n as usize])
         .collect();
-    // DDBBM's R_max per end node: `ddbbm.r_max`, or what its link can bring in while it also
-    // sends at full rate — the link's data rate less the flow-control packets its own sends
-    // put on that link (drb-and-ddbbm spec B.3.2 warning 1)
+    // DDBBM's R_max per end node: `ddbbm.r_max`, or the most its link can bring in — the
+    // link's data rate less the flow-control packets that the node's own offered sending puts
+    // on that link (one per data packet it sends: drb-and-ddbbm spec B.3.2 warning 1)
     let r_max: Vec<f64> = if s.switch.queue_mapping == crate::config::QueueMappingKind::Ddbbm {
         let fc = match s.links.flow_control {
             crate::config::FlowControl::Packets => s.links.flow_control_bytes.0 as f64,
             _ => 0.0,
         };
         let pkt = s.traffic.packet_bytes.0 as f64;
+        let sending = traffic.offered_sending();
         fabric
             .hcas
             .iter()
-            .map(|&h| match s.ddbbm.r_max {
+            .enumerate()
+            .map(|(i, &h)| match s.ddbbm.r_max {
                 Some(r) => r.0 as f64,
                 None => {
                     let rate = fabric.nodes[h as usize].ports[0].link.rate.bits_per_s();
-                    rate * pkt / (pkt + fc)
+                    rate * (1.0 - sending[i].min(1.0) * fc / pkt)
                 }
             })
             .collect()
