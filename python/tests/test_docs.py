@@ -51,7 +51,8 @@ except ModuleNotFoundError:  # Python < 3.11
     import tomli as tomllib  # type: ignore[no-redef]
 
 REPO = Path(__file__).resolve().parents[2]
-DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")), REPO / "scenarios" / "README.md"]
+DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")), REPO / "scenarios" / "README.md",
+        *sorted((REPO / "scenarios").glob("*/README.md"))]
 KINDS = {"sh", "python", "toml", "text"}
 DEFAULT_TIMEOUT = 240
 DIRECTIVE = re.compile(r"^<!--\s*doctest:\s*(\{.*\})\s*-->\s*$")

@@ -464,6 +464,10 @@ pub struct SwitchConfig {
     /// With `static_mode = "per_queue"`: bytes of every queue (spec B.5 mode B: 1 KB).
     #[serde(default)]
     pub queue_bytes: Option<Bytes>,
+    /// Output buffer per port and VL, in credits; 0 (default): none, the input-buffered
+    /// switch (spec B.5: "buffers … for both the input and the output ports").
+    #[serde(default)]
+    pub output_buffer_credits: u32,
     /// VL arbitration tables.
     #[serde(default)]
     pub vl_arbitration: VlArbitrationConfig,
@@ -631,6 +635,24 @@ pub struct RoutingConfig {
     /// channel-dependency check refuses it.
     #[serde(default)]
     pub dateline: Option<bool>,
+    /// D-mod-k: which of the destination's digits choose the up ports, level by level
+    /// (`"low_first"`, the default, or `"high_first"`; drb-and-ddbbm spec B.6).
+    #[serde(default)]
+    pub dmodk_digits: Option<DmodkDigits>,
+}
+
+crate::choice! {
+    /// The order in which D-mod-k reads the destination's digits on the way up.
+    #[derive(Default)]
+    pub enum DmodkDigits {
+        /// Level l goes up by digit l of d, least significant first: ⌊d / W_l⌋ mod up[l]
+        /// (spec B.6's formula: consecutive destinations leave a leaf by different up ports).
+        #[default]
+        LowFirst = "low_first",
+        /// The most significant digits first: groups of consecutive destinations share a leaf's
+        /// up port (the grouping of a perfect-shuffle BMIN's self-routing).
+        HighFirst = "high_first",
+    }
 }
 
 crate::choice! {
@@ -1332,6 +1354,19 @@ crate::choice! {
     }
 }
 
+crate::choice! {
+    /// Where DDBBM's Q + 1 queues live (drb-and-ddbbm spec B.4).
+    #[derive(Default)]
+    pub enum DdbbmMapping {
+        /// The switches' own Q DBBM queues plus one dynamic queue per port and VL (spec B.3.4).
+        #[default]
+        Queues = "queues",
+        /// InfiniBand with no hardware change (spec B.4): SL_i ↔ VL_i, the source picks VL
+        /// `SBV[d] ? Q : d mod Q`, one queue per VL, notifications on a management lane.
+        VirtualLanes = "virtual_lanes",
+    }
+}
+
 /// `[ddbbm]`: congestion detection at the destination end node, its notifications and the
 /// sources' status bits (drb-and-ddbbm spec B.3; defaults B.8 and B.10).
 #[derive(Debug, Clone, Deserialize)]
@@ -1358,8 +1393,8 @@ pub struct DdbbmConfig {
     /// `"received"` (SIT of ORB, default) or `"capacity"` (SIT of R_max · TF).
     #[serde(default)]
     pub sit_base: SitBase,
-    /// R_max, the most a node can receive (absent: its link's data rate less the share the
-    /// flow-control packets take, spec B.3.2 warning 1).
+    /// R_max, the most a node can receive (absent: its link's data rate less the flow-control
+    /// packets its own offered sending puts on that link, spec B.3.2 warning 1).
     #[serde(default)]
     pub r_max: Option<BitRate>,
     /// Size of a notification packet (spec B.10 #10: 64 B).
@@ -1369,6 +1404,9 @@ pub struct DdbbmConfig {
     /// entry for the strict-priority control channel of spec B.3.3.
     #[serde(default)]
     pub notification_vl: Option<u32>,
+    /// `"queues"` (default: the switches' Q + 1 queues) or `"virtual_lanes"` (spec B.4).
+    #[serde(default)]
+    pub mapping: DdbbmMapping,
 }
 impl Default for DdbbmConfig {
     fn default() -> Self {

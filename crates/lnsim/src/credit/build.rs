@@ -3,12 +3,14 @@
 
 use super::{Net, PortTiming};
 use crate::config::{LoadedScenario, Ps};
+use crate::credit::cc::ddbbm_lanes::VlSelect;
 use crate::credit::cc::{CcContext, CongestionManagement};
 use crate::credit::endpoint::sink::SinkModel;
 use crate::credit::packet::{PacketQueue, PacketStore};
 use crate::credit::switch::buffer::partitioned::PartitionedCredits;
 use crate::credit::switch::buffer::shared_pool::SharedPool;
 use crate::credit::switch::buffer::{BufferChoice, CreditKeeping, CreditKeepingKind, QueueScheme};
+use crate::credit::switch::output_buffer::OutputBuffers;
 use crate::credit::switch::vl_arbitration::{VlArbState, VlArbTable};
 use crate::engine::progress::SetupProgress;
 use crate::engine::EventQueue;
@@ -150,6 +152,40 @@ fn deadlock_check(
             vl: cnp_vl,
         });
     }
+    // DDBBM on VLs (drb-and-ddbbm spec B.4): a source reaches destination d on VL d mod Q or,
+    // while d is congested, on VL Q; notifications come back on the management lane
+    let mut on_lanes: Vec<(u32, Vec<u32>, u8)> = Vec::new();
+    if let Some(m) = VlSelect::from_scenario(s)? {
+        let q = m.queues as u32;
+        let mut back: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+        for d in &demands {
+            for v in 0..q {
+                let dsts: Vec<u32> = d.dsts.iter().copied().filter(|x| x % q == v).collect();
+                if !dsts.is_empty() {
+                    on_lanes.push((d.src, dsts, v as u8));
+                }
+            }
+            on_lanes.push((d.src, d.dsts.to_vec(), m.queues));
+            for &dst in d.dsts {
+                back.entry(dst).or_default().push(d.src);
+            }
+        }
+        for (dst, srcs) in back {
+            on_lanes.push((dst, srcs, m.management_vl()));
+        }
+    }
+    let demands: Vec<Demand<'_>> = if on_lanes.is_empty() {
+        demands
+    } else {
+        on_lanes
+            .iter()
+            .map(|(src, dsts, vl)| Demand {
+                src: *src,
+                dsts,
+                vl: *vl,
+            })
+            .collect()
+    };
     let check = check_tables(fabric, lft, &demands, s.cc.enabled && s.cc.cnp_vl.is_none());
     if let Some(cycle) = &check.cycle {
         if !s.sim.allow_deadlock {
@@ -314,21 +350,31 @@ impl Net {
             cdg,
         } = build_parts(l, setup)?;
         setup.phase("network state");
-        let vls = s.switch.vls as usize;
         let credit_bytes = s.traffic.credit_bytes.0 as u32;
         let pkt_bytes = s.traffic.packet_bytes.0 as u32;
         let pkt_credits = pkt_bytes.div_ceil(credit_bytes);
         let buffers = match buffers {
             Some(b) => b,
-            None => BufferChoice::from_config(
-                &s.switch,
+            None => BufferChoice::for_scenario(
+                s,
                 fabric.hcas.len() as u32,
                 credit_bytes as u64,
                 pkt_credits as u64,
             )?,
         };
         let queue_scheme = buffers.scheme;
-        let vlarb_table = VlArbTable::from_config(&s.switch.vl_arbitration, s.switch.vls)?;
+        // DDBBM on VLs (drb-and-ddbbm spec B.4): the source picks the VL, ports keep a
+        // management lane after the data VLs
+        let vl_select = VlSelect::from_scenario(s)?;
+        let vls = vl_select.map_or(s.switch.vls as usize, VlSelect::lanes);
+        let mut vlarb_table = VlArbTable::from_config(&s.switch.vl_arbitration, s.switch.vls)?;
+        if let Some(m) = vl_select {
+            vlarb_table.management = Some(m.management_vl());
+            let c = &s.switch.vl_arbitration;
+            if c.high.is_empty() && c.low.is_empty() {
+                vlarb_table.low = m.default_arbitration();
+            }
+        }
         // a VL that carries traffic but sits in neither table could never be sent
         let mut used: Vec<(u8, &str)> = traffic
             .sources
@@ -341,12 +387,28 @@ impl Net {
                 used.push((v as u8, "cc.cnp_vl"));
             }
         }
+        if let Some(m) = vl_select {
+            if let Some(src) = traffic.sources.iter().find(|src| src.vl != 0) {
+                return Err(Error::input(
+                    "traffic.generators[].vl",
+                    format!(
+                        "VL {} given to traffic, but with ddbbm.mapping = \"virtual_lanes\" the source HCA picks every packet's VL (spec B.4: SBV[d] ? Q : d mod Q); allowed: 0 (the default) on every generator and flow",
+                        src.vl
+                    ),
+                ));
+            }
+            used = (0..=m.queues).map(|v| (v, "ddbbm")).collect();
+        }
         if let Some((v, what)) = used.into_iter().find(|(v, _)| !vlarb_table.serves(*v)) {
             return Err(Error::input(
                 "switch.vl_arbitration",
                 format!(
                     "VL {v} carries {} but is in neither the `high` nor the `low` table, so it could never be sent; allowed: every VL in use in one of them (e.g. `low = [[{v}, 255]]`)",
-                    if what == "traffic" { "traffic" } else { "the CNPs (cc.cnp_vl)" }
+                    match what {
+                        "traffic" => "traffic",
+                        "ddbbm" => "DDBBM's queues (ddbbm.mapping = \"virtual_lanes\": VL0–VLQ)",
+                        _ => "the CNPs (cc.cnp_vl)",
+                    }
                 ),
             ));
         }
@@ -356,9 +418,13 @@ impl Net {
         let np = ports.node_of.len();
         let (credit_keeping, credits) =
             initial_credits(buffers, &mut ports, &fabric, vls, pkt_credits)?;
+        let obuf = output_buffers(s, buffers, &credit_keeping, &ports, vls, pkt_credits)?;
         let (req_heads, head_rr, head_mask, head_words) =
             request_counts(queue_scheme, &ports, &fabric, vls);
-        let cc = congestion_management(l, &ports, &fabric, pkt_credits)?;
+        let mut cc = congestion_management(l, &ports, &fabric, &traffic, pkt_credits)?;
+        if let Some(m) = vl_select {
+            cc.use_management_lane(m.management_vl());
+        }
         let n_hca = fabric.hcas.len();
         let stats = statistics(s, n_hca, ports.n_buf as usize * vls);
         let wheel_log_buckets = wheel_log_buckets(&ports.timing);
@@ -389,6 +455,7 @@ impl Net {
         let n_credit_slots = credits.len();
         let mut net = Net {
             vls,
+            vl_select,
             credit_bytes,
             pkt_bytes,
             pkt_credits,
@@ -423,13 +490,15 @@ impl Net {
             max_being_sent,
             buf_index,
             plain_buffers: !queue_scheme.several_heads_per_output()
-                && buffers.credits == CreditKeepingKind::SharedPool,
+                && buffers.credits == CreditKeepingKind::SharedPool
+                && obuf.is_none(),
             queue_scheme,
             credit_keeping,
             queue_base,
             fill_base,
             fill: vec![0; n_fill as usize],
             queues: vec![PacketQueue::default(); n_queues as usize],
+            obuf,
             hca_gport,
             hca_of_node,
             sink,
@@ -509,7 +578,7 @@ impl PortLayout {
         pkt_bytes: u32,
         credit_bytes: u32,
     ) -> Result<Self> {
-        let vls = s.switch.vls as usize;
+        let vls = crate::credit::cc::ddbbm_lanes::lanes(s)?;
         // global ports are numbered in u32
         let total_ports: usize = fabric.nodes.iter().map(|n| n.ports.len()).sum();
         if total_ports.saturating_mul(vls) > u32::MAX as usize {
@@ -653,6 +722,44 @@ fn initial_credits(
     })
 }
 
+/// The output buffers of `switch.output_buffer_credits` (None when 0: the input-buffered
+/// switch), one queue per credit counter of the input each switch port drives, sized as the
+/// inputs' queues are (spec B.5). Refuses InfiniBand CC with them (it reads input fills only:
+/// `switch/output_buffer.rs`).
+fn output_buffers(
+    s: &crate::config::Scenario,
+    buffers: BufferChoice,
+    keeping: &CreditKeeping,
+    ports: &PortLayout,
+    vls: usize,
+    pkt_credits: u32,
+) -> Result<Option<OutputBuffers>> {
+    let c = s.switch.output_buffer_credits;
+    if c == 0 {
+        return Ok(None);
+    }
+    if s.cc.enabled {
+        return Err(Error::input(
+            "switch.output_buffer_credits",
+            "output buffers cannot run with cc.enabled = true: InfiniBand CC decides congestion from the input buffers' per-output fills, which no longer hold the backlog; allowed: 0 (no output buffers) with CC, or cc.enabled = false",
+        ));
+    }
+    let sizing = match buffers.credits {
+        CreditKeepingKind::SharedPool => None,
+        CreditKeepingKind::Partitioned(z) => Some(z),
+    };
+    OutputBuffers::new(
+        c,
+        keeping,
+        sizing,
+        &ports.is_switch,
+        &ports.peer,
+        vls,
+        pkt_credits,
+    )
+    .map(Some)
+}
+
 /// Where several queues of an input may request one output: the count of requesting heads per
 /// (input, output, VL), and per (input, VL) the class of the queue served last (round robin
 /// among them, starting at class 0). Empty otherwise.
@@ -685,6 +792,7 @@ fn congestion_management(
     l: &LoadedScenario,
     ports: &PortLayout,
     fabric: &Fabric,
+    traffic: &Traffic,
     pkt_credits: u32,
 ) -> Result<CongestionManagement> {
     let s = &l.scenario;
@@ -698,23 +806,25 @@ fn congestion_management(
         .iter()
         .map(|&n| ports.port_base[n as usize])
         .collect();
-    // DDBBM's R_max per end node: `ddbbm.r_max`, or what its link can bring in while it also
-    // sends at full rate — the link's data rate less the flow-control packets its own sends
-    // put on that link (drb-and-ddbbm spec B.3.2 warning 1)
+    // DDBBM's R_max per end node: `ddbbm.r_max`, or the most its link can bring in — the
+    // link's data rate less the flow-control packets that the node's own offered sending puts
+    // on that link (one per data packet it sends: drb-and-ddbbm spec B.3.2 warning 1)
     let r_max: Vec<f64> = if s.switch.queue_mapping == crate::config::QueueMappingKind::Ddbbm {
         let fc = match s.links.flow_control {
             crate::config::FlowControl::Packets => s.links.flow_control_bytes.0 as f64,
             _ => 0.0,
         };
         let pkt = s.traffic.packet_bytes.0 as f64;
+        let sending = traffic.offered_sending();
         fabric
             .hcas
             .iter()
-            .map(|&h| match s.ddbbm.r_max {
+            .enumerate()
+            .map(|(i, &h)| match s.ddbbm.r_max {
                 Some(r) => r.0 as f64,
                 None => {
                     let rate = fabric.nodes[h as usize].ports[0].link.rate.bits_per_s();
-                    rate * pkt / (pkt + fc)
+                    rate * (1.0 - sending[i].min(1.0) * fc / pkt)
                 }
             })
             .collect()

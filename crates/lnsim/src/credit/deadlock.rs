@@ -21,11 +21,15 @@ pub struct Deadlock {
 impl Net {
     /// The input buffer (gport, VL) that a head packet of input `g` is waiting for, if it is
     /// blocked for lack of credits towards another switch; None if it can move or only waits
-    /// for an HCA (sinks always drain) or a busy wire.
+    /// for an HCA (sinks always drain) or a busy wire. With output buffers a head waits for its
+    /// output queue, which waits for the next buffer.
     fn waits_for(&self, g: u32, pid: u32) -> Option<u32> {
         let p = &self.pkts[pid];
         let sw = self.node_of[g as usize];
         let o = self.port_base[sw as usize] + p.out_port as u32;
+        if self.obuf.is_some() {
+            return self.output_waits_for(o, pid);
+        }
         let down = self.peer[o as usize];
         let blocked = self.credits[self.credit_slot_for_flags(o, p.dst, p.vl, p.flags)] < p.credits;
         (blocked && self.is_switch[down as usize]).then_some(down * self.vls as u32 + p.vl as u32)
@@ -109,6 +113,7 @@ impl Net {
         let blocked_packets = self
             .queues
             .iter()
+            .chain(self.obuf.iter().flat_map(|ob| ob.queues().iter()))
             .map(|q| self.pkts.queue_len(q) as u64)
             .sum();
         let cycle = cycle

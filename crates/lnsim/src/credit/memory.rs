@@ -30,12 +30,8 @@ fn ib_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) -> Res
     // the buffer organisation's keys are checked here, before anything is allocated
     let credit = s.traffic.credit_bytes.0.max(1);
     let pkt_credits = s.traffic.packet_bytes.0.div_ceil(credit).max(1);
-    let buffers = BufferChoice::from_config(
-        &s.switch,
-        f.hcas.min(u32::MAX as u64) as u32,
-        credit,
-        pkt_credits,
-    )?;
+    let buffers =
+        BufferChoice::for_scenario(s, f.hcas.min(u32::MAX as u64) as u32, credit, pkt_credits)?;
     network_parts(est, s, f, buffers);
     packet_parts(est, s, f, buffers);
     let flows = traffic_parts(est, s, f)?;
@@ -49,7 +45,10 @@ fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers
     use super::PortTiming;
     use crate::credit::packet::PacketQueue;
     use crate::credit::switch::vl_arbitration::VlArbState;
-    let vls = s.switch.vls.max(1) as u64;
+    // the data VLs and, with DDBBM on VLs (spec B.4), the management lane
+    let vls = crate::credit::cc::ddbbm_lanes::lanes(s)
+        .unwrap_or(s.switch.vls as usize)
+        .max(1) as u64;
     let (np, hcas) = (f.ports, f.hcas);
     let switch_ports = np.saturating_sub(hcas);
     // forwarding tables: a u16 port per switch and LID
@@ -106,6 +105,22 @@ fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers
         est.add(
             "credits per queue",
             m(m(switch_ports, queues_per_input) + m(hcas, vls), 3 * 4) + m(np, 8),
+            Phase::Kept,
+        );
+    }
+    // output buffers (spec B.5): per switch port a queue, three counters per downstream
+    // counter (at most the scheme's queues), and per port and VL the link's state
+    if s.switch.output_buffer_credits > 0 {
+        let per_out = match buffers.credits {
+            CreditKeepingKind::Partitioned(_) => queues_per_input,
+            CreditKeepingKind::SharedPool => vls,
+        };
+        est.add(
+            "output buffers",
+            m(
+                switch_ports,
+                m(per_out, sz::<PacketQueue>() + 3 * 4) + 4 + 4 + 1 + sz::<VlArbState>() + vls * 8,
+            ),
             Phase::Kept,
         );
     }

@@ -44,7 +44,8 @@ pub enum Ev {
         /// Receiving global port.
         gport: u32,
     },
-    /// Output `gport` may arbitrate for its next packet.
+    /// Output `gport` may arbitrate for its next packet (with output buffers: its crossbar
+    /// output is free).
     OutputReady {
         /// The output.
         gport: u32,
@@ -109,6 +110,30 @@ pub enum Ev {
         /// The credit counter.
         counter: u16,
     },
+    /// The head of packet `pkt` has crossed the crossbar into the output buffer of `gport`
+    /// (`switch.output_buffer_credits`: [`switch::output_buffer`]).
+    CrossbarArrive {
+        /// Packet id.
+        pkt: u32,
+        /// The output whose buffer it joins.
+        gport: u32,
+    },
+    /// The link of output `gport` may start its next packet (with output buffers; without,
+    /// [`Ev::OutputReady`] is the output's only readiness).
+    LinkReady {
+        /// The output.
+        gport: u32,
+    },
+    /// The tail of a packet left output `gport`'s buffer on the wire: its space in output
+    /// queue `counter` (the downstream credit counter it was kept for) is free.
+    OutputRelease {
+        /// The output.
+        gport: u32,
+        /// The output queue (= the downstream credit counter).
+        counter: u16,
+        /// Credits freed.
+        credits: u32,
+    },
 }
 
 // every event is copied into the timing wheel: keep it at three words
@@ -136,7 +161,11 @@ pub struct PortTiming {
 /// The network instance and its run state.
 pub struct Net {
     // --- constants
+    /// Lanes per port: `switch.vls` data VLs, plus the management lane with DDBBM on VLs.
     pub(crate) vls: usize,
+    /// DDBBM on VLs (`ddbbm.mapping = "virtual_lanes"`, drb-and-ddbbm spec B.4): the source
+    /// picks each message's VL.
+    pub(crate) vl_select: Option<cc::ddbbm_lanes::VlSelect>,
     pub(crate) credit_bytes: u32,
     pub(crate) pkt_bytes: u32,
     pub(crate) pkt_credits: u32,
@@ -207,6 +236,9 @@ pub struct Net {
     /// §2.2.3, whatever the queue mapping).
     pub(crate) fill: Vec<u32>,
     pub(crate) queues: Vec<PacketQueue>,
+    /// Output buffers and the state of their links (`switch.output_buffer_credits` > 0; None:
+    /// the input-buffered switch, spec B.5: [`switch::output_buffer`]).
+    pub(crate) obuf: Option<switch::output_buffer::OutputBuffers>,
     // --- HCAs
     pub(crate) hca_gport: Vec<u32>,
     pub(crate) hca_of_node: Vec<u32>,

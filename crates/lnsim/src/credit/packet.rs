@@ -216,6 +216,17 @@ impl PacketStore {
         }
         n
     }
+    /// Credits of the packets in queue `q` (walks the list; conservation checks).
+    pub fn queue_credits(&self, q: &PacketQueue) -> u64 {
+        let c = self.slab.cols();
+        let mut n = 0u64;
+        let mut i = q.head;
+        while i != NIL {
+            n += c.slots[i as usize].credits as u64;
+            i = c.next[i as usize];
+        }
+        n
+    }
     /// Number of packets alive.
     #[inline]
     pub fn live(&self) -> u64 {

@@ -13,12 +13,13 @@
 //! 3. the time bins: bytes per node and interval (`nodes_csv`), buffer occupancy per
 //!    interval (`buffers_csv`);
 //! 4. the per-flow table (`flows_csv`);
-//! 5. the congestion-control tables (`cc_ports_csv`, `ccti_csv`);
+//! 5. the congestion-control tables (`cc_ports_csv`, `ccti_csv`) and DDBBM's (`ddbbm_json`,
+//!    `ddbbm_csv`: drb-and-ddbbm spec B.3);
 //! 6. the figures' data: the latency histogram (`latency_hist_csv`);
 //! 7. writing the folder ([`write_folder`]).
 
 use crate::config::{LoadedScenario, PS_PER_S};
-use crate::credit::cc::IbCc;
+use crate::credit::cc::{Ddbbm, IbCc};
 use crate::credit::Conservation;
 use crate::credit::Net;
 use crate::engine::run::Ending;
@@ -85,6 +86,9 @@ pub fn write_results(
     if let Some(ib) = ctx.ib {
         files.push(("cc_ports.csv", cc_ports_csv(net, ib)));
         files.push(("ccti.csv", ccti_csv(net, &ctx, ib)));
+    }
+    if let Some(d) = net.cc.ddbbm() {
+        files.push(("ddbbm.csv", ddbbm_csv(d, &ctx)));
     }
     files.push(("latency_hist.csv", latency_hist_csv(&net.stats)));
     if net.stats.buffers.is_some() {
@@ -292,6 +296,9 @@ fn summary_json(
             "in_network_packets": c.in_network, "ok": true,
         },
     });
+    if let Some(d) = net.cc.ddbbm() {
+        summary["ddbbm"] = ddbbm_json(net, d, ctx);
+    }
     if let Some(fc) = &net.flow_control {
         // only with `links.flow_control = "packets"`: default outputs stay as they were
         summary["flow_control_packets"] = json!(fc.sent);
@@ -485,6 +492,62 @@ fn cc_json(ib: Option<&IbCc>) -> Value {
             "throttled_s": r6(secs(ib.ca.throttled.iter().sum::<u64>())),
         }),
     }
+}
+
+/// DDBBM's detection (drb-and-ddbbm spec B.3, C.1 statistics): notifications, and the nodes
+/// that declared themselves congested — a *false positive* is one that is not a hotspot of
+/// any generator (spec B.3.1, R-B4).
+fn ddbbm_json(net: &Net, d: &Ddbbm, ctx: &Ctx) -> Value {
+    let hot = net.traffic.hot_destinations();
+    let frame_s = secs(d.frame());
+    let mut congested = Vec::new();
+    let mut false_positives = 0;
+    for (i, &frames) in d.congested_frames.iter().enumerate() {
+        let first = d
+            .changes
+            .iter()
+            .find(|c| c.node as usize == i && c.congested);
+        if let Some(first) = first {
+            let is_hot = hot.binary_search(&(i as u32)).is_ok();
+            if !is_hot {
+                false_positives += 1;
+            }
+            congested.push(json!({
+                "node": ctx.names[i],
+                "hot": is_hot,
+                "first_s": secs(first.t),
+                "congested_s": r6(frames as f64 * frame_s),
+            }));
+        }
+    }
+    json!({
+        "frames": d.frames,
+        "frame_s": frame_s,
+        "notifications_start": d.starts,
+        "notifications_end": d.ends,
+        "notifications_received": d.received,
+        "congested_nodes": congested.len(),
+        "false_positives": false_positives,
+        "nodes": congested,
+    })
+}
+
+/// `ddbbm.csv`: every change of an end node's congestion bit (spec B.3.2), with the frame's
+/// received bytes (ORB) and heavy sources that decided it.
+fn ddbbm_csv(d: &Ddbbm, ctx: &Ctx) -> String {
+    let mut s = String::from("t_s,node,congested,orb_bytes,heavy_sources\n");
+    for c in &d.changes {
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{}",
+            secs(c.t),
+            ctx.names[c.node as usize],
+            c.congested as u8,
+            c.orb,
+            c.heavy
+        );
+    }
+    s
 }
 
 // --- 3. the time bins

@@ -183,7 +183,11 @@ impl Net {
                 let slot = self.credit_slot(gport, counter);
                 self.credits[slot] += credits;
                 if self.is_switch[gport as usize] {
-                    self.try_output(gport, t);
+                    if self.obuf.is_some() {
+                        self.try_link(gport, t);
+                    } else {
+                        self.try_output(gport, t);
+                    }
                     let vl = self.counter_vl(counter);
                     self.cc.credits_returned(switch_view!(self), gport, vl, t);
                 } else {
@@ -204,6 +208,13 @@ impl Net {
             Ev::CcSample { interval } => self.cc.interval_ended(interval, t),
             Ev::CcTimer => self.cc_timer(t),
             Ev::FlowControlSend { gport, counter } => self.flow_control_send(gport, counter, t),
+            Ev::CrossbarArrive { pkt, gport } => self.output_arrive(pkt, gport, t),
+            Ev::LinkReady { gport } => self.link_ready(gport, t),
+            Ev::OutputRelease {
+                gport,
+                counter,
+                credits,
+            } => self.output_release(gport, counter, credits, t),
         }
     }
 
@@ -225,14 +236,17 @@ impl Net {
 
     /// End-of-run invariants: every packet is delivered or accounted for in the network, and
     /// on every link direction and credit counter the credits held by the sender plus those in
-    /// flight, in the receiving buffer and on their way back equal the buffer's capacity.
+    /// flight, in the receiving buffer and on their way back equal the buffer's capacity; with
+    /// output buffers, the same balance inside every switch for each output queue
+    /// (`Net::check_output_buffers`).
     pub(crate) fn check_conservation(&self) -> Result<Conservation> {
         let wire_pkts = match &self.credit_keeping {
             CreditKeeping::SharedPool(_) => self.check_pool_credits()?,
             CreditKeeping::Partitioned(p) => self.check_queue_credits(p)?,
         };
         self.check_queue_fills()?;
-        self.check_packets(wire_pkts)
+        let crossing = self.check_output_buffers()?;
+        self.check_packets(wire_pkts + crossing)
     }
 
     /// Credit conservation with one pool per (buffer, VL); returns the packets on wires.
@@ -385,7 +399,8 @@ impl Net {
         Ok(())
     }
 
-    /// Every packet alive sits in a queue or on a wire (`wire_pkts`), and every data packet
+    /// Every packet alive sits in a queue or on a wire (`wire_pkts`, with packets crossing a
+    /// crossbar into an output buffer), and every data packet
     /// injected was delivered or is still in the network.
     fn check_packets(&self, wire_pkts: u64) -> Result<Conservation> {
         let queued: u64 = self
@@ -394,7 +409,13 @@ impl Net {
             .map(|q| self.pkts.queue_len(q) as u64)
             .sum::<u64>()
             + self.sink_q.iter().map(|q| q.len() as u64).sum::<u64>()
-            + self.control_q.iter().map(|q| q.len() as u64).sum::<u64>();
+            + self.control_q.iter().map(|q| q.len() as u64).sum::<u64>()
+            + self.obuf.as_ref().map_or(0, |ob| {
+                ob.queues()
+                    .iter()
+                    .map(|q| self.pkts.queue_len(q) as u64)
+                    .sum::<u64>()
+            });
         // packets between grant and arrival are on the wire; the rest sit in queues
         let in_network = queued + wire_pkts;
         if in_network != self.pkts.live() {

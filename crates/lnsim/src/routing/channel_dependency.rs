@@ -1009,7 +1009,7 @@ mod tests {
             Some(vec![18, 36]),
             Some(vec![1, 18]),
         ));
-        let lft = dmodk::build(&f).unwrap();
+        let lft = dmodk::build(&f, crate::config::DmodkDigits::LowFirst).unwrap();
         let all = all_to_all(&f);
         let c = check_tables(&f, &lft, &demands(&f, &all, 0), true);
         assert!(c.cycle.is_none());

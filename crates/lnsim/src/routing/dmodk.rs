@@ -8,19 +8,25 @@
 //! - otherwise goes up, to parent `p = ⌊d / W_l⌋ mod up[l]` with `W_l = up[0]·…·up[l−1]`,
 //!   i.e. port `down[l−1] + p`.
 //!
+//! With `routing.dmodk_digits = "high_first"` the parent is `⌊d / W'_l⌋ mod up[l]` with
+//! `W'_l = up[l+1]·…·up[h−1]`: the most significant digits choose the first up ports, so a
+//! leaf sends groups of consecutive destinations through one up port (drb-and-ddbbm spec B.6's
+//! "plateaus of 4 consecutive nodes" of a perfect-shuffle BMIN).
+//!
 //! Packets climb exactly to the lowest common ancestor level, so routes are minimal. The parent
 //! digits b_2.. chosen on the way up depend only on d, so all routes to one destination converge
 //! on one switch per level (one spine per destination in a two-level Clos; the 648-node
 //! `down = [18, 36], up = [1, 18]` tree gives each spine 36 destinations) and consecutive
 //! destinations are spread over the up ports.
 
+use crate::config::DmodkDigits;
 use crate::error::{Error, Result};
 use crate::routing::ForwardingTables;
 use crate::topology::fat_tree::{decode, level_sizes, radices};
 use crate::topology::{Fabric, Shape};
 
 /// Builds D-mod-k forwarding tables for a fabric with [`Shape::FatTree`] (see module docs).
-pub fn build(fabric: &Fabric) -> Result<ForwardingTables> {
+pub fn build(fabric: &Fabric, digits: DmodkDigits) -> Result<ForwardingTables> {
     let Shape::FatTree { down, up } = &fabric.shape else {
         return Err(Error::Internal(
             "dmodk::build needs a fat-tree fabric".into(),
@@ -42,7 +48,10 @@ pub fn build(fabric: &Fabric) -> Result<ForwardingTables> {
     let mut si = 0usize;
     for l in 1..=h {
         let r = radices(down, up, l);
-        let w: u64 = up[..l].iter().map(|&x| x as u64).product();
+        let w: u64 = match digits {
+            DmodkDigits::LowFirst => up[..l].iter().map(|&x| x as u64).product(),
+            DmodkDigits::HighFirst => up[(l + 1).min(h)..].iter().map(|&x| x as u64).product(),
+        };
         for i in 0..sizes[l] {
             let sw = fabric.switches[si];
             si += 1;
@@ -81,7 +90,7 @@ mod tests {
     #[test]
     fn clos_648_three_switch_routes_and_balanced_spines() {
         let f = tree(&cfg(None, None, Some(vec![18, 36]), Some(vec![1, 18])));
-        let t = build(&f).unwrap();
+        let t = build(&f, DmodkDigits::LowFirst).unwrap();
         // destinations per spine
         let mut spine_of: HashMap<NodeId, NodeId> = HashMap::new();
         for (j, &a) in f.hcas.iter().enumerate() {
@@ -133,9 +142,16 @@ mod tests {
 
     #[test]
     fn k_ary_n_tree_all_pairs_minimal_and_converging() {
-        for (k, n) in [(4, 3), (2, 4), (3, 2), (5, 1)] {
+        for (k, n, digits) in [
+            (4, 3, DmodkDigits::LowFirst),
+            (2, 4, DmodkDigits::LowFirst),
+            (3, 2, DmodkDigits::LowFirst),
+            (5, 1, DmodkDigits::LowFirst),
+            (4, 3, DmodkDigits::HighFirst),
+            (2, 4, DmodkDigits::HighFirst),
+        ] {
             let f = tree(&cfg(Some(k), Some(n), None, None));
-            let t = build(&f).unwrap();
+            let t = build(&f, digits).unwrap();
             let mut top_of: HashMap<(NodeId, u32), NodeId> = HashMap::new();
             for &a in &f.hcas {
                 for &b in &f.hcas {
@@ -151,10 +167,31 @@ mod tests {
     }
 
     #[test]
+    fn the_digit_order_decides_which_destinations_share_a_leaf_up_port() {
+        // 4-ary 3-tree: a leaf's up port for destination d is d mod 4 (low first) or
+        // ⌊d/4⌋ mod 4 (high first: four consecutive destinations per port)
+        let f = tree(&cfg(Some(4), Some(3), None, None));
+        let leaf = f.by_name["L1_1"];
+        for (digits, port_of) in [
+            (DmodkDigits::LowFirst, (|d: u32| d % 4) as fn(u32) -> u32),
+            (DmodkDigits::HighFirst, |d: u32| (d / 4) % 4),
+        ] {
+            let t = build(&f, digits).unwrap();
+            for d in 16..64u32 {
+                assert_eq!(
+                    t.out_port(leaf, d + 1) as u32,
+                    4 + port_of(d),
+                    "{digits:?} d={d}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn general_xgft_all_pairs_minimal() {
         // XGFT(3; 2,3,4; 1,2,2): 24 HCAs
         let f = tree(&cfg(None, None, Some(vec![2, 3, 4]), Some(vec![1, 2, 2])));
-        let t = build(&f).unwrap();
+        let t = build(&f, DmodkDigits::LowFirst).unwrap();
         for &a in &f.hcas {
             for &b in &f.hcas {
                 assert_eq!(switches(&f, &t, a, b).len(), bfs(&f, a, b));
@@ -166,6 +203,6 @@ mod tests {
     fn rejects_other_shapes() {
         let mut f = tree(&cfg(Some(2), Some(2), None, None));
         f.shape = Shape::Generic;
-        assert!(build(&f).is_err());
+        assert!(build(&f, DmodkDigits::LowFirst).is_err());
     }
 }

@@ -97,6 +97,12 @@ pub fn build(s: &Scenario, fabric: &Fabric, base_dir: &Path) -> Result<Forwardin
         TopologyKind::FatTree => RoutingAlgorithm::Dmodk,
         _ => RoutingAlgorithm::Updown,
     });
+    if alg != RoutingAlgorithm::Dmodk && s.routing.dmodk_digits.is_some() {
+        return Err(Error::input(
+            "routing.dmodk_digits",
+            "only used with routing.algorithm = \"dmodk\" (the fat-tree default)",
+        ));
+    }
     if alg != RoutingAlgorithm::LftFile && s.routing.file.is_some() {
         return Err(Error::input(
             "routing.file",
@@ -112,7 +118,9 @@ pub fn build(s: &Scenario, fabric: &Fabric, base_dir: &Path) -> Result<Forwardin
             )),
         },
         RoutingAlgorithm::Dmodk => match &fabric.shape {
-            Shape::FatTree { .. } => dmodk::build(fabric),
+            Shape::FatTree { .. } => {
+                dmodk::build(fabric, s.routing.dmodk_digits.unwrap_or_default())
+            }
             _ => Err(Error::input(
                 "routing.algorithm",
                 "\"dmodk\" needs a fat_tree topology",

@@ -186,6 +186,19 @@ impl Traffic {
         }
     }
 
+    /// Per HCA: the share of its link its sources offer to send (a greedy source counts 1;
+    /// DDBBM's R_max: drb-and-ddbbm spec B.3.2).
+    pub fn offered_sending(&self) -> Vec<f64> {
+        let mut v = vec![0.0; self.by_hca.len()];
+        for src in &self.sources {
+            v[src.hca as usize] += match src.injection {
+                Injection::Flood => 1.0,
+                Injection::Bernoulli => src.arrivals.p(),
+            };
+        }
+        v
+    }
+
     /// The traffic offered to each HCA over `[from, to)` in bytes/s on the wire (spec B.7: the
     /// "expected" reception rate of a destination that is below capacity): every source's mean
     /// rate (Bernoulli: `p` × its host link, `link_bytes_per_s(hca)`; flood: the whole link)

@@ -174,6 +174,12 @@ impl Ddbbm {
         })
     }
 
+    /// Notifications take lane `vl` (the management lane of spec B.4, numbered after the data
+    /// VLs; see `ddbbm_lanes.rs`).
+    pub fn use_management_lane(&mut self, vl: u8) {
+        self.notification_vl = Some(vl);
+    }
+
     /// TF: the network ends a frame every `frame()` ([`Ddbbm::frame_ended`]).
     pub fn frame(&self) -> Ps {
         self.frame

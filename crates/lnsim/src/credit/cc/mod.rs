@@ -15,7 +15,9 @@
 //! | endpoint | [`ready_at`] | `endpoint/hca.rs`, injection decision | when may flow f send next: the IRD gap (§2.3.3) |
 //! | endpoint | [`packet_sent`] | `endpoint/hca.rs`, a flow injected a packet | the next gap starts |
 //! | endpoint | [`path_for`] | `endpoint/hca.rs`, a flow's next packet | the one path (0) |
+//! | endpoint | [`congestion_bit`] | `endpoint/hca.rs`, a message's first packet | — (DDBBM: the source's status bit) |
 //! | run | [`interval_ended`], [`run_ended`] | `run.rs` | CCTI samples per statistics interval |
+//! | run | [`timer_period`], [`timer_fired`] | `run.rs`, the mechanism's own timer | — (DDBBM: the detection frame) |
 //!
 //! Switch-side hooks read the network through a [`SwitchView`] (queue fills, buffer capacities,
 //! credits), which they build when they need it with the closure `switch_view!` gives them;
@@ -41,11 +43,15 @@
 //!   flow's set of paths; `path_for` picks the next packet's path round robin over the set
 //!   (the packet carries it in `Packet::path`; a multipath routing reads it where
 //!   `switch/input.rs` looks up the forwarding table).
-//! - **DDBBM destination detection** (`ddbbm.rs`): `packet_enqueued`/`packet_dequeued` watch
-//!   the fill of the queue of a destination and `credits_returned` the output's state to decide
-//!   that a destination is congested; the buffer organisation (`switch/buffer/ddbbm.rs`) then
-//!   assigns it the extra queue. A combined mechanism (IB CC plus DDBBM) is one variant holding
-//!   both.
+//!
+//! [`ddbbm::Ddbbm`] (drb-and-ddbbm spec B.3) is the second mechanism: the destination counts
+//! what it receives in `packet_received` (and notifies a new source while congested), decides
+//! at the end of each frame of its own timer ([`timer_period`], [`timer_fired`]: the network
+//! queues the notifications it returns), the source keeps the status bits in
+//! `notification_received`, and the HCA reads them with [`congestion_bit`] at each message's
+//! first packet; the switches' DDBBM queue scheme (`switch/buffer/ddbbm.rs`) maps the bit to the
+//! dynamic queue. Running IB CC and DDBBM together would be one variant holding both (refused
+//! for now).
 //!
 //! [`packet_enqueued`]: CongestionManagement::packet_enqueued
 //! [`packet_dequeued`]: CongestionManagement::packet_dequeued
@@ -58,9 +64,13 @@
 //! [`path_for`]: CongestionManagement::path_for
 //! [`interval_ended`]: CongestionManagement::interval_ended
 //! [`run_ended`]: CongestionManagement::run_ended
+//! [`timer_period`]: CongestionManagement::timer_period
+//! [`timer_fired`]: CongestionManagement::timer_fired
+//! [`congestion_bit`]: CongestionManagement::congestion_bit
 
 pub mod cct;
 pub mod ddbbm;
+pub mod ddbbm_lanes;
 pub mod ib;
 pub mod ib_ca;
 pub mod ib_switch;
@@ -235,6 +245,14 @@ impl CongestionManagement {
             for (h, n) in d.take_pending() {
                 send(h, n);
             }
+        }
+    }
+
+    /// DDBBM's notifications take lane `vl`, the management lane of `ddbbm.mapping =
+    /// "virtual_lanes"` (drb-and-ddbbm spec B.4, [`ddbbm_lanes`]).
+    pub fn use_management_lane(&mut self, vl: u8) {
+        if let CongestionManagement::Ddbbm(d) = self {
+            d.use_management_lane(vl);
         }
     }
 

@@ -83,7 +83,7 @@ impl Net {
     /// Whether the next packet of flow `ready[h][idx]` of HCA `h` (output gport `g`) finds
     /// the credits it needs downstream: the queue it joins there follows its destination, VL
     /// and DDBBM bit, which is read at a message's first packet and kept for the message
-    /// (drb-and-ddbbm spec B.3.4).
+    /// (drb-and-ddbbm spec B.3.4); with DDBBM on VLs the bit picks the VL (spec B.4).
     #[inline(always)]
     fn flow_fits(&self, h: u32, g: u32, idx: usize) -> bool {
         let f = self.ready[h as usize][idx];
@@ -94,7 +94,11 @@ impl Net {
             self.cc.congestion_bit(h, fl.dst)
         };
         let flags = if cbit { CBIT } else { 0 };
-        self.credits[self.credit_slot_for_flags(g, fl.dst, fl.vl, flags)] >= self.pkt_credits
+        let vl = match self.vl_select {
+            Some(m) => m.vl_of(fl.dst, cbit),
+            None => fl.vl,
+        };
+        self.credits[self.credit_slot_for_flags(g, fl.dst, vl, flags)] >= self.pkt_credits
     }
 
     fn send_from_flow(&mut self, h: u32, f: u32, idx: usize, now: Ps) {
@@ -115,7 +119,7 @@ impl Net {
         fl.head_since = now;
         fl.tx_bytes += self.pkt_bytes as u64;
         fl.tx_packets += 1;
-        let (dst, vl) = (fl.dst, fl.vl);
+        let dst = fl.dst;
         // DDBBM: a flow reads its destination's status bit at a message's first packet and
         // keeps it for the message (drb-and-ddbbm spec B.3.4, B.3.6)
         if !fl.in_message {
@@ -124,6 +128,11 @@ impl Net {
         fl.in_message = !msg_done;
         let flags = if fl.cbit { CBIT } else { 0 };
         self.hca_blocked[h as usize] = 0; // the ready list and this flow's queue change
+                                          // DDBBM on VLs (spec B.4): the bit picks the SL, hence the VL, for the whole message
+        let vl = match self.vl_select {
+            Some(m) => m.vl_of(dst, fl.cbit),
+            None => fl.vl,
+        };
         if fl.msgs.is_empty() {
             fl.ready = false;
             self.ready[h as usize].remove(idx);

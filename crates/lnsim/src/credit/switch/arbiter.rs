@@ -3,7 +3,9 @@
 //! the whole-packet downstream credit check of virtual cut-through. Which queue of an input
 //! holds the packet for an output is the buffer organisation's answer
 //! ([`super::buffer::QueueScheme::requesting_queue`]); where several queues of one input can,
-//! the input's queues of the VL are searched round robin.
+//! the input's queues of the VL are searched round robin. With output buffers
+//! ([`super::output_buffer`]) this is the crossbar scheduler: the credit checked is the room of
+//! the packet's output queue, and a grant moves the packet into it instead of onto the wire.
 
 use crate::config::Ps;
 use crate::credit::cc::switch_view;
@@ -72,6 +74,8 @@ impl Net {
                 }
                 Some(avail)
             }
+            // with output buffers each packet checks the room of its output queue
+            _ if self.obuf.is_some() => None,
             CreditKeeping::SharedPool(_) => {
                 let avail = self.credits[ov];
                 if avail < self.pkts.min_credits() {
@@ -151,6 +155,7 @@ impl Net {
         }
         let (avail, slot) = match pool {
             Some(avail) => (avail, og as usize * self.vls + vl as usize),
+            None if self.obuf.is_some() => self.output_room(og, p.dst, vl, p.flags),
             None => {
                 let slot = self.credit_slot_for_flags(og, p.dst, vl, p.flags);
                 (self.credits[slot], slot)
@@ -234,7 +239,7 @@ impl Net {
     }
 
     /// Moves packet `pid` from input `ig` (queue `qid`) to output `og`, taking its credits
-    /// from `credits[slot]`.
+    /// from `credits[slot]` (with output buffers: the room of output queue `slot`).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn grant<const PLAIN: bool>(
@@ -275,6 +280,15 @@ impl Net {
             }
         }
         self.being_sent[ig as usize] += 1;
+        if !PLAIN && self.obuf.is_some() {
+            // into the output buffer (`slot` is its output queue): switch/output_buffer.rs
+            let counter = self.input_counter(ig, qid, vl);
+            self.cross_to_output(og, ig, counter, pid, slot, now);
+            if let Some(t) = other {
+                self.try_output(t, now);
+            }
+            return;
+        }
         let tm = self.timing[og as usize];
         let (bytes, credits, tail, out_port) = {
             let p = &self.pkts[pid];

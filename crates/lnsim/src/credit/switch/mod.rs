@@ -19,6 +19,11 @@
 //! arrival of its last credit. `max_being_sent` limits the packets an input feeds through the
 //! crossbar at once; the crossbar moves `2 × width` bytes per core cycle.
 //!
+//! Optionally ([`output_buffer`], `switch.output_buffer_credits`, spec B.5) every switch
+//! output has a buffer too: the arbiter then moves a packet across the crossbar into the
+//! output queue kept for its downstream credit counter when that queue has room, and the
+//! output link serves its queues round robin.
+//!
 //! Congestion management sees the switch through its hooks (`credit/cc/mod.rs`): a packet
 //! enqueued at an input, its tail dequeued, a packet forwarded by an output, credits returned
 //! to an output.
@@ -26,4 +31,5 @@
 pub mod arbiter;
 pub mod buffer;
 pub mod input;
+pub mod output_buffer;
 pub mod vl_arbitration;

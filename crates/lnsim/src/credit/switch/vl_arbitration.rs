@@ -14,6 +14,9 @@ pub struct VlArbTable {
     pub low: Vec<(u8, u32)>,
     /// Bytes of high-priority traffic allowed before a low-priority packet (None = unlimited).
     pub high_limit_bytes: Option<u64>,
+    /// A management lane (IBA's VL15, drb-and-ddbbm spec B.4) served before both tables,
+    /// outside the weights and the limit.
+    pub management: Option<u8>,
 }
 
 /// Per-output arbitration state.
@@ -63,12 +66,13 @@ impl VlArbTable {
             high,
             low,
             high_limit_bytes,
+            management: None,
         })
     }
 
     /// True if VL `vl` is in the high or the low table (a VL in neither is never sent).
     pub fn serves(&self, vl: u8) -> bool {
-        self.high.iter().chain(&self.low).any(|&(v, _)| v == vl)
+        self.management == Some(vl) || self.high.iter().chain(&self.low).any(|&(v, _)| v == vl)
     }
 
     /// Offers VLs in arbitration order to `try_vl`, which returns the packet bytes it granted
@@ -79,6 +83,11 @@ impl VlArbTable {
         st: &mut VlArbState,
         mut try_vl: impl FnMut(u8) -> Option<u32>,
     ) -> bool {
+        if let Some(m) = self.management {
+            if try_vl(m).is_some() {
+                return true;
+            }
+        }
         let high_ok = self.high_limit_bytes.is_none_or(|l| st.high_bytes < l);
         if high_ok && !self.high.is_empty() {
             if let Some((i, b)) = serve(&self.high, st.high_idx, &mut try_vl) {
@@ -152,6 +161,32 @@ mod tests {
             });
         }
         assert_eq!(sent[0], 2 * sent[1]);
+    }
+
+    #[test]
+    fn management_lane_goes_first_even_past_the_high_limit() {
+        let c = VlArbitrationConfig {
+            high: vec![[1, 1]],
+            low: vec![[0, 1]],
+            high_limit: 0,
+        };
+        let mut t = VlArbTable::from_config(&c, 2).unwrap();
+        t.management = Some(2);
+        assert!(t.serves(2));
+        let mut st = VlArbState::default();
+        let mut order = Vec::new();
+        let mut waiting = [0u32, 2, 3]; // packets per lane
+        while waiting.iter().any(|&w| w > 0) {
+            t.arbitrate(&mut st, |vl| {
+                if waiting[vl as usize] == 0 {
+                    return None;
+                }
+                waiting[vl as usize] -= 1;
+                order.push(vl);
+                Some(64)
+            });
+        }
+        assert_eq!(order, [2, 2, 2, 1, 1]);
     }
 
     #[test]

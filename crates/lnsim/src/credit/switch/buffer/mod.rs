@@ -128,16 +128,19 @@ pub enum QueueScheme {
 
 impl QueueScheme {
     /// From the scenario keys `switch.queue_mapping` and `switch.dbbm_queues` of a network of
-    /// `destinations` HCAs; refuses a missing, zero or misplaced `switch.dbbm_queues`.
+    /// `destinations` HCAs; refuses a missing, zero or misplaced `switch.dbbm_queues` (0 is
+    /// accepted with the schemes that have no DBBM queues).
     pub fn from_config(s: &SwitchConfig, destinations: u32) -> Result<Self> {
         let k = s.queue_mapping;
         let dbbm_like = matches!(k, QueueMappingKind::Dbbm | QueueMappingKind::Ddbbm);
         let q = match (s.dbbm_queues, dbbm_like) {
-            (Some(_), false) => {
+            // 0 says "no DBBM queues": a file written for DBBM runs the other schemes with
+            // `--set switch.dbbm_queues=0` (scripts/hol_repro.py)
+            (Some(q), false) if q > 0 => {
                 return Err(Error::input(
                     "switch.dbbm_queues",
                     format!(
-                        "is only for switch.queue_mapping = \"dbbm\" or \"ddbbm\", not \"{}\"; remove it",
+                        "is only for switch.queue_mapping = \"dbbm\" or \"ddbbm\", not \"{}\"; remove it or set it to 0",
                         k.name()
                     ),
                 ))
@@ -268,6 +271,22 @@ pub struct BufferChoice {
 }
 
 impl BufferChoice {
+    /// [`BufferChoice::from_config`] of scenario `s`, where `ddbbm.mapping = "virtual_lanes"`
+    /// (drb-and-ddbbm spec B.4) turns DDBBM's queues into VLs: one queue per VL
+    /// ([`one_queue`]), the source choosing the VL (`credit/cc/ddbbm_lanes.rs`).
+    pub fn for_scenario(
+        s: &crate::config::Scenario,
+        destinations: u32,
+        credit_bytes: u64,
+        pkt_credits: u64,
+    ) -> Result<Self> {
+        let mut b = Self::from_config(&s.switch, destinations, credit_bytes, pkt_credits)?;
+        if crate::credit::cc::ddbbm_lanes::VlSelect::from_scenario(s)?.is_some() {
+            b.scheme = QueueScheme::OneQueue(OneQueue);
+        }
+        Ok(b)
+    }
+
     /// From the scenario keys `switch.queue_mapping`, `switch.dbbm_queues`,
     /// `switch.buffer_sharing`, `switch.static_mode` and `switch.queue_bytes` of a network of
     /// `destinations` HCAs with packets of `pkt_credits` credits of `credit_bytes` bytes.

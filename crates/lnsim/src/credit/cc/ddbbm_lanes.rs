@@ -1,0 +1,201 @@
+//! DDBBM on InfiniBand with no hardware change (drb-and-ddbbm spec B.4), selected by
+//! `ddbbm.mapping = "virtual_lanes"` with `switch.queue_mapping = "ddbbm"`.
+//!
+//! - **SL_i ↔ VL_i.** Every SLtoVL table maps SL_i to VL_i whatever the ports, so a packet keeps
+//!   the VL its source gave it; here the packet's VL is set once at the source HCA and never
+//!   changed (the model has no per-hop VL change).
+//! - **Queues are VLs.** The switches keep one FIFO per VL (the `one_queue` scheme); DDBBM's
+//!   Q DBBM queues plus one dynamic queue are VL0..VL(Q−1) and VL Q, so `switch.vls` must be at
+//!   least Q + 1 and Q + 1 at most 15 (IBA's data VLs): DDBBM-17Q (#7B) is refused.
+//! - **At the NIC.** A message's packets take VL `SBV[d] ? Q : d mod Q`, the status bit read at
+//!   the message's first packet and kept for the whole message (spec B.3.6), as the congestion
+//!   bit is with the queue mapping ([`VlSelect::vl_of`], called from `endpoint/hca.rs`).
+//! - **Notifications on VL15.** IBA's VL15 is a management lane outside the data VLs that is
+//!   always sent first. The model gives it one extra lane, numbered `switch.vls` (after the data
+//!   VLs), with its own input buffers and credits (`switch.buffer_credits`, like a data VL: the
+//!   model stays lossless, where real VL15 has no flow control and may drop) and strict
+//!   priority over every data VL at every output (`VlArbTable::management`); HCAs already send
+//!   control packets before data. Data never uses it, so it does not count as a data VL and
+//!   `ddbbm.notification_vl` is refused in this mode.
+//! - **VL arbitration.** Without `switch.vl_arbitration` tables, VL0..VLQ get equal weights
+//!   of 1 (64 bytes: one packet per turn), the packet-by-packet round robin the queue mapping's
+//!   outputs do among their queues (spec B.4 [D], B.5 "weighted round-robin, weights [A]
+//!   equal"). The model's usual default, weight 255 on every VL, is equal too, but a turn is
+//!   then 255 packets: a VL whose few-packet buffer (1 KB ÷ 5 VLs = 3 packets in #3B) empties
+//!   during its turn waits 255 packets of the next VL, and the victims of the hotspot's DBBM
+//!   VL come back (measured: 15 victims in #3B). A configured table must serve VL0..VLQ.
+//! - **Flow control** is per VL, IB's own: option (a) of spec B.3.4.
+
+use crate::config::{DdbbmMapping, QueueMappingKind, Scenario};
+use crate::error::{Error, Result};
+
+/// IBA's data VLs at most (spec B.4: Q + 1 ≤ 15).
+pub const MAX_DATA_VLS: u32 = 15;
+
+/// The B.4 mapping of a network: Q and the data VLs (spec B.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VlSelect {
+    /// Q, the DBBM queues (`switch.dbbm_queues`); VL Q is the dynamic queue.
+    pub queues: u8,
+    /// `switch.vls`: data VLs; the management lane is the next one.
+    pub data_vls: u8,
+}
+
+impl VlSelect {
+    /// The mapping of scenario `s`, None unless `ddbbm.mapping = "virtual_lanes"`; refuses,
+    /// naming the key, a mapping without `switch.queue_mapping = "ddbbm"`, Q + 1 above 15 or
+    /// above `switch.vls`, and `ddbbm.notification_vl` (notifications take the management lane).
+    pub fn from_scenario(s: &Scenario) -> Result<Option<Self>> {
+        if s.ddbbm.mapping != DdbbmMapping::VirtualLanes {
+            return Ok(None);
+        }
+        if s.switch.queue_mapping != QueueMappingKind::Ddbbm {
+            return Err(Error::input(
+                "ddbbm.mapping",
+                format!(
+                    "\"virtual_lanes\" maps DDBBM's queues onto VLs, so it needs switch.queue_mapping = \"ddbbm\", not \"{}\"; allowed with \"{}\": \"queues\" (default)",
+                    s.switch.queue_mapping.name(),
+                    s.switch.queue_mapping.name()
+                ),
+            ));
+        }
+        // a missing or zero Q is the queue scheme's own error (switch.dbbm_queues), checked first
+        let q = s.switch.dbbm_queues.unwrap_or(1).max(1);
+        if q + 1 > MAX_DATA_VLS {
+            return Err(Error::input(
+                "switch.dbbm_queues",
+                format!(
+                    "{q} DBBM queues + 1 dynamic need {} VLs, but InfiniBand has at most {MAX_DATA_VLS} data VLs (drb-and-ddbbm spec B.4: Q + 1 ≤ 15, so DDBBM-17Q is not realisable); with ddbbm.mapping = \"virtual_lanes\" allowed: Q 1–{}, or ddbbm.mapping = \"queues\"",
+                    q + 1,
+                    MAX_DATA_VLS - 1
+                ),
+            ));
+        }
+        if s.switch.vls < q + 1 {
+            return Err(Error::input(
+                "switch.vls",
+                format!(
+                    "{} data VLs, but ddbbm.mapping = \"virtual_lanes\" with switch.dbbm_queues = {q} puts its Q + 1 queues on VL0–VL{q}; allowed: {}–{MAX_DATA_VLS}",
+                    s.switch.vls,
+                    q + 1
+                ),
+            ));
+        }
+        if s.ddbbm.notification_vl.is_some() {
+            return Err(Error::input(
+                "ddbbm.notification_vl",
+                "with ddbbm.mapping = \"virtual_lanes\" notifications travel on the management lane (IBA's VL15, after the data VLs, strict priority); remove the key",
+            ));
+        }
+        Ok(Some(VlSelect {
+            queues: q as u8,
+            data_vls: s.switch.vls as u8,
+        }))
+    }
+
+    /// Lanes every port keeps: the data VLs and the management lane.
+    pub fn lanes(self) -> usize {
+        self.data_vls as usize + 1
+    }
+
+    /// The management lane (IBA's VL15): numbered after the data VLs.
+    pub fn management_vl(self) -> u8 {
+        self.data_vls
+    }
+
+    /// The default low-priority VL arbitration table: VL0..VLQ, weight 1 each (see the module
+    /// documentation).
+    pub fn default_arbitration(self) -> Vec<(u8, u32)> {
+        (0..=self.queues).map(|v| (v, 1)).collect()
+    }
+
+    /// The VL of a message's packets to `dst` when its status bit is `cbit` (spec B.4):
+    /// VL Q (the dynamic queue) if set, else `dst mod Q`.
+    #[inline(always)]
+    pub fn vl_of(self, dst: u32, cbit: bool) -> u8 {
+        if cbit {
+            self.queues
+        } else {
+            (dst % self.queues as u32) as u8
+        }
+    }
+}
+
+/// The lanes every port of scenario `s` keeps: `switch.vls`, plus the management lane with
+/// `ddbbm.mapping = "virtual_lanes"` (spec B.4). Errors as [`VlSelect::from_scenario`].
+pub fn lanes(s: &Scenario) -> Result<usize> {
+    Ok(VlSelect::from_scenario(s)?
+        .map(VlSelect::lanes)
+        .unwrap_or(s.switch.vls as usize))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario(extra: &str) -> Scenario {
+        let text =
+            format!("[sim]\nmodel = \"infiniband\"\nend_time = \"1us\"\n[topology]\nkind = \"mesh\"\ndims = [2]\n[switch]\nqueue_mapping = \"ddbbm\"\n{extra}");
+        toml::from_str(&text).unwrap()
+    }
+
+    fn err(extra: &str, ddbbm: &str) -> String {
+        let mut s = scenario(extra);
+        let d: crate::config::DdbbmConfig = toml::from_str(ddbbm).unwrap();
+        s.ddbbm = d;
+        VlSelect::from_scenario(&s).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn sbv_picks_the_dynamic_vl_else_destination_mod_q() {
+        let m = VlSelect {
+            queues: 4,
+            data_vls: 5,
+        };
+        assert_eq!(
+            (0..9).map(|d| m.vl_of(d, false)).collect::<Vec<_>>(),
+            [0, 1, 2, 3, 0, 1, 2, 3, 0]
+        );
+        assert_eq!(m.vl_of(30, true), 4);
+        assert_eq!((m.lanes(), m.management_vl()), (6, 5));
+    }
+
+    #[test]
+    fn queues_mapping_keeps_the_data_vls() {
+        let s = scenario("dbbm_queues = 4\nvls = 2\n");
+        assert_eq!(VlSelect::from_scenario(&s).unwrap(), None);
+        assert_eq!(lanes(&s).unwrap(), 2);
+    }
+
+    #[test]
+    fn virtual_lanes_add_the_management_lane() {
+        let mut s = scenario("dbbm_queues = 4\nvls = 5\n");
+        s.ddbbm.mapping = DdbbmMapping::VirtualLanes;
+        let m = VlSelect::from_scenario(&s).unwrap().unwrap();
+        assert_eq!((m.queues, m.data_vls), (4, 5));
+        assert_eq!(lanes(&s).unwrap(), 6);
+    }
+
+    #[test]
+    fn refusals_name_their_key() {
+        let vl = "mapping = \"virtual_lanes\"\n";
+        let e = err("dbbm_queues = 16\nvls = 15\n", vl);
+        assert!(e.contains("switch.dbbm_queues") && e.contains("15"), "{e}");
+        let e = err("dbbm_queues = 4\nvls = 4\n", vl);
+        assert!(e.contains("switch.vls") && e.contains("5–15"), "{e}");
+        let e = err(
+            "dbbm_queues = 4\nvls = 5\n",
+            "mapping = \"virtual_lanes\"\nnotification_vl = 4\n",
+        );
+        assert!(e.contains("ddbbm.notification_vl"), "{e}");
+        let mut s = scenario("");
+        s.switch.queue_mapping = QueueMappingKind::Dbbm;
+        s.ddbbm.mapping = DdbbmMapping::VirtualLanes;
+        let e = VlSelect::from_scenario(&s).unwrap_err().to_string();
+        assert!(e.contains("ddbbm.mapping") && e.contains("\"dbbm\""), "{e}");
+        // Q + 1 = 15 is the largest that fits
+        let mut s = scenario("dbbm_queues = 14\nvls = 15\n");
+        s.ddbbm.mapping = DdbbmMapping::VirtualLanes;
+        assert_eq!(lanes(&s).unwrap(), 16);
+    }
+}

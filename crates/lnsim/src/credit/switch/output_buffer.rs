@@ -1,0 +1,724 @@
+//! Output buffers of the switch (drb-and-ddbbm spec B.5: "Buffers up to 1KB are modeled for
+//! both the input and the output ports of every switch"; key `switch.output_buffer_credits`,
+//! 0 = none: the input-buffered switch of `switch/mod.rs`, whose code paths are then untouched).
+//!
+//! With them a packet makes two moves inside a switch:
+//!
+//! 1. **crossbar** (the arbiter of [`super::arbiter`], unchanged but for the credit it checks):
+//!    an output grants the head of an input queue when the crossbar input and output are both
+//!    free (`max_being_sent`, `out_busy`) and the *output queue* the packet will join has room
+//!    for the whole packet (internal credits, spec B.5: "the same scheme applies internally
+//!    (input → output)"). The packet crosses at the crossbar rate (`switch.core_freq`, e.g.
+//!    1.5× the link: spec B.5's speed-up); its head joins the output queue one credit time
+//!    (plus `switch.input_delay`) after the grant ([`Ev::CrossbarArrive`]), its tail leaves
+//!    the input buffer when it has crossed, and the input's credits go back upstream then
+//!    ([`Ev::InputRelease`], as without output buffers).
+//! 2. **link**: the output link serves its non-empty output queues whose downstream credits
+//!    suffice, round robin among the queues of a VL (equal weights: the WRR of spec B.5) after
+//!    the IBA VL arbitration among VLs (its own state per port, [`OutputBuffers`]). Cut-through:
+//!    a packet may start on the wire once its head is in the output buffer; its tail never
+//!    leaves before it arrived. The output queue's space frees when the tail has left on the
+//!    wire ([`Ev::OutputRelease`]), which lets the crossbar move the next packet in.
+//!
+//! **Queues.** An output buffer has one queue per credit counter of the input it drives (spec
+//! B.2 implementation rules: output-port buffers use the downstream input port's queue
+//! mapping): its VL with `switch.buffer_sharing = "shared"` (one FIFO per VL), each queue of
+//! the next switch's input with `"static"` (the look-ahead queue, `Net::downstream_counter`),
+//! its VL at an HCA. A VL's `switch.output_buffer_credits` are divided among its queues as the
+//! inputs' are (`switch.static_mode`, [`QueueSizing`]); a queue under one packet is an error.
+//!
+//! **Congestion management.** DDBBM's detector lives at the destinations and sees no
+//! difference. InfiniBand CC (`cc.enabled = true`) reads the *input* buffers' per-output fills
+//! to decide congestion (spec §2.2.3); with output buffers most of the backlog would sit in
+//! the output queues it does not read, so the combination is refused (exit 2) rather than run
+//! with silently changed semantics.
+//!
+//! Memory: per switch port one queue, three counters and a round-robin pointer per downstream
+//! credit counter; nothing is allocated per packet.
+
+use crate::config::Ps;
+use crate::credit::cc::switch_view;
+use crate::credit::packet::PacketQueue;
+use crate::credit::switch::buffer::{CreditKeeping, QueueSizing};
+use crate::credit::switch::vl_arbitration::VlArbState;
+use crate::credit::{Ev, Net};
+use crate::error::{Error, Result};
+
+/// The output buffers of every switch port and the state of their links (spec B.5).
+#[derive(Debug, Clone)]
+pub struct OutputBuffers {
+    /// Per gport: its first output queue (`u32::MAX` at an HCA's port).
+    base: Vec<u32>,
+    /// Per gport: queues per VL (the classes of the counters of the input it drives).
+    classes: Vec<u32>,
+    /// Per output queue: packets whose head has crossed, waiting for the link.
+    queues: Vec<PacketQueue>,
+    /// Per output queue: credits the crossbar may still move into it (internal credits).
+    space: Vec<u32>,
+    /// Per output queue: credits held by packets from head arrival until the tail has left on
+    /// the wire.
+    used: Vec<u32>,
+    /// Per output queue: its share of the VL's output buffer.
+    cap: Vec<u32>,
+    /// `[gport * vls + vl]`: non-empty queues of the VL (lets the link skip idle VLs).
+    nonempty: Vec<u32>,
+    /// `[gport * vls + vl]`: class of the queue served last (round robin within the VL).
+    rr: Vec<u32>,
+    /// Per gport: the link is sending a packet.
+    link_busy: Vec<bool>,
+    /// Per gport: VL arbitration state of the link (the crossbar keeps `Net::vlarb`).
+    vlarb: Vec<VlArbState>,
+    /// Data VLs.
+    vls: usize,
+}
+
+impl OutputBuffers {
+    /// Output buffers of `vl_credits` credits per port and VL at every switch port
+    /// (`is_switch`), one queue per credit counter of the input each port drives: the VLs
+    /// with a shared pool, the counters of `keeping` with credits per queue, sized by
+    /// `sizing` (switch inputs) or whole (an HCA's VLs). Refuses a queue under one packet of
+    /// `pkt_credits`.
+    pub fn new(
+        vl_credits: u32,
+        keeping: &CreditKeeping,
+        sizing: Option<QueueSizing>,
+        is_switch: &[bool],
+        peer: &[u32],
+        vls: usize,
+        pkt_credits: u32,
+    ) -> Result<Self> {
+        let np = peer.len();
+        let mut ob = OutputBuffers {
+            base: vec![u32::MAX; np],
+            classes: vec![0; np],
+            queues: Vec::new(),
+            space: Vec::new(),
+            used: Vec::new(),
+            cap: Vec::new(),
+            nonempty: vec![0; np * vls],
+            rr: vec![0; np * vls],
+            link_busy: vec![false; np],
+            vlarb: vec![VlArbState::default(); np],
+            vls,
+        };
+        for g in 0..np {
+            if !is_switch[g] {
+                continue;
+            }
+            let d = peer[g];
+            let counters = match keeping {
+                CreditKeeping::SharedPool(_) => vls,
+                CreditKeeping::Partitioned(p) => p.in_slots(d).len(),
+            };
+            let classes = (counters / vls).max(1) as u32;
+            let share = match sizing {
+                Some(s) if is_switch[d as usize] => s.share(vl_credits, classes, pkt_credits),
+                _ => (vl_credits >= pkt_credits).then_some(vl_credits),
+            };
+            let Some(share) = share else {
+                return Err(Error::input(
+                    "switch.output_buffer_credits",
+                    format!(
+                        "{vl_credits} credits per VL split over {classes} output queues leave {} per queue, less than one {pkt_credits}-credit packet; allowed: 0 (no output buffers) or enough for one packet per queue",
+                        vl_credits / classes
+                    ),
+                ));
+            };
+            if ob.queues.len() + counters > u32::MAX as usize {
+                return Err(Error::input(
+                    "switch.output_buffer_credits",
+                    "too many output queues in the network",
+                ));
+            }
+            ob.base[g] = ob.queues.len() as u32;
+            ob.classes[g] = classes;
+            // the last class of every VL was served last: class 0 goes first
+            ob.rr[g * vls..(g + 1) * vls].fill(classes - 1);
+            for _ in 0..counters {
+                ob.queues.push(PacketQueue::default());
+                ob.space.push(share);
+                ob.used.push(0);
+                ob.cap.push(share);
+            }
+        }
+        Ok(ob)
+    }
+
+    /// Number of output queues of the network.
+    pub fn len(&self) -> usize {
+        self.queues.len()
+    }
+
+    /// True when no port has an output buffer.
+    pub fn is_empty(&self) -> bool {
+        self.queues.is_empty()
+    }
+
+    /// Credits the crossbar may still move into output queue `s` (tests and statistics).
+    pub fn space(&self, s: usize) -> u32 {
+        self.space[s]
+    }
+
+    /// Credits held in output queue `s` (queued or leaving on the wire).
+    pub fn used(&self, s: usize) -> u32 {
+        self.used[s]
+    }
+
+    /// The share of output queue `s`.
+    pub fn cap(&self, s: usize) -> u32 {
+        self.cap[s]
+    }
+
+    /// The output queue of gport `og` for downstream counter `counter`.
+    #[inline]
+    pub fn slot(&self, og: u32, counter: u16) -> usize {
+        self.base[og as usize] as usize + counter as usize
+    }
+
+    /// The output queues of gport `og` (empty at an HCA's port).
+    pub fn slots(&self, og: u32) -> std::ops::Range<usize> {
+        let b = self.base[og as usize];
+        if b == u32::MAX {
+            return 0..0;
+        }
+        let n = self.classes[og as usize] as usize * self.vls;
+        b as usize..b as usize + n
+    }
+
+    /// The packets waiting in all output queues.
+    pub(crate) fn queues(&self) -> &[PacketQueue] {
+        &self.queues
+    }
+}
+
+impl Net {
+    /// The output buffers (only called where they exist).
+    #[inline(always)]
+    fn ob(&self) -> &OutputBuffers {
+        self.obuf.as_ref().expect("output buffers")
+    }
+
+    /// `(credits the crossbar may move, output queue)` for a packet for `dst` on `vl` with
+    /// `flags` at output `og`: the room the arbiter checks with output buffers.
+    #[inline(never)]
+    pub(crate) fn output_room(&self, og: u32, dst: u32, vl: u8, flags: u8) -> (u32, usize) {
+        let s = self
+            .ob()
+            .slot(og, self.downstream_counter(og, dst, vl, flags));
+        (self.ob().space[s], s)
+    }
+
+    /// The arbiter granted packet `pid` of input `ig` (credit counter `counter` there) to
+    /// output `og`, whose output queue `slot` had room: the packet crosses the crossbar.
+    #[inline(never)]
+    pub(crate) fn cross_to_output(
+        &mut self,
+        og: u32,
+        ig: u32,
+        counter: u16,
+        pid: u32,
+        slot: usize,
+        now: Ps,
+    ) {
+        let tm = self.timing[og as usize];
+        let (bytes, credits, tail, out_port) = {
+            let p = &self.pkts[pid];
+            (p.bytes, p.credits, p.tail, p.out_port)
+        };
+        self.obuf.as_mut().expect("output buffers").space[slot] -= credits;
+        let int_pkt = if bytes == self.pkt_bytes {
+            tm.int_pkt
+        } else {
+            tm.internal.ser_ps(bytes as u64)
+        };
+        // the tail has crossed: after the crossbar moved the packet, never before it arrived
+        let crossed = (now + int_pkt).max(tail + tm.int_credit);
+        let release = crossed + self.input_delay;
+        self.at(
+            release,
+            Ev::InputRelease {
+                gport: ig,
+                counter,
+                out: out_port as u8,
+                credits,
+            },
+        );
+        // the crossbar output is free for the next packet once this one has crossed
+        self.out_busy[og as usize] = true;
+        self.at(crossed, Ev::OutputReady { gport: og });
+        self.last_progress = now;
+        self.pkts[pid].tail = release; // its tail reaches the output buffer
+        self.at(
+            now + self.input_delay + tm.int_credit,
+            Ev::CrossbarArrive {
+                pkt: pid,
+                gport: og,
+            },
+        );
+    }
+
+    /// The head of `pid` reached the output buffer of `og`: it joins its output queue.
+    pub(crate) fn output_arrive(&mut self, pid: u32, og: u32, now: Ps) {
+        let vls = self.vls;
+        let (dst, vl, flags, credits) = {
+            let p = &self.pkts[pid];
+            (p.dst, p.vl, p.flags, p.credits)
+        };
+        let s = self
+            .ob()
+            .slot(og, self.downstream_counter(og, dst, vl, flags));
+        let ob = self.obuf.as_mut().expect("output buffers");
+        ob.used[s] += credits;
+        if ob.used[s] > ob.cap[s] {
+            let (used, cap) = (ob.used[s], ob.cap[s]);
+            let name = self.port_name(og);
+            self.fail(format!(
+                "lossless violated: output queue {} of {name} holds {used} credits, its share is {cap}",
+                s - ob_base(self, og)
+            ));
+            return;
+        }
+        if ob.queues[s].is_empty() {
+            ob.nonempty[og as usize * vls + vl as usize] += 1;
+        }
+        let mut q = ob.queues[s];
+        self.pkts.push_back(&mut q, pid);
+        let ob = self.obuf.as_mut().expect("output buffers");
+        ob.queues[s] = q;
+        if !ob.link_busy[og as usize] {
+            self.try_link(og, now);
+        }
+    }
+
+    /// The link of output `og` starts its next packet if it is idle and one can go.
+    pub(crate) fn try_link(&mut self, og: u32, now: Ps) {
+        if self.ob().link_busy[og as usize] {
+            return;
+        }
+        let vls = self.vls;
+        if vls == 1 {
+            if self.ob().nonempty[og as usize] > 0 {
+                self.link_pick(og, 0, now);
+            }
+            return;
+        }
+        let tab = std::mem::take(&mut self.vlarb_table);
+        let mut st = self.ob().vlarb[og as usize];
+        tab.arbitrate(&mut st, |vl| {
+            if self.ob().nonempty[og as usize * vls + vl as usize] == 0 {
+                return None;
+            }
+            self.link_pick(og, vl, now)
+        });
+        self.vlarb_table = tab;
+        self.obuf.as_mut().expect("output buffers").vlarb[og as usize] = st;
+    }
+
+    /// Round robin over the output queues of `og` on `vl` from the one after the last served:
+    /// sends the first head whose downstream credits suffice; returns its bytes.
+    fn link_pick(&mut self, og: u32, vl: u8, now: Ps) -> Option<u32> {
+        let vls = self.vls;
+        let r = og as usize * vls + vl as usize;
+        let ob = self.ob();
+        let classes = ob.classes[og as usize];
+        let base = ob.base[og as usize] as usize;
+        let last = ob.rr[r];
+        for k in 1..=classes {
+            let class = (last + k) % classes;
+            let counter = (class as usize * vls + vl as usize) as u16;
+            let s = base + counter as usize;
+            let Some(pid) = self.ob().queues[s].front() else {
+                continue;
+            };
+            let cs = self.credit_slot(og, counter);
+            let credits = self.pkts[pid].credits;
+            if self.credits[cs] < credits {
+                continue;
+            }
+            self.obuf.as_mut().expect("output buffers").rr[r] = class;
+            return Some(self.link_send(og, s, counter, pid, cs, now));
+        }
+        None
+    }
+
+    /// Output `og` puts packet `pid`, head of output queue `s` (downstream counter
+    /// `counter`), on the wire, taking its downstream credits from `credits[cs]`. Returns the
+    /// packet's bytes.
+    fn link_send(&mut self, og: u32, s: usize, counter: u16, pid: u32, cs: usize, now: Ps) -> u32 {
+        let vls = self.vls;
+        let ob = self.obuf.as_mut().expect("output buffers");
+        let mut q = ob.queues[s];
+        self.pkts.pop_front(&mut q);
+        let ob = self.obuf.as_mut().expect("output buffers");
+        ob.queues[s] = q;
+        let (bytes, credits, tail, vl) = {
+            let p = &self.pkts[pid];
+            (p.bytes, p.credits, p.tail, p.vl)
+        };
+        if q.is_empty() {
+            ob.nonempty[og as usize * vls + vl as usize] -= 1;
+        }
+        ob.link_busy[og as usize] = true;
+        self.credits[cs] -= credits;
+        self.cc
+            .packet_forwarded(switch_view!(self), og, vl, &mut self.pkts[pid], now);
+        let tm = self.timing[og as usize];
+        let ser_pkt = if bytes == self.pkt_bytes {
+            tm.ser_pkt
+        } else {
+            tm.rate.ser_ps(bytes as u64)
+        };
+        let wire_start = (now + self.output_delay).max(self.wire_free[og as usize]);
+        // the tail leaves after it reached the output buffer
+        let wire_end = (wire_start + ser_pkt).max(tail + self.output_delay + tm.ser_credit);
+        self.wire_free[og as usize] = wire_end;
+        self.at(
+            (wire_end - self.output_delay).max(now),
+            Ev::LinkReady { gport: og },
+        );
+        self.at(
+            wire_end,
+            Ev::OutputRelease {
+                gport: og,
+                counter,
+                credits,
+            },
+        );
+        self.flit_hops += credits as u64;
+        self.packet_hops += 1;
+        self.last_progress = now;
+        let down = self.peer[og as usize];
+        let head = wire_start + tm.ser_credit + tm.delay;
+        let p = &mut self.pkts[pid];
+        p.tail = wire_end + tm.delay;
+        p.hops += 1;
+        let extra = if self.is_switch[down as usize] {
+            self.routing_delay
+        } else {
+            0
+        };
+        self.at(
+            head + extra,
+            Ev::HeadArrive {
+                pkt: pid,
+                gport: down,
+            },
+        );
+        bytes
+    }
+
+    /// The link of `og` may start its next packet.
+    pub(crate) fn link_ready(&mut self, og: u32, now: Ps) {
+        self.obuf.as_mut().expect("output buffers").link_busy[og as usize] = false;
+        self.try_link(og, now);
+    }
+
+    /// The tail of a packet of `credits` left output queue `counter` of `og` on the wire: its
+    /// space is free for the crossbar.
+    pub(crate) fn output_release(&mut self, og: u32, counter: u16, credits: u32, now: Ps) {
+        let ob = self.obuf.as_mut().expect("output buffers");
+        let s = ob.slot(og, counter);
+        ob.used[s] -= credits;
+        ob.space[s] += credits;
+        self.try_output(og, now);
+    }
+
+    /// End-of-run balance of every output queue: the credits the crossbar may move, plus those
+    /// of packets crossing it, plus those held in the queue (queued, or leaving on the wire)
+    /// equal its share; what it holds is its queued packets plus the tails still leaving.
+    /// Returns the packets crossing the crossbar (alive, in no queue and on no wire).
+    pub(crate) fn check_output_buffers(&self) -> Result<u64> {
+        let Some(ob) = &self.obuf else {
+            return Ok(0);
+        };
+        let n = ob.len();
+        let mut crossing = vec![0u64; n];
+        let mut leaving = vec![0u64; n];
+        let mut crossing_pkts = 0u64;
+        self.q.for_each(|_, ev| match *ev {
+            Ev::CrossbarArrive { pkt, gport } => {
+                let p = &self.pkts[pkt];
+                let c = self.downstream_counter(gport, p.dst, p.vl, p.flags);
+                crossing[ob.slot(gport, c)] += p.credits as u64;
+                crossing_pkts += 1;
+            }
+            Ev::OutputRelease {
+                gport,
+                counter,
+                credits,
+            } => leaving[ob.slot(gport, counter)] += credits as u64,
+            _ => {}
+        });
+        for g in 0..self.peer.len() as u32 {
+            for s in ob.slots(g) {
+                let queued = self.pkts.queue_credits(&ob.queues[s]);
+                let held = ob.used[s] as u64;
+                if held != queued + leaving[s]
+                    || ob.space[s] as u64 + crossing[s] + held != ob.cap[s] as u64
+                {
+                    return Err(Error::Internal(format!(
+                        "output buffer credit conservation violated on {} queue {}: {} free + {} crossing + {} held ({} queued + {} leaving) != share {}",
+                        self.port_name(g),
+                        s - ob.base[g as usize] as usize,
+                        ob.space[s],
+                        crossing[s],
+                        held,
+                        queued,
+                        leaving[s],
+                        ob.cap[s]
+                    )));
+                }
+            }
+        }
+        Ok(crossing_pkts)
+    }
+
+    /// With output buffers: what input head `pid` bound for output `o` waits for — None if
+    /// its output queue has room or that queue's head is not blocked by a switch's buffer;
+    /// else the downstream input buffer (`gport * vls + vl`) the queue's head waits for.
+    pub(crate) fn output_waits_for(&self, o: u32, pid: u32) -> Option<u32> {
+        let p = &self.pkts[pid];
+        let (room, s) = self.output_room(o, p.dst, p.vl, p.flags);
+        if room >= p.credits {
+            return None;
+        }
+        let head = self.ob().queues[s].front()?;
+        let h = &self.pkts[head];
+        let counter = (s - self.ob().base[o as usize] as usize) as u16;
+        let down = self.peer[o as usize];
+        let blocked = self.credits[self.credit_slot(o, counter)] < h.credits;
+        (blocked && self.is_switch[down as usize]).then_some(down * self.vls as u32 + h.vl as u32)
+    }
+}
+
+/// First output queue of `og` (for messages).
+fn ob_base(net: &Net, og: u32) -> usize {
+    net.ob().base[og as usize] as usize
+}
+
+#[cfg(test)]
+mod tests {
+    //! Output buffers on one switch (two inputs feeding one output) and on a two-switch line:
+    //! throughput, capacity under a blocked downstream, sizing per downstream queue,
+    //! conservation, determinism, refusals.
+
+    use crate::config::load_str;
+    use crate::credit::Net;
+
+    /// One switch SW11 with H111, H112 flooding H113 (2:1 on the output to H113).
+    const FAN_IN: &str = r#"
+[sim]
+end_time = "200us"
+warmup = "50us"
+interval = "50us"
+[topology]
+kind = "mesh"
+dims = [1, 1]
+hcas_per_switch = 3
+[switch]
+buffer_credits = 16
+[hca]
+buffer_credits = 16
+[traffic]
+credit_bytes = "64B"
+packet_bytes = "128B"
+payload_bytes = "128B"
+mtu_credits = 2
+message_bytes = "128B"
+[[traffic.flows]]
+src = "H111"
+dst = "H113"
+[[traffic.flows]]
+src = "H112"
+dst = "H113"
+"#;
+
+    fn net(text: &str, ov: &[&str]) -> crate::error::Result<Net> {
+        let ov: Vec<String> = ov.iter().map(|s| s.to_string()).collect();
+        let l = load_str(text, "t", std::path::Path::new("."), "t", &ov, None)?;
+        Net::new(&l)
+    }
+
+    /// Runs to the end; checks that no fault happened and packets and credits are conserved.
+    fn run(text: &str, ov: &[&str]) -> Net {
+        let mut n = net(text, ov).unwrap();
+        assert_eq!(n.run(false, &mut || false).unwrap(), None);
+        assert!(n.fault.is_none(), "{:?}", n.fault);
+        assert!(n.deadlock.is_none());
+        n.check_conservation().unwrap();
+        n
+    }
+
+    /// The gport of SW11's output to `hca`.
+    fn out_to(n: &Net, hca: &str) -> u32 {
+        let h = n.fabric.nodes.iter().position(|x| x.name == hca).unwrap();
+        n.peer[n.port_base[h] as usize]
+    }
+
+    #[test]
+    fn two_inputs_into_one_output_keep_its_throughput() {
+        let off = run(FAN_IN, &[]);
+        let on = run(FAN_IN, &["switch.output_buffer_credits=12"]);
+        assert!(off.obuf.is_none() && on.obuf.is_some());
+        let (a, b) = (off.stats.delivered_packets, on.stats.delivered_packets);
+        assert!(a > 100, "{a}");
+        // the output link is the bottleneck either way; the buffer only adds its packets of
+        // slack at the start
+        let d = (a as f64 - b as f64).abs() / a as f64;
+        assert!(d < 0.01, "delivered without {a}, with output buffers {b}");
+        // and it is full when the link, not the crossbar, is the bottleneck
+        let ob = on.obuf.as_ref().unwrap();
+        let s = ob.slots(out_to(&on, "H113")).start;
+        assert!(ob.used(s) > 0);
+    }
+
+    #[test]
+    fn a_blocked_downstream_fills_the_output_buffer_to_its_capacity_and_no_further() {
+        // H113's sink stops after 1 ns: its receive buffer, then SW11's output buffer towards
+        // it, then the inputs fill
+        let blocked = [
+            "switch.output_buffer_credits=12",
+            "hca.sink.drain_rate=\"100Gbps\"",
+            "hca.sink.hiccup_off=\"1ns\"",
+            "hca.sink.hiccup_on=\"10ms\"",
+        ];
+        let n = run(FAN_IN, &blocked);
+        let ob = n.obuf.as_ref().unwrap();
+        let og = out_to(&n, "H113");
+        let s = ob.slots(og);
+        assert_eq!(s.len(), 1, "one queue per VL towards an HCA");
+        let s = s.start;
+        assert_eq!(ob.cap(s), 12);
+        assert_eq!(ob.used(s), 12, "the output queue holds its share");
+        assert_eq!(ob.space(s), 0);
+        assert_eq!(n.pkts.queue_credits(&ob.queues()[s]), 12);
+        // no credits left towards H113; the inputs hold the rest of the backlog
+        assert_eq!(n.credits[n.credit_slot(og, 0)], 0);
+        for h in ["H111", "H112"] {
+            let ig = n.peer
+                [n.port_base[n.fabric.nodes.iter().position(|x| x.name == h).unwrap()] as usize];
+            assert!(n.in_used[ig as usize] > 0, "{h}'s input holds packets");
+        }
+        // other output queues stay empty
+        for g in 0..n.peer.len() as u32 {
+            for t in ob.slots(g) {
+                if t != s {
+                    assert_eq!(ob.used(t), 0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn output_queues_follow_the_downstream_queues_and_are_sized_like_them() {
+        // SW11 → SW12: with static VOQsw the output has one queue per queue of SW12's input
+        let text = FAN_IN
+            .replace("dims = [1, 1]", "dims = [1, 2]")
+            .replace("H113", "H122");
+        // 13 credits over SW12's 4 queues: mode A rounds 3.25 down to whole 2-credit packets
+        // (at least one), "split" gives 3 credits each
+        for (mode, per_queue) in [("divided", 2), ("split", 3)] {
+            let static_mode = format!("switch.static_mode=\"{mode}\"");
+            let ov = [
+                "switch.queue_mapping=\"voq_sw\"",
+                "switch.buffer_sharing=\"static\"",
+                static_mode.as_str(),
+                "switch.output_buffer_credits=13",
+            ];
+            let n = run(&text, &ov);
+            assert_eq!(n.pkt_credits, 2);
+            let ob = n.obuf.as_ref().unwrap();
+            let sw12 = n
+                .fabric
+                .nodes
+                .iter()
+                .position(|x| x.name == "SW12")
+                .unwrap();
+            let ports = n.fabric.nodes[sw12].ports.len();
+            // SW11's port towards SW12
+            let og = (0..n.peer.len() as u32)
+                .find(|&g| {
+                    n.is_switch[g as usize]
+                        && n.node_of[g as usize] as usize != sw12
+                        && n.node_of[n.peer[g as usize] as usize] as usize == sw12
+                })
+                .unwrap();
+            let slots = ob.slots(og);
+            assert_eq!(slots.len(), ports, "{mode}");
+            for t in slots {
+                assert_eq!(ob.cap(t), per_queue, "{mode}");
+            }
+            assert!(n.stats.delivered_packets > 0);
+        }
+    }
+
+    #[test]
+    fn runs_are_deterministic() {
+        let ov = [
+            "switch.output_buffer_credits=8",
+            "switch.queue_mapping=\"one_queue\"",
+        ];
+        let a = run(FAN_IN, &ov);
+        let b = run(FAN_IN, &ov);
+        assert_eq!(a.events, b.events);
+        assert_eq!(a.stats.delivered_packets, b.stats.delivered_packets);
+        let rx = |n: &Net| {
+            n.traffic
+                .flows
+                .iter()
+                .map(|f| f.rx_bytes)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(rx(&a), rx(&b));
+    }
+
+    #[test]
+    fn the_conservation_check_catches_a_created_output_credit() {
+        let mut n = run(FAN_IN, &["switch.output_buffer_credits=12"]);
+        n.obuf.as_mut().unwrap().space[0] += 1;
+        let e = n.check_conservation().unwrap_err().to_string();
+        assert!(e.contains("output buffer credit conservation"), "{e}");
+    }
+
+    #[test]
+    fn the_conservation_check_catches_a_lost_output_packet() {
+        let blocked = [
+            "switch.output_buffer_credits=12",
+            "hca.sink.drain_rate=\"100Gbps\"",
+            "hca.sink.hiccup_off=\"1ns\"",
+            "hca.sink.hiccup_on=\"10ms\"",
+        ];
+        let mut n = run(FAN_IN, &blocked);
+        let s = {
+            let ob = n.obuf.as_ref().unwrap();
+            (0..ob.len()).find(|&s| !ob.queues[s].is_empty()).unwrap()
+        };
+        let mut q = n.obuf.as_ref().unwrap().queues[s];
+        n.pkts.pop_front(&mut q);
+        n.obuf.as_mut().unwrap().queues[s] = q;
+        assert!(n.check_conservation().is_err());
+    }
+
+    #[test]
+    fn bad_combinations_are_refused_naming_the_key() {
+        let e = net(FAN_IN, &["switch.output_buffer_credits=1"])
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("switch.output_buffer_credits") && e.contains("2-credit"),
+            "{e}"
+        );
+        let e = net(
+            FAN_IN,
+            &["switch.output_buffer_credits=8", "cc.enabled=true"],
+        )
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(
+            e.contains("switch.output_buffer_credits") && e.contains("cc.enabled"),
+            "{e}"
+        );
+    }
+}
