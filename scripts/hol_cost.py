@@ -24,8 +24,9 @@ of spec B.2's queue count (`static_mode = "divided"`: the 1-KB port buffer divid
 least one packet, two for VOQnet) or mode B (`static_mode = "per_queue"`, `queue_bytes = 1 KiB`).
 "All switch inputs" is that times the network's switch ports that carry a link (from the
 topology line of `lnsim validate`; for VOQsw on a mesh an upper bound, its corner and edge
-switches having fewer queues). The simulator's switches have input buffers only; the spec's switch also has an output buffer per
-port with the same organisation (spec B.5), which would double the bytes.
+switches having fewer queues). The scenarios of scenarios/hol also give every switch port an
+output buffer of 1 KB (`switch.output_buffer_credits = 16`, spec B.5), divided among the queues
+of the buffer it feeds: up to as many bytes again, which the memory estimate includes.
 """
 
 from __future__ import annotations
@@ -70,9 +71,9 @@ def spec_queues(scheme: str, n: int, ports: int) -> int:
 
 #: (label, overrides) of the schemes of spec B.2.
 SCHEMES = [
-    ("1Q", ['switch.queue_mapping="one_queue"']),
-    ("VOQsw", ['switch.queue_mapping="voq_sw"']),
-    ("VOQnet", ['switch.queue_mapping="voq_net"']),
+    ("1Q", ['switch.queue_mapping="one_queue"', "switch.dbbm_queues=0"]),
+    ("VOQsw", ['switch.queue_mapping="voq_sw"', "switch.dbbm_queues=0"]),
+    ("VOQnet", ['switch.queue_mapping="voq_net"', "switch.dbbm_queues=0"]),
     ("DBBM-4Q", ['switch.queue_mapping="dbbm"', "switch.dbbm_queues=4"]),
     ("DBBM-8Q", ['switch.queue_mapping="dbbm"', "switch.dbbm_queues=8"]),
     ("DBBM-16Q", ['switch.queue_mapping="dbbm"', "switch.dbbm_queues=16"]),
