@@ -247,6 +247,33 @@ def figures(res, img: Path, quick: bool):
         fig.tight_layout()
         fig.savefig(img / f"{name}.png", dpi=80)
         plt.close(fig)
+    # accepted traffic vs time, #3B, seed 1 (nodes.csv: bytes per node and statistics interval)
+    runs = [r for r in res if r["case"] == "#3B" and r["seed"] == 1
+            and r["tag"] in ("VOQnet", "VOQsw", "DBBM-4Q", "DDBBM-5Q")]
+    if runs:
+        fig, ax = plt.subplots(figsize=(8, 3.2))
+        for r in sorted(runs, key=lambda r: r["tag"]):
+            s = json.loads((Path(r["folder"]) / "summary.json").read_text())
+            per_t: dict[float, int] = {}
+            with open(Path(r["folder"]) / "nodes.csv") as f:
+                for row in csv.DictReader(f):
+                    t = float(row["t_start_s"])
+                    per_t[t] = per_t.get(t, 0) + int(row["rx_bytes"])
+            iv = s["interval_s"]
+            link = 1e9  # bytes/s of a 1 GB/s link (spec B.5)
+            n = len(s["nodes"])
+            ts = sorted(per_t)
+            ax.plot([1e6 * (t + iv) for t in ts], [per_t[t] / (n * link * iv) for t in ts],
+                    label=r["tag"], drawstyle="steps-pre")
+        ax.axhline(IDEAL["#3B"], color="k", lw=0.8, ls="--")
+        ax.set_xlabel("time (µs; warm-up 100 µs)")
+        ax.set_ylabel("accepted / node")
+        ax.set_ylim(0, 0.6)
+        ax.legend(fontsize=8, ncol=4)
+        ax.set_title("#3B: accepted traffic per end node vs time (dashed: ideal 0.431)", fontsize=9)
+        fig.tight_layout()
+        fig.savefig(img / "hol_time_3b.png", dpi=80)
+        plt.close(fig)
     # throughput bars (the paper's Figs. 7-8)
     cases = [c for c, _ in THR if any(r["case"] == c and r["tag"] in BASE5 for r in res)]
     if cases:
