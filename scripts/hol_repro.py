@@ -7,12 +7,13 @@ docs/scenarios.md ("HoL-blocking elimination").
                                  [--seeds 5] [--big-seeds 2] [--jobs 2] [--quick]
                                  [--img docs/img]
 
-Parts (spec C.2): ``thr`` — throughput of #1B–#5B, #1M–#4M, #6M under 1Q, VOQsw, VOQnet,
+Parts (spec C.2; ``modeb`` is spec B.5's buffer sensitivity): ``thr`` — throughput of #1B–#5B, #1M–#4M, #6M under 1Q, VOQsw, VOQnet,
 DBBM-4Q, DDBBM-5Q (R-B9 … R-B15); ``fair`` — per-destination reception of #3B (the four schemes
 of Fig. 5), #6B (DBBM-8Q / DDBBM-9Q), #7B (DBBM-16Q / DDBBM-17Q), #5M, #7M, #8M, #9M (DBBM-4Q /
 DDBBM-5Q, VOQsw, VOQnet where memory allows) (R-B6 … R-B8); ``sens`` — DDBBM-5Q on #1B, #3B,
 #2M, #5M over DT ∈ {0.8, 0.95} × LT ∈ {0.2, 0.4} × SIT ∈ {0, 6}, NS = 1 (R-B3 … R-B5); ``rb1`` —
-#3B under DBBM-8Q (R-B1). Every run is one ``lnsim run`` of a scenario file with ``--set``
+#3B under DBBM-8Q (R-B1); ``modeb`` — #1B–#5B, #6B and #7B with 1 KB per queue (spec B.5 mode B)
+instead of the port's 1 KB divided among its queues (mode A, the files' default). Every run is one ``lnsim run`` of a scenario file with ``--set``
 overrides and a seed; a run whose ``summary.json`` exists is not run again (the study resumes).
 ``--quick`` shortens every run to 150 µs, one seed, 64-node cases only (for the test suite).
 Prints the Markdown tables; writes ``OUT/hol.csv`` (one row per run) and the figures.
@@ -123,6 +124,16 @@ def jobs_for(parts, seeds, big_seeds, quick, out):
                 add(case, sc)
     if "rb1" in parts:
         add("#3B", "DBBM-8Q")
+    if "modeb" in parts:
+        # spec B.5 mode B (sensitivity): 1 KB per queue instead of the port's 1 KB divided
+        mode_b = ['switch.static_mode="per_queue"', 'switch.queue_bytes="1KiB"']
+        for case, schemes in THR[:5]:
+            for sc in schemes:
+                if sc != "1Q":
+                    add(case, sc, mode_b, f"{sc}@B")
+        for case, schemes in FAIR[1:3]:
+            for sc in schemes:
+                add(case, sc, mode_b, f"{sc}@B")
     if "sens" in parts:
         for case in SENS_CASES:
             for dt, lt, sit in SENS:
@@ -179,6 +190,25 @@ def table_fair(res):
             print(f"| {case} | {sc} | {cell(rows, 'accepted_per_node')} | {cell(rows, 'rx_jain_non_hot')} | "
                   f"{cell(rows, 'victims', '{:.1f}')} of {rows[0]['non_hot']} | {cell(rows, 'min_over_expected', '{:.2f}')} | "
                   f"{cell(rows, 'hot_rx')} | {cell(rows, 'out_of_order', '{:.0f}')} | {fp} |")
+
+
+def table_modeb(res):
+    print("\n#### Spec B.5 mode B (1 KB per queue): accepted per node / victims (mean over seeds)\n")
+    labels = ["VOQsw", "VOQnet", "DBBM-4Q", "DDBBM-5Q", "DBBM-8Q", "DDBBM-9Q", "DBBM-16Q", "DDBBM-17Q"]
+    print("| case | " + " | ".join(labels) + " |")
+    print("|---|" + "---|" * len(labels))
+    for case in ("#1B", "#2B", "#3B", "#4B", "#5B", "#6B", "#7B"):
+        cells = []
+        for sc in labels:
+            rows = [r for r in res if r["case"] == case and r["tag"] == f"{sc}@B"]
+            if not rows:
+                cells.append("–")
+                continue
+            m, _ = agg(rows, "accepted_per_node")
+            v, _ = agg(rows, "victims")
+            cells.append(f"{m:.3f} / {v:.0f}")
+        if any(c != "–" for c in cells):
+            print(f"| {case} | " + " | ".join(cells) + " |")
 
 
 def table_sens(res):
@@ -301,7 +331,7 @@ def figures(res, img: Path, quick: bool):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="results/hol", type=Path)
-    ap.add_argument("--parts", default="thr,fair,sens,rb1")
+    ap.add_argument("--parts", default="thr,fair,sens,rb1,modeb")
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--big-seeds", type=int, default=2, help="seeds of the 512- and 1,024-node cases")
     ap.add_argument("--jobs", type=int, default=2)
@@ -323,6 +353,18 @@ def main() -> None:
         table_thr(res)
     if "fair" in parts or "rb1" in parts:
         table_fair(res)
+    if "modeb" in parts:
+        # spec B.5 mode B (sensitivity): 1 KB per queue instead of the port's 1 KB divided
+        mode_b = ['switch.static_mode="per_queue"', 'switch.queue_bytes="1KiB"']
+        for case, schemes in THR[:5]:
+            for sc in schemes:
+                if sc != "1Q":
+                    add(case, sc, mode_b, f"{sc}@B")
+        for case, schemes in FAIR[1:3]:
+            for sc in schemes:
+                add(case, sc, mode_b, f"{sc}@B")
+    if "modeb" in parts:
+        table_modeb(res)
     if "sens" in parts:
         table_sens(res)
     figures(res, a.img or a.out, a.quick)
