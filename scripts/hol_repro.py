@@ -356,16 +356,6 @@ def main() -> None:
     if "fair" in parts or "rb1" in parts:
         table_fair(res)
     if "modeb" in parts:
-        # spec B.5 mode B (sensitivity): 1 KB per queue instead of the port's 1 KB divided
-        mode_b = ['switch.static_mode="per_queue"', 'switch.queue_bytes="1KiB"']
-        for case, schemes in THR[:5]:
-            for sc in schemes:
-                if sc != "1Q":
-                    add(case, sc, mode_b, f"{sc}@B")
-        for case, schemes in FAIR[1:3]:
-            for sc in schemes:
-                add(case, sc, mode_b, f"{sc}@B")
-    if "modeb" in parts:
         table_modeb(res)
     if "sens" in parts:
         table_sens(res)
