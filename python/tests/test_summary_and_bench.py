@@ -31,7 +31,8 @@ def test_format_summary_tolerates_missing_fields(tmp_path):
 
 def test_bench_cases_exist():
     names = [c.name for c in bench.CASES]
-    assert names == ["c4", "c4_cc", "fat_tree_648", "fat_tree_648_cc", "mesh_8x8", "dragonfly_h6", "mesh_64x64_setup"]
+    assert names == ["c4", "c4_cc", "fat_tree_648", "fat_tree_648_cc", "bmin1024_ddbbm", "mesh_8x8",
+                     "dragonfly_h6", "mesh_64x64_setup"]
     for c in bench.CASES:
         if c.baseline:  # a CC-on variant: its baseline's scenario with cc.enabled=true
             base = next(b for b in bench.CASES if b.name == c.baseline)
@@ -50,11 +51,12 @@ def test_bench_row_format():
             "wall_time_s": 5.0,
             "sim_s_per_wall_s": 0.02,
             "credit_hops_per_s": 1e8,
+            "packet_hops_per_s": 3e6,
             "events_per_s": 2e7,
             "peak_rss_mib": 42.0,
         }
     )
-    assert row.split() == ["c4", "0.1", "5.000", "0.02", "1e+08", "2e+07", "42.0"]
+    assert row.split() == ["c4", "0.1", "5.000", "0.02", "1e+08", "3e+06", "2e+07", "42.0"]
     assert "error" in bench.format_row({"case": "c4", "status": "error", "exit_status": 1, "error": "boom"})
 
 
