@@ -39,6 +39,7 @@ pub mod dor;
 pub mod dragonfly_paths;
 pub mod mesh_paths;
 pub mod minimal;
+pub mod multipath;
 pub mod piggyback;
 pub mod tables;
 pub mod ugal;
