@@ -30,6 +30,7 @@ const PREFIX: &[(&str, &str)] = &[
     ("CcPortOverrides", "cc.<class>_ports"),
     ("CctConfig", "cc.cct"),
     ("DdbbmConfig", "ddbbm"),
+    ("DrbConfig", "drb"),
     ("RouterConfig", "router"),
     ("Scenario", "<top>"),
 ];

@@ -12,9 +12,10 @@
 use super::model::Model;
 use super::schema::{
     Arrangement, BufferSharing, CcLevel, CctAlgorithm, DdbbmMapping, DestinationPer, DmodkDigits,
-    FlowControl, HotspotSplit, Injection, LinkSpeed, LinkWidth, Marking, NsCompare, PortNumbering,
-    QueueMappingKind, RootCredits, RoutingAlgorithm, SinkCreditReturn, SitBase, StaticMode, Subset,
-    ThresholdMapping, ThresholdMode, TimerMode, TopologyKind, VlbPolicy,
+    FlowControl, HotspotSplit, Injection, LinkSpeed, LinkWidth, Marking, NsCompare, PathMode,
+    PortNumbering, QueueMappingKind, RootCredits, RoutingAlgorithm, SinkCreditReturn, SitBase,
+    Spread, StaticMode, Subset, ThresholdMapping, ThresholdMode, TimerMode, TopologyKind,
+    VlbPolicy,
 };
 use super::units::{BitRate, Bytes, Duration, Frequency, PS_PER_S};
 use crate::error::{Error, Result};
@@ -502,6 +503,14 @@ pub const KEYS: &[KeyInfo] = &[
         "VL of the notifications (give it a `switch.vl_arbitration.high` entry: the priority control channel)"),
     key!("ddbbm.mapping", ValueKind::Choice(DdbbmMapping::NAMES), "", "`queues`", IB,
         "`queues` (the switches' own Q + 1 queues per VL) or `virtual_lanes` (spec B.4: VL = SBV[d] ? Q : d mod Q, one queue per VL, notifications on a management lane)"),
+    key!("drb.enabled", ValueKind::Bool, "", "false", IB,
+        "DRB's multipath set-up by the subnet manager (drb-and-ddbbm spec A.3.1, A.3.5): up to `drb.max_paths` link-disjoint paths per (source, destination) pair, shortest first, path 0 the forwarding tables' route; each path on a VL layer that keeps its channel-dependency graph acyclic (the packet's VL is its path's layer). The other `drb.*` keys need it"),
+    key!("drb.max_paths", int(1, 8), "", "4", IB,
+        "MAX_PATHS: the most link-disjoint paths per pair, path 0 included (spec A.3.7)"),
+    key!("drb.path_mode", ValueKind::Choice(PathMode::NAMES), "", "`per_pair`", IB,
+        "`per_pair` (spec A.3.5 mode 1: a packet carries its path index and follows its pair's precomputed path; path 0 follows the forwarding tables); `ib_faithful` (mode 2, one tree per LID alias) is not built yet"),
+    key!("drb.spread", ValueKind::Choice(Spread::NAMES), "", "`none`", IB,
+        "`none` (the congestion management's path choice: path 0 without one) or `round_robin` (each flow's packets take its pair's paths in turn, no feedback: for checking the routes)"),
     key!("cc.cnp_bytes", ValueKind::Size { min: 1, max: MIB }, "", "`\"64B\"`", IB,
         "size of a congestion notification packet"),
     key!("cc.cnp_vl", int(0, 14), "", "the flow's VL", IB,

@@ -44,6 +44,9 @@ pub struct Scenario {
     /// `switch.queue_mapping = "ddbbm"`.
     #[serde(default)]
     pub ddbbm: DdbbmConfig,
+    /// DRB's multipath set-up by the subnet manager (`[drb]`, drb-and-ddbbm spec A.3.1, A.3.5).
+    #[serde(default)]
+    pub drb: DrbConfig,
     /// The cycle-level HPC router (`[router]`), used by the cycle-level model.
     #[serde(default)]
     pub router: RouterConfig,
@@ -1413,6 +1416,62 @@ impl Default for DdbbmConfig {
         toml::from_str("").expect("ddbbm defaults")
     }
 }
+crate::choice! {
+    /// How the alternative paths of DRB reach the switches (drb-and-ddbbm spec A.3.5).
+    #[derive(Default)]
+    pub enum PathMode {
+        /// Mode 1: a packet carries its path index and follows the precomputed path of its
+        /// (source, destination) pair (the default for reproducing S1).
+        #[default]
+        PerPair = "per_pair",
+        /// Mode 2: one destination-rooted tree per LID alias, programmed into the forwarding
+        /// tables (not built yet).
+        IbFaithful = "ib_faithful",
+    }
+}
+
+/// `[drb]`: the subnet manager's multipath set-up for DRB (drb-and-ddbbm spec A.3.1, A.3.2
+/// start-up, A.3.5): link-disjoint paths per (source, destination) pair, one VL layer per path.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DrbConfig {
+    /// Compute the multipath routes at start-up (default false: one path, the forwarding
+    /// tables, and nothing of `[drb]` is built).
+    #[serde(default)]
+    pub enabled: bool,
+    /// MAX_PATHS: the most link-disjoint paths per pair, path 0 included (spec A.3.7: 4).
+    #[serde(default = "default_drb_max_paths")]
+    pub max_paths: u32,
+    /// `"per_pair"` (default, spec A.3.5 mode 1) or `"ib_faithful"` (mode 2, not built yet).
+    #[serde(default)]
+    pub path_mode: PathMode,
+    /// `"none"` (default: every packet takes the path the congestion management chooses) or
+    /// `"round_robin"` (each flow's packets take its pair's paths in turn, with no feedback).
+    #[serde(default)]
+    pub spread: Spread,
+}
+impl Default for DrbConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("drb defaults")
+    }
+}
+fn default_drb_max_paths() -> u32 {
+    4
+}
+
+crate::choice! {
+    /// An oblivious spreading of packets over a pair's multipath routes (drb-and-ddbbm spec
+    /// A.3.5 routes without A.3.3's feedback): for checking the routes and as a reference.
+    #[derive(Default)]
+    pub enum Spread {
+        /// The congestion management's path choice (`path_for`; path 0 without a mechanism).
+        #[default]
+        None = "none",
+        /// Each flow's packets take paths 0, 1, …, n − 1, 0, … of their pair in turn.
+        RoundRobin = "round_robin",
+    }
+}
+
 fn default_ddbbm_frame() -> Duration {
     Duration(10_000_000)
 }

@@ -16,6 +16,7 @@ use crate::engine::progress::SetupProgress;
 use crate::engine::EventQueue;
 use crate::error::{Error, Result};
 use crate::routing::channel_dependency::{check_tables, Demand, TablesCheck};
+use crate::routing::multipath::MultipathRoutes;
 use crate::routing::{self, ForwardingTables};
 use crate::stats::Stats;
 use crate::topology::{self, Fabric, LinkClass, LinkRate, NodeKind};
@@ -39,6 +40,8 @@ pub(crate) struct Built {
     pub cdg: TablesCheck,
     /// `stats.fairness_sources` resolved to HCA indices (in the order given).
     pub fairness_sources: Option<Vec<u32>>,
+    /// DRB's multipath routes (`drb.enabled`, drb spec A.3.5).
+    pub multipath: Option<MultipathRoutes>,
 }
 
 /// Builds and checks everything a run needs (shared by `run` and `validate`), naming its
@@ -67,8 +70,27 @@ pub(crate) fn build_parts(l: &LoadedScenario, setup: &mut SetupProgress) -> Resu
         pairs = pairs.into_iter().step_by(step).collect();
     }
     let max_hops = lft.check_routes(&fabric, &pairs)?;
+    if s.drb.enabled {
+        setup.phase("multipath routes");
+    }
+    let multipath = super::multipath::setup(s, &fabric, &lft, &traffic)?;
     setup.phase("channel-dependency check");
-    let cdg = deadlock_check(s, &fabric, &lft, &traffic)?;
+    let cdg = match &multipath {
+        // every packet (path 0 included) travels on its path's layer: the layers' graphs
+        // replace the tables' one (drb spec A.3.5)
+        Some(mp) => {
+            let check = mp.check(&fabric);
+            if let Some(cycle) = &check.cycle {
+                return Err(Error::Internal(format!(
+                    "the multipath layering left a cycle of {} channels: {}",
+                    cycle.len(),
+                    check.describe_cycle(&fabric, CYCLE_SHOWN)
+                )));
+            }
+            check
+        }
+        None => deadlock_check(s, &fabric, &lft, &traffic)?,
+    };
     // the HCAs whose flows the fairness index compares (checked here, not when the results
     // are written: `validate` and `run` make the same checks)
     let fairness_sources = match &s.stats.fairness_sources {
@@ -90,6 +112,7 @@ pub(crate) fn build_parts(l: &LoadedScenario, setup: &mut SetupProgress) -> Resu
         max_hops,
         cdg,
         fairness_sources,
+        multipath,
     })
 }
 
@@ -348,6 +371,7 @@ impl Net {
             max_hops,
             fairness_sources,
             cdg,
+            multipath,
         } = build_parts(l, setup)?;
         setup.phase("network state");
         let credit_bytes = s.traffic.credit_bytes.0 as u32;
@@ -536,6 +560,8 @@ impl Net {
             max_hops,
             fairness_sources,
             cdg,
+            multipath: multipath.map(Box::new),
+            spread: s.drb.spread,
         };
         // round-robin pointers start so that port 0 is served first
         for (g, r) in net.rr.iter_mut().enumerate() {
@@ -924,10 +950,33 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
     out.push_str(&format!(
         "  traffic: {statics} static flows, {gens} generator sources\n"
     ));
+    if let Some(mp) = &net.multipath {
+        let hist = mp.count_histogram();
+        let spread: Vec<String> = hist
+            .iter()
+            .enumerate()
+            .filter(|&(_, &n)| n > 0)
+            .map(|(k, n)| format!("{n} pairs with {k}"))
+            .collect();
+        out.push_str(&format!(
+            "  multipath (drb, per_pair): up to {} link-disjoint paths per pair: {}; {} VL layers; {} paths, {} bytes\n",
+            mp.max_paths,
+            spread.join(", "),
+            mp.layers,
+            mp.total_paths(),
+            mp.bytes()
+        ));
+    }
     match &net.cdg.cycle {
         None => out.push_str(&format!(
-            "  deadlock check: channel-dependency graph acyclic (channels: {}, dependencies: {})\n",
-            net.cdg.channels, net.cdg.dependencies
+            "  deadlock check: channel-dependency graph acyclic (channels: {}, dependencies: {}{})\n",
+            net.cdg.channels,
+            net.cdg.dependencies,
+            if net.multipath.is_some() {
+                ", every multipath route on its VL layer"
+            } else {
+                ""
+            }
         )),
         Some(c) => out.push_str(&format!(
             "  deadlock check: CYCLIC, {} channels: {} (allowed by sim.allow_deadlock; the run may deadlock and then exits 3)\n",

@@ -12,6 +12,7 @@ mod deadlock;
 pub mod endpoint;
 pub mod flow_control;
 pub mod memory;
+pub mod multipath;
 pub mod packet;
 pub mod results;
 mod run;
@@ -287,6 +288,11 @@ pub struct Net {
     /// The channel-dependency check of the forwarding tables over the traffic's routes
     /// (reported by `validate`).
     pub(crate) cdg: crate::routing::channel_dependency::TablesCheck,
+    /// DRB's multipath routes (`drb.enabled`, drb spec A.3.5 mode 1): a packet with
+    /// `Packet::path > 0` follows its pair's path; VLs are the paths' layers.
+    pub(crate) multipath: Option<Box<crate::routing::multipath::MultipathRoutes>>,
+    /// `drb.spread`: how flows spread their packets over their paths.
+    pub(crate) spread: crate::config::Spread,
 }
 
 impl Net {

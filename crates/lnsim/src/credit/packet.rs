@@ -42,9 +42,9 @@ pub struct Packet {
     pub hops: u16,
     /// Output port chosen at the current switch.
     pub out_port: u16,
-    /// Path chosen by the source (congestion management's path choice; 0 = the forwarding
-    /// tables' one path, the only one today: a multipath routing would read it where the
-    /// switch looks up its output).
+    /// Path chosen by the source: 0 = the forwarding tables' route; with `drb.enabled`,
+    /// k > 0 = path k of its (source, destination) pair, which `switch/input.rs` follows hop
+    /// by hop (drb-and-ddbbm spec A.3.5 mode 1, `routing/multipath.rs`).
     pub path: u8,
     /// Global input port where it currently sits.
     pub at: u32,

@@ -12,7 +12,8 @@
 //! `ugal.rs` UGAL, `piggyback.rs` PB, `dor.rs` DOR — also the InfiniBand DOR tables); the
 //! forwarding-table builders (`dor.rs`, `dmodk.rs`, `updown.rs`, `tables.rs`); the
 //! channel-dependency check of both models (`channel_dependency.rs`); VC templates
-//! (`vc_template.rs`).
+//! (`vc_template.rs`); DRB's multipath routes of the InfiniBand model, link-disjoint paths per
+//! HCA pair on deadlock-free VL layers (`multipath.rs`, drb-and-ddbbm spec A.3.5).
 //!
 //! # Adding a cycle-level routing algorithm (e.g. an in-transit adaptive Dragonfly routing)
 //! 1. Write `routing/<name>.rs` with a struct implementing [`algorithm::CycleAlgorithm`]:
@@ -39,6 +40,7 @@ pub mod dor;
 pub mod dragonfly_paths;
 pub mod mesh_paths;
 pub mod minimal;
+pub mod multipath;
 pub mod piggyback;
 pub mod tables;
 pub mod ugal;

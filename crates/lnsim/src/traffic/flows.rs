@@ -67,6 +67,10 @@ pub struct Flow {
     pub cbit: bool,
     /// A message has started and not finished (its later packets keep `cbit`).
     pub in_message: bool,
+    /// DRB multipath (`drb.enabled`): the path its next packet takes, chosen after the
+    /// previous one left (drb spec A.3.2 "for the following injection"), so the HCA's credit
+    /// check knows that packet's VL (its path's layer, spec A.3.5). 0 otherwise.
+    pub next_path: u8,
 }
 
 /// How a source picks destinations.
@@ -280,6 +284,7 @@ fn new_flow(src: u32, dst: u32, vl: u8, source: u32, is_static: bool) -> Flow {
         out_of_order: 0,
         cbit: false,
         in_message: false,
+        next_path: 0,
     }
 }
 

@@ -14,7 +14,7 @@
 //! | endpoint | [`notification_received`] | `endpoint/delivery.rs`, a source consumed a notification | BECN raises the flow's CCTI (§2.3.2) |
 //! | endpoint | [`ready_at`] | `endpoint/hca.rs`, injection decision | when may flow f send next: the IRD gap (§2.3.3) |
 //! | endpoint | [`packet_sent`] | `endpoint/hca.rs`, a flow injected a packet | the next gap starts |
-//! | endpoint | [`path_for`] | `endpoint/hca.rs`, a flow's next packet | the one path (0) |
+//! | endpoint | [`path_for`] | `endpoint/hca.rs`, a flow's next packet (with `drb.enabled`: its multipath route, `credit/multipath.rs`) | the one path (0) |
 //! | endpoint | [`congestion_bit`] | `endpoint/hca.rs`, a message's first packet | — (DDBBM: the source's status bit) |
 //! | run | [`interval_ended`], [`run_ended`] | `run.rs` | CCTI samples per statistics interval |
 //! | run | [`timer_period`], [`timer_fired`] | `run.rs`, the mechanism's own timer | — (DDBBM: the detection frame) |
@@ -41,8 +41,8 @@
 //! - **DRB path expansion** (`drb.rs`): `packet_received` measures the packet's latency at the
 //!   destination and returns a notification; `notification_received` widens or narrows the
 //!   flow's set of paths; `path_for` picks the next packet's path round robin over the set
-//!   (the packet carries it in `Packet::path`; a multipath routing reads it where
-//!   `switch/input.rs` looks up the forwarding table).
+//!   (the packet carries it in `Packet::path`; with `drb.enabled` the switches follow the
+//!   pair's link-disjoint path `k` of `routing/multipath.rs`, looked up in `switch/input.rs`).
 //!
 //! [`ddbbm::Ddbbm`] (drb-and-ddbbm spec B.3) is the second mechanism: the destination counts
 //! what it receives in `packet_received` (and notifies a new source while congested), decides
@@ -387,7 +387,10 @@ impl CongestionManagement {
     }
 
     /// The path choice: which of flow `f`'s paths its next packet takes (0: the forwarding
-    /// tables' one path, the only one today).
+    /// tables' route). With `drb.enabled` (drb-and-ddbbm spec A.3.5) the answer given as a
+    /// packet leaves applies to the flow's following packet (its VL, the path's layer, must be
+    /// known to the HCA's credit check) and wraps at the pair's path count
+    /// (`credit/multipath.rs`); without it, only 0 is followed.
     #[inline]
     pub fn path_for(&mut self, _f: u32, _flow: &Flow) -> u8 {
         match self {

@@ -96,7 +96,7 @@ impl Net {
         let flags = if cbit { CBIT } else { 0 };
         let vl = match self.vl_select {
             Some(m) => m.vl_of(fl.dst, cbit),
-            None => fl.vl,
+            None => self.next_vl(f, fl.vl),
         };
         self.credits[self.credit_slot_for_flags(g, fl.dst, vl, flags)] >= self.pkt_credits
     }
@@ -140,7 +140,9 @@ impl Net {
         } else {
             self.hca_rr[h as usize] = idx as u32 + 1;
         }
+        let vl = self.next_vl(f, vl); // DRB multipath: its path's layer (drb spec A.3.5)
         let path = self.cc.path_for(f, &self.traffic.flows[f as usize]);
+        let path = self.take_path(f, path); // DRB multipath: the path chosen before
         let pid = self.pkts.alloc(Packet {
             src: h,
             dst,

@@ -1,7 +1,8 @@
 //! Switch input side: a packet's head arrives, the forwarding table picks the output, the
 //! buffer organisation picks the queue, the packet takes its credits from the input's buffer
 //! (the VL's pool, or its queue's share); when its tail leaves, the credits go back upstream
-//! (spec §3.4, §3.6).
+//! (spec §3.4, §3.6). With DRB multipath a packet on path k > 0 takes its pair's precomputed
+//! path instead of the table (drb-and-ddbbm spec A.3.5 mode 1).
 
 use crate::config::Ps;
 use crate::credit::cc::switch_view;
@@ -14,9 +15,17 @@ impl Net {
     /// Head of `pid` arrived at switch input `g`.
     pub(crate) fn switch_receive(&mut self, pid: u32, g: u32, now: Ps) {
         let vls = self.vls;
-        let (vl, credits, dst, cbit) = {
+        let (vl, credits, dst, cbit, src, path, hop) = {
             let p = &self.pkts[pid];
-            (p.vl, p.credits, p.dst, p.flags & CBIT != 0)
+            (
+                p.vl,
+                p.credits,
+                p.dst,
+                p.flags & CBIT != 0,
+                p.src,
+                p.path,
+                p.hops,
+            )
         };
         let Some(lvl) = self.occupy(g, vl, credits) else {
             return;
@@ -26,7 +35,11 @@ impl Net {
             self.stats.buffer(bi as usize * vls + vl as usize, now, lvl);
         }
         let sw = self.node_of[g as usize];
-        let out = self.lft.out_port(sw, dst + 1);
+        // DRB multipath (drb spec A.3.5 mode 1): path k > 0 is the pair's precomputed path
+        let out = match &self.multipath {
+            Some(mp) if path > 0 => mp.port(src, dst, path, hop),
+            _ => self.lft.out_port(sw, dst + 1),
+        };
         if out == NO_PORT {
             let name = self.fabric.nodes[sw as usize].name.clone();
             self.fail(format!(
