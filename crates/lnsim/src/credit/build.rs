@@ -512,6 +512,8 @@ impl Net {
             next_tx: vec![0; n_hca],
             wake_at: vec![Ps::MAX; n_hca],
             ready: vec![Vec::new(); n_hca],
+            ready_slot: vec![Vec::new(); n_hca],
+            slot_waiting: Vec::new(),
             hca_rr: vec![0; n_hca],
             hca_blocked: vec![0; n_hca],
             control_q: vec![VecDeque::new(); n_hca],
@@ -542,6 +544,7 @@ impl Net {
             let n = net.node_of[g / vls] as usize;
             *r = (net.fabric.nodes[n].ports.len() - 1) as u16;
         }
+        net.slot_waiting = vec![0; net.credits.len()];
         Ok(net)
     }
 }

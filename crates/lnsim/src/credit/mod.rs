@@ -250,6 +250,13 @@ pub struct Net {
     pub(crate) next_tx: Vec<Ps>,
     pub(crate) wake_at: Vec<Ps>,
     pub(crate) ready: Vec<Vec<u32>>,
+    /// Per HCA, beside `ready`: the index in `credits` of the counter the next packet of each
+    /// ready flow needs (`endpoint/hca.rs`, `Net::ready_flow_slot`); kept current when a flow
+    /// sends or a DDBBM notification changes the status bits (spec B.3.4).
+    pub(crate) ready_slot: Vec<Vec<u32>>,
+    /// Per index of `credits`: how many ready flows of the HCA driving it need that counter
+    /// next (a credit coming back elsewhere cannot let any flow of the HCA send).
+    pub(crate) slot_waiting: Vec<u32>,
     pub(crate) hca_rr: Vec<u32>,
     /// Per HCA: how many leading flows of `ready` are known to fail their credit check
     /// (`endpoint/hca.rs`, `Net::try_hca_send`); reset whenever that can stop holding.

@@ -192,7 +192,11 @@ impl Net {
                     self.cc.credits_returned(switch_view!(self), gport, vl, t);
                 } else {
                     let h = self.hca_of_node[self.node_of[gport as usize] as usize];
-                    self.hca_blocked[h as usize] = 0; // more credits: every flow may fit again
+                    // more credits: the flows that need this counter may fit again (the others
+                    // still do not: only this HCA's sends take its credits)
+                    if self.slot_waiting[slot] > 0 {
+                        self.hca_blocked[h as usize] = 0;
+                    }
                     self.try_hca_send(h, t)
                 }
             }
