@@ -155,9 +155,9 @@ impl Net {
         }
         let (avail, slot) = match pool {
             Some(avail) => (avail, og as usize * self.vls + vl as usize),
-            None if self.obuf.is_some() => self.output_room(og, p.dst, vl, p.flags),
+            None if self.obuf.is_some() => self.output_room(og, pid),
             None => {
-                let slot = self.credit_slot_for_flags(og, p.dst, vl, p.flags);
+                let slot = self.credit_slot(og, self.pkts.down_counter(pid));
                 (self.credits[slot], slot)
             }
         };

@@ -40,6 +40,12 @@ impl Net {
             p.out_port = out;
             p.at = g;
         }
+        let base = self.port_base[sw as usize];
+        let og = base + out as u32;
+        // the queue it will join at the next input, looked up once for every arbitration
+        let flags = if cbit { CBIT } else { 0 };
+        let down = self.downstream_counter(og, dst, vl, flags);
+        self.pkts.set_down_counter(pid, down);
         let query = QueueQuery {
             input: g,
             dst,
@@ -56,8 +62,6 @@ impl Net {
         self.pkts.push_back(&mut self.queues[qid], pid);
         let fi = self.fill_base[g as usize] as usize + out as usize * vls + vl as usize;
         self.fill[fi] += credits;
-        let base = self.port_base[sw as usize];
-        let og = base + out as u32;
         if was_empty {
             if self.queue_scheme.several_heads_per_output() {
                 self.mark_head(g, out, vl, qlocal / vls as u32, true);

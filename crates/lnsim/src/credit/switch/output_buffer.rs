@@ -198,14 +198,14 @@ impl Net {
         self.obuf.as_ref().expect("output buffers")
     }
 
-    /// `(credits the crossbar may move, output queue)` for a packet for `dst` on `vl` with
-    /// `flags` at output `og`: the room the arbiter checks with output buffers.
-    #[inline(never)]
-    pub(crate) fn output_room(&self, og: u32, dst: u32, vl: u8, flags: u8) -> (u32, usize) {
-        let s = self
-            .ob()
-            .slot(og, self.downstream_counter(og, dst, vl, flags));
-        (self.ob().space[s], s)
+    /// `(credits the crossbar may move, output queue)` for packet `pid`, at a switch input
+    /// and bound for output `og`: the room the arbiter checks with output buffers (the queue
+    /// of its downstream counter, recorded when its head arrived).
+    #[inline(always)]
+    pub(crate) fn output_room(&self, og: u32, pid: u32) -> (u32, usize) {
+        let ob = self.ob();
+        let s = ob.slot(og, self.pkts.down_counter(pid));
+        (ob.space[s], s)
     }
 
     /// The arbiter granted packet `pid` of input `ig` (credit counter `counter` there) to
@@ -260,13 +260,11 @@ impl Net {
     /// The head of `pid` reached the output buffer of `og`: it joins its output queue.
     pub(crate) fn output_arrive(&mut self, pid: u32, og: u32, now: Ps) {
         let vls = self.vls;
-        let (dst, vl, flags, credits) = {
+        let (vl, credits) = {
             let p = &self.pkts[pid];
-            (p.dst, p.vl, p.flags, p.credits)
+            (p.vl, p.credits)
         };
-        let s = self
-            .ob()
-            .slot(og, self.downstream_counter(og, dst, vl, flags));
+        let s = self.ob().slot(og, self.pkts.down_counter(pid));
         let ob = self.obuf.as_mut().expect("output buffers");
         ob.used[s] += credits;
         if ob.used[s] > ob.cap[s] {
@@ -478,7 +476,7 @@ impl Net {
     /// else the downstream input buffer (`gport * vls + vl`) the queue's head waits for.
     pub(crate) fn output_waits_for(&self, o: u32, pid: u32) -> Option<u32> {
         let p = &self.pkts[pid];
-        let (room, s) = self.output_room(o, p.dst, p.vl, p.flags);
+        let (room, s) = self.output_room(o, pid);
         if room >= p.credits {
             return None;
         }
