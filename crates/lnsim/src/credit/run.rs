@@ -186,6 +186,7 @@ impl Net {
                     if self.obuf.is_some() {
                         self.try_link(gport, t);
                     } else {
+                        self.output_gained_room(gport);
                         self.try_output(gport, t);
                     }
                     let vl = self.counter_vl(counter);

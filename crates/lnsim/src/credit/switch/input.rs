@@ -60,6 +60,9 @@ impl Net {
         let qid = (self.queue_base[g as usize] + qlocal) as usize;
         let was_empty = self.queues[qid].is_empty();
         self.pkts.push_back(&mut self.queues[qid], pid);
+        if was_empty {
+            self.set_head_info(qid, pid);
+        }
         let fi = self.fill_base[g as usize] as usize + out as usize * vls + vl as usize;
         self.fill[fi] += credits;
         if was_empty {
@@ -103,6 +106,7 @@ impl Net {
             // this input may now feed an output that skipped it
             let sw = self.node_of[g as usize] as usize;
             let base = self.port_base[sw];
+            self.input_freed(sw, g - base);
             let end = base + self.fabric.nodes[sw].ports.len() as u32;
             // in port order, over the outputs with requests (read afresh after every grant)
             let mut o = base;

@@ -154,7 +154,9 @@ impl OutputBuffers {
         self.queues.is_empty()
     }
 
-    /// Credits the crossbar may still move into output queue `s` (tests and statistics).
+    /// Credits the crossbar may still move into output queue `s` (the arbiter's check, tests
+    /// and statistics).
+    #[inline(always)]
     pub fn space(&self, s: usize) -> u32 {
         self.space[s]
     }
@@ -170,7 +172,7 @@ impl OutputBuffers {
     }
 
     /// The output queue of gport `og` for downstream counter `counter`.
-    #[inline]
+    #[inline(always)]
     pub fn slot(&self, og: u32, counter: u16) -> usize {
         self.base[og as usize] as usize + counter as usize
     }
@@ -418,6 +420,7 @@ impl Net {
         let s = ob.slot(og, counter);
         ob.used[s] -= credits;
         ob.space[s] += credits;
+        self.output_gained_room(og);
         self.try_output(og, now);
     }
 
