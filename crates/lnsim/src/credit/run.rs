@@ -184,6 +184,7 @@ impl Net {
                 self.credits[slot] += credits;
                 if self.is_switch[gport as usize] {
                     if self.obuf.is_some() {
+                        self.link_refresh(gport, counter);
                         self.try_link(gport, t);
                     } else {
                         self.output_gained_room(gport);

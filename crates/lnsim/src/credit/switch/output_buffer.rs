@@ -64,6 +64,12 @@ pub struct OutputBuffers {
     nonempty: Vec<u32>,
     /// `[gport * vls + vl]`: class of the queue served last (round robin within the VL).
     rr: Vec<u32>,
+    /// `[(gport * vls + vl) * words + w]`: bit `class` set while that output queue has a head
+    /// whose downstream credits suffice (what the link's round robin looks for; one queue per
+    /// downstream counter, so a change of credits or head touches one bit: `Net::link_refresh`).
+    sendable: Vec<u64>,
+    /// Words per entry of `sendable`: `ceil(most classes of a port / 64)`.
+    words: usize,
     /// Per gport: the link is sending a packet.
     link_busy: Vec<bool>,
     /// Per gport: VL arbitration state of the link (the crossbar keeps `Net::vlarb`).
@@ -97,6 +103,8 @@ impl OutputBuffers {
             cap: Vec::new(),
             nonempty: vec![0; np * vls],
             rr: vec![0; np * vls],
+            sendable: Vec::new(),
+            words: 1,
             link_busy: vec![false; np],
             vlarb: vec![VlArbState::default(); np],
             vls,
@@ -141,6 +149,9 @@ impl OutputBuffers {
                 ob.cap.push(share);
             }
         }
+        let most = ob.classes.iter().copied().max().unwrap_or(1) as usize;
+        ob.words = most.div_ceil(64).max(1);
+        ob.sendable = vec![0; np * vls * ob.words];
         Ok(ob)
     }
 
@@ -281,11 +292,16 @@ impl Net {
         if ob.queues[s].is_empty() {
             ob.nonempty[og as usize * vls + vl as usize] += 1;
         }
+        let was_empty = ob.queues[s].is_empty();
         let mut q = ob.queues[s];
         self.pkts.push_back(&mut q, pid);
         let ob = self.obuf.as_mut().expect("output buffers");
         ob.queues[s] = q;
-        if !ob.link_busy[og as usize] {
+        if was_empty {
+            let counter = (s - ob.base[og as usize] as usize) as u16;
+            self.link_refresh(og, counter);
+        }
+        if !self.ob().link_busy[og as usize] {
             self.try_link(og, now);
         }
     }
@@ -315,30 +331,49 @@ impl Net {
     }
 
     /// Round robin over the output queues of `og` on `vl` from the one after the last served:
-    /// sends the first head whose downstream credits suffice; returns its bytes.
+    /// sends the first head whose downstream credits suffice (the first `sendable` bit);
+    /// returns its bytes.
     fn link_pick(&mut self, og: u32, vl: u8, now: Ps) -> Option<u32> {
         let vls = self.vls;
         let r = og as usize * vls + vl as usize;
         let ob = self.ob();
-        let classes = ob.classes[og as usize];
+        let classes = ob.classes[og as usize] as usize;
         let base = ob.base[og as usize] as usize;
-        let last = ob.rr[r];
-        for k in 1..=classes {
-            let class = (last + k) % classes;
-            let counter = (class as usize * vls + vl as usize) as u16;
-            let s = base + counter as usize;
-            let Some(pid) = self.ob().queues[s].front() else {
-                continue;
-            };
-            let cs = self.credit_slot(og, counter);
-            let credits = self.pkts[pid].credits;
-            if self.credits[cs] < credits {
-                continue;
-            }
-            self.obuf.as_mut().expect("output buffers").rr[r] = class;
-            return Some(self.link_send(og, s, counter, pid, cs, now));
+        let start = (ob.rr[r] as usize + 1) % classes;
+        let bits = &ob.sendable[r * ob.words..(r + 1) * ob.words];
+        let class = first_bit(bits, start, classes).or_else(|| first_bit(bits, 0, start))?;
+        let counter = (class as usize * vls + vl as usize) as u16;
+        let s = base + counter as usize;
+        let pid = ob.queues[s]
+            .front()
+            .expect("a sendable output queue has a head");
+        let cs = self.credit_slot(og, counter);
+        debug_assert!(self.credits[cs] >= self.pkts[pid].credits);
+        self.obuf.as_mut().expect("output buffers").rr[r] = class;
+        Some(self.link_send(og, s, counter, pid, cs, now))
+    }
+
+    /// Sets or clears the `sendable` bit of output queue `counter` of `og` (switch ports only):
+    /// its head, if any, finds enough downstream credits. Called whenever its head or its
+    /// credits change.
+    #[inline]
+    pub(crate) fn link_refresh(&mut self, og: u32, counter: u16) {
+        let vls = self.vls;
+        let ob = self.ob();
+        let s = ob.slot(og, counter);
+        let fits = match ob.queues[s].front() {
+            Some(pid) => self.credits[self.credit_slot(og, counter)] >= self.pkts[pid].credits,
+            None => false,
+        };
+        let (class, vl) = (counter as usize / vls, counter as usize % vls);
+        let ob = self.obuf.as_mut().expect("output buffers");
+        let i = (og as usize * vls + vl) * ob.words + (class >> 6);
+        let bit = 1u64 << (class & 63);
+        if fits {
+            ob.sendable[i] |= bit;
+        } else {
+            ob.sendable[i] &= !bit;
         }
-        None
     }
 
     /// Output `og` puts packet `pid`, head of output queue `s` (downstream counter
@@ -360,6 +395,7 @@ impl Net {
         }
         ob.link_busy[og as usize] = true;
         self.credits[cs] -= credits;
+        self.link_refresh(og, counter);
         self.cc
             .packet_forwarded(switch_view!(self), og, vl, &mut self.pkts[pid], now);
         let tm = self.timing[og as usize];
@@ -490,6 +526,27 @@ impl Net {
         let blocked = self.credits[self.credit_slot(o, counter)] < h.credits;
         (blocked && self.is_switch[down as usize]).then_some(down * self.vls as u32 + h.vl as u32)
     }
+}
+
+/// The first set bit of `bits` in `from..to` (bit `i` is bit `i % 64` of word `i / 64`).
+#[inline]
+fn first_bit(bits: &[u64], from: usize, to: usize) -> Option<u32> {
+    let mut w = from >> 6;
+    while w << 6 < to {
+        let mut b = bits[w];
+        if w == from >> 6 {
+            b &= !0u64 << (from & 63);
+        }
+        let end = to - (w << 6);
+        if end < 64 {
+            b &= (1u64 << end) - 1;
+        }
+        if b != 0 {
+            return Some(((w << 6) as u32) | b.trailing_zeros());
+        }
+        w += 1;
+    }
+    None
 }
 
 /// First output queue of `og` (for messages).
