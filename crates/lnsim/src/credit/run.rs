@@ -284,7 +284,7 @@ impl Net {
         });
         // credits freed but still waiting for their flow-control packet are on their way back
         if let Some(fc) = &self.flow_control {
-            for (slot, &c) in fc.pending().iter().enumerate() {
+            for (slot, c) in fc.pending().enumerate() {
                 returning[slot] += c as u64;
             }
         }
@@ -351,7 +351,7 @@ impl Net {
             _ => {}
         });
         if let Some(fc) = &self.flow_control {
-            for (slot, &c) in fc.pending().iter().enumerate() {
+            for (slot, c) in fc.pending().enumerate() {
                 returning[slot] += c as u64;
             }
         }
