@@ -244,13 +244,15 @@ impl Net {
     /// on every link direction and credit counter the credits held by the sender plus those in
     /// flight, in the receiving buffer and on their way back equal the buffer's capacity; with
     /// output buffers, the same balance inside every switch for each output queue
-    /// (`Net::check_output_buffers`).
+    /// (`Net::check_output_buffers`, which also checks the link's `sendable` bits) and the HCAs'
+    /// ready-flow bookkeeping (`Net::check_ready_slots`).
     pub(crate) fn check_conservation(&self) -> Result<Conservation> {
         let wire_pkts = match &self.credit_keeping {
             CreditKeeping::SharedPool(_) => self.check_pool_credits()?,
             CreditKeeping::Partitioned(p) => self.check_queue_credits(p)?,
         };
         self.check_queue_fills()?;
+        self.check_ready_slots()?;
         let crossing = self.check_output_buffers()?;
         self.check_packets(wire_pkts + crossing)
     }
@@ -476,6 +478,24 @@ mod tests {
         n.credits[3] += 1;
         let e = n.check_conservation().unwrap_err().to_string();
         assert!(e.contains("credit conservation"), "{e}");
+    }
+
+    #[test]
+    fn the_end_of_run_check_catches_wrong_ready_flow_bookkeeping() {
+        let mut n = net();
+        let h = n
+            .ready
+            .iter()
+            .position(|r| !r.is_empty())
+            .expect("a ready flow");
+        let slot = n.ready_slot[h][0] as usize;
+        n.slot_waiting[slot] += 1;
+        let e = n.check_conservation().unwrap_err().to_string();
+        assert!(e.contains("miscounted"), "{e}");
+        n.slot_waiting[slot] -= 1;
+        n.ready_slot[h][0] += 1;
+        let e = n.check_conservation().unwrap_err().to_string();
+        assert!(e.contains("recorded at credit slot"), "{e}");
     }
 
     #[test]

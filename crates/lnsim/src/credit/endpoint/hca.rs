@@ -125,6 +125,31 @@ impl Net {
         }
     }
 
+    /// End-of-run check of the HCAs' bookkeeping: every ready flow's recorded slot is the one
+    /// its next packet needs, and `slot_waiting` counts them.
+    pub(crate) fn check_ready_slots(&self) -> crate::error::Result<()> {
+        let mut waiting = vec![0u32; self.slot_waiting.len()];
+        for h in 0..self.ready.len() as u32 {
+            let g = self.hca_gport[h as usize];
+            for (idx, &f) in self.ready[h as usize].iter().enumerate() {
+                let want = self.ready_flow_slot(h, g, f);
+                let have = self.ready_slot[h as usize][idx];
+                if want != have {
+                    return Err(crate::error::Error::Internal(format!(
+                        "HCA {h}: ready flow {f} recorded at credit slot {have}, needs {want}"
+                    )));
+                }
+                waiting[want as usize] += 1;
+            }
+        }
+        if waiting != self.slot_waiting {
+            return Err(crate::error::Error::Internal(
+                "HCA ready flows per credit slot miscounted".into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// Recomputes `ready_slot[h][idx]` (and `slot_waiting`).
     #[inline]
     fn update_ready_slot(&mut self, h: u32, g: u32, idx: usize) {

@@ -17,7 +17,9 @@ type Eligible = (usize, u32, usize);
 
 /// What the arbiter checks of a switch input queue's head packet (`Net::head_info`, one per
 /// queue): the local output it requests, the credit counter it will hold downstream
-/// (`PacketStore::down_counter`) and its credits. Kept current whenever the head changes.
+/// (`PacketStore::down_counter`, the look-ahead of spec B.2) and its credits (the
+/// whole-packet check of virtual cut-through, spec §3.5). Kept current whenever the head
+/// changes.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HeadInfo {
     /// Local output port the head requests.

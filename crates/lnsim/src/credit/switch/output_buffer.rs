@@ -488,6 +488,20 @@ impl Net {
         });
         for g in 0..self.peer.len() as u32 {
             for s in ob.slots(g) {
+                // the link's `sendable` bit agrees with the queue's head and credits
+                let counter = (s - ob.base[g as usize] as usize) as u16;
+                let fits = ob.queues[s].front().is_some_and(|pid| {
+                    self.credits[self.credit_slot(g, counter)] >= self.pkts[pid].credits
+                });
+                let (class, vl) = (counter as usize / ob.vls, counter as usize % ob.vls);
+                let i = (g as usize * ob.vls + vl) * ob.words + (class >> 6);
+                if (ob.sendable[i] >> (class & 63)) & 1 != fits as u64 {
+                    return Err(Error::Internal(format!(
+                        "output queue {counter} of {}: the link's sendable bit says {}, its head and credits say {fits}",
+                        self.port_name(g),
+                        !fits
+                    )));
+                }
                 let queued = self.pkts.queue_credits(&ob.queues[s]);
                 let held = ob.used[s] as u64;
                 if held != queued + leaving[s]
@@ -736,6 +750,19 @@ dst = "H113"
         n.obuf.as_mut().unwrap().space[0] += 1;
         let e = n.check_conservation().unwrap_err().to_string();
         assert!(e.contains("output buffer credit conservation"), "{e}");
+    }
+
+    #[test]
+    fn the_end_of_run_check_catches_a_wrong_sendable_bit() {
+        let mut n = run(FAN_IN, &["switch.output_buffer_credits=12"]);
+        n.check_conservation().unwrap();
+        let ob = n.obuf.as_mut().unwrap();
+        let g = (0..ob.base.len())
+            .find(|&g| ob.base[g] != u32::MAX)
+            .unwrap();
+        ob.sendable[g * ob.vls * ob.words] ^= 1; // class 0, VL 0 of the first switch port
+        let e = n.check_conservation().unwrap_err().to_string();
+        assert!(e.contains("sendable bit"), "{e}");
     }
 
     #[test]
