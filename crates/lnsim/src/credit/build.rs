@@ -500,6 +500,7 @@ impl Net {
             rr: vec![u16::MAX; np * vls],
             req: vec![0; np * vls],
             req_mask: vec![0; np * vls * req_words],
+            pick_skip: vec![0; np * vls * req_words],
             req_words,
             req_any: vec![0; np.div_ceil(64)],
             req_heads,
@@ -522,6 +523,7 @@ impl Net {
             fill_base,
             fill: vec![0; n_fill as usize],
             queues: vec![PacketQueue::default(); n_queues as usize],
+            head_info: vec![Default::default(); n_queues as usize],
             obuf,
             hca_gport,
             hca_of_node,
@@ -536,6 +538,8 @@ impl Net {
             next_tx: vec![0; n_hca],
             wake_at: vec![Ps::MAX; n_hca],
             ready: vec![Vec::new(); n_hca],
+            ready_slot: vec![Vec::new(); n_hca],
+            slot_waiting: Vec::new(),
             hca_rr: vec![0; n_hca],
             hca_blocked: vec![0; n_hca],
             control_q: vec![VecDeque::new(); n_hca],
@@ -568,6 +572,7 @@ impl Net {
             let n = net.node_of[g / vls] as usize;
             *r = (net.fabric.nodes[n].ports.len() - 1) as u16;
         }
+        net.slot_waiting = vec![0; net.credits.len()];
         Ok(net)
     }
 }

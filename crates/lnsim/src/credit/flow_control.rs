@@ -18,15 +18,26 @@ pub struct FlowControlPackets {
     bytes: u64,
     /// Least time between two flow-control packets of one counter.
     interval: Ps,
-    /// Credits freed and not yet sent back.
-    pending: Vec<u32>,
-    /// A flow-control packet of this counter is scheduled.
-    scheduled: Vec<bool>,
-    /// When the last flow-control packet of this counter left (`None`: never).
-    last_sent: Vec<Option<Ps>>,
+    /// Per counter: its state (one record, so that a packet's credit return touches one
+    /// cache line).
+    slots: Vec<FcSlot>,
     /// Flow-control packets sent.
     pub sent: u64,
 }
+
+/// The flow-control state of one credit counter.
+#[derive(Debug, Clone, Copy)]
+struct FcSlot {
+    /// When the last flow-control packet of this counter left ([`NEVER`]: never).
+    last_sent: Ps,
+    /// Credits freed and not yet sent back.
+    pending: u32,
+    /// A flow-control packet of this counter is scheduled.
+    scheduled: bool,
+}
+
+/// [`FcSlot::last_sent`] of a counter that has sent no flow-control packet yet.
+const NEVER: Ps = Ps::MAX;
 
 impl FlowControlPackets {
     /// The flow-control packets of `[links]`, or `None` for ideal credit return; `slots` is the
@@ -37,17 +48,22 @@ impl FlowControlPackets {
             FlowControl::Packets => Some(FlowControlPackets {
                 bytes: c.flow_control_bytes.0,
                 interval: c.flow_control_interval.0,
-                pending: vec![0; slots],
-                scheduled: vec![false; slots],
-                last_sent: vec![None; slots],
+                slots: vec![
+                    FcSlot {
+                        last_sent: NEVER,
+                        pending: 0,
+                        scheduled: false,
+                    };
+                    slots
+                ],
                 sent: 0,
             }),
         }
     }
 
     /// Credits freed and not yet sent, per slot (conservation check).
-    pub fn pending(&self) -> &[u32] {
-        &self.pending
+    pub fn pending(&self) -> impl Iterator<Item = u32> + '_ {
+        self.slots.iter().map(|s| s.pending)
     }
 }
 
@@ -79,10 +95,16 @@ impl Net {
         let up = self.peer[g as usize];
         let slot = self.credit_slot(up, counter);
         let fc = self.flow_control.as_mut().expect("flow-control packets");
-        fc.pending[slot] += credits;
-        if !fc.scheduled[slot] {
-            fc.scheduled[slot] = true;
-            let at = fc.last_sent[slot].map_or(now, |l| now.max(l + fc.interval));
+        let interval = fc.interval;
+        let st = &mut fc.slots[slot];
+        st.pending += credits;
+        if !st.scheduled {
+            st.scheduled = true;
+            let at = if st.last_sent == NEVER {
+                now
+            } else {
+                now.max(st.last_sent + interval)
+            };
             self.at(at, Ev::FlowControlSend { gport: g, counter });
         }
     }
@@ -95,12 +117,14 @@ impl Net {
         let slot = self.credit_slot(up, counter);
         let tm = self.timing[g as usize];
         let fc = self.flow_control.as_mut().expect("flow-control packets");
-        let credits = std::mem::take(&mut fc.pending[slot]);
-        fc.scheduled[slot] = false;
+        let bytes = fc.bytes;
+        let st = &mut fc.slots[slot];
+        let credits = std::mem::take(&mut st.pending);
+        st.scheduled = false;
         let start = now.max(self.wire_free[g as usize]);
-        let end = start + tm.rate.ser_ps(fc.bytes);
+        let end = start + tm.rate.ser_ps(bytes);
         self.wire_free[g as usize] = end;
-        fc.last_sent[slot] = Some(start);
+        st.last_sent = start;
         fc.sent += 1;
         self.at(
             end + tm.delay,

@@ -196,6 +196,12 @@ pub struct Net {
     pub(crate) req_mask: Vec<u64>,
     /// Words per entry of `req_mask`: `ceil(max switch ports / 64)`.
     pub(crate) req_words: usize,
+    /// Laid out as `req_mask`: bit `i` set when input port `i` was found unable to feed this
+    /// output on this VL (crossbar input busy, or no head requesting it fits) and nothing that
+    /// could change that has happened since: the arbiter skips it (`switch/arbiter.rs`).
+    /// Cleared when the input frees its crossbar input, gains a head requesting the output,
+    /// or the output gains room (output-buffer space or downstream credits).
+    pub(crate) pick_skip: Vec<u64>,
     /// Bit `gport`: some VL of this output has a request (`req > 0`).
     pub(crate) req_any: Vec<u64>,
     /// `[fill_base[in] + out * vls + vl]`: queue heads of input `in` requesting local output
@@ -237,6 +243,10 @@ pub struct Net {
     /// §2.2.3, whatever the queue mapping).
     pub(crate) fill: Vec<u32>,
     pub(crate) queues: Vec<PacketQueue>,
+    /// `[queue]`: what the arbiter checks of the queue's head packet, kept beside `queues`
+    /// so that a search over an input's queues reads no packet record
+    /// (`switch/arbiter.rs`, [`switch::arbiter::HeadInfo`]; stale while the queue is empty).
+    pub(crate) head_info: Vec<switch::arbiter::HeadInfo>,
     /// Output buffers and the state of their links (`switch.output_buffer_credits` > 0; None:
     /// the input-buffered switch, spec B.5: [`switch::output_buffer`]).
     pub(crate) obuf: Option<switch::output_buffer::OutputBuffers>,
@@ -251,6 +261,13 @@ pub struct Net {
     pub(crate) next_tx: Vec<Ps>,
     pub(crate) wake_at: Vec<Ps>,
     pub(crate) ready: Vec<Vec<u32>>,
+    /// Per HCA, beside `ready`: the index in `credits` of the counter the next packet of each
+    /// ready flow needs (`endpoint/hca.rs`, `Net::ready_flow_slot`); kept current when a flow
+    /// sends or a DDBBM notification changes the status bits (spec B.3.4).
+    pub(crate) ready_slot: Vec<Vec<u32>>,
+    /// Per index of `credits`: how many ready flows of the HCA driving it need that counter
+    /// next (a credit coming back elsewhere cannot let any flow of the HCA send).
+    pub(crate) slot_waiting: Vec<u32>,
     pub(crate) hca_rr: Vec<u32>,
     /// Per HCA: how many leading flows of `ready` are known to fail their credit check
     /// (`endpoint/hca.rs`, `Net::try_hca_send`); reset whenever that can stop holding.
@@ -312,7 +329,29 @@ impl Net {
             self.count_head(og, vl, input, 1);
         }
         self.req_mask[ov * self.req_words + (input >> 6) as usize] |= 1 << (input & 63);
+        self.pick_skip[ov * self.req_words + (input >> 6) as usize] &= !(1 << (input & 63));
         self.req_any[(og >> 6) as usize] |= 1 << (og & 63);
+    }
+
+    /// Output `og` gained room (output-buffer space or downstream credits): every input may
+    /// feed it again (`pick_skip`).
+    #[inline(always)]
+    pub(crate) fn output_gained_room(&mut self, og: u32) {
+        let w = self.req_words * self.vls;
+        let b = og as usize * w;
+        self.pick_skip[b..b + w].fill(0);
+    }
+
+    /// Input port `input` (local index) of switch `sw` freed its crossbar input: it may feed
+    /// every output of the switch again (`pick_skip`).
+    #[inline]
+    pub(crate) fn input_freed(&mut self, sw: usize, input: u32) {
+        let base = self.port_base[sw] as usize;
+        let n = self.fabric.nodes[sw].ports.len();
+        let (w, bit) = ((input >> 6) as usize, !(1u64 << (input & 63)));
+        for ov in base * self.vls..(base + n) * self.vls {
+            self.pick_skip[ov * self.req_words + w] &= bit;
+        }
     }
 
     /// Input port `input` (local index) no longer requests output `og` on `vl`.

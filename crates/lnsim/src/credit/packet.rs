@@ -101,6 +101,10 @@ struct Records {
     next: Vec<u32>,
     /// `[id]`: sequence number in its flow, 1, 2, … in allocation order (0: a [`CNP`]).
     seq: Vec<u32>,
+    /// `[id]`: at a switch, the credit counter the packet will hold in the input its output
+    /// drives (`Net::downstream_counter`, set when its head arrives: the look-ahead of spec
+    /// B.2 is made once per hop, not at every arbitration).
+    down: Vec<u16>,
 }
 
 impl Columns for Records {
@@ -110,6 +114,7 @@ impl Columns for Records {
         self.slots.push(p);
         self.next.push(NIL);
         self.seq.push(0);
+        self.down.push(0);
     }
     /// (The queue link is set when the packet joins a queue, the sequence number by
     /// [`PacketStore::alloc`].)
@@ -171,6 +176,18 @@ impl PacketStore {
     #[inline]
     pub fn seq(&self, id: u32) -> u32 {
         self.slab.cols().seq[id as usize]
+    }
+    /// The downstream credit counter recorded for packet `id` at its current switch
+    /// ([`PacketStore::set_down_counter`]).
+    #[inline]
+    pub fn down_counter(&self, id: u32) -> u16 {
+        self.slab.cols().down[id as usize]
+    }
+    /// Records the credit counter packet `id` will hold in the input its current switch
+    /// output drives (set when its head arrives at a switch).
+    #[inline]
+    pub fn set_down_counter(&mut self, id: u32, counter: u16) {
+        self.slab.cols_mut().down[id as usize] = counter;
     }
     /// Releases a packet id.
     #[inline]

@@ -184,15 +184,21 @@ impl Net {
                 self.credits[slot] += credits;
                 if self.is_switch[gport as usize] {
                     if self.obuf.is_some() {
+                        self.link_refresh(gport, counter);
                         self.try_link(gport, t);
                     } else {
+                        self.output_gained_room(gport);
                         self.try_output(gport, t);
                     }
                     let vl = self.counter_vl(counter);
                     self.cc.credits_returned(switch_view!(self), gport, vl, t);
                 } else {
                     let h = self.hca_of_node[self.node_of[gport as usize] as usize];
-                    self.hca_blocked[h as usize] = 0; // more credits: every flow may fit again
+                    // more credits: the flows that need this counter may fit again (the others
+                    // still do not: only this HCA's sends take its credits)
+                    if self.slot_waiting[slot] > 0 {
+                        self.hca_blocked[h as usize] = 0;
+                    }
                     self.try_hca_send(h, t)
                 }
             }
@@ -238,13 +244,15 @@ impl Net {
     /// on every link direction and credit counter the credits held by the sender plus those in
     /// flight, in the receiving buffer and on their way back equal the buffer's capacity; with
     /// output buffers, the same balance inside every switch for each output queue
-    /// (`Net::check_output_buffers`).
+    /// (`Net::check_output_buffers`, which also checks the link's `sendable` bits) and the HCAs'
+    /// ready-flow bookkeeping (`Net::check_ready_slots`).
     pub(crate) fn check_conservation(&self) -> Result<Conservation> {
         let wire_pkts = match &self.credit_keeping {
             CreditKeeping::SharedPool(_) => self.check_pool_credits()?,
             CreditKeeping::Partitioned(p) => self.check_queue_credits(p)?,
         };
         self.check_queue_fills()?;
+        self.check_ready_slots()?;
         let crossing = self.check_output_buffers()?;
         self.check_packets(wire_pkts + crossing)
     }
@@ -278,7 +286,7 @@ impl Net {
         });
         // credits freed but still waiting for their flow-control packet are on their way back
         if let Some(fc) = &self.flow_control {
-            for (slot, &c) in fc.pending().iter().enumerate() {
+            for (slot, c) in fc.pending().enumerate() {
                 returning[slot] += c as u64;
             }
         }
@@ -345,7 +353,7 @@ impl Net {
             _ => {}
         });
         if let Some(fc) = &self.flow_control {
-            for (slot, &c) in fc.pending().iter().enumerate() {
+            for (slot, c) in fc.pending().enumerate() {
                 returning[slot] += c as u64;
             }
         }
@@ -470,6 +478,24 @@ mod tests {
         n.credits[3] += 1;
         let e = n.check_conservation().unwrap_err().to_string();
         assert!(e.contains("credit conservation"), "{e}");
+    }
+
+    #[test]
+    fn the_end_of_run_check_catches_wrong_ready_flow_bookkeeping() {
+        let mut n = net();
+        let h = n
+            .ready
+            .iter()
+            .position(|r| !r.is_empty())
+            .expect("a ready flow");
+        let slot = n.ready_slot[h][0] as usize;
+        n.slot_waiting[slot] += 1;
+        let e = n.check_conservation().unwrap_err().to_string();
+        assert!(e.contains("miscounted"), "{e}");
+        n.slot_waiting[slot] -= 1;
+        n.ready_slot[h][0] += 1;
+        let e = n.check_conservation().unwrap_err().to_string();
+        assert!(e.contains("recorded at credit slot"), "{e}");
     }
 
     #[test]

@@ -154,6 +154,7 @@ impl Net {
             let flow = &self.traffic.flows[p.flow as usize];
             self.cc.notification_received(h, &p, flow, now);
             // DDBBM: the status bits (the queue a flow's next message joins) may have changed
+            self.refresh_ready_slots(h);
             self.hca_blocked[h as usize] = 0;
         } else if let Some(n) = self.cc.packet_received(h, &p, now) {
             self.queue_notification(h, n, now);

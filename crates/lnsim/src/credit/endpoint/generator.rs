@@ -60,7 +60,7 @@ impl Net {
         });
         if !fl.ready {
             fl.ready = true;
-            self.ready[h as usize].push(f);
+            self.push_ready(h, f);
         }
     }
 

@@ -43,7 +43,7 @@ impl Net {
         // added after them fail too, the scan below would send nothing and change nothing.
         let n = self.ready[h as usize].len();
         let known = self.hca_blocked[h as usize] as usize;
-        if known > 0 && (known..n).all(|idx| !self.flow_fits(h, g as u32, idx)) {
+        if known > 0 && (known..n).all(|idx| !self.flow_fits(h, idx)) {
             self.hca_blocked[h as usize] = n as u32;
             return;
         }
@@ -53,7 +53,7 @@ impl Net {
             let start = self.hca_rr[h as usize] as usize;
             for k in 0..n {
                 let idx = (start + k) % n;
-                if !self.flow_fits(h, g as u32, idx) {
+                if !self.flow_fits(h, idx) {
                     continue;
                 }
                 let f = self.ready[h as usize][idx];
@@ -80,13 +80,19 @@ impl Net {
         }
     }
 
-    /// Whether the next packet of flow `ready[h][idx]` of HCA `h` (output gport `g`) finds
-    /// the credits it needs downstream: the queue it joins there follows its destination, VL
-    /// and DDBBM bit, which is read at a message's first packet and kept for the message
-    /// (drb-and-ddbbm spec B.3.4); with DDBBM on VLs the bit picks the VL (spec B.4).
+    /// Whether the next packet of flow `ready[h][idx]` of HCA `h` finds the credits it needs
+    /// downstream (the counter `ready_slot` keeps for it: [`Net::ready_flow_slot`]).
     #[inline(always)]
-    fn flow_fits(&self, h: u32, g: u32, idx: usize) -> bool {
-        let f = self.ready[h as usize][idx];
+    fn flow_fits(&self, h: u32, idx: usize) -> bool {
+        self.credits[self.ready_slot[h as usize][idx] as usize] >= self.pkt_credits
+    }
+
+    /// Index in `credits` of the counter the next packet of flow `f` of HCA `h` (output gport
+    /// `g`) needs: the queue it joins downstream follows its destination, VL and DDBBM bit,
+    /// which is read at a message's first packet and kept for the message (drb-and-ddbbm
+    /// spec B.3.4); with DDBBM on VLs the bit picks the VL (spec B.4).
+    #[inline(always)]
+    fn ready_flow_slot(&self, h: u32, g: u32, f: u32) -> u32 {
         let fl = &self.traffic.flows[f as usize];
         let cbit = if fl.in_message {
             fl.cbit
@@ -98,7 +104,62 @@ impl Net {
             Some(m) => m.vl_of(fl.dst, cbit),
             None => self.next_vl(f, fl.vl),
         };
-        self.credits[self.credit_slot_for_flags(g, fl.dst, vl, flags)] >= self.pkt_credits
+        self.credit_slot_for_flags(g, fl.dst, vl, flags) as u32
+    }
+
+    /// Flow `f` of HCA `h` has data again: it joins the end of `ready` (and `ready_slot`).
+    pub(crate) fn push_ready(&mut self, h: u32, f: u32) {
+        let g = self.hca_gport[h as usize];
+        let slot = self.ready_flow_slot(h, g, f);
+        self.ready[h as usize].push(f);
+        self.ready_slot[h as usize].push(slot);
+        self.slot_waiting[slot as usize] += 1;
+    }
+
+    /// Recomputes the counter every ready flow of HCA `h` needs next (DDBBM's status bits of
+    /// `h` changed: a flow not inside a message may now need the dynamic queue, or not).
+    pub(crate) fn refresh_ready_slots(&mut self, h: u32) {
+        let g = self.hca_gport[h as usize];
+        for idx in 0..self.ready[h as usize].len() {
+            self.update_ready_slot(h, g, idx);
+        }
+    }
+
+    /// End-of-run check of the HCAs' bookkeeping: every ready flow's recorded slot is the one
+    /// its next packet needs, and `slot_waiting` counts them.
+    pub(crate) fn check_ready_slots(&self) -> crate::error::Result<()> {
+        let mut waiting = vec![0u32; self.slot_waiting.len()];
+        for h in 0..self.ready.len() as u32 {
+            let g = self.hca_gport[h as usize];
+            for (idx, &f) in self.ready[h as usize].iter().enumerate() {
+                let want = self.ready_flow_slot(h, g, f);
+                let have = self.ready_slot[h as usize][idx];
+                if want != have {
+                    return Err(crate::error::Error::Internal(format!(
+                        "HCA {h}: ready flow {f} recorded at credit slot {have}, needs {want}"
+                    )));
+                }
+                waiting[want as usize] += 1;
+            }
+        }
+        if waiting != self.slot_waiting {
+            return Err(crate::error::Error::Internal(
+                "HCA ready flows per credit slot miscounted".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Recomputes `ready_slot[h][idx]` (and `slot_waiting`).
+    #[inline]
+    fn update_ready_slot(&mut self, h: u32, g: u32, idx: usize) {
+        let f = self.ready[h as usize][idx];
+        let new = self.ready_flow_slot(h, g, f);
+        let old = std::mem::replace(&mut self.ready_slot[h as usize][idx], new);
+        if old != new {
+            self.slot_waiting[old as usize] -= 1;
+            self.slot_waiting[new as usize] += 1;
+        }
     }
 
     fn send_from_flow(&mut self, h: u32, f: u32, idx: usize, now: Ps) {
@@ -136,9 +197,13 @@ impl Net {
         if fl.msgs.is_empty() {
             fl.ready = false;
             self.ready[h as usize].remove(idx);
+            let old = self.ready_slot[h as usize].remove(idx);
+            self.slot_waiting[old as usize] -= 1;
             self.hca_rr[h as usize] = idx as u32;
         } else {
             self.hca_rr[h as usize] = idx as u32 + 1;
+            // its next packet may start a message, which reads the status bit afresh
+            self.update_ready_slot(h, self.hca_gport[h as usize], idx);
         }
         let vl = self.next_vl(f, vl); // DRB multipath: its path's layer (drb spec A.3.5)
         let path = self.cc.path_for(f, &self.traffic.flows[f as usize]);

@@ -15,6 +15,21 @@ use crate::credit::{Ev, Net};
 /// A queue head that may be granted: `(global queue index, packet, slot in credits)`.
 type Eligible = (usize, u32, usize);
 
+/// What the arbiter checks of a switch input queue's head packet (`Net::head_info`, one per
+/// queue): the local output it requests, the credit counter it will hold downstream
+/// (`PacketStore::down_counter`, the look-ahead of spec B.2) and its credits (the
+/// whole-packet check of virtual cut-through, spec §3.5). Kept current whenever the head
+/// changes.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HeadInfo {
+    /// Local output port the head requests.
+    pub out: u16,
+    /// Downstream credit counter of the head (its output queue with output buffers).
+    pub down: u16,
+    /// Credits of the head.
+    pub credits: u32,
+}
+
 impl Net {
     /// Lets output `og` (a switch port) start its next packet if it is idle and can.
     pub(crate) fn try_output(&mut self, og: u32, now: Ps) {
@@ -95,7 +110,8 @@ impl Net {
         for (from, to) in [(start, n), (0, start)] {
             let mut w = from >> 6;
             while w << 6 < to {
-                let mut bits = self.req_mask[mbase + w];
+                // inputs known unable to feed `og` (`pick_skip`) would fail the checks below
+                let mut bits = self.req_mask[mbase + w] & !self.pick_skip[mbase + w];
                 if w == from >> 6 {
                     bits &= !0u64 << (from & 63);
                 }
@@ -108,6 +124,7 @@ impl Net {
                     bits &= bits - 1;
                     let ig = base + i;
                     if self.being_sent[ig as usize] >= self.max_being_sent[ig as usize] {
+                        self.pick_skip[mbase + w] |= 1 << (i & 63);
                         continue;
                     }
                     let found = match single {
@@ -122,6 +139,7 @@ impl Net {
                         None => self.head_for_output(ig, og, out_local, vl, pool),
                     };
                     let Some((qid, pid, slot)) = found else {
+                        self.pick_skip[mbase + w] |= 1 << (i & 63);
                         continue;
                     };
                     self.rr[ov] = i as u16;
@@ -147,21 +165,42 @@ impl Net {
         vl: u8,
         pool: Option<u32>,
     ) -> Option<Eligible> {
-        let pid = self.queues[qid].front()?;
-        let p = &self.pkts[pid];
-        debug_assert_eq!(p.vl, vl);
-        if p.out_port != out_local {
+        let h = self.head_info[qid];
+        if h.out != out_local {
             return None; // (only where several queues of an input are searched)
         }
         let (avail, slot) = match pool {
             Some(avail) => (avail, og as usize * self.vls + vl as usize),
-            None if self.obuf.is_some() => self.output_room(og, p.dst, vl, p.flags),
-            None => {
-                let slot = self.credit_slot_for_flags(og, p.dst, vl, p.flags);
-                (self.credits[slot], slot)
-            }
+            None => match &self.obuf {
+                Some(ob) => {
+                    let s = ob.slot(og, h.down);
+                    (ob.space(s), s)
+                }
+                None => {
+                    let slot = self.credit_slot(og, h.down);
+                    (self.credits[slot], slot)
+                }
+            },
         };
-        (p.credits <= avail).then_some((qid, pid, slot))
+        if h.credits > avail {
+            return None;
+        }
+        let pid = self.queues[qid].front()?;
+        debug_assert_eq!(self.pkts[pid].vl, vl);
+        debug_assert_eq!(self.pkts[pid].out_port, h.out);
+        debug_assert_eq!(self.pkts.down_counter(pid), h.down);
+        Some((qid, pid, slot))
+    }
+
+    /// Records packet `pid` as the head of queue `qid` in `head_info`.
+    #[inline(always)]
+    pub(crate) fn set_head_info(&mut self, qid: usize, pid: u32) {
+        let p = &self.pkts[pid];
+        self.head_info[qid] = HeadInfo {
+            out: p.out_port,
+            down: self.pkts.down_counter(pid),
+            credits: p.credits,
+        };
     }
 
     /// Among the queues of input `ig` on `vl`, round robin from the one after the last served,
@@ -262,6 +301,7 @@ impl Net {
         }
         self.drop_request(og, vl, ig - base);
         if let Some(next) = self.queues[qid].front() {
+            self.set_head_info(qid, next);
             // a VOQ's packets all want `og`; only a shared queue's head must be looked at
             let t = if self.queue_scheme.heads_share_outputs() {
                 base + self.pkts[next].out_port as u32

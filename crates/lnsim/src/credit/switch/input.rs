@@ -53,6 +53,12 @@ impl Net {
             p.out_port = out;
             p.at = g;
         }
+        let base = self.port_base[sw as usize];
+        let og = base + out as u32;
+        // the queue it will join at the next input, looked up once for every arbitration
+        let flags = if cbit { CBIT } else { 0 };
+        let down = self.downstream_counter(og, dst, vl, flags);
+        self.pkts.set_down_counter(pid, down);
         let query = QueueQuery {
             input: g,
             dst,
@@ -67,10 +73,11 @@ impl Net {
         let qid = (self.queue_base[g as usize] + qlocal) as usize;
         let was_empty = self.queues[qid].is_empty();
         self.pkts.push_back(&mut self.queues[qid], pid);
+        if was_empty {
+            self.set_head_info(qid, pid);
+        }
         let fi = self.fill_base[g as usize] as usize + out as usize * vls + vl as usize;
         self.fill[fi] += credits;
-        let base = self.port_base[sw as usize];
-        let og = base + out as u32;
         if was_empty {
             if self.queue_scheme.several_heads_per_output() {
                 self.mark_head(g, out, vl, qlocal / vls as u32, true);
@@ -112,6 +119,7 @@ impl Net {
             // this input may now feed an output that skipped it
             let sw = self.node_of[g as usize] as usize;
             let base = self.port_base[sw];
+            self.input_freed(sw, g - base);
             let end = base + self.fabric.nodes[sw].ports.len() as u32;
             // in port order, over the outputs with requests (read afresh after every grant)
             let mut o = base;

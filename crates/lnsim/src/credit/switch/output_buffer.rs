@@ -64,6 +64,12 @@ pub struct OutputBuffers {
     nonempty: Vec<u32>,
     /// `[gport * vls + vl]`: class of the queue served last (round robin within the VL).
     rr: Vec<u32>,
+    /// `[(gport * vls + vl) * words + w]`: bit `class` set while that output queue has a head
+    /// whose downstream credits suffice (what the link's round robin looks for; one queue per
+    /// downstream counter, so a change of credits or head touches one bit: `Net::link_refresh`).
+    sendable: Vec<u64>,
+    /// Words per entry of `sendable`: `ceil(most classes of a port / 64)`.
+    words: usize,
     /// Per gport: the link is sending a packet.
     link_busy: Vec<bool>,
     /// Per gport: VL arbitration state of the link (the crossbar keeps `Net::vlarb`).
@@ -97,6 +103,8 @@ impl OutputBuffers {
             cap: Vec::new(),
             nonempty: vec![0; np * vls],
             rr: vec![0; np * vls],
+            sendable: Vec::new(),
+            words: 1,
             link_busy: vec![false; np],
             vlarb: vec![VlArbState::default(); np],
             vls,
@@ -141,6 +149,9 @@ impl OutputBuffers {
                 ob.cap.push(share);
             }
         }
+        let most = ob.classes.iter().copied().max().unwrap_or(1) as usize;
+        ob.words = most.div_ceil(64).max(1);
+        ob.sendable = vec![0; np * vls * ob.words];
         Ok(ob)
     }
 
@@ -154,7 +165,9 @@ impl OutputBuffers {
         self.queues.is_empty()
     }
 
-    /// Credits the crossbar may still move into output queue `s` (tests and statistics).
+    /// Credits the crossbar may still move into output queue `s` (the arbiter's check, tests
+    /// and statistics).
+    #[inline(always)]
     pub fn space(&self, s: usize) -> u32 {
         self.space[s]
     }
@@ -170,7 +183,7 @@ impl OutputBuffers {
     }
 
     /// The output queue of gport `og` for downstream counter `counter`.
-    #[inline]
+    #[inline(always)]
     pub fn slot(&self, og: u32, counter: u16) -> usize {
         self.base[og as usize] as usize + counter as usize
     }
@@ -198,14 +211,14 @@ impl Net {
         self.obuf.as_ref().expect("output buffers")
     }
 
-    /// `(credits the crossbar may move, output queue)` for a packet for `dst` on `vl` with
-    /// `flags` at output `og`: the room the arbiter checks with output buffers.
-    #[inline(never)]
-    pub(crate) fn output_room(&self, og: u32, dst: u32, vl: u8, flags: u8) -> (u32, usize) {
-        let s = self
-            .ob()
-            .slot(og, self.downstream_counter(og, dst, vl, flags));
-        (self.ob().space[s], s)
+    /// `(credits the crossbar may move, output queue)` for packet `pid`, at a switch input
+    /// and bound for output `og`: the room the arbiter checks with output buffers (the queue
+    /// of its downstream counter, recorded when its head arrived).
+    #[inline(always)]
+    pub(crate) fn output_room(&self, og: u32, pid: u32) -> (u32, usize) {
+        let ob = self.ob();
+        let s = ob.slot(og, self.pkts.down_counter(pid));
+        (ob.space[s], s)
     }
 
     /// The arbiter granted packet `pid` of input `ig` (credit counter `counter` there) to
@@ -260,13 +273,11 @@ impl Net {
     /// The head of `pid` reached the output buffer of `og`: it joins its output queue.
     pub(crate) fn output_arrive(&mut self, pid: u32, og: u32, now: Ps) {
         let vls = self.vls;
-        let (dst, vl, flags, credits) = {
+        let (vl, credits) = {
             let p = &self.pkts[pid];
-            (p.dst, p.vl, p.flags, p.credits)
+            (p.vl, p.credits)
         };
-        let s = self
-            .ob()
-            .slot(og, self.downstream_counter(og, dst, vl, flags));
+        let s = self.ob().slot(og, self.pkts.down_counter(pid));
         let ob = self.obuf.as_mut().expect("output buffers");
         ob.used[s] += credits;
         if ob.used[s] > ob.cap[s] {
@@ -281,11 +292,16 @@ impl Net {
         if ob.queues[s].is_empty() {
             ob.nonempty[og as usize * vls + vl as usize] += 1;
         }
+        let was_empty = ob.queues[s].is_empty();
         let mut q = ob.queues[s];
         self.pkts.push_back(&mut q, pid);
         let ob = self.obuf.as_mut().expect("output buffers");
         ob.queues[s] = q;
-        if !ob.link_busy[og as usize] {
+        if was_empty {
+            let counter = (s - ob.base[og as usize] as usize) as u16;
+            self.link_refresh(og, counter);
+        }
+        if !self.ob().link_busy[og as usize] {
             self.try_link(og, now);
         }
     }
@@ -315,30 +331,49 @@ impl Net {
     }
 
     /// Round robin over the output queues of `og` on `vl` from the one after the last served:
-    /// sends the first head whose downstream credits suffice; returns its bytes.
+    /// sends the first head whose downstream credits suffice (the first `sendable` bit);
+    /// returns its bytes.
     fn link_pick(&mut self, og: u32, vl: u8, now: Ps) -> Option<u32> {
         let vls = self.vls;
         let r = og as usize * vls + vl as usize;
         let ob = self.ob();
-        let classes = ob.classes[og as usize];
+        let classes = ob.classes[og as usize] as usize;
         let base = ob.base[og as usize] as usize;
-        let last = ob.rr[r];
-        for k in 1..=classes {
-            let class = (last + k) % classes;
-            let counter = (class as usize * vls + vl as usize) as u16;
-            let s = base + counter as usize;
-            let Some(pid) = self.ob().queues[s].front() else {
-                continue;
-            };
-            let cs = self.credit_slot(og, counter);
-            let credits = self.pkts[pid].credits;
-            if self.credits[cs] < credits {
-                continue;
-            }
-            self.obuf.as_mut().expect("output buffers").rr[r] = class;
-            return Some(self.link_send(og, s, counter, pid, cs, now));
+        let start = (ob.rr[r] as usize + 1) % classes;
+        let bits = &ob.sendable[r * ob.words..(r + 1) * ob.words];
+        let class = first_bit(bits, start, classes).or_else(|| first_bit(bits, 0, start))?;
+        let counter = (class as usize * vls + vl as usize) as u16;
+        let s = base + counter as usize;
+        let pid = ob.queues[s]
+            .front()
+            .expect("a sendable output queue has a head");
+        let cs = self.credit_slot(og, counter);
+        debug_assert!(self.credits[cs] >= self.pkts[pid].credits);
+        self.obuf.as_mut().expect("output buffers").rr[r] = class;
+        Some(self.link_send(og, s, counter, pid, cs, now))
+    }
+
+    /// Sets or clears the `sendable` bit of output queue `counter` of `og` (switch ports only):
+    /// its head, if any, finds enough downstream credits. Called whenever its head or its
+    /// credits change.
+    #[inline]
+    pub(crate) fn link_refresh(&mut self, og: u32, counter: u16) {
+        let vls = self.vls;
+        let ob = self.ob();
+        let s = ob.slot(og, counter);
+        let fits = match ob.queues[s].front() {
+            Some(pid) => self.credits[self.credit_slot(og, counter)] >= self.pkts[pid].credits,
+            None => false,
+        };
+        let (class, vl) = (counter as usize / vls, counter as usize % vls);
+        let ob = self.obuf.as_mut().expect("output buffers");
+        let i = (og as usize * vls + vl) * ob.words + (class >> 6);
+        let bit = 1u64 << (class & 63);
+        if fits {
+            ob.sendable[i] |= bit;
+        } else {
+            ob.sendable[i] &= !bit;
         }
-        None
     }
 
     /// Output `og` puts packet `pid`, head of output queue `s` (downstream counter
@@ -360,6 +395,7 @@ impl Net {
         }
         ob.link_busy[og as usize] = true;
         self.credits[cs] -= credits;
+        self.link_refresh(og, counter);
         self.cc
             .packet_forwarded(switch_view!(self), og, vl, &mut self.pkts[pid], now);
         let tm = self.timing[og as usize];
@@ -420,6 +456,7 @@ impl Net {
         let s = ob.slot(og, counter);
         ob.used[s] -= credits;
         ob.space[s] += credits;
+        self.output_gained_room(og);
         self.try_output(og, now);
     }
 
@@ -451,6 +488,20 @@ impl Net {
         });
         for g in 0..self.peer.len() as u32 {
             for s in ob.slots(g) {
+                // the link's `sendable` bit agrees with the queue's head and credits
+                let counter = (s - ob.base[g as usize] as usize) as u16;
+                let fits = ob.queues[s].front().is_some_and(|pid| {
+                    self.credits[self.credit_slot(g, counter)] >= self.pkts[pid].credits
+                });
+                let (class, vl) = (counter as usize / ob.vls, counter as usize % ob.vls);
+                let i = (g as usize * ob.vls + vl) * ob.words + (class >> 6);
+                if (ob.sendable[i] >> (class & 63)) & 1 != fits as u64 {
+                    return Err(Error::Internal(format!(
+                        "output queue {counter} of {}: the link's sendable bit says {}, its head and credits say {fits}",
+                        self.port_name(g),
+                        !fits
+                    )));
+                }
                 let queued = self.pkts.queue_credits(&ob.queues[s]);
                 let held = ob.used[s] as u64;
                 if held != queued + leaving[s]
@@ -478,7 +529,7 @@ impl Net {
     /// else the downstream input buffer (`gport * vls + vl`) the queue's head waits for.
     pub(crate) fn output_waits_for(&self, o: u32, pid: u32) -> Option<u32> {
         let p = &self.pkts[pid];
-        let (room, s) = self.output_room(o, p.dst, p.vl, p.flags);
+        let (room, s) = self.output_room(o, pid);
         if room >= p.credits {
             return None;
         }
@@ -489,6 +540,27 @@ impl Net {
         let blocked = self.credits[self.credit_slot(o, counter)] < h.credits;
         (blocked && self.is_switch[down as usize]).then_some(down * self.vls as u32 + h.vl as u32)
     }
+}
+
+/// The first set bit of `bits` in `from..to` (bit `i` is bit `i % 64` of word `i / 64`).
+#[inline]
+fn first_bit(bits: &[u64], from: usize, to: usize) -> Option<u32> {
+    let mut w = from >> 6;
+    while w << 6 < to {
+        let mut b = bits[w];
+        if w == from >> 6 {
+            b &= !0u64 << (from & 63);
+        }
+        let end = to - (w << 6);
+        if end < 64 {
+            b &= (1u64 << end) - 1;
+        }
+        if b != 0 {
+            return Some(((w << 6) as u32) | b.trailing_zeros());
+        }
+        w += 1;
+    }
+    None
 }
 
 /// First output queue of `og` (for messages).
@@ -678,6 +750,19 @@ dst = "H113"
         n.obuf.as_mut().unwrap().space[0] += 1;
         let e = n.check_conservation().unwrap_err().to_string();
         assert!(e.contains("output buffer credit conservation"), "{e}");
+    }
+
+    #[test]
+    fn the_end_of_run_check_catches_a_wrong_sendable_bit() {
+        let mut n = run(FAN_IN, &["switch.output_buffer_credits=12"]);
+        n.check_conservation().unwrap();
+        let ob = n.obuf.as_mut().unwrap();
+        let g = (0..ob.base.len())
+            .find(|&g| ob.base[g] != u32::MAX)
+            .unwrap();
+        ob.sendable[g * ob.vls * ob.words] ^= 1; // class 0, VL 0 of the first switch port
+        let e = n.check_conservation().unwrap_err().to_string();
+        assert!(e.contains("sendable bit"), "{e}");
     }
 
     #[test]
