@@ -194,7 +194,8 @@ impl Net {
             Some(m) => m.vl_of(dst, fl.cbit),
             None => fl.vl,
         };
-        if fl.msgs.is_empty() {
+        let still_ready = !fl.msgs.is_empty();
+        if !still_ready {
             fl.ready = false;
             self.ready[h as usize].remove(idx);
             let old = self.ready_slot[h as usize].remove(idx);
@@ -202,12 +203,15 @@ impl Net {
             self.hca_rr[h as usize] = idx as u32;
         } else {
             self.hca_rr[h as usize] = idx as u32 + 1;
-            // its next packet may start a message, which reads the status bit afresh
-            self.update_ready_slot(h, self.hca_gport[h as usize], idx);
         }
         let vl = self.next_vl(f, vl); // DRB multipath: its path's layer (drb spec A.3.5)
         let path = self.cc.path_for(f, &self.traffic.flows[f as usize]);
         let path = self.take_path(f, path); // DRB multipath: the path chosen before
+        if still_ready {
+            // its next packet may start a message, which reads the status bit afresh, and
+            // may take another path (another VL) with DRB multipath
+            self.update_ready_slot(h, self.hca_gport[h as usize], idx);
+        }
         let pid = self.pkts.alloc(Packet {
             src: h,
             dst,
