@@ -366,6 +366,29 @@ impl Net {
         self.wire_free[og as usize] = wire_end;
         self.out_busy[og as usize] = true;
         self.at((wire_end - lead).max(now), Ev::OutputReady { gport: og });
+        self.launch_downstream(og, pid, credits, wire_start, wire_end, now);
+        if let Some(t) = other {
+            self.try_output(t, now);
+        }
+    }
+}
+
+impl Net {
+    /// Output `og` puts packet `pid` (`credits` credits) on its wire from `wire_start` to
+    /// `wire_end`: the hop is counted and the head is scheduled at the downstream input (after
+    /// the routing delay at a switch). Shared by the input-buffered output and the output
+    /// buffers' link (`output_buffer.rs`).
+    #[inline(always)]
+    pub(crate) fn launch_downstream(
+        &mut self,
+        og: u32,
+        pid: u32,
+        credits: u32,
+        wire_start: Ps,
+        wire_end: Ps,
+        now: Ps,
+    ) {
+        let tm = self.timing[og as usize];
         self.flit_hops += credits as u64;
         self.packet_hops += 1;
         self.last_progress = now;
@@ -386,8 +409,5 @@ impl Net {
                 gport: down,
             },
         );
-        if let Some(t) = other {
-            self.try_output(t, now);
-        }
     }
 }

@@ -420,26 +420,7 @@ impl Net {
                 credits,
             },
         );
-        self.flit_hops += credits as u64;
-        self.packet_hops += 1;
-        self.last_progress = now;
-        let down = self.peer[og as usize];
-        let head = wire_start + tm.ser_credit + tm.delay;
-        let p = &mut self.pkts[pid];
-        p.tail = wire_end + tm.delay;
-        p.hops += 1;
-        let extra = if self.is_switch[down as usize] {
-            self.routing_delay
-        } else {
-            0
-        };
-        self.at(
-            head + extra,
-            Ev::HeadArrive {
-                pkt: pid,
-                gport: down,
-            },
-        );
+        self.launch_downstream(og, pid, credits, wire_start, wire_end, now);
         bytes
     }
 
