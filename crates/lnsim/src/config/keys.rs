@@ -11,11 +11,11 @@
 
 use super::model::Model;
 use super::schema::{
-    Arrangement, BufferSharing, CcLevel, CctAlgorithm, DdbbmMapping, DestinationPer, DmodkDigits,
-    FlowControl, HotspotSplit, Injection, LinkSpeed, LinkWidth, Marking, NsCompare, PathMode,
-    PortNumbering, QueueMappingKind, RootCredits, RoutingAlgorithm, SinkCreditReturn, SitBase,
-    Spread, StaticMode, Subset, ThresholdMapping, ThresholdMode, TimerMode, TopologyKind,
-    VlbPolicy,
+    Arrangement, BufferSharing, CcLevel, CcMechanism, CctAlgorithm, CountWindow, DdbbmMapping,
+    DestinationPer, DmodkDigits, FlowControl, HotspotSplit, Injection, LinkSpeed, LinkWidth,
+    Marking, NsCompare, PathGranularity, PathMode, PortNumbering, QueueMappingKind, RootCredits,
+    RoutingAlgorithm, SinkCreditReturn, SitBase, Spread, StaticMode, Subset, ThresholdMapping,
+    ThresholdMode, TimerMode, TopologyKind, VlbPolicy, ZeroCounts,
 };
 use super::units::{BitRate, Bytes, Duration, Frequency, PS_PER_S};
 use crate::error::{Error, Result};
@@ -460,6 +460,16 @@ pub const KEYS: &[KeyInfo] = &[
         "`lnsim sweep`: a list of values per key path (e.g. `\"cc.marking_rate\" = [1, 10]`); the sweep runs the Cartesian product. `lnsim run` ignores this table"),
     key!("cc.enabled", ValueKind::Bool, "", "false", IB,
         "InfiniBand congestion control on/off (`--set cc.enabled=true` on any scenario). The outputs then add `ccti.csv` (`t_start_s,src,dst,vl,ccti_end,ccti_max`: CCTI per throttled flow per interval), `cc_ports.csv` (`switch,port,vl,fecn_marks,congested_s`), `summary.json` `cc.{fecn_marks,cnps_sent,cnps_received,max_ccti,throttled_s}`, `nodes.<name>.cnps_sent/cnps_received` and `throttled_s` per flow"),
+    key!("cc.mechanism", ValueKind::Choice(CcMechanism::NAMES), "", "`ib`", IB,
+        "what `cc.enabled` turns on: `ib` (the IBA's CC: the `cc.*` keys below), `ib_s1` (the DRB paper's IBA_CC baseline, drb-and-ddbbm spec A.4: input-buffer monitor, IRD + `cc.ird_step` per `cc.notifications_per_step` notifications, − one step per quiet `cc.ccm_timer`, one path) or `drb` (spec A.3: the same monitor, one more link-disjoint path per `cc.notifications_per_step` notifications up to `drb.max_paths`, packets spread by Eq. 1, one path closed per quiet timer period, no throttling; builds the multipath routes, `drb.enabled` implied). `ib_s1`/`drb` add `summary.json` `monitor.fecn_marks`, `notifications.{sent,received}`, `drb.*`/`throttle.*` and `drb_paths.csv`/`ird.csv` per interval"),
+    key!("cc.mark_fraction", frac(true), "", "0.8", IB,
+        "`ib_s1`/`drb`: the port monitor marks FECN on a packet leaving a switch input VL buffer whose occupancy (the packet included) exceeds this fraction of the buffer (spec A.3.2)"),
+    key!("cc.ccm_timer", dur(), "", "`\"100us\"`", IB,
+        "`ib_s1`/`drb`: the sources' CCM timer: a period without notifications closes one DRB path or removes one IRD step (spec A.3.4, A.4)"),
+    key!("cc.notifications_per_step", int(1, 1_000_000), "", "10", IB,
+        "`ib_s1`/`drb`: notifications per step (one more path; one more `cc.ird_step`)"),
+    key!("cc.ird_step", dur(), "", "`\"5us\"`", IB,
+        "`ib_s1`: injection rate delay per step: after a packet of the flow ends, its next may start IRD later (spec A.4)"),
     key!("cc.threshold", WEIGHT, "", "2", IB, "switch Threshold weight (0: never mark; 1 high … 15 low)"),
     key!("cc.threshold_mapping", ValueKind::Choice(ThresholdMapping::NAMES), "", "`sixteenths`", IB,
         "weight → fill level: `sixteenths` ((16 − w)/16: 2 → 87.5 %) or `fifteenths` ((16 − w)/15)"),
@@ -511,6 +521,12 @@ pub const KEYS: &[KeyInfo] = &[
         "`per_pair` (spec A.3.5 mode 1: a packet carries its path index and follows its pair's precomputed path; path 0 follows the forwarding tables); `ib_faithful` (mode 2, one tree per LID alias) is not built yet"),
     key!("drb.spread", ValueKind::Choice(Spread::NAMES), "", "`none`", IB,
         "`none` (the congestion management's path choice: path 0 without one) or `round_robin` (each flow's packets take its pair's paths in turn, no feedback: for checking the routes)"),
+    key!("drb.zero_counts", ValueKind::Choice(ZeroCounts::NAMES), "", "`plus_one`", IB,
+        "Eq. 1 with paths that drew no notification (spec A.3.3): `plus_one` (ρ ∝ 1/(B + 1)) or `unnotified_first` (the paths with B = 0 share equally)"),
+    key!("drb.counts", ValueKind::Choice(CountWindow::NAMES), "", "`reset`", IB,
+        "window of the notification counts B: `reset` (cleared when back to one path) or `halve` (also halved every `cc.ccm_timer`)"),
+    key!("drb.granularity", ValueKind::Choice(PathGranularity::NAMES), "", "`packet`", IB,
+        "Eq. 1 drawn per `packet` (spec A.3.2) or per `message`"),
     key!("cc.cnp_bytes", ValueKind::Size { min: 1, max: MIB }, "", "`\"64B\"`", IB,
         "size of a congestion notification packet"),
     key!("cc.cnp_vl", int(0, 14), "", "the flow's VL", IB,

@@ -1270,6 +1270,26 @@ pub struct CcConfig {
     /// Switch IB CC on or off.
     #[serde(default)]
     pub enabled: bool,
+    /// Which congestion management `enabled` turns on: the InfiniBand CC of the IBA (`"ib"`,
+    /// ib-congestion-control spec §2), the DRB paper's throttling baseline (`"ib_s1"`,
+    /// drb-and-ddbbm spec A.4) or DRB's path expansion (`"drb"`, spec A.3).
+    #[serde(default)]
+    pub mechanism: CcMechanism,
+    /// `ib_s1`/`drb`: the switch port monitor marks FECN on a packet leaving an input VL
+    /// buffer filled above this fraction of its capacity (drb-and-ddbbm spec A.3.2, A.3.7: 0.8).
+    #[serde(default = "default_mark_fraction")]
+    pub mark_fraction: f64,
+    /// `ib_s1`/`drb`: the source's CCM timer (spec A.3.4, A.4: 100 µs).
+    #[serde(default = "default_ccm_timer")]
+    pub ccm_timer: Duration,
+    /// `ib_s1`/`drb`: notifications per step: DRB opens one more path, IBA_CC-S1 adds one
+    /// `ird_step` (spec A.3.7, A.4: 10).
+    #[serde(default = "default_notifications_per_step")]
+    pub notifications_per_step: u32,
+    /// `ib_s1`: the injection rate delay added per step and removed per quiet timer period
+    /// (spec A.4: 5 µs).
+    #[serde(default = "default_ird_step")]
+    pub ird_step: Duration,
     /// Threshold weight 0–15 (0: never mark; 1 high threshold … 15 low), spec §2.2.2.
     #[serde(default = "default_threshold")]
     pub threshold: u32,
@@ -1449,6 +1469,51 @@ pub struct DrbConfig {
     /// `"round_robin"` (each flow's packets take its pair's paths in turn, with no feedback).
     #[serde(default)]
     pub spread: Spread,
+    /// Eq. 1 with a path that has drawn no notification (spec A.3.3 singularity): `"plus_one"`
+    /// (B + 1 smoothing, the default) or `"unnotified_first"` (only the paths with B = 0, in
+    /// equal shares).
+    #[serde(default)]
+    pub zero_counts: ZeroCounts,
+    /// The window of the notification counts B (spec A.3.3): `"reset"` (kept while expanded,
+    /// cleared when back to one path) or `"halve"` (also halved every CCM timer period).
+    #[serde(default)]
+    pub counts: CountWindow,
+    /// Eq. 1 is drawn per `"packet"` (spec A.3.2, the default) or per `"message"`.
+    #[serde(default)]
+    pub granularity: PathGranularity,
+}
+crate::choice! {
+    /// Eq. 1's answer when some path has B = 0 (drb-and-ddbbm spec A.3.3).
+    #[derive(Default)]
+    pub enum ZeroCounts {
+        /// ρ(x) ∝ 1/(B_x + 1).
+        #[default]
+        PlusOne = "plus_one",
+        /// The paths with B = 0 share equally; the others get nothing (ρ ∝ 1/B once none is 0).
+        UnnotifiedFirst = "unnotified_first",
+    }
+}
+crate::choice! {
+    /// How long DRB's notification counts last (drb-and-ddbbm spec A.3.3 "window for B").
+    #[derive(Default)]
+    pub enum CountWindow {
+        /// Accumulate while expanded, clear on return to one path.
+        #[default]
+        Reset = "reset",
+        /// As `reset`, and halved at every CCM timer expiry.
+        Halve = "halve",
+    }
+}
+crate::choice! {
+    /// When DRB draws a flow's path (drb-and-ddbbm spec A.3.3 "granularity").
+    #[derive(Default)]
+    pub enum PathGranularity {
+        /// For every packet.
+        #[default]
+        Packet = "packet",
+        /// At each message's first packet; the message keeps it.
+        Message = "message",
+    }
 }
 impl Default for DrbConfig {
     fn default() -> Self {
@@ -1501,6 +1566,36 @@ fn default_reset_threshold() -> u32 {
 }
 fn default_ccti_limit() -> u32 {
     128
+}
+fn default_mark_fraction() -> f64 {
+    0.8
+}
+fn default_ccm_timer() -> Duration {
+    Duration(100_000_000)
+}
+fn default_notifications_per_step() -> u32 {
+    10
+}
+fn default_ird_step() -> Duration {
+    Duration(5_000_000)
+}
+crate::choice! {
+    /// The congestion management `cc.enabled` turns on.
+    #[derive(Default)]
+    pub enum CcMechanism {
+        /// The IBA's congestion control (ib-congestion-control spec §2: root/victim marking,
+        /// CCTI, CCT).
+        #[default]
+        Ib = "ib",
+        /// The DRB paper's IBA_CC baseline (drb-and-ddbbm spec A.4, "IBA_CC-S1"): the input
+        /// port monitor, and sources that add `ird_step` of injection rate delay per
+        /// `notifications_per_step` notifications and remove one per quiet CCM timer period.
+        IbS1 = "ib_s1",
+        /// DRB (drb-and-ddbbm spec A.3): the same monitor; sources open one more disjoint path
+        /// per `notifications_per_step` notifications, spread packets by Eq. 1, close one path
+        /// per quiet period; no throttling. Builds the multipath routes (`drb.enabled` implied).
+        Drb = "drb",
+    }
 }
 fn default_ccti_timer() -> Duration {
     Duration(20_000_000)

@@ -70,7 +70,7 @@ pub(crate) fn build_parts(l: &LoadedScenario, setup: &mut SetupProgress) -> Resu
         pairs = pairs.into_iter().step_by(step).collect();
     }
     let max_hops = lft.check_routes(&fabric, &pairs)?;
-    if s.drb.enabled {
+    if super::multipath::wanted(s) {
         setup.phase("multipath routes");
     }
     let multipath = super::multipath::setup(s, &fabric, &lft, &traffic)?;
@@ -445,7 +445,14 @@ impl Net {
         let obuf = output_buffers(s, buffers, &credit_keeping, &ports, vls, pkt_credits)?;
         let (req_heads, head_rr, head_mask, head_words) =
             request_counts(queue_scheme, &ports, &fabric, vls);
-        let mut cc = congestion_management(l, &ports, &fabric, &traffic, pkt_credits)?;
+        let mut cc = congestion_management(
+            l,
+            &ports,
+            &fabric,
+            &traffic,
+            pkt_credits,
+            multipath.as_ref(),
+        )?;
         if let Some(m) = vl_select {
             cc.use_management_lane(m.management_vl());
         }
@@ -825,6 +832,7 @@ fn congestion_management(
     fabric: &Fabric,
     traffic: &Traffic,
     pkt_credits: u32,
+    multipath: Option<&MultipathRoutes>,
 ) -> Result<CongestionManagement> {
     let s = &l.scenario;
     let class: Vec<LinkClass> = fabric
@@ -865,6 +873,7 @@ fn congestion_management(
     let ddbbm = (!r_max.is_empty()).then_some((&s.ddbbm, r_max.as_slice()));
     CongestionManagement::from_config(
         &s.cc,
+        &s.drb,
         ddbbm,
         &CcContext {
             vls: s.switch.vls as usize,
@@ -876,6 +885,7 @@ fn congestion_management(
             n_hca: fabric.hcas.len(),
             seed: s.sim.seed,
             base_dir: &l.base_dir,
+            multipath,
         },
     )
 }

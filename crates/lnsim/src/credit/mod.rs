@@ -15,6 +15,7 @@ pub mod memory;
 pub mod multipath;
 pub mod packet;
 pub mod results;
+mod results_drb;
 mod run;
 pub mod switch;
 

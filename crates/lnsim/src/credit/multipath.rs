@@ -10,7 +10,10 @@
 //! without a mechanism; indices beyond the pair's paths wrap round), or round robin over the
 //! pair's paths with `drb.spread = "round_robin"`. Its VL is its path's layer.
 
-use crate::config::{BufferSharing, PathMode, Scenario, Spread};
+use crate::config::{
+    BufferSharing, CcMechanism, CountWindow, PathGranularity, PathMode, Scenario, Spread,
+    ZeroCounts,
+};
 use crate::credit::cc::ddbbm_lanes::VlSelect;
 use crate::credit::Net;
 use crate::error::{Error, Result};
@@ -19,9 +22,15 @@ use crate::routing::ForwardingTables;
 use crate::topology::Fabric;
 use crate::traffic::Traffic;
 
-/// The multipath routes a scenario asks for (`drb.enabled`), after refusing what they do not
-/// combine with yet; None without `drb.enabled` (then every other `drb.*` key must keep its
-/// default). Drb spec A.3.2 start-up, A.3.5.
+/// Whether a scenario has DRB multipath routes: `drb.enabled`, or DRB as its congestion
+/// management (`cc.mechanism = "drb"` implies them).
+pub(crate) fn wanted(s: &Scenario) -> bool {
+    s.drb.enabled || (s.cc.enabled && s.cc.mechanism == CcMechanism::Drb)
+}
+
+/// The multipath routes a scenario asks for ([`wanted`]), after refusing what they do not
+/// combine with yet; None without them (then every other `drb.*` key must keep its default).
+/// Drb spec A.3.2 start-up, A.3.5.
 pub(crate) fn setup(
     s: &Scenario,
     fabric: &Fabric,
@@ -29,16 +38,42 @@ pub(crate) fn setup(
     traffic: &Traffic,
 ) -> Result<Option<MultipathRoutes>> {
     let d = &s.drb;
-    if !d.enabled {
+    let drb_cc = s.cc.enabled && s.cc.mechanism == CcMechanism::Drb;
+    if !wanted(s) {
         for (key, set) in [
             ("drb.max_paths", d.max_paths != 4),
             ("drb.path_mode", d.path_mode != PathMode::PerPair),
             ("drb.spread", d.spread != Spread::None),
         ] {
             if set {
-                return Err(Error::input(key, "only used with drb.enabled = true"));
+                return Err(Error::input(
+                    key,
+                    "only used with drb.enabled = true or cc.mechanism = \"drb\"",
+                ));
             }
         }
+    }
+    if !drb_cc {
+        for (key, set) in [
+            ("drb.zero_counts", d.zero_counts != ZeroCounts::PlusOne),
+            ("drb.counts", d.counts != CountWindow::Reset),
+            ("drb.granularity", d.granularity != PathGranularity::Packet),
+        ] {
+            if set {
+                return Err(Error::input(
+                    key,
+                    "only used by DRB's source agent: cc.enabled = true with cc.mechanism = \"drb\"",
+                ));
+            }
+        }
+    }
+    if drb_cc && d.spread != Spread::None {
+        return Err(Error::input(
+            "drb.spread",
+            "\"round_robin\" spreads without feedback; with cc.mechanism = \"drb\" Eq. 1 chooses the paths: leave it at \"none\"",
+        ));
+    }
+    if !wanted(s) {
         return Ok(None);
     }
     if d.path_mode == PathMode::IbFaithful {
@@ -47,10 +82,10 @@ pub(crate) fn setup(
             "\"ib_faithful\" (drb spec A.3.5 mode 2, one tree per LID alias) is not built yet; use \"per_pair\"",
         ));
     }
-    if s.cc.enabled {
+    if s.cc.enabled && s.cc.mechanism == CcMechanism::Ib {
         return Err(Error::input(
-            "cc.enabled",
-            "not yet with drb.enabled: the notifications' VL under the multipath layering comes with the DRB mechanism (issue 18 item 2)",
+            "cc.mechanism",
+            "the IBA's CC (\"ib\") does not run over DRB's multipath routes; with drb.enabled use \"drb\" (or \"ib_s1\")",
         ));
     }
     if s.switch.buffer_sharing != BufferSharing::Shared {

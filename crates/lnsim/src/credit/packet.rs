@@ -46,6 +46,9 @@ pub struct Packet {
     /// k > 0 = path k of its (source, destination) pair, which `switch/input.rs` follows hop
     /// by hop (drb-and-ddbbm spec A.3.5 mode 1, `routing/multipath.rs`).
     pub path: u8,
+    /// For a notification: the path of the data packet it answers (DRB counts notifications
+    /// per path, drb-and-ddbbm spec A.3.2); 0 otherwise.
+    pub cn_path: u8,
     /// Global input port where it currently sits.
     pub at: u32,
     /// Creation time (latency reference).

@@ -75,7 +75,13 @@ pub fn write_results(
 ) -> Result<String> {
     let ctx = Ctx::new(net);
     let totals = NodeTotals::new(net, &ctx);
-    let summary = summary_json(net, l, &ctx, &totals, wall_s, c, ending);
+    let mut summary = summary_json(net, l, &ctx, &totals, wall_s, c, ending);
+    // the DRB paper's mechanisms (credit/results_drb.rs)
+    let (drb_fields, drb_files) =
+        super::results_drb::outputs(net, ctx.interval, ctx.first_after_warm as u32, &ctx.names);
+    for (k, v) in drb_fields {
+        summary[k] = v;
+    }
     let text =
         serde_json::to_string_pretty(&summary).map_err(|e| Error::Internal(e.to_string()))? + "\n";
 
@@ -90,6 +96,7 @@ pub fn write_results(
     if let Some(d) = net.cc.ddbbm() {
         files.push(("ddbbm.csv", ddbbm_csv(d, &ctx)));
     }
+    files.extend(drb_files);
     files.push(("latency_hist.csv", latency_hist_csv(&net.stats)));
     if net.stats.buffers.is_some() {
         files.push(("buffers.csv", buffers_csv(net, &ctx)));

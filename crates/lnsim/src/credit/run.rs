@@ -39,7 +39,7 @@ pub fn run_scenario(
     let conservation = net.check_conservation()?;
     net.stats.finish(net.end);
     let last = net.stats.nodes.n_int as u32 - 1;
-    net.cc.run_ended(last, net.end);
+    net.cc.run_ended(last, net.end, net.traffic.flows.len());
     let summary = results::write_results(&net, l, out_dir, wall_s, conservation, ending)?;
     Ok(RunOutput {
         out_dir: out_dir.to_path_buf(),
@@ -211,7 +211,10 @@ impl Net {
                 self.try_hca_send(hca, t)
             }
             Ev::Arrival { source } => self.arrival(source, t),
-            Ev::CcSample { interval } => self.cc.interval_ended(interval, t),
+            Ev::CcSample { interval } => {
+                self.cc
+                    .interval_ended(interval, t, self.traffic.flows.len())
+            }
             Ev::CcTimer => self.cc_timer(t),
             Ev::FlowControlSend { gport, counter } => self.flow_control_send(gport, counter, t),
             Ev::CrossbarArrive { pkt, gport } => self.output_arrive(pkt, gport, t),
@@ -227,12 +230,18 @@ impl Net {
     /// The congestion management's timer fired: queue what it decided, re-arm it.
     fn cc_timer(&mut self, t: Ps) {
         let mut out = std::mem::take(&mut self.cc_out);
-        self.cc.timer_fired(t, |h, n| out.push((h, n)));
+        let sooner = self.cc.timer_fired(t, |h, n| out.push((h, n)));
         for &(h, n) in &out {
             self.queue_notification(h, n, t);
         }
         out.clear();
         self.cc_out = out;
+        if sooner {
+            // IBA_CC-S1 lowered some IRDs: HCAs asleep until a later time may send now
+            for h in 0..self.hca_gport.len() as u32 {
+                self.try_hca_send(h, t);
+            }
+        }
         if let Some(p) = self.cc.timer_period() {
             if t + p <= self.end {
                 self.at(t + p, Ev::CcTimer);

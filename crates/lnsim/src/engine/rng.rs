@@ -15,6 +15,8 @@ pub mod purpose {
     pub const SUBSET: u64 = 3;
     /// Random marking decisions of congestion control.
     pub const MARKING: u64 = 4;
+    /// DRB's per-packet path draws (Eq. 1, drb-and-ddbbm spec A.3.3).
+    pub const PATH_CHOICE: u64 = 6;
 }
 
 fn splitmix(mut x: u64) -> u64 {

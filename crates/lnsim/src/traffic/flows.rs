@@ -264,7 +264,8 @@ impl Traffic {
     }
 }
 
-fn new_flow(src: u32, dst: u32, vl: u8, source: u32, is_static: bool) -> Flow {
+/// A flow from HCA `src` to HCA `dst` on `vl` of source `source` with nothing sent yet.
+pub fn new_flow(src: u32, dst: u32, vl: u8, source: u32, is_static: bool) -> Flow {
     Flow {
         src,
         dst,

@@ -192,6 +192,7 @@ impl Ddbbm {
             bytes: self.notification_bytes,
             vl: Some(self.notification_vl.unwrap_or(0)),
             becn: start,
+            path: 0,
         }
     }
 

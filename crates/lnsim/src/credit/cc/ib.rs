@@ -115,6 +115,7 @@ impl IbCc {
             bytes: self.ca.cnp_bytes,
             vl: self.ca.cnp_vl,
             becn: true,
+            path: 0,
         })
     }
 

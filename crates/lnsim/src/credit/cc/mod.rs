@@ -71,20 +71,26 @@
 pub mod cct;
 pub mod ddbbm;
 pub mod ddbbm_lanes;
+pub mod drb;
 pub mod ib;
 pub mod ib_ca;
+pub mod ib_s1;
 pub mod ib_switch;
+pub mod port_monitor;
 
-use crate::config::{CcConfig, DdbbmConfig, Ps};
+use crate::config::{CcConfig, CcMechanism, DdbbmConfig, DrbConfig, Ps};
 use crate::credit::packet::Packet;
 use crate::credit::switch::buffer::CreditKeeping;
 use crate::error::Result;
+use crate::routing::multipath::MultipathRoutes;
 use crate::topology::LinkClass;
 use crate::traffic::Flow;
 use std::path::Path;
 
 pub use ddbbm::Ddbbm;
+pub use drb::Drb;
 pub use ib::IbCc;
+pub use ib_s1::IbS1;
 
 /// A congestion notification the destination asks the network to send back to a source.
 #[derive(Debug, Clone, Copy)]
@@ -100,6 +106,9 @@ pub struct Notification {
     /// BECN set: InfiniBand CC's CNP (spec §2.3.1), DDBBM's start of congestion (drb-and-ddbbm
     /// spec B.3.3; clear: its end).
     pub becn: bool,
+    /// The path of the data packet it answers (DRB counts notifications per path:
+    /// drb-and-ddbbm spec A.3.2; 0 for the other mechanisms).
+    pub path: u8,
 }
 
 /// What switch-side hooks may read of the network: queue fills and credits (references to
@@ -116,6 +125,8 @@ pub struct SwitchView<'a> {
     pub credits: &'a Vec<u32>,
     /// How credits are kept.
     pub credit_keeping: &'a CreditKeeping,
+    /// `[gport * vls + vl]`: credits occupied in every input buffer.
+    pub in_used: &'a Vec<u32>,
 }
 
 impl SwitchView<'_> {
@@ -138,6 +149,7 @@ macro_rules! switch_view {
             fill: &$net.fill,
             credits: &$net.credits,
             credit_keeping: &$net.credit_keeping,
+            in_used: &$net.in_used,
         }
     };
 }
@@ -154,6 +166,12 @@ pub enum CongestionManagement {
     /// [`ddbbm`]): nothing is throttled, packets of congested destinations carry the congestion
     /// bit that the switches' DDBBM queue scheme maps to the dynamic queue.
     Ddbbm(Box<Ddbbm>),
+    /// DRB's path expansion (drb-and-ddbbm spec A.3; [`drb`]): the input-buffer monitor marks,
+    /// the destination notifies, the source opens and closes disjoint paths and spreads its
+    /// packets by Eq. 1; nothing is throttled.
+    Drb(Box<Drb>),
+    /// The DRB paper's throttling baseline IBA_CC-S1 (drb-and-ddbbm spec A.4; [`ib_s1`]).
+    IbS1(Box<IbS1>),
 }
 
 /// What the builder knows about the network that congestion management needs.
@@ -176,6 +194,8 @@ pub struct CcContext<'a> {
     pub seed: u64,
     /// Folder of the scenario (for `cc.cct.file`).
     pub base_dir: &'a Path,
+    /// DRB's multipath routes (`drb.enabled` or `cc.mechanism = "drb"`).
+    pub multipath: Option<&'a MultipathRoutes>,
 }
 
 impl CongestionManagement {
@@ -183,6 +203,7 @@ impl CongestionManagement {
     /// the DDBBM queue scheme); every key is checked even when it is off.
     pub fn from_config(
         c: &CcConfig,
+        drb: &DrbConfig,
         ddbbm: Option<(&DdbbmConfig, &[f64])>,
         ctx: &CcContext,
     ) -> Result<Self> {
@@ -202,6 +223,19 @@ impl CongestionManagement {
         if !c.enabled {
             return Ok(CongestionManagement::Off);
         }
+        match c.mechanism {
+            CcMechanism::Ib => {}
+            CcMechanism::Drb => {
+                return Ok(CongestionManagement::Drb(Box::new(Drb::from_config(
+                    c, drb, ctx,
+                )?)))
+            }
+            CcMechanism::IbS1 => {
+                return Ok(CongestionManagement::IbS1(Box::new(IbS1::from_config(
+                    c, ctx,
+                )?)))
+            }
+        }
         ib.set_capacities(ctx.in_cap);
         Ok(CongestionManagement::Ib(Box::new(ib)))
     }
@@ -210,7 +244,32 @@ impl CongestionManagement {
     pub fn ib(&self) -> Option<&IbCc> {
         match self {
             CongestionManagement::Ib(ib) => Some(ib),
-            CongestionManagement::Off | CongestionManagement::Ddbbm(_) => None,
+            _ => None,
+        }
+    }
+
+    /// The DRB state, if that is the mechanism (for its results).
+    pub fn drb(&self) -> Option<&Drb> {
+        match self {
+            CongestionManagement::Drb(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The IBA_CC-S1 state, if that is the mechanism (for its results).
+    pub fn ib_s1(&self) -> Option<&IbS1> {
+        match self {
+            CongestionManagement::IbS1(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The DRB paper's port monitor, if the mechanism uses it.
+    pub fn port_monitor(&self) -> Option<&port_monitor::PortMonitor> {
+        match self {
+            CongestionManagement::Drb(d) => Some(&d.monitor),
+            CongestionManagement::IbS1(s) => Some(&s.monitor),
+            _ => None,
         }
     }
 
@@ -225,7 +284,12 @@ impl CongestionManagement {
     /// True if the mechanism samples its state at every statistics interval's end
     /// ([`CongestionManagement::interval_ended`]).
     pub fn samples_intervals(&self) -> bool {
-        matches!(self, CongestionManagement::Ib(_))
+        matches!(
+            self,
+            CongestionManagement::Ib(_)
+                | CongestionManagement::Drb(_)
+                | CongestionManagement::IbS1(_)
+        )
     }
 
     /// The period of the mechanism's own timer ([`CongestionManagement::timer_fired`]), if it
@@ -233,18 +297,30 @@ impl CongestionManagement {
     pub fn timer_period(&self) -> Option<Ps> {
         match self {
             CongestionManagement::Ddbbm(d) => Some(d.frame()),
+            CongestionManagement::Drb(d) => Some(d.timer()),
+            CongestionManagement::IbS1(s) => Some(s.timer()),
             _ => None,
         }
     }
 
     /// The mechanism's timer fired at `now`; `send` queues each notification it decided
-    /// (`(sending HCA, notification)`).
-    pub fn timer_fired(&mut self, now: Ps, mut send: impl FnMut(u32, Notification)) {
-        if let CongestionManagement::Ddbbm(d) = self {
-            d.frame_ended(now);
-            for (h, n) in d.take_pending() {
-                send(h, n);
+    /// (`(sending HCA, notification)`). Returns true if sources held back by the mechanism
+    /// may now send earlier than they were told (IBA_CC-S1 lowered an IRD).
+    pub fn timer_fired(&mut self, now: Ps, mut send: impl FnMut(u32, Notification)) -> bool {
+        match self {
+            CongestionManagement::Ddbbm(d) => {
+                d.frame_ended(now);
+                for (h, n) in d.take_pending() {
+                    send(h, n);
+                }
+                false
             }
+            CongestionManagement::Drb(d) => {
+                d.timer_fired();
+                false
+            }
+            CongestionManagement::IbS1(s) => s.timer_fired(),
+            _ => false,
         }
     }
 
@@ -286,7 +362,7 @@ impl CongestionManagement {
         match self {
             CongestionManagement::Off => {}
             CongestionManagement::Ib(ib) => ib.packet_enqueued(&v(), input, out, vl, old, new, now),
-            CongestionManagement::Ddbbm(_) => {}
+            _ => {}
         }
     }
 
@@ -307,7 +383,7 @@ impl CongestionManagement {
         match self {
             CongestionManagement::Off => {}
             CongestionManagement::Ib(ib) => ib.packet_dequeued(&v(), input, out, vl, old, new, now),
-            CongestionManagement::Ddbbm(_) => {}
+            _ => {}
         }
     }
 
@@ -324,7 +400,18 @@ impl CongestionManagement {
         match self {
             CongestionManagement::Off => {}
             CongestionManagement::Ib(ib) => ib.packet_forwarded(&v(), output, vl, p, now),
-            CongestionManagement::Ddbbm(_) => {}
+            _ => {}
+        }
+    }
+
+    /// Packet `p` starts leaving the switch input buffer where it sits (`p.at`, VL `p.vl`;
+    /// the output has taken its credits, its own credits are still in the buffer).
+    #[inline(always)]
+    pub fn packet_leaves_input<'v>(&mut self, v: impl FnOnce() -> SwitchView<'v>, p: &mut Packet) {
+        match self {
+            CongestionManagement::Drb(d) => d.monitor.packet_leaves_input(v().in_used, p),
+            CongestionManagement::IbS1(s) => s.monitor.packet_leaves_input(v().in_used, p),
+            _ => {}
         }
     }
 
@@ -340,7 +427,7 @@ impl CongestionManagement {
         match self {
             CongestionManagement::Off => {}
             CongestionManagement::Ib(ib) => ib.credits_returned(&v(), output, vl, now),
-            CongestionManagement::Ddbbm(_) => {}
+            _ => {}
         }
     }
 
@@ -354,6 +441,8 @@ impl CongestionManagement {
             CongestionManagement::Off => None,
             CongestionManagement::Ib(ib) => ib.packet_received(h, p, now),
             CongestionManagement::Ddbbm(d) => d.packet_received(h, p),
+            CongestionManagement::Drb(d) => d.monitor.notification_for(p),
+            CongestionManagement::IbS1(s) => s.monitor.notification_for(p),
         }
     }
 
@@ -364,6 +453,8 @@ impl CongestionManagement {
             CongestionManagement::Off => {}
             CongestionManagement::Ib(ib) => ib.notification_received(h, p, flow, now),
             CongestionManagement::Ddbbm(d) => d.notification_received(h, p),
+            CongestionManagement::Drb(d) => d.notification_received(p, flow),
+            CongestionManagement::IbS1(s) => s.notification_received(p),
         }
     }
 
@@ -371,8 +462,11 @@ impl CongestionManagement {
     #[inline]
     pub fn ready_at(&self, f: u32, flow: &Flow) -> Ps {
         match self {
-            CongestionManagement::Off | CongestionManagement::Ddbbm(_) => 0,
+            CongestionManagement::Off
+            | CongestionManagement::Ddbbm(_)
+            | CongestionManagement::Drb(_) => 0,
             CongestionManagement::Ib(ib) => ib.ready_at(f, flow),
+            CongestionManagement::IbS1(s) => s.ready_at(f),
         }
     }
 
@@ -382,7 +476,8 @@ impl CongestionManagement {
         match self {
             CongestionManagement::Off => {}
             CongestionManagement::Ib(ib) => ib.packet_sent(f, flow, ser, now),
-            CongestionManagement::Ddbbm(_) => {}
+            CongestionManagement::IbS1(s) => s.packet_sent(f, ser, now),
+            _ => {}
         }
     }
 
@@ -392,32 +487,35 @@ impl CongestionManagement {
     /// known to the HCA's credit check) and wraps at the pair's path count
     /// (`credit/multipath.rs`); without it, only 0 is followed.
     #[inline]
-    pub fn path_for(&mut self, _f: u32, _flow: &Flow) -> u8 {
+    pub fn path_for(&mut self, f: u32, flow: &Flow) -> u8 {
         match self {
-            CongestionManagement::Off
-            | CongestionManagement::Ib(_)
-            | CongestionManagement::Ddbbm(_) => 0,
+            CongestionManagement::Drb(d) => d.path_for(f, flow),
+            _ => 0,
         }
     }
 
     // --- run
 
-    /// Statistics interval `interval` ends at `t` ([`CongestionManagement::samples_intervals`]).
+    /// Statistics interval `interval` ends at `t` ([`CongestionManagement::samples_intervals`]);
+    /// the run has `flows` flows.
     #[inline]
-    pub fn interval_ended(&mut self, interval: u32, t: Ps) {
+    pub fn interval_ended(&mut self, interval: u32, t: Ps, flows: usize) {
         match self {
-            CongestionManagement::Off => {}
             CongestionManagement::Ib(ib) => ib.interval_ended(interval, t),
-            CongestionManagement::Ddbbm(_) => {}
+            CongestionManagement::Drb(d) => d.interval_ended(interval, flows),
+            CongestionManagement::IbS1(s) => s.interval_ended(interval),
+            _ => {}
         }
     }
 
-    /// The run ended at `end`, inside statistics interval `last`.
-    pub fn run_ended(&mut self, last: u32, end: Ps) {
+    /// The run ended at `end`, inside statistics interval `last`, with `flows` flows.
+    pub fn run_ended(&mut self, last: u32, end: Ps, flows: usize) {
         match self {
             CongestionManagement::Off => {}
             CongestionManagement::Ib(ib) => ib.run_ended(last, end),
-            CongestionManagement::Ddbbm(_) => {}
+            CongestionManagement::Drb(d) => d.interval_ended(last, flows),
+            CongestionManagement::IbS1(s) => s.interval_ended(last),
+            _ => {}
         }
     }
 }

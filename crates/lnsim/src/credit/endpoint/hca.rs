@@ -289,7 +289,13 @@ impl Net {
     /// Queues a congestion notification packet (BECN set) at HCA `h` for `n.to`.
     pub(crate) fn queue_notification(&mut self, h: u32, n: Notification, now: Ps) {
         let bytes = n.bytes;
-        let vl = n.vl.unwrap_or(self.traffic.flows[n.flow as usize].vl);
+        let vl = match (&self.multipath, n.vl) {
+            (_, Some(vl)) => vl,
+            // DRB multipath: the notification takes the forwarding tables' route back, on
+            // that route's VL layer (drb spec A.3.5, A.10 item 6)
+            (Some(mp), None) => mp.vl(h, n.to, 0),
+            (None, None) => self.traffic.flows[n.flow as usize].vl,
+        };
         let pid = self.pkts.alloc(Packet {
             src: h,
             dst: n.to,
@@ -298,6 +304,7 @@ impl Net {
             credits: bytes.div_ceil(self.credit_bytes),
             vl,
             flags: CNP | if n.becn { BECN } else { 0 },
+            cn_path: n.path,
             created: now,
             ..Packet::default()
         });

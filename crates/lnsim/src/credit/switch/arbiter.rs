@@ -320,6 +320,9 @@ impl Net {
             }
         }
         self.being_sent[ig as usize] += 1;
+        // the DRB paper's port monitor samples the input buffer the packet leaves
+        self.cc
+            .packet_leaves_input(switch_view!(self), &mut self.pkts[pid]);
         if !PLAIN && self.obuf.is_some() {
             // into the output buffer (`slot` is its output queue): switch/output_buffer.rs
             let counter = self.input_counter(ig, qid, vl);

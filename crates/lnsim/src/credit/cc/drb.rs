@@ -1,0 +1,473 @@
+//! DRB's source agent on InfiniBand (drb-and-ddbbm spec A.3.2 "source CA, per connection",
+//! A.3.3, A.3.4): congestion notifications open more of a connection's link-disjoint paths,
+//! Eq. 1 spreads its packets over the open ones, quiet CCM timer periods close them again; the
+//! injection rate is never throttled. The switches mark with the [`PortMonitor`], the
+//! destination answers each marked packet with a notification naming the packet's path.
+//!
+//! A connection is a flow (source, destination); its paths are the pair's multipath routes
+//! (`routing/multipath.rs`, shortest first, path 0 the forwarding tables' route), so opening
+//! "the next path" opens the next-shortest one and closing removes the most recently opened
+//! (spec A.3.2 [A]). One timer for all sources, period `cc.ccm_timer`, is the CCM timer
+//! (spec A.3.4; the paper does not say how the sources' timers are phased [A]).
+
+use crate::config::{CcConfig, CountWindow, DrbConfig, PathGranularity, Ps, ZeroCounts};
+use crate::credit::cc::port_monitor::PortMonitor;
+use crate::credit::cc::CcContext;
+use crate::credit::packet::{Packet, BECN};
+use crate::engine::rng::{purpose, stream};
+use crate::error::{Error, Result};
+use crate::traffic::Flow;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+/// Most paths a connection can have (`drb.max_paths` ≤ 8).
+pub const MAX_PATHS: usize = 8;
+
+/// One statistics interval's picture of the connections (for `drb_paths.csv`).
+#[derive(Debug, Clone, Copy)]
+pub struct PathSample {
+    /// Statistics interval.
+    pub interval: u32,
+    /// Flow (connection).
+    pub flow: u32,
+    /// Paths open at the interval's end.
+    pub open: u8,
+    /// Notifications the source received in the interval.
+    pub notifications: u32,
+}
+
+/// DRB's state: the monitor's limits and, per connection, the open paths and the
+/// notification counts of Eq. 1.
+#[derive(Debug, Clone)]
+pub struct Drb {
+    /// The switches' input-buffer monitor.
+    pub monitor: PortMonitor,
+    per_step: u32,
+    max_paths: u8,
+    zero_counts: ZeroCounts,
+    window: CountWindow,
+    granularity: PathGranularity,
+    timer: Ps,
+    n_hca: usize,
+    /// `[src * n_hca + dst]`: the pair's multipath routes.
+    pair_paths: Vec<u8>,
+    /// Per flow: paths open (1: the original path only; 0: the flow has not been seen).
+    open: Vec<u8>,
+    /// Per flow: B, the notifications drawn by each path.
+    counts: Vec<[u32; MAX_PATHS]>,
+    /// Per flow: notifications since the last path was opened.
+    since_step: Vec<u32>,
+    /// Per flow: a notification came in this timer period.
+    notified: Vec<bool>,
+    /// Per flow: notifications in the current statistics interval.
+    interval_notifications: Vec<u32>,
+    rng: ChaCha8Rng,
+    /// Notifications received by sources.
+    pub notifications: u64,
+    /// Paths opened.
+    pub opened: u64,
+    /// Paths closed.
+    pub closed: u64,
+    /// Most paths any connection had open at once.
+    pub max_open: u8,
+    /// Per statistics interval and connection that had more than one path open or drew
+    /// notifications.
+    pub samples: Vec<PathSample>,
+    /// Per statistics interval: (interval, sum of open paths over the flows, flows).
+    pub interval_open: Vec<(u32, u64, u32)>,
+}
+
+impl Drb {
+    /// DRB from `[cc]` and `[drb]` over the multipath routes in `ctx`.
+    pub fn from_config(c: &CcConfig, d: &DrbConfig, ctx: &CcContext) -> Result<Self> {
+        let mp = ctx
+            .multipath
+            .ok_or_else(|| Error::Internal("DRB built without its multipath routes".to_string()))?;
+        if c.ccm_timer.0 == 0 {
+            return Err(Error::input(
+                "cc.ccm_timer",
+                "must be above 0 (the CCM timer period, spec A.3.4: 100us)",
+            ));
+        }
+        let n = ctx.n_hca;
+        let mut pair_paths = vec![0u8; n * n];
+        for s in 0..n {
+            for t in 0..n {
+                pair_paths[s * n + t] = mp.count(s as u32, t as u32);
+            }
+        }
+        Ok(Drb {
+            monitor: PortMonitor::new(c.mark_fraction, c.cnp_bytes.0 as u32, ctx),
+            per_step: c.notifications_per_step,
+            max_paths: d.max_paths.min(MAX_PATHS as u32) as u8,
+            zero_counts: d.zero_counts,
+            window: d.counts,
+            granularity: d.granularity,
+            timer: c.ccm_timer.0,
+            n_hca: n,
+            pair_paths,
+            open: Vec::new(),
+            counts: Vec::new(),
+            since_step: Vec::new(),
+            notified: Vec::new(),
+            interval_notifications: Vec::new(),
+            rng: stream(ctx.seed, u64::MAX - 2, purpose::PATH_CHOICE),
+            notifications: 0,
+            opened: 0,
+            closed: 0,
+            max_open: 1,
+            samples: Vec::new(),
+            interval_open: Vec::new(),
+        })
+    }
+
+    /// The CCM timer's period.
+    pub fn timer(&self) -> Ps {
+        self.timer
+    }
+
+    /// Makes room for flow `f`'s state (flows appear as generators open them).
+    #[inline]
+    fn grow(&mut self, f: u32) {
+        let need = f as usize + 1;
+        if self.open.len() < need {
+            self.open.resize(need, 1);
+            self.counts.resize(need, [0; MAX_PATHS]);
+            self.since_step.resize(need, 0);
+            self.notified.resize(need, false);
+            self.interval_notifications.resize(need, 0);
+        }
+    }
+
+    /// Paths open for flow `f` (1 for a flow never notified).
+    pub fn open_paths(&self, f: u32) -> u8 {
+        self.open.get(f as usize).copied().unwrap_or(1)
+    }
+
+    /// The most paths flow `flow` may open: `drb.max_paths` or fewer if its pair has fewer.
+    fn limit(&self, flow: &Flow) -> u8 {
+        let pair = self.pair_paths[flow.src as usize * self.n_hca + flow.dst as usize];
+        pair.clamp(1, self.max_paths)
+    }
+
+    /// Source `h` received notification `p` about flow `p.flow` (spec A.3.2 "on CN(BECN) for
+    /// path i"): count it for the path it names; every `notifications_per_step`-th opens one
+    /// more path while the connection has fewer than it may.
+    pub fn notification_received(&mut self, p: &Packet, flow: &Flow) {
+        if p.flags & BECN == 0 {
+            return;
+        }
+        let f = p.flow;
+        self.grow(f);
+        let fi = f as usize;
+        let path = (p.cn_path as usize).min(MAX_PATHS - 1);
+        self.counts[fi][path] += 1;
+        self.since_step[fi] += 1;
+        self.notified[fi] = true;
+        self.interval_notifications[fi] += 1;
+        self.notifications += 1;
+        if self.since_step[fi] >= self.per_step && self.open[fi] < self.limit(flow) {
+            self.open[fi] += 1;
+            self.since_step[fi] = 0;
+            self.opened += 1;
+            self.max_open = self.max_open.max(self.open[fi]);
+        }
+    }
+
+    /// The path of flow `f`'s following packet (spec A.3.3, Eq. 1): path x of the open ones
+    /// with probability ∝ 1/(B_x + 1) (`plus_one`), or spread over the paths without
+    /// notifications (`unnotified_first`); per message, a message's packets keep the path of
+    /// its first.
+    #[inline]
+    pub fn path_for(&mut self, f: u32, flow: &Flow) -> u8 {
+        let n = self.open_paths(f);
+        if n <= 1 {
+            return 0;
+        }
+        if self.granularity == PathGranularity::Message && flow.in_message {
+            return flow.next_path;
+        }
+        let b = &self.counts[f as usize][..n as usize];
+        let weight = |x: u32| -> f64 {
+            match self.zero_counts {
+                ZeroCounts::PlusOne => 1.0 / (x as f64 + 1.0),
+                ZeroCounts::UnnotifiedFirst => {
+                    if b.contains(&0) {
+                        if x == 0 {
+                            1.0
+                        } else {
+                            0.0
+                        }
+                    } else {
+                        1.0 / x as f64
+                    }
+                }
+            }
+        };
+        let total: f64 = b.iter().map(|&x| weight(x)).sum();
+        let mut u = self.rng.random::<f64>() * total;
+        for (k, &x) in b.iter().enumerate() {
+            let w = weight(x);
+            if u < w {
+                return k as u8;
+            }
+            u -= w;
+        }
+        // rounding left u at the very top: the last path with a share
+        b.iter().rposition(|&x| weight(x) > 0.0).unwrap_or(0) as u8
+    }
+
+    /// The CCM timer expired (spec A.3.4): each connection that drew no notification in the
+    /// period closes its most recently opened path (back at one path its counts are cleared);
+    /// with `drb.counts = "halve"` every count is halved.
+    pub fn timer_fired(&mut self) {
+        for fi in 0..self.open.len() {
+            if !self.notified[fi] && self.open[fi] > 1 {
+                self.open[fi] -= 1;
+                self.closed += 1;
+                if self.open[fi] == 1 {
+                    self.counts[fi] = [0; MAX_PATHS];
+                    self.since_step[fi] = 0;
+                }
+            }
+            if self.window == CountWindow::Halve {
+                for b in &mut self.counts[fi] {
+                    *b /= 2;
+                }
+            }
+            self.notified[fi] = false;
+        }
+    }
+
+    /// Statistics interval `interval` ended with `flows` flows in the run: record the open
+    /// paths.
+    pub fn interval_ended(&mut self, interval: u32, flows: usize) {
+        let mut sum = 0u64;
+        for fi in 0..flows {
+            let open = self.open.get(fi).copied().unwrap_or(1);
+            let notes = self
+                .interval_notifications
+                .get_mut(fi)
+                .map(std::mem::take)
+                .unwrap_or(0);
+            sum += open as u64;
+            if open > 1 || notes > 0 {
+                self.samples.push(PathSample {
+                    interval,
+                    flow: fi as u32,
+                    open,
+                    notifications: notes,
+                });
+            }
+        }
+        self.interval_open.push((interval, sum, flows as u32));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::credit::packet::CNP;
+    use crate::topology::LinkClass;
+
+    fn flow(src: u32, dst: u32) -> Flow {
+        crate::traffic::flows::new_flow(src, dst, 0, 0, true)
+    }
+
+    /// A DRB agent for 2 HCAs whose pair (0, 1) has `paths` paths.
+    fn agent(paths: u8, zero: ZeroCounts, window: CountWindow) -> Drb {
+        let is_switch = [false, false];
+        let cap = [64u32; 2];
+        let class = [LinkClass::Host; 2];
+        let ctx = CcContext {
+            vls: 1,
+            pkt_credits: 32,
+            is_switch: &is_switch,
+            class: &class,
+            node_base: &[0, 1],
+            in_cap: &cap,
+            n_hca: 2,
+            seed: 3,
+            base_dir: std::path::Path::new("."),
+            multipath: None,
+        };
+        Drb {
+            monitor: PortMonitor::new(0.8, 64, &ctx),
+            per_step: 10,
+            max_paths: 4,
+            zero_counts: zero,
+            window,
+            granularity: PathGranularity::Packet,
+            timer: 100_000_000,
+            n_hca: 2,
+            pair_paths: vec![0, paths, paths, 0],
+            open: Vec::new(),
+            counts: Vec::new(),
+            since_step: Vec::new(),
+            notified: Vec::new(),
+            interval_notifications: Vec::new(),
+            rng: stream(1, 2, purpose::PATH_CHOICE),
+            notifications: 0,
+            opened: 0,
+            closed: 0,
+            max_open: 1,
+            samples: Vec::new(),
+            interval_open: Vec::new(),
+        }
+    }
+
+    fn cn(path: u8) -> Packet {
+        Packet {
+            flow: 0,
+            flags: CNP | BECN,
+            cn_path: path,
+            ..Packet::default()
+        }
+    }
+
+    #[test]
+    fn one_path_opens_per_ten_notifications_up_to_the_pairs_paths() {
+        let mut d = agent(3, ZeroCounts::PlusOne, CountWindow::Reset);
+        let fl = flow(0, 1);
+        for k in 1..=9 {
+            d.notification_received(&cn(0), &fl);
+            assert_eq!(d.open_paths(0), 1, "after {k} notifications");
+        }
+        d.notification_received(&cn(0), &fl);
+        assert_eq!(d.open_paths(0), 2);
+        for _ in 0..10 {
+            d.notification_received(&cn(1), &fl);
+        }
+        assert_eq!(d.open_paths(0), 3);
+        // the pair has 3 paths: no fourth although drb.max_paths = 4
+        for _ in 0..30 {
+            d.notification_received(&cn(2), &fl);
+        }
+        assert_eq!(d.open_paths(0), 3);
+        assert_eq!((d.notifications, d.opened, d.max_open), (50, 2, 3));
+        // a notification without BECN (not DRB's) changes nothing
+        let mut plain = cn(0);
+        plain.flags = CNP;
+        d.notification_received(&plain, &fl);
+        assert_eq!(d.notifications, 50);
+    }
+
+    #[test]
+    fn quiet_timer_periods_close_one_path_each_and_clear_the_counts() {
+        let mut d = agent(4, ZeroCounts::PlusOne, CountWindow::Reset);
+        let fl = flow(0, 1);
+        for _ in 0..30 {
+            d.notification_received(&cn(0), &fl);
+        }
+        assert_eq!(d.open_paths(0), 4);
+        // the period with notifications does not close
+        d.timer_fired();
+        assert_eq!(d.open_paths(0), 4);
+        d.timer_fired();
+        assert_eq!(d.open_paths(0), 3);
+        // a notification in the next period holds it
+        d.notification_received(&cn(1), &fl);
+        d.timer_fired();
+        assert_eq!(d.open_paths(0), 3);
+        d.timer_fired();
+        d.timer_fired();
+        assert_eq!(d.open_paths(0), 1);
+        assert_eq!(d.counts[0], [0; MAX_PATHS], "cleared back on one path");
+        assert_eq!(d.closed, 3);
+        d.timer_fired();
+        assert_eq!(d.open_paths(0), 1, "never below the original path");
+    }
+
+    #[test]
+    fn halving_window_halves_the_counts_each_period() {
+        let mut d = agent(4, ZeroCounts::PlusOne, CountWindow::Halve);
+        let fl = flow(0, 1);
+        for _ in 0..10 {
+            d.notification_received(&cn(0), &fl);
+        }
+        for _ in 0..7 {
+            d.notification_received(&cn(1), &fl);
+        }
+        d.timer_fired();
+        assert_eq!(&d.counts[0][..2], &[5, 3]);
+    }
+
+    /// Eq. 1 with B + 1: path x drawn with probability (1/(B_x+1)) / Σ 1/(B_i+1).
+    #[test]
+    fn eq1_probabilities_follow_the_inverse_counts() {
+        let mut d = agent(4, ZeroCounts::PlusOne, CountWindow::Reset);
+        let fl = flow(0, 1);
+        // open 3 paths, then set B = (9, 4, 0) + the 10 + 10 that opened them on path 0
+        for _ in 0..20 {
+            d.notification_received(&cn(0), &fl);
+        }
+        d.counts[0][..3].copy_from_slice(&[9, 4, 0]);
+        assert_eq!(d.open_paths(0), 3);
+        let n = 200_000;
+        let mut hits = [0u32; 3];
+        for _ in 0..n {
+            hits[d.path_for(0, &fl) as usize] += 1;
+        }
+        let w = [1.0 / 10.0, 1.0 / 5.0, 1.0];
+        let total: f64 = w.iter().sum();
+        for x in 0..3 {
+            let p = w[x] / total;
+            let sd = (p * (1.0 - p) / n as f64).sqrt();
+            let got = hits[x] as f64 / n as f64;
+            assert!(
+                (got - p).abs() < 5.0 * sd,
+                "path {x}: {got} vs {p} (5 sd = {})",
+                5.0 * sd
+            );
+        }
+    }
+
+    #[test]
+    fn unnotified_first_uses_only_paths_without_notifications() {
+        let mut d = agent(4, ZeroCounts::UnnotifiedFirst, CountWindow::Reset);
+        let fl = flow(0, 1);
+        for _ in 0..20 {
+            d.notification_received(&cn(0), &fl);
+        }
+        d.counts[0][..3].copy_from_slice(&[20, 0, 0]);
+        let mut hits = [0u32; 3];
+        for _ in 0..10_000 {
+            hits[d.path_for(0, &fl) as usize] += 1;
+        }
+        assert_eq!(hits[0], 0);
+        assert!(hits[1] > 4_500 && hits[2] > 4_500, "{hits:?}");
+        // once every path has drawn some: 1/B
+        d.counts[0][..3].copy_from_slice(&[1, 1_000_000, 1_000_000]);
+        let zeros = (0..1000).filter(|_| d.path_for(0, &fl) == 0).count();
+        assert!(zeros > 990, "{zeros}");
+    }
+
+    #[test]
+    fn per_message_granularity_keeps_a_messages_path() {
+        let mut d = agent(4, ZeroCounts::PlusOne, CountWindow::Reset);
+        d.granularity = PathGranularity::Message;
+        let mut fl = flow(0, 1);
+        for _ in 0..30 {
+            d.notification_received(&cn(0), &fl);
+        }
+        fl.in_message = true;
+        fl.next_path = 2;
+        for _ in 0..100 {
+            assert_eq!(d.path_for(0, &fl), 2);
+        }
+        fl.in_message = false;
+        let drawn: std::collections::HashSet<u8> = (0..200).map(|_| d.path_for(0, &fl)).collect();
+        assert!(drawn.len() > 1, "a new message draws again: {drawn:?}");
+    }
+
+    #[test]
+    fn a_single_path_connection_never_draws() {
+        let mut d = agent(1, ZeroCounts::PlusOne, CountWindow::Reset);
+        let fl = flow(0, 1);
+        for _ in 0..100 {
+            d.notification_received(&cn(0), &fl);
+        }
+        assert_eq!(d.open_paths(0), 1);
+        assert_eq!(d.path_for(0, &fl), 0);
+    }
+}

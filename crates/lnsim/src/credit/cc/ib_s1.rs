@@ -1,0 +1,243 @@
+//! The DRB paper's InfiniBand CC baseline, "IBA_CC-S1" (drb-and-ddbbm spec A.4): the switches
+//! mark with the same input-buffer [`PortMonitor`] as DRB, the destination answers each marked
+//! packet, and the source throttles the flow (queue pair) the notification is about: every
+//! `cc.notifications_per_step`-th notification adds `cc.ird_step` of injection rate delay, and
+//! each CCM timer period without a notification removes one step. After a packet of the flow
+//! ends on the wire, its next may start no earlier than IRD later (spec A.4 [A]). One path.
+//!
+//! Why not through the IBA CC of [`super::ib`]: that one marks at congested output port VLs
+//! (root/victim), raises the CCTI by one per BECN and lowers it by one per timer expiry
+//! whatever arrived; A.4 counts notifications per step, lowers only after a quiet period and
+//! monitors input buffers. No CCT and increase rule give both, so it is its own small
+//! mechanism (issue 18 item 3).
+
+use crate::config::{CcConfig, Ps};
+use crate::credit::cc::port_monitor::PortMonitor;
+use crate::credit::cc::CcContext;
+use crate::credit::packet::{Packet, BECN};
+use crate::error::{Error, Result};
+
+/// One statistics interval's IRD of a throttled flow (for `ird.csv`).
+#[derive(Debug, Clone, Copy)]
+pub struct IrdSample {
+    /// Statistics interval.
+    pub interval: u32,
+    /// Flow.
+    pub flow: u32,
+    /// Its IRD at the interval's end (ps).
+    pub ird: Ps,
+    /// Notifications it received in the interval.
+    pub notifications: u32,
+}
+
+/// IBA_CC-S1's state: the monitor's limits and per flow the IRD and the counters.
+#[derive(Debug, Clone)]
+pub struct IbS1 {
+    /// The switches' input-buffer monitor.
+    pub monitor: PortMonitor,
+    per_step: u32,
+    step: Ps,
+    timer: Ps,
+    /// Per flow: the injection rate delay.
+    ird: Vec<Ps>,
+    /// Per flow: notifications received (a step every `per_step`-th).
+    count: Vec<u32>,
+    /// Per flow: a notification came in this timer period.
+    notified: Vec<bool>,
+    /// Per flow: when its last packet ends on the wire.
+    free_at: Vec<Ps>,
+    /// Per flow: notifications in the current statistics interval.
+    interval_notifications: Vec<u32>,
+    /// Notifications received by sources.
+    pub notifications: u64,
+    /// Highest IRD any flow reached (ps).
+    pub max_ird: Ps,
+    /// Per statistics interval, every flow with an IRD or notifications.
+    pub samples: Vec<IrdSample>,
+}
+
+impl IbS1 {
+    /// The baseline from `[cc]`.
+    pub fn from_config(c: &CcConfig, ctx: &CcContext) -> Result<Self> {
+        if c.ccm_timer.0 == 0 {
+            return Err(Error::input(
+                "cc.ccm_timer",
+                "must be above 0 (the CCM timer period, spec A.4: 100us)",
+            ));
+        }
+        Ok(IbS1 {
+            monitor: PortMonitor::new(c.mark_fraction, c.cnp_bytes.0 as u32, ctx),
+            per_step: c.notifications_per_step,
+            step: c.ird_step.0,
+            timer: c.ccm_timer.0,
+            ird: Vec::new(),
+            count: Vec::new(),
+            notified: Vec::new(),
+            free_at: Vec::new(),
+            interval_notifications: Vec::new(),
+            notifications: 0,
+            max_ird: 0,
+            samples: Vec::new(),
+        })
+    }
+
+    /// The CCM timer's period.
+    pub fn timer(&self) -> Ps {
+        self.timer
+    }
+
+    #[inline]
+    fn grow(&mut self, f: u32) {
+        let need = f as usize + 1;
+        if self.ird.len() < need {
+            self.ird.resize(need, 0);
+            self.count.resize(need, 0);
+            self.notified.resize(need, false);
+            self.free_at.resize(need, 0);
+            self.interval_notifications.resize(need, 0);
+        }
+    }
+
+    /// Flow `f`'s current injection rate delay.
+    pub fn ird(&self, f: u32) -> Ps {
+        self.ird.get(f as usize).copied().unwrap_or(0)
+    }
+
+    /// A notification about flow `p.flow` reached its source: every `per_step`-th adds a
+    /// step (spec A.4 "IRD_f += 5 us each 10 CNs").
+    pub fn notification_received(&mut self, p: &Packet) {
+        if p.flags & BECN == 0 {
+            return;
+        }
+        let f = p.flow;
+        self.grow(f);
+        let fi = f as usize;
+        self.count[fi] += 1;
+        self.notified[fi] = true;
+        self.interval_notifications[fi] += 1;
+        self.notifications += 1;
+        if self.count[fi] % self.per_step == 0 {
+            self.ird[fi] += self.step;
+            self.max_ird = self.max_ird.max(self.ird[fi]);
+        }
+    }
+
+    /// Earliest start of flow `f`'s next packet: the end of its last one plus its IRD.
+    #[inline]
+    pub fn ready_at(&self, f: u32) -> Ps {
+        match self.ird.get(f as usize) {
+            Some(&ird) if ird > 0 => self.free_at[f as usize] + ird,
+            _ => 0,
+        }
+    }
+
+    /// Flow `f` starts a packet at `now` that takes `ser` on the wire.
+    #[inline]
+    pub fn packet_sent(&mut self, f: u32, ser: Ps, now: Ps) {
+        if let Some(slot) = self.free_at.get_mut(f as usize) {
+            *slot = now + ser;
+        }
+    }
+
+    /// The CCM timer expired: each flow without a notification in the period loses one step
+    /// (spec A.4 [A], A.10 item 8). Returns whether some IRD fell (held-back flows may go now).
+    pub fn timer_fired(&mut self) -> bool {
+        let mut fell = false;
+        for fi in 0..self.ird.len() {
+            if !self.notified[fi] && self.ird[fi] > 0 {
+                self.ird[fi] = self.ird[fi].saturating_sub(self.step);
+                fell = true;
+            }
+            self.notified[fi] = false;
+        }
+        fell
+    }
+
+    /// Statistics interval `interval` ended: record every throttled or notified flow.
+    pub fn interval_ended(&mut self, interval: u32) {
+        for fi in 0..self.ird.len() {
+            let notes = std::mem::take(&mut self.interval_notifications[fi]);
+            if self.ird[fi] > 0 || notes > 0 {
+                self.samples.push(IrdSample {
+                    interval,
+                    flow: fi as u32,
+                    ird: self.ird[fi],
+                    notifications: notes,
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::credit::packet::CNP;
+    use crate::topology::LinkClass;
+
+    fn baseline() -> IbS1 {
+        let is_switch = [false];
+        let cap = [64u32];
+        let class = [LinkClass::Host];
+        let ctx = CcContext {
+            vls: 1,
+            pkt_credits: 32,
+            is_switch: &is_switch,
+            class: &class,
+            node_base: &[0],
+            in_cap: &cap,
+            n_hca: 1,
+            seed: 1,
+            base_dir: std::path::Path::new("."),
+            multipath: None,
+        };
+        let c: CcConfig = toml::from_str("").expect("defaults");
+        IbS1::from_config(&c, &ctx).expect("valid")
+    }
+
+    fn cn(flow: u32) -> Packet {
+        Packet {
+            flow,
+            flags: CNP | BECN,
+            ..Packet::default()
+        }
+    }
+
+    const US: Ps = 1_000_000;
+
+    #[test]
+    fn ird_rises_five_us_per_ten_notifications_and_spaces_packets() {
+        let mut s = baseline();
+        s.packet_sent(1, 8 * US, 0); // before any notification: not tracked, no delay
+        assert_eq!(s.ready_at(1), 0);
+        for k in 1..=25 {
+            s.notification_received(&cn(1));
+            assert_eq!(s.ird(1), (k / 10) * 5 * US, "after {k}");
+        }
+        assert_eq!(s.ird(0), 0, "only the notified flow");
+        s.packet_sent(1, 8 * US, 100 * US);
+        // next start = end of the packet (108 us) + IRD (10 us)
+        assert_eq!(s.ready_at(1), 118 * US);
+        assert_eq!(s.max_ird, 10 * US);
+    }
+
+    #[test]
+    fn quiet_periods_remove_one_step_each() {
+        let mut s = baseline();
+        for _ in 0..30 {
+            s.notification_received(&cn(0));
+        }
+        assert_eq!(s.ird(0), 15 * US);
+        assert!(!s.timer_fired(), "the period had notifications");
+        assert_eq!(s.ird(0), 15 * US);
+        assert!(s.timer_fired());
+        assert_eq!(s.ird(0), 10 * US);
+        s.notification_received(&cn(0)); // the 31st: no step, but the period is not quiet
+        assert!(!s.timer_fired());
+        assert_eq!(s.ird(0), 10 * US);
+        s.timer_fired();
+        s.timer_fired();
+        assert_eq!(s.ird(0), 0);
+        assert!(!s.timer_fired(), "nothing left to lower");
+    }
+}

@@ -1,0 +1,179 @@
+//! The switch port monitor of the DRB paper (drb-and-ddbbm spec A.3.2 "switch: per input-port,
+//! per-VL buffer", A.3.7, A.10 item 7): a data packet leaving a switch input VL buffer whose
+//! occupancy exceeds `cc.mark_fraction` of its capacity gets FECN. It keeps its path. Both
+//! mechanisms of that paper use it: DRB ([`super::drb`]) and its IBA_CC baseline
+//! ([`super::ib_s1`]); the destination answers each marked packet with a notification
+//! ([`notification_for`]).
+//!
+//! The occupancy is sampled as the packet starts leaving (its head is granted the output; its
+//! own credits are still in the buffer): spec A.3.2 "sample at departure".
+
+use crate::credit::cc::{CcContext, Notification};
+use crate::credit::packet::{Packet, CNP, FECN};
+
+/// The monitor: a marking limit per switch input port and VL, and the marks made.
+#[derive(Debug, Clone)]
+pub struct PortMonitor {
+    vls: usize,
+    /// `[gport * vls + vl]`: a packet leaving while the buffer holds more credits than this is
+    /// marked (`u32::MAX` at HCA ports: they are not monitored).
+    limit: Vec<u32>,
+    /// `[gport * vls + vl]`: packets marked.
+    marks: Vec<u64>,
+    /// Notification size on the wire (`cc.cnp_bytes`).
+    notification_bytes: u32,
+}
+
+impl PortMonitor {
+    /// The monitor of every switch input with threshold `fraction` (0 < fraction ≤ 1) of the
+    /// buffers' capacities; notifications of `notification_bytes`.
+    pub fn new(fraction: f64, notification_bytes: u32, ctx: &CcContext) -> Self {
+        let vls = ctx.vls;
+        let limit = ctx
+            .in_cap
+            .iter()
+            .enumerate()
+            .map(|(i, &cap)| {
+                if ctx.is_switch[i / vls] {
+                    // occupancy > fraction · cap  ⟺  occupancy > ⌊fraction · cap⌋ (integers)
+                    (fraction * cap as f64).floor() as u32
+                } else {
+                    u32::MAX
+                }
+            })
+            .collect::<Vec<_>>();
+        PortMonitor {
+            vls,
+            marks: vec![0; limit.len()],
+            limit,
+            notification_bytes,
+        }
+    }
+
+    /// Packet `p` starts leaving the switch input buffer where it sits (`p.at`, VL `p.vl`),
+    /// which holds `in_used[p.at * vls + p.vl]` credits: mark it if that is above the limit.
+    #[inline]
+    pub fn packet_leaves_input(&mut self, in_used: &[u32], p: &mut Packet) {
+        if p.flags & CNP != 0 {
+            return; // notifications are not data: never marked
+        }
+        let i = p.at as usize * self.vls + p.vl as usize;
+        if in_used[i] > self.limit[i] {
+            p.flags |= FECN;
+            self.marks[i] += 1;
+        }
+    }
+
+    /// Packets marked in all.
+    pub fn total_marks(&self) -> u64 {
+        self.marks.iter().sum()
+    }
+
+    /// `(gport, vl, marks)` of every monitored buffer that marked a packet.
+    pub fn marks(&self) -> impl Iterator<Item = (u32, u8, u64)> + '_ {
+        self.marks
+            .iter()
+            .enumerate()
+            .filter(|(_, &m)| m > 0)
+            .map(|(i, &m)| ((i / self.vls) as u32, (i % self.vls) as u8, m))
+    }
+
+    /// The destination's answer to data packet `p` (spec A.3.2 "destination CA"): for a
+    /// FECN-marked one, a notification with BECN back to its source, naming the packet's path.
+    #[inline]
+    pub fn notification_for(&self, p: &Packet) -> Option<Notification> {
+        (p.flags & FECN != 0).then_some(Notification {
+            to: p.src,
+            flow: p.flow,
+            bytes: self.notification_bytes,
+            vl: None,
+            becn: true,
+            path: p.path,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::LinkClass;
+    use std::path::Path;
+
+    fn ctx<'a>(is_switch: &'a [bool], in_cap: &'a [u32], class: &'a [LinkClass]) -> CcContext<'a> {
+        CcContext {
+            vls: 2,
+            pkt_credits: 32,
+            is_switch,
+            class,
+            node_base: &[0, 0, 0],
+            in_cap,
+            n_hca: 1,
+            seed: 1,
+            base_dir: Path::new("."),
+            multipath: None,
+        }
+    }
+
+    #[test]
+    fn marks_above_the_fraction_only_at_switch_inputs() {
+        // gport 0: an HCA port; gports 1, 2: switch inputs with 256-credit VL buffers
+        let is_switch = [false, true, true];
+        let cap = [256u32; 6];
+        let class = [LinkClass::Host; 3];
+        let mut m = PortMonitor::new(0.8, 64, &ctx(&is_switch, &cap, &class));
+        let mut used = [0u32; 6];
+        let mut p = Packet {
+            at: 1,
+            vl: 1,
+            ..Packet::default()
+        };
+        // 0.8 · 256 = 204.8: 204 credits is not above it, 205 is
+        used[3] = 204;
+        m.packet_leaves_input(&used, &mut p);
+        assert_eq!(p.flags & FECN, 0);
+        used[3] = 205;
+        m.packet_leaves_input(&used, &mut p);
+        assert_eq!(p.flags & FECN, FECN);
+        // the other VL of the same port is its own buffer
+        let mut q = Packet {
+            at: 1,
+            vl: 0,
+            ..Packet::default()
+        };
+        m.packet_leaves_input(&used, &mut q);
+        assert_eq!(q.flags & FECN, 0);
+        // an HCA port is never monitored, a notification never marked
+        used[0] = 256;
+        let mut h = Packet::default();
+        m.packet_leaves_input(&used, &mut h);
+        assert_eq!(h.flags & FECN, 0);
+        let mut c = Packet {
+            at: 1,
+            vl: 1,
+            flags: CNP,
+            ..Packet::default()
+        };
+        m.packet_leaves_input(&used, &mut c);
+        assert_eq!(c.flags & FECN, 0);
+        assert_eq!(m.total_marks(), 1);
+        assert_eq!(m.marks().collect::<Vec<_>>(), vec![(1, 1, 1)]);
+    }
+
+    #[test]
+    fn the_destination_answers_marked_packets_with_their_path() {
+        let is_switch = [true];
+        let cap = [10u32; 2];
+        let class = [LinkClass::Host; 1];
+        let m = PortMonitor::new(0.8, 64, &ctx(&is_switch, &cap, &class));
+        let mut p = Packet {
+            src: 7,
+            flow: 3,
+            path: 2,
+            ..Packet::default()
+        };
+        assert!(m.notification_for(&p).is_none());
+        p.flags |= FECN;
+        let n = m.notification_for(&p).expect("a marked packet is answered");
+        assert_eq!((n.to, n.flow, n.bytes, n.path, n.becn), (7, 3, 64, 2, true));
+    }
+}
