@@ -55,7 +55,8 @@ pub struct Conservation {
     pub injected: u64,
     /// Data packets consumed by a sink.
     pub delivered: u64,
-    /// Packets (data and control) still in the network at the end.
+    /// Data packets still in the network at the end (injected = delivered + in the network;
+    /// congestion notifications are counted apart).
     pub in_network: u64,
 }
 
@@ -455,7 +456,8 @@ impl Net {
         Ok(Conservation {
             injected: st.injected_packets,
             delivered: st.delivered_packets,
-            in_network,
+            // data packets only, as injected and delivered count them (notifications apart)
+            in_network: data_alive,
         })
     }
 }
