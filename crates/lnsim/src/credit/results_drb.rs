@@ -18,6 +18,9 @@ fn secs(ps: u64) -> f64 {
     ps as f64 / PS_PER_S as f64
 }
 
+/// Summary fields (name, value) and files (name, text) of a mechanism.
+type Outputs = (Vec<(&'static str, Value)>, Vec<(&'static str, String)>);
+
 fn r6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
@@ -25,12 +28,7 @@ fn r6(x: f64) -> f64 {
 /// The summary fields and files of the run's mechanism (empty when it is neither DRB nor
 /// IBA_CC-S1). `interval` is the statistics interval, `first_after_warm` the first interval
 /// after the warm-up, `names` the HCA names.
-pub(crate) fn outputs(
-    net: &Net,
-    interval: u64,
-    first_after_warm: u32,
-    names: &[&str],
-) -> (Vec<(&'static str, Value)>, Vec<(&'static str, String)>) {
+pub(crate) fn outputs(net: &Net, interval: u64, first_after_warm: u32, names: &[&str]) -> Outputs {
     let mut fields = Vec::new();
     let mut files = Vec::new();
     if let Some(m) = net.cc.port_monitor() {
@@ -84,7 +82,7 @@ fn drb_json(net: &Net, d: &Drb, first_after_warm: u32) -> Value {
         after.iter().sum::<f64>() / after.len() as f64
     };
     let flows = net.traffic.flows.len() as u32;
-    let mut at_end = vec![0u64; super::cc::drb::MAX_PATHS + 1];
+    let mut at_end = [0u64; super::cc::drb::MAX_PATHS + 1];
     for f in 0..flows {
         at_end[d.open_paths(f) as usize] += 1;
     }

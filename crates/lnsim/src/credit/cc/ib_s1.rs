@@ -116,7 +116,7 @@ impl IbS1 {
         self.notified[fi] = true;
         self.interval_notifications[fi] += 1;
         self.notifications += 1;
-        if self.count[fi] % self.per_step == 0 {
+        if self.count[fi].is_multiple_of(self.per_step) {
             self.ird[fi] += self.step;
             self.max_ird = self.max_ird.max(self.ird[fi]);
         }
