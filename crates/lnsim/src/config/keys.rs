@@ -518,7 +518,7 @@ pub const KEYS: &[KeyInfo] = &[
     key!("drb.max_paths", int(1, 8), "", "4", IB,
         "MAX_PATHS: the most link-disjoint paths per pair, path 0 included (spec A.3.7)"),
     key!("drb.path_mode", ValueKind::Choice(PathMode::NAMES), "", "`per_pair`", IB,
-        "`per_pair` (spec A.3.5 mode 1: a packet carries its path index and follows its pair's precomputed path; path 0 follows the forwarding tables); `ib_faithful` (mode 2, one tree per LID alias) is not built yet"),
+        "`per_pair` (spec A.3.5 mode 1: link-disjoint paths per pair found by the shortest-first search; a packet carries its path index and follows its pair's path; path 0 follows the forwarding tables) or `ib_faithful` (mode 2: per destination one in-tree per LID alias, as one forwarding-table entry per DLID can express: alias 0 the tables' tree, alias k a shortest-path tree where links of earlier aliases' trees cost 2 extra hops; disjointness only approximate, `lnsim validate` reports it)"),
     key!("drb.spread", ValueKind::Choice(Spread::NAMES), "", "`none`", IB,
         "`none` (the congestion management's path choice: path 0 without one) or `round_robin` (each flow's packets take its pair's paths in turn, no feedback: for checking the routes)"),
     key!("drb.zero_counts", ValueKind::Choice(ZeroCounts::NAMES), "", "`plus_one`", IB,

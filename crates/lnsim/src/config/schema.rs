@@ -1444,8 +1444,8 @@ crate::choice! {
         /// (source, destination) pair (the default for reproducing S1).
         #[default]
         PerPair = "per_pair",
-        /// Mode 2: one destination-rooted tree per LID alias, programmed into the forwarding
-        /// tables (not built yet).
+        /// Mode 2: one destination-rooted tree per LID alias, as the forwarding tables can
+        /// hold (`routing/multipath.rs` `Trees`); disjointness is approximate and reported.
         IbFaithful = "ib_faithful",
     }
 }
@@ -1462,7 +1462,7 @@ pub struct DrbConfig {
     /// MAX_PATHS: the most link-disjoint paths per pair, path 0 included (spec A.3.7: 4).
     #[serde(default = "default_drb_max_paths")]
     pub max_paths: u32,
-    /// `"per_pair"` (default, spec A.3.5 mode 1) or `"ib_faithful"` (mode 2, not built yet).
+    /// `"per_pair"` (default, spec A.3.5 mode 1) or `"ib_faithful"` (mode 2, one tree per alias).
     #[serde(default)]
     pub path_mode: PathMode,
     /// `"none"` (default: every packet takes the path the congestion management chooses) or

@@ -973,8 +973,19 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
             .filter(|&(_, &n)| n > 0)
             .map(|(k, n)| format!("{n} pairs with {k}"))
             .collect();
+        let disjoint = match mp.mode {
+            crate::config::PathMode::PerPair => "link-disjoint paths".to_string(),
+            crate::config::PathMode::IbFaithful => {
+                let d = mp.disjointness(&net.fabric);
+                format!(
+                    "paths, one tree per LID alias ({} of {} pairs with alternatives fully link-disjoint, {:.2} shared links per pair)",
+                    d.fully_disjoint, d.pairs, d.mean_shared_links
+                )
+            }
+        };
         out.push_str(&format!(
-            "  multipath (drb, per_pair): up to {} link-disjoint paths per pair: {}; {} VL layers; {} paths, {} bytes\n",
+            "  multipath (drb, {}): up to {} {disjoint} per pair: {}; {} VL layers; {} paths, {} bytes\n",
+            mp.mode.name(),
             mp.max_paths,
             spread.join(", "),
             mp.layers,

@@ -76,12 +76,6 @@ pub(crate) fn setup(
     if !wanted(s) {
         return Ok(None);
     }
-    if d.path_mode == PathMode::IbFaithful {
-        return Err(Error::input(
-            "drb.path_mode",
-            "\"ib_faithful\" (drb spec A.3.5 mode 2, one tree per LID alias) is not built yet; use \"per_pair\"",
-        ));
-    }
     if s.cc.enabled && s.cc.mechanism == CcMechanism::Ib {
         return Err(Error::input(
             "cc.mechanism",
@@ -121,7 +115,7 @@ pub(crate) fn setup(
             ),
         ));
     }
-    multipath::build(fabric, lft, d.max_paths, s.switch.vls).map(Some)
+    multipath::build(fabric, lft, d.max_paths, s.switch.vls, d.path_mode).map(Some)
 }
 
 impl Net {

@@ -35,6 +35,7 @@
 
 use super::channel_dependency::{find_cycle, LftChannel, TablesCheck};
 use super::tables::ForwardingTables;
+use crate::config::PathMode;
 use crate::error::{Error, Result};
 use crate::topology::{Fabric, NodeId};
 
@@ -66,9 +67,66 @@ pub struct MultipathRoutes {
     count: Vec<u8>,
     /// VL layer of each slot.
     layer: Vec<u8>,
+    /// How the paths were made (`drb.path_mode`).
+    pub mode: PathMode,
+}
+
+/// How disjoint the paths of the pairs are (drb spec A.3.5: IB-faithful mode reports it).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Disjointness {
+    /// Pairs on different switches with more than one path.
+    pub pairs: u64,
+    /// Of those, pairs whose paths share no switch-to-switch link (either direction).
+    pub fully_disjoint: u64,
+    /// Mean over those pairs of the links some two of its paths share.
+    pub mean_shared_links: f64,
 }
 
 impl MultipathRoutes {
+    /// How link-disjoint the pairs' paths are (each undirected switch-to-switch link counted
+    /// once per pair if two or more of its paths use it).
+    pub fn disjointness(&self, fabric: &Fabric) -> Disjointness {
+        let g = SwitchGraph::of(fabric);
+        let mut seen: Vec<u32> = vec![u32::MAX; g.peer_sw.len()];
+        let mut shared_mark: Vec<u32> = vec![u32::MAX; g.peer_sw.len()];
+        let mut out = Disjointness::default();
+        let mut shared_total = 0u64;
+        for s in 0..self.hcas {
+            for d in 0..self.hcas {
+                let n = self.count(s, d);
+                if s == d || n < 2 {
+                    continue;
+                }
+                let pair = s * self.hcas + d;
+                let mut shared = 0u64;
+                for k in 0..n {
+                    for c in g.channels(fabric, s, self.path(s, d, k)) {
+                        let link = c.min(g.rev[c as usize]) as usize;
+                        // a link met again on another path of the pair (a path never
+                        // crosses a link twice: its switches are distinct)
+                        if seen[link] == pair {
+                            if shared_mark[link] != pair {
+                                shared_mark[link] = pair;
+                                shared += 1;
+                            }
+                        } else {
+                            seen[link] = pair;
+                        }
+                    }
+                }
+                out.pairs += 1;
+                if shared == 0 {
+                    out.fully_disjoint += 1;
+                }
+                shared_total += shared;
+            }
+        }
+        if out.pairs > 0 {
+            out.mean_shared_links = shared_total as f64 / out.pairs as f64;
+        }
+        out
+    }
+
     /// Number of paths of pair (s, d) (drb spec A.3.2 `len(P[s][d])`); 0 when s = d.
     #[inline]
     pub fn count(&self, s: u32, d: u32) -> u8 {
@@ -261,6 +319,7 @@ pub fn build(
     lft: &ForwardingTables,
     max_paths: u32,
     vls: u32,
+    mode: PathMode,
 ) -> Result<MultipathRoutes> {
     if !(1..=8).contains(&max_paths) {
         return Err(Error::input(
@@ -279,16 +338,51 @@ pub fn build(
     }
     let g = SwitchGraph::of(fabric);
     let mut search = Search::new(&g);
+    let mut trees = Trees::new(&g);
     let mut offsets = Vec::with_capacity(slots + 1);
     let mut ports: Vec<u16> = Vec::new();
     let mut count = vec![0u8; n as usize * n as usize];
     let mut found: Vec<Vec<u16>> = Vec::new();
+    // IB-faithful mode: per destination, the trees of its aliases 1.. (rebuilt per destination;
+    // the loop runs destinations outside, sources inside, and stores in (s, d) order)
+    let mut pair_paths: Vec<Vec<Vec<u16>>> = Vec::new();
+    if mode == PathMode::IbFaithful {
+        pair_paths = vec![Vec::new(); n as usize * n as usize];
+        for d in 0..n {
+            let d_node = fabric.hcas[d as usize];
+            let d_port = fabric.nodes[d_node as usize].ports[0];
+            let d_sw = g.index[d_port.peer as usize];
+            trees.build(fabric, lft, d_node, d_sw, max_paths)?;
+            for s in 0..n {
+                if s == d {
+                    continue;
+                }
+                let s_node = fabric.hcas[s as usize];
+                let s_sw = g.index[fabric.nodes[s_node as usize].ports[0].peer as usize];
+                let route = lft.route(fabric, s_node, d_node)?;
+                let mut paths = vec![route.iter().map(|&(_, p)| p).collect::<Vec<u16>>()];
+                if s_sw != d_sw {
+                    for k in 1..max_paths as usize {
+                        let mut p = trees.path(k, s_sw, d_sw);
+                        p.push(d_port.peer_port);
+                        paths.push(p);
+                    }
+                }
+                // the source opens aliases shortest first (spec A.3.2 "shortest paths are
+                // selected"): its DLID order, path 0 kept first
+                paths[1..].sort_by_key(|p| p.len());
+                pair_paths[(s * n + d) as usize] = paths;
+            }
+        }
+    }
     for s in 0..n {
         let s_node = fabric.hcas[s as usize];
         let s_sw = g.index[fabric.nodes[s_node as usize].ports[0].peer as usize];
         for d in 0..n {
             found.clear();
-            if s != d {
+            if mode == PathMode::IbFaithful {
+                found.append(&mut pair_paths[(s * n + d) as usize]);
+            } else if s != d {
                 let d_node = fabric.hcas[d as usize];
                 let d_port = fabric.nodes[d_node as usize].ports[0];
                 let d_sw = g.index[d_port.peer as usize];
@@ -329,9 +423,146 @@ pub fn build(
         ports,
         count,
         layer: vec![0; slots],
+        mode,
     };
     assign_layers(fabric, &g, &mut mp, vls)?;
     Ok(mp)
+}
+
+/// IB-faithful mode (drb spec A.3.5 mode 2): for one destination HCA, one destination-rooted
+/// in-tree per LID alias k ≥ 1 — every switch has one output port towards the destination for
+/// alias k, as `LFT[base(d) + k]` would hold. Alias 0 is the forwarding tables' tree. Tree k
+/// is a shortest-path tree (Dijkstra from the destination's switch over reversed links) where
+/// a link costs 1 plus `TREE_REUSE_COST` for each earlier alias's tree that uses it in either
+/// direction: the trees avoid each other's links where the topology lets them, so the paths a
+/// pair gets from them are disjoint only approximately (the validate report gives how often).
+struct Trees<'a> {
+    g: &'a SwitchGraph,
+    /// `[k][switch]`: the global switch port towards the destination (u32::MAX: the
+    /// destination's switch or unreachable).
+    next: Vec<Vec<u32>>,
+    /// Per global switch port: how many trees so far use its link (either direction).
+    used: Vec<u32>,
+    dist: Vec<u64>,
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<(u64, u32)>>,
+}
+
+/// What a link already used by an earlier alias's tree costs on top of its hop (in hops).
+pub const TREE_REUSE_COST: u64 = 2;
+
+impl<'a> Trees<'a> {
+    fn new(g: &'a SwitchGraph) -> Self {
+        let ns = g.first.len() - 1;
+        Trees {
+            g,
+            next: Vec::new(),
+            used: vec![0; g.peer_sw.len()],
+            dist: vec![u64::MAX; ns],
+            heap: Default::default(),
+        }
+    }
+
+    /// Builds the trees of aliases 1..`max_paths` of destination HCA `d_node` on switch
+    /// `d_sw`, after counting the links of alias 0 (the tables' routes from every switch).
+    fn build(
+        &mut self,
+        fabric: &Fabric,
+        lft: &ForwardingTables,
+        d_node: NodeId,
+        d_sw: u32,
+        max_paths: u32,
+    ) -> Result<()> {
+        let g = self.g;
+        let ns = g.first.len() - 1;
+        self.used.iter_mut().for_each(|u| *u = 0);
+        self.next.clear();
+        // alias 0: the tables' next hop at every switch
+        let dlid = fabric.nodes[d_node as usize].lid;
+        let t0: Vec<u32> = (0..ns)
+            .map(|si| {
+                let port = lft.out_port(fabric.switches[si], dlid);
+                if si as u32 == d_sw || port == crate::routing::tables::NO_PORT {
+                    return u32::MAX;
+                }
+                let gp = g.first[si] + port as u32;
+                if g.peer_sw[gp as usize] != u32::MAX {
+                    gp
+                } else {
+                    u32::MAX
+                }
+            })
+            .collect();
+        self.count_links(&t0, d_sw);
+        self.next.push(t0);
+        for _ in 1..max_paths {
+            let t = self.shortest_tree(d_sw);
+            self.count_links(&t, d_sw);
+            self.next.push(t);
+        }
+        Ok(())
+    }
+
+    /// Adds the links tree `t` uses (those on some switch's way to `d_sw`) to `used`.
+    fn count_links(&mut self, t: &[u32], d_sw: u32) {
+        for (si, &gp) in t.iter().enumerate() {
+            if si as u32 != d_sw && gp != u32::MAX {
+                self.used[gp as usize] += 1;
+                self.used[self.g.rev[gp as usize] as usize] += 1;
+            }
+        }
+    }
+
+    /// Dijkstra from `d_sw` over reversed links (port order breaks ties): each switch's port
+    /// towards `d_sw` in the cheapest tree under the current `used` costs.
+    fn shortest_tree(&mut self, d_sw: u32) -> Vec<u32> {
+        let g = self.g;
+        let ns = g.first.len() - 1;
+        let mut next = vec![u32::MAX; ns];
+        self.dist.iter_mut().for_each(|x| *x = u64::MAX);
+        self.dist[d_sw as usize] = 0;
+        self.heap.clear();
+        self.heap.push(std::cmp::Reverse((0, d_sw)));
+        while let Some(std::cmp::Reverse((du, u))) = self.heap.pop() {
+            if du > self.dist[u as usize] {
+                continue;
+            }
+            // every switch v with a link v → u may reach d through u
+            for gp_u in g.first[u as usize]..g.first[u as usize + 1] {
+                let v = g.peer_sw[gp_u as usize];
+                if v == u32::MAX {
+                    continue;
+                }
+                let gp_v = g.rev[gp_u as usize]; // v's port towards u
+                let cost = 1 + TREE_REUSE_COST * self.used[gp_v as usize] as u64;
+                let dv = du + cost;
+                if dv < self.dist[v as usize]
+                    || (dv == self.dist[v as usize] && gp_v < next[v as usize])
+                {
+                    self.dist[v as usize] = dv;
+                    next[v as usize] = gp_v;
+                    self.heap.push(std::cmp::Reverse((dv, v)));
+                }
+            }
+        }
+        next
+    }
+
+    /// The output ports from switch `s_sw` to `d_sw` along alias `k`'s tree (`d`'s HCA port
+    /// not included).
+    fn path(&self, k: usize, s_sw: u32, d_sw: u32) -> Vec<u16> {
+        let g = self.g;
+        let mut out = Vec::new();
+        let mut si = s_sw;
+        while si != d_sw {
+            let gp = self.next[k][si as usize];
+            if gp == u32::MAX || out.len() > g.first.len() {
+                break; // unreachable (a disconnected fabric is refused before)
+            }
+            out.push((gp - g.first[si as usize]) as u16);
+            si = g.peer_sw[gp as usize];
+        }
+        out
+    }
 }
 
 /// The successive-shortest-augmenting-path search of the alternatives, with its scratch
@@ -618,7 +849,7 @@ mod tests {
     fn routes(kind: TopologyKind, dims: &[u32], k: u32, vls: u32) -> (Fabric, MultipathRoutes) {
         let f = mesh(kind, dims, 1, None);
         let t = dor::build(&f).unwrap();
-        let mp = build(&f, &t, k, vls).unwrap();
+        let mp = build(&f, &t, k, vls, PathMode::PerPair).unwrap();
         (f, mp)
     }
 
@@ -737,9 +968,13 @@ mod tests {
         // DOR alone on an 8-ring torus is cyclic: one VL cannot hold it
         let f = mesh(TopologyKind::Torus, &[8, 8], 1, None);
         let t = dor::build(&f).unwrap();
-        let e = build(&f, &t, 4, 1).unwrap_err().to_string();
+        let e = build(&f, &t, 4, 1, PathMode::PerPair)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("switch.vls"), "{e}");
-        let e = build(&f, &t, 9, 15).unwrap_err().to_string();
+        let e = build(&f, &t, 9, 15, PathMode::PerPair)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("drb.max_paths"), "{e}");
     }
 
@@ -758,7 +993,7 @@ mod tests {
     fn several_hcas_per_switch() {
         let f = mesh(TopologyKind::Torus, &[4, 4], 2, None);
         let t = dor::build(&f).unwrap();
-        let mp = build(&f, &t, 4, 15).unwrap();
+        let mp = build(&f, &t, 4, 15, PathMode::PerPair).unwrap();
         check_all(&f, &mp);
         // two HCAs on one switch: path 0 only
         let same = (1..mp.hcas)
@@ -769,5 +1004,75 @@ mod tests {
             .unwrap();
         assert_eq!(mp.count(0, same), 1);
         assert!(mp.check(&f).cycle.is_none());
+    }
+
+    /// IB-faithful mode (spec A.3.5 mode 2): every pair has its K aliases, path 0 being the
+    /// tables' route; the paths end at the destination without revisiting a switch; each alias
+    /// k ≥ 1 of a destination is one in-tree (every switch's path follows its one next hop, as
+    /// one `LFT[base(d) + k]` entry requires); the disjointness is partial and reported.
+    #[test]
+    fn ib_faithful_paths_are_trees_per_alias() {
+        let f = mesh(TopologyKind::Torus, &[8, 8], 1, None);
+        let t = dor::build(&f).unwrap();
+        let mp = build(&f, &t, 4, 15, PathMode::IbFaithful).unwrap();
+        assert!(mp.check(&f).cycle.is_none());
+        for d in 0..mp.hcas {
+            for k in 0..4u8 {
+                for s in 0..mp.hcas {
+                    if s == d {
+                        continue;
+                    }
+                    assert_eq!(mp.count(s, d), 4, "{s}→{d}");
+                    let path = mp.path(s, d, k);
+                    let (sws, _) = walk(&f, s, d, path);
+                    let uniq: HashSet<_> = sws.iter().collect();
+                    assert_eq!(uniq.len(), sws.len(), "{s}→{d} alias {k} revisits a switch");
+                    if k == 0 {
+                        let route = t.route(&f, f.hcas[s as usize], f.hcas[d as usize]).unwrap();
+                        let p0: Vec<u16> = route.iter().map(|&(_, p)| p).collect();
+                        assert_eq!(path, p0.as_slice());
+                    }
+                }
+            }
+        }
+        // the per-(d, k) tree property, checked on the aliases' own trees before sorting:
+        // rebuild them and compare every source's path with the tree's next hops
+        let g = SwitchGraph::of(&f);
+        let mut trees = Trees::new(&g);
+        for d in 0..mp.hcas {
+            let d_node = f.hcas[d as usize];
+            let d_sw = g.index[f.nodes[d_node as usize].ports[0].peer as usize];
+            trees.build(&f, &t, d_node, d_sw, 4).unwrap();
+            for k in 1..4 {
+                for si in 0..g.first.len() as u32 - 1 {
+                    if si == d_sw {
+                        continue;
+                    }
+                    // the path from si follows the tree: each of its switches' next hop
+                    let p = trees.path(k, si, d_sw);
+                    let mut cur = si;
+                    for &port in &p {
+                        assert_eq!(
+                            trees.next[k][cur as usize],
+                            g.first[cur as usize] + port as u32
+                        );
+                        cur = g.peer_sw[(g.first[cur as usize] + port as u32) as usize];
+                    }
+                    assert_eq!(cur, d_sw);
+                }
+            }
+        }
+        let per_pair = build(&f, &t, 4, 15, PathMode::PerPair).unwrap();
+        let dp = per_pair.disjointness(&f);
+        assert_eq!(
+            dp.fully_disjoint, dp.pairs,
+            "per-pair paths are link-disjoint"
+        );
+        assert_eq!(dp.mean_shared_links, 0.0);
+        let di = mp.disjointness(&f);
+        assert_eq!(di.pairs, dp.pairs);
+        // 4 trees of 63 links cannot be disjoint in a graph of 128 links: some pairs share
+        assert!(di.fully_disjoint < di.pairs, "{di:?}");
+        assert!(di.mean_shared_links > 0.0, "{di:?}");
     }
 }
