@@ -118,7 +118,7 @@ fn validate_reports_the_paths_and_layers() {
     let text = lnsim::api::validate_file(&p, &["drb.enabled=true".to_string()]).unwrap();
     assert!(
         text.contains(
-            "multipath (drb, per_pair): up to 4 link-disjoint paths per pair: 240 pairs with 4"
+            "multipath (drb, per_pair, LMC 2): up to 4 link-disjoint paths per pair: 240 pairs with 4"
         ),
         "{text}"
     );
@@ -169,7 +169,8 @@ fn ib_faithful_trees_run_and_report_their_disjointness() {
     let overrides: Vec<String> = on.iter().map(|s| s.to_string()).collect();
     let text = lnsim::api::validate_file(&p, &overrides).unwrap();
     assert!(
-        text.contains("multipath (drb, ib_faithful)") && text.contains("fully link-disjoint"),
+        text.contains("multipath (drb, ib_faithful, LMC 2)")
+            && text.contains("fully link-disjoint"),
         "{text}"
     );
 }

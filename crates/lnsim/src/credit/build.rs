@@ -776,10 +776,12 @@ fn output_buffers(
     if c == 0 {
         return Ok(None);
     }
-    if s.cc.enabled {
+    // the DRB paper's mechanisms monitor the input buffers a packet leaves (drb spec A.10
+    // item 7): they run with output buffers; the IBA's CC reads per-output fills of the inputs
+    if s.cc.enabled && s.cc.mechanism == crate::config::CcMechanism::Ib {
         return Err(Error::input(
             "switch.output_buffer_credits",
-            "output buffers cannot run with cc.enabled = true: InfiniBand CC decides congestion from the input buffers' per-output fills, which no longer hold the backlog; allowed: 0 (no output buffers) with CC, or cc.enabled = false",
+            "output buffers cannot run with cc.enabled = true and cc.mechanism = \"ib\": InfiniBand CC decides congestion from the input buffers' per-output fills, which no longer hold the backlog; allowed: 0 (no output buffers) with that CC, cc.mechanism = \"drb\" or \"ib_s1\", or cc.enabled = false",
         ));
     }
     let sizing = match buffers.credits {
@@ -984,8 +986,9 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
             }
         };
         out.push_str(&format!(
-            "  multipath (drb, {}): up to {} {disjoint} per pair: {}; {} VL layers; {} paths, {} bytes\n",
+            "  multipath (drb, {}, LMC {}): up to {} {disjoint} per pair: {}; {} VL layers; {} paths, {} bytes\n",
             mp.mode.name(),
+            crate::routing::multipath::lmc(mp.max_paths),
             mp.max_paths,
             spread.join(", "),
             mp.layers,

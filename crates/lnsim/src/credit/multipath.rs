@@ -115,6 +115,22 @@ pub(crate) fn setup(
             ),
         ));
     }
+    // every path needs its DLID: 2^LMC aliases per HCA must fit the unicast LID space
+    let lmc = multipath::lmc(d.max_paths);
+    let need = multipath::lids_needed(fabric.hcas.len() as u64, fabric.switches.len() as u64, lmc);
+    if need > multipath::UNICAST_LIDS {
+        return Err(Error::input(
+            "drb.max_paths",
+            format!(
+                "{} paths per pair need LMC {lmc}: {} HCAs × {} LIDs + {} switches = {need} LIDs, more than the {} unicast LIDs of a subnet; lower it",
+                d.max_paths,
+                fabric.hcas.len(),
+                1u64 << lmc,
+                fabric.switches.len(),
+                multipath::UNICAST_LIDS
+            ),
+        ));
+    }
     multipath::build(fabric, lft, d.max_paths, s.switch.vls, d.path_mode).map(Some)
 }
 

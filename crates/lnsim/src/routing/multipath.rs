@@ -302,6 +302,22 @@ impl SwitchGraph {
     }
 }
 
+/// The LID Mask Control that gives every HCA `max_paths` LIDs (drb spec A.3.2, A.3.7: LMC =
+/// ⌈log₂ MAX_PATHS⌉; 4 paths → 2).
+pub fn lmc(max_paths: u32) -> u32 {
+    max_paths.max(1).next_power_of_two().trailing_zeros()
+}
+
+/// Unicast LIDs an InfiniBand subnet has (0x0001–0xBFFF).
+pub const UNICAST_LIDS: u64 = 0xBFFF;
+
+/// The unicast LIDs a subnet of `hcas` HCAs with LMC `lmc` and `switches` switches needs: each
+/// HCA a block of 2^LMC aliases (base LID aligned to the block: DLID(s, d, k) = base(d) + k),
+/// each switch one LID (spec A.3.2 start-up, A.3.5, A.9 "DLID space consumed").
+pub fn lids_needed(hcas: u64, switches: u64, lmc: u32) -> u64 {
+    hcas.saturating_mul(1u64 << lmc).saturating_add(switches)
+}
+
 /// Bytes the store of `hcas` HCAs with up to `max_paths` paths of about `mean_hops` switches
 /// would take (for the memory check before allocating).
 pub fn estimated_bytes(hcas: u64, max_paths: u64, mean_hops: u64) -> u64 {
@@ -1074,5 +1090,19 @@ mod tests {
         // 4 trees of 63 links cannot be disjoint in a graph of 128 links: some pairs share
         assert!(di.fully_disjoint < di.pairs, "{di:?}");
         assert!(di.mean_shared_links > 0.0, "{di:?}");
+    }
+
+    #[test]
+    fn lmc_gives_each_hca_enough_lid_aliases() {
+        assert_eq!(
+            (lmc(1), lmc(2), lmc(3), lmc(4), lmc(5), lmc(8)),
+            (0, 1, 2, 2, 3, 3)
+        );
+        for k in 1..=8u32 {
+            assert!(1u32 << lmc(k) >= k && (lmc(k) == 0 || 1u32 << (lmc(k) - 1) < k));
+        }
+        // the 64-node torus with 4 paths: 64 × 4 + 64 switches
+        assert_eq!(lids_needed(64, 64, lmc(4)), 320);
+        assert!(lids_needed(16_384, 1_000, 2) > UNICAST_LIDS);
     }
 }
