@@ -121,6 +121,14 @@ CASES: List[BenchCase] = [
         target_wall_s=10.0,
     ),
     BenchCase(
+        "torus8x8_drb",
+        "drb/torus8x8_shuffle.toml",
+        ('traffic.generators[0].rate="800Mbps"', 'cc.mechanism="drb"'),
+        quick_end_time="2ms",
+        quick_warmup="1ms",
+        description="DRB on the 8x8 torus (drb spec A.8), perfect shuffle at 800 bits/us per node, 55 ms simulated",
+    ),
+    BenchCase(
         "mesh_8x8",
         "bench/mesh_8x8.toml",
         (),
