@@ -850,4 +850,61 @@ mod tests {
         let mut g = new_flow(0, 1, 0, 0, false);
         assert!(g.delivered_message_packet(1, 1) && g.delivered_message_packet(2, 1));
     }
+
+    /// A scenario's Poisson source (drb-and-ddbbm spec A.6): gaps of mean (message wire bits /
+    /// offered rate) and variance mean², within four standard errors of the estimates for the
+    /// sample size (mean: m/√n; variance: m²·√(8/n), the exponential's fourth central moment
+    /// being 9m⁴).
+    #[test]
+    fn poisson_source_gaps_match_the_offered_rate() {
+        let text = "[sim]\nmodel = \"infiniband\"\nend_time = \"1ms\"\n\
+                    [topology]\nkind = \"torus\"\ndims = [4, 4]\nhcas_per_switch = 1\n\
+                    [traffic]\npacket_bytes = \"2048B\"\npayload_bytes = \"2048B\"\n\
+                    message_bytes = \"4096B\"\n\
+                    [[traffic.generators]]\nsources = \"all\"\npattern = \"shuffle\"\n\
+                    injection = \"poisson\"\nrate = \"800bit/us\"\n";
+        let l =
+            crate::config::load_str(text, "t", std::path::Path::new("."), "t", &[], None).unwrap();
+        let s = &l.scenario;
+        let fabric = crate::topology::build(s, &l.base_dir).unwrap();
+        let mut tr = build(s, &fabric, 7, 1).unwrap();
+        // 16 HCAs, the shuffle's two fixed points send nothing
+        assert_eq!(tr.sources.len(), 14);
+        let m = 4096.0 * 8.0 / 800.0 * 1e6; // ps: 40.96 µs
+        let src = &mut tr.sources[3];
+        assert_eq!(src.injection, Injection::Poisson);
+        let n = 100_000;
+        let mut t = 0;
+        let gaps: Vec<f64> = (0..n)
+            .map(|_| {
+                let next = src.next_arrival(t);
+                let g = (next - t) as f64;
+                t = next;
+                g
+            })
+            .collect();
+        let nf = n as f64;
+        let mean = gaps.iter().sum::<f64>() / nf;
+        let var = gaps.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (nf - 1.0);
+        assert!((mean - m).abs() < 4.0 * m / nf.sqrt(), "mean {mean} vs {m}");
+        assert!(
+            (var - m * m).abs() < 4.0 * m * m * (8.0 / nf).sqrt(),
+            "var {var} vs {}",
+            m * m
+        );
+        // a rate above the host link is allowed (the messages queue at the source) …
+        let over = text.replace("800bit/us", "100Gbps");
+        let l =
+            crate::config::load_str(&over, "t", std::path::Path::new("."), "t", &[], None).unwrap();
+        assert!(build(&l.scenario, &fabric, 7, 1).is_ok());
+        // … but not for Bernoulli
+        let b = over.replace("poisson", "bernoulli");
+        let l =
+            crate::config::load_str(&b, "t", std::path::Path::new("."), "t", &[], None).unwrap();
+        let e = build(&l.scenario, &fabric, 7, 1).unwrap_err().to_string();
+        assert!(
+            e.contains("traffic.generators[0]") && e.contains("outside (0, 1]"),
+            "{e}"
+        );
+    }
 }
