@@ -242,6 +242,14 @@ fn hotspot_peak_is_taken_on_the_links_into_the_hot_switch() {
     // the hot HCA receives the background and the three hot sources: its link is the peak
     assert_eq!(h["peak_link"], "SW22->H221");
     assert!(best > 2_500.0 && best < 3_900.0, "{best}");
+    // a start inside an interval counts that interval
+    let mid = run(
+        &p2,
+        &d.path().join("h2"),
+        &["sim.end_time=\"12ms\"", "stats.hotspot_from=\"8.5ms\""],
+    );
+    assert_eq!(f(&mid["hotspot"]["from_s"]), 0.0085);
+    assert_eq!(mid["hotspot"]["peak_link_mbps"], h["peak_link_mbps"]);
     // on a mesh corner: two neighbours and the HCA link
     let mesh = format!("{TORUS}{hot}").replace("kind = \"torus\"", "kind = \"mesh\"");
     let pm = write(d.path(), "m.toml", &mesh);

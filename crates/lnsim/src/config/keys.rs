@@ -460,7 +460,7 @@ pub const KEYS: &[KeyInfo] = &[
     key!("stats.links", ValueKind::Bool, "", "false", IB,
         "write `links.csv` (`t_start_s,from,port,to,bytes,mbps`): data bytes every switch output (switch → switch and switch → HCA link direction) started to send per `sim.interval`, and their rate in Mbit/s = bits/µs (drb-and-ddbbm spec A.7: per-link throughput over time); one line per link and interval, so the file can be large"),
     key!("stats.hotspot", ValueKind::Str, "", "—", IB,
-        "the hot HCA of a hot-spot experiment (drb-and-ddbbm spec A.6, A.8 R-A8): `summary.json` `hotspot.peak_link_mbps` is the highest per-interval throughput (data, Mbit/s = bits/µs) on the links into that HCA's switch from neighbouring switches and the switch → HCA link (on a 2D torus the five links into the hot destination), over the intervals that start at or after `stats.hotspot_from`; `hotspot.links` lists them with their own peaks"),
+        "the hot HCA of a hot-spot experiment (drb-and-ddbbm spec A.6, A.8 R-A8): `summary.json` `hotspot.peak_link_mbps` is the highest per-interval throughput (data, Mbit/s = bits/µs) on the links into that HCA's switch from neighbouring switches and the switch → HCA link (on a 2D torus the five links into the hot destination), over the intervals that end after `stats.hotspot_from` (the one containing it included); `hotspot.links` lists them with their own peaks"),
     key!("stats.hotspot_from", dur(), "", "earliest `start` of a generator sending only to `stats.hotspot`, else `sim.warmup`", IB,
         "start of the hot-spot peak search (before `sim.end_time`; needs `stats.hotspot`)"),
     key!("stats.bin_cycles", int(1, MAX_CYCLES), "cycles", "1000", CY,

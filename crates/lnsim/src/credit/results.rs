@@ -568,13 +568,13 @@ pub(crate) fn hotspot_links(net: &Net, hca: u32) -> Vec<u32> {
 
 /// `hotspot` of the summary (drb-and-ddbbm spec A.8 R-A8, R-A9): the hot HCA, its switch, the
 /// start of the peak search, the highest per-interval data throughput (Mbit/s = bits/µs) on
-/// the links into the switch over the intervals starting at or after it (`peak_link_mbps`, with
+/// the links into the switch over the intervals that end after it (`peak_link_mbps`, with
 /// the link and interval), and each link with its own peak (`links`).
 fn hotspot_json(net: &Net, ctx: &Ctx, h: crate::stats::links::Hotspot) -> Value {
     let Some(ls) = &net.stats.links else {
         return Value::Null;
     };
-    let first = h.from.div_ceil(ctx.interval) as usize;
+    let first = (h.from / ctx.interval) as usize;
     let n_int = net.stats.nodes.n_int;
     let name = |g: u32| {
         let node = net.node_of[g as usize];

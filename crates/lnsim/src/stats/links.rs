@@ -58,7 +58,8 @@ impl LinkSeries {
 pub struct Hotspot {
     /// The hot HCA (index, LID − 1).
     pub hca: u32,
-    /// Start of the peak search: intervals that start at or after it count.
+    /// Start of the peak search: the intervals that end after it count (the one containing it
+    /// included).
     pub from: Ps,
 }
 
