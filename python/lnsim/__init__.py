@@ -18,7 +18,11 @@ Results folder (written by the core, read by :func:`load_results`)
     ``nodes.<name>.{tx_gbps, rx_gbps, tx_gbps_after_warmup,
     rx_gbps_after_warmup, link_gbps}``, ``flows`` (list of objects with ``src``, ``dst``,
     ``tx_bytes``, ``rx_bytes``, ``rx_gbps``, ...), ``latency_ns.{mean, p50, p99, max}``,
-    ``fairness.{jain, ...}``.
+    ``fairness.{jain, ...}``; drb-and-ddbbm spec A.7: ``message_latency_ns.{count, mean, p50,
+    p99, max, generated, window_start_s}`` (generation → last packet, messages generated from
+    ``sim.warmup`` on), ``throughput.{offered_bits_per_us_per_node,
+    accepted_bits_per_us_per_node, sending_nodes, measure_from_s, measure_to_s}`` and, with
+    ``stats.hotspot``, ``hotspot.{peak_link_mbps, peak_link, links, ...}``.
 ``nodes.csv``
     ``t_start_s,node,tx_bytes,rx_bytes`` — bytes sent/received per node per interval of
     ``summary["interval_s"]`` seconds.
@@ -30,6 +34,9 @@ Results folder (written by the core, read by :func:`load_results`)
     ``lower_ns,upper_ns,count`` — packet latency histogram.
 ``buffers.csv`` (only when ``stats.buffer_occupancy`` is on)
     ``t_start_s,switch,port,vl,mean_credits,max_credits``.
+``links.csv`` (only with ``stats.links = true``)
+    ``t_start_s,from,port,to,bytes,mbps`` — data bytes each switch output (switch → switch and
+    switch → HCA) started to send per interval, and that in Mbit/s = bits/µs.
 ``ccti.csv`` (only with congestion control on, ``cc.enabled = true``)
     ``t_start_s,src,dst,vl,ccti_end,ccti_max`` — per interval, every flow whose CCTI was above
     the minimum (``dst`` is ``*`` with ``cc.level = "sl"``); flows absent had CCTI 0.
@@ -98,6 +105,8 @@ from ._results import (
     FLOWS_FILE,
     LATENCY_COLUMNS,
     LATENCY_FILE,
+    LINKS_COLUMNS,
+    LINKS_FILE,
     MODEL_CYCLE,
     MODEL_INFINIBAND,
     NODES_COLUMNS,

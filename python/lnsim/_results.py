@@ -21,6 +21,7 @@ NODES_FILE = "nodes.csv"
 FLOWS_FILE = "flows.csv"
 LATENCY_FILE = "latency_hist.csv"
 BUFFERS_FILE = "buffers.csv"
+LINKS_FILE = "links.csv"
 CCTI_FILE = "ccti.csv"
 CC_PORTS_FILE = "cc_ports.csv"
 ROUTERS_FILE = "routers.csv"
@@ -35,6 +36,7 @@ NODES_COLUMNS = ["t_start_s", "node", "tx_bytes", "rx_bytes"]
 FLOWS_COLUMNS = ["src", "dst", "tx_bytes", "rx_bytes"]
 LATENCY_COLUMNS = ["lower_ns", "upper_ns", "count"]
 BUFFERS_COLUMNS = ["t_start_s", "switch", "port", "vl", "mean_credits", "max_credits"]
+LINKS_COLUMNS = ["t_start_s", "from", "port", "to", "bytes", "mbps"]
 CCTI_COLUMNS = ["t_start_s", "src", "dst", "vl", "ccti_end", "ccti_max"]
 CC_PORTS_COLUMNS = ["switch", "port", "vl", "fecn_marks", "congested_s"]
 ROUTERS_COLUMNS = ["router", "name", "injected_load", "accepted_load"]
@@ -95,7 +97,7 @@ class RunResult:
         :class:`ResultsError` (naming the file, line and column) before anything is drawn.
         Returns ``self``."""
         names = [ROUTERS_FILE, BINS_FILE, LATENCY_FILE] if self.is_cycle else [
-            NODES_FILE, FLOWS_FILE, LATENCY_FILE, BUFFERS_FILE, CCTI_FILE, CC_PORTS_FILE]
+            NODES_FILE, FLOWS_FILE, LATENCY_FILE, BUFFERS_FILE, LINKS_FILE, CCTI_FILE, CC_PORTS_FILE]
         for name in names:
             self._table(name, required=False)
         return self
@@ -154,6 +156,13 @@ class RunResult:
         """Buffer occupancy per interval (``None`` if not recorded):
         ``t_start_s, switch, port, vl, mean_credits, max_credits``."""
         return self._table(BUFFERS_FILE, required=False)
+
+    @property
+    def links(self) -> Optional["pd.DataFrame"]:
+        """Data bytes per switch-output link direction and interval (``None`` unless the run
+        had ``stats.links = true``): ``t_start_s, from, port, to, bytes, mbps`` (Mbit/s =
+        bits/µs; drb-and-ddbbm spec A.7, per-link throughput over time)."""
+        return self._table(LINKS_FILE, required=False)
 
     @property
     def ccti(self) -> Optional["pd.DataFrame"]:

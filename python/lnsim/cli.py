@@ -377,6 +377,23 @@ def format_summary(summary: dict, out_dir) -> str:
         f"latency         mean {_fmt_latency_ns(lat.get('mean'))}, p50 {_fmt_latency_ns(lat.get('p50'))},"
         f" p99 {_fmt_latency_ns(lat.get('p99'))}, max {_fmt_latency_ns(lat.get('max'))}"
     )
+    msg = s.get("message_latency_ns") or {}
+    if (_num(msg.get("count")) or 0) > 0:
+        # drb-and-ddbbm spec A.7: messages of Bernoulli/Poisson sources generated after sim.warmup
+        lines.append(
+            f"messages        latency mean {_fmt_latency_ns(msg.get('mean'))}, p50 {_fmt_latency_ns(msg.get('p50'))},"
+            f" p99 {_fmt_latency_ns(msg.get('p99'))}; {_fmt(msg.get('count'), ',.0f')} of"
+            f" {_fmt(msg.get('generated'), ',.0f')} generated from {_fmt(msg.get('window_start_s'), '.6g', ' s')} delivered;"
+            f" per node offered {_fmt(thr.get('offered_bits_per_us_per_node'), '.1f')},"
+            f" accepted {_fmt(thr.get('accepted_bits_per_us_per_node'), '.1f')} bits/us"
+        )
+    hot = s.get("hotspot") or {}
+    if hot:
+        lines.append(
+            f"hot spot        {hot.get('hca', 'n/a')}: peak {_fmt(hot.get('peak_link_mbps'), '.1f')} Mbit/s"
+            f" on {hot.get('peak_link') or 'n/a'} (links into {hot.get('switch', 'n/a')}"
+            f" from {_fmt(hot.get('from_s'), '.6g', ' s')})"
+        )
     lines.append(f"fairness        Jain {_fmt(fair.get('jain'), '.4f')}")
     if cc_on:
         lines.append(

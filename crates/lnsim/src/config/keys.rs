@@ -417,10 +417,11 @@ pub const KEYS: &[KeyInfo] = &[
     key!("traffic.flows[].stop", dur(), "", "end", IB,
         "end of the active interval (a message in progress is finished)"),
     key!("traffic.flows[].injection", ValueKind::Choice(Injection::NAMES), "", "`flood`", IB,
-        "`flood` (greedy) or `bernoulli`"),
+        "`flood` (greedy), `bernoulli` (one message per host-link message slot with probability `load`) or `poisson` (messages of `traffic.message_bytes` with exponential inter-arrival times at `load`/`rate`, queued at the source without bound: drb-and-ddbbm spec A.6)"),
     key!("traffic.flows[].load", frac(true), "", "—", IB,
-        "bernoulli: offered load as a fraction of the host link"),
-    key!("traffic.flows[].rate", RATE, "", "—", IB, "bernoulli: offered rate, instead of `load`"),
+        "bernoulli, poisson: offered load as a fraction of the host link (wire bytes: packets × `traffic.packet_bytes`)"),
+    key!("traffic.flows[].rate", RATE, "", "—", IB,
+        "bernoulli, poisson: offered rate in wire bits, instead of `load` (e.g. `\"800Mbps\"` or `\"800bit/us\"`, bits per µs per node as in drb-and-ddbbm spec A.6); poisson may exceed the host link"),
     key!("traffic.flows[].vl", VL, "", "0", IB, "VL"),
     key!(required "traffic.generators[].sources", ValueKind::NodeSet(&["all", "others", "rest"]), "", IB,
         "`\"all\"`, `\"others\"` (HCAs that are not the source of a static flow), `\"rest\"` (HCAs that are not a source of a static flow or of an earlier generator: spec B.6's background senders), or a list of names"),
@@ -440,9 +441,11 @@ pub const KEYS: &[KeyInfo] = &[
     key!("traffic.generators[].hotspot_split", ValueKind::Choice(HotspotSplit::NAMES), "", "`message`", IB,
         "several hotspots: each message picks one (`message`) or each source is bound to one, sources dealt round-robin in LID order (`source`, spec B.6 #5B)"),
     key!("traffic.generators[].injection", ValueKind::Choice(Injection::NAMES), "", "`flood`", IB,
-        "`flood` or `bernoulli`"),
-    key!("traffic.generators[].load", frac(true), "", "—", IB, "bernoulli: offered load per source"),
-    key!("traffic.generators[].rate", RATE, "", "—", IB, "bernoulli: offered rate per source"),
+        "`flood`, `bernoulli` or `poisson` (as `traffic.flows[].injection`: exponential inter-arrival times, unbounded source queue, drb-and-ddbbm spec A.6)"),
+    key!("traffic.generators[].load", frac(true), "", "—", IB,
+        "bernoulli, poisson: offered load per source as a fraction of its host link (wire bytes)"),
+    key!("traffic.generators[].rate", RATE, "", "—", IB,
+        "bernoulli, poisson: offered rate per source in wire bits (`\"800bit/us\"` = `\"800Mbps\"`: drb-and-ddbbm spec A.6's bits/µs per node); poisson may exceed the host link"),
     key!("traffic.generators[].start", dur(), "", "0", IB, "start of the active interval"),
     key!("traffic.generators[].stop", dur(), "", "end", IB, "end of the active interval"),
     key!("traffic.generators[].destination_per", ValueKind::Choice(DestinationPer::NAMES), "", "`message`", IB,
@@ -454,6 +457,12 @@ pub const KEYS: &[KeyInfo] = &[
     key!("stats.fairness_sources", ValueKind::StrList { max_len: 10_000_000 }, "", "flows into the busiest destination", IB,
         "HCAs whose flows `fairness.jain` compares"),
     key!("stats.fairness_from", dur(), "", "`sim.warmup`", IB, "start of the fairness window"),
+    key!("stats.links", ValueKind::Bool, "", "false", IB,
+        "write `links.csv` (`t_start_s,from,port,to,bytes,mbps`): data bytes every switch output (switch → switch and switch → HCA link direction) started to send per `sim.interval`, and their rate in Mbit/s = bits/µs (drb-and-ddbbm spec A.7: per-link throughput over time); one line per link and interval, so the file can be large"),
+    key!("stats.hotspot", ValueKind::Str, "", "—", IB,
+        "the hot HCA of a hot-spot experiment (drb-and-ddbbm spec A.6, A.8 R-A8): `summary.json` `hotspot.peak_link_mbps` is the highest per-interval throughput (data, Mbit/s = bits/µs) on the links into that HCA's switch from neighbouring switches and the switch → HCA link (on a 2D torus the five links into the hot destination), over the intervals that end after `stats.hotspot_from` (the one containing it included); `hotspot.links` lists them with their own peaks"),
+    key!("stats.hotspot_from", dur(), "", "earliest `start` of a generator sending only to `stats.hotspot`, else `sim.warmup`", IB,
+        "start of the hot-spot peak search (before `sim.end_time`; needs `stats.hotspot`)"),
     key!("stats.bin_cycles", int(1, MAX_CYCLES), "cycles", "1000", CY,
         "width of the time bins of `bins.csv` (latency, accepted load and misrouted fraction over time)"),
     key!("sweep.<key path>", ValueKind::Table, "", "—", None,
@@ -653,7 +662,11 @@ impl ValueKind {
                 format!("size (B … GiB) {} … {}", bytes_text(min), bytes_text(max))
             }
             ValueKind::Rate { min, max } => {
-                format!("rate (bps … Tbps) {} … {}", rate_text(min), rate_text(max))
+                format!(
+                    "rate (bps … Tbps; bit/us = Mbps) {} … {}",
+                    rate_text(min),
+                    rate_text(max)
+                )
             }
             ValueKind::Freq { min, max } => {
                 format!(
@@ -955,7 +968,7 @@ fn check_value(info: &KeyInfo, path: &str, v: &toml::Value) -> Result<()> {
 const NUMBER_RE: &str = r"\s*([0-9][0-9_]*(\.[0-9_]*)?|\.[0-9][0-9_]*)\s*";
 const DURATION_UNITS: &str = "(ps|ns|us|µs|ms|s)";
 const SIZE_UNITS: &str = "(B|KB|kB|KiB|MB|MiB|GB|GiB)?";
-const RATE_UNITS: &str = "(bps|Kbps|kbps|Mbps|Gbps|Tbps|MBps|GBps)";
+const RATE_UNITS: &str = "(bps|Kbps|kbps|Mbps|Gbps|Tbps|MBps|GBps|bits?/us|bits?/µs)";
 const FREQ_UNITS: &str = "(Hz|kHz|KHz|MHz|GHz|T/s|MT/s|GT/s)";
 
 fn unit_pattern(units: &str) -> String {

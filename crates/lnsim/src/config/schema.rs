@@ -667,6 +667,10 @@ crate::choice! {
         Flood = "flood",
         /// Random message arrivals at `load` (fraction of the host link) or `rate`.
         Bernoulli = "bernoulli",
+        /// Poisson message arrivals (exponential inter-arrival times) at `load` or `rate`, which
+        /// may exceed the host link; messages wait in an unbounded source queue
+        /// (drb-and-ddbbm spec A.6, A.10).
+        Poisson = "poisson",
     }
 }
 
@@ -762,10 +766,10 @@ pub struct FlowConfig {
     /// Injection process (default flood).
     #[serde(default)]
     pub injection: Injection,
-    /// Offered load as a fraction of the source host link (bernoulli).
+    /// Offered load as a fraction of the source host link (bernoulli, poisson).
     #[serde(default)]
     pub load: Option<f64>,
-    /// Offered rate (bernoulli), alternative to `load`.
+    /// Offered rate (bernoulli, poisson), alternative to `load`.
     #[serde(default)]
     pub rate: Option<BitRate>,
     /// Service level / VL of the flow.
@@ -823,10 +827,10 @@ pub struct GeneratorConfig {
     /// Injection process.
     #[serde(default)]
     pub injection: Injection,
-    /// Offered load as a fraction of the host link (bernoulli).
+    /// Offered load as a fraction of the host link (bernoulli, poisson).
     #[serde(default)]
     pub load: Option<f64>,
-    /// Offered rate (bernoulli).
+    /// Offered rate (bernoulli, poisson).
     #[serde(default)]
     pub rate: Option<BitRate>,
     /// Start time.
@@ -1001,6 +1005,18 @@ pub struct StatsConfig {
     /// Fairness window start (absent: `sim.warmup`).
     #[serde(default)]
     pub fairness_from: Option<Duration>,
+    /// Write `links.csv`: data bytes per switch-output link direction and statistics interval
+    /// (drb-and-ddbbm spec A.7, per-link throughput over time).
+    #[serde(default)]
+    pub links: bool,
+    /// The hot HCA of a hot-spot experiment (drb-and-ddbbm spec A.6, A.8 R-A8): the summary gives
+    /// the peak interval throughput of the links into its switch (`hotspot.peak_link_mbps`).
+    #[serde(default)]
+    pub hotspot: Option<String>,
+    /// Start of the hot-spot peak search (absent: the earliest start of a generator sending only
+    /// to `hotspot`, else `sim.warmup`).
+    #[serde(default)]
+    pub hotspot_from: Option<Duration>,
     /// Cycle-level model: width in cycles of the time bins of `bins.csv` (latency, accepted
     /// load and misrouted fraction over time; default 1,000).
     #[serde(default)]

@@ -112,7 +112,9 @@ impl Bytes {
     }
 }
 
-/// A data rate in bits per second, such as `"13.5Gbps"`, `"1GBps"` (bytes), `"100Mbps"`.
+/// A data rate in bits per second, such as `"13.5Gbps"`, `"1GBps"` (bytes), `"100Mbps"`, or
+/// `"800bit/us"` (bits per microsecond = Mbit/s: the offered-load unit of drb-and-ddbbm spec
+/// A.6; also `bits/us`, `bit/µs`, `bits/µs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct BitRate(pub u64);
 
@@ -123,12 +125,12 @@ impl BitRate {
         let mult: u128 = match u {
             "bps" => 1,
             "Kbps" | "kbps" => 1_000,
-            "Mbps" => 1_000_000,
+            "Mbps" | "bit/us" | "bits/us" | "bit/µs" | "bits/µs" => 1_000_000,
             "Gbps" => 1_000_000_000,
             "Tbps" => 1_000_000_000_000,
             "MBps" => 8_000_000,
             "GBps" => 8_000_000_000,
-            _ => return Err(format!("unknown rate unit \"{u}\" in \"{s}\"; allowed: bps, Kbps, Mbps, Gbps, Tbps, MBps, GBps")),
+            _ => return Err(format!("unknown rate unit \"{u}\" in \"{s}\"; allowed: bps, Kbps, Mbps, Gbps, Tbps, MBps, GBps, bit/us (= Mbps), bits/us")),
         };
         let (num, den) = parse_decimal(n)
             .ok_or_else(|| format!("\"{s}\" is not a rate; write e.g. \"13.5Gbps\""))?;
@@ -217,6 +219,13 @@ mod tests {
         assert_eq!(Frequency::parse("800MHz").unwrap().0, 800_000_000);
         assert_eq!(Frequency::parse("2.5GT/s").unwrap().0, 2_500_000_000);
         assert!(BitRate::parse("3 furlongs").is_err());
+        // bits per microsecond (drb-and-ddbbm spec A.6) are Mbit/s
+        for s in ["800bit/us", "800 bits/us", "800bit/µs", "800bits/µs"] {
+            assert_eq!(
+                BitRate::parse(s).unwrap(),
+                BitRate::parse("800Mbps").unwrap()
+            );
+        }
     }
 
     #[test]

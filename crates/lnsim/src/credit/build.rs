@@ -457,7 +457,7 @@ impl Net {
             cc.use_management_lane(m.management_vl());
         }
         let n_hca = fabric.hcas.len();
-        let stats = statistics(s, n_hca, ports.n_buf as usize * vls);
+        let stats = statistics(s, &fabric, &ports.is_switch, ports.n_buf as usize * vls)?;
         let wheel_log_buckets = wheel_log_buckets(&ports.timing);
         let max_ports = fabric
             .nodes
@@ -893,18 +893,30 @@ fn congestion_management(
 }
 
 /// The statistics collectors: per HCA and interval, and per tracked buffer and VL (`buffers`
-/// counters) when `stats.buffer_occupancy` is set.
-fn statistics(s: &crate::config::Scenario, n_hca: usize, buffers: usize) -> Stats {
+/// counters) when `stats.buffer_occupancy` is set; per switch output (`is_switch` per global
+/// port) and interval when `stats.links` or `stats.hotspot` is set, with the hot spot resolved
+/// (drb-and-ddbbm spec A.6, A.7).
+fn statistics(
+    s: &crate::config::Scenario,
+    fabric: &Fabric,
+    is_switch: &[bool],
+    buffers: usize,
+) -> Result<Stats> {
     let warmup = s.sim.warmup.0;
     let window = s.stats.fairness_from.map(|d| d.0).unwrap_or(warmup);
-    Stats::new(
+    let mut st = Stats::new(
         s.sim.end_ps(),
         s.sim.interval.0,
-        n_hca,
+        fabric.hcas.len(),
         s.stats.buffer_occupancy.then_some(buffers),
         warmup,
         window,
-    )
+    );
+    st.hotspot = crate::stats::links::resolve_hotspot(s, fabric)?;
+    if s.stats.links || st.hotspot.is_some() {
+        st.track_links(is_switch);
+    }
+    Ok(st)
 }
 
 /// Buckets of the timing wheel (log2): it reaches just past the longest packet time (most

@@ -265,12 +265,12 @@ fn traffic_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize) -> Resu
         sources += srcs;
         dest_entries = dest_entries.saturating_add(m(srcs, dsts));
         flows = flows.saturating_add(m(srcs, dsts.min(msgs)));
-        if g.injection == Injection::Bernoulli {
+        if g.injection != Injection::Flood {
             queued_msgs = queued_msgs.saturating_add(m(srcs, msgs));
         }
     }
     for fl in &s.traffic.flows {
-        if fl.injection == Injection::Bernoulli {
+        if fl.injection != Injection::Flood {
             queued_msgs = queued_msgs.saturating_add(end / msg_time + 2);
         }
     }
@@ -322,7 +322,29 @@ fn statistics_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, flow
         m(tracked, 12) + m(m(n_int, tracked), 12),
         Phase::Kept,
     );
-    est.add("latency histograms", 2 * 400 * 1024, Phase::Kept);
+    est.add("latency histograms", 3 * 400 * 1024, Phase::Kept); // packet, network, message
+                                                                // data bytes per switch output and interval (`stats.links`, `stats.hotspot`: drb spec A.7),
+                                                                // and `links.csv`, a line per switch output and interval
+    let links = if s.stats.links || s.stats.hotspot.is_some() {
+        switch_ports
+    } else {
+        0
+    };
+    if links > 0 {
+        est.add(
+            "statistics per link",
+            m(m(n_int, links), 8) + m(np, 4),
+            Phase::Kept,
+        );
+    }
+    if s.stats.links {
+        let name = f.name_bytes.max(4);
+        est.add(
+            "links.csv",
+            grown(m(m(n_int, links), 40 + 2 * name)),
+            Phase::Run,
+        );
+    }
     if s.cc.enabled {
         est.add("CCTI series", m(m(n_int, hcas), 4 * 16 * 2), Phase::Run);
     }

@@ -1,5 +1,6 @@
 //! The results folder (issue 2 item 6): `summary.json`, `nodes.csv`, `flows.csv`,
-//! `latency_hist.csv`, `buffers.csv`, `scenario.toml` and the `.lnsim` marker. Everything is
+//! `latency_hist.csv`, `buffers.csv`, `links.csv` (drb-and-ddbbm spec A.7), `scenario.toml` and
+//! the `.lnsim` marker. Everything is
 //! written by [`crate::outdir::write_folder`]: into a temporary sibling folder that is swapped
 //! into place at the end, so a failed run leaves no `summary.json`, an old results folder is
 //! replaced whole, and a folder lnsim did not write is never replaced.
@@ -9,9 +10,11 @@
 //!    per-node byte totals (`NodeTotals`);
 //! 2. the summary fields (`summary_json`), built from the per-node table (`nodes_json`),
 //!    the per-flow table (`flows_json`), fairness (`fairness_json`), latency
-//!    (`latency_json`) and congestion management (`cc_json`);
+//!    (`latency_json`), message latency and offered/accepted load in the measurement window
+//!    (`message_latency_json`, `load_json`: drb-and-ddbbm spec A.7), the hot spot's links
+//!    (`hotspot_json`: spec A.8 R-A8) and congestion management (`cc_json`);
 //! 3. the time bins: bytes per node and interval (`nodes_csv`), buffer occupancy per
-//!    interval (`buffers_csv`);
+//!    interval (`buffers_csv`), data bytes per switch-output link and interval (`links_csv`);
 //! 4. the per-flow table (`flows_csv`);
 //! 5. the congestion-control tables (`cc_ports_csv`, `ccti_csv`) and DDBBM's (`ddbbm_json`,
 //!    `ddbbm_csv`: drb-and-ddbbm spec B.3);
@@ -100,6 +103,9 @@ pub fn write_results(
     files.push(("latency_hist.csv", latency_hist_csv(&net.stats)));
     if net.stats.buffers.is_some() {
         files.push(("buffers.csv", buffers_csv(net, &ctx)));
+    }
+    if l.scenario.stats.links {
+        files.push(("links.csv", links_csv(net, &ctx)));
     }
     files.push((
         "scenario.toml",
@@ -282,6 +288,7 @@ fn summary_json(
             // spec B.7: mean over the end nodes of bytes received after warm-up / link rate
             "accepted_per_node": r6(mean(&t.rx_fraction)),
         },
+        "message_latency_ns": message_latency_json(st),
         "nodes": nodes_json(net, ctx, t),
         "flows": flows_json(net, ctx),
         "flows_total": net.traffic.flows.len(),
@@ -303,6 +310,12 @@ fn summary_json(
             "in_network_packets": c.in_network, "ok": true,
         },
     });
+    if let (Value::Object(tp), Value::Object(load)) = (&mut summary["throughput"], load_json(net)) {
+        tp.extend(load);
+    }
+    if let Some(h) = st.hotspot {
+        summary["hotspot"] = hotspot_json(net, ctx, h);
+    }
     if let Some(d) = net.cc.ddbbm() {
         summary["ddbbm"] = ddbbm_json(net, d, ctx);
     }
@@ -486,6 +499,129 @@ fn latency_json(h: &hdrhistogram::Histogram<u64>, sum: u128) -> Value {
     })
 }
 
+/// The measurement window of drb-and-ddbbm spec A.7 (A.10 #11: "report the window"): from
+/// `sim.warmup` to the end of the run, in seconds.
+fn measure_window(net: &Net) -> (f64, f64) {
+    (secs(net.stats.warmup), secs(net.end))
+}
+
+/// Message latency (drb-and-ddbbm spec A.7): generation → last packet consumed, source queueing
+/// included, over the messages of Bernoulli and Poisson sources generated inside the measurement
+/// window `[sim.warmup, end)` and wholly delivered by the end (`count`); `generated` counts the
+/// window's messages, delivered or not (beyond saturation the difference grows, and so does the
+/// latency with the run length).
+fn message_latency_json(st: &Stats) -> Value {
+    let mut v = latency_json(&st.msg_latency, st.msg_latency_sum);
+    v["generated"] = json!(st.msgs_generated);
+    v["window_start_s"] = json!(secs(st.warmup));
+    v
+}
+
+/// Offered and accepted load per sending node in bits/µs over the measurement window
+/// `[sim.warmup, end)` (drb-and-ddbbm spec A.7): wire bytes of the messages generated in the
+/// window, and data bytes consumed at the sinks in it, each × 8 / window length in µs / the
+/// number of HCAs with at least one source (a permutation's fixed points have none).
+fn load_json(net: &Net) -> Value {
+    let st = &net.stats;
+    let senders = net.traffic.by_hca.iter().filter(|v| !v.is_empty()).count();
+    let window_us = net.end.saturating_sub(st.warmup) as f64 / 1e6;
+    let per_node = |bytes: u64| {
+        if senders == 0 || window_us <= 0.0 {
+            0.0
+        } else {
+            r6(bytes as f64 * 8.0 / window_us / senders as f64)
+        }
+    };
+    let (from, to) = measure_window(net);
+    json!({
+        "offered_bits_per_us_per_node": per_node(st.offered_bytes),
+        "accepted_bits_per_us_per_node": per_node(st.accepted_bytes),
+        "sending_nodes": senders,
+        "measure_from_s": from,
+        "measure_to_s": to,
+    })
+}
+
+/// Mbit/s (= bits/µs) of `bytes` sent in interval `i` (its length cut at the end of the run).
+fn interval_mbps(ctx: &Ctx, i: usize, bytes: u64) -> f64 {
+    let t0 = i as u64 * ctx.interval;
+    let len = ((i as u64 + 1) * ctx.interval)
+        .min(ctx.end)
+        .saturating_sub(t0);
+    if len == 0 {
+        0.0
+    } else {
+        bytes as f64 * 8.0 / (len as f64 / 1e6)
+    }
+}
+
+/// The links into the switch of hot HCA `hca` (drb-and-ddbbm spec A.6, A.8 R-A8): every switch
+/// output of another switch whose peer is that switch, then the switch's output to the HCA; as
+/// global ports.
+pub(crate) fn hotspot_links(net: &Net, hca: u32) -> Vec<u32> {
+    let hg = net.hca_gport[hca as usize];
+    let to_hca = net.peer[hg as usize];
+    let sw = net.node_of[to_hca as usize];
+    let mut v: Vec<u32> = (0..net.peer.len() as u32)
+        .filter(|&g| {
+            net.is_switch[g as usize]
+                && net.node_of[g as usize] != sw
+                && net.node_of[net.peer[g as usize] as usize] == sw
+        })
+        .collect();
+    v.push(to_hca);
+    v
+}
+
+/// `hotspot` of the summary (drb-and-ddbbm spec A.8 R-A8, R-A9): the hot HCA, its switch, the
+/// start of the peak search, the highest per-interval data throughput (Mbit/s = bits/µs) on
+/// the links into the switch over the intervals that end after it (`peak_link_mbps`, with
+/// the link and interval), and each link with its own peak (`links`).
+fn hotspot_json(net: &Net, ctx: &Ctx, h: crate::stats::links::Hotspot) -> Value {
+    let Some(ls) = &net.stats.links else {
+        return Value::Null;
+    };
+    let first = (h.from / ctx.interval) as usize;
+    let n_int = net.stats.nodes.n_int;
+    let name = |g: u32| {
+        let node = net.node_of[g as usize];
+        net.fabric.nodes[node as usize].name.as_str()
+    };
+    let mut best: Option<(f64, u32, usize)> = None;
+    let mut links = Vec::new();
+    for g in hotspot_links(net, h.hca) {
+        let i = ls.index[g as usize] as usize;
+        let mut peak: Option<(f64, usize)> = None;
+        for k in first..n_int {
+            let mbps = interval_mbps(ctx, k, ls.bytes[k * ls.len() + i]);
+            if peak.is_none_or(|(m, _)| mbps > m) {
+                peak = Some((mbps, k));
+            }
+        }
+        if let Some((m, k)) = peak {
+            if best.is_none_or(|(b, _, _)| m > b) {
+                best = Some((m, g, k));
+            }
+        }
+        links.push(json!({
+            "from": name(g),
+            "port": g - net.port_base[net.node_of[g as usize] as usize],
+            "to": name(net.peer[g as usize]),
+            "peak_mbps": r6(peak.map_or(0.0, |p| p.0)),
+        }));
+    }
+    let to_hca = net.peer[net.hca_gport[h.hca as usize] as usize];
+    json!({
+        "hca": ctx.names[h.hca as usize],
+        "switch": name(to_hca),
+        "from_s": secs(h.from),
+        "peak_link_mbps": r6(best.map_or(0.0, |b| b.0)),
+        "peak_link": best.map(|(_, g, _)| format!("{}->{}", name(g), name(net.peer[g as usize]))),
+        "peak_t_start_s": best.map(|(_, _, k)| secs(k as u64 * ctx.interval)),
+        "links": links,
+    })
+}
+
 /// The congestion-control totals of the summary.
 fn cc_json(ib: Option<&IbCc>) -> Value {
     match ib {
@@ -608,6 +744,42 @@ fn buffers_csv(net: &Net, ctx: &Ctx) -> String {
                     b.max[i * b.n + k]
                 );
             }
+        }
+    }
+    s
+}
+
+/// `links.csv` (`stats.links`; drb-and-ddbbm spec A.7, per-link throughput over time): per
+/// statistics interval and switch output (switch → switch and switch → HCA link direction,
+/// `from`'s port `port` to `to`), the data bytes whose transmission started in the interval and
+/// their rate in Mbit/s (= bits/µs; the last interval's length is cut at the end of the run).
+fn links_csv(net: &Net, ctx: &Ctx) -> String {
+    let mut s = String::from("t_start_s,from,port,to,bytes,mbps\n");
+    let Some(ls) = &net.stats.links else {
+        return s;
+    };
+    let names: Vec<(&str, u32, &str)> = ls
+        .gports
+        .iter()
+        .map(|&g| {
+            let node = net.node_of[g as usize];
+            let peer = net.node_of[net.peer[g as usize] as usize];
+            (
+                net.fabric.nodes[node as usize].name.as_str(),
+                g - net.port_base[node as usize],
+                net.fabric.nodes[peer as usize].name.as_str(),
+            )
+        })
+        .collect();
+    for i in 0..net.stats.nodes.n_int {
+        let t0 = secs(i as u64 * ctx.interval);
+        for (k, (from, port, to)) in names.iter().enumerate() {
+            let b = ls.bytes[i * ls.len() + k];
+            let _ = writeln!(
+                s,
+                "{t0},{from},{port},{to},{b},{}",
+                r6(interval_mbps(ctx, i, b))
+            );
         }
     }
     s

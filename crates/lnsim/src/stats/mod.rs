@@ -1,13 +1,17 @@
 //! Statistics: per-HCA bytes per interval, latency histograms, buffer occupancy per switch
-//! input port and VL per interval, and the results folder (spec §6, issue 2 items 5–6).
+//! input port and VL per interval, and the results folder (spec §6, issue 2 items 5–6); message
+//! latency, offered and accepted load in the measurement window and per-link bytes per interval
+//! (drb-and-ddbbm spec A.7).
 //! Collectors observe; they never steer the simulation.
 
 pub mod fairness;
+pub mod links;
 pub mod reception;
 pub mod results_folder;
 
 use crate::config::Ps;
 use hdrhistogram::Histogram;
+use links::{Hotspot, LinkSeries};
 
 /// Interval time series of one quantity per HCA: `[interval][hca] = (tx_bytes, rx_bytes)`.
 #[derive(Debug, Clone)]
@@ -71,6 +75,22 @@ pub struct Stats {
     pub injected_control: u64,
     /// Control packets delivered.
     pub delivered_control: u64,
+    /// Message latency (drb-and-ddbbm spec A.7), generation → last packet consumed, in ns, of
+    /// the messages of Bernoulli and Poisson sources generated at or after `warmup`.
+    pub msg_latency: Histogram<u64>,
+    /// Exact sum of the recorded message latencies (ps).
+    pub msg_latency_sum: u128,
+    /// Messages of Bernoulli and Poisson sources generated at or after `warmup`.
+    pub msgs_generated: u64,
+    /// Wire bytes of the messages every source generated at or after `warmup` (offered load,
+    /// spec A.7).
+    pub offered_bytes: u64,
+    /// Data bytes consumed at the sinks at or after `warmup` (accepted load, spec A.7).
+    pub accepted_bytes: u64,
+    /// Data bytes per switch-output link and interval (`stats.links` or `stats.hotspot`).
+    pub links: Option<LinkSeries>,
+    /// `stats.hotspot`, resolved (spec A.6, A.8 R-A8).
+    pub hotspot: Option<Hotspot>,
 }
 
 impl Stats {
@@ -111,6 +131,54 @@ impl Stats {
             delivered_packets: 0,
             injected_control: 0,
             delivered_control: 0,
+            msg_latency: hist(),
+            msg_latency_sum: 0,
+            msgs_generated: 0,
+            offered_bytes: 0,
+            accepted_bytes: 0,
+            links: None,
+            hotspot: None,
+        }
+    }
+
+    /// Tracks the data bytes of the switch outputs `tracked[gport]` per interval (spec A.7).
+    pub fn track_links(&mut self, tracked: &[bool]) {
+        self.links = Some(LinkSeries::new(tracked, self.nodes.n_int));
+    }
+
+    /// Switch output `g` started sending `bytes` data bytes at `t` (a no-op unless links are
+    /// tracked).
+    #[inline]
+    pub fn carried(&mut self, g: u32, t: Ps, bytes: u32) {
+        if let Some(l) = &mut self.links {
+            let i = l.index[g as usize];
+            if i != u32::MAX {
+                let slot = ((t / self.nodes.interval) as usize).min(self.nodes.n_int - 1);
+                let n = l.gports.len();
+                l.bytes[slot * n + i as usize] += bytes as u64;
+            }
+        }
+    }
+
+    /// A source generated a message of `wire_bytes` at `t`; `timed`: it has a generation time
+    /// its latency is measured from (Bernoulli, Poisson; spec A.7).
+    #[inline]
+    pub fn message_generated(&mut self, t: Ps, wire_bytes: u64, timed: bool) {
+        if t >= self.warmup {
+            self.offered_bytes += wire_bytes;
+            self.msgs_generated += timed as u64;
+        }
+    }
+
+    /// The last packet of a message generated at `created` was consumed at `t` (spec A.7:
+    /// latency from generation to the last packet delivered, source queueing included); only
+    /// messages generated at or after `warmup` are recorded.
+    #[inline]
+    pub fn message_delivered(&mut self, created: Ps, t: Ps) {
+        if created >= self.warmup {
+            let lat = t - created;
+            self.msg_latency_sum += lat as u128;
+            self.msg_latency.saturating_record((lat / 1000).max(1));
         }
     }
 
@@ -127,6 +195,9 @@ impl Stats {
     pub fn rx(&mut self, h: u32, t: Ps, bytes: u32, lat: Ps, net: Ps) {
         let s = self.nodes.slot(t) * self.nodes.n_hca + h as usize;
         self.nodes.bytes[s][1] += bytes as u64;
+        if t >= self.warmup {
+            self.accepted_bytes += bytes as u64;
+        }
         self.delivered_packets += 1;
         self.latency_sum += lat as u128;
         self.net_latency_sum += net as u128;
@@ -219,5 +290,33 @@ mod tests {
         s.rx(0, 150, 64, 1000, 500); // after the end: last interval
         assert_eq!(s.nodes.bytes[2 + 1], [64, 0]);
         assert_eq!(s.nodes.bytes[9 * 2], [0, 128]);
+    }
+
+    #[test]
+    fn measurement_window_starts_at_the_warmup() {
+        let mut s = Stats::new(100, 10, 1, None, 50, 50);
+        s.message_generated(49, 100, true);
+        s.message_generated(50, 200, true);
+        s.message_generated(60, 300, false);
+        assert_eq!((s.offered_bytes, s.msgs_generated), (500, 1));
+        s.rx(0, 49, 64, 1, 1);
+        s.rx(0, 50, 64, 1, 1);
+        assert_eq!(s.accepted_bytes, 64);
+        s.message_delivered(49, 90_000);
+        s.message_delivered(50, 7_050);
+        assert_eq!((s.msg_latency.len(), s.msg_latency_sum), (1, 7_000));
+    }
+
+    #[test]
+    fn carried_bytes_land_on_their_link_and_interval() {
+        let mut s = Stats::new(100, 10, 1, None, 0, 0);
+        s.carried(1, 5, 64); // not tracked yet: nothing happens
+        s.track_links(&[false, true, true]);
+        s.carried(2, 25, 64);
+        s.carried(2, 29, 36);
+        s.carried(0, 25, 64); // not a tracked port
+        let l = s.links.unwrap();
+        assert_eq!(l.bytes[2 * 2 + 1], 100);
+        assert_eq!(l.bytes.iter().sum::<u64>(), 100);
     }
 }

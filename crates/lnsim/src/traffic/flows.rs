@@ -2,14 +2,15 @@
 //! with a fixed destination) and generators that pick a destination per message or packet by a
 //! steady pattern of [`super::pattern`] (uniform over a node set with an optional hotspot, or a
 //! permutation such as the perfect shuffle over the fabric's [`Geometry`]), with flood (greedy)
-//! or Bernoulli injection ([`Bernoulli`]) and per-node start/stop times.
+//! Bernoulli ([`Bernoulli`]) or Poisson ([`Exponential`] gaps, drb-and-ddbbm spec A.6) injection and
+//! per-node start/stop times.
 
 use super::geometry::Geometry;
-use super::injection::Bernoulli;
+use super::injection::{Bernoulli, Exponential};
 use super::pattern::{self, Among, DestinationPattern, Request};
 use crate::config::{
     BitRate, DestinationPer, Duration, GeneratorConfig, HcaNames, HotspotSplit, Injection, NodeSet,
-    Pattern, Ps, Scenario, Subset,
+    Pattern, Ps, Scenario, Subset, PS_PER_S,
 };
 use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
@@ -71,6 +72,12 @@ pub struct Flow {
     /// previous one left (drb spec A.3.2 "for the following injection"), so the HCA's credit
     /// check knows that packet's VL (its path's layer, spec A.3.5). 0 otherwise.
     pub next_path: u8,
+    /// Receiver: the number of the oldest message not yet wholly delivered (message `k` is
+    /// packets `k·m + 1 ..= (k+1)·m` of the flow's sequence numbers; drb spec A.7).
+    pub rx_msg_base: u32,
+    /// Receiver: packets delivered of each message from `rx_msg_base` on (packets of later
+    /// messages may overtake with multipath: drb spec A.7, B.3.6).
+    pub rx_msg_got: VecDeque<u32>,
 }
 
 /// How a source picks destinations.
@@ -100,6 +107,11 @@ pub struct Source {
     pub slot_ps: Ps,
     /// Bernoulli: the arrival process, one trial per slot.
     pub arrivals: Bernoulli,
+    /// Poisson: the exponential gaps between messages, in ps (drb-and-ddbbm spec A.6).
+    pub gaps: Exponential,
+    /// The mean share of its host link the source offers (wire bytes; flood: 1; Poisson may
+    /// exceed 1).
+    pub share: f64,
     /// Active from.
     pub start: Ps,
     /// Active until.
@@ -123,8 +135,13 @@ impl Source {
         t >= self.start && t < self.stop
     }
 
-    /// Next Bernoulli arrival after `t`: a geometric number of slots.
+    /// Next arrival after `t`: Bernoulli, a geometric number of slots; Poisson, an
+    /// exponential gap rounded to the picosecond (drb-and-ddbbm spec A.6).
     pub fn next_arrival(&mut self, t: Ps) -> Ps {
+        if self.injection == Injection::Poisson {
+            let gap = self.gaps.gap(&mut self.rng_arr).round();
+            return t.saturating_add(gap as Ps);
+        }
         let slots = self.arrivals.slots_to_next(&mut self.rng_arr);
         t.saturating_add((slots as f64 * self.slot_ps as f64) as Ps)
     }
@@ -146,6 +163,29 @@ pub struct Traffic {
 }
 
 impl Flow {
+    /// Records the delivery of packet `seq` (1-based, [`Flow::delivered_seq`]'s numbers) of a
+    /// flow whose messages have `m` packets each; true if it was the last of its message to
+    /// arrive (drb-and-ddbbm spec A.7: a message's latency ends at its last packet delivered,
+    /// in whatever order its packets arrive). Allocation-free once the flow's window of
+    /// partly delivered messages has reached its largest size.
+    #[inline]
+    pub fn delivered_message_packet(&mut self, seq: u32, m: u32) -> bool {
+        if m <= 1 {
+            return true;
+        }
+        let k = (seq.wrapping_sub(1) / m).wrapping_sub(self.rx_msg_base) as usize;
+        if k >= self.rx_msg_got.len() {
+            self.rx_msg_got.resize(k + 1, 0);
+        }
+        self.rx_msg_got[k] += 1;
+        let done = self.rx_msg_got[k] == m;
+        while self.rx_msg_got.front() == Some(&m) {
+            self.rx_msg_got.pop_front();
+            self.rx_msg_base = self.rx_msg_base.wrapping_add(1);
+        }
+        done
+    }
+
     /// Records the delivery of the flow's packet number `seq` (1-based, in creation order):
     /// counts it out of order when a later packet has been delivered already (spec B.3.6).
     /// Serial-number comparison, so a sequence number that wrapped past `u32::MAX` still
@@ -195,17 +235,15 @@ impl Traffic {
     pub fn offered_sending(&self) -> Vec<f64> {
         let mut v = vec![0.0; self.by_hca.len()];
         for src in &self.sources {
-            v[src.hca as usize] += match src.injection {
-                Injection::Flood => 1.0,
-                Injection::Bernoulli => src.arrivals.p(),
-            };
+            v[src.hca as usize] += src.share;
         }
         v
     }
 
     /// The traffic offered to each HCA over `[from, to)` in bytes/s on the wire (spec B.7: the
     /// "expected" reception rate of a destination that is below capacity): every source's mean
-    /// rate (Bernoulli: `p` × its host link, `link_bytes_per_s(hca)`; flood: the whole link)
+    /// rate (Bernoulli, Poisson: its offered share × its host link, `link_bytes_per_s(hca)`;
+    /// flood: the whole link)
     /// times the share of its active time inside the window, spread by its pattern's
     /// [`DestinationPattern::shares`] (a static flow: all to its destination).
     pub fn offered_to(&self, link_bytes_per_s: &dyn Fn(u32) -> f64, from: Ps, to: Ps) -> Vec<f64> {
@@ -216,11 +254,7 @@ impl Traffic {
         }
         for src in &self.sources {
             let on = src.stop.min(to).saturating_sub(src.start.max(from));
-            let p = match src.injection {
-                Injection::Flood => 1.0,
-                Injection::Bernoulli => src.arrivals.p(),
-            };
-            let rate = p * link_bytes_per_s(src.hca) * on as f64 / len as f64;
+            let rate = src.share * link_bytes_per_s(src.hca) * on as f64 / len as f64;
             match &src.dest {
                 Destinations::Static(f) => v[self.flows[*f as usize].dst as usize] += rate,
                 Destinations::Random { pattern, .. } => {
@@ -286,6 +320,8 @@ pub fn new_flow(src: u32, dst: u32, vl: u8, source: u32, is_static: bool) -> Flo
         cbit: false,
         in_message: false,
         next_path: 0,
+        rx_msg_base: 0,
+        rx_msg_got: VecDeque::new(),
     }
 }
 
@@ -337,38 +373,53 @@ pub fn build(s: &Scenario, fabric: &Fabric, seed: u64, vls: u32) -> Result<Traff
                      rate: Option<BitRate>,
                      h: u32,
                      pkts: u32|
-     -> Result<(Ps, Bernoulli)> {
-        match inj {
-            Injection::Flood => {
-                if load.is_some() || rate.is_some() {
-                    return Err(Error::input(
-                        key,
-                        "`load`/`rate` apply only to injection = \"bernoulli\"",
-                    ));
-                }
-                Ok((0, Bernoulli::new(1.0)))
+     -> Result<Process> {
+        let name = inj.name();
+        if inj == Injection::Flood {
+            if load.is_some() || rate.is_some() {
+                return Err(Error::input(
+                    key,
+                    "`load`/`rate` apply only to injection = \"bernoulli\" or \"poisson\"",
+                ));
             }
-            Injection::Bernoulli => {
-                let slot = host_rate(h).ser_ps(pkt_bytes * pkts as u64).max(1);
-                let p = match (load, rate) {
-                    (Some(l), None) => l,
-                    (None, Some(r)) => r.0 as f64 / host_rate(h).bits_per_s(),
-                    _ => {
-                        return Err(Error::input(
-                            key,
-                            "bernoulli injection needs exactly one of `load` (0–1] or `rate`",
-                        ))
-                    }
-                };
-                if !(p > 0.0 && p <= 1.0) {
-                    return Err(Error::input(
-                        key,
-                        format!("offered load {p} outside (0, 1] of the host link"),
-                    ));
-                }
-                Ok((slot, Bernoulli::new(p)))
-            }
+            return Ok(Process {
+                slot_ps: 0,
+                arrivals: Bernoulli::new(1.0),
+                gaps: Exponential::new(1.0),
+                share: 1.0,
+            });
         }
+        let p = match (load, rate) {
+            (Some(l), None) => l,
+            (None, Some(r)) => r.0 as f64 / host_rate(h).bits_per_s(),
+            _ => {
+                return Err(Error::input(
+                    key,
+                    format!("{name} injection needs exactly one of `load` (0–1] or `rate`"),
+                ))
+            }
+        };
+        // Poisson offers any rate (its messages queue at the source); a Bernoulli trial per
+        // message slot cannot offer more than the link
+        let most = if inj == Injection::Poisson && load.is_none() {
+            f64::INFINITY
+        } else {
+            1.0
+        };
+        if !(p > 0.0 && p <= most) {
+            return Err(Error::input(
+                key,
+                format!("offered load {p} outside (0, 1] of the host link"),
+            ));
+        }
+        let wire_bits = (pkt_bytes * pkts as u64 * 8) as f64;
+        let mean_gap_ps = wire_bits / (p * host_rate(h).bits_per_s()) * PS_PER_S as f64;
+        Ok(Process {
+            slot_ps: host_rate(h).ser_ps(pkt_bytes * pkts as u64).max(1),
+            arrivals: Bernoulli::new(p.min(1.0)),
+            gaps: Exponential::new(mean_gap_ps),
+            share: p,
+        })
     };
     let vl_ok = |key: &str, vl: u32| -> Result<u8> {
         if vl >= vls {
@@ -399,7 +450,7 @@ pub fn build(s: &Scenario, fabric: &Fabric, seed: u64, vls: u32) -> Result<Traff
             ));
         }
         let vl = vl_ok(&format!("{key}.vl"), f.vl)?;
-        let (slot_ps, arrivals) = bernoulli(&key, f.injection, f.load, f.rate, src, msg_packets)?;
+        let pr = bernoulli(&key, f.injection, f.load, f.rate, src, msg_packets)?;
         let sid = tr.sources.len() as u32;
         let fid = tr.flows.len() as u32;
         tr.flows.push(new_flow(src, dst, vl, sid, true));
@@ -407,8 +458,10 @@ pub fn build(s: &Scenario, fabric: &Fabric, seed: u64, vls: u32) -> Result<Traff
             hca: src,
             dest: Destinations::Static(fid),
             injection: f.injection,
-            slot_ps,
-            arrivals,
+            slot_ps: pr.slot_ps,
+            arrivals: pr.arrivals,
+            gaps: pr.gaps,
+            share: pr.share,
             start: f.start.0,
             stop: stop_of(&format!("{key}.stop"), f.start.0, f.stop)?,
             vl,
@@ -440,9 +493,21 @@ pub fn build(s: &Scenario, fabric: &Fabric, seed: u64, vls: u32) -> Result<Traff
     Ok(tr)
 }
 
-/// Checks an injection process and returns its (slot, probability).
+/// A source's checked injection process.
+struct Process {
+    /// Bernoulli: the slot (one message on the host link).
+    slot_ps: Ps,
+    /// Bernoulli: the trial per slot.
+    arrivals: Bernoulli,
+    /// Poisson: the gaps in ps (drb-and-ddbbm spec A.6).
+    gaps: Exponential,
+    /// The offered share of the host link.
+    share: f64,
+}
+
+/// Checks an injection process and returns it.
 type InjectionCheck<'a> =
-    dyn Fn(&str, Injection, Option<f64>, Option<BitRate>, u32, u32) -> Result<(Ps, Bernoulli)> + 'a;
+    dyn Fn(&str, Injection, Option<f64>, Option<BitRate>, u32, u32) -> Result<Process> + 'a;
 /// Checks a VL.
 type VlCheck<'a> = dyn Fn(&str, u32) -> Result<u8> + 'a;
 /// Checks a stop time against a start time.
@@ -633,7 +698,7 @@ fn add_generator(
         }
         active += 1;
         let pk = if per_packet { 1 } else { msg_packets };
-        let (slot_ps, arrivals) = bernoulli(key, g.injection, g.load, g.rate, src, pk)?;
+        let pr = bernoulli(key, g.injection, g.load, g.rate, src, pk)?;
         let sid = tr.sources.len() as u32;
         for d in reach {
             tr.pairs.push((src, d));
@@ -645,8 +710,10 @@ fn add_generator(
                 flows: HashMap::new(),
             },
             injection: g.injection,
-            slot_ps,
-            arrivals,
+            slot_ps: pr.slot_ps,
+            arrivals: pr.arrivals,
+            gaps: pr.gaps,
+            share: pr.share,
             start: g.start.0,
             stop: stop_of(&format!("{key}.stop"), g.start.0, g.stop)?,
             vl,
@@ -765,5 +832,80 @@ mod tests {
             f.delivered_seq(seq);
         }
         assert_eq!((f.out_of_order, f.rx_max_seq), (1, 1));
+    }
+
+    #[test]
+    fn a_message_completes_with_its_last_packet_in_any_order() {
+        let mut f = new_flow(0, 1, 0, 0, false);
+        // messages of 3 packets: 1-3, 4-6, 7-9; packets of message 1 overtake message 0's
+        let done: Vec<bool> = [1, 4, 2, 5, 6, 3, 9, 7, 8]
+            .iter()
+            .map(|&s| f.delivered_message_packet(s, 3))
+            .collect();
+        assert_eq!(
+            done,
+            [false, false, false, false, true, true, false, false, true]
+        );
+        assert_eq!((f.rx_msg_base, f.rx_msg_got.len()), (3, 0));
+        // one packet per message: every packet completes one
+        let mut g = new_flow(0, 1, 0, 0, false);
+        assert!(g.delivered_message_packet(1, 1) && g.delivered_message_packet(2, 1));
+    }
+
+    /// A scenario's Poisson source (drb-and-ddbbm spec A.6): gaps of mean (message wire bits /
+    /// offered rate) and variance mean², within four standard errors of the estimates for the
+    /// sample size (mean: m/√n; variance: m²·√(8/n), the exponential's fourth central moment
+    /// being 9m⁴).
+    #[test]
+    fn poisson_source_gaps_match_the_offered_rate() {
+        let text = "[sim]\nmodel = \"infiniband\"\nend_time = \"1ms\"\n\
+                    [topology]\nkind = \"torus\"\ndims = [4, 4]\nhcas_per_switch = 1\n\
+                    [traffic]\npacket_bytes = \"2048B\"\npayload_bytes = \"2048B\"\n\
+                    message_bytes = \"4096B\"\n\
+                    [[traffic.generators]]\nsources = \"all\"\npattern = \"shuffle\"\n\
+                    injection = \"poisson\"\nrate = \"800bit/us\"\n";
+        let l =
+            crate::config::load_str(text, "t", std::path::Path::new("."), "t", &[], None).unwrap();
+        let s = &l.scenario;
+        let fabric = crate::topology::build(s, &l.base_dir).unwrap();
+        let mut tr = build(s, &fabric, 7, 1).unwrap();
+        // 16 HCAs, the shuffle's two fixed points send nothing
+        assert_eq!(tr.sources.len(), 14);
+        let m = 4096.0 * 8.0 / 800.0 * 1e6; // ps: 40.96 µs
+        let src = &mut tr.sources[3];
+        assert_eq!(src.injection, Injection::Poisson);
+        let n = 100_000;
+        let mut t = 0;
+        let gaps: Vec<f64> = (0..n)
+            .map(|_| {
+                let next = src.next_arrival(t);
+                let g = (next - t) as f64;
+                t = next;
+                g
+            })
+            .collect();
+        let nf = n as f64;
+        let mean = gaps.iter().sum::<f64>() / nf;
+        let var = gaps.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (nf - 1.0);
+        assert!((mean - m).abs() < 4.0 * m / nf.sqrt(), "mean {mean} vs {m}");
+        assert!(
+            (var - m * m).abs() < 4.0 * m * m * (8.0 / nf).sqrt(),
+            "var {var} vs {}",
+            m * m
+        );
+        // a rate above the host link is allowed (the messages queue at the source) …
+        let over = text.replace("800bit/us", "100Gbps");
+        let l =
+            crate::config::load_str(&over, "t", std::path::Path::new("."), "t", &[], None).unwrap();
+        assert!(build(&l.scenario, &fabric, 7, 1).is_ok());
+        // … but not for Bernoulli
+        let b = over.replace("poisson", "bernoulli");
+        let l =
+            crate::config::load_str(&b, "t", std::path::Path::new("."), "t", &[], None).unwrap();
+        let e = build(&l.scenario, &fabric, 7, 1).unwrap_err().to_string();
+        assert!(
+            e.contains("traffic.generators[0]") && e.contains("outside (0, 1]"),
+            "{e}"
+        );
     }
 }

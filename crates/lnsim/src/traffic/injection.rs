@@ -1,7 +1,9 @@
 //! Injection processes shared by both wings: the Bernoulli process, one trial per slot with a
 //! fixed success probability, sampled by its geometric gaps (InfiniBand CC spec §3.7.1:
 //! Bernoulli message arrivals in host-link slots; Dragonfly spec §4.1: one Bernoulli trial per
-//! cycle with probability load / packet size). Greedy ("flood") injection needs no sampler.
+//! cycle with probability load / packet size); and the Poisson process of the credit-level
+//! generators, sampled by its exponential gaps (drb-and-ddbbm spec A.6, A.10: Poisson message
+//! generation at an offered load per node). Greedy ("flood") injection needs no sampler.
 //!
 //! Both wings draw gaps here: the credit-level generators count slots of one message on the
 //! host link ([`Bernoulli::slots_to_next`]), the cycle-level terminals count cycles
@@ -62,6 +64,36 @@ impl Bernoulli {
     }
 }
 
+/// A Poisson process with mean inter-arrival time `mean` (any time unit), sampled by inversion
+/// of the exponential distribution: the gap is `−mean · ln(1 − u)` for one uniform draw
+/// `u ∈ [0, 1)` (drb-and-ddbbm spec A.6: Poisson message generation per node). Allocates
+/// nothing.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Exponential {
+    /// Mean gap (> 0).
+    mean: f64,
+}
+
+impl Exponential {
+    /// The process with mean gap `mean` (> 0: callers check the offered rate first).
+    pub fn new(mean: f64) -> Self {
+        Exponential { mean }
+    }
+
+    /// Mean gap.
+    #[inline]
+    pub fn mean(&self) -> f64 {
+        self.mean
+    }
+
+    /// The gap to the next arrival (≥ 0).
+    #[inline]
+    pub fn gap(&self, rng: &mut impl Rng) -> f64 {
+        let u: f64 = rng.random();
+        -self.mean * (1.0 - u).ln()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,5 +145,26 @@ mod tests {
     fn no_load_never_succeeds() {
         assert!(Bernoulli::new(0.0).never());
         assert!(!Bernoulli::new(1e-9).never());
+    }
+
+    /// The exponential gaps have mean `m` and variance `m²` (drb-and-ddbbm spec A.6). The
+    /// tolerances are four standard errors of the estimates for the sample size: the mean's
+    /// standard error is `m/√n`, the variance's `m²·√(8/n)` (the fourth central moment of the
+    /// exponential is 9m⁴, so Var(s²) ≈ (9 − 1)m⁴/n).
+    #[test]
+    fn exponential_gaps_have_the_right_mean_and_variance() {
+        for m in [1.0, 41_000.0] {
+            let e = Exponential::new(m);
+            let mut r = ChaCha8Rng::seed_from_u64(17);
+            let n = 200_000;
+            let xs: Vec<f64> = (0..n).map(|_| e.gap(&mut r)).collect();
+            assert!(xs.iter().all(|&x| x >= 0.0));
+            let nf = n as f64;
+            let mean = xs.iter().sum::<f64>() / nf;
+            let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (nf - 1.0);
+            let (se_mean, se_var) = (m / nf.sqrt(), m * m * (8.0 / nf).sqrt());
+            assert!((mean - m).abs() < 4.0 * se_mean, "mean {mean} vs {m}");
+            assert!((var - m * m).abs() < 4.0 * se_var, "var {var} vs {}", m * m);
+        }
     }
 }

@@ -43,12 +43,12 @@ pub fn scaled(scenario: &str, f: f64, dir: &Path) -> PathBuf {
                 }
             }
         }
-        if let Some(v) = t
-            .get_mut("stats")
-            .and_then(|v| v.as_table_mut())
-            .and_then(|s| s.get_mut("fairness_from"))
-        {
-            scale_dur(v, f);
+        if let Some(st) = t.get_mut("stats").and_then(|v| v.as_table_mut()) {
+            for k in ["fairness_from", "hotspot_from"] {
+                if let Some(v) = st.get_mut(k) {
+                    scale_dur(v, f);
+                }
+            }
         }
     }
     // relative paths in the scenario stay valid: write next to the original

@@ -141,8 +141,10 @@ impl Net {
         } else {
             self.stats
                 .rx(h, now, p.bytes, now - p.created, now - p.injected);
+            let seq = self.pkts.seq(pid);
+            self.message_packet_delivered(p.flow, seq, p.created, now); // drb spec A.7
             let f = &mut self.traffic.flows[p.flow as usize];
-            f.delivered_seq(self.pkts.seq(pid));
+            f.delivered_seq(seq);
             f.rx_bytes += p.bytes as u64;
             f.rx_packets += 1;
             f.latency_sum += (now - p.created) as u128;

@@ -1,6 +1,7 @@
 //! Traffic generators at the HCA: greedy (flood) sources always keep one message queued and
 //! open the next when it is done, drawing its destination; Bernoulli sources create messages at
-//! random slot times (spec §3.7.1). Messages wait in their flow's injection queue.
+//! random slot times (spec §3.7.1), Poisson sources after exponential gaps (drb-and-ddbbm spec
+//! A.6). Messages wait in their flow's injection queue (without bound).
 
 use crate::config::{Injection, Ps};
 use crate::credit::{Ev, Net};
@@ -15,7 +16,7 @@ impl Net {
             let src = &mut self.traffic.sources[s as usize];
             let t = match src.injection {
                 Injection::Flood => src.start,
-                Injection::Bernoulli => src.next_arrival(src.start),
+                Injection::Bernoulli | Injection::Poisson => src.next_arrival(src.start),
             };
             if t < self.end && t < src.stop {
                 self.at(t, Ev::Arrival { source: s });
@@ -23,7 +24,8 @@ impl Net {
         }
     }
 
-    /// A source's timer fired: a flood source starts, a Bernoulli source creates a message.
+    /// A source's timer fired: a flood source starts, a Bernoulli or Poisson source creates a
+    /// message and draws the time of its next one.
     pub(crate) fn arrival(&mut self, s: u32, now: Ps) {
         let src = &self.traffic.sources[s as usize];
         if !src.active(now) {
@@ -32,7 +34,7 @@ impl Net {
         let h = src.hca;
         match src.injection {
             Injection::Flood => self.refill(s, now),
-            Injection::Bernoulli => {
+            Injection::Bernoulli | Injection::Poisson => {
                 self.refill(s, now);
                 let src = &mut self.traffic.sources[s as usize];
                 let t = src.next_arrival(now);
@@ -50,6 +52,9 @@ impl Net {
         let f = self.traffic.flow_for(s, dst);
         let pk = self.traffic.sources[s as usize].msg_packets;
         let h = self.traffic.sources[s as usize].hca;
+        let timed = self.traffic.sources[s as usize].injection != Injection::Flood;
+        self.stats
+            .message_generated(now, pk as u64 * self.pkt_bytes as u64, timed);
         let fl = &mut self.traffic.flows[f as usize];
         if fl.msgs.is_empty() {
             fl.head_since = now;
@@ -82,5 +87,21 @@ impl Net {
             }
         }
         false
+    }
+
+    /// Data packet `seq` of flow `f`, created at `created`, was consumed at `now`: when it is
+    /// the last of its message to arrive, the message's latency (generation → last packet
+    /// delivered, source queueing included: drb-and-ddbbm spec A.7) is recorded. Flood sources
+    /// have no generation time (an endless backlog) and are left out.
+    #[inline]
+    pub(crate) fn message_packet_delivered(&mut self, f: u32, seq: u32, created: Ps, now: Ps) {
+        let src = &self.traffic.sources[self.traffic.flows[f as usize].source as usize];
+        if src.injection == Injection::Flood {
+            return;
+        }
+        let m = src.msg_packets;
+        if self.traffic.flows[f as usize].delivered_message_packet(seq, m) {
+            self.stats.message_delivered(created, now);
+        }
     }
 }

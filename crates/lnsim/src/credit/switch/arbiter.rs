@@ -400,6 +400,11 @@ impl Net {
         let p = &mut self.pkts[pid];
         p.tail = wire_end + tm.delay;
         p.hops += 1;
+        if p.flags & crate::credit::packet::CNP == 0 {
+            // per-link data bytes (`stats.links`, drb-and-ddbbm spec A.7)
+            let bytes = p.bytes;
+            self.stats.carried(og, wire_start, bytes);
+        }
         let extra = if self.is_switch[down as usize] {
             self.routing_delay
         } else {
