@@ -193,3 +193,25 @@ fn drb_implies_the_multipath_routes() {
     conserved(&s);
     assert_eq!(s["drb"]["max_open_paths"], 4, "{}", s["drb"]);
 }
+
+#[test]
+fn the_iba_cc_runs_over_the_layered_routes_too() {
+    // IBA_CC-spec (cc.mechanism = "ib") on the torus: path 0 only, on its VL layer (the torus
+    // rings' cycles broken by the layering); its CNPs return on the reverse route's layer
+    let d = tempfile::tempdir().unwrap();
+    let p = write(d.path(), "t.toml", TORUS);
+    let s = run(
+        &p,
+        &d.path().join("a"),
+        &[
+            "cc.enabled=true",
+            "cc.mechanism=\"ib\"",
+            "traffic.generators[0].rate=\"1000Mbps\"",
+        ],
+    );
+    conserved(&s);
+    let cc = &s["cc"];
+    assert!(cc["cnps_received"].as_u64().unwrap() > 0, "{cc}");
+    assert_eq!(s["delivery"]["out_of_order_packets"], 0);
+    assert!(s["drb"].is_null());
+}

@@ -141,9 +141,6 @@ fn keys_that_do_not_apply_are_refused() {
     assert!(e.contains("switch.vls"), "{e}");
     let e = input_error(TORUS, &[], &["drb.enabled=true", "drb.max_paths=9"]);
     assert!(e.contains("drb.max_paths"), "{e}");
-    // the IBA's CC does not run over the multipath routes (DRB's own mechanisms do)
-    let e = input_error(TORUS, &[], &["drb.enabled=true", "cc.enabled=true"]);
-    assert!(e.contains("cc.mechanism"), "{e}");
     let e = input_error(
         TORUS,
         &[],

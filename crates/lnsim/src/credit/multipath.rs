@@ -76,12 +76,6 @@ pub(crate) fn setup(
     if !wanted(s) {
         return Ok(None);
     }
-    if s.cc.enabled && s.cc.mechanism == CcMechanism::Ib {
-        return Err(Error::input(
-            "cc.mechanism",
-            "the IBA's CC (\"ib\") does not run over DRB's multipath routes; with drb.enabled use \"drb\" (or \"ib_s1\")",
-        ));
-    }
     if s.switch.buffer_sharing != BufferSharing::Shared {
         return Err(Error::input(
             "switch.buffer_sharing",
