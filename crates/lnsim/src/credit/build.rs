@@ -1045,6 +1045,9 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
             bps / 1e9
         ));
     }
+    if let Some(ad) = &net.adapter {
+        out.push_str(&format!("  injection: {}\n", ad.describe()));
+    }
     out.push_str(&format!(
         "  sim: end {} s, interval {} s, warm-up {} s, seed {}\n",
         s.sim.end_ps() as f64 / crate::config::PS_PER_S as f64,

@@ -225,6 +225,39 @@ impl InjectionQueues {
         self.weights[counter as usize / self.vls]
     }
 
+    /// One line for `lnsim validate`: the queues per HCA, their shares, the weights.
+    pub fn describe(&self) -> String {
+        let (lo, hi) = (
+            self.count.iter().min().copied().unwrap_or(0),
+            self.count.iter().max().copied().unwrap_or(0),
+        );
+        let queues = if lo == hi {
+            format!("{lo}")
+        } else {
+            format!("{lo}–{hi}")
+        };
+        let (clo, chi) = (
+            self.cap.iter().min().copied().unwrap_or(0),
+            self.cap.iter().max().copied().unwrap_or(0),
+        );
+        let share = if clo == chi {
+            format!("{clo}")
+        } else {
+            format!("{clo}–{chi}")
+        };
+        let w: Vec<String> = self.weights.iter().map(|w| w.to_string()).collect();
+        format!(
+            "Input Adapter (spec B.5): {queues} injection queues per HCA ({} per VL × {} VLs) of {share} credits each, weighted round robin {}",
+            self.weights.len(),
+            self.vls,
+            if self.weights.iter().all(|&x| x == 1) {
+                "with equal weights".to_string()
+            } else {
+                format!("with weights [{}] per VL", w.join(", "))
+            }
+        )
+    }
+
     /// Marks HCA `h`: admittance may be able to move a packet.
     #[inline(always)]
     pub fn touch(&mut self, h: u32) {
