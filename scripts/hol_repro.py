@@ -5,7 +5,7 @@ docs/scenarios.md ("HoL-blocking elimination").
 
     python3 scripts/hol_repro.py [--out results/hol] [--parts thr,fair,sens,rb1]
                                  [--seeds 5] [--big-seeds 2] [--jobs 2] [--quick]
-                                 [--img docs/img]
+                                 [--img docs/img] [--cases '#1B,#3B'] [--extra KEY=VALUE ...]
 
 Parts (spec C.2; ``modeb`` is spec B.5's buffer sensitivity): ``thr`` — throughput of #1B–#5B, #1M–#4M, #6M under 1Q, VOQsw, VOQnet,
 DBBM-4Q, DDBBM-5Q (R-B9 … R-B15); ``fair`` — per-destination reception of #3B (the four schemes
@@ -16,6 +16,9 @@ DDBBM-5Q, VOQsw, VOQnet where memory allows) (R-B6 … R-B8); ``sens`` — DDBBM
 instead of the port's 1 KB divided among its queues (mode A, the files' default). Every run is one ``lnsim run`` of a scenario file with ``--set``
 overrides and a seed; a run whose ``summary.json`` exists is not run again (the study resumes).
 ``--quick`` shortens every run to 150 µs, one seed, 64-node cases only (for the test suite).
+``--cases`` keeps only the cases listed; ``--extra`` adds a ``--set`` override to every run (e.g.
+``--extra 'hca.injection_queues="scheme"'``, spec B.5's end-node adapter): give such a study an
+``--out`` of its own, since finished runs are not run again.
 Prints the Markdown tables; writes ``OUT/hol.csv`` (one row per run) and the figures.
 """
 
@@ -104,15 +107,19 @@ def run_one(job: tuple) -> dict:
     }
 
 
-def jobs_for(parts, seeds, big_seeds, quick, out):
+def jobs_for(parts, seeds, big_seeds, quick, out, cases=None, every=()):
+    """The runs of ``parts``; ``cases`` (None: all) keeps only those cases, ``every`` is added
+    to the overrides of every run."""
     jobs = []
 
     def add(case, scheme, extra=(), tag=None):
         if quick and case in BIG | {"#4M", "#6M", "#7M", "#8M", "#9M"}:
             return
+        if cases is not None and case not in cases:
+            return
         n = 1 if quick else (big_seeds if case in BIG else seeds)
         for s in range(1, n + 1):
-            jobs.append((case, scheme, s, tuple(extra), tag or scheme, out, quick))
+            jobs.append((case, scheme, s, tuple(extra) + tuple(every), tag or scheme, out, quick))
 
     if "thr" in parts:
         for case, schemes in THR:
@@ -339,9 +346,18 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--img", type=Path, default=None, help="folder of the figures (default OUT)")
+    ap.add_argument("--cases", default=None, help="comma-separated cases to keep, e.g. '#1B,#3B'")
+    ap.add_argument("--extra", action="append", default=[], metavar="KEY=VALUE",
+                    help="a --set override added to every run (repeatable)")
     a = ap.parse_args()
     parts = set(a.parts.split(","))
-    jobs = jobs_for(parts, a.seeds, a.big_seeds, a.quick, str(a.out))
+    cases = None
+    if a.cases:
+        cases = {c.strip() for c in a.cases.split(",")}
+        unknown = sorted(cases - set(CASES))
+        if unknown:
+            ap.error(f"--cases: unknown {', '.join(unknown)}; allowed: {', '.join(CASES)}")
+    jobs = jobs_for(parts, a.seeds, a.big_seeds, a.quick, str(a.out), cases, tuple(a.extra))
     # the big cases first, so that they do not finish last alone
     jobs.sort(key=lambda j: (j[0] not in BIG, j[0]))
     with ProcessPoolExecutor(a.jobs) as ex:

@@ -12,10 +12,10 @@
 use super::model::Model;
 use super::schema::{
     Arrangement, BufferSharing, CcLevel, CcMechanism, CctAlgorithm, CountWindow, DdbbmMapping,
-    DestinationPer, DmodkDigits, FlowControl, HotspotSplit, Injection, LinkSpeed, LinkWidth,
-    Marking, NsCompare, PathGranularity, PathMode, PortNumbering, QueueMappingKind, RootCredits,
-    RoutingAlgorithm, SinkCreditReturn, SitBase, Spread, StaticMode, Subset, ThresholdMapping,
-    ThresholdMode, TimerMode, TopologyKind, VlbPolicy, ZeroCounts,
+    DestinationPer, DmodkDigits, FlowControl, HotspotSplit, Injection, InjectionQueues, LinkSpeed,
+    LinkWidth, Marking, NsCompare, PathGranularity, PathMode, PortNumbering, QueueMappingKind,
+    RootCredits, RoutingAlgorithm, SinkCreditReturn, SitBase, Spread, StaticMode, Subset,
+    ThresholdMapping, ThresholdMode, TimerMode, TopologyKind, VlbPolicy, ZeroCounts,
 };
 use super::units::{BitRate, Bytes, Duration, Frequency, PS_PER_S};
 use crate::error::{Error, Result};
@@ -349,6 +349,12 @@ pub const KEYS: &[KeyInfo] = &[
     key!("hca.buffer_credits", CREDITS, "credits", "1000", IB, "HCA receive buffer per VL"),
     key!("hca.core_freq", FREQ, "", "`\"250MHz\"`", IB, "the HCA moves 2 × width bytes per cycle"),
     key!("hca.max_tx_rate", RATE, "", "—", IB, "cap on each HCA's transmit rate"),
+    key!("hca.injection_queues", ValueKind::Choice(InjectionQueues::NAMES), "", "`per_flow`", IB,
+        "end-node injection model (drb-and-ddbbm spec B.5): `per_flow` (one queue per flow, round robin over the flows whose next packet has credits at the first switch) or `scheme` (the spec's Input Adapter: a message waits in its destination's admittance queue; round robin moves its packets into injection queues organised like a switch output port — one per credit counter of the first switch's input, i.e. per queue of `switch.queue_mapping` with `buffer_sharing = \"static\"` (VOQsw by look-ahead), per VL with `shared` — when the queue has room; weighted round robin sends the heads that find credits). `scheme` not with `cc.enabled = true` or `drb.enabled = true`"),
+    key!("hca.injection_credits", int(1, 1_000_000), "credits", "`switch.output_buffer_credits`", IB,
+        "`injection_queues = \"scheme\"` only: injection buffer per VL, divided among its queues as `switch.static_mode` divides a switch output buffer (whole with `buffer_sharing = \"shared\"`); required when `switch.output_buffer_credits` is 0; a queue under one packet is an error"),
+    key!("hca.injection_weights", ValueKind::IntList { min: 1, max: 255, min_len: 1, max_len: 65_536 }, "packets", "all 1", IB,
+        "`injection_queues = \"scheme\"` only: weighted round-robin weights of the injection queues of a VL, one per queue (packets per turn; the list's length must be the number of queues per VL: 1 for `one_queue`, the first switch's ports for `voq_sw`, N for `voq_net`, Q for `dbbm`, Q + 1 for `ddbbm`)"),
     key!("hca.sink.pcie_lanes", int(1, 64), "", "—", IB,
         "with `pcie_rate`: the sink drains at lanes × rate × 8/10 ÷ 1.05 (absent: unlimited)"),
     key!("hca.sink.pcie_rate", FREQ, "", "—", IB, "PCIe transfer rate per lane, e.g. `\"2.5GT/s\"`"),

@@ -536,6 +536,22 @@ crate::choice! {
     }
 }
 
+crate::choice! {
+    /// How an HCA queues the packets it injects (`hca.injection_queues`; drb-and-ddbbm spec
+    /// B.5, End-node Input Adapter).
+    #[derive(Default)]
+    pub enum InjectionQueues {
+        /// One queue per flow (queue pair), served round robin, each packet taking the credit
+        /// of the first switch's queue it joins (`credit/endpoint/hca.rs`).
+        #[default]
+        PerFlow = "per_flow",
+        /// Spec B.5: per-destination admittance queues, moved round robin into injection
+        /// queues organised like a switch output port (per the queue scheme), served by
+        /// weighted round robin (`credit/endpoint/adapter.rs`).
+        Scheme = "scheme",
+    }
+}
+
 /// `[hca]`: host channel adapters (spec §3.7).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -552,6 +568,20 @@ pub struct HcaConfig {
     /// The sink.
     #[serde(default)]
     pub sink: SinkConfig,
+    /// The end node's injection model (drb-and-ddbbm spec B.5, Input Adapter): `"per_flow"`
+    /// (default: round robin over the flows' own queues) or `"scheme"` (admittance queues per
+    /// destination, then injection queues organised like a switch output port).
+    #[serde(default)]
+    pub injection_queues: InjectionQueues,
+    /// With `"scheme"`: the injection buffer per VL, in credits, divided among the injection
+    /// queues as `switch.static_mode` divides a switch's output buffer (default:
+    /// `switch.output_buffer_credits`, the switch output port's buffer; spec B.5).
+    #[serde(default)]
+    pub injection_credits: Option<u32>,
+    /// With `"scheme"`: weighted round-robin weights, one per injection queue of a VL
+    /// (packets per turn; default all 1, spec B.5 [A] equal weights).
+    #[serde(default)]
+    pub injection_weights: Option<Vec<u32>>,
 }
 impl Default for HcaConfig {
     fn default() -> Self {

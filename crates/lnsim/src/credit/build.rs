@@ -483,6 +483,19 @@ impl Net {
             n_buf: _,
         } = ports;
         let hca_gport: Vec<u32> = fabric.hcas.iter().map(|&h| port_base[h as usize]).collect();
+        let sizing = match buffers.credits {
+            CreditKeepingKind::SharedPool => None,
+            CreditKeepingKind::Partitioned(z) => Some(z),
+        };
+        let adapter = crate::credit::endpoint::adapter::injection_queues(
+            s,
+            &credit_keeping,
+            sizing,
+            &hca_gport,
+            &peer,
+            vls,
+            pkt_credits,
+        )?;
         let n_credit_slots = credits.len();
         let mut net = Net {
             vls,
@@ -550,6 +563,7 @@ impl Net {
             hca_rr: vec![0; n_hca],
             hca_blocked: vec![0; n_hca],
             control_q: vec![VecDeque::new(); n_hca],
+            adapter,
             tx_cap: s.hca.max_tx_rate.map(|r| LinkRate::bps(r.0)),
             traffic,
             pkts: PacketStore::default(),
@@ -1030,6 +1044,9 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
             "  sink: drains at {:.3} Gbit/s on average\n",
             bps / 1e9
         ));
+    }
+    if let Some(ad) = &net.adapter {
+        out.push_str(&format!("  injection: {}\n", ad.describe()));
     }
     out.push_str(&format!(
         "  sim: end {} s, interval {} s, warm-up {} s, seed {}\n",

@@ -135,6 +135,23 @@ fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers
             Phase::Kept,
         );
     }
+    // the Input Adapter's injection queues (`hca.injection_queues = "scheme"`, spec B.5): per
+    // HCA one queue and two counters per credit counter of the first switch's input (at most
+    // the scheme's queues), a base, a count, the WRR state and a flag
+    if s.hca.injection_queues == crate::config::InjectionQueues::Scheme {
+        let per_hca = match buffers.credits {
+            CreditKeepingKind::Partitioned(_) => queues_per_input,
+            CreditKeepingKind::SharedPool => vls,
+        };
+        est.add(
+            "injection queues",
+            m(
+                hcas,
+                m(per_hca, sz::<PacketQueue>() + 2 * 4) + 4 + 4 + 8 + 1,
+            ),
+            Phase::Kept,
+        );
+    }
     // congestion control is built (and checked) even when it is off
     est.add(
         "congestion control",

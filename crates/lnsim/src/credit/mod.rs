@@ -274,6 +274,9 @@ pub struct Net {
     /// (`endpoint/hca.rs`, `Net::try_hca_send`); reset whenever that can stop holding.
     pub(crate) hca_blocked: Vec<u32>,
     pub(crate) control_q: Vec<VecDeque<u32>>,
+    /// The Input Adapter's injection queues (`hca.injection_queues = "scheme"`, drb-and-ddbbm
+    /// spec B.5: [`endpoint::adapter`]); None: the flows send directly (`"per_flow"`).
+    pub(crate) adapter: Option<endpoint::adapter::InjectionQueues>,
     pub(crate) tx_cap: Option<LinkRate>,
     // --- traffic, packets, engine, mechanisms, stats
     pub(crate) traffic: Traffic,

@@ -236,6 +236,14 @@ impl PacketStore {
         }
         n
     }
+    /// The ids of the packets in queue `q`, head first (walks the list; end-of-run checks).
+    pub fn queue_ids<'a>(&'a self, q: &PacketQueue) -> impl Iterator<Item = u32> + 'a {
+        let next = &self.slab.cols().next;
+        std::iter::successors(q.front(), move |&i| {
+            let n = next[i as usize];
+            (n != NIL).then_some(n)
+        })
+    }
     /// Credits of the packets in queue `q` (walks the list; conservation checks).
     pub fn queue_credits(&self, q: &PacketQueue) -> u64 {
         let c = self.slab.cols();

@@ -264,7 +264,8 @@ impl Net {
         self.check_queue_fills()?;
         self.check_ready_slots()?;
         let crossing = self.check_output_buffers()?;
-        self.check_packets(wire_pkts + crossing)
+        let held = self.check_injection_queues()?;
+        self.check_packets(wire_pkts + crossing, held)
     }
 
     /// Credit conservation with one pool per (buffer, VL); returns the packets on wires.
@@ -419,8 +420,9 @@ impl Net {
 
     /// Every packet alive sits in a queue or on a wire (`wire_pkts`, with packets crossing a
     /// crossbar into an output buffer), and every data packet
-    /// injected was delivered or is still in the network.
-    fn check_packets(&self, wire_pkts: u64) -> Result<Conservation> {
+    /// injected was delivered or is still in the network; `held` packets sit in the HCAs'
+    /// injection queues (built, not yet injected: spec B.5 Input Adapter).
+    fn check_packets(&self, wire_pkts: u64, held: u64) -> Result<Conservation> {
         let queued: u64 = self
             .queues
             .iter()
@@ -434,8 +436,9 @@ impl Net {
                     .map(|q| self.pkts.queue_len(q) as u64)
                     .sum::<u64>()
             });
-        // packets between grant and arrival are on the wire; the rest sit in queues
-        let in_network = queued + wire_pkts;
+        // packets between grant and arrival are on the wire; the rest sit in queues (`held`
+        // in the HCAs' injection queues, not yet injected: spec B.5 Input Adapter)
+        let in_network = queued + wire_pkts + held;
         if in_network != self.pkts.live() {
             return Err(Error::Internal(format!(
                 "flit conservation violated: {} packets alive but {} in queues and on wires",
@@ -446,7 +449,8 @@ impl Net {
         let st = &self.stats;
         let data_alive = self.pkts.live()
             - (st.injected_control - st.delivered_control)
-            - self.control_q.iter().map(|q| q.len() as u64).sum::<u64>();
+            - self.control_q.iter().map(|q| q.len() as u64).sum::<u64>()
+            - held;
         if st.injected_packets != st.delivered_packets + data_alive {
             return Err(Error::Internal(format!(
                 "flit conservation violated: {} data packets injected, {} delivered, {} in the network",

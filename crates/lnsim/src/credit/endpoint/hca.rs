@@ -28,6 +28,9 @@ impl Net {
             self.wake(h, t);
             return;
         }
+        if self.adapter.is_some() {
+            self.adapter_fill(h, now);
+        }
         if let Some(&pid) = self.control_q[h as usize].front() {
             let p = &self.pkts[pid];
             if self.credits[self.credit_slot_for_flags(g as u32, p.dst, p.vl, p.flags)] >= p.credits
@@ -35,6 +38,11 @@ impl Net {
                 self.control_q[h as usize].pop_front();
                 self.transmit(h, pid, now);
             }
+            return;
+        }
+        if self.adapter.is_some() {
+            // spec B.5 Input Adapter: the injection queues, not the flows, face the link
+            self.adapter_send(h, now);
             return;
         }
         // The flows of `ready` before `hca_blocked` failed their credit check at the last
@@ -114,6 +122,9 @@ impl Net {
         self.ready[h as usize].push(f);
         self.ready_slot[h as usize].push(slot);
         self.slot_waiting[slot as usize] += 1;
+        if let Some(ad) = &mut self.adapter {
+            ad.touch(h);
+        }
     }
 
     /// Recomputes the counter every ready flow of HCA `h` needs next (DDBBM's status bits of
@@ -122,6 +133,9 @@ impl Net {
         let g = self.hca_gport[h as usize];
         for idx in 0..self.ready[h as usize].len() {
             self.update_ready_slot(h, g, idx);
+        }
+        if let Some(ad) = &mut self.adapter {
+            ad.touch(h);
         }
     }
 
@@ -152,7 +166,7 @@ impl Net {
 
     /// Recomputes `ready_slot[h][idx]` (and `slot_waiting`).
     #[inline]
-    fn update_ready_slot(&mut self, h: u32, g: u32, idx: usize) {
+    pub(crate) fn update_ready_slot(&mut self, h: u32, g: u32, idx: usize) {
         let f = self.ready[h as usize][idx];
         let new = self.ready_flow_slot(h, g, f);
         let old = std::mem::replace(&mut self.ready_slot[h as usize][idx], new);

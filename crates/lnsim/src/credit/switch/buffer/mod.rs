@@ -47,8 +47,10 @@
 //! queues can; the credit check); `endpoint/hca.rs` (an HCA's credits for the first switch,
 //! `Net::credit_slot_for`: an HCA that sets [`crate::credit::packet::CBIT`] must use
 //! `Net::credit_slot_for_flags` with the packet's flags instead). The injection side keeps one
-//! queue per flow (queue pair), decided by `Traffic::flow_for`; an output has no queues of its
-//! own in this input-buffered switch.
+//! queue per flow (queue pair), decided by `Traffic::flow_for`; with `hca.injection_queues =
+//! "scheme"` (spec B.5) those are admittance queues feeding one injection queue per credit
+//! counter of the first switch's input (`endpoint/adapter.rs`, the counter from
+//! `Net::downstream_counter`). Without output buffers an output has no queues of its own.
 //!
 //! Request bookkeeping and the arbiter handle both kinds of scheme: those where at most one
 //! queue of an input can request an output on a VL (1Q, VOQsw: one request bit per input, and
