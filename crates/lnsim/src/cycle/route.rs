@@ -1,7 +1,7 @@
 //! The cycle-level wing's side of the routing seam ([`crate::routing::candidates`]): a head
 //! packet's next hop at a router input, packed into one word (output port, VC range) and
 //! cached per input VC; the source decision at the injection router (with ACOR's level,
-//! Dragonfly spec §3.7); and, for a routing whose
+//! Dragonfly spec §3.7); the class of a delivered packet's path (§5); and, for a routing whose
 //! next hop depends on the router and the destination alone, the table of every next hop.
 
 use super::occupancy::View;
