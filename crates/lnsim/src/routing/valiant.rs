@@ -296,11 +296,11 @@ impl PathClass {
     }
 }
 
-/// The class of the path a packet injected at router `src` took with header `st` (read at
-/// delivery: the header keeps its intermediate): MIN unless the route left the minimal path
-/// ([`RouteState::nonminimal`]); otherwise phase A's hops, l1 when the source router does not
-/// own the global link towards the intermediate group, l2 when phase A goes on past the
-/// router where that link lands.
+/// The class of the path (spec §5) a packet injected at router `src` took with header `st`
+/// (read at delivery: the header keeps its intermediate): MIN unless the route left the
+/// minimal path ([`RouteState::nonminimal`]); otherwise phase A's hops, l1 when the source
+/// router does not own the global link towards the intermediate group, l2 when phase A goes
+/// on past the router where that link lands.
 pub fn path_class(s: &DragonflyShape, src: u32, st: &RouteState) -> PathClass {
     if !st.nonminimal || st.inter == NO_ROUTER {
         return PathClass::Min;
