@@ -3,11 +3,11 @@
 //! short to long (Table 5-2: 3L = -g-, -gl, lgl; 2L-A = -g-, lgl; 2L-B = -gl, lgl). The level
 //! rises when Valiant-routed packets at the head of injection queues get blocked and are
 //! re-routed (recomputation, §3.4, is part of ACOR):
-//! - **ACOR-Switch** keeps one level per router ([`AcorState`]): blocked re-routings at the
-//!   router's injection ports are counted over a hysteresis interval HI; reaching the level's
-//!   increase threshold (IT1, IT2) raises the level at once and starts a new interval; at the
-//!   end of an interval with at most the level's decrease threshold (DT1, DT2) the level falls
-//!   by one (FOGSim's `≥` and `≤`, spec §3.7, Table 5-3);
+//! - **ACOR-Switch** keeps one level per router ([`super::acor_levels::AcorState`]): blocked
+//!   re-routings at the router's injection ports are counted over a hysteresis interval HI;
+//!   reaching the level's increase threshold (IT1, IT2) raises the level at once and starts a
+//!   new interval; at the end of an interval with at most the level's decrease threshold (DT1,
+//!   DT2) the level falls by one (FOGSim's `≥` and `≤`, spec §3.7, Table 5-3);
 //! - **ACOR-Packet** keeps the level in the packet's header: level 1 at its first routing, one
 //!   level up at each blocked re-routing, until it leaves the injection buffer.
 //!
