@@ -57,14 +57,21 @@ Cycle-level results folder (``summary["model"] == "cycle"``: Dragonfly, meshes)
     ``warmup_cycles``, ``measured_cycles``,
     ``fairness.{jain_routers, min_router_load, max_router_load}``,
     ``packets.{generated, injected, delivered, in_network}``, ``phit_hops``,
-    ``phit_hops_per_s``, ``events``; ``change_cycle`` with a transient pattern.
+    ``phit_hops_per_s``, ``events``, ``recomputations`` (blocked injection heads routed
+    again, Dragonfly spec §3.4); ``change_cycle`` with a transient pattern; on a Dragonfly
+    ``paths.{min, lgl, -gl, lg-, -g-, local}`` (share of the delivered packets per path shape,
+    spec §5); with ACOR-Switch ``acor_level_share`` (share of router-cycles per level).
 ``routers.csv``
     ``router,name,injected_load,accepted_load`` — per router (index, name), in phits/node/cycle.
 ``latency_hist.csv``
     ``lo_cycles,hi_cycles,count`` — packet latency histogram in cycles.
 ``bins.csv``
     ``start_cycle,end_cycle,generated,delivered,accepted_load,latency_mean,nonminimal_fraction``
-    — the run cut into time bins.
+    — the run cut into time bins; on a Dragonfly then ``paths_min,paths_lgl,paths_-gl,
+    paths_lg-,paths_-g-,paths_local`` (the path breakdown of the bin's deliveries).
+``acor_levels.csv``
+    ``cycle,router,name,level`` — ACOR-Switch (``routing.algorithm = "acor"`` or ``"pb_acor"``):
+    every router's level at cycle 0, then each change from the cycle it holds.
 
 Every folder lnsim writes holds a ``.lnsim`` marker file (JSON: ``written_by``, ``version``,
 ``kind``; for a results folder also ``complete``): lnsim replaces only folders that have it.

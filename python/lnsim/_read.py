@@ -260,6 +260,7 @@ SUMMARY_FIELDS: Dict[str, str] = {
     "nonminimal_fraction": _N, "avg_hops": _N, "saturated": _B, "stopped_early": _B,
     "warmup_cycles": _N, "measured_cycles": _N, "change_cycle": _N,
     "packets": _O, "packets.*": _N, "phit_hops": _N, "phit_hops_per_s": _N,
+    "recomputations": _N, "paths": _O, "paths.*": _N, "acor_level_share": _L,
 }
 
 

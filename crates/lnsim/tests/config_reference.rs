@@ -19,6 +19,7 @@ const PREFIX: &[(&str, &str)] = &[
     ("SinkConfig", "hca.sink"),
     ("HcaConfig", "hca"),
     ("RoutingConfig", "routing"),
+    ("AcorConfig", "routing.acor"),
     ("FlowConfig", "traffic.flows[]"),
     ("GeneratorConfig", "traffic.generators[]"),
     ("MixComponent", "traffic.mix[]"),
@@ -38,6 +39,7 @@ const PREFIX: &[(&str, &str)] = &[
 /// Fields that are tables of their own (documented through their keys). `mix` covers both
 /// `traffic.mix` and `traffic.transient.<phase>.mix`, whose entries are `traffic.mix[]` ones.
 const NESTED: &[&str] = &[
+    "acor",
     "host",
     "fabric",
     "vl_arbitration",

@@ -61,6 +61,8 @@ pub const CATALOG: &[Item] = &[
     item!("routing", "vlb", CY, "Valiant: a random intermediate, then minimal (Dragonfly §3.2; on meshes/tori DOR via a random router)"),
     item!("routing", "ugal", CY, "UGAL: minimal or Valiant by the source router's queues (Dragonfly §3.5, Eq. 2-1)"),
     item!("routing", "pb", CY, "Piggyback: UGAL plus group-wide congested-global-link bits (Dragonfly §3.6)"),
+    item!("routing", "acor", CY, "ACOR: Valiant with the shortest phase-A policy that does not block injection (Dragonfly §3.7)"),
+    item!("routing", "pb_acor", CY, "PB-ACOR: Piggyback with ACOR's phase-A policy for the Valiant path (Dragonfly §3.8)"),
     item!("pattern", "uniform", None, "uniform random destinations (InfiniBand: a [[traffic.generators]] entry; static flows are [[traffic.flows]])"),
     item!("pattern", "hotspot", None, "uniform, but a fraction goes to hot destinations (cycle level: traffic.hotspots, traffic.hotspot_fraction; InfiniBand: a generator's hotspot, hotspot_fraction)"),
     item!("pattern", "adv", CY, "Dragonfly: uniform among the nodes of group g + traffic.shift (ADV+i, spec §4.2)"),

@@ -612,6 +612,12 @@ crate::choice! {
         Ugal = "ugal",
         /// Piggyback: UGAL plus group-wide congested-global-link bits (Dragonfly spec §3.6).
         Pb = "pb",
+        /// ACOR: always Valiant, the shortest phase-A policy of a level sequence that does not
+        /// block injection, raised when injection heads get blocked (Dragonfly spec §3.7).
+        Acor = "acor",
+        /// PB-ACOR: Piggyback's minimal-or-Valiant decision, ACOR's level for the Valiant
+        /// path's phase-A policy (Dragonfly spec §3.8).
+        PbAcor = "pb_acor",
     }
 }
 
@@ -651,6 +657,16 @@ pub struct RoutingConfig {
     /// (spec A17, FOGSim SRCEXC); intra-group packets always stay in their group (RVLB, §3.3).
     #[serde(default)]
     pub valiant_source_group: Option<bool>,
+    /// Restricted VLB (Dragonfly spec §3.3): an intra-group packet draws its Valiant
+    /// intermediate in its own group (default true); false: any intermediate, as for an
+    /// inter-group packet (plain VLB/PB). Used by vlb, ugal and pb.
+    #[serde(default)]
+    pub vlb_restricted: Option<bool>,
+    /// Recomputation (Dragonfly spec §3.4): a Valiant-routed packet at the head of an
+    /// injection queue whose first hop is blocked draws a new intermediate (and PB re-decides)
+    /// every cycle until it leaves the injection buffer (default false). Used by vlb and pb.
+    #[serde(default)]
+    pub recompute: Option<bool>,
     /// UGAL/PB threshold T of Eq. 2-1 in packets (default 0, Table 3-1).
     #[serde(default)]
     pub ugal_threshold: Option<i64>,
@@ -672,6 +688,70 @@ pub struct RoutingConfig {
     /// (`"low_first"`, the default, or `"high_first"`; drb-and-ddbbm spec B.6).
     #[serde(default)]
     pub dmodk_digits: Option<DmodkDigits>,
+    /// ACOR's level machinery (`[routing.acor]`, Dragonfly spec §3.7, §3.8, Table 5-3); used
+    /// by acor and pb_acor.
+    #[serde(default)]
+    pub acor: AcorConfig,
+}
+
+/// `[routing.acor]`: ACOR's phase-A level sequence, where the level is kept and when it
+/// changes (Dragonfly spec §3.7, Table 5-2, Table 5-3). Thresholds count blocked re-routings
+/// of Valiant-routed injection heads (all injection ports of a router together, ACOR-Switch;
+/// the packet's own, ACOR-Packet).
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct AcorConfig {
+    /// Where the level is kept: `"switch"` (ACOR-Switch, default) or `"packet"` (ACOR-Packet).
+    #[serde(default)]
+    pub variant: Option<AcorVariant>,
+    /// Level sequence (Table 5-2): `"3L"` (default), `"2L-A"` or `"2L-B"`.
+    #[serde(default)]
+    pub sequence: Option<AcorSequence>,
+    /// ACOR-Switch: hysteresis interval HI in cycles (default 500 = 500 ns at 1 GHz).
+    #[serde(default)]
+    pub hysteresis_cycles: Option<u64>,
+    /// ACOR-Switch: blocked re-routings in one interval that raise level 1 (IT1, default 15).
+    #[serde(default)]
+    pub it1: Option<u32>,
+    /// ACOR-Switch 3L: blocked re-routings that raise level 2 (IT2, default 500 for acor, 50
+    /// for pb_acor).
+    #[serde(default)]
+    pub it2: Option<u32>,
+    /// ACOR-Switch: at most this many blocked re-routings in an interval lower level 2 (DT1,
+    /// default 5).
+    #[serde(default)]
+    pub dt1: Option<u32>,
+    /// ACOR-Switch 3L: at most this many lower level 3 (DT2, default 15).
+    #[serde(default)]
+    pub dt2: Option<u32>,
+}
+
+crate::choice! {
+    /// Where ACOR keeps its level (Dragonfly spec §3.7).
+    #[derive(Default)]
+    pub enum AcorVariant {
+        /// ACOR-Switch: one level per router, shared by the packets it injects, with
+        /// hysteresis.
+        #[default]
+        Switch = "switch",
+        /// ACOR-Packet: each packet starts at level 1 and rises one level per blocked
+        /// re-routing.
+        Packet = "packet",
+    }
+}
+
+crate::choice! {
+    /// ACOR's phase-A policy sequences (Dragonfly spec §3.7, Table 5-2), short to long.
+    #[derive(Default)]
+    pub enum AcorSequence {
+        /// -g-, -gl, lgl.
+        #[default]
+        ThreeL = "3L",
+        /// -g-, lgl.
+        TwoLA = "2L-A",
+        /// -gl, lgl.
+        TwoLB = "2L-B",
+    }
 }
 
 crate::choice! {

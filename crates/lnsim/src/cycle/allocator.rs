@@ -10,6 +10,7 @@ use super::packet::NIL;
 use super::route::{unpack, NO_ROUTE};
 use super::separable_allocator::{after, bits, round_robin};
 use super::{flag, CycleNet, Ev, PortKind, PortState, VcOut};
+use crate::routing::candidates::NO_ROUTER;
 
 impl CycleNet {
     /// Something that may unblock router `r`'s allocator happened (an arrival, a free
@@ -61,6 +62,8 @@ impl CycleNet {
                 let inp = &mut self.port[gi as usize];
                 inp.in_ptr = after(v as u32, inp.nvc as u32) as u8;
                 self.grant(r, gi, v, og, ov);
+            } else if in_free & self.recompute_mask != 0 {
+                self.recompute_blocked(r, in_free & self.recompute_mask);
             }
             return;
         }
@@ -101,6 +104,43 @@ impl CycleNet {
             }
             if in_free == 0 {
                 break;
+            }
+        }
+        // the free inputs left were tried and not granted: blocked
+        if in_free & self.recompute_mask != 0 {
+            self.recompute_blocked(r, in_free & self.recompute_mask);
+        }
+    }
+
+    /// Recomputation (Dragonfly spec §3.4): the heads of router `r`'s injection inputs `mask`
+    /// were blocked this cycle — each took part in the allocation (its crossbar port free)
+    /// and was not granted: it lost its output to another input, or the output's crossbar
+    /// port or buffer could not take it (a packet's space in the output buffer plays the part
+    /// of the thesis's credits). A Valiant-routed one is routed again next cycle (its cached
+    /// route dropped, the allocator woken), which draws a new intermediate; ACOR counts the
+    /// blocked re-routing (§3.7: the router's counter, or the packet's level). A minimally
+    /// routed head keeps its route: its first hop is not a phase-A hop.
+    #[inline(never)]
+    fn recompute_blocked(&mut self, r: u32, mask: u64) {
+        let now = self.now;
+        let vcs = self.vcs;
+        for ip in bits(mask) {
+            let gi = r * self.radix + ip;
+            for v in bits(self.port[gi as usize].in_vcs) {
+                let iv = (gi * vcs + v) as usize;
+                let id = self.vc[iv].in_q.0;
+                let st = &mut self.pkts.link_mut(id).st;
+                if st.inter == NO_ROUTER {
+                    continue;
+                }
+                if let Some(a) = self.acor_packet {
+                    st.level = a.packet_level_after_block(st.level);
+                } else if let Some(a) = self.acor.as_mut() {
+                    a.blocked(r, now);
+                }
+                self.vc[iv].head_route = NO_ROUTE;
+                self.stats.recomputations += 1;
+                super::set_bit(&mut self.alloc_work, r);
             }
         }
     }

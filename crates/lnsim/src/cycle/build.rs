@@ -17,6 +17,7 @@ use crate::config::LoadedScenario;
 use crate::engine::progress::SetupProgress;
 use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
+use crate::routing::acor_levels::AcorState;
 use crate::routing::algorithm::{CycleRouting, Family, Paths};
 use crate::routing::channel_dependency;
 use crate::routing::dragonfly_paths::DragonflyPaths;
@@ -106,6 +107,19 @@ impl CycleNet {
         let pb = routing
             .publishes_congestion_bits()
             .then(|| PiggybackState::new(routers as usize, rc.local_latency));
+        // recomputation: the terminal ports of every router (the same ports on each)
+        let recompute_mask = if routing.recomputes() {
+            (0..ports.kind.len())
+                .filter(|&g| ports.kind[g] == PortKind::Terminal)
+                .fold(0u64, |m, g| m | 1 << (g as u32 % radix))
+        } else {
+            0
+        };
+        let acor_params = routing.alg.acor();
+        let acor = acor_params
+            .filter(|a| !a.per_packet)
+            .map(|a| AcorState::new(routers, a));
+        let acor_packet = acor_params.filter(|a| a.per_packet);
         let mut net = CycleNet {
             pkt_phits: p.pkt_phits,
             xbar_cycles: (p.pkt_phits as u64).div_ceil(rc.speedup as u64),
@@ -147,6 +161,9 @@ impl CycleNet {
             routing,
             route_table: Vec::new(),
             pb,
+            recompute_mask,
+            acor,
+            acor_packet,
             global_ports: ports.global_ports,
             rng_router: (0..routers)
                 .map(|i| stream(p.seed, i as u64, VALIANT))

@@ -134,7 +134,8 @@ impl CycleNet {
             if terminal {
                 let done = now + self.ej_latency + l as u64;
                 let (p, lk) = (self.pkts.pkt(id), self.pkts.link(id));
-                self.stats.delivered_at(p, lk, now, done, l, r);
+                let class = self.path_class(p.src, lk);
+                self.stats.delivered_at(p, lk, now, done, l, r, class);
                 self.pkts.free(id);
             } else {
                 // (the packet counts the hop on arrival)

@@ -2,7 +2,7 @@
 //! [`CycleNet::build`](super::CycleNet) allocates per router port, per (port, VC), per router
 //! and per terminal, the routing tables, the channel-dependency graph of the start-up check,
 //! the event calendar (one slot per cycle of the longest delay), the packets the buffers and
-//! the source backlogs can hold, and the statistics bins.
+//! the source backlogs can hold, the statistics bins and ACOR-Switch's level trace.
 
 use super::calendar::Slot;
 use super::packet::{Link, Pkt};
@@ -138,6 +138,21 @@ pub(crate) fn memory_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &Fab
             "piggyback state",
             m(m(routers, rc.local_latency.saturating_add(1)), 8),
             Phase::Kept,
+        );
+    }
+    // ACOR-Switch (Dragonfly spec §3.7): each router's level, count and interval end, and
+    // the level changes (at most a fall per interval and as many rises), copied to sort
+    // them for the trace; the trace file at about 24 bytes a line
+    if let Some(a) = routing
+        .as_ref()
+        .and_then(|r| r.algorithm.acor())
+        .filter(|a| !a.per_packet)
+    {
+        let changes = m(routers, 2 * (cycles / a.hi.max(1)) + 2);
+        est.add(
+            "ACOR levels and trace",
+            m(routers, 13) + m(changes, 2 * 16 + 24),
+            Phase::Run,
         );
     }
     // statistics: a bin per stats.bin_cycles, per-router counters, latency counts

@@ -58,6 +58,7 @@ mod tests;
 pub use build::validate_cycle;
 pub use run::run_cycle_scenario;
 
+use crate::routing::acor_levels::{AcorParams, AcorState};
 use crate::routing::algorithm::CycleRouting;
 use crate::routing::piggyback::PiggybackState;
 use crate::traffic::injection::Bernoulli;
@@ -270,6 +271,14 @@ pub(crate) struct CycleNet {
     /// ([`CycleNet::tabulate_routes`]); empty otherwise.
     pub route_table: Vec<u32>,
     pub pb: Option<PiggybackState>,
+    /// Recomputation (Dragonfly spec §3.4): the injection ports of a router (a bit per port,
+    /// the same on every router) when the routing re-routes blocked injection heads; 0
+    /// otherwise.
+    pub recompute_mask: u64,
+    /// ACOR-Switch: the router levels (Dragonfly spec §3.7).
+    pub acor: Option<AcorState>,
+    /// ACOR-Packet: the level parameters (the levels are in the packets' headers).
+    pub acor_packet: Option<AcorParams>,
     pub global_ports: Vec<u32>,
     pub rng_router: Vec<ChaCha8Rng>,
     pub router_names: Vec<String>,

@@ -14,6 +14,8 @@ use crate::config::LoadedScenario;
 use crate::engine::run::Ending;
 use crate::error::{Error, Result};
 use crate::outdir::{write_folder, Marker};
+use crate::routing::algorithm::Paths;
+use crate::routing::valiant::PathClass;
 use crate::stats::fairness::jain;
 use hdrhistogram::Histogram;
 use serde_json::json;
@@ -41,6 +43,8 @@ pub(crate) struct Bin {
     delivered_phits: u64,
     lat_sum: u64,
     nonmin: u64,
+    /// Delivered packets per path class ([`PathClass`]).
+    paths: [u64; PathClass::COUNT],
 }
 
 /// Latencies below this many cycles are counted in a dense array (at most 512 KiB), larger
@@ -126,6 +130,10 @@ pub(crate) struct CycleStats {
     w_delivered: u64,
     w_delivered_phits: u64,
     w_nonmin: u64,
+    /// Packets delivered in the window per path class ([`PathClass`], Dragonfly spec §5).
+    w_paths: [u64; PathClass::COUNT],
+    /// Blocked injection heads routed again (recomputation, Dragonfly spec §3.4), whole run.
+    pub recomputations: u64,
     w_hops: u64,
     w_lat_sum: u64,
     w_net_sum: u64,
@@ -166,6 +174,8 @@ impl CycleStats {
             w_delivered: 0,
             w_delivered_phits: 0,
             w_nonmin: 0,
+            w_paths: [0; PathClass::COUNT],
+            recomputations: 0,
             w_hops: 0,
             w_lat_sum: 0,
             w_net_sum: 0,
@@ -225,6 +235,7 @@ impl CycleStats {
         done: u64,
         phits: u32,
         dst_router: u32,
+        class: PathClass,
     ) {
         self.total_delivered += 1;
         let lat = done - p.gen;
@@ -236,11 +247,13 @@ impl CycleStats {
             b.delivered_phits += phits as u64;
             b.lat_sum += lat;
             b.nonmin += lk.st.nonminimal as u64;
+            b.paths[class as usize] += 1;
         }
         if sent >= self.warmup {
             self.w_delivered += 1;
             self.w_delivered_phits += phits as u64;
             self.w_nonmin += lk.st.nonminimal as u64;
+            self.w_paths[class as usize] += 1;
             self.w_hops += lk.hops as u64;
             self.w_lat_sum += lat;
             self.w_net_sum += done - p.t_net;
@@ -472,6 +485,7 @@ pub(crate) fn write(
             "p99": q(&nlat, 0.99),
         },
         "nonminimal_fraction": r6(st.w_nonmin as f64 / n),
+        "recomputations": st.recomputations,
         "avg_hops": r6(st.w_hops as f64 / n),
         "saturated": verdict.saturated,
         "saturation_undecided": verdict.undecided,
@@ -499,6 +513,30 @@ pub(crate) fn write(
         "router_visits": st.router_visits,
         "phit_hops_per_s": r6(events_per_s),
     });
+    let dragonfly = matches!(net.routing.paths, Paths::Dragonfly(_));
+    if dragonfly {
+        // the path breakdown (Dragonfly spec §5, Fig 6-13): share of the delivered packets
+        let mut paths = serde_json::Map::new();
+        for c in PathClass::ALL {
+            paths.insert(
+                c.name().into(),
+                json!(r6(st.w_paths[c as usize] as f64 / n)),
+            );
+        }
+        summary["paths"] = serde_json::Value::Object(paths);
+    }
+    let mut files: Vec<(&str, String)> = Vec::new();
+    if let Some(a) = &net.acor {
+        // ACOR-Switch: the share of router-cycles at each level in the window, and the
+        // level trace of every router (Dragonfly spec §3.7, §4.3)
+        let share = a.level_share(net.warmup, st.stop);
+        summary["acor_level_share"] = json!(share.iter().map(|&x| r6(x)).collect::<Vec<_>>());
+        let mut t = String::from("cycle,router,name,level\n");
+        for (c, r, lv) in a.trace() {
+            let _ = writeln!(t, "{c},{r},{},{lv}", net.router_names[r as usize]);
+        }
+        files.push(("acor_levels.csv", t));
+    }
     if let Ending::Interrupted { planned_end } = ending {
         summary["stop_reason"] = json!(ending.stop_reason());
         summary["simulated_cycles"] = json!(st.stop);
@@ -524,7 +562,15 @@ pub(crate) fn write(
         let _ = writeln!(hist, "{lower},{upper},{}", v.count_since_last_iteration());
         lower = upper + 1;
     }
-    let mut bins = String::from("start_cycle,end_cycle,generated,delivered,accepted_load,latency_mean,nonminimal_fraction\n");
+    let mut bins = String::from(
+        "start_cycle,end_cycle,generated,delivered,accepted_load,latency_mean,nonminimal_fraction",
+    );
+    if dragonfly {
+        for c in PathClass::ALL {
+            let _ = write!(bins, ",paths_{}", c.name());
+        }
+    }
+    bins.push('\n');
     for (i, b) in st.bins.iter().enumerate() {
         let t0 = i as u64 * st.bin_cycles;
         if t0 >= st.stop {
@@ -543,6 +589,13 @@ pub(crate) fn write(
             r6(b.lat_sum as f64 / d),
             r6(b.nonmin as f64 / d)
         );
+        if dragonfly {
+            bins.pop();
+            for c in PathClass::ALL {
+                let _ = write!(bins, ",{}", r6(b.paths[c as usize] as f64 / d));
+            }
+            bins.push('\n');
+        }
     }
     let scenario = toml::to_string(&l.merged).unwrap_or_default();
     let marker = Marker::results(ending.is_complete(), ending.stop_reason());
@@ -554,7 +607,10 @@ pub(crate) fn write(
             ("bins.csv", bins.as_str()),
             ("scenario.toml", scenario.as_str()),
             ("summary.json", text.as_str()),
-        ],
+        ]
+        .into_iter()
+        .chain(files.iter().map(|(n, t)| (*n, t.as_str())))
+        .collect::<Vec<_>>(),
         &marker,
         &crate::stats::results_folder::protected(l),
     )?;

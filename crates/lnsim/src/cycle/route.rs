@@ -1,11 +1,15 @@
 //! The cycle-level wing's side of the routing seam ([`crate::routing::candidates`]): a head
 //! packet's next hop at a router input, packed into one word (output port, VC range) and
-//! cached per input VC; the source decision at the injection router; and, for a routing whose
+//! cached per input VC; the source decision at the injection router (with ACOR's level,
+//! Dragonfly spec §3.7); the class of a delivered packet's path (§5); and, for a routing whose
 //! next hop depends on the router and the destination alone, the table of every next hop.
 
 use super::occupancy::View;
+use super::packet::Link;
 use super::CycleNet;
+use crate::routing::algorithm::Paths;
 use crate::routing::candidates::RouteState;
+use crate::routing::valiant::{path_class, PathClass};
 
 /// No cached route for an input VC's head.
 pub(super) const NO_ROUTE: u32 = u32::MAX;
@@ -42,6 +46,18 @@ impl CycleNet {
                 self.fail(format!("routing: {e}"));
                 pack(0, 0, 0)
             }
+        }
+    }
+
+    /// The class of the path a delivered packet from terminal `src` with hot record `lk`
+    /// took ([`PathClass`], Dragonfly spec §5); [`PathClass::Min`] off a Dragonfly.
+    #[inline]
+    pub(super) fn path_class(&self, src: u32, lk: &Link) -> PathClass {
+        match &self.routing.paths {
+            Paths::Dragonfly(d) if lk.st.nonminimal => {
+                path_class(&d.shape, self.term_router[src as usize], &lk.st)
+            }
+            _ => PathClass::Min,
         }
     }
 
@@ -85,6 +101,12 @@ impl CycleNet {
     #[inline(never)]
     fn source_decision(&mut self, r: u32, id: u32) {
         let p = self.pkts.link_mut(id);
+        // ACOR (Dragonfly spec §3.7): the router's level, or the packet's own (1 at first)
+        if let Some(a) = self.acor.as_mut() {
+            p.st.level = a.level(r, self.now);
+        } else if self.acor_packet.is_some() {
+            p.st.level = p.st.level.max(1);
+        }
         let dst_router = self.term_router[p.dst as usize];
         let view = View {
             radix: self.radix,

@@ -131,6 +131,10 @@ impl CycleNet {
             self.now += 1;
         }
         self.stats.stop = self.now;
+        if let Some(a) = self.acor.as_mut() {
+            // ACOR-Switch: the interval ends up to the last simulated cycle
+            a.finish(self.now);
+        }
         watch.finish();
         if let Some(f) = &self.fault {
             return Err(Error::Internal(f.clone()));

@@ -162,6 +162,27 @@ fn wake_up_events_reproduce_the_every_cycle_reference() {
             "router.speedup=1",
             "router.allocator_iterations=2",
         ],
+        // recomputation and ACOR re-route blocked injection heads every cycle
+        &[
+            "routing.algorithm=\"vlb\"",
+            "routing.recompute=true",
+            "traffic.pattern=\"adv\"",
+            "traffic.shift=1",
+            "traffic.load=0.6",
+        ],
+        &[
+            "routing.algorithm=\"acor\"",
+            "routing.acor.hysteresis_cycles=200",
+            "traffic.pattern=\"adv\"",
+            "traffic.shift=2",
+            "traffic.load=0.4",
+        ],
+        &[
+            "routing.algorithm=\"pb_acor\"",
+            "routing.acor.variant=\"packet\"",
+            "traffic.pattern=\"advc\"",
+            "traffic.load=0.3",
+        ],
     ];
     for case in cases {
         let mut over = vec!["sim.measure_cycles=6000", "sim.warmup_cycles=1000"];
@@ -316,4 +337,159 @@ fn channel_dependency_graph_matches_the_pairwise_construction() {
         cyclic >= 10 && acyclic >= 40,
         "{cyclic} cyclic, {acyclic} acyclic"
     );
+}
+
+/// A network of `over` on the h = 2 Dragonfly with no traffic generated yet, and packet
+/// `id` from terminal 0 (router 0) to terminal `dst` placed at the head of terminal 0's
+/// injection queue at cycle 1; returns (network, packet, its injection input port).
+fn one_injection_head(over: &[&str], dst: u32) -> (CycleNet, u32, u32) {
+    let mut n = net(DF, over);
+    n.now = 1;
+    let p = super::packet::Pkt {
+        src: 0,
+        gen: 0,
+        t_net: 0,
+    };
+    let id = n.pkts.alloc(p, dst);
+    let gp = n.term_gp[0];
+    n.arrive(id, gp, 0);
+    (n, id, gp)
+}
+
+/// Fills (or empties) every output buffer of router 0: no head can be granted.
+fn block_router_0(n: &mut CycleNet, full: bool) {
+    for gp in 0..n.radix {
+        for v in 0..n.vcs {
+            n.vout[(gp * n.vcs + v) as usize].used = if full { n.out_cap } else { 0 };
+        }
+    }
+}
+
+/// Runs router 0's allocator at the next cycle; returns whether it asked to run again.
+fn allocate_router_0(n: &mut CycleNet) -> bool {
+    n.now += 1;
+    n.alloc_work[0] = 0;
+    n.router_allocate(0);
+    n.alloc_work[0] & 1 == 1
+}
+
+/// Recomputation (Dragonfly spec §3.4): a Valiant-routed injection head that takes part in
+/// the allocation and is not granted (here: no room in any output buffer) drops its route and
+/// is routed again at the next cycle with a new intermediate; without the key, or once
+/// granted, or for a minimal route, nothing is recomputed.
+#[test]
+fn a_blocked_valiant_injection_head_draws_a_new_intermediate_each_cycle() {
+    use crate::routing::candidates::NO_ROUTER;
+    let head = |n: &CycleNet, gp: u32| n.vc[(gp * n.vcs) as usize];
+    for recompute in [true, false] {
+        let key = format!("routing.recompute={recompute}");
+        let (mut n, id, gp) = one_injection_head(&["routing.algorithm=\"vlb\"", &key], 70);
+        block_router_0(&mut n, true);
+        let mut inters = std::collections::BTreeSet::new();
+        for round in 1..=40u64 {
+            let again = allocate_router_0(&mut n);
+            let st = n.pkts.link(id).st;
+            assert_ne!(
+                st.inter, NO_ROUTER,
+                "an inter-group VLB packet has an intermediate"
+            );
+            inters.insert(st.inter);
+            assert_eq!(head(&n, gp).in_q.0, id, "not granted");
+            if recompute {
+                assert!(again, "the allocator runs again next cycle");
+                assert_eq!(head(&n, gp).head_route, super::route::NO_ROUTE);
+                assert_eq!(n.stats.recomputations, round);
+            } else {
+                assert_ne!(head(&n, gp).head_route, super::route::NO_ROUTE);
+                assert_eq!(n.stats.recomputations, 0);
+            }
+        }
+        // 40 draws among the 32 routers of the other groups
+        if recompute {
+            assert!(inters.len() > 5, "{inters:?}");
+        } else {
+            assert_eq!(inters.len(), 1);
+        }
+        // room again: granted (routed once more first when its route was dropped), and its
+        // intermediate is frozen once it left the injection buffer
+        block_router_0(&mut n, false);
+        let count = n.stats.recomputations;
+        allocate_router_0(&mut n);
+        assert_ne!(head(&n, gp).in_q.0, id, "granted");
+        let inter = n.pkts.link(id).st.inter;
+        block_router_0(&mut n, true);
+        for _ in 0..3 {
+            allocate_router_0(&mut n);
+        }
+        assert_eq!(n.pkts.link(id).st.inter, inter);
+        assert_eq!(n.stats.recomputations, count);
+    }
+    // a packet to its own router goes minimally: blocked, it keeps its route
+    let (mut n, id, gp) =
+        one_injection_head(&["routing.algorithm=\"vlb\"", "routing.recompute=true"], 1);
+    block_router_0(&mut n, true);
+    allocate_router_0(&mut n);
+    assert_eq!(n.pkts.link(id).st.inter, NO_ROUTER);
+    assert_eq!(head(&n, gp).in_q.0, id);
+    assert_ne!(head(&n, gp).head_route, super::route::NO_ROUTE);
+    assert_eq!(n.stats.recomputations, 0);
+}
+
+/// ACOR (Dragonfly spec §3.7) on a blocked injection head: ACOR-Switch counts each blocked
+/// re-routing at the router and raises the router's level at IT1, and the next draw uses the
+/// new level's policy; ACOR-Packet raises the packet's own level one step per blocked
+/// re-routing, up to the last level.
+#[test]
+fn blocked_re_routings_raise_the_acor_level_of_the_router_or_the_packet() {
+    use crate::routing::valiant::{path_class, PathClass};
+    let shape = DragonflyShape::new(2, 4, 2, Arrangement::Palmtree).unwrap();
+    // ACOR-Switch, 3L, IT1 = 3, IT2 = 4
+    let (mut n, id, _) = one_injection_head(
+        &[
+            "routing.algorithm=\"acor\"",
+            "routing.acor.it1=3",
+            "routing.acor.it2=4",
+        ],
+        70,
+    );
+    block_router_0(&mut n, true);
+    let class = |n: &CycleNet| {
+        let mut st = n.pkts.link(id).st;
+        st.nonminimal = true;
+        path_class(&shape, 0, &st)
+    };
+    let mut levels = vec![];
+    for _ in 0..8 {
+        allocate_router_0(&mut n);
+        let now = n.now;
+        levels.push(n.acor.as_mut().unwrap().level(0, now));
+        // a level-1 draw is -g- (the landing router of one of router 0's own links)
+        if n.pkts.link(id).st.level == 1 {
+            assert_eq!(class(&n), PathClass::DashGDash);
+        }
+    }
+    // blocked re-routings 1, 2, 3 (IT1) → level 2; 4 more (IT2) → level 3
+    assert_eq!(levels, [1, 1, 2, 2, 2, 2, 3, 3]);
+    // the decision after the last rise used level 3 (lgl)
+    allocate_router_0(&mut n);
+    assert_eq!(n.pkts.link(id).st.level, 3);
+    // ACOR-Packet, 2L-B: the packet's level goes 1 → 2 and stays; no router state
+    let (mut n, id, _) = one_injection_head(
+        &[
+            "routing.algorithm=\"acor\"",
+            "routing.acor.variant=\"packet\"",
+            "routing.acor.sequence=\"2L-B\"",
+        ],
+        70,
+    );
+    assert!(n.acor.is_none());
+    block_router_0(&mut n, true);
+    let mut levels = vec![];
+    for _ in 0..3 {
+        allocate_router_0(&mut n);
+        levels.push(n.pkts.link(id).st.level);
+    }
+    // blocked after each routing: raised before the next one
+    assert_eq!(levels, [2, 2, 2]);
+    assert_eq!(n.stats.recomputations, 3);
 }

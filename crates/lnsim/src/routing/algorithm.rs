@@ -15,6 +15,7 @@
 //!
 //! [`CycleRouting`] puts the two together for the cycle-level model.
 
+use super::acor_levels::AcorParams;
 use super::candidates::{Candidate, Occupancy, RouteError, RouteState};
 use super::dragonfly_paths::DragonflyPaths;
 use super::mesh_paths::MeshPaths;
@@ -96,6 +97,21 @@ pub trait CycleAlgorithm: std::fmt::Debug + Send + Sync {
         rng: &mut ChaCha8Rng,
     ) {
         let _ = (paths, r, dst, st, occ, rng);
+    }
+
+    /// Recomputation (spec §3.4): is a Valiant-routed packet at the head of an injection
+    /// queue whose first hop was blocked (it lost the output, or the output had no room) routed
+    /// again — [`CycleAlgorithm::at_injection`] anew — every cycle until it leaves the
+    /// injection buffer?
+    fn recomputes(&self) -> bool {
+        false
+    }
+
+    /// ACOR's level parameters when the algorithm draws by level (spec §3.7, §3.8): the model
+    /// keeps the levels (per router or per packet) and sets [`RouteState::level`] before each
+    /// decision.
+    fn acor(&self) -> Option<AcorParams> {
+        None
     }
 
     /// Does the algorithm propose every hop itself ([`CycleAlgorithm::next_hop`]) rather than
@@ -192,6 +208,8 @@ pub struct CycleRouting {
     decides: bool,
     hop_by_hop: bool,
     publishes: bool,
+    /// [`CycleAlgorithm::recomputes`], asked once.
+    recomputes: bool,
 }
 
 impl CycleRouting {
@@ -201,6 +219,7 @@ impl CycleRouting {
             decides: alg.decides_at_injection(),
             hop_by_hop: alg.hop_by_hop(),
             publishes: alg.publishes_congestion_bits(),
+            recomputes: alg.recomputes(),
             alg,
             paths,
         }
@@ -218,13 +237,18 @@ impl CycleRouting {
         matches!(&self.paths, Paths::Mesh(m) if !m.dor_table.is_empty())
     }
 
+    /// Are blocked Valiant-routed injection heads routed again every cycle (spec §3.4)?
+    pub fn recomputes(&self) -> bool {
+        self.recomputes
+    }
+
     /// Do the routers publish congestion bits (Piggyback)?
     pub fn publishes_congestion_bits(&self) -> bool {
         self.publishes
     }
 
     /// Decides at the injection router `r` how a packet to router `dst` travels, and writes it
-    /// into `st` (reset to the default header first).
+    /// into `st` (reset to the default header first, but for its ACOR level).
     pub fn at_injection(
         &self,
         r: u32,
@@ -233,7 +257,9 @@ impl CycleRouting {
         occ: &dyn Occupancy,
         rng: &mut ChaCha8Rng,
     ) {
+        let level = st.level;
         *st = RouteState::default();
+        st.level = level;
         self.alg.at_injection(&self.paths, r, dst, st, occ, rng);
     }
 
@@ -282,7 +308,7 @@ mod tests {
                 n += 1;
             }
         }
-        assert_eq!(n, 6);
+        assert_eq!(n, 8);
         assert_eq!(super::super::cycle_algorithms(Family::MeshTorus).len(), 2);
     }
 

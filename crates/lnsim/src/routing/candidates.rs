@@ -27,6 +27,10 @@ pub struct RouteState {
     pub dim: u8,
     /// Torus: the packet crossed the dateline of dimension `dim`.
     pub crossed: bool,
+    /// ACOR level the packet is routed with (Dragonfly spec §3.7; 0: none): set by the model
+    /// before the decision (the router's level, ACOR-Switch) or kept across re-routings (the
+    /// packet's own, ACOR-Packet).
+    pub level: u8,
 }
 
 impl RouteState {
@@ -71,6 +75,7 @@ impl Default for RouteState {
             pos: u8::MAX,
             dim: u8::MAX,
             crossed: false,
+            level: 0,
         }
     }
 }

@@ -9,7 +9,7 @@
 //! (`algorithm.rs`); the paths of each topology family (`dragonfly_paths.rs`: minimal paths and
 //! the VC template; `mesh_paths.rs`: the mesh/torus geometry with the one DOR rule, and VC
 //! classes); one file per algorithm (`minimal.rs` MIN, `valiant.rs` VLB and mesh Valiant,
-//! `ugal.rs` UGAL, `piggyback.rs` PB, `dor.rs` DOR — also the InfiniBand DOR tables); the
+//! `ugal.rs` UGAL, `piggyback.rs` PB, `acor.rs` ACOR and PB-ACOR, `dor.rs` DOR — also the InfiniBand DOR tables); the
 //! forwarding-table builders (`dor.rs`, `dmodk.rs`, `updown.rs`, `tables.rs`); the
 //! channel-dependency check of both models (`channel_dependency.rs`); VC templates
 //! (`vc_template.rs`); DRB's multipath routes of the InfiniBand model, link-disjoint paths per
@@ -32,6 +32,8 @@
 //! model then sizes the VCs, checks the channel-dependency graph of its template, refuses other
 //! algorithms' keys and reports it by name with no further change.
 
+pub mod acor;
+pub mod acor_levels;
 pub mod algorithm;
 pub mod candidates;
 pub mod channel_dependency;
@@ -76,6 +78,8 @@ pub fn cycle_algorithm(
         (A::Vlb, Dragonfly) => built(valiant::Valiant::new(cfg, pkt_phits)),
         (A::Ugal, Dragonfly) => built(ugal::Ugal::new(cfg, pkt_phits)),
         (A::Pb, Dragonfly) => built(piggyback::Piggyback::new(cfg, pkt_phits)),
+        (A::Acor, Dragonfly) => built(acor::Acor::new(cfg, pkt_phits)),
+        (A::PbAcor, Dragonfly) => built(acor::PbAcor::new(cfg, pkt_phits)),
         (A::Dor, MeshTorus) => built(dor::Dor::new(cfg, pkt_phits)),
         (A::Vlb, MeshTorus) => built(valiant::MeshValiant::new(cfg, pkt_phits)),
         _ => return None,
@@ -132,9 +136,11 @@ pub fn build(s: &Scenario, fabric: &Fabric, base_dir: &Path) -> Result<Forwardin
         RoutingAlgorithm::Min
         | RoutingAlgorithm::Vlb
         | RoutingAlgorithm::Ugal
-        | RoutingAlgorithm::Pb => Err(Error::input(
+        | RoutingAlgorithm::Pb
+        | RoutingAlgorithm::Acor
+        | RoutingAlgorithm::PbAcor => Err(Error::input(
             "routing.algorithm",
-            "min, vlb, ugal and pb run on the cycle-level router model (give sim.measure_cycles)",
+            "min, vlb, ugal, pb, acor and pb_acor run on the cycle-level router model (give sim.measure_cycles)",
         )),
         RoutingAlgorithm::LftFile => {
             let f = s.routing.file.as_ref().ok_or_else(|| {

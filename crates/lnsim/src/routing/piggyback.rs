@@ -2,11 +2,15 @@
 //! congested when `Q_gc > F · Q̄ + T` (Eq. 2-2, Q̄ the mean over the router's h global ports),
 //! and shares the h bits with its group, delayed by the local link latency. A packet goes
 //! minimally only if the global channel of its minimal path is not congested and UGAL's
-//! Eq. 2-1 holds.
+//! Eq. 2-1 holds. With `routing.recompute` (PB-Recomp, spec §3.4) a Valiant-routed injection
+//! head whose first hop is blocked is re-decided every cycle: a new intermediate and a new
+//! minimal-or-Valiant choice.
 
 use super::algorithm::{CycleAlgorithm, Paths, VcNeeds};
 use super::candidates::{Occupancy, RouteState};
+use super::dragonfly_paths::DragonflyPaths;
 use super::ugal::Ugal;
+use super::valiant::ValiantDraw;
 use super::vc_template::VcTemplate;
 use crate::config::RoutingConfig;
 use crate::error::Result;
@@ -39,6 +43,31 @@ impl CongestionRule {
     }
 }
 
+impl Piggyback {
+    /// PB's decision at router `r` for a packet to `dst` with Valiant candidate `v`: true when
+    /// it goes minimally — Eq. 2-1 holds and the minimal path's global channel is not marked
+    /// congested by the router that owns it (spec §3.6).
+    #[inline]
+    pub fn goes_minimally(
+        &self,
+        d: &DragonflyPaths,
+        r: u32,
+        dst: u32,
+        v: &ValiantDraw,
+        occ: &dyn Occupancy,
+    ) -> bool {
+        let s = &d.shape;
+        let mut minimal = self.ugal.minimal_first(d, r, dst, v, occ);
+        if minimal && s.group(r) != s.group(dst) {
+            // the global channel of the minimal path, as its owner's bits say
+            let (eo, q) = s.exit(s.group(r), s.group(dst));
+            let owner = s.group(r) * s.a + eo;
+            minimal = occ.pb_bits(r, owner) >> q & 1 == 0;
+        }
+        minimal
+    }
+}
+
 impl CycleAlgorithm for Piggyback {
     fn new(cfg: &RoutingConfig, pkt_phits: u32) -> Result<Self> {
         Ok(Piggyback {
@@ -59,6 +88,8 @@ impl CycleAlgorithm for Piggyback {
         &[
             "vlb_policy",
             "valiant_source_group",
+            "vlb_restricted",
+            "recompute",
             "ugal_threshold",
             "pb_factor",
             "pb_threshold",
@@ -66,6 +97,9 @@ impl CycleAlgorithm for Piggyback {
     }
     fn decides_at_injection(&self) -> bool {
         true
+    }
+    fn recomputes(&self) -> bool {
+        self.ugal.valiant.recompute
     }
     fn at_injection(
         &self,
@@ -81,14 +115,7 @@ impl CycleAlgorithm for Piggyback {
         let Some(v) = self.ugal.valiant.draw(s, r, dst, rng) else {
             return;
         };
-        let mut minimal = self.ugal.minimal_first(d, r, dst, &v, occ);
-        if minimal && s.group(r) != s.group(dst) {
-            // the global channel of the minimal path, as its owner's bits say
-            let (eo, q) = s.exit(s.group(r), s.group(dst));
-            let owner = s.group(r) * s.a + eo;
-            minimal = occ.pb_bits(r, owner) >> q & 1 == 0;
-        }
-        if !minimal {
+        if !self.goes_minimally(d, r, dst, &v, occ) {
             v.take(s, r, dst, st);
         }
     }

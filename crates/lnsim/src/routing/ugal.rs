@@ -54,7 +54,12 @@ impl CycleAlgorithm for Ugal {
         VcNeeds::Template(VcTemplate::valiant())
     }
     fn keys(&self) -> &'static [&'static str] {
-        &["vlb_policy", "valiant_source_group", "ugal_threshold"]
+        &[
+            "vlb_policy",
+            "valiant_source_group",
+            "vlb_restricted",
+            "ugal_threshold",
+        ]
     }
     fn decides_at_injection(&self) -> bool {
         true

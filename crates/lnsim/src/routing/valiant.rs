@@ -1,11 +1,13 @@
-//! Valiant load balancing on a Dragonfly (Dragonfly spec §3.0.2, §3.2, §3.3): the choice of the
-//! intermediate router R_ROOT under the four phase-A policies, with the RVLB restriction for
-//! intra-group packets; the VLB algorithm ([`Valiant`]), whose draw UGAL and Piggyback weigh
-//! against the minimal path; and Valiant on a mesh or torus ([`MeshValiant`]: DOR to a random
-//! router, then DOR).
+//! Valiant load balancing on a Dragonfly (Dragonfly spec §3.0.2, §3.2, §3.3, §3.4): the choice
+//! of the intermediate router R_ROOT under the four phase-A policies, with the RVLB restriction
+//! for intra-group packets (`routing.vlb_restricted`); the VLB algorithm ([`Valiant`]), with
+//! recomputation of the intermediate of a blocked injection head (`routing.recompute`), whose
+//! draw UGAL and Piggyback weigh against the minimal path; the class of the path a packet took
+//! ([`PathClass`], spec §5 path breakdown); and Valiant on a mesh or torus ([`MeshValiant`]:
+//! DOR to a random router, then DOR).
 
 use super::algorithm::{CycleAlgorithm, Paths, VcNeeds};
-use super::candidates::{Occupancy, RouteState};
+use super::candidates::{Occupancy, RouteState, NO_ROUTER};
 use super::vc_template::VcTemplate;
 use crate::config::RoutingConfig;
 use crate::error::Result;
@@ -22,6 +24,12 @@ pub struct Valiant {
     /// The source group is allowed as intermediate group for inter-group packets
     /// (`routing.valiant_source_group`, default false).
     pub source_group: bool,
+    /// RVLB (spec §3.3): intra-group packets draw an intermediate of their own group
+    /// (`routing.vlb_restricted`, default true).
+    pub restricted: bool,
+    /// Recomputation (spec §3.4): a blocked injection head draws again every cycle
+    /// (`routing.recompute`, default false).
+    pub recompute: bool,
 }
 
 /// The Valiant route a packet could take: its intermediate and the hop counts Eq. 2-1 weighs.
@@ -49,7 +57,15 @@ impl Valiant {
         if r == dst {
             return None;
         }
-        let mid = select_intermediate(s, self.policy, self.source_group, r, dst, rng);
+        let mid = select_intermediate(
+            s,
+            self.policy,
+            self.source_group,
+            self.restricted,
+            r,
+            dst,
+            rng,
+        );
         Some(ValiantDraw {
             mid,
             h_min: s.min_hops(r, dst),
@@ -72,6 +88,8 @@ impl CycleAlgorithm for Valiant {
         Ok(Valiant {
             policy: cfg.vlb_policy.unwrap_or_default(),
             source_group: cfg.valiant_source_group.unwrap_or(false),
+            restricted: cfg.vlb_restricted.unwrap_or(true),
+            recompute: cfg.recompute.unwrap_or(false),
         })
     }
     fn name(&self) -> &'static str {
@@ -81,10 +99,18 @@ impl CycleAlgorithm for Valiant {
         VcNeeds::Template(VcTemplate::valiant())
     }
     fn keys(&self) -> &'static [&'static str] {
-        &["vlb_policy", "valiant_source_group"]
+        &[
+            "vlb_policy",
+            "valiant_source_group",
+            "vlb_restricted",
+            "recompute",
+        ]
     }
     fn decides_at_injection(&self) -> bool {
         true
+    }
+    fn recomputes(&self) -> bool {
+        self.recompute
     }
     fn at_injection(
         &self,
@@ -166,18 +192,20 @@ pub struct Intermediate {
 }
 
 /// Draws R_ROOT for a packet from router `src` to router `dst` (spec §3.0.2 pseudo-code).
-/// Intra-group packets draw a router of their own group (RVLB, §3.3); `source_group` allows
-/// the source group as intermediate group for inter-group packets (FOGSim FULL; default off).
+/// With `restricted`, intra-group packets draw a router of their own group (RVLB, §3.3);
+/// without, they draw as inter-group packets do. `source_group` allows the source group as
+/// intermediate group (FOGSim FULL; default off).
 pub fn select_intermediate(
     s: &DragonflyShape,
     policy: VlbPolicy,
     source_group: bool,
+    restricted: bool,
     src: u32,
     dst: u32,
     rng: &mut impl Rng,
 ) -> Intermediate {
     let gs = s.group(src);
-    if gs == s.group(dst) {
+    if restricted && gs == s.group(dst) {
         return Intermediate {
             router: gs * s.a + rng.random_range(0..s.a),
             group_only: false,
@@ -228,6 +256,69 @@ pub fn leaves_minimal_path(
 ) -> bool {
     let gm = s.group(mid.router);
     h_vlb > h_min || (gm != s.group(src) && gm != s.group(dst))
+}
+
+/// The shape of the path a packet took (spec §5 "misrouting statistics", Fig 6-13: MIN, -g-,
+/// -gl, lg-, lgl), for the path breakdown of the results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum PathClass {
+    /// The minimal path (also a Valiant route that stays on it).
+    Min = 0,
+    /// Phase A l1 g l2.
+    Lgl = 1,
+    /// Phase A g l2 (no l1: the source router owns the global link).
+    DashGl = 2,
+    /// Phase A l1 g (no l2).
+    LgDash = 3,
+    /// Phase A g alone.
+    DashGDash = 4,
+    /// Non-minimal with no global hop in phase A: the intermediate is in the source group
+    /// (RVLB's intra-group Valiant, or `routing.valiant_source_group`).
+    Local = 5,
+}
+
+impl PathClass {
+    /// Every class, in index order.
+    pub const ALL: [PathClass; 6] = [
+        PathClass::Min,
+        PathClass::Lgl,
+        PathClass::DashGl,
+        PathClass::LgDash,
+        PathClass::DashGDash,
+        PathClass::Local,
+    ];
+    /// Number of classes.
+    pub const COUNT: usize = 6;
+    /// Its name in the results (`paths.<name>` in summary.json, `paths_<name>` in bins.csv).
+    pub fn name(self) -> &'static str {
+        ["min", "lgl", "-gl", "lg-", "-g-", "local"][self as usize]
+    }
+}
+
+/// The class of the path (spec §5) a packet injected at router `src` took with header `st`
+/// (read at delivery: the header keeps its intermediate): MIN unless the route left the
+/// minimal path ([`RouteState::nonminimal`]); otherwise phase A's hops, l1 when the source
+/// router does not own the global link towards the intermediate group, l2 when phase A goes
+/// on past the router where that link lands.
+pub fn path_class(s: &DragonflyShape, src: u32, st: &RouteState) -> PathClass {
+    if !st.nonminimal || st.inter == NO_ROUTER {
+        return PathClass::Min;
+    }
+    let (gs, gm) = (s.group(src), s.group(st.inter));
+    if gs == gm {
+        return PathClass::Local;
+    }
+    let (eo, q) = s.exit(gs, gm);
+    let l1 = eo != s.index(src);
+    let (_, land, _) = s.global_neighbour(gs, eo, q);
+    let l2 = !st.group_only && s.index(st.inter) != land;
+    match (l1, l2) {
+        (true, true) => PathClass::Lgl,
+        (false, true) => PathClass::DashGl,
+        (true, false) => PathClass::LgDash,
+        (false, false) => PathClass::DashGDash,
+    }
 }
 
 #[cfg(test)]
@@ -290,7 +381,7 @@ mod tests {
         for p in ["lgl", "lg-", "-gl", "-g-"] {
             let pol = VlbPolicy::ALL[VlbPolicy::NAMES.iter().position(|n| *n == p).unwrap()];
             for _ in 0..2000 {
-                let m = select_intermediate(&s, pol, false, src, dst, &mut rng);
+                let m = select_intermediate(&s, pol, false, true, src, dst, &mut rng);
                 let g = s.group(m.router);
                 assert_ne!(g, 0, "{p}: source group excluded");
                 assert_eq!(m.group_only, pol.ends_at_group());
@@ -317,8 +408,55 @@ mod tests {
         );
         // intra-group: RVLB keeps the intermediate in the group
         for _ in 0..100 {
-            let m = select_intermediate(&s, VlbPolicy::Lgl, false, 1, 3, &mut rng);
+            let m = select_intermediate(&s, VlbPolicy::Lgl, false, true, 1, 3, &mut rng);
             assert_eq!(s.group(m.router), 0);
         }
+        // unrestricted: an intra-group packet draws as an inter-group one (never its own
+        // group, the source group being excluded)
+        let mut other = 0;
+        for _ in 0..100 {
+            let m = select_intermediate(&s, VlbPolicy::Lgl, false, false, 1, 3, &mut rng);
+            other += u32::from(s.group(m.router) != 0);
+        }
+        assert_eq!(other, 100);
+    }
+
+    #[test]
+    fn path_classes_are_the_phase_a_hops_each_policy_allows() {
+        use PathClass::*;
+        let s = DragonflyShape::new(3, 6, 3, Arrangement::Palmtree).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        for (p, main, allowed) in [
+            ("lgl", Lgl, &[Min, Lgl, DashGl, LgDash, DashGDash][..]),
+            ("lg-", LgDash, &[Min, LgDash, DashGDash][..]),
+            ("-gl", DashGl, &[Min, DashGl, DashGDash][..]),
+            ("-g-", DashGDash, &[Min, DashGDash][..]),
+        ] {
+            let pol = VlbPolicy::ALL[VlbPolicy::NAMES.iter().position(|n| *n == p).unwrap()];
+            let v = Valiant {
+                policy: pol,
+                source_group: false,
+                restricted: true,
+                recompute: false,
+            };
+            let mut count = [0u32; PathClass::COUNT];
+            for k in 0..3000u32 {
+                let (src, dst) = (k % 18, 18 + (k * 7) % (s.routers() - 18));
+                let mut st = RouteState::default();
+                v.draw(&s, src, dst, &mut rng)
+                    .unwrap()
+                    .take(&s, src, dst, &mut st);
+                let c = path_class(&s, src, &st);
+                assert!(allowed.contains(&c), "{p}: {c:?}");
+                count[c as usize] += 1;
+            }
+            let top = (0..PathClass::COUNT).max_by_key(|&i| count[i]).unwrap();
+            assert_eq!(PathClass::ALL[top], main, "{p}: {count:?}");
+            // intra-group packets: RVLB's local path, or minimal
+            let mut st = RouteState::default();
+            v.draw(&s, 1, 4, &mut rng).unwrap().take(&s, 1, 4, &mut st);
+            assert!(matches!(path_class(&s, 1, &st), Local | Min));
+        }
+        assert_eq!(path_class(&s, 0, &RouteState::default()), Min);
     }
 }
