@@ -183,6 +183,18 @@ fn wake_up_events_reproduce_the_every_cycle_reference() {
             "traffic.pattern=\"advc\"",
             "traffic.load=0.3",
         ],
+        // TPR and LIAN count injection-queue arrivals and grants (spec §3.9, §3.10.1)
+        &[
+            "routing.algorithm=\"tpr\"",
+            "traffic.pattern=\"adv\"",
+            "traffic.shift=1",
+            "traffic.load=0.3",
+        ],
+        &[
+            "routing.algorithm=\"lian\"",
+            "traffic.pattern=\"advc\"",
+            "traffic.load=0.45",
+        ],
     ];
     for case in cases {
         let mut over = vec!["sim.measure_cycles=6000", "sim.warmup_cycles=1000"];

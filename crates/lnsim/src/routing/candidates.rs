@@ -98,6 +98,11 @@ pub trait Occupancy {
     fn q(&self, r: u32, port: u32, vc: u8) -> u64;
     /// The Piggyback congestion bits of router `r`'s global ports as router `reader` sees them.
     fn pb_bits(&self, reader: u32, r: u32) -> u64;
+    /// The routers' per-group traffic counters (TPR, LIAN: spec §3.9, §3.10.1), up to date
+    /// for the deciding router; `None` when the algorithm keeps none.
+    fn counters(&self) -> Option<&super::group_counters::GroupCounters> {
+        None
+    }
 }
 
 /// Why a routing cannot give a next hop (a routing bug or a broken topology).
