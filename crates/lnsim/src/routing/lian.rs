@@ -205,6 +205,13 @@ impl CycleAlgorithm for Lian {
         if r == dst {
             return;
         }
+        let t = self.modulation.threshold(c.value(r, c.offset(r, dst)));
+        let q_min = d.first_hop_q(r, dst, occ);
+        if t >= 0 && q_min * s.min_hops(r, dst) as u64 <= t as u64 {
+            // Eq. 2-1 holds whatever the Valiant candidate (Q_VLB · H_VLB ≥ 0): minimal, with
+            // no policy to choose and no intermediate to draw
+            return;
+        }
         let pi = if st.level != 0 && !self.recompute_policy {
             st.level - 1
         } else {
@@ -220,8 +227,6 @@ impl CycleAlgorithm for Lian {
         let Some(draw) = v.draw(s, r, dst, rng) else {
             return;
         };
-        let t = self.modulation.threshold(c.value(r, c.offset(r, dst)));
-        let q_min = d.first_hop_q(r, dst, occ);
         let q_vlb = d.first_hop_q(r, draw.mid.router, occ);
         if !prefer_minimal(q_min, draw.h_min, q_vlb, draw.h_vlb, t) {
             draw.take(s, r, dst, st);

@@ -143,13 +143,20 @@ impl CycleAlgorithm for Tpr {
         rng: &mut ChaCha8Rng,
     ) {
         let Paths::Dragonfly(d) = paths else { return };
+        if r == dst {
+            return;
+        }
+        let c = occ.counters().map_or(0.0, |c| c.value(r, c.offset(r, dst)));
+        let t = self.modulation.threshold(c);
+        let q_min = d.first_hop_q(r, dst, occ);
+        if t >= 0 && q_min * d.shape.min_hops(r, dst) as u64 <= t as u64 {
+            // Eq. 2-1 holds whatever the Valiant candidate (Q_VLB · H_VLB ≥ 0): minimal
+            return;
+        }
         let Some(v) = self.valiant.draw(&d.shape, r, dst, rng) else {
             return;
         };
-        let c = occ.counters().map_or(0.0, |c| c.value(r, c.offset(r, dst)));
-        let q_min = d.first_hop_q(r, dst, occ);
         let q_vlb = d.first_hop_q(r, v.mid.router, occ);
-        let t = self.modulation.threshold(c);
         if !prefer_minimal(q_min, v.h_min, q_vlb, v.h_vlb, t) {
             v.take(&d.shape, r, dst, st);
         }
