@@ -29,7 +29,8 @@ pub struct RouteState {
     pub crossed: bool,
     /// ACOR level the packet is routed with (Dragonfly spec §3.7; 0: none): set by the model
     /// before the decision (the router's level, ACOR-Switch) or kept across re-routings (the
-    /// packet's own, ACOR-Packet).
+    /// packet's own, ACOR-Packet). LIAN (spec §3.10.4, A16) keeps 1 + the index of its
+    /// first phase-A policy here, across re-routings.
     pub level: u8,
 }
 

@@ -42,7 +42,9 @@ pub struct GroupCounters {
     inj: Vec<u32>,
     stor: Vec<u32>,
     /// Per router, a circular queue of `cap` entries `(cycle, offset)` of the injections in
-    /// the window: `ring[r · cap ..]`, its oldest entry at `head[r]`, `len[r]` entries.
+    /// the window: `ring[r · cap ..]`, its oldest entry at `head[r]`, `len[r]` entries. The
+    /// cycle is kept modulo 2³² (ages by wrapping subtraction): exact unless a router goes
+    /// 2³² cycles without injecting or deciding while holding entries.
     ring: Vec<(u32, u32)>,
     head: Vec<u32>,
     len: Vec<u32>,
