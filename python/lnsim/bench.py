@@ -14,7 +14,7 @@ last line per pair gives the wall times of both runs (the same simulated time) a
 run is too short for that (set-up dominates): its line gives the two wall times only.
 
 Cases of the cycle-level router model (``model="cycle"``: ``mesh_8x8``, ``dragonfly_h6``,
-``mesh_64x64_setup``) get a table of their own: simulated cycles (warm-up + measured), wall
+``dragonfly_h6_lian`` — the same point routed by LIAN —, ``mesh_64x64_setup``) get a table of their own: simulated cycles (warm-up + measured), wall
 seconds of the run, wall seconds of the set-up before it (the summary's ``setup_time_s``:
 building the network, the channel-dependency check, the route table), cycles per wall second,
 flit-hops per second (the summary's ``phit_hops_per_s``: a phit is the flit of these models),
@@ -147,6 +147,16 @@ CASES: List[BenchCase] = [
         quick_warmup_cycles=1000,
         quick_measure_cycles=2000,
         target_wall_s=60.0,
+    ),
+    BenchCase(
+        "dragonfly_h6_lian",
+        "bench/dragonfly_h6.toml",
+        ('routing.algorithm="lian"',),
+        description="dragonfly_h6 routed by LIAN (Dragonfly spec §3.10), 60,000 + 60,000 cycles",
+        model=MODEL_CYCLE,
+        quick_warmup_cycles=1000,
+        quick_measure_cycles=2000,
+        target_wall_s=90.0,
     ),
     BenchCase(
         "mesh_64x64_setup",

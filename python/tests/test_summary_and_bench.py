@@ -32,8 +32,7 @@ def test_format_summary_tolerates_missing_fields(tmp_path):
 def test_bench_cases_exist():
     names = [c.name for c in bench.CASES]
     assert names == ["c4", "c4_cc", "fat_tree_648", "fat_tree_648_cc", "bmin1024_ddbbm", "torus8x8_drb",
-                     "mesh_8x8",
-                     "dragonfly_h6", "mesh_64x64_setup"]
+                     "mesh_8x8", "dragonfly_h6", "dragonfly_h6_lian", "mesh_64x64_setup"]
     for c in bench.CASES:
         if c.baseline:  # a CC-on variant: its baseline's scenario with cc.enabled=true
             base = next(b for b in bench.CASES if b.name == c.baseline)

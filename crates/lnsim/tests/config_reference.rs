@@ -20,6 +20,8 @@ const PREFIX: &[(&str, &str)] = &[
     ("HcaConfig", "hca"),
     ("RoutingConfig", "routing"),
     ("AcorConfig", "routing.acor"),
+    ("TprConfig", "routing.tpr"),
+    ("LianConfig", "routing.lian"),
     ("FlowConfig", "traffic.flows[]"),
     ("GeneratorConfig", "traffic.generators[]"),
     ("MixComponent", "traffic.mix[]"),
@@ -40,6 +42,8 @@ const PREFIX: &[(&str, &str)] = &[
 /// `traffic.mix` and `traffic.transient.<phase>.mix`, whose entries are `traffic.mix[]` ones.
 const NESTED: &[&str] = &[
     "acor",
+    "tpr",
+    "lian",
     "host",
     "fabric",
     "vl_arbitration",

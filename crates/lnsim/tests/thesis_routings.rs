@@ -372,7 +372,7 @@ fn bad_routing_keys_name_the_key() {
     };
     let m = e("algorithm = \"ugal\"\nrecompute = true");
     assert!(
-        m.contains("routing.recompute") && m.contains("vlb and pb"),
+        m.contains("routing.recompute") && m.contains("vlb, pb, tpr and lian"),
         "{m}"
     );
     let m = e("algorithm = \"acor\"\nrecompute = true");

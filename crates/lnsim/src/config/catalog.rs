@@ -63,6 +63,8 @@ pub const CATALOG: &[Item] = &[
     item!("routing", "pb", CY, "Piggyback: UGAL plus group-wide congested-global-link bits (Dragonfly §3.6)"),
     item!("routing", "acor", CY, "ACOR: Valiant with the shortest phase-A policy that does not block injection (Dragonfly §3.7)"),
     item!("routing", "pb_acor", CY, "PB-ACOR: Piggyback with ACOR's phase-A policy for the Valiant path (Dragonfly §3.8)"),
+    item!("routing", "tpr", CY, "TPR (as the thesis implements it): UGAL with T chosen by the packets injected towards the destination group (Dragonfly §3.9)"),
+    item!("routing", "lian", CY, "LIAN: UGAL modulated by extended per-group counters, l1 and l2 of the Valiant path chosen from them (Dragonfly §3.10)"),
     item!("pattern", "uniform", None, "uniform random destinations (InfiniBand: a [[traffic.generators]] entry; static flows are [[traffic.flows]])"),
     item!("pattern", "hotspot", None, "uniform, but a fraction goes to hot destinations (cycle level: traffic.hotspots, traffic.hotspot_fraction; InfiniBand: a generator's hotspot, hotspot_fraction)"),
     item!("pattern", "adv", CY, "Dragonfly: uniform among the nodes of group g + traffic.shift (ADV+i, spec §4.2)"),

@@ -618,6 +618,13 @@ crate::choice! {
         /// PB-ACOR: Piggyback's minimal-or-Valiant decision, ACOR's level for the Valiant
         /// path's phase-A policy (Dragonfly spec §3.8).
         PbAcor = "pb_acor",
+        /// TPR as the thesis implements it: UGAL whose threshold T is chosen by a sliding-window
+        /// counter of the packets the router injected towards the destination group (Dragonfly
+        /// spec §3.9).
+        Tpr = "tpr",
+        /// LIAN: UGAL modulated by extended per-group counters, with the first and second
+        /// local hops of the Valiant path chosen from the counters (Dragonfly spec §3.10).
+        Lian = "lian",
     }
 }
 
@@ -692,6 +699,106 @@ pub struct RoutingConfig {
     /// by acor and pb_acor.
     #[serde(default)]
     pub acor: AcorConfig,
+    /// TPR's counters and thresholds (`[routing.tpr]`, Dragonfly spec §3.9, Table 6-1); used
+    /// by tpr.
+    #[serde(default)]
+    pub tpr: TprConfig,
+    /// LIAN's counters and thresholds (`[routing.lian]`, Dragonfly spec §3.10, Table 6-1);
+    /// used by lian.
+    #[serde(default)]
+    pub lian: LianConfig,
+}
+
+/// `[routing.tpr]`: TPR as the thesis implements it (Dragonfly spec §3.9, Table 6-1): the
+/// packets a router injected towards each group over a sliding window select UGAL's
+/// threshold T (benign, mixed, adversarial).
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct TprConfig {
+    /// History window HW in cycles (default 200).
+    #[serde(default)]
+    pub window_cycles: Option<u64>,
+    /// LI_l: a counter below it is benign (default 3 packets per window).
+    #[serde(default)]
+    pub li_low: Option<f64>,
+    /// LI_h: a counter above it is adversarial, in between mixed (default 5).
+    #[serde(default)]
+    pub li_high: Option<f64>,
+    /// UGAL threshold T (packets) for benign traffic (default 150).
+    #[serde(default)]
+    pub t_benign: Option<i64>,
+    /// T for mixed traffic (default −30).
+    #[serde(default)]
+    pub t_mix: Option<i64>,
+    /// T for adversarial traffic (default −150).
+    #[serde(default)]
+    pub t_adversarial: Option<i64>,
+}
+
+/// `[routing.lian]`: LIAN (Dragonfly spec §3.10, Table 6-1): extended per-group counters
+/// (Eq. 6-1), the l1 rule (GCSth, SGCth), the l2 rule on the intermediate-local counters
+/// (Eq. 6-2, ILCth), UGAL's threshold by load level (LI_l, LI_h, T).
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct LianConfig {
+    /// History window HW of inj_i in cycles (default 200).
+    #[serde(default)]
+    pub window_cycles: Option<u64>,
+    /// Counter model (spec §3.10.1, Fig 6-7): `"extended"` (inj + w·stor, default),
+    /// `"injected"` (inj alone, w = 0) or `"stored"` (stor alone).
+    #[serde(default)]
+    pub counters: Option<LianCounters>,
+    /// w of Eq. 6-1 (default 0.1).
+    #[serde(default)]
+    pub w: Option<f64>,
+    /// LI_l: below it the destination group's counter is benign (default 3).
+    #[serde(default)]
+    pub li_low: Option<f64>,
+    /// LI_h: above it adversarial, in between mixed (default 5).
+    #[serde(default)]
+    pub li_high: Option<f64>,
+    /// UGAL threshold T (packets) for benign traffic (default 150).
+    #[serde(default)]
+    pub t_benign: Option<i64>,
+    /// T for mixed traffic (default −30).
+    #[serde(default)]
+    pub t_mix: Option<i64>,
+    /// T for adversarial traffic (default −150).
+    #[serde(default)]
+    pub t_adversarial: Option<i64>,
+    /// GCSth: a global counter above it is saturated (default 5).
+    #[serde(default)]
+    pub gcs_th: Option<f64>,
+    /// SGCth: more saturated counters than this among the groups of the router's own global
+    /// links use l1 (default 3).
+    #[serde(default)]
+    pub sgc_th: Option<u32>,
+    /// Use l1 when the saturated counters are at least SGCth rather than more (default
+    /// false: `count > SGCth`, spec A7).
+    #[serde(default)]
+    pub sgc_inclusive: Option<bool>,
+    /// ILCth: an intermediate-local counter above it uses l2 (default 20).
+    #[serde(default)]
+    pub ilc_th: Option<f64>,
+    /// A re-routed injection head (recomputation) chooses its phase-A policy again from the
+    /// counters (default false: it keeps the policy of its first decision and draws a new
+    /// intermediate, spec A16).
+    #[serde(default)]
+    pub recompute_policy: Option<bool>,
+}
+
+crate::choice! {
+    /// LIAN's counter model (Dragonfly spec §3.10.1, Eq. 6-1, Fig 6-7).
+    #[derive(Default)]
+    pub enum LianCounters {
+        /// inj_i + w · stor_i.
+        #[default]
+        Extended = "extended",
+        /// inj_i alone (w = 0: TPR's counters).
+        Injected = "injected",
+        /// stor_i alone.
+        Stored = "stored",
+    }
 }
 
 /// `[routing.acor]`: ACOR's phase-A level sequence, where the level is kept and when it

@@ -309,6 +309,11 @@ impl CycleNet {
         // latency later (the buffer's occupancy count drops when they arrive); a link has the
         // same latency both ways (the builder checks), so this port's record gives it
         if kind == PortKind::Terminal {
+            if let Some(c) = self.counters.as_mut() {
+                // TPR, LIAN: injected, no longer stored (spec §3.10.1)
+                let dst = self.term_router[self.pkts.link(id).dst as usize];
+                c.injected(r, dst, now);
+            }
             self.pkts.pkt_mut(id).t_net = now;
             let when = release + self.inj_latency;
             self.cal.push(when, Ev::TermCredit { t: up });

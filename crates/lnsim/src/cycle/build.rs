@@ -21,6 +21,7 @@ use crate::routing::acor_levels::AcorState;
 use crate::routing::algorithm::{CycleRouting, Family, Paths};
 use crate::routing::channel_dependency;
 use crate::routing::dragonfly_paths::DragonflyPaths;
+use crate::routing::group_counters::GroupCounters;
 use crate::routing::mesh_paths::{Grid, MeshPaths};
 use crate::routing::piggyback::PiggybackState;
 use crate::topology::{self, Fabric, LinkClass, LinkParams, LinkRate, NodeKind, Shape};
@@ -120,9 +121,21 @@ impl CycleNet {
             .filter(|a| !a.per_packet)
             .map(|a| AcorState::new(routers, a));
         let acor_packet = acor_params.filter(|a| a.per_packet);
+        // TPR, LIAN: a router's injection inputs grant at most one packet per crossbar
+        // transfer each, so a window holds at most p · (HW / transfer + 1) injections
+        let xbar_cycles = (p.pkt_phits as u64).div_ceil(rc.speedup as u64);
+        let counters = match (routing.alg.group_counters(), &routing.paths) {
+            (Some(c), Paths::Dragonfly(d)) => {
+                let s = &d.shape;
+                let per_port = c.window.div_ceil(xbar_cycles.max(1)) + 1;
+                let max = (s.p as u64 * per_port).min(u32::MAX as u64 / 2) as u32;
+                Some(GroupCounters::new(routers, s.a, s.groups, max, c))
+            }
+            _ => None,
+        };
         let mut net = CycleNet {
             pkt_phits: p.pkt_phits,
-            xbar_cycles: (p.pkt_phits as u64).div_ceil(rc.speedup as u64),
+            xbar_cycles,
             router_latency: rc.latency,
             iterations: rc.allocator_iterations,
             radix,
@@ -164,6 +177,7 @@ impl CycleNet {
             recompute_mask,
             acor,
             acor_packet,
+            counters,
             global_ports: ports.global_ports,
             rng_router: (0..routers)
                 .map(|i| stream(p.seed, i as u64, VALIANT))

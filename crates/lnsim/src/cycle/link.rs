@@ -43,6 +43,12 @@ impl CycleNet {
         lk.hops += hop as u8;
         let dst = lk.dst;
         let (r, p) = self.split_gp(gp);
+        if !hop {
+            if let Some(c) = self.counters.as_mut() {
+                // TPR, LIAN: stored in the router's injection queue (spec §3.10.1)
+                c.stored(r, self.term_router[dst as usize]);
+            }
+        }
         let vc = vc as u32;
         let i = (gp * self.vcs + vc) as usize;
         let s = &mut self.vc[i];

@@ -155,6 +155,21 @@ pub(crate) fn memory_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &Fab
             Phase::Run,
         );
     }
+    // TPR, LIAN (Dragonfly spec §3.9, §3.10.1): inj and stor per (router, group), each
+    // router's window ring (a power of two of p · (HW / crossbar transfer + 1) entries of 8
+    // bytes) and its head and length
+    if let (Some(c), Ok(d)) = (
+        routing.as_ref().and_then(|r| r.algorithm.group_counters()),
+        crate::topology::dragonfly::shape_of(&s.topology),
+    ) {
+        let xbar = pkt_phits.div_ceil(rc.speedup.max(1) as u64).max(1);
+        let ring = (d.p as u64 * (c.window.div_ceil(xbar) + 1)).next_power_of_two();
+        est.add(
+            "group counters",
+            m(m(routers, d.groups as u64), 8) + m(routers, m(ring, 8) + 8),
+            Phase::Kept,
+        );
+    }
     // statistics: a bin per stats.bin_cycles, per-router counters, latency counts
     let bins = cycles
         .div_ceil(s.stats.bin_cycles.unwrap_or(default::BIN_CYCLES).max(1))

@@ -60,6 +60,7 @@ pub use run::run_cycle_scenario;
 
 use crate::routing::acor_levels::{AcorParams, AcorState};
 use crate::routing::algorithm::CycleRouting;
+use crate::routing::group_counters::GroupCounters;
 use crate::routing::piggyback::PiggybackState;
 use crate::traffic::injection::Bernoulli;
 use crate::traffic::synthetic::SyntheticTraffic;
@@ -279,6 +280,9 @@ pub(crate) struct CycleNet {
     pub acor: Option<AcorState>,
     /// ACOR-Packet: the level parameters (the levels are in the packets' headers).
     pub acor_packet: Option<AcorParams>,
+    /// TPR, LIAN: the routers' per-group traffic counters (Dragonfly spec §3.9, §3.10.1),
+    /// counted at the routers' injection inputs.
+    pub counters: Option<GroupCounters>,
     pub global_ports: Vec<u32>,
     pub rng_router: Vec<ChaCha8Rng>,
     pub router_names: Vec<String>,

@@ -20,6 +20,8 @@ pub(super) struct View<'a> {
     pub pkt_phits: u32,
     /// The Piggyback bits (PB only).
     pub pb: Option<&'a crate::routing::piggyback::PiggybackState>,
+    /// The per-group traffic counters (TPR, LIAN).
+    pub counters: Option<&'a crate::routing::group_counters::GroupCounters>,
     /// The current cycle.
     pub now: u64,
 }
@@ -38,6 +40,10 @@ impl Occupancy for View<'_> {
     #[inline]
     fn pb_bits(&self, reader: u32, r: u32) -> u64 {
         self.pb.map_or(0, |p| p.read(self.now, reader, r))
+    }
+    #[inline]
+    fn counters(&self) -> Option<&crate::routing::group_counters::GroupCounters> {
+        self.counters
     }
 }
 

@@ -108,6 +108,10 @@ impl CycleNet {
             p.st.level = p.st.level.max(1);
         }
         let dst_router = self.term_router[p.dst as usize];
+        if let Some(c) = self.counters.as_mut() {
+            // TPR, LIAN: the router's window as of this cycle (spec §3.9, §3.10.1)
+            c.expire(r, self.now);
+        }
         let view = View {
             radix: self.radix,
             vcs: self.vcs,
@@ -116,6 +120,7 @@ impl CycleNet {
             credit_cap_of: self.credit_cap_of,
             pkt_phits: self.pkt_phits,
             pb: self.pb.as_ref(),
+            counters: self.counters.as_ref(),
             now: self.now,
         };
         self.routing.at_injection(

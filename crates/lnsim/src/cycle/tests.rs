@@ -183,6 +183,18 @@ fn wake_up_events_reproduce_the_every_cycle_reference() {
             "traffic.pattern=\"advc\"",
             "traffic.load=0.3",
         ],
+        // TPR and LIAN count injection-queue arrivals and grants (spec §3.9, §3.10.1)
+        &[
+            "routing.algorithm=\"tpr\"",
+            "traffic.pattern=\"adv\"",
+            "traffic.shift=1",
+            "traffic.load=0.3",
+        ],
+        &[
+            "routing.algorithm=\"lian\"",
+            "traffic.pattern=\"advc\"",
+            "traffic.load=0.45",
+        ],
     ];
     for case in cases {
         let mut over = vec!["sim.measure_cycles=6000", "sim.warmup_cycles=1000"];
@@ -492,4 +504,68 @@ fn blocked_re_routings_raise_the_acor_level_of_the_router_or_the_packet() {
     // blocked after each routing: raised before the next one
     assert_eq!(levels, [2, 2, 2]);
     assert_eq!(n.stats.recomputations, 3);
+}
+
+/// TPR's and LIAN's counters follow the injection queues (Dragonfly spec §3.10.1): at the end
+/// of a run past saturation, stor_i of every router is the number of packets for group i in
+/// its terminal input buffers; the window holds injections, and they all leave it HW cycles
+/// later.
+#[test]
+fn group_counters_follow_the_injection_queues() {
+    use super::packet::NIL;
+    use super::PortKind;
+    for alg in ["tpr", "lian"] {
+        let a = format!("routing.algorithm=\"{alg}\"");
+        let over = [
+            a.as_str(),
+            "traffic.pattern=\"adv\"",
+            "traffic.shift=1",
+            "traffic.load=1.0",
+            "sim.measure_cycles=4000",
+        ];
+        let mut n = net(DF, &over);
+        n.run(false, &mut || false).unwrap();
+        let c = n.counters.clone().expect("counters");
+        let groups = c.groups();
+        let mut want = vec![0u32; (n.routers * groups) as usize];
+        for gp in 0..n.port.len() as u32 {
+            if n.port[gp as usize].kind != PortKind::Terminal {
+                continue;
+            }
+            let r = gp / n.radix;
+            for v in 0..n.vcs {
+                let mut id = n.vc[(gp * n.vcs + v) as usize].in_q.0;
+                while id != NIL {
+                    let dst = n.term_router[n.pkts.link(id).dst as usize];
+                    want[(r * groups + c.offset(r, dst)) as usize] += 1;
+                    id = n.pkts.link(id).next;
+                }
+            }
+        }
+        let mut stored = 0;
+        for r in 0..n.routers {
+            for o in 0..groups {
+                assert_eq!(
+                    c.stor(r, o),
+                    want[(r * groups + o) as usize],
+                    "{alg}: {r} {o}"
+                );
+                stored += c.stor(r, o);
+            }
+        }
+        println!("{alg}: {stored} packets stored");
+        assert!(stored > 50, "{alg}: {stored} stored: not saturated");
+        let mut c = c;
+        let (now, hw) = (n.now, c.params().window);
+        let mut injected = 0;
+        for r in 0..n.routers {
+            c.expire(r, now);
+            injected += (0..groups).map(|o| c.inj(r, o)).sum::<u32>();
+        }
+        assert!(injected > 100, "{alg}: {injected} in the window");
+        for r in 0..n.routers {
+            c.expire(r, now + hw);
+            assert!((0..groups).all(|o| c.inj(r, o) == 0), "{alg}: router {r}");
+        }
+    }
 }

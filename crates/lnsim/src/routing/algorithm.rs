@@ -18,6 +18,7 @@
 use super::acor_levels::AcorParams;
 use super::candidates::{Candidate, Occupancy, RouteError, RouteState};
 use super::dragonfly_paths::DragonflyPaths;
+use super::group_counters::CounterParams;
 use super::mesh_paths::MeshPaths;
 use super::vc_template::VcTemplate;
 use crate::config::RoutingConfig;
@@ -111,6 +112,13 @@ pub trait CycleAlgorithm: std::fmt::Debug + Send + Sync {
     /// keeps the levels (per router or per packet) and sets [`RouteState::level`] before each
     /// decision.
     fn acor(&self) -> Option<AcorParams> {
+        None
+    }
+
+    /// The per-group traffic counters its decisions read (TPR, LIAN: Dragonfly spec §3.9,
+    /// §3.10.1): the model keeps them ([`super::group_counters::GroupCounters`], read through
+    /// [`Occupancy::counters`]).
+    fn group_counters(&self) -> Option<CounterParams> {
         None
     }
 
@@ -308,7 +316,7 @@ mod tests {
                 n += 1;
             }
         }
-        assert_eq!(n, 8);
+        assert_eq!(n, 10);
         assert_eq!(super::super::cycle_algorithms(Family::MeshTorus).len(), 2);
     }
 

@@ -29,7 +29,8 @@ pub struct RouteState {
     pub crossed: bool,
     /// ACOR level the packet is routed with (Dragonfly spec §3.7; 0: none): set by the model
     /// before the decision (the router's level, ACOR-Switch) or kept across re-routings (the
-    /// packet's own, ACOR-Packet).
+    /// packet's own, ACOR-Packet). LIAN (spec §3.10.4, A16) keeps 1 + the index of its
+    /// first phase-A policy here, across re-routings.
     pub level: u8,
 }
 
@@ -98,6 +99,11 @@ pub trait Occupancy {
     fn q(&self, r: u32, port: u32, vc: u8) -> u64;
     /// The Piggyback congestion bits of router `r`'s global ports as router `reader` sees them.
     fn pb_bits(&self, reader: u32, r: u32) -> u64;
+    /// The routers' per-group traffic counters (TPR, LIAN: spec §3.9, §3.10.1), up to date
+    /// for the deciding router; `None` when the algorithm keeps none.
+    fn counters(&self) -> Option<&super::group_counters::GroupCounters> {
+        None
+    }
 }
 
 /// Why a routing cannot give a next hop (a routing bug or a broken topology).

@@ -9,7 +9,8 @@
 //! (`algorithm.rs`); the paths of each topology family (`dragonfly_paths.rs`: minimal paths and
 //! the VC template; `mesh_paths.rs`: the mesh/torus geometry with the one DOR rule, and VC
 //! classes); one file per algorithm (`minimal.rs` MIN, `valiant.rs` VLB and mesh Valiant,
-//! `ugal.rs` UGAL, `piggyback.rs` PB, `acor.rs` ACOR and PB-ACOR, `dor.rs` DOR — also the InfiniBand DOR tables); the
+//! `ugal.rs` UGAL, `piggyback.rs` PB, `acor.rs` ACOR and PB-ACOR, `tpr.rs` TPR, `lian.rs` LIAN — with the
+//! per-group traffic counters both read, `group_counters.rs` —, `dor.rs` DOR — also the InfiniBand DOR tables); the
 //! forwarding-table builders (`dor.rs`, `dmodk.rs`, `updown.rs`, `tables.rs`); the
 //! channel-dependency check of both models (`channel_dependency.rs`); VC templates
 //! (`vc_template.rs`); DRB's multipath routes of the InfiniBand model, link-disjoint paths per
@@ -40,11 +41,14 @@ pub mod channel_dependency;
 pub mod dmodk;
 pub mod dor;
 pub mod dragonfly_paths;
+pub mod group_counters;
+pub mod lian;
 pub mod mesh_paths;
 pub mod minimal;
 pub mod multipath;
 pub mod piggyback;
 pub mod tables;
+pub mod tpr;
 pub mod ugal;
 pub mod updown;
 pub mod valiant;
@@ -80,6 +84,8 @@ pub fn cycle_algorithm(
         (A::Pb, Dragonfly) => built(piggyback::Piggyback::new(cfg, pkt_phits)),
         (A::Acor, Dragonfly) => built(acor::Acor::new(cfg, pkt_phits)),
         (A::PbAcor, Dragonfly) => built(acor::PbAcor::new(cfg, pkt_phits)),
+        (A::Tpr, Dragonfly) => built(tpr::Tpr::new(cfg, pkt_phits)),
+        (A::Lian, Dragonfly) => built(lian::Lian::new(cfg, pkt_phits)),
         (A::Dor, MeshTorus) => built(dor::Dor::new(cfg, pkt_phits)),
         (A::Vlb, MeshTorus) => built(valiant::MeshValiant::new(cfg, pkt_phits)),
         _ => return None,
@@ -138,9 +144,11 @@ pub fn build(s: &Scenario, fabric: &Fabric, base_dir: &Path) -> Result<Forwardin
         | RoutingAlgorithm::Ugal
         | RoutingAlgorithm::Pb
         | RoutingAlgorithm::Acor
-        | RoutingAlgorithm::PbAcor => Err(Error::input(
+        | RoutingAlgorithm::PbAcor
+        | RoutingAlgorithm::Tpr
+        | RoutingAlgorithm::Lian => Err(Error::input(
             "routing.algorithm",
-            "min, vlb, ugal, pb, acor and pb_acor run on the cycle-level router model (give sim.measure_cycles)",
+            "min, vlb, ugal, pb, acor, pb_acor, tpr and lian run on the cycle-level router model (give sim.measure_cycles)",
         )),
         RoutingAlgorithm::LftFile => {
             let f = s.routing.file.as_ref().ok_or_else(|| {
