@@ -362,8 +362,20 @@ fn statistics_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, flow
             Phase::Run,
         );
     }
-    if s.cc.enabled {
+    if s.cc.enabled && s.cc.mechanism == crate::config::CcMechanism::Ib {
         est.add("CCTI series", m(m(n_int, hcas), 4 * 16 * 2), Phase::Run);
+    }
+    if s.cc.enabled && s.cc.mechanism != crate::config::CcMechanism::Ib {
+        // DRB / IBA_CC-S1 (drb spec A.3, A.4): the port monitor's limit and marks per input
+        // and VL, the state per flow, and (at most) a sample per flow and interval for
+        // drb_paths.csv / ird.csv, with its line of text
+        est.add(
+            "DRB / IBA_CC-S1 state",
+            m(m(np, vls), 12)
+                + m(flows, 48)
+                + grown(m(m(n_int, flows), 24 + 40 + 2 * f.name_bytes.max(4))),
+            Phase::Run,
+        );
     }
     // results files: built as text in memory before they are written (a line per interval
     // and HCA, per interval and tracked buffer, per flow)
