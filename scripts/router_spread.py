@@ -30,7 +30,9 @@ def table(sweeps, group: int) -> str:
         for point, g in df.groupby("point", sort=False):
             lo, hi, out = [], [], []
             for seed in g["seed"]:
-                r = pd.read_csv(Path(d) / "points" / str(point) / f"seed-{seed}" / "routers.csv")
+                run = Path(d) / "points" / str(point)
+                run = run / f"seed-{seed}" if (run / f"seed-{seed}").is_dir() else run  # --seeds 1: no seed folders
+                r = pd.read_csv(run / "routers.csv")
                 r = r[r["name"].str.match(rf"G{group}R\d+$")]
                 last = r["name"].str.slice(len(f"G{group}R")).astype(int).idxmax()
                 others = r.drop(index=last)["injected_load"]
