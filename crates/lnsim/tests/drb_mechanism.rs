@@ -175,6 +175,9 @@ fn keys_that_do_not_apply_are_refused() {
     assert!(e.contains("cc.ccm_timer"), "{e}");
     let e = input_error(TORUS, &[], &with(IB_S1, "cc.mark_fraction=1.5"));
     assert!(e.contains("cc.mark_fraction"), "{e}");
+    // notifications keep their reverse route's layer (the deadlock check covers it)
+    let e = input_error(TORUS, &[], &with(DRB, "cc.cnp_vl=3"));
+    assert!(e.contains("cc.cnp_vl"), "{e}");
     let e = input_error(TORUS, &[], &with(IB_S1, "cc.mechanism=\"qcn\""));
     assert!(e.contains("cc.mechanism") && e.contains("drb"), "{e}");
 }
@@ -214,4 +217,21 @@ fn the_iba_cc_runs_over_the_layered_routes_too() {
     assert!(cc["cnps_received"].as_u64().unwrap() > 0, "{cc}");
     assert_eq!(s["delivery"]["out_of_order_packets"], 0);
     assert!(s["drb"].is_null());
+}
+
+#[test]
+fn validate_names_the_mechanism_and_its_parameters() {
+    let d = tempfile::tempdir().unwrap();
+    let p = write(d.path(), "t.toml", TORUS);
+    let ov = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let text = lnsim::api::validate_file(&p, &ov(DRB)).unwrap();
+    assert!(
+        text.contains("congestion management: drb (FECN above 0.8")
+            && text.contains("one more path per 10 notifications"),
+        "{text}"
+    );
+    let text = lnsim::api::validate_file(&p, &ov(&with(IB_S1, "cc.ird_step=\"2us\""))).unwrap();
+    assert!(text.contains("IRD + 2 µs per 10 notifications"), "{text}");
+    let text = lnsim::api::validate_file(&p, &[]).unwrap();
+    assert!(!text.contains("congestion management"), "{text}");
 }

@@ -993,6 +993,28 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
     out.push_str(&format!(
         "  traffic: {statics} static flows, {gens} generator sources\n"
     ));
+    let cc = &l.scenario.cc;
+    if cc.enabled {
+        let what = match cc.mechanism {
+            crate::config::CcMechanism::Ib => "ib (the IBA's CC: root/victim marking at outputs, CCTI and CCT at the HCAs)".to_string(),
+            crate::config::CcMechanism::Drb => format!(
+                "drb (FECN above {} of an input VL buffer; one more path per {} notifications, Eq. 1 {} per {}; one path closed per quiet {} µs)",
+                cc.mark_fraction,
+                cc.notifications_per_step,
+                l.scenario.drb.zero_counts.name(),
+                l.scenario.drb.granularity.name(),
+                cc.ccm_timer.0 as f64 / 1e6
+            ),
+            crate::config::CcMechanism::IbS1 => format!(
+                "ib_s1 (FECN above {} of an input VL buffer; IRD + {} µs per {} notifications, − one step per quiet {} µs)",
+                cc.mark_fraction,
+                cc.ird_step.0 as f64 / 1e6,
+                cc.notifications_per_step,
+                cc.ccm_timer.0 as f64 / 1e6
+            ),
+        };
+        out.push_str(&format!("  congestion management: {what}\n"));
+    }
     if let Some(mp) = &net.multipath {
         let hist = mp.count_histogram();
         let spread: Vec<String> = hist

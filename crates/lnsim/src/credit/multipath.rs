@@ -76,6 +76,12 @@ pub(crate) fn setup(
     if !wanted(s) {
         return Ok(None);
     }
+    if s.cc.enabled && s.cc.cnp_vl.is_some() {
+        return Err(Error::input(
+            "cc.cnp_vl",
+            "not with DRB's multipath routes: a notification takes its reverse route's VL layer (the one the deadlock check covers); leave it unset",
+        ));
+    }
     if s.switch.buffer_sharing != BufferSharing::Shared {
         return Err(Error::input(
             "switch.buffer_sharing",
