@@ -235,3 +235,39 @@ fn validate_names_the_mechanism_and_its_parameters() {
     let text = lnsim::api::validate_file(&p, &[]).unwrap();
     assert!(!text.contains("congestion management"), "{text}");
 }
+
+#[test]
+fn the_monitor_can_watch_the_output_buffers() {
+    // spec A.10 item 7's option: with output buffers, mark on the output VL buffer a packet
+    // leaves; the output buffers fill first, so it marks where the input monitor waits
+    let d = tempfile::tempdir().unwrap();
+    let p = write(d.path(), "t.toml", TORUS);
+    let rate = "traffic.generators[0].rate=\"1000Mbps\"";
+    let obuf = "switch.output_buffer_credits=256";
+    let mut input = with(DRB, rate);
+    input.push(obuf);
+    let mut output = input.clone();
+    output.push("cc.mark_buffer=\"output\"");
+    let a = run(&p, &d.path().join("in"), &input);
+    let b = run(&p, &d.path().join("out"), &output);
+    for s in [&a, &b] {
+        conserved(s);
+        assert!(
+            s["monitor"]["fecn_marks"].as_u64().unwrap() > 0,
+            "{}",
+            s["monitor"]
+        );
+    }
+    assert_ne!(a["monitor"], b["monitor"]);
+    assert!(
+        b["drb"]["max_open_paths"].as_u64().unwrap() >= 2,
+        "{}",
+        b["drb"]
+    );
+    // without output buffers, or with the IBA's CC, the option is refused naming the key
+    let e = input_error(TORUS, &[], &with(DRB, "cc.mark_buffer=\"output\""));
+    assert!(
+        e.contains("cc.mark_buffer") && e.contains("output_buffer_credits"),
+        "{e}"
+    );
+}

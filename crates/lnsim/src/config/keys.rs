@@ -14,9 +14,9 @@ use super::schema::{AcorSequence, AcorVariant, LianCounters};
 use super::schema::{
     Arrangement, BufferSharing, CcLevel, CcMechanism, CctAlgorithm, CountWindow, DdbbmMapping,
     DestinationPer, DmodkDigits, FlowControl, HotspotSplit, Injection, InjectionQueues, LinkSpeed,
-    LinkWidth, Marking, NsCompare, PathGranularity, PathMode, PortNumbering, QueueMappingKind,
-    RootCredits, RoutingAlgorithm, SinkCreditReturn, SitBase, Spread, StaticMode, Subset,
-    ThresholdMapping, ThresholdMode, TimerMode, TopologyKind, VlbPolicy, ZeroCounts,
+    LinkWidth, MarkBuffer, Marking, NsCompare, PathGranularity, PathMode, PortNumbering,
+    QueueMappingKind, RootCredits, RoutingAlgorithm, SinkCreditReturn, SitBase, Spread, StaticMode,
+    Subset, ThresholdMapping, ThresholdMode, TimerMode, TopologyKind, VlbPolicy, ZeroCounts,
 };
 use super::units::{BitRate, Bytes, Duration, Frequency, PS_PER_S};
 use crate::error::{Error, Result};
@@ -536,6 +536,8 @@ pub const KEYS: &[KeyInfo] = &[
         "what `cc.enabled` turns on: `ib` (the IBA's CC: the `cc.*` keys below), `ib_s1` (the DRB paper's IBA_CC baseline, drb-and-ddbbm spec A.4: input-buffer monitor, IRD + `cc.ird_step` per `cc.notifications_per_step` notifications, − one step per quiet `cc.ccm_timer`, one path) or `drb` (spec A.3: the same monitor, one more link-disjoint path per `cc.notifications_per_step` notifications up to `drb.max_paths`, packets spread by Eq. 1, one path closed per quiet timer period, no throttling; builds the multipath routes, `drb.enabled` implied). `ib_s1`/`drb` add `summary.json` `monitor.fecn_marks`, `notifications.{sent,received}`, `drb.*`/`throttle.*` and `drb_paths.csv`/`ird.csv` per interval"),
     key!("cc.mark_fraction", frac(true), "", "0.8", IB,
         "`ib_s1`/`drb`: the port monitor marks FECN on a packet leaving a switch input VL buffer whose occupancy (the packet included) exceeds this fraction of the buffer (spec A.3.2)"),
+    key!("cc.mark_buffer", ValueKind::Choice(MarkBuffer::NAMES), "", "`input`", IB,
+        "`ib_s1`/`drb`: the buffer the port monitor watches: `input` (the switch input VL buffer a packet leaves, spec A.10 item 7) or `output` (the output VL buffer it leaves for the link; needs `switch.output_buffer_credits`)"),
     key!("cc.ccm_timer", dur(), "", "`\"100us\"`", IB,
         "`ib_s1`/`drb`: the sources' CCM timer: a period without notifications closes one DRB path or removes one IRD step (spec A.3.4, A.4)"),
     key!("cc.notifications_per_step", int(1, 1_000_000), "", "10", IB,

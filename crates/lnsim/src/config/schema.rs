@@ -1512,6 +1512,11 @@ pub struct CcConfig {
     /// buffer filled above this fraction of its capacity (drb-and-ddbbm spec A.3.2, A.3.7: 0.8).
     #[serde(default = "default_mark_fraction")]
     pub mark_fraction: f64,
+    /// `ib_s1`/`drb`: the buffer the port monitor watches: the switch `"input"` VL buffer a
+    /// packet leaves (default, spec A.10 item 7) or the `"output"` VL buffer it leaves
+    /// (the option; needs `switch.output_buffer_credits`).
+    #[serde(default)]
+    pub mark_buffer: MarkBuffer,
     /// `ib_s1`/`drb`: the source's CCM timer (spec A.3.4, A.4: 100 µs).
     #[serde(default = "default_ccm_timer")]
     pub ccm_timer: Duration,
@@ -1799,6 +1804,17 @@ fn default_reset_threshold() -> u32 {
 }
 fn default_ccti_limit() -> u32 {
     128
+}
+crate::choice! {
+    /// Which switch buffer the DRB paper's port monitor watches (drb-and-ddbbm spec A.10 item 7).
+    #[derive(Default)]
+    pub enum MarkBuffer {
+        /// The input VL buffer a packet leaves (the spec's default).
+        #[default]
+        Input = "input",
+        /// The output VL buffer a packet leaves for the link (the option).
+        Output = "output",
+    }
 }
 fn default_mark_fraction() -> f64 {
     0.8

@@ -851,6 +851,16 @@ fn congestion_management(
     multipath: Option<&MultipathRoutes>,
 ) -> Result<CongestionManagement> {
     let s = &l.scenario;
+    if s.cc.mark_buffer == crate::config::MarkBuffer::Output
+        && (s.switch.output_buffer_credits == 0
+            || !s.cc.enabled
+            || s.cc.mechanism == crate::config::CcMechanism::Ib)
+    {
+        return Err(Error::input(
+            "cc.mark_buffer",
+            "\"output\" watches the switches' output buffers for cc.mechanism = \"drb\" or \"ib_s1\" (cc.enabled = true): it needs switch.output_buffer_credits > 0 and one of those mechanisms; otherwise leave it \"input\"",
+        ));
+    }
     let class: Vec<LinkClass> = fabric
         .nodes
         .iter()

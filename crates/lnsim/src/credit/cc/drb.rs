@@ -97,7 +97,12 @@ impl Drb {
             }
         }
         Ok(Drb {
-            monitor: PortMonitor::new(c.mark_fraction, c.cnp_bytes.0 as u32, ctx),
+            monitor: PortMonitor::watching(
+                c.mark_buffer,
+                c.mark_fraction,
+                c.cnp_bytes.0 as u32,
+                ctx,
+            ),
             per_step: c.notifications_per_step,
             max_paths: d.max_paths.min(MAX_PATHS as u32) as u8,
             zero_counts: d.zero_counts,

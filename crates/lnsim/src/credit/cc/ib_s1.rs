@@ -66,7 +66,12 @@ impl IbS1 {
             ));
         }
         Ok(IbS1 {
-            monitor: PortMonitor::new(c.mark_fraction, c.cnp_bytes.0 as u32, ctx),
+            monitor: PortMonitor::watching(
+                c.mark_buffer,
+                c.mark_fraction,
+                c.cnp_bytes.0 as u32,
+                ctx,
+            ),
             per_step: c.notifications_per_step,
             step: c.ird_step.0,
             timer: c.ccm_timer.0,

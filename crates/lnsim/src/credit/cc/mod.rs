@@ -127,6 +127,8 @@ pub struct SwitchView<'a> {
     pub credit_keeping: &'a CreditKeeping,
     /// `[gport * vls + vl]`: credits occupied in every input buffer.
     pub in_used: &'a Vec<u32>,
+    /// The output buffers, if the switches have them.
+    pub obuf: Option<&'a crate::credit::switch::output_buffer::OutputBuffers>,
 }
 
 impl SwitchView<'_> {
@@ -150,6 +152,7 @@ macro_rules! switch_view {
             credits: &$net.credits,
             credit_keeping: &$net.credit_keeping,
             in_used: &$net.in_used,
+            obuf: $net.obuf.as_ref(),
         }
     };
 }
@@ -400,6 +403,8 @@ impl CongestionManagement {
         match self {
             CongestionManagement::Off => {}
             CongestionManagement::Ib(ib) => ib.packet_forwarded(&v(), output, vl, p, now),
+            CongestionManagement::Drb(d) => d.monitor.packet_forwarded(&v(), output, vl, p),
+            CongestionManagement::IbS1(s) => s.monitor.packet_forwarded(&v(), output, vl, p),
             _ => {}
         }
     }

@@ -6,9 +6,13 @@
 //! ([`notification_for`]).
 //!
 //! The occupancy is sampled as the packet starts leaving (its head is granted the output; its
-//! own credits are still in the buffer): spec A.3.2 "sample at departure".
+//! own credits are still in the buffer): spec A.3.2 "sample at departure". With
+//! `cc.mark_buffer = "output"` (spec A.10 item 7's option) the monitor watches the output VL
+//! buffer instead, as the packet starts on the link (`packet_forwarded`), against the
+//! `cc.mark_fraction` of that VL's output buffer.
 
-use crate::credit::cc::{CcContext, Notification};
+use crate::config::MarkBuffer;
+use crate::credit::cc::{CcContext, Notification, SwitchView};
 use crate::credit::packet::{Packet, CNP, FECN};
 
 /// The monitor: a marking limit per switch input port and VL, and the marks made.
@@ -22,12 +26,26 @@ pub struct PortMonitor {
     marks: Vec<u64>,
     /// Notification size on the wire (`cc.cnp_bytes`).
     notification_bytes: u32,
+    /// Which buffer is watched.
+    buffer: MarkBuffer,
+    /// The marking fraction (for the output buffers' capacities, read when marking).
+    fraction: f64,
 }
 
 impl PortMonitor {
     /// The monitor of every switch input with threshold `fraction` (0 < fraction ≤ 1) of the
     /// buffers' capacities; notifications of `notification_bytes`.
     pub fn new(fraction: f64, notification_bytes: u32, ctx: &CcContext) -> Self {
+        Self::watching(MarkBuffer::Input, fraction, notification_bytes, ctx)
+    }
+
+    /// The monitor of buffer `buffer` (input or output) of every switch port.
+    pub fn watching(
+        buffer: MarkBuffer,
+        fraction: f64,
+        notification_bytes: u32,
+        ctx: &CcContext,
+    ) -> Self {
         let vls = ctx.vls;
         let limit = ctx
             .in_cap
@@ -47,6 +65,8 @@ impl PortMonitor {
             marks: vec![0; limit.len()],
             limit,
             notification_bytes,
+            buffer,
+            fraction,
         }
     }
 
@@ -54,13 +74,29 @@ impl PortMonitor {
     /// which holds `in_used[p.at * vls + p.vl]` credits: mark it if that is above the limit.
     #[inline]
     pub fn packet_leaves_input(&mut self, in_used: &[u32], p: &mut Packet) {
-        if p.flags & CNP != 0 {
+        if self.buffer != MarkBuffer::Input || p.flags & CNP != 0 {
             return; // notifications are not data: never marked
         }
         let i = p.at as usize * self.vls + p.vl as usize;
         if in_used[i] > self.limit[i] {
             p.flags |= FECN;
             self.marks[i] += 1;
+        }
+    }
+
+    /// Output `output` starts sending packet `p` on `vl` (`cc.mark_buffer = "output"`): mark
+    /// it if the output buffer of that VL, the packet included, holds more than the fraction
+    /// of its capacity.
+    #[inline]
+    pub fn packet_forwarded(&mut self, v: &SwitchView, output: u32, vl: u8, p: &mut Packet) {
+        if self.buffer != MarkBuffer::Output || p.flags & CNP != 0 {
+            return;
+        }
+        let Some(ob) = v.obuf else { return };
+        let (used, cap) = ob.vl_fill(output, vl);
+        if cap > 0 && used > (self.fraction * cap as f64).floor() as u32 {
+            p.flags |= FECN;
+            self.marks[output as usize * self.vls + vl as usize] += 1;
         }
     }
 

@@ -79,6 +79,22 @@ pub struct OutputBuffers {
 }
 
 impl OutputBuffers {
+    /// Credits held and capacity of output `og`'s buffer on `vl` (its queues of that VL
+    /// together): what the DRB paper's port monitor reads with `cc.mark_buffer = "output"`.
+    pub fn vl_fill(&self, og: u32, vl: u8) -> (u32, u32) {
+        let base = self.base[og as usize];
+        if base == u32::MAX {
+            return (0, 0);
+        }
+        let (mut used, mut cap) = (0, 0);
+        for class in 0..self.classes[og as usize] as usize {
+            let q = base as usize + class * self.vls + vl as usize;
+            used += self.used[q];
+            cap += self.cap[q];
+        }
+        (used, cap)
+    }
+
     /// Output buffers of `vl_credits` credits per port and VL at every switch port
     /// (`is_switch`), one queue per credit counter of the input each port drives: the VLs
     /// with a shared pool, the counters of `keeping` with credits per queue, sized by
