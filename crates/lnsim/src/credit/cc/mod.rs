@@ -127,8 +127,42 @@ pub struct SwitchView<'a> {
     pub credit_keeping: &'a CreditKeeping,
     /// `[gport * vls + vl]`: credits occupied in every input buffer.
     pub in_used: &'a Vec<u32>,
-    /// The output buffers, if the switches have them.
-    pub obuf: Option<&'a crate::credit::switch::output_buffer::OutputBuffers>,
+    /// The output buffers' fills (all empty without output buffers): per gport its first
+    /// output queue (`u32::MAX`: none) and its queues per VL, per output queue the credits
+    /// held and its capacity (`OutputBuffers::fill_parts`).
+    pub out_fill: OutputFill<'a>,
+}
+
+/// The output buffers' fills as flat slices (see [`SwitchView::out_fill`]).
+#[derive(Clone, Copy)]
+pub struct OutputFill<'a> {
+    /// Per gport: its first output queue (`u32::MAX` at an HCA's port).
+    pub base: &'a [u32],
+    /// Per gport: queues per VL.
+    pub classes: &'a [u32],
+    /// Per output queue: credits held.
+    pub used: &'a [u32],
+    /// Per output queue: capacity in credits.
+    pub cap: &'a [u32],
+}
+
+impl OutputFill<'_> {
+    /// Credits held and capacity of output `og`'s buffer on `vl` (0, 0 without one).
+    pub fn vl_fill(&self, og: u32, vl: u8, vls: usize) -> (u32, u32) {
+        let Some(&base) = self.base.get(og as usize) else {
+            return (0, 0);
+        };
+        if base == u32::MAX {
+            return (0, 0);
+        }
+        let (mut used, mut cap) = (0, 0);
+        for class in 0..self.classes[og as usize] as usize {
+            let q = base as usize + class * vls + vl as usize;
+            used += self.used[q];
+            cap += self.cap[q];
+        }
+        (used, cap)
+    }
 }
 
 impl SwitchView<'_> {
@@ -152,7 +186,15 @@ macro_rules! switch_view {
             credits: &$net.credits,
             credit_keeping: &$net.credit_keeping,
             in_used: &$net.in_used,
-            obuf: $net.obuf.as_ref(),
+            out_fill: match $net.obuf.as_ref() {
+                Some(o) => o.fill_parts(),
+                None => $crate::credit::cc::OutputFill {
+                    base: &[],
+                    classes: &[],
+                    used: &[],
+                    cap: &[],
+                },
+            },
         }
     };
 }

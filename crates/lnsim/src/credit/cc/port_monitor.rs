@@ -92,8 +92,7 @@ impl PortMonitor {
         if self.buffer != MarkBuffer::Output || p.flags & CNP != 0 {
             return;
         }
-        let Some(ob) = v.obuf else { return };
-        let (used, cap) = ob.vl_fill(output, vl);
+        let (used, cap) = v.out_fill.vl_fill(output, vl, self.vls);
         if cap > 0 && used > (self.fraction * cap as f64).floor() as u32 {
             p.flags |= FECN;
             self.marks[output as usize * self.vls + vl as usize] += 1;

@@ -79,20 +79,15 @@ pub struct OutputBuffers {
 }
 
 impl OutputBuffers {
-    /// Credits held and capacity of output `og`'s buffer on `vl` (its queues of that VL
-    /// together): what the DRB paper's port monitor reads with `cc.mark_buffer = "output"`.
-    pub fn vl_fill(&self, og: u32, vl: u8) -> (u32, u32) {
-        let base = self.base[og as usize];
-        if base == u32::MAX {
-            return (0, 0);
+    /// The fills the congestion management may read (the DRB paper's port monitor with
+    /// `cc.mark_buffer = "output"`: credits held and capacity per output queue).
+    pub fn fill_parts(&self) -> crate::credit::cc::OutputFill<'_> {
+        crate::credit::cc::OutputFill {
+            base: &self.base,
+            classes: &self.classes,
+            used: &self.used,
+            cap: &self.cap,
         }
-        let (mut used, mut cap) = (0, 0);
-        for class in 0..self.classes[og as usize] as usize {
-            let q = base as usize + class * self.vls + vl as usize;
-            used += self.used[q];
-            cap += self.cap[q];
-        }
-        (used, cap)
     }
 
     /// Output buffers of `vl_credits` credits per port and VL at every switch port
