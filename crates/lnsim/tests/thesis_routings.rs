@@ -16,56 +16,8 @@
 //! - UN at 0.5: PB-ACOR 521, MIN 519, PB 612; ADV+1 at 0.1: PB-ACOR 655, PB 846.
 
 mod common;
-use lnsim::api::RunOptions;
+use common::dragonfly::{acc, df, lat, run, run_into};
 use serde_json::Value;
-use std::path::Path;
-
-/// An h = 3 Dragonfly scenario: `routing` are the lines of `[routing]` (the algorithm
-/// included), `pattern` `uniform`, `advl`, `advc` or `adv+<shift>`.
-fn df(routing: &str, pattern: &str, load: f64, seed: u64) -> String {
-    let mut s = format!(
-        "[sim]\nseed = {seed}\nwarmup_cycles = 5000\nmeasure_cycles = 10000\n\
-         [topology]\nkind = \"dragonfly\"\np = 3\n[routing]\n{routing}\n[traffic]\n"
-    );
-    match pattern.strip_prefix("adv+") {
-        Some(shift) => s += &format!("pattern = \"adv\"\nshift = {shift}\n"),
-        None => s += &format!("pattern = \"{pattern}\"\n"),
-    }
-    s + &format!("load = {load}\n")
-}
-
-/// Runs `text` with its results folder at `out`; returns the parsed summary (the run checks
-/// packet and credit conservation at its end and fails otherwise).
-fn run_into(text: &str, out: &Path) -> Value {
-    let l = lnsim::config::load_str(text, "test scenario", out.parent().unwrap(), "t", &[], None)
-        .unwrap_or_else(|e| panic!("{e}\n{text}"));
-    let opts = RunOptions {
-        out_dir: Some(out.to_path_buf()),
-        ..Default::default()
-    };
-    let o = lnsim::api::run_scenario(&l, &opts, &mut || false)
-        .unwrap_or_else(|e| panic!("{e}\n{text}"));
-    let v: Value = serde_json::from_str(&o.summary_json).unwrap();
-    assert_eq!(v["conservation"]["ok"], true, "{text}");
-    println!(
-        "accepted {} latency {} saturated {} paths {} for\n{text}",
-        v["accepted_load"], v["latency_cycles"]["mean"], v["saturated"], v["paths"]
-    );
-    v
-}
-
-fn run(text: &str) -> Value {
-    let d = tempfile::tempdir().unwrap();
-    run_into(text, &d.path().join("out"))
-}
-
-fn acc(v: &Value) -> f64 {
-    v["accepted_load"].as_f64().unwrap()
-}
-
-fn lat(v: &Value) -> f64 {
-    v["latency_cycles"]["mean"].as_f64().unwrap()
-}
 
 /// RVLB vs VLB under ADVL (spec §3.3, C1, §9.3): restricted Valiant keeps intra-group traffic
 /// in the group and accepts almost all of 0.8, plain VLB sends it out of the group and

@@ -12,60 +12,7 @@
 //! - ADV+1 at 1.0: LIAN accepts 0.52–0.53 with every counter model, TPR 0.51.
 
 mod common;
-use lnsim::api::RunOptions;
-use serde_json::Value;
-use std::path::Path;
-
-/// An h = 3 Dragonfly scenario: `routing` are the lines of `[routing]` (the algorithm
-/// included), `pattern` `uniform`, `advc` or `adv+<shift>`.
-fn df(routing: &str, pattern: &str, load: f64, seed: u64) -> String {
-    let mut s = format!(
-        "[sim]\nseed = {seed}\nwarmup_cycles = 5000\nmeasure_cycles = 10000\n\
-         [topology]\nkind = \"dragonfly\"\np = 3\n[routing]\n{routing}\n[traffic]\n"
-    );
-    match pattern.strip_prefix("adv+") {
-        Some(shift) => s += &format!("pattern = \"adv\"\nshift = {shift}\n"),
-        None => s += &format!("pattern = \"{pattern}\"\n"),
-    }
-    s + &format!("load = {load}\n")
-}
-
-/// Runs `text` with its results folder at `out`; returns the parsed summary (the run checks
-/// packet and credit conservation at its end and fails otherwise).
-fn run_into(text: &str, out: &Path) -> Value {
-    let l = lnsim::config::load_str(text, "test scenario", out.parent().unwrap(), "t", &[], None)
-        .unwrap_or_else(|e| panic!("{e}\n{text}"));
-    let opts = RunOptions {
-        out_dir: Some(out.to_path_buf()),
-        ..Default::default()
-    };
-    let o = lnsim::api::run_scenario(&l, &opts, &mut || false)
-        .unwrap_or_else(|e| panic!("{e}\n{text}"));
-    let v: Value = serde_json::from_str(&o.summary_json).unwrap();
-    assert_eq!(v["conservation"]["ok"], true, "{text}");
-    println!(
-        "accepted {} latency {} saturated {} paths {} for\n{text}",
-        v["accepted_load"], v["latency_cycles"]["mean"], v["saturated"], v["paths"]
-    );
-    v
-}
-
-fn run(text: &str) -> Value {
-    let d = tempfile::tempdir().unwrap();
-    run_into(text, &d.path().join("out"))
-}
-
-fn acc(v: &Value) -> f64 {
-    v["accepted_load"].as_f64().unwrap()
-}
-
-fn lat(v: &Value) -> f64 {
-    v["latency_cycles"]["mean"].as_f64().unwrap()
-}
-
-fn share(v: &Value, class: &str) -> f64 {
-    v["paths"][class].as_f64().unwrap()
-}
+use common::dragonfly::{acc, df, lat, run, run_into, share};
 
 /// Under uniform traffic at low load both TPR and LIAN route (almost) everything minimally
 /// and their latency is MIN's (spec §6.4 L8, L10: "LIAN ≈ MIN", "all schemes competitive

@@ -2,6 +2,8 @@
 //! scaled down, where steady state allows) and read the summary.
 #![allow(dead_code)]
 
+pub mod dragonfly;
+
 use lnsim::api::{run_file, validate_file, RunOptions};
 use lnsim::config::Duration;
 use serde_json::Value;
