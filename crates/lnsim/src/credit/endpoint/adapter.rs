@@ -27,8 +27,9 @@
 //! packets behind it: HoL blocking at the source, as in a switch (absent from the per-flow
 //! model, whose flows never wait behind each other).
 
-use crate::config::{Injection, Ps};
-use crate::credit::packet::{Packet, PacketQueue, CBIT};
+use crate::config::Ps;
+use crate::credit::endpoint::hca::FlowPacket;
+use crate::credit::packet::{Packet, PacketQueue};
 use crate::credit::switch::buffer::{CreditKeeping, QueueSizing};
 use crate::credit::Net;
 use crate::error::{Error, Result};
@@ -316,32 +317,16 @@ impl Net {
     fn admit_packet(&mut self, h: u32, idx: usize, counter: u16, s: usize, now: Ps) {
         let hi = h as usize;
         let f = self.ready[hi][idx];
-        let fl = &mut self.traffic.flows[f as usize];
-        let src = fl.source;
-        let flood = self.traffic.sources[src as usize].injection == Injection::Flood;
-        let msg = fl.msgs.front_mut().expect("ready flow has a message");
-        let created = if flood {
-            fl.head_since.max(msg.created)
-        } else {
-            msg.created
-        };
-        msg.packets_left -= 1;
-        let msg_done = msg.packets_left == 0;
-        if msg_done {
-            fl.msgs.pop_front();
-        }
-        fl.head_since = now;
-        let dst = fl.dst;
-        if !fl.in_message {
-            fl.cbit = self.cc.congestion_bit(h, dst);
-        }
-        fl.in_message = !msg_done;
-        let flags = if fl.cbit { CBIT } else { 0 };
-        let vl = match self.vl_select {
-            Some(m) => m.vl_of(dst, fl.cbit),
-            None => fl.vl,
-        };
-        let still_ready = !fl.msgs.is_empty();
+        let FlowPacket {
+            created,
+            msg_done,
+            flood,
+            dst,
+            flags,
+            vl,
+            still_ready,
+        } = self.take_flow_packet(h, f, now);
+        let src = self.traffic.flows[f as usize].source;
         if still_ready {
             self.hca_rr[hi] = idx as u32 + 1;
             // its next packet may start a message, which reads the status bit afresh

@@ -7,6 +7,24 @@ use crate::credit::cc::Notification;
 use crate::credit::packet::{Packet, BECN, CBIT, CNP};
 use crate::credit::{Ev, Net};
 
+/// The next packet of a flow as [`Net::take_flow_packet`] takes it.
+pub(crate) struct FlowPacket {
+    /// Its latency reference.
+    pub created: Ps,
+    /// It ends its message.
+    pub msg_done: bool,
+    /// Its source floods.
+    pub flood: bool,
+    /// Its destination.
+    pub dst: u32,
+    /// [`CBIT`] when its message carries DDBBM's congestion bit.
+    pub flags: u8,
+    /// Its VL (the flow's, or DDBBM's lane on VLs; before DRB's layering).
+    pub vl: u8,
+    /// The flow has more to send.
+    pub still_ready: bool,
+}
+
 impl Net {
     /// Asks HCA `h` to wake (and try to send) at `t`.
     #[inline]
@@ -176,10 +194,13 @@ impl Net {
         }
     }
 
-    fn send_from_flow(&mut self, h: u32, f: u32, idx: usize, now: Ps) {
+    /// Takes the next packet of flow `f` of HCA `h` from its head message at `now` (the
+    /// per-flow HCA and spec B.5's adapter alike): the message bookkeeping, and DDBBM's
+    /// status bit read at a message's first packet and kept for the message (drb-and-ddbbm
+    /// spec B.3.4, B.3.6), which on VLs picks the VL (spec B.4).
+    pub(crate) fn take_flow_packet(&mut self, h: u32, f: u32, now: Ps) -> FlowPacket {
         let fl = &mut self.traffic.flows[f as usize];
-        let s = fl.source;
-        let flood = self.traffic.sources[s as usize].injection == Injection::Flood;
+        let flood = self.traffic.sources[fl.source as usize].injection == Injection::Flood;
         let msg = fl.msgs.front_mut().expect("ready flow has a message");
         let created = if flood {
             fl.head_since.max(msg.created)
@@ -192,23 +213,41 @@ impl Net {
             fl.msgs.pop_front();
         }
         fl.head_since = now;
-        fl.tx_bytes += self.pkt_bytes as u64;
-        fl.tx_packets += 1;
         let dst = fl.dst;
-        // DDBBM: a flow reads its destination's status bit at a message's first packet and
-        // keeps it for the message (drb-and-ddbbm spec B.3.4, B.3.6)
         if !fl.in_message {
             fl.cbit = self.cc.congestion_bit(h, dst);
         }
         fl.in_message = !msg_done;
-        let flags = if fl.cbit { CBIT } else { 0 };
-        self.hca_blocked[h as usize] = 0; // the ready list and this flow's queue change
-                                          // DDBBM on VLs (spec B.4): the bit picks the SL, hence the VL, for the whole message
         let vl = match self.vl_select {
             Some(m) => m.vl_of(dst, fl.cbit),
             None => fl.vl,
         };
-        let still_ready = !fl.msgs.is_empty();
+        FlowPacket {
+            created,
+            msg_done,
+            flood,
+            dst,
+            flags: if fl.cbit { CBIT } else { 0 },
+            vl,
+            still_ready: !fl.msgs.is_empty(),
+        }
+    }
+
+    fn send_from_flow(&mut self, h: u32, f: u32, idx: usize, now: Ps) {
+        let FlowPacket {
+            created,
+            msg_done,
+            flood,
+            dst,
+            flags,
+            vl,
+            still_ready,
+        } = self.take_flow_packet(h, f, now);
+        let fl = &mut self.traffic.flows[f as usize];
+        let s = fl.source;
+        fl.tx_bytes += self.pkt_bytes as u64;
+        fl.tx_packets += 1;
+        self.hca_blocked[h as usize] = 0; // the ready list and this flow's queue change
         if !still_ready {
             fl.ready = false;
             self.ready[h as usize].remove(idx);
