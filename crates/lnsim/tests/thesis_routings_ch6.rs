@@ -124,6 +124,47 @@ fn tpr_and_lian_report_path_breakdowns_and_pass_the_channel_dependency_check() {
     }
 }
 
+/// TPR's Valiant candidate follows `routing.vlb_policy` (spec §6.4 L2-L3: TPR with -g-, -gl,
+/// lg- and lgl in Fig 6-2/6-3): under ADVC at 0.3 its non-minimal packets take only the
+/// chosen policy's hops, lgl (the thesis's TPR) by default.
+#[test]
+fn tpr_takes_the_valiant_policy_it_is_given() {
+    let default = run(&df("algorithm = \"tpr\"", "advc", 0.3, 1));
+    let lgl = run(&df(
+        "algorithm = \"tpr\"\nvlb_policy = \"lgl\"",
+        "advc",
+        0.3,
+        1,
+    ));
+    assert_eq!(default["paths"], lgl["paths"], "lgl is TPR's default");
+    assert_eq!(lat(&default), lat(&lgl));
+    // a policy without l1 never takes a first local hop (lg-, lgl), one without l2 never a
+    // last one (-gl, lgl); where the intermediate needs no such hop the path is shorter
+    let never: [(&str, &[&str]); 4] = [
+        ("-g-", &["lg-", "lgl", "-gl"]),
+        ("-gl", &["lg-", "lgl"]),
+        ("lg-", &["-gl", "lgl"]),
+        ("lgl", &[]),
+    ];
+    for (policy, absent) in never {
+        let v = run(&df(
+            &format!("algorithm = \"tpr\"\nvlb_policy = \"{policy}\""),
+            "advc",
+            0.3,
+            1,
+        ));
+        assert!(
+            v["nonminimal_fraction"].as_f64().unwrap() > 0.3,
+            "{policy}: {}",
+            v["paths"]
+        );
+        assert!(share(&v, policy) > 0.3, "{policy}: {}", v["paths"]);
+        for class in absent {
+            assert_eq!(share(&v, class), 0.0, "{policy}: {}", v["paths"]);
+        }
+    }
+}
+
 /// Same scenario and seed: identical results; another seed differs.
 #[test]
 fn tpr_and_lian_are_deterministic() {
@@ -199,6 +240,7 @@ fn bad_tpr_and_lian_keys_name_the_key() {
     assert!(m.contains("routing.tpr.li_high"), "{m}");
     let m = e("algorithm = \"lian\"\nlian.li_high = 2");
     assert!(m.contains("routing.lian.li_high"), "{m}");
-    let m = e("algorithm = \"tpr\"\nvlb_policy = \"-g-\"");
+    // LIAN chooses each packet's policy itself (l1, l2): a fixed one is refused
+    let m = e("algorithm = \"lian\"\nvlb_policy = \"-g-\"");
     assert!(m.contains("routing.vlb_policy"), "{m}");
 }

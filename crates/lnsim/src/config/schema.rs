@@ -657,7 +657,7 @@ pub struct RoutingConfig {
     #[serde(default)]
     pub file: Option<String>,
     /// Valiant phase-A policy on a Dragonfly: `lgl` (default), `lg-`, `-gl`, `-g-` (Dragonfly
-    /// spec §3.0.2); used by vlb, ugal and pb.
+    /// spec §3.0.2); used by vlb, ugal, pb and tpr.
     #[serde(default)]
     pub vlb_policy: Option<VlbPolicy>,
     /// May an inter-group packet pick its Valiant intermediate in its own group? Default false

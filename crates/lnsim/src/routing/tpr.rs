@@ -80,8 +80,9 @@ impl UgalModulation {
 /// TPR on a Dragonfly (spec §3.9).
 #[derive(Debug, Clone, Copy)]
 pub struct Tpr {
-    /// The Valiant candidate: lgl, RVLB, the source group excluded; recomputation from
-    /// `routing.recompute` (default false, as PB).
+    /// The Valiant candidate: `routing.vlb_policy` (default lgl, the thesis's TPR; the other
+    /// policies for Fig 6-2/6-3, spec §6.4 L2-L3), RVLB, the source group excluded;
+    /// recomputation from `routing.recompute` (default false, as PB).
     pub valiant: Valiant,
     /// T by the destination group's counter.
     pub modulation: UgalModulation,
@@ -94,7 +95,7 @@ impl CycleAlgorithm for Tpr {
         let t = &cfg.tpr;
         Ok(Tpr {
             valiant: Valiant {
-                policy: VlbPolicy::Lgl,
+                policy: cfg.vlb_policy.unwrap_or(VlbPolicy::Lgl),
                 source_group: false,
                 restricted: true,
                 recompute: cfg.recompute.unwrap_or(false),
@@ -122,7 +123,7 @@ impl CycleAlgorithm for Tpr {
         VcNeeds::Template(VcTemplate::valiant())
     }
     fn keys(&self) -> &'static [&'static str] {
-        &["recompute", "tpr"]
+        &["vlb_policy", "recompute", "tpr"]
     }
     fn decides_at_injection(&self) -> bool {
         true
