@@ -369,7 +369,7 @@ pub const KEYS: &[KeyInfo] = &[
     key!("routing.file", ValueKind::Str, "", "—", IB,
         "with `lft_file`: forwarding tables, one line per switch `NAME: 255 p1 p2 …` (entry i = output port for LID i, 255 = none)"),
     key!("routing.vlb_policy", ValueKind::Choice(VlbPolicy::NAMES), "", "`lgl`", CY,
-        "Dragonfly: Valiant phase-A policy (spec §3.0.2); only with `vlb`, `ugal` and `pb` (an error with `min`)"),
+        "Dragonfly: Valiant phase-A policy (spec §3.0.2); only with `vlb`, `ugal`, `pb` and `tpr` (an error with the others)"),
     key!("routing.valiant_source_group", ValueKind::Bool, "", "false", CY,
         "Dragonfly `vlb`/`ugal`/`pb`: may an inter-group packet pick its Valiant intermediate in its own group (spec A17, FOGSim SRCEXC)? Intra-group packets always stay in their group (RVLB, §3.3)"),
     key!("routing.vlb_restricted", ValueKind::Bool, "", "true", CY,
