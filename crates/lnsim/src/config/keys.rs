@@ -528,6 +528,8 @@ pub const KEYS: &[KeyInfo] = &[
         "start of the hot-spot peak search (before `sim.end_time`; needs `stats.hotspot`)"),
     key!("stats.bin_cycles", int(1, MAX_CYCLES), "cycles", "1000", CY,
         "width of the time bins of `bins.csv` (latency, accepted load and misrouted fraction over time)"),
+    key!("stats.group_counters", ValueKind::Bool, "", "false", CY,
+        "Dragonfly only: keep LIAN's per-router group counters (Eq. 6-1 extended inj + w·stor per destination group, and the intermediate-local counters IL_{−k} of Eq. 6-2; spec §3.10) under any `routing.algorithm`, without changing a decision, with LIAN's counter keys `routing.lian.window_cycles`, `counters`, `w` (which may then be set with any routing); sampled at the end of every window of `window_cycles` cycles and written to `group_counters.csv` (`start_cycle,end_cycle,router,name,samples,il_m1`…`il_m<h>`,`g_mean,g_max`: per `stats.bin_cycles` bin and router, the mean over the bin's samples) and `summary.json` `group_counters` (window means: `il_mean`, `il_max`, `il_plus_mean`, `g_mean`, `g_max`); values in packets per window summed over the router's injection ports (the thesis's \"phits/interval\", spec §3.10.1 units note)"),
     key!("sweep.<key path>", ValueKind::Table, "", "—", None,
         "`lnsim sweep`: a list of values per key path (e.g. `\"cc.marking_rate\" = [1, 10]`); the sweep runs the Cartesian product. `lnsim run` ignores this table"),
     key!("cc.enabled", ValueKind::Bool, "", "false", IB,
