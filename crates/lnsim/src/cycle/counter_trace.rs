@@ -208,3 +208,138 @@ fn r6(x: f64) -> f64 {
         0.0
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::RoutingConfig;
+    use crate::routing::algorithm::CycleAlgorithm;
+    use crate::routing::lian::{counter_params, Lian};
+    use crate::topology::dragonfly::Arrangement;
+
+    fn h3() -> DragonflyShape {
+        DragonflyShape::new(3, 6, 3, Arrangement::Palmtree).unwrap()
+    }
+
+    fn names(s: &DragonflyShape) -> Vec<String> {
+        (0..s.routers()).map(|r| format!("R{r}")).collect()
+    }
+
+    /// The same scripted arrivals and injections fed to the observer and to the counters LIAN
+    /// decides with give the same counters, IL values and l1/l2 decisions (spec §3.10.1–
+    /// §3.10.3); the observer's parameters are LIAN's (`routing.lian.*`).
+    #[test]
+    fn the_observer_counts_what_lian_reads() {
+        let s = h3();
+        let mut cfg = RoutingConfig::default();
+        cfg.lian.w = Some(0.25);
+        cfg.lian.window_cycles = Some(100);
+        let lian = Lian::new(&cfg, 10).unwrap();
+        let p = counter_params(&cfg).unwrap();
+        assert_eq!(p, lian.counters);
+        let mut theirs = GroupCounters::new(s.routers(), s.a, s.groups, 64, lian.counters);
+        let mut t = CounterTrace::new(s, p, 64, 0, 1000);
+        // routers 0 and 7 (groups 0 and 1): packets to offsets +1 … +9 and −1, some still
+        // stored, injections spread over 150 cycles (the first ones leave the window)
+        let mut events = Vec::new();
+        for (i, o) in [1u32, 1, 2, 3, 3, 3, 5, 6, 8, 9, 18, 1, 4]
+            .iter()
+            .enumerate()
+        {
+            for r in [0u32, 7] {
+                let dst = ((s.group(r) + o) % s.groups) * s.a + (i as u32 % s.a);
+                events.push((r, dst, 12 * i as u64, i % 4 != 3));
+            }
+        }
+        for &(r, dst, now, leaves) in &events {
+            theirs.stored(r, dst);
+            t.counters.stored(r, dst);
+            if leaves {
+                theirs.injected(r, dst, now);
+                t.counters.injected(r, dst, now);
+            }
+        }
+        let now = 160;
+        let mut v = vec![0.0; CounterTrace::cols_of(&s)];
+        for r in 0..s.routers() {
+            theirs.expire(r, now);
+            t.read(r, now, &mut v);
+            for o in 0..s.groups {
+                assert_eq!(t.counters.inj(r, o), theirs.inj(r, o), "{r} {o}");
+                assert_eq!(t.counters.stor(r, o), theirs.stor(r, o), "{r} {o}");
+                assert_eq!(t.counters.value(r, o), theirs.value(r, o));
+                if o > 0 {
+                    assert_eq!(
+                        lian.rules.use_l2(&s, &t.counters, r, o),
+                        lian.rules.use_l2(&s, &theirs, r, o)
+                    );
+                }
+            }
+            assert_eq!(
+                lian.rules.use_l1(&s, &t.counters, r),
+                lian.rules.use_l1(&s, &theirs, r)
+            );
+            for k in 1..=s.h {
+                assert_eq!(v[k as usize - 1], il(&s, &theirs, r, k, false));
+                assert_eq!(v[(s.h + k) as usize - 1], il(&s, &theirs, r, k, true));
+            }
+        }
+        assert!(
+            (0..s.groups).map(|o| t.counters.inj(0, o)).sum::<u32>() > 0,
+            "something in the window"
+        );
+        assert!(il(&s, &theirs, 0, 1, false) > 0.0);
+    }
+
+    /// Samples at the end of each window, bins of their means, the window's means (spec
+    /// §3.10.3 Eq. 6-2: ADV+h alone gives IL_{−1} = G_{+h}).
+    #[test]
+    fn samples_bins_and_window_means() {
+        let s = h3();
+        let p = CounterParams {
+            window: 100,
+            mode: crate::config::LianCounters::Injected,
+            w: 0.0,
+        };
+        // warm-up 200 cycles, bins of 300
+        let mut t = CounterTrace::new(s, p, 64, 200, 300);
+        let n = names(&s);
+        assert_eq!(t.next, 99);
+        // router 4 injects 6 packets to offset +3 (= h) every window of [0, 600), 3 after
+        let dst = 3 * s.a;
+        for w in 0..9u64 {
+            let per = if w < 6 { 6 } else { 3 };
+            for i in 0..per {
+                t.counters.stored(4, dst);
+                t.counters.injected(4, dst, 100 * w + 10 * i);
+            }
+            let at = t.next;
+            assert_eq!(at, 100 * w + 99);
+            t.sample(at, &n);
+        }
+        let csv = t.text(&n, 850);
+        let rows: Vec<&str> = csv.lines().collect();
+        assert_eq!(
+            rows[0],
+            "start_cycle,end_cycle,router,name,samples,il_m1,il_m2,il_m3,g_mean,g_max"
+        );
+        assert_eq!(rows.len(), 1 + 3 * s.routers() as usize);
+        // router 4 in each bin: IL_{−1} = G_{+3}, the other IL 0; g_mean = G / 2h²
+        let row = |bin: usize| rows[1 + bin * s.routers() as usize + 4];
+        assert_eq!(row(0), "0,300,4,R4,3,6,0,0,0.333333,6");
+        assert_eq!(row(1), "300,600,4,R4,3,6,0,0,0.333333,6");
+        assert_eq!(row(2), "600,850,4,R4,3,3,0,0,0.166667,3");
+        assert!(rows[1].starts_with("0,300,0,R0,3,0,0,0,0,0"));
+        // the window: the samples of windows in [200, 850): 4 × 6 and 3 × 3
+        let v = t.summary();
+        assert_eq!(v["samples"], 7);
+        let want = (4.0 * 6.0 + 3.0 * 3.0) / 7.0;
+        let il_max = v["il_max"][0].as_f64().unwrap();
+        assert!((il_max - want).abs() < 1e-6, "{v}");
+        let il_mean = v["il_mean"][0].as_f64().unwrap();
+        assert!((il_mean - want / s.routers() as f64).abs() < 1e-6, "{v}");
+        assert_eq!(v["il_mean"][1], 0.0);
+        assert_eq!(v["il_plus_mean"][0], 0.0);
+        assert_eq!(v["counters"], "injected");
+    }
+}
