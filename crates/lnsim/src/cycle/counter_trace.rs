@@ -145,9 +145,8 @@ impl CounterTrace {
         let (cols, h) = (Self::cols_of(&self.shape), self.shape.h as usize);
         let n = self.bin_samples as f64;
         let t0 = self.bin * self.bin_cycles;
-        for r in 0..self.shape.routers() as usize {
-            let v = &self.bin_sum[r * cols..(r + 1) * cols];
-            let _ = write!(out, "{t0},{end},{r},{},{}", names[r], self.bin_samples);
+        for (r, (v, name)) in self.bin_sum.chunks_exact(cols).zip(names).enumerate() {
+            let _ = write!(out, "{t0},{end},{r},{name},{}", self.bin_samples);
             for &x in v[..h].iter().chain(&v[2 * h..]) {
                 let _ = write!(out, ",{}", r6(x / n));
             }
