@@ -1238,6 +1238,11 @@ pub struct StatsConfig {
     /// load and misrouted fraction over time; default 1,000).
     #[serde(default)]
     pub bin_cycles: Option<u64>,
+    /// Cycle-level Dragonfly: observe the per-router group counters of TPR/LIAN (Dragonfly
+    /// spec §3.10.1 Eq. 6-1, §3.10.3 Eq. 6-2) under any routing, without changing a decision,
+    /// and write their trace (`group_counters.csv`, `summary.json` `group_counters`; Fig 6-8).
+    #[serde(default)]
+    pub group_counters: bool,
 }
 impl Default for StatsConfig {
     fn default() -> Self {

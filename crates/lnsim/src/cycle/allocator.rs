@@ -314,6 +314,11 @@ impl CycleNet {
                 let dst = self.term_router[self.pkts.link(id).dst as usize];
                 c.injected(r, dst, now);
             }
+            if let Some(t) = self.ctrace.as_mut() {
+                // the observer (stats.group_counters): the same
+                let dst = self.term_router[self.pkts.link(id).dst as usize];
+                t.counters.injected(r, dst, now);
+            }
             self.pkts.pkt_mut(id).t_net = now;
             let when = release + self.inj_latency;
             self.cal.push(when, Ev::TermCredit { t: up });

@@ -9,6 +9,7 @@
 //! 6. calendar and state ([`CycleNet::assemble`]): the flat records of ports, VCs, routers and
 //!    terminals, the random streams, the event calendar and the statistics.
 
+use super::counter_trace::CounterTrace;
 use super::packet::{OutQueue, PacketSlab, NIL};
 use super::params::CycleParams;
 use super::results::CycleStats;
@@ -21,9 +22,10 @@ use crate::routing::acor_levels::AcorState;
 use crate::routing::algorithm::{CycleRouting, Family, Paths};
 use crate::routing::channel_dependency;
 use crate::routing::dragonfly_paths::DragonflyPaths;
-use crate::routing::group_counters::GroupCounters;
+use crate::routing::group_counters::{CounterParams, GroupCounters};
 use crate::routing::mesh_paths::{Grid, MeshPaths};
 use crate::routing::piggyback::PiggybackState;
+use crate::topology::dragonfly::DragonflyShape;
 use crate::topology::{self, Fabric, LinkClass, LinkParams, LinkRate, NodeKind, Shape};
 use crate::traffic::geometry::Geometry;
 use crate::traffic::injection::Bernoulli;
@@ -124,13 +126,32 @@ impl CycleNet {
         // TPR, LIAN: a router's injection inputs grant at most one packet per crossbar
         // transfer each, so a window holds at most p · (HW / transfer + 1) injections
         let xbar_cycles = (p.pkt_phits as u64).div_ceil(rc.speedup as u64);
+        let window_max = |s: &DragonflyShape, c: &CounterParams| {
+            let per_port = c.window.div_ceil(xbar_cycles.max(1)) + 1;
+            (s.p as u64 * per_port).min(u32::MAX as u64 / 2) as u32
+        };
         let counters = match (routing.alg.group_counters(), &routing.paths) {
             (Some(c), Paths::Dragonfly(d)) => {
                 let s = &d.shape;
-                let per_port = c.window.div_ceil(xbar_cycles.max(1)) + 1;
-                let max = (s.p as u64 * per_port).min(u32::MAX as u64 / 2) as u32;
-                Some(GroupCounters::new(routers, s.a, s.groups, max, c))
+                Some(GroupCounters::new(
+                    routers,
+                    s.a,
+                    s.groups,
+                    window_max(s, &c),
+                    c,
+                ))
             }
+            _ => None,
+        };
+        // the observer (stats.group_counters, spec §3.10, Fig 6-8): counters of its own
+        let ctrace = match (p.group_counters, &routing.paths) {
+            (Some(c), Paths::Dragonfly(d)) => Some(CounterTrace::new(
+                d.shape,
+                c,
+                window_max(&d.shape, &c),
+                p.warmup,
+                p.bin_cycles,
+            )),
             _ => None,
         };
         let mut net = CycleNet {
@@ -178,6 +199,7 @@ impl CycleNet {
             acor,
             acor_packet,
             counters,
+            ctrace,
             global_ports: ports.global_ports,
             rng_router: (0..routers)
                 .map(|i| stream(p.seed, i as u64, VALIANT))

@@ -48,6 +48,10 @@ impl CycleNet {
                 // TPR, LIAN: stored in the router's injection queue (spec §3.10.1)
                 c.stored(r, self.term_router[dst as usize]);
             }
+            if let Some(t) = self.ctrace.as_mut() {
+                // the observer (stats.group_counters): the same
+                t.counters.stored(r, self.term_router[dst as usize]);
+            }
         }
         let vc = vc as u32;
         let i = (gp * self.vcs + vc) as usize;

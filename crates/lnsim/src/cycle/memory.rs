@@ -158,16 +158,37 @@ pub(crate) fn memory_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &Fab
     // TPR, LIAN (Dragonfly spec §3.9, §3.10.1): inj and stor per (router, group), each
     // router's window ring (a power of two of p · (HW / crossbar transfer + 1) entries of 8
     // bytes) and its head and length
-    if let (Some(c), Ok(d)) = (
-        routing.as_ref().and_then(|r| r.algorithm.group_counters()),
-        crate::topology::dragonfly::shape_of(&s.topology),
-    ) {
+    let counters_bytes = |c: &crate::routing::group_counters::CounterParams,
+                          d: &crate::topology::dragonfly::DragonflyShape| {
         let xbar = pkt_phits.div_ceil(rc.speedup.max(1) as u64).max(1);
         let ring = (d.p as u64 * (c.window.div_ceil(xbar) + 1)).next_power_of_two();
+        m(m(routers, d.groups as u64), 8) + m(routers, m(ring, 8) + 8)
+    };
+    let shape = crate::topology::dragonfly::shape_of(&s.topology);
+    if let (Some(c), Ok(d)) = (
+        routing.as_ref().and_then(|r| r.algorithm.group_counters()),
+        shape.as_ref(),
+    ) {
+        est.add("group counters", counters_bytes(&c, d), Phase::Kept);
+    }
+    // the counter observer (stats.group_counters, Fig 6-8): its own counters, two sums of
+    // 2h + 2 values per router, and group_counters.csv at about 12 bytes a value per router
+    // and bin (built as text, copied once when written)
+    if let (true, Ok(c), Ok(d)) = (
+        s.stats.group_counters,
+        crate::routing::lian::counter_params(&s.routing),
+        shape.as_ref(),
+    ) {
+        let cols = 2 * d.h as u64 + 2;
+        let bins = cycles
+            .div_ceil(s.stats.bin_cycles.unwrap_or(default::BIN_CYCLES).max(1))
+            .max(1);
         est.add(
-            "group counters",
-            m(m(routers, d.groups as u64), 8) + m(routers, m(ring, 8) + 8),
-            Phase::Kept,
+            "group counter trace",
+            counters_bytes(&c, d)
+                + m(routers, m(cols, 16))
+                + m(m(bins, routers), m(d.h as u64 + 7, 24)),
+            Phase::Run,
         );
     }
     // statistics: a bin per stats.bin_cycles, per-router counters, latency counts

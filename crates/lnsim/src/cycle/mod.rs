@@ -35,12 +35,14 @@
 //!   signals adaptive routing reads and the Piggyback publication;
 //! - `packet.rs`: the packet slab and its queues; `prefetch.rs`: cache hints of the loop;
 //! - `conservation.rs`: the saturation watch and the end-of-run conservation check;
-//!   `results.rs`: statistics and the results folder; `memory.rs`: the memory estimate.
+//!   `results.rs`: statistics and the results folder; `memory.rs`: the memory estimate;
+//!   `counter_trace.rs`: the group-counter observer (`stats.group_counters`, Fig 6-8).
 
 mod allocator;
 mod build;
 mod calendar;
 mod conservation;
+mod counter_trace;
 mod link;
 pub mod memory;
 mod occupancy;
@@ -283,6 +285,9 @@ pub(crate) struct CycleNet {
     /// TPR, LIAN: the routers' per-group traffic counters (Dragonfly spec §3.9, §3.10.1),
     /// counted at the routers' injection inputs.
     pub counters: Option<GroupCounters>,
+    /// The group-counter observer (`stats.group_counters`, Dragonfly spec §3.10, Fig 6-8):
+    /// LIAN's counters under any routing, in an instance no decision reads.
+    pub ctrace: Option<counter_trace::CounterTrace>,
     pub global_ports: Vec<u32>,
     pub rng_router: Vec<ChaCha8Rng>,
     pub router_names: Vec<String>,

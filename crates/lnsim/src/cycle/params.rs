@@ -12,6 +12,7 @@
 use crate::config::{LoadedScenario, RouterConfig, TopologyConfig, TopologyKind, TrafficConfig};
 use crate::error::{Error, Result};
 use crate::routing::algorithm::{CycleAlgorithm, Family, VcNeeds};
+use crate::routing::group_counters::CounterParams;
 use crate::routing::vc_template::{HopClass, VcTemplate};
 use std::sync::Arc;
 
@@ -81,6 +82,9 @@ pub(crate) struct CycleParams<'a> {
     pub router: &'a RouterConfig,
     /// The routing.
     pub routing: RoutingParams,
+    /// The counter observer (`stats.group_counters`, Dragonfly spec §3.10.1, Fig 6-8): LIAN's
+    /// counter parameters, kept under any routing; None when off.
+    pub group_counters: Option<CounterParams>,
     /// The topology and traffic sections, for their own builders.
     pub topology: &'a TopologyConfig,
     pub traffic: &'a TrafficConfig,
@@ -148,7 +152,31 @@ impl<'a> CycleParams<'a> {
             }
         };
         let torus = s.topology.kind == TopologyKind::Torus;
-        let routing = routing_params(l, family, torus, pkt_phits)?;
+        let observe = s.stats.group_counters;
+        let routing = routing_params(l, family, torus, pkt_phits, observe)?;
+        let group_counters = if observe {
+            if family != Family::Dragonfly {
+                return Err(Error::input(
+                    "stats.group_counters",
+                    "applies to Dragonflies (the counters are per destination group, spec §3.10)",
+                ));
+            }
+            let c = crate::routing::lian::counter_params(&s.routing)?;
+            if bin_cycles < c.window {
+                return Err(Error::input(
+                    "stats.bin_cycles",
+                    format!(
+                        "{bin_cycles} cycles is shorter than routing.lian.window_cycles ({}): with \
+                         stats.group_counters the counters are sampled once per window, and every \
+                         bin needs a sample",
+                        c.window
+                    ),
+                ));
+            }
+            Some(c)
+        } else {
+            None
+        };
         Ok(CycleParams {
             warmup,
             measure,
@@ -162,6 +190,7 @@ impl<'a> CycleParams<'a> {
             bin_cycles,
             router: &s.router,
             routing,
+            group_counters,
             topology: &s.topology,
             traffic: &s.traffic,
         })
@@ -244,6 +273,7 @@ fn routing_params(
     family: Family,
     torus: bool,
     pkt_phits: u32,
+    observe: bool,
 ) -> Result<RoutingParams> {
     let s = &l.scenario;
     let (r, rc) = (&s.routing, &s.router);
@@ -274,7 +304,7 @@ fn routing_params(
             ));
         }
     };
-    reject_other_algorithms_keys(l, algorithm.as_ref())?;
+    reject_other_algorithms_keys(l, algorithm.as_ref(), observe)?;
     let dragonfly = family == Family::Dragonfly;
     let reject = |key: &str, set: bool, why: &str| -> Result<()> {
         if set {
@@ -376,9 +406,18 @@ fn list(names: &[&str], conj: &str) -> String {
     }
 }
 
+/// LIAN's counter keys, which the counter observer (`stats.group_counters`) reads under any
+/// routing.
+const OBSERVER_LIAN_KEYS: [&str; 3] = ["window_cycles", "counters", "w"];
+
 /// Refuses a `[routing]` key that another registered algorithm reads but `alg` does not,
-/// naming the algorithms it applies to.
-fn reject_other_algorithms_keys(l: &LoadedScenario, alg: &dyn CycleAlgorithm) -> Result<()> {
+/// naming the algorithms it applies to; with the counter observer (`observe`), LIAN's counter
+/// keys ([`OBSERVER_LIAN_KEYS`]) apply to any algorithm.
+fn reject_other_algorithms_keys(
+    l: &LoadedScenario,
+    alg: &dyn CycleAlgorithm,
+    observe: bool,
+) -> Result<()> {
     let Some(set) = l.merged.get("routing").and_then(|t| t.as_table()) else {
         return Ok(());
     };
@@ -397,6 +436,26 @@ fn reject_other_algorithms_keys(l: &LoadedScenario, alg: &dyn CycleAlgorithm) ->
             seen.push(k);
             if !set.contains_key(k) || alg.keys().contains(&k) {
                 continue;
+            }
+            if observe && k == "lian" {
+                // the observer's keys only; another one names LIAN as its user below
+                let sub = set.get(k).and_then(|t| t.as_table());
+                let other =
+                    sub.and_then(|t| t.keys().find(|x| !OBSERVER_LIAN_KEYS.contains(&x.as_str())));
+                match other {
+                    None => continue,
+                    Some(x) => {
+                        return Err(Error::input(
+                            &format!("routing.lian.{x}"),
+                            format!(
+                                "applies to Dragonfly lian; with stats.group_counters only \
+                                 routing.lian.{} apply to \"{}\"",
+                                OBSERVER_LIAN_KEYS.join(", "),
+                                alg.name()
+                            ),
+                        ))
+                    }
+                }
             }
             let users: Vec<&(Family, Arc<dyn CycleAlgorithm>)> =
                 all.iter().filter(|(_, b)| b.keys().contains(&k)).collect();

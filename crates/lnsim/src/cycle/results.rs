@@ -537,6 +537,11 @@ pub(crate) fn write(
         }
         files.push(("acor_levels.csv", t));
     }
+    if let Some(t) = &net.ctrace {
+        // the group-counter observer (stats.group_counters, Dragonfly spec §3.10, Fig 6-8)
+        summary["group_counters"] = t.summary();
+        files.push(("group_counters.csv", t.text(&net.router_names, st.stop)));
+    }
     if let Ending::Interrupted { planned_end } = ending {
         summary["stop_reason"] = json!(ending.stop_reason());
         summary["simulated_cycles"] = json!(st.stop);

@@ -111,6 +111,12 @@ impl CycleNet {
                     self.router_allocate(r);
                 }
             }
+            if let Some(t) = self.ctrace.as_mut() {
+                // the group-counter observer samples at the end of each window
+                if now == t.next {
+                    t.sample(now, &self.router_names);
+                }
+            }
             if now & 0xFF == 0xFF {
                 if let Some(f) = &self.fault {
                     return Err(Error::Internal(f.clone()));

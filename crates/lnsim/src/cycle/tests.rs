@@ -569,3 +569,40 @@ fn group_counters_follow_the_injection_queues() {
         }
     }
 }
+
+/// The counter observer (`stats.group_counters`, Dragonfly spec §3.10, Fig 6-8) counts what
+/// LIAN and TPR decide with: after a run past saturation its inj and stor equal the routing's
+/// own for every router and group (LIAN: its values too, the parameters being LIAN's).
+#[test]
+fn the_counter_observer_follows_the_routings_counters() {
+    for alg in ["lian", "tpr"] {
+        let a = format!("routing.algorithm=\"{alg}\"");
+        let over = [
+            a.as_str(),
+            "traffic.pattern=\"adv\"",
+            "traffic.shift=1",
+            "traffic.load=1.0",
+            "sim.measure_cycles=4000",
+            "stats.group_counters=true",
+        ];
+        let mut n = net(DF, &over);
+        n.run(false, &mut || false).unwrap();
+        let mut theirs = n.counters.clone().expect("counters");
+        let mut ours = n.ctrace.as_ref().expect("observer").counters.clone();
+        let now = n.now;
+        let mut stored = 0;
+        for r in 0..n.routers {
+            theirs.expire(r, now);
+            ours.expire(r, now);
+            for o in 0..theirs.groups() {
+                assert_eq!(ours.inj(r, o), theirs.inj(r, o), "{alg}: {r} {o}");
+                assert_eq!(ours.stor(r, o), theirs.stor(r, o), "{alg}: {r} {o}");
+                if alg == "lian" {
+                    assert_eq!(ours.value(r, o), theirs.value(r, o));
+                }
+                stored += ours.stor(r, o);
+            }
+        }
+        assert!(stored > 50, "{alg}: {stored} stored: not saturated");
+    }
+}

@@ -140,19 +140,27 @@ impl Lian {
     }
 }
 
+/// LIAN's counter parameters from `[routing.lian]` (spec §3.10.1, Table 6-1: HW = 200 cycles,
+/// the extended model, w = 0.1): what LIAN reads and what the counter observer
+/// (`stats.group_counters`, Fig 6-8) keeps under any routing.
+pub fn counter_params(cfg: &RoutingConfig) -> Result<CounterParams> {
+    let l = &cfg.lian;
+    let w = l.w.unwrap_or(0.1);
+    if !w.is_finite() || w < 0.0 {
+        return Err(Error::input("routing.lian.w", "must be a finite w ≥ 0"));
+    }
+    Ok(CounterParams {
+        window: l.window_cycles.unwrap_or(200),
+        mode: l.counters.unwrap_or_default(),
+        w,
+    })
+}
+
 impl CycleAlgorithm for Lian {
     fn new(cfg: &RoutingConfig, pkt_phits: u32) -> Result<Self> {
         let l = &cfg.lian;
-        let w = l.w.unwrap_or(0.1);
-        if !w.is_finite() || w < 0.0 {
-            return Err(Error::input("routing.lian.w", "must be a finite w ≥ 0"));
-        }
         Ok(Lian {
-            counters: CounterParams {
-                window: l.window_cycles.unwrap_or(200),
-                mode: l.counters.unwrap_or_default(),
-                w,
-            },
+            counters: counter_params(cfg)?,
             modulation: UgalModulation::new(
                 "lian",
                 l.li_low,
