@@ -26,7 +26,7 @@ Parameters are the thesis's tables (the scenario's defaults); nothing is tuned p
 from __future__ import annotations
 
 import argparse
-import json
+import csv
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -67,6 +67,10 @@ for _seq in ("3L", "2L-A", "2L-B"):
                                                       routing__acor__sequence=f'"{_seq}"'))
 for _pol in ("-g-", "-gl", "lg-", "lgl"):
     SERIES[f"tpr_{_pol}"] = (f"TPR {_pol}", _s(routing__algorithm='"tpr"', routing__vlb_policy=f'"{_pol}"'))
+# VLB with the group-counter observer on (Fig 6-8: IL_{-k} against load, stats.group_counters)
+for _pol in ("-g-", "-gl"):
+    SERIES[f"vlb_{_pol}_il"] = (f"VLB {_pol}", _s(routing__algorithm='"vlb"', routing__vlb_policy=f'"{_pol}"',
+                                                  stats__group_counters="true"))
 # LIAN's counter models (Fig 6-7, spec §3.10.1): extended w = 0.1 is the default ("lian")
 SERIES["lian_injected"] = ("LIAN, injected only", _s(routing__algorithm='"lian"', routing__lian__counters='"injected"'))
 SERIES["lian_stored"] = ("LIAN, stored only", _s(routing__algorithm='"lian"', routing__lian__counters='"stored"'))
@@ -94,17 +98,27 @@ SERIES["acor_h8_tuned"] = ("ACOR-Switch 3L, IT1 10, DT1 3", _s(routing__algorith
 # Panels: a steady traffic pattern and its loads (spec §4.2)
 
 
+MIXES = {"mix_2_4": (2, 4), "mix_3_9": (3, 9), "mix_9_11": (9, 11)}  # Fig 6-8b/c: half and half
+
+
 def panels(h: int) -> Dict[str, Tuple[str, Dict[str, str]]]:
-    return {
+    out = {
         "un": ("UN", _s(traffic__pattern='"uniform"')),
         "adv1": ("ADV+1", _s(traffic__pattern='"adv"', traffic__shift="1")),
         "advh": (f"ADV+{h} (ADV+h)", _s(traffic__pattern='"adv"', traffic__shift=str(h))),
         "advc": ("ADVC", _s(traffic__pattern='"advc"')),
         "advl": ("ADVL", _s(traffic__pattern='"advl"')),
     }
+    for i in range(2, max(h, 6)):  # Fig 6-8's ADV+2 … ADV+5 (any shift is valid modulo the groups)
+        out[f"adv{i}"] = (f"ADV+{i}", _s(traffic__pattern='"adv"', traffic__shift=str(i)))
+    for name, (i, j) in MIXES.items():
+        mix = f'[{{pattern="adv",shift={i},fraction=0.5}},{{pattern="adv",shift={j},fraction=0.5}}]'
+        out[name] = (f"MIX +{i}/+{j}", _s(traffic__pattern='"mix"', traffic__mix=mix))
+    return out
 
 
 ADV_LOADS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5]
+IL_LOADS = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5]  # Fig 6-8: the patterns saturate from 1/6 to 0.5
 LOADS = {
     "un": [0.1, 0.3, 0.5, 0.7, 0.9],
     "adv1": ADV_LOADS,
@@ -112,6 +126,10 @@ LOADS = {
     "advc": ADV_LOADS,
     "advl": [0.1, 0.3, 0.5, 0.7, 0.9],
 }
+
+
+def loads_of(panel: str) -> List[float]:
+    return LOADS.get(panel, IL_LOADS)
 BAR_LOAD = 0.5  # the fairness bars and path breakdowns under ADVC (Fig 5-6, 6-10, 6-12, 6-13)
 
 # Transients (spec §4.3): (label, before, after), the change at the end of the warm-up
@@ -176,6 +194,9 @@ FIGURES: List[Figure] = [
            [*VLB4, "tpr_-g-", "tpr_-gl", "tpr_lg-", "tpr_lgl"], claim="L3, L4"),
     Figure("6-7", "LIAN's counter models", "load",
            ["lian_injected", "lian_stored", "lian_w1", "lian"], ["un", "adv1", "advc"], claim="L5"),
+    Figure("6-8", "Intermediate-local counter IL−1 (IL−2 for MIX +9/+11) against load, VLB -g- and -gl", "il",
+           ["vlb_-g-_il", "vlb_-gl_il"], ["adv1", "adv2", "adv3", "adv4", "adv5", "advh", "mix_2_4", "mix_3_9",
+                                          "mix_9_11"], claim="L6, L7"),
     Figure("6-9", "LIAN against MIN and the four VLB policies", "load", ["min", *VLB4, "lian"], ADV4, claim="L8"),
     Figure("6-10", "ADVC at 0.5: injected load per router of group 0, VLB and LIAN", "bars", [*VLB4, "lian"],
            ["advc"], claim="L9"),
@@ -207,23 +228,23 @@ class Check:
     seeds: int
 
 
-CHECKS: List[Check] = [
-    Check("rvlb_advl", "RVLB vs VLB under ADVL: ≈ 1.0 vs < 0.5 saturation, much lower latency at 0.3", "advl",
-          ["vlb_unrestricted", "vlb_lgl", "pb_unrestricted", "pb"], [0.3, 0.9], 3),
-    Check("recompute_adv1", "Recomputation: lower latency at 0.4 ADV", "adv1",
-          ["vlb_lgl", "vlb_recomp", "pb", "pb_recomp"], [0.4], 10),
-    Check("recompute_sat", "Recomputation: higher post-saturation throughput", "adv1",
-          ["vlb_lgl", "vlb_recomp", "pb", "pb_recomp"], [0.7], 5),
+CHECKS: List[Check] = [  # cheapest first: a campaign cut short has the low-load checks
     Check("acor_un", "ACOR-Switch 3L base latency ≈ VLB -g- (below VLB lgl)", "un",
           ["vlb_-g-", "vlb_lgl", "acor_switch_3L"], [0.1], 10),
-    Check("acor_advh", "ACOR-Switch 3L ADV+h throughput ≈ 0.5", "advh", ["acor_switch_3L"], [0.5], 3),
-    Check("acor_advc", "ACOR-Switch 3L fair under ADVC 0.5 (VLB -g- for contrast); LIAN fair under ADVC", "advc",
-          ["vlb_-g-", "acor_switch_3L", "lian"], [0.5], 3),
-    Check("pb_acor_un", "PB-ACOR UN latency ≈ MIN up to high load", "un", ["min", "pb", "pb_acor_3L"], [0.5, 0.7], 5),
     Check("adv1_low", "ADV+1 at 0.1: PB-ACOR below PB; LIAN below PB and TPR", "adv1",
           ["pb", "pb_acor_3L", "tpr", "lian"], [0.1], 5),
     Check("lian_pb_acor", "ADV+1 at 0.3: LIAN below PB-ACOR", "adv1", ["pb_acor_3L", "lian"], [0.3], 10),
+    Check("recompute_adv1", "Recomputation: lower latency at 0.4 ADV", "adv1",
+          ["vlb_lgl", "vlb_recomp", "pb", "pb_recomp"], [0.4], 10),
+    Check("rvlb_advl", "RVLB vs VLB under ADVL: ≈ 1.0 vs < 0.5 saturation, much lower latency at 0.3", "advl",
+          ["vlb_unrestricted", "vlb_lgl", "pb_unrestricted", "pb"], [0.3, 0.9], 3),
+    Check("acor_advc", "ACOR-Switch 3L fair under ADVC 0.5 (VLB -g- for contrast); LIAN fair under ADVC", "advc",
+          ["vlb_-g-", "acor_switch_3L", "lian"], [0.5], 3),
+    Check("acor_advh", "ACOR-Switch 3L ADV+h throughput ≈ 0.5", "advh", ["acor_switch_3L"], [0.5], 3),
+    Check("pb_acor_un", "PB-ACOR UN latency ≈ MIN up to high load", "un", ["min", "pb", "pb_acor_3L"], [0.5, 0.7], 5),
     Check("lian_sat", "LIAN stable ≈ 0.5 after saturation (ADV+1)", "adv1", ["lian"], [0.7, 1.0], 3),
+    Check("recompute_sat", "Recomputation: higher post-saturation throughput", "adv1",
+          ["vlb_lgl", "vlb_recomp", "pb", "pb_recomp"], [0.7], 5),
 ]
 
 # ---------------------------------------------------------------------------------------------
@@ -296,12 +317,12 @@ def figure_jobs(f: Figure, out: Path, h: int, windows, seeds: int, loads: Option
     jobs = []
     for hh in f.hs or [h]:
         base = root(out, hh, windows)
-        if f.kind == "load":
+        if f.kind in ("load", "il"):
             for p in f.panels:
                 for s in f.series:
                     if (s == "acor_h4_tuned" and hh != 4) or (s == "acor_h8_tuned" and hh != 8):
                         continue
-                    jobs.append(load_job(base, hh, windows, p, s, loads or LOADS[p], seeds))
+                    jobs.append(load_job(base, hh, windows, p, s, loads or loads_of(p), seeds))
         elif f.kind in ("bars", "paths"):
             for s in f.series:  # the ADVC load sweeps of the load figures, whose loads include 0.5
                 jobs.append(load_job(base, hh, windows, "advc", s, loads or LOADS["advc"], seeds))
@@ -315,10 +336,22 @@ def figure_jobs(f: Figure, out: Path, h: int, windows, seeds: int, loads: Option
     return jobs
 
 
-def check_jobs(out: Path, h: int, windows, seeds: Optional[int]) -> List[Job]:
+def check_jobs(out: Path, h: int, windows, seeds: Optional[int], only: Sequence[str] = ()) -> List[Job]:
     base = root(out, h, windows) / "checks"
     return [load_job(base, h, windows, c.panel, s, c.loads, seeds or c.seeds, sub=c.name)
-            for c in CHECKS for s in c.series]
+            for c in CHECKS if not only or c.name in only for s in c.series]
+
+
+def _done(jobs: List[Job]) -> int:
+    """How many of these sweeps have a sweep.csv whose every run succeeded."""
+    n = 0
+    for j in jobs:
+        p = j.folder / "sweep.csv"
+        if p.is_file():
+            with open(p) as fh:
+                rows = list(csv.DictReader(fh))
+            n += bool(rows) and all(r["status"] == "ok" for r in rows)
+    return n
 
 
 def run_job(j: Job, jobs: int, dry: bool) -> int:
@@ -366,7 +399,7 @@ def plot_load(f: Figure, out: Path, h: int, windows, seeds: int, loads, img: Pat
         for c, p in enumerate(f.panels):
             name = panels(hh)[p][0]
             for i, s in enumerate(series):
-                folder = load_job(base, hh, windows, p, s, loads or LOADS[p], seeds).folder
+                folder = load_job(base, hh, windows, p, s, loads or loads_of(p), seeds).folder
                 if _frame(folder) is None or _frame(folder).empty:
                     missing.append(f"{p}/{s}")
                     continue
@@ -456,16 +489,20 @@ PATHS = ["min", "-g-", "-gl", "lg-", "lgl", "local"]
 
 
 def plot_paths(f: Figure, out: Path, h: int, windows, seeds: int, loads, img: Path) -> List[Path]:
+    """Fig 6-13: the path breakdown under ADVC at 0.5, per routing (left) and, for the last
+    series (LIAN), per router of group 0 from routers.csv's `paths_*` (right; spec §6.4 L12:
+    R_OUT takes l1 paths, the others MIN or l1-less ones)."""
     import matplotlib.pyplot as plt
     import numpy as np
+    import pandas as pd
 
     base = root(out, h, windows)
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    a = 2 * h
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13, 4.8), gridspec_kw={"width_ratios": [len(f.series), a]})
     missing = []
-    bottoms = np.zeros(len(f.series))
     shares = {p: np.zeros(len(f.series)) for p in PATHS}
     for i, s in enumerate(f.series):
-        df = _frame(load_job(base, h, windows, "advc", s, loads or LOADS["advc"], seeds).folder)
+        df = _frame(load_job(base, h, windows, "advc", s, loads or loads_of("advc"), seeds).folder)
         rows = None if df is None else df[(df["traffic.load"] - BAR_LOAD).abs() < 1e-9]
         if rows is None or rows.empty:
             missing.append(s)
@@ -473,15 +510,30 @@ def plot_paths(f: Figure, out: Path, h: int, windows, seeds: int, loads, img: Pa
         for p in PATHS:
             col = f"paths.{p}"
             shares[p][i] = rows[col].mean() if col in rows else 0.0
+    per_router = {p: np.zeros(a) for p in PATHS}
+    last = f.series[-1]
+    runs = _point_runs(load_job(base, h, windows, "advc", last, loads or loads_of("advc"), seeds).folder, BAR_LOAD)
+    tables = [pd.read_csv(r / "routers.csv").iloc[:a] for r in runs]
+    tables = [t for t in tables if "paths_min" in t.columns]  # runs written before the columns existed
+    for p in PATHS:
+        if tables:
+            per_router[p] = np.mean([t[f"paths_{p}"].to_numpy() for t in tables], axis=0)
+    bottoms, bottoms2 = np.zeros(len(f.series)), np.zeros(a)
     for k, p in enumerate(PATHS):
         ax.bar(range(len(f.series)), shares[p], bottom=bottoms, label=p, color=f"C{k}")
         bottoms += shares[p]
+        ax2.bar(range(a), per_router[p], bottom=bottoms2, label=p, color=f"C{k}")
+        bottoms2 += per_router[p]
     ax.set_xticks(range(len(f.series)))
-    ax.set_xticklabels([_label(s) for s in f.series])
+    ax.set_xticklabels([_label(s) for s in f.series], fontsize=8)
     ax.set_ylabel("share of delivered packets")
     ax.legend(fontsize=8, ncol=3)
-    ax.set_title(_title(f, h, windows, seeds, missing) + f"; ADVC at {BAR_LOAD}", fontsize=9)
-    fig.tight_layout()
+    ax2.set_xticks(range(a))
+    ax2.set_xticklabels([f"R{r}" for r in range(a)], fontsize=8)
+    ax2.set_xlabel(f"{_label(last)}: source router of group 0 (R{a - 1} = R_OUT)"
+                   + ("" if tables else " — no per-router breakdown in these runs"))
+    fig.suptitle(_title(f, h, windows, seeds, missing) + f"; ADVC at {BAR_LOAD}", fontsize=9)
+    fig.tight_layout(rect=(0, 0, 1, 0.92))
     path = img / f"fig{f.fig}.png"
     fig.savefig(path, dpi=90)
     plt.close(fig)
@@ -573,7 +625,51 @@ def plot_shift(f: Figure, out: Path, h: int, windows, seeds: int, loads, img: Pa
     return [path]
 
 
-PLOTS = {"load": plot_load, "bars": plot_bars, "paths": plot_paths, "transient": plot_transient, "shift": plot_shift}
+def plot_il(f: Figure, out: Path, h: int, windows, seeds: int, loads, img: Path) -> List[Path]:
+    """Fig 6-8: IL_{-1} (and IL_{-2} under MIX +9/+11) per pattern against offered load, from
+    scripts/il_trace.py's reading of each sweep (hollow: saturated)."""
+    import matplotlib.pyplot as plt
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import il_trace
+
+    base = root(out, h, windows)
+    groups = [[p for p in f.panels if not p.startswith("mix")], [p for p in f.panels if p.startswith("mix")]]
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
+    missing = []
+    for ax, group in zip(axes, groups):
+        for i, p in enumerate(group):
+            for j, s in enumerate(f.series):
+                folder = load_job(base, h, windows, p, s, loads or loads_of(p), seeds).folder
+                try:
+                    df = il_trace.points(folder)
+                except (SystemExit, FileNotFoundError):
+                    missing.append(f"{p}/{s}")
+                    continue
+                ks = [1, 2] if p == "mix_9_11" else [1]
+                for k in ks:
+                    col = f"il_m{k}"
+                    style = dict(color=f"C{i % 10}", ls=["-", "--"][j % 2] if k == 1 else ":")
+                    ax.plot(df.offered_load, df[col], label=f"{panels(h)[p][0]} {_label(s)}"
+                            + (f" IL−{k}" if len(ks) > 1 else ""), **style)
+                    sat = df[df.saturated.astype(bool)]
+                    ok = df[~df.saturated.astype(bool)]
+                    ax.plot(ok.offered_load, ok[col], "o", ms=3.5, color=style["color"])
+                    ax.plot(sat.offered_load, sat[col], "o", ms=4.5, mfc="none", color=style["color"])
+        ax.axhline(17, color="0.4", lw=0.8, ls="--", label="thesis: ≈ 17 at saturation")
+        ax.set_xlabel("offered load (phits/node/cycle)")
+        ax.set_ylabel("IL (packets per 200-cycle window, router mean)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=6, ncol=2)
+    fig.suptitle(_title(f, h, windows, seeds, missing), fontsize=9)
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
+    path = img / f"fig{f.fig}.png"
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return [path]
+
+
+PLOTS = {"il": plot_il, "load": plot_load, "bars": plot_bars, "paths": plot_paths, "transient": plot_transient, "shift": plot_shift}
 
 
 def checks_table(out: Path, h: int, windows, seeds: Optional[int]) -> str:
@@ -608,6 +704,8 @@ def main(argv=None) -> int:
     ap.add_argument("action", choices=["list", "run", "plot", "checks"])
     ap.add_argument("--fig", action="append", default=[], help="figure number, e.g. 5-5 (repeatable; default all)")
     ap.add_argument("--checks", action="store_true", help="run: the §9.3 check points (with their own seeds)")
+    ap.add_argument("--check", action="append", default=[],
+                    help="run: only this §9.3 check, e.g. acor_un (repeatable; implies --checks)")
     ap.add_argument("--out", type=Path, default=Path("results/thesis"), help="campaign folder (default %(default)s)")
     ap.add_argument("--img", type=Path, default=None, help="plot: where to write the PNGs (default OUT/img)")
     ap.add_argument("--h", type=int, default=6, help="Dragonfly h = p (default 6, the Table 3-1 network)")
@@ -624,20 +722,25 @@ def main(argv=None) -> int:
     except (ValueError, AssertionError):
         ap.error(f"--windows: {a.windows!r} is not two positive cycle counts, e.g. 60000,60000")
     loads = [float(x) for x in a.loads.split(",")] if a.loads else None
+    names = [c.name for c in CHECKS]
+    if any(c not in names for c in a.check):
+        ap.error(f"--check: unknown check(s) {', '.join(c for c in a.check if c not in names)}; known: {', '.join(names)}")
     unknown = [f for f in a.fig if f not in FIG]
     if unknown:
         ap.error(f"--fig: unknown figure(s) {', '.join(unknown)}; known: {', '.join(FIG)}")
     figs = [FIG[f] for f in a.fig] if a.fig else FIGURES
     seeds = a.seeds or 1
-    if a.action == "list":
+    if a.action == "list":  # with what OUT already holds: sweeps complete / in the figure
         for f in FIGURES:
-            n = len(figure_jobs(f, a.out, a.h, windows, seeds, loads))
-            print(f"Fig {f.fig:5} {f.kind:9} {n:3} sweeps  {f.title} [{f.claim}]")
-        print(f"checks          {len(check_jobs(a.out, a.h, windows, a.seeds)):3} sweeps  spec §9.3")
+            js = figure_jobs(f, a.out, a.h, windows, seeds, loads)
+            print(f"Fig {f.fig:5} {f.kind:9} {_done(js):3}/{len(js):3} sweeps  {f.title} [{f.claim}]")
+        js = check_jobs(a.out, a.h, windows, a.seeds)
+        print(f"checks          {_done(js):3}/{len(js):3} sweeps  spec §9.3")
         return 0
     if a.action == "run":
-        jobs = check_jobs(a.out, a.h, windows, a.seeds) if a.checks else []
-        if a.fig or not a.checks:
+        checks = a.checks or bool(a.check)
+        jobs = check_jobs(a.out, a.h, windows, a.seeds, a.check) if checks else []
+        if a.fig or not checks:
             jobs += [j for f in figs for j in figure_jobs(f, a.out, a.h, windows, seeds, loads)]
         seen, failed = set(), 0
         for j in jobs:

@@ -62,7 +62,9 @@ Cycle-level results folder (``summary["model"] == "cycle"``: Dragonfly, meshes)
     ``paths.{min, lgl, -gl, lg-, -g-, local}`` (share of the delivered packets per path shape,
     spec §5); with ACOR-Switch ``acor_level_share`` (share of router-cycles per level).
 ``routers.csv``
-    ``router,name,injected_load,accepted_load`` — per router (index, name), in phits/node/cycle.
+    ``router,name,injected_load,accepted_load`` — per router (index, name), in phits/node/cycle;
+    on a Dragonfly also ``paths_{min,lgl,-gl,lg-,-g-,local}``, the share of the router's
+    sourced packets (delivered in the window) per path shape.
 ``latency_hist.csv``
     ``lo_cycles,hi_cycles,count`` — packet latency histogram in cycles.
 ``bins.csv``

@@ -117,6 +117,29 @@ fn tpr_and_lian_report_path_breakdowns_and_pass_the_channel_dependency_check() {
             let s: f64 = f[first..].iter().map(|x| x.parse::<f64>().unwrap()).sum();
             assert!((s - 1.0).abs() < 1e-5, "{alg}: {l}");
         }
+        // routers.csv: each router's sourced packets per path shape (Fig 6-13), shares that
+        // add up to 1 for every router that sent anything, the same classes as the summary
+        let routers = std::fs::read_to_string(out.join("routers.csv")).unwrap();
+        let mut lines = routers.lines();
+        let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let first = head.iter().position(|c| *c == "paths_min").unwrap();
+        assert_eq!(head.len() - first, names.len(), "{alg}: {head:?}");
+        let mut used = [0.0f64; 6];
+        for l in lines {
+            let f: Vec<f64> = l
+                .split(',')
+                .skip(first)
+                .map(|x| x.parse().unwrap())
+                .collect();
+            let sum: f64 = f.iter().sum();
+            assert!((sum - 1.0).abs() < 1e-5, "{alg}: {l}");
+            for (u, x) in used.iter_mut().zip(&f) {
+                *u += x;
+            }
+        }
+        for (n, u) in names.iter().zip(used) {
+            assert_eq!(u > 0.0, p[*n].as_f64().unwrap() > 0.0, "{alg}: class {n}");
+        }
         let text = df(&format!("algorithm = \"{alg}\""), "uniform", 0.1, 1);
         let l = lnsim::config::load_str(&text, "t", d.path(), "t", &[], None).unwrap();
         let r = lnsim::api::validate_scenario(&l, None).unwrap();

@@ -145,7 +145,9 @@ impl CycleNet {
                 let done = now + self.ej_latency + l as u64;
                 let (p, lk) = (self.pkts.pkt(id), self.pkts.link(id));
                 let class = self.path_class(p.src, lk);
-                self.stats.delivered_at(p, lk, now, done, l, r, class);
+                let src_router = self.term_router[p.src as usize];
+                self.stats
+                    .delivered_at(p, lk, now, done, l, r, src_router, class);
                 self.pkts.free(id);
             } else {
                 // (the packet counts the hop on arrival)

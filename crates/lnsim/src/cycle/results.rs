@@ -141,6 +141,9 @@ pub(crate) struct CycleStats {
     net: LatCounts,
     router_inj: Vec<u64>,
     router_acc: Vec<u64>,
+    /// Packets delivered in the window per source router and path class (routers.csv's
+    /// `paths_*` on Dragonflies: Fig 6-13's per-router breakdown, Dragonfly spec §6.4 L12).
+    router_paths: Vec<[u64; PathClass::COUNT]>,
     bins: Vec<Bin>,
     /// Index of the bin of the last recorded cycle and its first cycle (`bin_cycles · index`):
     /// [`CycleStats::bin`] divides only when the cycle leaves that bin.
@@ -183,6 +186,7 @@ impl CycleStats {
             net: LatCounts::new(),
             router_inj: vec![0; routers as usize],
             router_acc: vec![0; routers as usize],
+            router_paths: vec![[0; PathClass::COUNT]; routers as usize],
             bins: vec![Bin::default(); end.div_ceil(bin_cycles) as usize],
             bin_idx: 0,
             bin_lo: 0,
@@ -224,7 +228,8 @@ impl CycleStats {
     }
 
     /// Packet `p`'s head left its last router at `done − L − ejection latency`; its last
-    /// phit is consumed at `done`.
+    /// phit is consumed at `done`; it was injected at router `src_router` and took a path of
+    /// `class`.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub fn delivered_at(
@@ -235,6 +240,7 @@ impl CycleStats {
         done: u64,
         phits: u32,
         dst_router: u32,
+        src_router: u32,
         class: PathClass,
     ) {
         self.total_delivered += 1;
@@ -260,6 +266,7 @@ impl CycleStats {
             self.lat.record(lat);
             self.net.record(done - p.t_net);
             self.router_acc[dst_router as usize] += phits as u64;
+            self.router_paths[src_router as usize][class as usize] += 1;
         }
     }
 
@@ -550,15 +557,31 @@ pub(crate) fn write(
     let text =
         serde_json::to_string_pretty(&summary).map_err(|e| Error::Internal(e.to_string()))? + "\n";
 
-    let mut routers = String::from("router,name,injected_load,accepted_load\n");
+    // on a Dragonfly, each router's sourced packets per path class (share of those delivered
+    // in the window)
+    let mut routers = String::from("router,name,injected_load,accepted_load");
+    if dragonfly {
+        for c in PathClass::ALL {
+            let _ = write!(routers, ",paths_{}", c.name());
+        }
+    }
+    routers.push('\n');
     for r in 0..net.routers as usize {
-        let _ = writeln!(
+        let _ = write!(
             routers,
             "{r},{},{},{}",
             net.router_names[r],
             r6(inj_r[r]),
             r6(acc_r[r])
         );
+        if dragonfly {
+            let k = &st.router_paths[r];
+            let d = k.iter().sum::<u64>().max(1) as f64;
+            for c in PathClass::ALL {
+                let _ = write!(routers, ",{}", r6(k[c as usize] as f64 / d));
+            }
+        }
+        routers.push('\n');
     }
     let mut hist = String::from("lo_cycles,hi_cycles,count\n");
     let mut lower = 0u64;
