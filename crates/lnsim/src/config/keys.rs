@@ -518,7 +518,7 @@ pub const KEYS: &[KeyInfo] = &[
     key!("traffic.generators[].idle", ValueKind::StrList { max_len: 10_000_000 }, "", "`[]`", IB,
         "HCAs removed from `sources`"),
     key!("traffic.generators[].vl", VL, "", "0", IB, "VL"),
-    key!("stats.buffer_occupancy", ValueKind::Bool, "", "true", IB, "write `buffers.csv`"),
+    key!("stats.buffer_occupancy", ValueKind::Bool, "", "true", IB, "write `buffers.csv` (switch input buffers) and, with `switch.output_buffer_credits` > 0, `output_buffers.csv` (every output queue)"),
     key!("stats.fairness_sources", ValueKind::StrList { max_len: 10_000_000 }, "", "flows into the busiest destination", IB,
         "HCAs whose flows `fairness.jain` compares"),
     key!("stats.fairness_from", dur(), "", "`sim.warmup`", IB, "start of the fairness window"),

@@ -1218,7 +1218,8 @@ fn default_payload() -> Bytes {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StatsConfig {
-    /// Per-port, per-VL buffer occupancy per interval (`buffers.csv`).
+    /// Per-port, per-VL buffer occupancy per interval (`buffers.csv`) and, with output
+    /// buffers, per output queue (`output_buffers.csv`, spec B.5).
     #[serde(default = "default_true")]
     pub buffer_occupancy: bool,
     /// Fairness group: HCA names of flows' sources to compare (absent: flows into the busiest

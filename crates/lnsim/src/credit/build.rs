@@ -457,7 +457,10 @@ impl Net {
             cc.use_management_lane(m.management_vl());
         }
         let n_hca = fabric.hcas.len();
-        let stats = statistics(s, &fabric, &ports.is_switch, ports.n_buf as usize * vls)?;
+        let mut stats = statistics(s, &fabric, &ports.is_switch, ports.n_buf as usize * vls)?;
+        if let (Some(ob), true) = (&obuf, s.stats.buffer_occupancy) {
+            stats.track_output_buffers(ob.len());
+        }
         let wheel_log_buckets = wheel_log_buckets(&ports.timing);
         let max_ports = fabric
             .nodes
