@@ -34,6 +34,10 @@ Results folder (written by the core, read by :func:`load_results`)
     ``lower_ns,upper_ns,count`` — packet latency histogram.
 ``buffers.csv`` (only when ``stats.buffer_occupancy`` is on)
     ``t_start_s,switch,port,vl,mean_credits,max_credits``.
+``output_buffers.csv`` (only with ``stats.buffer_occupancy`` on and output buffers,
+``switch.output_buffer_credits`` > 0)
+    ``t_start_s,switch,port,vl,queue,capacity_credits,mean_credits,max_credits`` — per interval,
+    every output queue of every switch port.
 ``links.csv`` (only with ``stats.links = true``)
     ``t_start_s,from,port,to,bytes,mbps`` — data bytes each switch output (switch → switch and
     switch → HCA) started to send per interval, and that in Mbit/s = bits/µs.

@@ -62,6 +62,8 @@ TABLES: Dict[str, List[Column]] = {
     "flows.csv": [("src", TEXT, True), ("dst", TEXT, True), *_cols("tx_bytes,rx_bytes")],
     "buffers.csv": [("t_start_s", NUMBER, True), ("switch", TEXT, True),
                     *_cols("port,vl,mean_credits,max_credits")],
+    "output_buffers.csv": [("t_start_s", NUMBER, True), ("switch", TEXT, True),
+                           *_cols("port,vl,queue,capacity_credits,mean_credits,max_credits")],
     "links.csv": [("t_start_s", NUMBER, True), ("from", TEXT, True), ("port", NUMBER, True),
                   ("to", TEXT, True), *_cols("bytes,mbps")],
     "ccti.csv": [("t_start_s", NUMBER, True), ("src", TEXT, True), ("dst", TEXT, True),

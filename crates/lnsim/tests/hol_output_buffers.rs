@@ -130,3 +130,58 @@ fn output_buffer_misuse_is_refused_by_key() {
     let e = input_error(&small_tree("output_buffer_credits = -1\n"), &[], &[]);
     assert!(e.contains("switch.output_buffer_credits"), "{e}");
 }
+
+/// `output_buffers.csv` (`stats.buffer_occupancy` with output buffers, spec B.5): a row per
+/// interval, switch port, VL and output queue, each mean within its peak and the peak within
+/// the queue's share; the hotspot's output fills; absent without output buffers or statistics.
+#[test]
+fn output_buffer_statistics_are_written_and_consistent() {
+    let d = tempfile::tempdir().unwrap();
+    // (scheme, output queues per VL at a switch → switch port)
+    for (sw, per_port) in [(&schemes("shared")[0], 1usize), (&schemes("static")[4], 5)] {
+        let p = write(d.path(), "o.toml", &small_tree(sw));
+        let out = d.path().join("o");
+        let s = run(&p, &out, &[]);
+        let text = std::fs::read_to_string(out.join("output_buffers.csv")).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(
+            lines.next().unwrap(),
+            "t_start_s,switch,port,vl,queue,capacity_credits,mean_credits,max_credits"
+        );
+        let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+        // 4-ary 2-tree: 4 leaves of 8 ports (4 to HCAs: one queue per VL) and 4 roots of 4
+        // ports, 6 intervals of 10 µs
+        let queues = 4 * (4 + 4 * per_port) + 4 * 4 * per_port;
+        assert_eq!(rows.len(), 6 * queues, "{sw}");
+        let mut hottest = (0.0f64, 0u32, 0u32);
+        for r in &rows {
+            let (q, cap, mean, max): (usize, u32, f64, u32) = (
+                r[4].parse().unwrap(),
+                r[5].parse().unwrap(),
+                r[6].parse().unwrap(),
+                r[7].parse().unwrap(),
+            );
+            assert!(q < per_port, "{sw}: {r:?}");
+            assert!(
+                mean <= max as f64 + 1e-9 && max <= cap && cap > 0,
+                "{sw}: {r:?}"
+            );
+            if mean > hottest.0 {
+                hottest = (mean, max, cap);
+            }
+        }
+        // the hotspot's output is congested: some queue held its share and averaged over half
+        assert_eq!(hottest.1, hottest.2, "{sw}: {hottest:?}");
+        assert!(hottest.0 > 0.5 * hottest.2 as f64, "{sw}: {hottest:?}");
+        assert!(s["conservation"]["ok"].as_bool().unwrap());
+        // the summary does not change with the statistics
+        let quiet = d.path().join("q");
+        let s2 = run(&p, &quiet, &["stats.buffer_occupancy=false"]);
+        assert!(!quiet.join("output_buffers.csv").exists());
+        assert_eq!(strip(s), strip(s2), "{sw}");
+        let plain = d.path().join("n");
+        run(&p, &plain, &["switch.output_buffer_credits=0"]);
+        assert!(!plain.join("output_buffers.csv").exists());
+        assert!(plain.join("buffers.csv").exists());
+    }
+}

@@ -40,6 +40,8 @@ fn cases() -> Vec<Case> {
         ("scheme adapter without a size", IB.into(), vec!["hca.injection_queues=\"scheme\""], "hca.injection_credits", None),
         ("injection weights of the wrong length", IB.into(), vec!["hca.injection_queues=\"scheme\"", "hca.injection_credits=2000", "switch.buffer_sharing=\"static\"", "switch.queue_mapping=\"dbbm\"", "switch.dbbm_queues=4", "hca.injection_weights=[1, 1, 1]"], "hca.injection_weights", None),
         ("injection weight out of range", IB.into(), vec!["hca.injection_queues=\"scheme\"", "hca.injection_credits=2000", "hca.injection_weights=[256]"], "hca.injection_weights", None),
+        ("output weights without output buffers", IB.into(), vec!["switch.output_weights=[1]"], "switch.output_weights", None),
+        ("output weights of the wrong length", IB.into(), vec!["switch.output_buffer_credits=64", "switch.buffer_sharing=\"static\"", "switch.queue_mapping=\"dbbm\"", "switch.dbbm_queues=4", "switch.buffer_credits=64", "switch.output_weights=[1, 1, 1]"], "switch.output_weights", None),
         ("scheme adapter with IB CC", IB.into(), vec!["hca.injection_queues=\"scheme\"", "hca.injection_credits=2000", "cc.enabled=true"], "hca.injection_queues", None),
         ("injection queues under a packet", IB.into(), vec!["hca.injection_queues=\"scheme\"", "hca.injection_credits=1"], "hca.injection_credits", None),
         ("memory of a 400 x 400 mesh", IB.into(), vec!["topology.dims=[400, 400]"], "memory", Some(8 << 30)),

@@ -471,6 +471,12 @@ pub struct SwitchConfig {
     /// switch (spec B.5: "buffers … for both the input and the output ports").
     #[serde(default)]
     pub output_buffer_credits: u32,
+    /// With output buffers: weighted round-robin weights of the output link among the output
+    /// queues of a VL, one per queue (packets per turn; default all 1, spec B.5 "weighted
+    /// round-robin among output queues", [A] equal weights). Queue `i` of every port gets
+    /// weight `i`; a port with fewer queues uses the first ones.
+    #[serde(default)]
+    pub output_weights: Option<Vec<u32>>,
     /// VL arbitration tables.
     #[serde(default)]
     pub vl_arbitration: VlArbitrationConfig,
@@ -1212,7 +1218,8 @@ fn default_payload() -> Bytes {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StatsConfig {
-    /// Per-port, per-VL buffer occupancy per interval (`buffers.csv`).
+    /// Per-port, per-VL buffer occupancy per interval (`buffers.csv`) and, with output
+    /// buffers, per output queue (`output_buffers.csv`, spec B.5).
     #[serde(default = "default_true")]
     pub buffer_occupancy: bool,
     /// Fairness group: HCA names of flows' sources to compare (absent: flows into the busiest

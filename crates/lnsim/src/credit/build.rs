@@ -457,7 +457,10 @@ impl Net {
             cc.use_management_lane(m.management_vl());
         }
         let n_hca = fabric.hcas.len();
-        let stats = statistics(s, &fabric, &ports.is_switch, ports.n_buf as usize * vls)?;
+        let mut stats = statistics(s, &fabric, &ports.is_switch, ports.n_buf as usize * vls)?;
+        if let (Some(ob), true) = (&obuf, s.stats.buffer_occupancy) {
+            stats.track_output_buffers(ob.len());
+        }
         let wheel_log_buckets = wheel_log_buckets(&ports.timing);
         let max_ports = fabric
             .nodes
@@ -788,6 +791,12 @@ fn output_buffers(
 ) -> Result<Option<OutputBuffers>> {
     let c = s.switch.output_buffer_credits;
     if c == 0 {
+        if s.switch.output_weights.is_some() {
+            return Err(Error::input(
+                "switch.output_weights",
+                "is only for switch.output_buffer_credits > 0: the weights are those of the output link's weighted round robin among its output queues (spec B.5), and without output buffers there are none; remove it or set switch.output_buffer_credits",
+            ));
+        }
         return Ok(None);
     }
     // the DRB paper's mechanisms monitor the input buffers a packet leaves (drb spec A.10
@@ -810,6 +819,7 @@ fn output_buffers(
         &ports.peer,
         vls,
         pkt_credits,
+        s.switch.output_weights.as_deref(),
     )
     .map(Some)
 }
@@ -1079,6 +1089,9 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
     }
     if let Some(ad) = &net.adapter {
         out.push_str(&format!("  injection: {}\n", ad.describe()));
+    }
+    if let (Some(ob), Some(_)) = (&net.obuf, &s.switch.output_weights) {
+        out.push_str(&format!("  output links: {}\n", ob.describe_weights()));
     }
     out.push_str(&format!(
         "  sim: end {} s, interval {} s, warm-up {} s, seed {}\n",

@@ -35,7 +35,7 @@ fn ib_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) -> Res
     network_parts(est, s, f, buffers);
     packet_parts(est, s, f, buffers);
     let flows = traffic_parts(est, s, f)?;
-    statistics_parts(est, s, f, flows);
+    statistics_parts(est, s, f, flows, output_queues(s, f, buffers));
     Ok(())
 }
 
@@ -120,18 +120,13 @@ fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers
         );
     }
     // output buffers (spec B.5): per switch port a queue, three counters per downstream
-    // counter (at most the scheme's queues), and per port and VL the link's state
-    if s.switch.output_buffer_credits > 0 {
-        let per_out = match buffers.credits {
-            CreditKeepingKind::Partitioned(_) => queues_per_input,
-            CreditKeepingKind::SharedPool => vls,
-        };
+    // counter (at most the scheme's queues), and per port and VL the link's state and WRR turn
+    let out_queues = output_queues(s, f, buffers);
+    if out_queues > 0 {
         est.add(
             "output buffers",
-            m(
-                switch_ports,
-                m(per_out, sz::<PacketQueue>() + 3 * 4) + 4 + 4 + 1 + sz::<VlArbState>() + vls * 8,
-            ),
+            m(out_queues, sz::<PacketQueue>() + 3 * 4)
+                + m(switch_ports, 4 + 4 + 1 + sz::<VlArbState>() + vls * 12),
             Phase::Kept,
         );
     }
@@ -317,9 +312,37 @@ fn traffic_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize) -> Resu
     Ok(flows)
 }
 
+/// The output queues of the network at most (`switch.output_buffer_credits` > 0, spec B.5): per
+/// switch port one per credit counter of the input it drives (at most the scheme's queues per
+/// VL with static buffers, the VLs with a shared pool); 0 without output buffers.
+fn output_queues(s: &Scenario, f: &FabricSize, buffers: BufferChoice) -> u64 {
+    if s.switch.output_buffer_credits == 0 {
+        return 0;
+    }
+    let vls = crate::credit::cc::ddbbm_lanes::lanes(s)
+        .unwrap_or(s.switch.vls as usize)
+        .max(1) as u64;
+    let per_out = match buffers.credits {
+        CreditKeepingKind::Partitioned(_) => m(
+            buffers
+                .scheme
+                .queues_per_vl(f.max_ports.min(usize::MAX as u64) as usize) as u64,
+            vls,
+        ),
+        CreditKeepingKind::SharedPool => vls,
+    };
+    m(f.ports.saturating_sub(f.hcas), per_out)
+}
+
 /// Statistics and the results files built in memory before they are written (`flows`: the
-/// flows of the run).
-fn statistics_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, flows: u64) {
+/// flows of the run; `out_queues`: the output queues, tracked with `stats.buffer_occupancy`).
+fn statistics_parts(
+    est: &mut MemoryEstimate,
+    s: &Scenario,
+    f: &FabricSize,
+    flows: u64,
+    out_queues: u64,
+) {
     let vls = s.switch.vls.max(1) as u64;
     let (np, hcas) = (f.ports, f.hcas);
     let switch_ports = np.saturating_sub(hcas);
@@ -339,6 +362,24 @@ fn statistics_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, flow
         m(tracked, 12) + m(m(n_int, tracked), 12),
         Phase::Kept,
     );
+    // and per output queue (spec B.5), with `output_buffers.csv`, a line per interval and queue
+    let tracked_out = if s.stats.buffer_occupancy {
+        out_queues
+    } else {
+        0
+    };
+    if tracked_out > 0 {
+        est.add(
+            "statistics per output queue",
+            m(tracked_out, 12) + m(m(n_int, tracked_out), 12),
+            Phase::Kept,
+        );
+        est.add(
+            "output_buffers.csv",
+            grown(m(m(n_int, tracked_out), 36 + f.name_bytes.max(4))),
+            Phase::Run,
+        );
+    }
     est.add("latency histograms", 3 * 400 * 1024, Phase::Kept); // packet, network, message
                                                                 // data bytes per switch output and interval (`stats.links`, `stats.hotspot`: drb spec A.7),
                                                                 // and `links.csv`, a line per switch output and interval

@@ -1,6 +1,6 @@
 //! The results folder (issue 2 item 6): `summary.json`, `nodes.csv`, `flows.csv`,
-//! `latency_hist.csv`, `buffers.csv`, `links.csv` (drb-and-ddbbm spec A.7), `scenario.toml` and
-//! the `.lnsim` marker. Everything is
+//! `latency_hist.csv`, `buffers.csv`, `output_buffers.csv` (drb-and-ddbbm spec B.5),
+//! `links.csv` (drb-and-ddbbm spec A.7), `scenario.toml` and the `.lnsim` marker. Everything is
 //! written by [`crate::outdir::write_folder`]: into a temporary sibling folder that is swapped
 //! into place at the end, so a failed run leaves no `summary.json`, an old results folder is
 //! replaced whole, and a folder lnsim did not write is never replaced.
@@ -14,7 +14,8 @@
 //!    (`message_latency_json`, `load_json`: drb-and-ddbbm spec A.7), the hot spot's links
 //!    (`hotspot_json`: spec A.8 R-A8) and congestion management (`cc_json`);
 //! 3. the time bins: bytes per node and interval (`nodes_csv`), buffer occupancy per
-//!    interval (`buffers_csv`), data bytes per switch-output link and interval (`links_csv`);
+//!    interval (`buffers_csv`; the output queues' in `output_buffers_csv`), data bytes per
+//!    switch-output link and interval (`links_csv`);
 //! 4. the per-flow table (`flows_csv`);
 //! 5. the congestion-control tables (`cc_ports_csv`, `ccti_csv`) and DDBBM's (`ddbbm_json`,
 //!    `ddbbm_csv`: drb-and-ddbbm spec B.3);
@@ -103,6 +104,9 @@ pub fn write_results(
     files.push(("latency_hist.csv", latency_hist_csv(&net.stats)));
     if net.stats.buffers.is_some() {
         files.push(("buffers.csv", buffers_csv(net, &ctx)));
+    }
+    if net.stats.out_buffers.is_some() {
+        files.push(("output_buffers.csv", output_buffers_csv(net, &ctx)));
     }
     if l.scenario.stats.links {
         files.push(("links.csv", links_csv(net, &ctx)));
@@ -743,6 +747,55 @@ fn buffers_csv(net: &Net, ctx: &Ctx) -> String {
                     r6(b.integral[i * b.n + k] as f64 / len as f64),
                     b.max[i * b.n + k]
                 );
+            }
+        }
+    }
+    s
+}
+
+/// `output_buffers.csv` (`stats.buffer_occupancy` with `switch.output_buffer_credits` > 0;
+/// drb-and-ddbbm spec B.5 output buffers): per statistics interval, switch port, VL and output
+/// queue of the VL (the queue of the next input's credit counter: `d mod Q` with DBBM, `Q` the
+/// dynamic queue with DDBBM, the next switch's output with VOQsw; one per VL towards an HCA),
+/// its share and the time-averaged and highest credits it held (from a packet's head arrival
+/// until its tail has left on the wire).
+fn output_buffers_csv(net: &Net, ctx: &Ctx) -> String {
+    let st = &net.stats;
+    let ns = &st.nodes;
+    let (Some(b), Some(ob)) = (&st.out_buffers, &net.obuf) else {
+        return String::new();
+    };
+    let mut s =
+        String::from("t_start_s,switch,port,vl,queue,capacity_credits,mean_credits,max_credits\n");
+    let vls = net.vls;
+    // (gport, its first output queue, its queues per VL)
+    let ports: Vec<(u32, usize, usize)> = (0..net.peer.len() as u32)
+        .filter_map(|g| {
+            let r = ob.slots(g);
+            (!r.is_empty()).then_some((g, r.start, r.len() / vls))
+        })
+        .collect();
+    for i in 0..ns.n_int {
+        let t0 = i as u64 * ns.interval;
+        let len = (((i as u64 + 1) * ns.interval).min(ctx.end))
+            .saturating_sub(t0)
+            .max(1);
+        for &(g, base, classes) in &ports {
+            let node = net.node_of[g as usize];
+            let port = g - net.port_base[node as usize];
+            let name = &net.fabric.nodes[node as usize].name;
+            for v in 0..vls {
+                for c in 0..classes {
+                    let q = base + c * vls + v;
+                    let _ = writeln!(
+                        s,
+                        "{},{name},{port},{v},{c},{},{},{}",
+                        secs(t0),
+                        ob.cap(q),
+                        r6(b.integral[i * b.n + q] as f64 / len as f64),
+                        b.max[i * b.n + q]
+                    );
+                }
             }
         }
     }

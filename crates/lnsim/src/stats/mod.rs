@@ -1,5 +1,6 @@
 //! Statistics: per-HCA bytes per interval, latency histograms, buffer occupancy per switch
-//! input port and VL per interval, and the results folder (spec §6, issue 2 items 5–6); message
+//! input port and VL per interval and, with output buffers, per output queue per interval
+//! (drb-and-ddbbm spec B.5), and the results folder (spec §6, issue 2 items 5–6); message
 //! latency, offered and accepted load in the measurement window and per-link bytes per interval
 //! (drb-and-ddbbm spec A.7).
 //! Collectors observe; they never steer the simulation.
@@ -48,6 +49,29 @@ pub struct BufferSeries {
     pub max: Vec<u32>,
 }
 
+impl BufferSeries {
+    /// `n` tracked buffers, empty, over `n_int` intervals.
+    pub fn new(n: usize, n_int: usize) -> Self {
+        BufferSeries {
+            n,
+            level: vec![0; n],
+            since: vec![0; n],
+            integral: vec![0; n_int * n],
+            max: vec![0; n_int * n],
+        }
+    }
+
+    /// Buffer `i` changed to `level` credits at `t`.
+    #[inline]
+    fn record(&mut self, i: usize, t: Ps, level: u32, interval: Ps, n_int: usize) {
+        integrate(self, i, t, interval, n_int);
+        self.level[i] = level;
+        let s = ((t / interval) as usize).min(n_int - 1);
+        let m = &mut self.max[s * self.n + i];
+        *m = (*m).max(level);
+    }
+}
+
 /// All collectors of a run.
 #[derive(Debug)]
 pub struct Stats {
@@ -55,6 +79,10 @@ pub struct Stats {
     pub nodes: NodeSeries,
     /// Buffer occupancy (None when `stats.buffer_occupancy = false`).
     pub buffers: Option<BufferSeries>,
+    /// Occupancy of every switch output queue (spec B.5 output buffers), indexed by its slot in
+    /// the output buffers (None without output buffers or with `stats.buffer_occupancy =
+    /// false`).
+    pub out_buffers: Option<BufferSeries>,
     /// Packet latency, creation → consumption at the sink, in ns.
     pub latency: Histogram<u64>,
     /// Network latency, first credit on the source link → consumption, in ns.
@@ -114,13 +142,8 @@ impl Stats {
                 n_hca,
                 bytes: vec![[0, 0]; n_int * n_hca],
             },
-            buffers: n_buf.map(|n| BufferSeries {
-                n,
-                level: vec![0; n],
-                since: vec![0; n],
-                integral: vec![0; n_int * n],
-                max: vec![0; n_int * n],
-            }),
+            buffers: n_buf.map(|n| BufferSeries::new(n, n_int)),
+            out_buffers: None,
             latency: hist(),
             net_latency: hist(),
             latency_sum: 0,
@@ -211,11 +234,23 @@ impl Stats {
         let interval = self.nodes.interval;
         let n_int = self.nodes.n_int;
         if let Some(b) = &mut self.buffers {
-            integrate(b, i, t, interval, n_int);
-            b.level[i] = level;
-            let s = ((t / interval) as usize).min(n_int - 1);
-            let m = &mut b.max[s * b.n + i];
-            *m = (*m).max(level);
+            b.record(i, t, level, interval, n_int);
+        }
+    }
+
+    /// Tracks the occupancy of `n` switch output queues per interval (spec B.5 output
+    /// buffers; `output_buffers.csv`).
+    pub fn track_output_buffers(&mut self, n: usize) {
+        self.out_buffers = Some(BufferSeries::new(n, self.nodes.n_int));
+    }
+
+    /// Output queue `i` changed to `level` credits at `t` (a no-op unless they are tracked).
+    #[inline]
+    pub fn out_buffer(&mut self, i: usize, t: Ps, level: u32) {
+        let interval = self.nodes.interval;
+        let n_int = self.nodes.n_int;
+        if let Some(b) = &mut self.out_buffers {
+            b.record(i, t, level, interval, n_int);
         }
     }
 
@@ -223,7 +258,10 @@ impl Stats {
     pub fn finish(&mut self, end: Ps) {
         let interval = self.nodes.interval;
         let n_int = self.nodes.n_int;
-        if let Some(b) = &mut self.buffers {
+        for b in [&mut self.buffers, &mut self.out_buffers]
+            .into_iter()
+            .flatten()
+        {
             for i in 0..b.n {
                 integrate(b, i, end, interval, n_int);
             }
@@ -280,6 +318,24 @@ mod tests {
         let b = s.buffers.unwrap();
         assert_eq!(&b.integral[0..3], &[20, 40, 20]);
         assert_eq!(&b.max[0..4], &[4, 4, 4, 0]);
+    }
+
+    #[test]
+    fn output_queue_integral_splits_over_intervals_like_the_inputs() {
+        let mut s = Stats::new(100, 10, 1, Some(1), 0, 0);
+        s.out_buffer(0, 5, 4); // not tracked yet: nothing happens
+        s.track_output_buffers(2);
+        s.out_buffer(1, 5, 4);
+        s.out_buffer(1, 25, 2);
+        s.out_buffer(1, 31, 0);
+        s.finish(100);
+        assert_eq!(s.buffers.as_ref().unwrap().integral.iter().sum::<u64>(), 0);
+        let b = s.out_buffers.unwrap();
+        let q1: Vec<u64> = (0..4).map(|i| b.integral[i * 2 + 1]).collect();
+        assert_eq!(q1, [20, 40, 30, 2]);
+        let m1: Vec<u32> = (0..4).map(|i| b.max[i * 2 + 1]).collect();
+        assert_eq!(m1, [4, 4, 4, 2]);
+        assert!((0..10).all(|i| b.integral[i * 2] == 0 && b.max[i * 2] == 0));
     }
 
     #[test]

@@ -14,8 +14,10 @@
 //!    the input buffer when it has crossed, and the input's credits go back upstream then
 //!    ([`Ev::InputRelease`], as without output buffers).
 //! 2. **link**: the output link serves its non-empty output queues whose downstream credits
-//!    suffice, round robin among the queues of a VL (equal weights: the WRR of spec B.5) after
-//!    the IBA VL arbitration among VLs (its own state per port, [`OutputBuffers`]). Cut-through:
+//!    suffice, weighted round robin among the queues of a VL (spec B.5: "weighted round-robin
+//!    among output queues"; `switch.output_weights`, packets per turn, default equal — plain
+//!    round robin, the spec's [A] equal weights) after the IBA VL arbitration among VLs (its
+//!    own state per port, [`OutputBuffers`]). Cut-through:
 //!    a packet may start on the wire once its head is in the output buffer; its tail never
 //!    leaves before it arrived. The output queue's space frees when the tail has left on the
 //!    wire ([`Ev::OutputRelease`]), which lets the crossbar move the next packet in.
@@ -34,7 +36,8 @@
 //! with silently changed semantics.
 //!
 //! Memory: per switch port one queue, three counters and a round-robin pointer per downstream
-//! credit counter; nothing is allocated per packet.
+//! credit counter, and per port and VL the packets left in the current WRR turn; nothing is
+//! allocated per packet.
 
 use crate::config::Ps;
 use crate::credit::cc::switch_view;
@@ -64,6 +67,12 @@ pub struct OutputBuffers {
     nonempty: Vec<u32>,
     /// `[gport * vls + vl]`: class of the queue served last (round robin within the VL).
     rr: Vec<u32>,
+    /// `[gport * vls + vl]`: packets the class `rr` may still send in its WRR turn (always 0
+    /// with equal weights: plain round robin).
+    left: Vec<u32>,
+    /// Per class (queue of a VL): its WRR weight in packets (`switch.output_weights`; all 1
+    /// by default). A port with fewer classes uses the first ones.
+    weights: Vec<u32>,
     /// `[(gport * vls + vl) * words + w]`: bit `class` set while that output queue has a head
     /// whose downstream credits suffice (what the link's round robin looks for; one queue per
     /// downstream counter, so a change of credits or head touches one bit: `Net::link_refresh`).
@@ -93,8 +102,11 @@ impl OutputBuffers {
     /// Output buffers of `vl_credits` credits per port and VL at every switch port
     /// (`is_switch`), one queue per credit counter of the input each port drives: the VLs
     /// with a shared pool, the counters of `keeping` with credits per queue, sized by
-    /// `sizing` (switch inputs) or whole (an HCA's VLs). Refuses a queue under one packet of
-    /// `pkt_credits`.
+    /// `sizing` (switch inputs) or whole (an HCA's VLs); their link serves them with
+    /// `weights` (spec B.5 WRR, one per queue of a VL; None: 1 each). Refuses a queue under
+    /// one packet of `pkt_credits`, and a weight list whose length is not the most queues per
+    /// VL of an output port or with a weight outside 1–255.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         vl_credits: u32,
         keeping: &CreditKeeping,
@@ -103,6 +115,7 @@ impl OutputBuffers {
         peer: &[u32],
         vls: usize,
         pkt_credits: u32,
+        weights: Option<&[u32]>,
     ) -> Result<Self> {
         let np = peer.len();
         let mut ob = OutputBuffers {
@@ -114,6 +127,8 @@ impl OutputBuffers {
             cap: Vec::new(),
             nonempty: vec![0; np * vls],
             rr: vec![0; np * vls],
+            left: vec![0; np * vls],
+            weights: Vec::new(),
             sendable: Vec::new(),
             words: 1,
             link_busy: vec![false; np],
@@ -161,9 +176,19 @@ impl OutputBuffers {
             }
         }
         let most = ob.classes.iter().copied().max().unwrap_or(1) as usize;
+        ob.weights = output_weights(weights, &ob.classes, is_switch, peer, most)?;
         ob.words = most.div_ceil(64).max(1);
         ob.sendable = vec![0; np * vls * ob.words];
         Ok(ob)
+    }
+
+    /// One line for `lnsim validate`: the output links' WRR weights (spec B.5).
+    pub fn describe_weights(&self) -> String {
+        let w: Vec<String> = self.weights.iter().map(|w| w.to_string()).collect();
+        format!(
+            "weighted round robin among the output queues of a VL (spec B.5), weights [{}] packets per turn",
+            w.join(", ")
+        )
     }
 
     /// Number of output queues of the network.
@@ -300,9 +325,12 @@ impl Net {
             ));
             return;
         }
+        let used = ob.used[s];
         if ob.queues[s].is_empty() {
             ob.nonempty[og as usize * vls + vl as usize] += 1;
         }
+        self.stats.out_buffer(s, now, used);
+        let ob = self.obuf.as_mut().expect("output buffers");
         let was_empty = ob.queues[s].is_empty();
         let mut q = ob.queues[s];
         self.pkts.push_back(&mut q, pid);
@@ -341,18 +369,19 @@ impl Net {
         self.obuf.as_mut().expect("output buffers").vlarb[og as usize] = st;
     }
 
-    /// Round robin over the output queues of `og` on `vl` from the one after the last served:
-    /// sends the first head whose downstream credits suffice (the first `sendable` bit);
-    /// returns its bytes.
+    /// Weighted round robin over the output queues of `og` on `vl` (spec B.5): the queue
+    /// holding the turn keeps it for up to its weight in packets while its head finds its
+    /// downstream credits; then the first such head after it takes the turn (the first
+    /// `sendable` bit from the one after the last served). With equal weights: round robin.
+    /// Sends that head; returns its bytes.
     fn link_pick(&mut self, og: u32, vl: u8, now: Ps) -> Option<u32> {
         let vls = self.vls;
         let r = og as usize * vls + vl as usize;
         let ob = self.ob();
         let classes = ob.classes[og as usize] as usize;
         let base = ob.base[og as usize] as usize;
-        let start = (ob.rr[r] as usize + 1) % classes;
         let bits = &ob.sendable[r * ob.words..(r + 1) * ob.words];
-        let class = first_bit(bits, start, classes).or_else(|| first_bit(bits, 0, start))?;
+        let (class, left) = wrr_pick(bits, classes, ob.rr[r], ob.left[r], &ob.weights)?;
         let counter = (class as usize * vls + vl as usize) as u16;
         let s = base + counter as usize;
         let pid = ob.queues[s]
@@ -360,7 +389,9 @@ impl Net {
             .expect("a sendable output queue has a head");
         let cs = self.credit_slot(og, counter);
         debug_assert!(self.credits[cs] >= self.pkts[pid].credits);
-        self.obuf.as_mut().expect("output buffers").rr[r] = class;
+        let ob = self.obuf.as_mut().expect("output buffers");
+        ob.rr[r] = class;
+        ob.left[r] = left;
         Some(self.link_send(og, s, counter, pid, cs, now))
     }
 
@@ -448,6 +479,8 @@ impl Net {
         let s = ob.slot(og, counter);
         ob.used[s] -= credits;
         ob.space[s] += credits;
+        let used = ob.used[s];
+        self.stats.out_buffer(s, now, used);
         self.output_gained_room(og);
         self.try_output(og, now);
     }
@@ -532,6 +565,82 @@ impl Net {
         let blocked = self.credits[self.credit_slot(o, counter)] < h.credits;
         (blocked && self.is_switch[down as usize]).then_some(down * self.vls as u32 + h.vl as u32)
     }
+}
+
+/// The WRR weights of the output queues of a VL (`switch.output_weights`, spec B.5: weighted
+/// round robin among output queues, [A] equal weights): `weights`, checked, or all 1. The list
+/// gives queue `i` of a VL its weight at every port; its length must be `most`, the most
+/// queues per VL of an output port (`classes` per gport), and a port with fewer queues (towards
+/// an HCA, or a smaller switch under `voq_sw`) uses the first ones.
+fn output_weights(
+    weights: Option<&[u32]>,
+    classes: &[u32],
+    is_switch: &[bool],
+    peer: &[u32],
+    most: usize,
+) -> Result<Vec<u32>> {
+    let Some(w) = weights else {
+        return Ok(vec![1; most]);
+    };
+    if w.len() != most {
+        // what the ports towards switches have, for the message
+        let towards_switches: Vec<u32> = (0..classes.len())
+            .filter(|&g| is_switch[g] && is_switch[peer[g] as usize])
+            .map(|g| classes[g])
+            .collect();
+        let lo = towards_switches
+            .iter()
+            .copied()
+            .min()
+            .unwrap_or(most as u32);
+        let range = if lo as usize == most {
+            format!("{most}")
+        } else {
+            format!("{lo}–{most}")
+        };
+        return Err(Error::input(
+            "switch.output_weights",
+            format!(
+                "{} weights for output ports with {range} queues per VL (the queues of the next switch's input with this switch.queue_mapping and switch.buffer_sharing): give {most}, one per queue (1 for one_queue or a shared buffer, the switch's ports for voq_sw, N for voq_net, Q for dbbm, Q + 1 for ddbbm); a port with fewer queues uses the first",
+                w.len()
+            ),
+        ));
+    }
+    if let Some(&bad) = w.iter().find(|&&x| x == 0 || x > 255) {
+        return Err(Error::input(
+            "switch.output_weights",
+            format!("weight {bad} outside 1–255 (packets per turn)"),
+        ));
+    }
+    Ok(w.to_vec())
+}
+
+/// Whether bit `i` of `bits` is set.
+#[inline(always)]
+fn bit(bits: &[u64], i: usize) -> bool {
+    (bits[i >> 6] >> (i & 63)) & 1 == 1
+}
+
+/// One weighted round-robin choice among `classes` queues (spec B.5), the ready ones set in
+/// `bits`: the class `last` served last keeps the turn while it has `left` packets of it and is
+/// ready; otherwise the first ready class after it (wrapping) takes the turn with its weight
+/// (`weights[class]`, ≥ 1). Returns the class and the packets its turn has left, None when
+/// none is ready. With all weights 1, `left` stays 0: plain round robin from `last + 1`.
+#[inline]
+fn wrr_pick(
+    bits: &[u64],
+    classes: usize,
+    last: u32,
+    left: u32,
+    weights: &[u32],
+) -> Option<(u32, u32)> {
+    let last = last as usize;
+    if left > 0 && bit(bits, last) {
+        return Some((last as u32, left - 1));
+    }
+    let start = (last + 1) % classes;
+    let c = first_bit(bits, start, classes).or_else(|| first_bit(bits, 0, start))?;
+    Some((c, weights[c as usize] - 1))
 }
 
 /// The first set bit of `bits` in `from..to` (bit `i` is bit `i % 64` of word `i / 64`).
@@ -774,6 +883,263 @@ dst = "H113"
         n.pkts.pop_front(&mut q);
         n.obuf.as_mut().unwrap().queues[s] = q;
         assert!(n.check_conservation().is_err());
+    }
+
+    /// The bits of the ready classes.
+    fn ready(classes: &[usize]) -> Vec<u64> {
+        let mut b = vec![0u64; 3];
+        for &c in classes {
+            b[c >> 6] |= 1 << (c & 63);
+        }
+        b
+    }
+
+    #[test]
+    fn wrr_serves_each_queue_its_weight_over_a_hand_built_sequence() {
+        use super::wrr_pick;
+        let w = [3, 1, 2];
+        // (ready classes, the class the WRR must pick)
+        let steps: &[(&[usize], u32)] = &[
+            // all ready: class 0 first (the last class was served last), 3, 1, 2 packets a turn
+            (&[0, 1, 2], 0),
+            (&[0, 1, 2], 0),
+            (&[0, 1, 2], 0),
+            (&[0, 1, 2], 1),
+            (&[0, 1, 2], 2),
+            (&[0, 1, 2], 2),
+            (&[0, 1, 2], 0),
+            // class 0 loses its credits mid-turn: the turn passes on, and its rest is lost
+            (&[1, 2], 1),
+            (&[0, 2], 2),
+            (&[0, 1, 2], 2),
+            (&[0, 1, 2], 0),
+            // the one ready class is served whatever its weight
+            (&[1], 1),
+            (&[1], 1),
+            (&[1], 1),
+            (&[], u32::MAX),
+            (&[0, 1, 2], 2),
+        ];
+        let (mut last, mut left) = (2u32, 0u32);
+        for (i, &(r, want)) in steps.iter().enumerate() {
+            match wrr_pick(&ready(r), 3, last, left, &w) {
+                Some((c, l)) => {
+                    assert_eq!(c, want, "step {i}");
+                    (last, left) = (c, l);
+                }
+                None => assert_eq!(want, u32::MAX, "step {i}"),
+            }
+        }
+        // over a long run with every queue ready the service ratio is the weights'
+        let mut served = [0u32; 3];
+        let (mut last, mut left) = (2u32, 0u32);
+        for _ in 0..600 {
+            let (c, l) = wrr_pick(&ready(&[0, 1, 2]), 3, last, left, &w).unwrap();
+            served[c as usize] += 1;
+            (last, left) = (c, l);
+        }
+        assert_eq!(served, [300, 100, 200]);
+    }
+
+    #[test]
+    fn wrr_with_equal_weights_is_round_robin_and_agrees_with_the_adapters() {
+        use super::{first_bit, wrr_pick};
+        use crate::credit::endpoint::adapter::Wrr;
+        // pseudo-random ready sets over 1, 3 and 130 classes (across the 64-bit words)
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for classes in [1usize, 3, 130] {
+            let equal = vec![1u32; classes];
+            let weighted: Vec<u32> = (0..classes as u32).map(|c| 1 + c % 4).collect();
+            let (mut rr, mut last, mut left) = (classes - 1, (classes - 1) as u32, 0u32);
+            let mut wrr = Wrr::new(classes as u32);
+            let (mut wlast, mut wleft) = ((classes - 1) as u32, 0u32);
+            for _ in 0..5000 {
+                let r: Vec<usize> = (0..classes).filter(|_| next() % 3 != 0).collect();
+                let bits = ready(&r);
+                // the round robin the link used before weights: first ready after the last
+                let start = (rr + 1) % classes;
+                let plain = first_bit(&bits, start, classes).or_else(|| first_bit(&bits, 0, start));
+                let got = wrr_pick(&bits, classes, last, left, &equal);
+                assert_eq!(got.map(|g| g.0), plain);
+                if let Some((c, l)) = got {
+                    assert_eq!(l, 0);
+                    (rr, last, left) = (c as usize, c, l);
+                }
+                // with unequal weights it makes the choices of the Input Adapter's WRR
+                let a = wrr.pick(
+                    classes as u32,
+                    |q| r.contains(&(q as usize)),
+                    |q| weighted[q as usize],
+                );
+                let b = wrr_pick(&bits, classes, wlast, wleft, &weighted);
+                assert_eq!(a, b.map(|g| g.0));
+                if let Some((c, l)) = b {
+                    (wlast, wleft) = (c, l);
+                }
+            }
+        }
+    }
+
+    /// Two switches in a line, H111 and H112 on SW11 flooding H121 and H122 on SW12 through
+    /// SW11's one output towards SW12 (2:1), DBBM with Q = 2: the two flows sit in different
+    /// output queues of that port (destinations 2 and 3).
+    fn line_two_queues() -> String {
+        FAN_IN
+            .replace("dims = [1, 1]", "dims = [1, 2]")
+            .replace("hcas_per_switch = 3", "hcas_per_switch = 2")
+            .replace(
+                "src = \"H111\"\ndst = \"H113\"",
+                "src = \"H111\"\ndst = \"H121\"",
+            )
+            .replace(
+                "src = \"H112\"\ndst = \"H113\"",
+                "src = \"H112\"\ndst = \"H122\"",
+            )
+    }
+
+    const TWO_QUEUES: [&str; 5] = [
+        "links.fabric.speed=\"SDR\"", // as fast as the hosts' links: the 2:1 bottleneck
+        "switch.queue_mapping=\"dbbm\"",
+        "switch.dbbm_queues=2",
+        "switch.buffer_sharing=\"static\"",
+        "switch.output_buffer_credits=16",
+    ];
+
+    fn rx(n: &Net) -> Vec<u64> {
+        n.traffic.flows.iter().map(|f| f.rx_bytes).collect()
+    }
+
+    #[test]
+    fn output_weights_set_the_shares_of_a_congested_output_link() {
+        let text = line_two_queues();
+        let with = |w: Option<&str>| {
+            let mut ov = TWO_QUEUES.to_vec();
+            if let Some(w) = w {
+                ov.push(w);
+            }
+            run(&text, &ov)
+        };
+        let equal = with(None);
+        let r = rx(&equal);
+        assert_eq!(r.len(), 2);
+        let ratio = r[0] as f64 / r[1] as f64;
+        assert!((ratio - 1.0).abs() < 0.02, "equal weights: {r:?}");
+        // explicit equal weights are the default, event for event
+        let ones = with(Some("switch.output_weights=[1, 1]"));
+        assert_eq!(ones.events, equal.events);
+        assert_eq!(rx(&ones), r);
+        for (w, want) in [("[3, 1]", 3.0), ("[1, 2]", 0.5)] {
+            let key = format!("switch.output_weights={w}");
+            let n = with(Some(&key));
+            let r = rx(&n);
+            let ratio = r[0] as f64 / r[1] as f64;
+            assert!(
+                (ratio - want).abs() / want < 0.05,
+                "{w}: {r:?} ratio {ratio}"
+            );
+            // the output link stays busy: the total is that of equal weights
+            let (a, b) = (
+                r.iter().sum::<u64>() as f64,
+                rx(&equal).iter().sum::<u64>() as f64,
+            );
+            assert!((a - b).abs() / b < 0.02, "{w}: total {a} against {b}");
+        }
+    }
+
+    #[test]
+    fn bad_output_weights_are_refused_naming_the_key() {
+        let text = line_two_queues();
+        let err = |extra: &[&str]| {
+            let mut ov = TWO_QUEUES.to_vec();
+            ov.extend_from_slice(extra);
+            net(&text, &ov).err().expect("refused").to_string()
+        };
+        let e = err(&["switch.output_weights=[1, 1, 1]"]);
+        assert!(
+            e.contains("switch.output_weights") && e.contains("give 2"),
+            "{e}"
+        );
+        let e = err(&["switch.output_weights=[1, 0]"]);
+        assert!(
+            e.contains("switch.output_weights") && e.contains("255"),
+            "{e}"
+        );
+        let e = err(&[
+            "switch.output_weights=[1, 1]",
+            "switch.output_buffer_credits=0",
+        ]);
+        assert!(
+            e.contains("switch.output_weights") && e.contains("switch.output_buffer_credits"),
+            "{e}"
+        );
+    }
+
+    /// Per output queue: (mean credits over the run, the highest any interval saw).
+    fn occupancy(n: &Net) -> Vec<(f64, u32)> {
+        let b = n.stats.out_buffers.as_ref().expect("output queues tracked");
+        let n_int = n.stats.nodes.n_int;
+        (0..b.n)
+            .map(|q| {
+                let area: u64 = (0..n_int).map(|i| b.integral[i * b.n + q]).sum();
+                let max = (0..n_int).map(|i| b.max[i * b.n + q]).max().unwrap();
+                (area as f64 / n.end as f64, max)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn output_queue_statistics_see_the_congested_output_and_stay_within_capacity() {
+        let n = run(FAN_IN, &["switch.output_buffer_credits=12"]);
+        let ob = n.obuf.as_ref().unwrap();
+        let occ = occupancy(&n);
+        assert_eq!(occ.len(), ob.len());
+        let hot = ob.slots(out_to(&n, "H113")).start;
+        for (q, &(mean, max)) in occ.iter().enumerate() {
+            assert!(
+                mean <= max as f64 && max <= ob.cap(q),
+                "queue {q}: {mean} {max}"
+            );
+            if q != hot {
+                // no traffic leaves through the outputs towards H111, H112
+                assert_eq!((mean, max), (0.0, 0), "queue {q}");
+            }
+        }
+        // 2:1 into H113: its output queue stays nearly full (12 credits, 6 packets)
+        let (mean, max) = occ[hot];
+        assert_eq!(max, 12);
+        assert!(mean > 8.0, "mean {mean}");
+        // the level the statistics end on is what the queue holds at the end
+        assert_eq!(
+            n.stats.out_buffers.as_ref().unwrap().level[hot],
+            ob.used(hot)
+        );
+        // no traffic: every output queue empty throughout
+        let idle = run(
+            FAN_IN,
+            &[
+                "switch.output_buffer_credits=12",
+                "traffic.flows[0].start=\"1ms\"",
+                "traffic.flows[1].start=\"1ms\"",
+            ],
+        );
+        assert_eq!(idle.stats.delivered_packets, 0);
+        assert!(occupancy(&idle).iter().all(|&o| o == (0.0, 0)));
+        // not tracked without stats.buffer_occupancy
+        let off = run(
+            FAN_IN,
+            &[
+                "switch.output_buffer_credits=12",
+                "stats.buffer_occupancy=false",
+            ],
+        );
+        assert!(off.stats.out_buffers.is_none());
+        assert_eq!(off.events, n.events);
     }
 
     #[test]
