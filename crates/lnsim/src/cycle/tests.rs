@@ -506,6 +506,25 @@ fn blocked_re_routings_raise_the_acor_level_of_the_router_or_the_packet() {
     assert_eq!(n.stats.recomputations, 3);
 }
 
+/// The Dragonfly `DF` run with `alg` under ADV+1 at full load (past saturation) for 4,000
+/// measured cycles, with the counter observer (`stats.group_counters`) if `observe`.
+fn saturated_adv1(alg: &str, observe: bool) -> CycleNet {
+    let a = format!("routing.algorithm=\"{alg}\"");
+    let mut over = vec![
+        a.as_str(),
+        "traffic.pattern=\"adv\"",
+        "traffic.shift=1",
+        "traffic.load=1.0",
+        "sim.measure_cycles=4000",
+    ];
+    if observe {
+        over.push("stats.group_counters=true");
+    }
+    let mut n = net(DF, &over);
+    n.run(false, &mut || false).unwrap();
+    n
+}
+
 /// TPR's and LIAN's counters follow the injection queues (Dragonfly spec §3.10.1): at the end
 /// of a run past saturation, stor_i of every router is the number of packets for group i in
 /// its terminal input buffers; the window holds injections, and they all leave it HW cycles
@@ -515,16 +534,7 @@ fn group_counters_follow_the_injection_queues() {
     use super::packet::NIL;
     use super::PortKind;
     for alg in ["tpr", "lian"] {
-        let a = format!("routing.algorithm=\"{alg}\"");
-        let over = [
-            a.as_str(),
-            "traffic.pattern=\"adv\"",
-            "traffic.shift=1",
-            "traffic.load=1.0",
-            "sim.measure_cycles=4000",
-        ];
-        let mut n = net(DF, &over);
-        n.run(false, &mut || false).unwrap();
+        let n = saturated_adv1(alg, false);
         let c = n.counters.clone().expect("counters");
         let groups = c.groups();
         let mut want = vec![0u32; (n.routers * groups) as usize];
@@ -576,17 +586,7 @@ fn group_counters_follow_the_injection_queues() {
 #[test]
 fn the_counter_observer_follows_the_routings_counters() {
     for alg in ["lian", "tpr"] {
-        let a = format!("routing.algorithm=\"{alg}\"");
-        let over = [
-            a.as_str(),
-            "traffic.pattern=\"adv\"",
-            "traffic.shift=1",
-            "traffic.load=1.0",
-            "sim.measure_cycles=4000",
-            "stats.group_counters=true",
-        ];
-        let mut n = net(DF, &over);
-        n.run(false, &mut || false).unwrap();
+        let n = saturated_adv1(alg, true);
         let mut theirs = n.counters.clone().expect("counters");
         let mut ours = n.ctrace.as_ref().expect("observer").counters.clone();
         let now = n.now;
