@@ -14,7 +14,8 @@ last line per pair gives the wall times of both runs (the same simulated time) a
 run is too short for that (set-up dominates): its line gives the two wall times only.
 
 Cases of the cycle-level router model (``model="cycle"``: ``mesh_8x8``, ``dragonfly_h6``,
-``dragonfly_h6_lian`` — the same point routed by LIAN —, ``mesh_64x64_setup``) get a table of their own: simulated cycles (warm-up + measured), wall
+``dragonfly_h6_ugal``, ``dragonfly_h6_lian``, ``dragonfly_h6_acor`` — the same point routed by
+UGAL, LIAN and ACOR-Switch —, ``mesh_64x64_setup``) get a table of their own: simulated cycles (warm-up + measured), wall
 seconds of the run, wall seconds of the set-up before it (the summary's ``setup_time_s``:
 building the network, the channel-dependency check, the route table), cycles per wall second,
 flit-hops per second (the summary's ``phit_hops_per_s``: a phit is the flit of these models),
@@ -23,6 +24,8 @@ for ``mesh_64x64_setup``), with ``ok`` or ``SLOW`` (a missed target is reported,
 error). ``--quick`` shortens InfiniBand cases with
 ``--set sim.end_time=... --set sim.warmup=...`` and cycle-level ones with
 ``--set sim.warmup_cycles=... --set sim.measure_cycles=...``; targets are not judged then.
+A case timed against another (``relative_to``: LIAN and ACOR against UGAL) gets a last line
+with the two wall times and their ratio against its target (``max_ratio``: at most 1.5×).
 
 To add a case, append a :class:`BenchCase` to :data:`CASES`.
 """
@@ -73,6 +76,10 @@ class BenchCase:
     target_wall_s: Optional[float] = None
     #: Cycle-level model: set-up time target in seconds on one core (``None``: none).
     target_setup_s: Optional[float] = None
+    #: A routing's cost: the case it is timed against (same point, another routing) and the
+    #: largest wall-time ratio allowed (issue 19: LIAN and ACOR ≤ 1.5 × UGAL on the h = 6 point).
+    relative_to: str = ""
+    max_ratio: Optional[float] = None
 
 
 #: The fixed cases, in the order they run. Adding one is one line.
@@ -149,6 +156,15 @@ CASES: List[BenchCase] = [
         target_wall_s=60.0,
     ),
     BenchCase(
+        "dragonfly_h6_ugal",
+        "bench/dragonfly_h6.toml",
+        ('routing.algorithm="ugal"',),
+        description="dragonfly_h6 routed by UGAL (the reference of the routings' cost), 60,000 + 60,000 cycles",
+        model=MODEL_CYCLE,
+        quick_warmup_cycles=1000,
+        quick_measure_cycles=2000,
+    ),
+    BenchCase(
         "dragonfly_h6_lian",
         "bench/dragonfly_h6.toml",
         ('routing.algorithm="lian"',),
@@ -156,7 +172,19 @@ CASES: List[BenchCase] = [
         model=MODEL_CYCLE,
         quick_warmup_cycles=1000,
         quick_measure_cycles=2000,
-        target_wall_s=90.0,
+        relative_to="dragonfly_h6_ugal",
+        max_ratio=1.5,
+    ),
+    BenchCase(
+        "dragonfly_h6_acor",
+        "bench/dragonfly_h6.toml",
+        ('routing.algorithm="acor"',),
+        description="dragonfly_h6 routed by ACOR-Switch 3L (Dragonfly spec §3.7), 60,000 + 60,000 cycles",
+        model=MODEL_CYCLE,
+        quick_warmup_cycles=1000,
+        quick_measure_cycles=2000,
+        relative_to="dragonfly_h6_ugal",
+        max_ratio=1.5,
     ),
     BenchCase(
         "mesh_64x64_setup",
@@ -454,6 +482,39 @@ def format_cost(c: dict) -> str:
     return line
 
 
+def routing_costs(records: Sequence[dict], quick: bool = False) -> List[dict]:
+    """For each case with a ``relative_to`` run together with it (both ok): ``{"case",
+    "relative_to", "wall_time_s", "relative_wall_time_s", "ratio", "max_ratio", "ok",
+    "quick"}``, ``ratio`` being the case's wall time over the reference's on the same point
+    (``ok``: within ``max_ratio``; ``None`` with ``quick``, whose runs measure set-up)."""
+    by_name = {r["case"]: r for r in records}
+    cases = {c.name: c for c in CASES}
+    out = []
+    for r in records:
+        case = cases.get(r["case"])
+        ref = by_name.get(case.relative_to) if case is not None and case.relative_to else None
+        if ref is None or r.get("status") != "ok" or ref.get("status") != "ok":
+            continue
+        ratio = _ratio(r.get("wall_time_s"), ref.get("wall_time_s"))
+        if ratio is None:
+            continue
+        out.append({
+            "case": r["case"], "relative_to": ref["case"], "wall_time_s": r["wall_time_s"],
+            "relative_wall_time_s": ref["wall_time_s"], "ratio": ratio, "max_ratio": case.max_ratio,
+            "ok": None if quick or case.max_ratio is None else ratio <= case.max_ratio, "quick": quick,
+        })
+    return out
+
+
+def format_routing_cost(c: dict) -> str:
+    """The line saying what a routing costs against its reference on the same point."""
+    line = (f"{c['case']} vs {c['relative_to']}: wall time {c['wall_time_s']:.2f} s vs "
+            f"{c['relative_wall_time_s']:.2f} s, {c['ratio']:.2f}×")
+    if c.get("quick") or c.get("ok") is None:
+        return line + "; --quick runs are too short to tell what the routing costs"
+    return line + f" (target ≤ {c['max_ratio']:g}×: {'ok' if c['ok'] else 'OVER'})"
+
+
 def main(cases: Sequence[str] = (), quick: bool = False, scenarios=None, out=None) -> int:
     """Runs the selected cases (all by default); returns the exit status (1 if any failed)."""
     lnsim_version = version()
@@ -479,6 +540,9 @@ def main(cases: Sequence[str] = (), quick: bool = False, scenarios=None, out=Non
     costs = cc_costs(records, quick=quick)
     for c in costs:
         print(format_cost(c))
+    rcosts = routing_costs(records, quick=quick)
+    for c in rcosts:
+        print(format_routing_cost(c))
 
     report = {
         "version": lnsim_version,
@@ -489,6 +553,7 @@ def main(cases: Sequence[str] = (), quick: bool = False, scenarios=None, out=Non
         "cpu_count": os.cpu_count(),
         "cases": records,
         "cc_costs": costs,
+        "routing_costs": rcosts,
     }
     path = out_root / "bench.json"
     path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

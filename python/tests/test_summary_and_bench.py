@@ -32,7 +32,13 @@ def test_format_summary_tolerates_missing_fields(tmp_path):
 def test_bench_cases_exist():
     names = [c.name for c in bench.CASES]
     assert names == ["c4", "c4_cc", "fat_tree_648", "fat_tree_648_cc", "bmin1024_ddbbm", "torus8x8_drb",
-                     "mesh_8x8", "dragonfly_h6", "dragonfly_h6_lian", "mesh_64x64_setup"]
+                     "mesh_8x8", "dragonfly_h6", "dragonfly_h6_ugal", "dragonfly_h6_lian", "dragonfly_h6_acor",
+                     "mesh_64x64_setup"]
+    for c in bench.CASES:
+        if c.relative_to:  # a routing timed against another on the same point, listed before it
+            ref = next(b for b in bench.CASES if b.name == c.relative_to)
+            assert c.scenario == ref.scenario and bench.CASES.index(ref) < bench.CASES.index(c)
+            assert c.max_ratio == 1.5
     for c in bench.CASES:
         if c.baseline:  # a CC-on variant: its baseline's scenario with cc.enabled=true
             base = next(b for b in bench.CASES if b.name == c.baseline)
@@ -40,6 +46,23 @@ def test_bench_cases_exist():
             assert (c.quick_end_time, c.quick_warmup) == (base.quick_end_time, base.quick_warmup)
     for c in bench.CASES:
         assert (bench.default_scenarios_dir() / c.scenario).is_file(), c.scenario
+
+
+def test_routing_costs():
+    recs = [{"case": "dragonfly_h6_ugal", "status": "ok", "wall_time_s": 40.0},
+            {"case": "dragonfly_h6_lian", "status": "ok", "wall_time_s": 50.0},
+            {"case": "dragonfly_h6_acor", "status": "ok", "wall_time_s": 64.0}]
+    lian, acor = bench.routing_costs(recs)
+    assert (lian["case"], lian["relative_to"], lian["ratio"], lian["ok"]) == ("dragonfly_h6_lian",
+                                                                              "dragonfly_h6_ugal", 1.25, True)
+    assert acor["ratio"] == 1.6 and acor["ok"] is False
+    assert bench.format_routing_cost(lian) == ("dragonfly_h6_lian vs dragonfly_h6_ugal: wall time 50.00 s vs "
+                                               "40.00 s, 1.25× (target ≤ 1.5×: ok)")
+    assert bench.format_routing_cost(acor).endswith("1.60× (target ≤ 1.5×: OVER)")
+    (q, _) = bench.routing_costs(recs, quick=True)
+    assert q["ok"] is None and "too short" in bench.format_routing_cost(q)
+    assert bench.routing_costs(recs[1:]) == []  # no reference run: no line
+    assert bench.routing_costs([recs[0], {**recs[1], "status": "error"}]) == []
 
 
 def test_bench_row_format():
