@@ -394,7 +394,7 @@ def plot_load(f: Figure, out: Path, h: int, windows, seeds: int, loads, img: Pat
     for hh in f.hs or [h]:
         base = root(out, hh, windows)
         series = [s for s in f.series if not ((s == "acor_h4_tuned" and hh != 4) or (s == "acor_h8_tuned" and hh != 8))]
-        fig, axes = plt.subplots(2, len(f.panels), figsize=(4.2 * len(f.panels), 7.0), squeeze=False)
+        fig, axes = plt.subplots(2, len(f.panels), figsize=(max(8.0, 4.2 * len(f.panels)), 7.5), squeeze=False)
         missing = []
         for c, p in enumerate(f.panels):
             name = panels(hh)[p][0]
@@ -425,7 +425,7 @@ def plot_load(f: Figure, out: Path, h: int, windows, seeds: int, loads, img: Pat
                     handles.append(hd)
                     labels.append(lb)
         if labels:
-            fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=8)
+            fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 2 + len(f.panels)), fontsize=8)
         fig.suptitle(_title(f, hh, windows, seeds, missing))
         fig.tight_layout(rect=(0, 0.07, 1, 0.95))
         path = img / f"fig{f.fig}{'_h' + str(hh) if f.hs else ''}.png"
