@@ -230,6 +230,12 @@ impl Net {
             let mut w = from >> 6;
             while w << 6 < to {
                 let mut bits = self.head_mask[mbase + w];
+                // with output buffers a head joins the output queue of its own class (these
+                // schemes pick the queue from the destination and the congestion bit only):
+                // one whose queue has no space cannot fit
+                if let Some(ob) = &self.obuf {
+                    bits &= ob.room_word(og, vl, w);
+                }
                 if w == from >> 6 {
                     bits &= !0u64 << (from & 63);
                 }

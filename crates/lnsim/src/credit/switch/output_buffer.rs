@@ -68,8 +68,13 @@ pub struct OutputBuffers {
     /// whose downstream credits suffice (what the link's round robin looks for; one queue per
     /// downstream counter, so a change of credits or head touches one bit: `Net::link_refresh`).
     sendable: Vec<u64>,
-    /// Words per entry of `sendable`: `ceil(most classes of a port / 64)`.
+    /// Words per entry of `sendable` and `room`: `ceil(most classes of a port / 64)`.
     words: usize,
+    /// Laid out as `sendable`: bit `class` set while that output queue has space (at least one
+    /// credit) for the crossbar, at ports with several classes per VL. Every packet takes at
+    /// least one credit, so a clear bit means no head bound for that queue fits: the
+    /// crossbar's arbiter skips those heads without reading them (`Net::head_for_output`).
+    room: Vec<u64>,
     /// Per gport: the link is sending a packet.
     link_busy: Vec<bool>,
     /// Per gport: VL arbitration state of the link (the crossbar keeps `Net::vlarb`).
@@ -116,6 +121,7 @@ impl OutputBuffers {
             rr: vec![0; np * vls],
             sendable: Vec::new(),
             words: 1,
+            room: Vec::new(),
             link_busy: vec![false; np],
             vlarb: vec![VlArbState::default(); np],
             vls,
@@ -163,7 +169,48 @@ impl OutputBuffers {
         let most = ob.classes.iter().copied().max().unwrap_or(1) as usize;
         ob.words = most.div_ceil(64).max(1);
         ob.sendable = vec![0; np * vls * ob.words];
+        ob.room = vec![0; np * vls * ob.words];
+        for g in 0..np {
+            for c in ob.slots(g as u32) {
+                ob.set_room(g as u32, (c - ob.base[g] as usize) as u16);
+            }
+        }
         Ok(ob)
+    }
+
+    /// Word `w` of the classes of output `og` on `vl` whose output queue has space for the
+    /// crossbar (bit `class`; a port with one queue per VL answers for all classes at once;
+    /// words beyond the port's answer all ones). Where the queue a head joins is its own
+    /// class (schemes whose queue depends only on the destination and the congestion bit)
+    /// a clear bit means that head cannot fit.
+    #[inline(always)]
+    pub fn room_word(&self, og: u32, vl: u8, w: usize) -> u64 {
+        let g = og as usize;
+        if self.classes[g] == 1 {
+            let s = self.base[g] as usize + vl as usize;
+            return if self.space[s] > 0 { !0 } else { 0 };
+        }
+        if w >= self.words {
+            return !0;
+        }
+        self.room[(g * self.vls + vl as usize) * self.words + w]
+    }
+
+    /// Refreshes the `room` bit of output queue `counter` of `og` from its space.
+    #[inline(always)]
+    fn set_room(&mut self, og: u32, counter: u16) {
+        let g = og as usize;
+        if self.classes[g] <= 1 {
+            return;
+        }
+        let (class, vl) = (counter as usize / self.vls, counter as usize % self.vls);
+        let i = (g * self.vls + vl) * self.words + (class >> 6);
+        let bit = 1u64 << (class & 63);
+        if self.space[self.base[g] as usize + counter as usize] > 0 {
+            self.room[i] |= bit;
+        } else {
+            self.room[i] &= !bit;
+        }
     }
 
     /// Number of output queues of the network.
@@ -249,7 +296,10 @@ impl Net {
             let p = &self.pkts[pid];
             (p.bytes, p.credits, p.tail, p.out_port)
         };
-        self.obuf.as_mut().expect("output buffers").space[slot] -= credits;
+        let ob = self.obuf.as_mut().expect("output buffers");
+        ob.space[slot] -= credits;
+        let c = (slot - ob.base[og as usize] as usize) as u16;
+        ob.set_room(og, c);
         let int_pkt = if bytes == self.pkt_bytes {
             tm.int_pkt
         } else {
@@ -448,6 +498,7 @@ impl Net {
         let s = ob.slot(og, counter);
         ob.used[s] -= credits;
         ob.space[s] += credits;
+        ob.set_room(og, counter);
         self.output_gained_room(og);
         self.try_output(og, now);
     }
