@@ -212,9 +212,10 @@ pub struct Net {
     /// `[in * vls + vl]`: class of the queue of input `in` last served on `vl` (round robin
     /// among an input's queues when several request one output; empty otherwise).
     pub(crate) head_rr: Vec<u32>,
-    /// `[(fill_base[in] + out * vls + vl) * head_words + w]`: bit `class` set when the head of
-    /// that queue class of input `in` on `vl` requests local output `out` (same schemes as
-    /// `req_heads`; empty otherwise): the arbiter visits only those queues.
+    /// `[(fill_base[out] + in * vls + vl) * head_words + w]` (output-major: the entries an
+    /// output's arbiter reads sit together): bit `class` set when the head of that queue class
+    /// of local input `in` on `vl` requests output gport `out` (same schemes as `req_heads`;
+    /// empty otherwise): the arbiter visits only those queues.
     pub(crate) head_mask: Vec<u64>,
     /// Words per entry of `head_mask`: `ceil(most queues per VL of a switch input / 64)`.
     pub(crate) head_words: usize,
