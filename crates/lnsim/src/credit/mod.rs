@@ -142,7 +142,7 @@ pub enum Ev {
 const _: () = assert!(std::mem::size_of::<Ev>() == 12);
 
 /// Timing of one link direction as seen from its driving gport.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PortTiming {
     /// Wire rate.
     pub rate: LinkRate,
@@ -158,6 +158,52 @@ pub struct PortTiming {
     pub int_pkt: Ps,
     /// Internal transfer time of one credit.
     pub int_credit: Ps,
+}
+
+/// The [`PortTiming`] of every gport, each distinct value stored once (a network has a few
+/// link classes; a record per gport would be over 100 bytes read on every hop): index it by
+/// gport like a slice.
+#[derive(Debug, Clone, Default)]
+pub struct PortTimings {
+    /// `[gport]`: index in `table`.
+    class: Vec<u32>,
+    /// The distinct timings.
+    table: Vec<PortTiming>,
+}
+
+impl PortTimings {
+    /// The timings of gports `0..per_gport.len()`.
+    pub fn new(per_gport: &[PortTiming]) -> Self {
+        let mut index = std::collections::HashMap::new();
+        let mut t = PortTimings::default();
+        for p in per_gport {
+            let next = t.table.len() as u32;
+            let c = *index.entry(*p).or_insert(next);
+            if c == next {
+                t.table.push(*p);
+            }
+            t.class.push(c);
+        }
+        t
+    }
+
+    /// Number of gports.
+    pub fn len(&self) -> usize {
+        self.class.len()
+    }
+
+    /// True when there is no gport.
+    pub fn is_empty(&self) -> bool {
+        self.class.is_empty()
+    }
+}
+
+impl std::ops::Index<usize> for PortTimings {
+    type Output = PortTiming;
+    #[inline(always)]
+    fn index(&self, g: usize) -> &PortTiming {
+        &self.table[self.class[g] as usize]
+    }
 }
 
 /// The network instance and its run state.
@@ -182,7 +228,7 @@ pub struct Net {
     pub(crate) node_of: Vec<u32>,
     pub(crate) is_switch: Vec<bool>,
     pub(crate) peer: Vec<u32>,
-    pub(crate) timing: Vec<PortTiming>,
+    pub(crate) timing: PortTimings,
     pub(crate) wire_free: Vec<Ps>,
     pub(crate) out_busy: Vec<bool>,
     /// Credits available at the downstream buffer, per credit counter
