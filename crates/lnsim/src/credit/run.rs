@@ -432,7 +432,6 @@ impl Net {
             + self.control_q.iter().map(|q| q.len() as u64).sum::<u64>()
             + self.obuf.as_ref().map_or(0, |ob| {
                 ob.queues()
-                    .iter()
                     .map(|q| self.pkts.queue_len(q) as u64)
                     .sum::<u64>()
             });
