@@ -60,6 +60,13 @@ pub struct Conservation {
     pub in_network: u64,
 }
 
+/// How many events ahead of the one being handled the run loop prefetches for: the records an
+/// event names (`Net::prefetch_event`) …
+const PREFETCH_AHEAD: usize = 6;
+/// … and, closer, what a packet's record (prefetched earlier) leads to
+/// (`Net::prefetch_packet_state`).
+const PREFETCH_NEAR: usize = 2;
+
 /// Packets standing still this long (1 ms simulated) trigger the deadlock analysis.
 const STALL_PS: Ps = 1_000_000_000;
 
@@ -112,6 +119,12 @@ impl Net {
                 break;
             }
             self.events += 1;
+            if let Some(&next) = self.q.peek_ahead(PREFETCH_AHEAD) {
+                self.prefetch_event(next);
+            }
+            if let Some(&next) = self.q.peek_ahead(PREFETCH_NEAR) {
+                self.prefetch_packet_state(next);
+            }
             self.dispatch(t, ev);
             if self.events & 0xFFF == 0 {
                 if let Some(f) = &self.fault {
@@ -149,6 +162,82 @@ impl Net {
             self.deadlock = self.detect_deadlock(t);
         }
         Ok(stopped)
+    }
+
+    /// Asks for the cache lines event `ev` will touch first (the records its handler reads
+    /// at random; `engine/prefetch.rs`): a hint, no state changes.
+    #[inline(always)]
+    fn prefetch_event(&self, ev: Ev) {
+        match ev {
+            Ev::HeadArrive { pkt, .. } | Ev::CrossbarArrive { pkt, .. } => self.pkts.prefetch(pkt),
+            Ev::InputRelease { gport, counter, .. } => {
+                if let CreditKeeping::Partitioned(p) = &self.credit_keeping {
+                    p.prefetch(gport, counter);
+                }
+                if let Some(fc) = &self.flow_control {
+                    fc.prefetch(self.credit_slot(self.peer[gport as usize], counter));
+                }
+            }
+            Ev::FlowControlSend { gport, counter } => {
+                if let Some(fc) = &self.flow_control {
+                    fc.prefetch(self.credit_slot(self.peer[gport as usize], counter));
+                }
+            }
+            Ev::CreditArrive { gport, counter, .. } => {
+                crate::engine::prefetch::prefetch(&self.credits, self.credit_slot(gport, counter))
+            }
+            Ev::OutputRelease { gport, counter, .. } => {
+                if let Some(ob) = &self.obuf {
+                    ob.prefetch(ob.slot(gport, counter));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The second step of [`Net::prefetch_event`] for an event about a packet: the state its
+    /// record points to (the output queue it joins, its input buffer's counters).
+    #[inline(always)]
+    fn prefetch_packet_state(&self, ev: Ev) {
+        use crate::engine::prefetch::prefetch;
+        match ev {
+            Ev::HeadArrive { pkt, gport } => {
+                let p = &self.pkts[pkt];
+                prefetch(&self.in_used, gport as usize * self.vls + p.vl as usize);
+                let out = self.pkts.next_out(pkt);
+                let fb = self.fill_base[gport as usize];
+                if out != crate::credit::packet::NO_LOOKAHEAD && fb != u32::MAX {
+                    prefetch(
+                        &self.fill,
+                        fb as usize + out as usize * self.vls + p.vl as usize,
+                    );
+                }
+            }
+            Ev::CrossbarArrive { pkt, gport } => {
+                if let Some(ob) = &self.obuf {
+                    ob.prefetch(ob.slot(gport, self.pkts.down_counter(pkt)));
+                }
+            }
+            Ev::InputRelease {
+                gport,
+                counter,
+                out,
+                ..
+            } => {
+                let vl = self.counter_vl(counter) as usize;
+                prefetch(&self.in_used, gport as usize * self.vls + vl);
+                let fb = self.fill_base[gport as usize];
+                if fb != u32::MAX {
+                    prefetch(&self.fill, fb as usize + out as usize * self.vls + vl);
+                }
+            }
+            Ev::CreditArrive { gport, counter, .. } => {
+                if let Some(ob) = &self.obuf {
+                    ob.prefetch(ob.slot(gport, counter));
+                }
+            }
+            _ => {}
+        }
     }
 
     #[inline]

@@ -205,6 +205,12 @@ impl OutputBuffers {
         }
     }
 
+    /// Prefetch hint for output queue `s`.
+    #[inline(always)]
+    pub fn prefetch(&self, s: usize) {
+        crate::engine::prefetch::prefetch(&self.oq, s);
+    }
+
     /// Number of output queues of the network.
     pub fn len(&self) -> usize {
         self.oq.len()

@@ -125,6 +125,12 @@ impl PartitionedCredits {
             .fold(0u32, |a, c| a.saturating_add(c))
     }
 
+    /// Prefetch hint for the state of counter `counter` of input `g`.
+    #[inline(always)]
+    pub fn prefetch(&self, g: u32, counter: u16) {
+        crate::engine::prefetch::prefetch(&self.used, self.in_slot(g, counter));
+    }
+
     /// Number of slots (credit counters) of the whole network.
     pub fn slots(&self) -> usize {
         self.cap.len()
