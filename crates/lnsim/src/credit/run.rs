@@ -184,7 +184,10 @@ impl Net {
                 }
             }
             Ev::CreditArrive { gport, counter, .. } => {
-                crate::engine::prefetch::prefetch(&self.credits, self.credit_slot(gport, counter))
+                crate::engine::prefetch::prefetch(&self.credits, self.credit_slot(gport, counter));
+                if let Some(ob) = &self.obuf {
+                    ob.prefetch(ob.slot(gport, counter));
+                }
             }
             Ev::OutputRelease { gport, counter, .. } => {
                 if let Some(ob) = &self.obuf {
@@ -211,6 +214,14 @@ impl Net {
                         &self.fill,
                         fb as usize + out as usize * self.vls + p.vl as usize,
                     );
+                    // the look-ahead's table entry at the switch after this one
+                    let og = self.port_base[self.node_of[gport as usize] as usize] + out as u32;
+                    if let Some(&next) = self.peer.get(og as usize) {
+                        if self.is_switch[next as usize] {
+                            let sw = self.node_of[next as usize];
+                            self.lft.prefetch(sw, p.dst + 1);
+                        }
+                    }
                 }
             }
             Ev::CrossbarArrive { pkt, gport } => {
@@ -232,8 +243,11 @@ impl Net {
                 }
             }
             Ev::CreditArrive { gport, counter, .. } => {
+                // the head of the output queue these credits are for (`link_refresh`)
                 if let Some(ob) = &self.obuf {
-                    ob.prefetch(ob.slot(gport, counter));
+                    if let Some(pid) = ob.head(ob.slot(gport, counter)) {
+                        self.pkts.prefetch(pid);
+                    }
                 }
             }
             _ => {}

@@ -205,6 +205,12 @@ impl OutputBuffers {
         }
     }
 
+    /// The packet at the head of output queue `s` (None when empty or `s` is out of range).
+    #[inline(always)]
+    pub fn head(&self, s: usize) -> Option<u32> {
+        self.oq.get(s).and_then(|q| q.queue.front())
+    }
+
     /// Prefetch hint for output queue `s`.
     #[inline(always)]
     pub fn prefetch(&self, s: usize) {
