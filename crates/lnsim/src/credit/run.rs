@@ -193,8 +193,30 @@ impl Net {
                 if let Some(ob) = &self.obuf {
                     ob.prefetch(ob.slot(gport, counter));
                 }
+                self.prefetch_arbiter(gport);
             }
+            Ev::OutputReady { gport } => self.prefetch_arbiter(gport),
             _ => {}
+        }
+    }
+
+    /// Prefetch hint for what the arbiter of switch output `og` reads first: which heads of
+    /// its inputs request it (`head_mask`: two lines hold every input's entries) and which of
+    /// its output queues have room.
+    #[inline(always)]
+    fn prefetch_arbiter(&self, og: u32) {
+        use crate::engine::prefetch::prefetch;
+        let Some(&fb) = self.fill_base.get(og as usize) else {
+            return;
+        };
+        if fb == u32::MAX || self.head_words == 0 {
+            return;
+        }
+        let i = fb as usize * self.head_words;
+        prefetch(&self.head_mask, i);
+        prefetch(&self.head_mask, i + 8);
+        if let Some(ob) = &self.obuf {
+            ob.prefetch_room(og);
         }
     }
 
@@ -214,8 +236,10 @@ impl Net {
                         &self.fill,
                         fb as usize + out as usize * self.vls + p.vl as usize,
                     );
-                    // the look-ahead's table entry at the switch after this one
+                    // the look-ahead's table entry at the switch after this one, and what the
+                    // output's arbiter reads
                     let og = self.port_base[self.node_of[gport as usize] as usize] + out as u32;
+                    self.prefetch_arbiter(og);
                     if let Some(&next) = self.peer.get(og as usize) {
                         if self.is_switch[next as usize] {
                             let sw = self.node_of[next as usize];

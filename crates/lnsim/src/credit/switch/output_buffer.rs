@@ -211,6 +211,12 @@ impl OutputBuffers {
         self.oq.get(s).and_then(|q| q.queue.front())
     }
 
+    /// Prefetch hint for the `room` bits of output `og`.
+    #[inline(always)]
+    pub fn prefetch_room(&self, og: u32) {
+        crate::engine::prefetch::prefetch(&self.room, og as usize * self.vls * self.words);
+    }
+
     /// Prefetch hint for output queue `s`.
     #[inline(always)]
     pub fn prefetch(&self, s: usize) {
