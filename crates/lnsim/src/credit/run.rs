@@ -236,6 +236,20 @@ impl Net {
                         &self.fill,
                         fb as usize + out as usize * self.vls + p.vl as usize,
                     );
+                    // the queue it joins, and its share's counters
+                    let query = crate::credit::switch::buffer::QueueQuery {
+                        input: gport,
+                        dst: p.dst,
+                        out,
+                        vl: p.vl,
+                        cbit: p.flags & crate::credit::packet::CBIT != 0,
+                    };
+                    let qlocal = self.queue_scheme.queue_of(&query, self.vls);
+                    let qid = self.queue_base[gport as usize] as usize + qlocal as usize;
+                    prefetch(&self.queues, qid);
+                    if let CreditKeeping::Partitioned(pc) = &self.credit_keeping {
+                        pc.prefetch(gport, qlocal as u16);
+                    }
                     // the look-ahead's table entry at the switch after this one, and what the
                     // output's arbiter reads
                     let og = self.port_base[self.node_of[gport as usize] as usize] + out as u32;
