@@ -196,6 +196,10 @@ impl Net {
                 self.prefetch_arbiter(gport);
             }
             Ev::OutputReady { gport } => self.prefetch_arbiter(gport),
+            // a source's record (its random streams, destinations) is read for every message
+            Ev::Arrival { source } => {
+                crate::engine::prefetch::prefetch_all(&self.traffic.sources, source as usize)
+            }
             _ => {}
         }
     }

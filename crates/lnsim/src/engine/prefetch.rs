@@ -19,3 +19,22 @@ pub fn prefetch<T>(s: &[T], i: usize) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (s, i);
 }
+
+/// [`prefetch`] for every cache line of element `i` of `s` (a record larger than a line).
+#[inline(always)]
+pub fn prefetch_all<T>(s: &[T], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if i < s.len() {
+        let p = s.as_ptr().wrapping_add(i) as *const i8;
+        for off in (0..std::mem::size_of::<T>()).step_by(64) {
+            // SAFETY: `p + off` lies inside element `i`, which is in bounds; a prefetch never
+            // faults, reads nothing into the program and writes nothing
+            unsafe {
+                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                _mm_prefetch::<_MM_HINT_T0>(p.add(off));
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (s, i);
+}
