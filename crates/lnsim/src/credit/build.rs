@@ -1,7 +1,7 @@
 //! Builds the network instance from a loaded scenario: topology, routing, route checks,
 //! traffic, and the flat per-port arrays.
 
-use super::{Net, PortTiming};
+use super::{Net, PortTiming, PortTimings};
 use crate::config::{LoadedScenario, Ps};
 use crate::credit::cc::ddbbm_lanes::VlSelect;
 use crate::credit::cc::{CcContext, CongestionManagement};
@@ -516,7 +516,7 @@ impl Net {
             node_of,
             is_switch,
             peer,
-            timing,
+            timing: PortTimings::new(&timing),
             wire_free: vec![0; np],
             out_busy: vec![false; np],
             credits,

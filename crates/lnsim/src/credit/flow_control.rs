@@ -61,6 +61,12 @@ impl FlowControlPackets {
         }
     }
 
+    /// Prefetch hint for the state of credit slot `slot`.
+    #[inline(always)]
+    pub fn prefetch(&self, slot: usize) {
+        crate::engine::prefetch::prefetch(&self.slots, slot);
+    }
+
     /// Credits freed and not yet sent, per slot (conservation check).
     pub fn pending(&self) -> impl Iterator<Item = u32> + '_ {
         self.slots.iter().map(|s| s.pending)

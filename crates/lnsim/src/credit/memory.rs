@@ -226,7 +226,9 @@ fn packet_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers:
     if s.cc.enabled {
         packets = m(packets, 2);
     }
-    est.add("packets", grown(m(packets, sz::<Packet>() + 8)), Phase::Run);
+    // a 64-byte row (the record, its queue link and look-ahead) and a sequence number
+    let row = sz::<Packet>().next_multiple_of(64) + 4;
+    est.add("packets", grown(m(packets, row)), Phase::Run);
     // events: a few per packet, port and HCA, in wheel buckets (at most 2^14) that keep the
     // capacity they once needed
     let events = m(packets, 3) + m(np, 2) + m(hcas, 3);

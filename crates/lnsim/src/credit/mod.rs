@@ -142,7 +142,7 @@ pub enum Ev {
 const _: () = assert!(std::mem::size_of::<Ev>() == 12);
 
 /// Timing of one link direction as seen from its driving gport.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PortTiming {
     /// Wire rate.
     pub rate: LinkRate,
@@ -158,6 +158,52 @@ pub struct PortTiming {
     pub int_pkt: Ps,
     /// Internal transfer time of one credit.
     pub int_credit: Ps,
+}
+
+/// The [`PortTiming`] of every gport, each distinct value stored once (a network has a few
+/// link classes; a record per gport would be over 100 bytes read on every hop): index it by
+/// gport like a slice.
+#[derive(Debug, Clone, Default)]
+pub struct PortTimings {
+    /// `[gport]`: index in `table`.
+    class: Vec<u32>,
+    /// The distinct timings.
+    table: Vec<PortTiming>,
+}
+
+impl PortTimings {
+    /// The timings of gports `0..per_gport.len()`.
+    pub fn new(per_gport: &[PortTiming]) -> Self {
+        let mut index = std::collections::HashMap::new();
+        let mut t = PortTimings::default();
+        for p in per_gport {
+            let next = t.table.len() as u32;
+            let c = *index.entry(*p).or_insert(next);
+            if c == next {
+                t.table.push(*p);
+            }
+            t.class.push(c);
+        }
+        t
+    }
+
+    /// Number of gports.
+    pub fn len(&self) -> usize {
+        self.class.len()
+    }
+
+    /// True when there is no gport.
+    pub fn is_empty(&self) -> bool {
+        self.class.is_empty()
+    }
+}
+
+impl std::ops::Index<usize> for PortTimings {
+    type Output = PortTiming;
+    #[inline(always)]
+    fn index(&self, g: usize) -> &PortTiming {
+        &self.table[self.class[g] as usize]
+    }
 }
 
 /// The network instance and its run state.
@@ -182,7 +228,7 @@ pub struct Net {
     pub(crate) node_of: Vec<u32>,
     pub(crate) is_switch: Vec<bool>,
     pub(crate) peer: Vec<u32>,
-    pub(crate) timing: Vec<PortTiming>,
+    pub(crate) timing: PortTimings,
     pub(crate) wire_free: Vec<Ps>,
     pub(crate) out_busy: Vec<bool>,
     /// Credits available at the downstream buffer, per credit counter
@@ -212,9 +258,10 @@ pub struct Net {
     /// `[in * vls + vl]`: class of the queue of input `in` last served on `vl` (round robin
     /// among an input's queues when several request one output; empty otherwise).
     pub(crate) head_rr: Vec<u32>,
-    /// `[(fill_base[in] + out * vls + vl) * head_words + w]`: bit `class` set when the head of
-    /// that queue class of input `in` on `vl` requests local output `out` (same schemes as
-    /// `req_heads`; empty otherwise): the arbiter visits only those queues.
+    /// `[(fill_base[out] + in * vls + vl) * head_words + w]` (output-major: the entries an
+    /// output's arbiter reads sit together): bit `class` set when the head of that queue class
+    /// of local input `in` on `vl` requests output gport `out` (same schemes as `req_heads`;
+    /// empty otherwise): the arbiter visits only those queues.
     pub(crate) head_mask: Vec<u64>,
     /// Words per entry of `head_mask`: `ceil(most queues per VL of a switch input / 64)`.
     pub(crate) head_words: usize,

@@ -59,7 +59,8 @@ pub struct Packet {
     pub tail: Ps,
 }
 
-// the slab is walked on every hop: keep a packet in 56 bytes
+// the slab is walked on every hop: keep a packet in 56 bytes (with the store's queue link and
+// look-ahead, one 64-byte row)
 const _: () = assert!(std::mem::size_of::<Packet>() == 56);
 
 /// "No packet" in [`PacketQueue`] links.
@@ -94,40 +95,61 @@ impl PacketQueue {
     }
 }
 
-/// The columns of the packet slab: the packet records and, beside them, the link of the
-/// [`PacketQueue`] each packet sits in and the packet's sequence number in its flow (both kept
-/// out of the 56-byte record).
+/// One row of the packet slab: the packet record and what the store keeps beside it, in one
+/// 64-byte cache line (a packet is read, queued and dequeued at every hop).
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(64))]
+struct Row {
+    p: Packet,
+    /// Next packet of the [`PacketQueue`] it sits in ([`NIL`] at the tail).
+    next: u32,
+    /// At a switch, the credit counter the packet will hold in the input its output drives
+    /// (`Net::downstream_counter`, set when its head arrives: the look-ahead of spec B.2 is
+    /// made once per hop, not at every arbitration).
+    down: u16,
+    /// The output port the look-ahead found at the next switch ([`NO_LOOKAHEAD`]: none made),
+    /// which that switch then takes without reading its forwarding table again.
+    next_out: u16,
+}
+
+// one packet, one cache line
+const _: () = assert!(std::mem::size_of::<Row>() == 64);
+
+/// [`PacketStore::next_out`] of a packet whose route at its next switch was not looked up.
+pub const NO_LOOKAHEAD: u16 = u16::MAX;
+
+/// The columns of the packet slab: the rows (packet, queue link, look-ahead) and the packet's
+/// sequence number in its flow (read only at delivery).
 #[derive(Debug, Default)]
 struct Records {
-    slots: Vec<Packet>,
-    /// `[id]`: next packet of the [`PacketQueue`] it sits in ([`NIL`] at the tail).
-    next: Vec<u32>,
+    rows: Vec<Row>,
     /// `[id]`: sequence number in its flow, 1, 2, … in allocation order (0: a [`CNP`]).
     seq: Vec<u32>,
-    /// `[id]`: at a switch, the credit counter the packet will hold in the input its output
-    /// drives (`Net::downstream_counter`, set when its head arrives: the look-ahead of spec
-    /// B.2 is made once per hop, not at every arbitration).
-    down: Vec<u16>,
 }
 
 impl Columns for Records {
     type Row = Packet;
     #[inline]
     fn push(&mut self, p: Packet) {
-        self.slots.push(p);
-        self.next.push(NIL);
+        self.rows.push(Row {
+            p,
+            next: NIL,
+            down: 0,
+            next_out: NO_LOOKAHEAD,
+        });
         self.seq.push(0);
-        self.down.push(0);
     }
     /// (The queue link is set when the packet joins a queue, the sequence number by
-    /// [`PacketStore::alloc`].)
+    /// [`PacketStore::alloc`]; no look-ahead is known yet.)
     #[inline]
     fn set(&mut self, i: usize, p: Packet) {
-        self.slots[i] = p;
+        let r = &mut self.rows[i];
+        r.p = p;
+        r.next_out = NO_LOOKAHEAD;
     }
     #[inline]
     fn len(&self) -> usize {
-        self.slots.len()
+        self.rows.len()
     }
 }
 
@@ -184,13 +206,27 @@ impl PacketStore {
     /// ([`PacketStore::set_down_counter`]).
     #[inline]
     pub fn down_counter(&self, id: u32) -> u16 {
-        self.slab.cols().down[id as usize]
+        self.slab.cols().rows[id as usize].down
     }
     /// Records the credit counter packet `id` will hold in the input its current switch
-    /// output drives (set when its head arrives at a switch).
+    /// output drives (set when its head arrives at a switch), and the output port the
+    /// look-ahead found at the next switch ([`NO_LOOKAHEAD`]: none).
     #[inline]
-    pub fn set_down_counter(&mut self, id: u32, counter: u16) {
-        self.slab.cols_mut().down[id as usize] = counter;
+    pub fn set_down_counter(&mut self, id: u32, counter: u16, next_out: u16) {
+        let r = &mut self.slab.cols_mut().rows[id as usize];
+        r.down = counter;
+        r.next_out = next_out;
+    }
+    /// The output port the look-ahead found for packet `id` at the switch it is heading to
+    /// ([`NO_LOOKAHEAD`]: none was made).
+    #[inline]
+    pub fn next_out(&self, id: u32) -> u16 {
+        self.slab.cols().rows[id as usize].next_out
+    }
+    /// Prefetch hint for the row of packet `id` ([`crate::engine::prefetch`]).
+    #[inline(always)]
+    pub fn prefetch(&self, id: u32) {
+        crate::engine::prefetch::prefetch(&self.slab.cols().rows, id as usize);
     }
     /// Releases a packet id.
     #[inline]
@@ -206,12 +242,12 @@ impl PacketStore {
     /// Appends packet `id` to queue `q`.
     #[inline]
     pub fn push_back(&mut self, q: &mut PacketQueue, id: u32) {
-        let next = &mut self.slab.cols_mut().next;
-        next[id as usize] = NIL;
+        let rows = &mut self.slab.cols_mut().rows;
+        rows[id as usize].next = NIL;
         if q.tail == NIL {
             q.head = id;
         } else {
-            next[q.tail as usize] = id;
+            rows[q.tail as usize].next = id;
         }
         q.tail = id;
     }
@@ -219,7 +255,7 @@ impl PacketStore {
     #[inline]
     pub fn pop_front(&mut self, q: &mut PacketQueue) -> Option<u32> {
         let id = q.front()?;
-        q.head = self.slab.cols().next[id as usize];
+        q.head = self.slab.cols().rows[id as usize].next;
         if q.head == NIL {
             q.tail = NIL;
         }
@@ -227,20 +263,20 @@ impl PacketStore {
     }
     /// Number of packets in queue `q` (walks the list).
     pub fn queue_len(&self, q: &PacketQueue) -> usize {
-        let next = &self.slab.cols().next;
+        let rows = &self.slab.cols().rows;
         let mut n = 0;
         let mut i = q.head;
         while i != NIL {
             n += 1;
-            i = next[i as usize];
+            i = rows[i as usize].next;
         }
         n
     }
     /// The ids of the packets in queue `q`, head first (walks the list; end-of-run checks).
     pub fn queue_ids<'a>(&'a self, q: &PacketQueue) -> impl Iterator<Item = u32> + 'a {
-        let next = &self.slab.cols().next;
+        let rows = &self.slab.cols().rows;
         std::iter::successors(q.front(), move |&i| {
-            let n = next[i as usize];
+            let n = rows[i as usize].next;
             (n != NIL).then_some(n)
         })
     }
@@ -250,8 +286,8 @@ impl PacketStore {
         let mut n = 0u64;
         let mut i = q.head;
         while i != NIL {
-            n += c.slots[i as usize].credits as u64;
-            i = c.next[i as usize];
+            n += c.rows[i as usize].p.credits as u64;
+            i = c.rows[i as usize].next;
         }
         n
     }
@@ -266,13 +302,13 @@ impl std::ops::Index<u32> for PacketStore {
     type Output = Packet;
     #[inline]
     fn index(&self, i: u32) -> &Packet {
-        &self.slab.cols().slots[i as usize]
+        &self.slab.cols().rows[i as usize].p
     }
 }
 impl std::ops::IndexMut<u32> for PacketStore {
     #[inline]
     fn index_mut(&mut self, i: u32) -> &mut Packet {
-        &mut self.slab.cols_mut().slots[i as usize]
+        &mut self.slab.cols_mut().rows[i as usize].p
     }
 }
 

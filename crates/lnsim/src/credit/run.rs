@@ -60,6 +60,13 @@ pub struct Conservation {
     pub in_network: u64,
 }
 
+/// How many events ahead of the one being handled the run loop prefetches for: the records an
+/// event names (`Net::prefetch_event`) …
+const PREFETCH_AHEAD: usize = 6;
+/// … and, closer, what a packet's record (prefetched earlier) leads to
+/// (`Net::prefetch_packet_state`).
+const PREFETCH_NEAR: usize = 2;
+
 /// Packets standing still this long (1 ms simulated) trigger the deadlock analysis.
 const STALL_PS: Ps = 1_000_000_000;
 
@@ -112,6 +119,12 @@ impl Net {
                 break;
             }
             self.events += 1;
+            if let Some(&next) = self.q.peek_ahead(PREFETCH_AHEAD) {
+                self.prefetch_event(next);
+            }
+            if let Some(&next) = self.q.peek_ahead(PREFETCH_NEAR) {
+                self.prefetch_packet_state(next);
+            }
             self.dispatch(t, ev);
             if self.events & 0xFFF == 0 {
                 if let Some(f) = &self.fault {
@@ -149,6 +162,138 @@ impl Net {
             self.deadlock = self.detect_deadlock(t);
         }
         Ok(stopped)
+    }
+
+    /// Asks for the cache lines event `ev` will touch first (the records its handler reads
+    /// at random; `engine/prefetch.rs`): a hint, no state changes.
+    #[inline(always)]
+    fn prefetch_event(&self, ev: Ev) {
+        match ev {
+            Ev::HeadArrive { pkt, .. } | Ev::CrossbarArrive { pkt, .. } => self.pkts.prefetch(pkt),
+            Ev::InputRelease { gport, counter, .. } => {
+                if let CreditKeeping::Partitioned(p) = &self.credit_keeping {
+                    p.prefetch(gport, counter);
+                }
+                if let Some(fc) = &self.flow_control {
+                    fc.prefetch(self.credit_slot(self.peer[gport as usize], counter));
+                }
+            }
+            Ev::FlowControlSend { gport, counter } => {
+                if let Some(fc) = &self.flow_control {
+                    fc.prefetch(self.credit_slot(self.peer[gport as usize], counter));
+                }
+            }
+            Ev::CreditArrive { gport, counter, .. } => {
+                crate::engine::prefetch::prefetch(&self.credits, self.credit_slot(gport, counter));
+                if let Some(ob) = &self.obuf {
+                    ob.prefetch(ob.slot(gport, counter));
+                }
+            }
+            Ev::OutputRelease { gport, counter, .. } => {
+                if let Some(ob) = &self.obuf {
+                    ob.prefetch(ob.slot(gport, counter));
+                }
+                self.prefetch_arbiter(gport);
+            }
+            Ev::OutputReady { gport } => self.prefetch_arbiter(gport),
+            // a source's record (its random streams, destinations) is read for every message
+            Ev::Arrival { source } => {
+                crate::engine::prefetch::prefetch_all(&self.traffic.sources, source as usize)
+            }
+            _ => {}
+        }
+    }
+
+    /// Prefetch hint for what the arbiter of switch output `og` reads first: which heads of
+    /// its inputs request it (`head_mask`: two lines hold every input's entries) and which of
+    /// its output queues have room.
+    #[inline(always)]
+    fn prefetch_arbiter(&self, og: u32) {
+        use crate::engine::prefetch::prefetch;
+        let Some(&fb) = self.fill_base.get(og as usize) else {
+            return;
+        };
+        if fb == u32::MAX || self.head_words == 0 {
+            return;
+        }
+        let i = fb as usize * self.head_words;
+        prefetch(&self.head_mask, i);
+        prefetch(&self.head_mask, i + 8);
+        if let Some(ob) = &self.obuf {
+            ob.prefetch_room(og);
+        }
+    }
+
+    /// The second step of [`Net::prefetch_event`] for an event about a packet: the state its
+    /// record points to (the output queue it joins, its input buffer's counters).
+    #[inline(always)]
+    fn prefetch_packet_state(&self, ev: Ev) {
+        use crate::engine::prefetch::prefetch;
+        match ev {
+            Ev::HeadArrive { pkt, gport } => {
+                let p = &self.pkts[pkt];
+                prefetch(&self.in_used, gport as usize * self.vls + p.vl as usize);
+                let out = self.pkts.next_out(pkt);
+                let fb = self.fill_base[gport as usize];
+                if out != crate::credit::packet::NO_LOOKAHEAD && fb != u32::MAX {
+                    prefetch(
+                        &self.fill,
+                        fb as usize + out as usize * self.vls + p.vl as usize,
+                    );
+                    // the queue it joins, and its share's counters
+                    let query = crate::credit::switch::buffer::QueueQuery {
+                        input: gport,
+                        dst: p.dst,
+                        out,
+                        vl: p.vl,
+                        cbit: p.flags & crate::credit::packet::CBIT != 0,
+                    };
+                    let qlocal = self.queue_scheme.queue_of(&query, self.vls);
+                    let qid = self.queue_base[gport as usize] as usize + qlocal as usize;
+                    prefetch(&self.queues, qid);
+                    if let CreditKeeping::Partitioned(pc) = &self.credit_keeping {
+                        pc.prefetch(gport, qlocal as u16);
+                    }
+                    // the look-ahead's table entry at the switch after this one, and what the
+                    // output's arbiter reads
+                    let og = self.port_base[self.node_of[gport as usize] as usize] + out as u32;
+                    self.prefetch_arbiter(og);
+                    if let Some(&next) = self.peer.get(og as usize) {
+                        if self.is_switch[next as usize] {
+                            let sw = self.node_of[next as usize];
+                            self.lft.prefetch(sw, p.dst + 1);
+                        }
+                    }
+                }
+            }
+            Ev::CrossbarArrive { pkt, gport } => {
+                if let Some(ob) = &self.obuf {
+                    ob.prefetch(ob.slot(gport, self.pkts.down_counter(pkt)));
+                }
+            }
+            Ev::InputRelease {
+                gport,
+                counter,
+                out,
+                ..
+            } => {
+                let vl = self.counter_vl(counter) as usize;
+                prefetch(&self.in_used, gport as usize * self.vls + vl);
+                let fb = self.fill_base[gport as usize];
+                if fb != u32::MAX {
+                    prefetch(&self.fill, fb as usize + out as usize * self.vls + vl);
+                }
+            }
+            Ev::CreditArrive { gport, counter, .. } => {
+                // the head of the output queue these credits are for (`link_refresh`)
+                if let Some(ob) = &self.obuf {
+                    if let Some(pid) = ob.head(ob.slot(gport, counter)) {
+                        self.pkts.prefetch(pid);
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 
     #[inline]
@@ -432,7 +577,6 @@ impl Net {
             + self.control_q.iter().map(|q| q.len() as u64).sum::<u64>()
             + self.obuf.as_ref().map_or(0, |ob| {
                 ob.queues()
-                    .iter()
                     .map(|q| self.pkts.queue_len(q) as u64)
                     .sum::<u64>()
             });

@@ -4,6 +4,7 @@
 //! memory estimate.
 
 pub mod memory;
+pub mod prefetch;
 pub mod progress;
 pub mod rng;
 pub mod run;

@@ -42,7 +42,7 @@ pub enum LinkClass {
 
 /// Serialisation rate of a link direction: `bits_per_s = num / den` exactly (spec §3.2: the
 /// line encoding 8b/10b up to QDR, 64b/66b from FDR is applied).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct LinkRate {
     /// Numerator of the data rate in bits per second.
     pub num: u128,

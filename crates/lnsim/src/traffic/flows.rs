@@ -89,9 +89,44 @@ pub enum Destinations {
     Random {
         /// The pattern: index in [`Traffic::patterns`].
         pattern: u32,
-        /// Flows created so far, by destination.
-        flows: HashMap<u32, u32>,
+        /// Flows created so far, by destination (looked up for every message; never iterated).
+        flows: HashMap<u32, u32, DestHash>,
     },
+}
+
+/// Hashing of [`Destinations::Random`]'s destination → flow maps: one multiplication (the keys
+/// are HCA indices, not chosen by an adversary; the maps are never iterated, so the hash
+/// changes no result).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DestHash;
+
+impl std::hash::BuildHasher for DestHash {
+    type Hasher = DestHasher;
+    #[inline]
+    fn build_hasher(&self) -> DestHasher {
+        DestHasher(0)
+    }
+}
+
+/// The hasher of [`DestHash`] (Fibonacci hashing of the key).
+#[derive(Debug, Clone, Copy)]
+pub struct DestHasher(u64);
+
+impl std::hash::Hasher for DestHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    #[inline]
+    fn write_u32(&mut self, x: u32) {
+        self.0 = (self.0 ^ x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// A traffic source on one HCA.
@@ -707,7 +742,7 @@ fn add_generator(
             hca: src,
             dest: Destinations::Random {
                 pattern: pid + which as u32,
-                flows: HashMap::new(),
+                flows: HashMap::default(),
             },
             injection: g.injection,
             slot_ps: pr.slot_ps,

@@ -81,6 +81,7 @@ pub mod port_monitor;
 use crate::config::{CcConfig, CcMechanism, DdbbmConfig, DrbConfig, Ps};
 use crate::credit::packet::Packet;
 use crate::credit::switch::buffer::CreditKeeping;
+use crate::credit::switch::output_queue::OutQueue;
 use crate::error::Result;
 use crate::routing::multipath::MultipathRoutes;
 use crate::topology::LinkClass;
@@ -140,10 +141,8 @@ pub struct OutputFill<'a> {
     pub base: &'a [u32],
     /// Per gport: queues per VL.
     pub classes: &'a [u32],
-    /// Per output queue: credits held.
-    pub used: &'a [u32],
-    /// Per output queue: capacity in credits.
-    pub cap: &'a [u32],
+    /// Per output queue: its record (credits held, capacity in credits).
+    pub queues: &'a [OutQueue],
 }
 
 impl OutputFill<'_> {
@@ -158,8 +157,8 @@ impl OutputFill<'_> {
         let (mut used, mut cap) = (0, 0);
         for class in 0..self.classes[og as usize] as usize {
             let q = base as usize + class * vls + vl as usize;
-            used += self.used[q];
-            cap += self.cap[q];
+            used += self.queues[q].used;
+            cap += self.queues[q].cap;
         }
         (used, cap)
     }
@@ -191,8 +190,7 @@ macro_rules! switch_view {
                 None => $crate::credit::cc::OutputFill {
                     base: &[],
                     classes: &[],
-                    used: &[],
-                    cap: &[],
+                    queues: &[],
                 },
             },
         }

@@ -29,7 +29,7 @@
 
 use crate::config::Ps;
 use crate::credit::endpoint::hca::FlowPacket;
-use crate::credit::packet::{Packet, PacketQueue};
+use crate::credit::packet::{Packet, PacketQueue, NO_LOOKAHEAD};
 use crate::credit::switch::buffer::{CreditKeeping, QueueSizing};
 use crate::credit::Net;
 use crate::error::{Error, Result};
@@ -351,7 +351,7 @@ impl Net {
             ..Packet::default()
         });
         // the injection queue it sits in (a switch overwrites it when the head arrives)
-        self.pkts.set_down_counter(pid, counter);
+        self.pkts.set_down_counter(pid, counter, NO_LOOKAHEAD);
         let mut q = self.ad().queues[s];
         self.pkts.push_back(&mut q, pid);
         let credits = self.pkt_credits;

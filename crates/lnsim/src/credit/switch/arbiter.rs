@@ -136,7 +136,7 @@ impl Net {
                             );
                             self.head_fits(qid, og, out_local, vl, pool)
                         }
-                        None => self.head_for_output(ig, og, out_local, vl, pool),
+                        None => self.head_for_output(ig, i, n, og, out_local, vl, pool),
                     };
                     let Some((qid, pid, slot)) = found else {
                         self.pick_skip[mbase + w] |= 1 << (i & 63);
@@ -206,30 +206,47 @@ impl Net {
     /// Among the queues of input `ig` on `vl`, round robin from the one after the last served,
     /// the first whose head wants `og` and fits (queue schemes where several queues of an
     /// input can request one output).
-    #[cold]
+    /// `in_local` is `ig`'s local index, `ports` the switch's ports.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     fn head_for_output(
         &mut self,
         ig: u32,
+        in_local: u32,
+        ports: usize,
         og: u32,
         out_local: u16,
         vl: u8,
         pool: Option<u32>,
     ) -> Option<Eligible> {
         let vls = self.vls;
-        let ports = self.fabric.nodes[self.node_of[ig as usize] as usize]
-            .ports
-            .len();
+        // the classes after the last served, then up to it, in order; only those whose head
+        // requests `out_local` (`head_mask`) can be granted
+        let mbase = self.head_index(og, in_local, vl) * self.head_words;
+        if self.head_words == 1 {
+            // (the common case: no head of this input may fit, nothing else to read)
+            let mut bits = self.head_mask[mbase];
+            if let Some(ob) = &self.obuf {
+                bits &= ob.room_word(og, vl, 0);
+            }
+            if bits == 0 {
+                return None;
+            }
+        }
         let classes = self.queue_scheme.queues_per_vl(ports);
         let r = ig as usize * vls + vl as usize;
         let last = self.head_rr[r] as usize;
         let base = self.queue_base[ig as usize];
-        // the classes after the last served, then up to it, in order; only those whose head
-        // requests `out_local` (`head_mask`) can be granted
-        let mbase = self.head_index(ig, out_local, vl) * self.head_words;
         for (from, to) in [(last + 1, classes), (0, last + 1)] {
             let mut w = from >> 6;
             while w << 6 < to {
                 let mut bits = self.head_mask[mbase + w];
+                // with output buffers a head joins the output queue of its own class (these
+                // schemes pick the queue from the destination and the congestion bit only):
+                // one whose queue has no space cannot fit
+                if let Some(ob) = &self.obuf {
+                    bits &= ob.room_word(og, vl, w);
+                }
                 if w == from >> 6 {
                     bits &= !0u64 << (from & 63);
                 }
@@ -257,18 +274,22 @@ impl Net {
         None
     }
 
-    /// Index of (input `ig`, local output `out`, `vl`) in the per-input request arrays
-    /// (`fill`, `req_heads`; `head_mask` in words of `head_words`).
+    /// Index of (output `og`, local input `in_local`, `vl`) in `head_mask` (in words of
+    /// `head_words`): output-major, so that the entries of every input of one output (what
+    /// its arbiter reads) sit together. Uses `og`'s slice of the per-input layout of `fill`
+    /// (`fill_base[og]`, ports × VLs entries) with the roles of input and output swapped.
     #[inline(always)]
-    fn head_index(&self, ig: u32, out: u16, vl: u8) -> usize {
-        self.fill_base[ig as usize] as usize + out as usize * self.vls + vl as usize
+    fn head_index(&self, og: u32, in_local: u32, vl: u8) -> usize {
+        self.fill_base[og as usize] as usize + in_local as usize * self.vls + vl as usize
     }
 
     /// Marks (`on`) or clears the head of queue class `class` of input `ig` on `vl` as
     /// requesting local output `out` (schemes where several queues of an input can).
     #[inline(always)]
     pub(crate) fn mark_head(&mut self, ig: u32, out: u16, vl: u8, class: u32, on: bool) {
-        let i = self.head_index(ig, out, vl) * self.head_words + (class >> 6) as usize;
+        let base = self.port_base[self.node_of[ig as usize] as usize];
+        let i = self.head_index(base + out as u32, ig - base, vl) * self.head_words
+            + (class >> 6) as usize;
         let bit = 1u64 << (class & 63);
         if on {
             self.head_mask[i] |= bit;

@@ -6,7 +6,7 @@
 
 use crate::config::Ps;
 use crate::credit::cc::switch_view;
-use crate::credit::packet::CBIT;
+use crate::credit::packet::{CBIT, NO_LOOKAHEAD};
 use crate::credit::switch::buffer::QueueQuery;
 use crate::credit::Net;
 use crate::routing::tables::NO_PORT;
@@ -38,7 +38,11 @@ impl Net {
         // DRB multipath (drb spec A.3.5 mode 1): path k > 0 is the pair's precomputed path
         let out = match &self.multipath {
             Some(mp) if path > 0 => mp.port(src, dst, path, hop),
-            _ => self.lft.out_port(sw, dst + 1),
+            // the previous switch's look-ahead read this switch's table entry already
+            _ => match self.pkts.next_out(pid) {
+                NO_LOOKAHEAD => self.lft.out_port(sw, dst + 1),
+                o => o,
+            },
         };
         if out == NO_PORT {
             let name = self.fabric.nodes[sw as usize].name.clone();
@@ -57,8 +61,8 @@ impl Net {
         let og = base + out as u32;
         // the queue it will join at the next input, looked up once for every arbitration
         let flags = if cbit { CBIT } else { 0 };
-        let down = self.downstream_counter(og, dst, vl, flags);
-        self.pkts.set_down_counter(pid, down);
+        let (down, next_out) = self.downstream_lookahead(og, dst, vl, flags);
+        self.pkts.set_down_counter(pid, down, next_out);
         let query = QueueQuery {
             input: g,
             dst,

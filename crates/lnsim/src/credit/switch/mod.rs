@@ -32,4 +32,5 @@ pub mod arbiter;
 pub mod buffer;
 pub mod input;
 pub mod output_buffer;
+pub mod output_queue;
 pub mod vl_arbitration;

@@ -43,6 +43,7 @@ use crate::config::Ps;
 use crate::credit::cc::switch_view;
 use crate::credit::packet::PacketQueue;
 use crate::credit::switch::buffer::{CreditKeeping, QueueSizing};
+use crate::credit::switch::output_queue::OutQueue;
 use crate::credit::switch::vl_arbitration::VlArbState;
 use crate::credit::{Ev, Net};
 use crate::error::{Error, Result};
@@ -54,15 +55,8 @@ pub struct OutputBuffers {
     base: Vec<u32>,
     /// Per gport: queues per VL (the classes of the counters of the input it drives).
     classes: Vec<u32>,
-    /// Per output queue: packets whose head has crossed, waiting for the link.
-    queues: Vec<PacketQueue>,
-    /// Per output queue: credits the crossbar may still move into it (internal credits).
-    space: Vec<u32>,
-    /// Per output queue: credits held by packets from head arrival until the tail has left on
-    /// the wire.
-    used: Vec<u32>,
-    /// Per output queue: its share of the VL's output buffer.
-    cap: Vec<u32>,
+    /// Per output queue: its packets, space, credits held and share, in one record.
+    oq: Vec<OutQueue>,
     /// `[gport * vls + vl]`: non-empty queues of the VL (lets the link skip idle VLs).
     nonempty: Vec<u32>,
     /// `[gport * vls + vl]`: class of the queue served last (round robin within the VL).
@@ -77,8 +71,13 @@ pub struct OutputBuffers {
     /// whose downstream credits suffice (what the link's round robin looks for; one queue per
     /// downstream counter, so a change of credits or head touches one bit: `Net::link_refresh`).
     sendable: Vec<u64>,
-    /// Words per entry of `sendable`: `ceil(most classes of a port / 64)`.
+    /// Words per entry of `sendable` and `room`: `ceil(most classes of a port / 64)`.
     words: usize,
+    /// Laid out as `sendable`: bit `class` set while that output queue has space (at least one
+    /// credit) for the crossbar, at ports with several classes per VL. Every packet takes at
+    /// least one credit, so a clear bit means no head bound for that queue fits: the
+    /// crossbar's arbiter skips those heads without reading them (`Net::head_for_output`).
+    room: Vec<u64>,
     /// Per gport: the link is sending a packet.
     link_busy: Vec<bool>,
     /// Per gport: VL arbitration state of the link (the crossbar keeps `Net::vlarb`).
@@ -94,8 +93,7 @@ impl OutputBuffers {
         crate::credit::cc::OutputFill {
             base: &self.base,
             classes: &self.classes,
-            used: &self.used,
-            cap: &self.cap,
+            queues: &self.oq,
         }
     }
 
@@ -121,16 +119,14 @@ impl OutputBuffers {
         let mut ob = OutputBuffers {
             base: vec![u32::MAX; np],
             classes: vec![0; np],
-            queues: Vec::new(),
-            space: Vec::new(),
-            used: Vec::new(),
-            cap: Vec::new(),
+            oq: Vec::new(),
             nonempty: vec![0; np * vls],
             rr: vec![0; np * vls],
             left: vec![0; np * vls],
             weights: Vec::new(),
             sendable: Vec::new(),
             words: 1,
+            room: Vec::new(),
             link_busy: vec![false; np],
             vlarb: vec![VlArbState::default(); np],
             vls,
@@ -158,27 +154,35 @@ impl OutputBuffers {
                     ),
                 ));
             };
-            if ob.queues.len() + counters > u32::MAX as usize {
+            if ob.oq.len() + counters > u32::MAX as usize {
                 return Err(Error::input(
                     "switch.output_buffer_credits",
                     "too many output queues in the network",
                 ));
             }
-            ob.base[g] = ob.queues.len() as u32;
+            ob.base[g] = ob.oq.len() as u32;
             ob.classes[g] = classes;
             // the last class of every VL was served last: class 0 goes first
             ob.rr[g * vls..(g + 1) * vls].fill(classes - 1);
             for _ in 0..counters {
-                ob.queues.push(PacketQueue::default());
-                ob.space.push(share);
-                ob.used.push(0);
-                ob.cap.push(share);
+                ob.oq.push(OutQueue {
+                    queue: PacketQueue::default(),
+                    space: share,
+                    used: 0,
+                    cap: share,
+                });
             }
         }
         let most = ob.classes.iter().copied().max().unwrap_or(1) as usize;
         ob.weights = output_weights(weights, &ob.classes, is_switch, peer, most)?;
         ob.words = most.div_ceil(64).max(1);
         ob.sendable = vec![0; np * vls * ob.words];
+        ob.room = vec![0; np * vls * ob.words];
+        for g in 0..np {
+            for c in ob.slots(g as u32) {
+                ob.set_room(g as u32, (c - ob.base[g] as usize) as u16);
+            }
+        }
         Ok(ob)
     }
 
@@ -191,31 +195,84 @@ impl OutputBuffers {
         )
     }
 
+    /// Word `w` of the classes of output `og` on `vl` whose output queue has space for the
+    /// crossbar (bit `class`; a port with one queue per VL answers for all classes at once;
+    /// words beyond the port's answer all ones). Where the queue a head joins is its own
+    /// class (schemes whose queue depends only on the destination and the congestion bit)
+    /// a clear bit means that head cannot fit.
+    #[inline(always)]
+    pub fn room_word(&self, og: u32, vl: u8, w: usize) -> u64 {
+        let g = og as usize;
+        if self.classes[g] == 1 {
+            let s = self.base[g] as usize + vl as usize;
+            return if self.oq[s].space > 0 { !0 } else { 0 };
+        }
+        if w >= self.words {
+            return !0;
+        }
+        self.room[(g * self.vls + vl as usize) * self.words + w]
+    }
+
+    /// Refreshes the `room` bit of output queue `counter` of `og` from its space.
+    #[inline(always)]
+    fn set_room(&mut self, og: u32, counter: u16) {
+        let g = og as usize;
+        if self.classes[g] <= 1 {
+            return;
+        }
+        let (class, vl) = (counter as usize / self.vls, counter as usize % self.vls);
+        let i = (g * self.vls + vl) * self.words + (class >> 6);
+        let bit = 1u64 << (class & 63);
+        if self.oq[self.base[g] as usize + counter as usize].space > 0 {
+            self.room[i] |= bit;
+        } else {
+            self.room[i] &= !bit;
+        }
+    }
+
+    /// The packet at the head of output queue `s` (None when empty or `s` is out of range).
+    #[inline(always)]
+    pub fn head(&self, s: usize) -> Option<u32> {
+        self.oq.get(s).and_then(|q| q.queue.front())
+    }
+
+    /// Prefetch hint for the `room` bits of output `og`.
+    #[inline(always)]
+    pub fn prefetch_room(&self, og: u32) {
+        crate::engine::prefetch::prefetch(&self.room, og as usize * self.vls * self.words);
+    }
+
+    /// Prefetch hint for output queue `s`.
+    #[inline(always)]
+    pub fn prefetch(&self, s: usize) {
+        crate::engine::prefetch::prefetch(&self.oq, s);
+    }
+
     /// Number of output queues of the network.
     pub fn len(&self) -> usize {
-        self.queues.len()
+        self.oq.len()
     }
 
     /// True when no port has an output buffer.
     pub fn is_empty(&self) -> bool {
-        self.queues.is_empty()
+        self.oq.is_empty()
     }
 
     /// Credits the crossbar may still move into output queue `s` (the arbiter's check, tests
     /// and statistics).
     #[inline(always)]
     pub fn space(&self, s: usize) -> u32 {
-        self.space[s]
+        self.oq[s].space
     }
 
     /// Credits held in output queue `s` (queued or leaving on the wire).
     pub fn used(&self, s: usize) -> u32 {
-        self.used[s]
+        self.oq[s].used
     }
 
     /// The share of output queue `s`.
     pub fn cap(&self, s: usize) -> u32 {
-        self.cap[s]
+        self.oq[s].cap
     }
 
     /// The output queue of gport `og` for downstream counter `counter`.
@@ -235,8 +292,8 @@ impl OutputBuffers {
     }
 
     /// The packets waiting in all output queues.
-    pub(crate) fn queues(&self) -> &[PacketQueue] {
-        &self.queues
+    pub(crate) fn queues(&self) -> impl Iterator<Item = &PacketQueue> + '_ {
+        self.oq.iter().map(|q| &q.queue)
     }
 }
 
@@ -254,7 +311,7 @@ impl Net {
     pub(crate) fn output_room(&self, og: u32, pid: u32) -> (u32, usize) {
         let ob = self.ob();
         let s = ob.slot(og, self.pkts.down_counter(pid));
-        (ob.space[s], s)
+        (ob.oq[s].space, s)
     }
 
     /// The arbiter granted packet `pid` of input `ig` (credit counter `counter` there) to
@@ -274,7 +331,10 @@ impl Net {
             let p = &self.pkts[pid];
             (p.bytes, p.credits, p.tail, p.out_port)
         };
-        self.obuf.as_mut().expect("output buffers").space[slot] -= credits;
+        let ob = self.obuf.as_mut().expect("output buffers");
+        ob.oq[slot].space -= credits;
+        let c = (slot - ob.base[og as usize] as usize) as u16;
+        ob.set_room(og, c);
         let int_pkt = if bytes == self.pkt_bytes {
             tm.int_pkt
         } else {
@@ -315,9 +375,10 @@ impl Net {
         };
         let s = self.ob().slot(og, self.pkts.down_counter(pid));
         let ob = self.obuf.as_mut().expect("output buffers");
-        ob.used[s] += credits;
-        if ob.used[s] > ob.cap[s] {
-            let (used, cap) = (ob.used[s], ob.cap[s]);
+        let q = &mut ob.oq[s];
+        q.used += credits;
+        if q.used > q.cap {
+            let (used, cap) = (q.used, q.cap);
             let name = self.port_name(og);
             self.fail(format!(
                 "lossless violated: output queue {} of {name} holds {used} credits, its share is {cap}",
@@ -325,17 +386,13 @@ impl Net {
             ));
             return;
         }
-        let used = ob.used[s];
-        if ob.queues[s].is_empty() {
+        let used = ob.oq[s].used;
+        let was_empty = ob.oq[s].queue.is_empty();
+        if was_empty {
             ob.nonempty[og as usize * vls + vl as usize] += 1;
         }
+        self.pkts.push_back(&mut ob.oq[s].queue, pid);
         self.stats.out_buffer(s, now, used);
-        let ob = self.obuf.as_mut().expect("output buffers");
-        let was_empty = ob.queues[s].is_empty();
-        let mut q = ob.queues[s];
-        self.pkts.push_back(&mut q, pid);
-        let ob = self.obuf.as_mut().expect("output buffers");
-        ob.queues[s] = q;
         if was_empty {
             let counter = (s - ob.base[og as usize] as usize) as u16;
             self.link_refresh(og, counter);
@@ -384,7 +441,8 @@ impl Net {
         let (class, left) = wrr_pick(bits, classes, ob.rr[r], ob.left[r], &ob.weights)?;
         let counter = (class as usize * vls + vl as usize) as u16;
         let s = base + counter as usize;
-        let pid = ob.queues[s]
+        let pid = ob.oq[s]
+            .queue
             .front()
             .expect("a sendable output queue has a head");
         let cs = self.credit_slot(og, counter);
@@ -403,7 +461,7 @@ impl Net {
         let vls = self.vls;
         let ob = self.ob();
         let s = ob.slot(og, counter);
-        let fits = match ob.queues[s].front() {
+        let fits = match ob.oq[s].queue.front() {
             Some(pid) => self.credits[self.credit_slot(og, counter)] >= self.pkts[pid].credits,
             None => false,
         };
@@ -424,10 +482,8 @@ impl Net {
     fn link_send(&mut self, og: u32, s: usize, counter: u16, pid: u32, cs: usize, now: Ps) -> u32 {
         let vls = self.vls;
         let ob = self.obuf.as_mut().expect("output buffers");
-        let mut q = ob.queues[s];
-        self.pkts.pop_front(&mut q);
-        let ob = self.obuf.as_mut().expect("output buffers");
-        ob.queues[s] = q;
+        self.pkts.pop_front(&mut ob.oq[s].queue);
+        let q = ob.oq[s].queue;
         let (bytes, credits, tail, vl) = {
             let p = &self.pkts[pid];
             (p.bytes, p.credits, p.tail, p.vl)
@@ -477,9 +533,10 @@ impl Net {
     pub(crate) fn output_release(&mut self, og: u32, counter: u16, credits: u32, now: Ps) {
         let ob = self.obuf.as_mut().expect("output buffers");
         let s = ob.slot(og, counter);
-        ob.used[s] -= credits;
-        ob.space[s] += credits;
-        let used = ob.used[s];
+        ob.oq[s].used -= credits;
+        ob.oq[s].space += credits;
+        ob.set_room(og, counter);
+        let used = ob.oq[s].used;
         self.stats.out_buffer(s, now, used);
         self.output_gained_room(og);
         self.try_output(og, now);
@@ -515,7 +572,7 @@ impl Net {
             for s in ob.slots(g) {
                 // the link's `sendable` bit agrees with the queue's head and credits
                 let counter = (s - ob.base[g as usize] as usize) as u16;
-                let fits = ob.queues[s].front().is_some_and(|pid| {
+                let fits = ob.oq[s].queue.front().is_some_and(|pid| {
                     self.credits[self.credit_slot(g, counter)] >= self.pkts[pid].credits
                 });
                 let (class, vl) = (counter as usize / ob.vls, counter as usize % ob.vls);
@@ -527,21 +584,22 @@ impl Net {
                         !fits
                     )));
                 }
-                let queued = self.pkts.queue_credits(&ob.queues[s]);
-                let held = ob.used[s] as u64;
+                let q = &ob.oq[s];
+                let queued = self.pkts.queue_credits(&q.queue);
+                let held = q.used as u64;
                 if held != queued + leaving[s]
-                    || ob.space[s] as u64 + crossing[s] + held != ob.cap[s] as u64
+                    || q.space as u64 + crossing[s] + held != q.cap as u64
                 {
                     return Err(Error::Internal(format!(
                         "output buffer credit conservation violated on {} queue {}: {} free + {} crossing + {} held ({} queued + {} leaving) != share {}",
                         self.port_name(g),
                         s - ob.base[g as usize] as usize,
-                        ob.space[s],
+                        q.space,
                         crossing[s],
                         held,
                         queued,
                         leaving[s],
-                        ob.cap[s]
+                        q.cap
                     )));
                 }
             }
@@ -558,7 +616,7 @@ impl Net {
         if room >= p.credits {
             return None;
         }
-        let head = self.ob().queues[s].front()?;
+        let head = self.ob().oq[s].queue.front()?;
         let h = &self.pkts[head];
         let counter = (s - self.ob().base[o as usize] as usize) as u16;
         let down = self.peer[o as usize];
@@ -764,7 +822,7 @@ dst = "H113"
         assert_eq!(ob.cap(s), 12);
         assert_eq!(ob.used(s), 12, "the output queue holds its share");
         assert_eq!(ob.space(s), 0);
-        assert_eq!(n.pkts.queue_credits(&ob.queues()[s]), 12);
+        assert_eq!(n.pkts.queue_credits(&ob.oq[s].queue), 12);
         // no credits left towards H113; the inputs hold the rest of the backlog
         assert_eq!(n.credits[n.credit_slot(og, 0)], 0);
         for h in ["H111", "H112"] {
@@ -848,7 +906,7 @@ dst = "H113"
     #[test]
     fn the_conservation_check_catches_a_created_output_credit() {
         let mut n = run(FAN_IN, &["switch.output_buffer_credits=12"]);
-        n.obuf.as_mut().unwrap().space[0] += 1;
+        n.obuf.as_mut().unwrap().oq[0].space += 1;
         let e = n.check_conservation().unwrap_err().to_string();
         assert!(e.contains("output buffer credit conservation"), "{e}");
     }
@@ -877,11 +935,11 @@ dst = "H113"
         let mut n = run(FAN_IN, &blocked);
         let s = {
             let ob = n.obuf.as_ref().unwrap();
-            (0..ob.len()).find(|&s| !ob.queues[s].is_empty()).unwrap()
+            (0..ob.len()).find(|&s| !ob.oq[s].queue.is_empty()).unwrap()
         };
-        let mut q = n.obuf.as_ref().unwrap().queues[s];
+        let mut q = n.obuf.as_ref().unwrap().oq[s].queue;
         n.pkts.pop_front(&mut q);
-        n.obuf.as_mut().unwrap().queues[s] = q;
+        n.obuf.as_mut().unwrap().oq[s].queue = q;
         assert!(n.check_conservation().is_err());
     }
 

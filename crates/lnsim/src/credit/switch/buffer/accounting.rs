@@ -8,7 +8,7 @@
 
 use super::shared_pool::SharedPool;
 use super::{CreditKeeping, QueueQuery};
-use crate::credit::packet::CBIT;
+use crate::credit::packet::{CBIT, NO_LOOKAHEAD};
 use crate::credit::Net;
 use crate::routing::tables::NO_PORT;
 
@@ -86,14 +86,33 @@ impl Net {
     /// `cbit`) will join (its VL at an HCA).
     #[inline(never)]
     pub(crate) fn lookahead_queue(&self, og: u32, dst: u32, vl: u8, cbit: bool) -> u16 {
+        self.lookahead(og, dst, vl, cbit).0
+    }
+
+    /// [`Net::downstream_counter`], and the output the next switch's forwarding table gives
+    /// the packet there when it was read ([`NO_LOOKAHEAD`] otherwise: a shared pool, or the
+    /// next node is an HCA).
+    #[inline(always)]
+    pub(crate) fn downstream_lookahead(&self, og: u32, dst: u32, vl: u8, flags: u8) -> (u16, u16) {
+        match &self.credit_keeping {
+            CreditKeeping::SharedPool(_) => (vl as u16, NO_LOOKAHEAD),
+            CreditKeeping::Partitioned(_) => self.lookahead(og, dst, vl, flags & CBIT != 0),
+        }
+    }
+
+    /// [`Net::lookahead_queue`] and the output port the next switch's table gives
+    /// ([`NO_LOOKAHEAD`] when the next node is an HCA; the table's [`NO_PORT`] when it has no
+    /// route).
+    #[inline(never)]
+    fn lookahead(&self, og: u32, dst: u32, vl: u8, cbit: bool) -> (u16, u16) {
         let down = self.peer[og as usize];
         if !self.is_switch[down as usize] {
-            return vl as u16;
+            return (vl as u16, NO_LOOKAHEAD);
         }
         let sw = self.node_of[down as usize];
         let out = self.lft.out_port(sw, dst + 1);
         if out == NO_PORT {
-            return vl as u16; // the arrival reports the missing route
+            return (vl as u16, NO_PORT); // the arrival reports the missing route
         }
         let q = QueueQuery {
             input: down,
@@ -102,7 +121,7 @@ impl Net {
             vl,
             cbit,
         };
-        self.queue_scheme.queue_of(&q, self.vls) as u16
+        (self.queue_scheme.queue_of(&q, self.vls) as u16, out)
     }
 
     /// A packet of `credits` on `vl` entered the buffer of input `g`: takes the credits the

@@ -58,10 +58,9 @@ pub struct PartitionedCredits {
     in_base: Vec<u32>,
     /// Per output gport: the first slot of the input it drives (`in_base[peer]`).
     out_base: Vec<u32>,
-    /// Per slot: credits occupied in the queue's share.
-    used: Vec<u32>,
-    /// Per slot: the queue's share of the buffer.
-    cap: Vec<u32>,
+    /// Per slot: `[credits occupied in the queue's share, the share]`, side by side (a
+    /// packet's arrival reads both).
+    used_cap: Vec<[u32; 2]>,
 }
 
 impl PartitionedCredits {
@@ -107,10 +106,9 @@ impl PartitionedCredits {
                         ),
                     ));
                 };
-                p.cap.push(share);
+                p.used_cap.push([0, share]);
             }
         }
-        p.used = vec![0; p.cap.len()];
         p.out_base = peer.iter().map(|&d| p.in_base[d as usize]).collect();
         Ok(p)
     }
@@ -121,18 +119,24 @@ impl PartitionedCredits {
         self.in_slots(g)
             .skip(vl)
             .step_by(vls)
-            .map(|s| self.cap[s])
+            .map(|s| self.used_cap[s][1])
             .fold(0u32, |a, c| a.saturating_add(c))
+    }
+
+    /// Prefetch hint for the state of counter `counter` of input `g`.
+    #[inline(always)]
+    pub fn prefetch(&self, g: u32, counter: u16) {
+        crate::engine::prefetch::prefetch(&self.used_cap, self.in_slot(g, counter));
     }
 
     /// Number of slots (credit counters) of the whole network.
     pub fn slots(&self) -> usize {
-        self.cap.len()
+        self.used_cap.len()
     }
 
     /// The available credits every output starts with, indexed by slot: the full share.
     pub fn initial_credits(&self) -> Vec<u32> {
-        self.cap.clone()
+        self.used_cap.iter().map(|uc| uc[1]).collect()
     }
 
     /// Slot of counter `counter` of the input driven by output `og`.
@@ -153,7 +157,7 @@ impl PartitionedCredits {
         let e = self
             .in_base
             .get(g as usize + 1)
-            .map_or(self.cap.len(), |&x| x as usize);
+            .map_or(self.used_cap.len(), |&x| x as usize);
         b..e
     }
 
@@ -167,28 +171,29 @@ impl PartitionedCredits {
         credits: u32,
     ) -> std::result::Result<u32, (u32, u32)> {
         let s = self.in_slot(g, counter);
-        self.used[s] += credits;
-        if self.used[s] > self.cap[s] {
-            return Err((self.used[s], self.cap[s]));
+        let [used, cap] = &mut self.used_cap[s];
+        *used += credits;
+        if *used > *cap {
+            return Err((*used, *cap));
         }
-        Ok(self.used[s])
+        Ok(*used)
     }
 
     /// A packet of `credits` left queue `counter` of input `g`.
     #[inline]
     pub fn release(&mut self, g: u32, counter: u16, credits: u32) {
         let s = self.in_slot(g, counter);
-        self.used[s] -= credits;
+        self.used_cap[s][0] -= credits;
     }
 
     /// Credits occupied in slot `s`.
     pub fn used(&self, s: usize) -> u32 {
-        self.used[s]
+        self.used_cap[s][0]
     }
 
     /// The share of slot `s`.
     pub fn cap(&self, s: usize) -> u32 {
-        self.cap[s]
+        self.used_cap[s][1]
     }
 
     /// The most credits output `og` holds for any queue of VL `vl` of the buffer it drives
