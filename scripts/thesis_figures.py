@@ -673,8 +673,11 @@ PLOTS = {"il": plot_il, "load": plot_load, "bars": plot_bars, "paths": plot_path
 
 
 def checks_table(out: Path, h: int, windows, seeds: Optional[int]) -> str:
-    lines = ["| check | panel | series | load | accepted | latency (cycles) | saturated | seeds |",
-             "|---|---|---|---|---|---|---|---|"]
+    import pandas as pd
+
+    lines = ["| check | panel | series | load | accepted | latency (cycles) | saturated | group 0's routers "
+             "(ADVC: lowest – highest injected load) | seeds |",
+             "|---|---|---|---|---|---|---|---|---|"]
     base = root(out, h, windows) / "checks"
     for c in CHECKS:
         for s in c.series:
@@ -682,12 +685,19 @@ def checks_table(out: Path, h: int, windows, seeds: Optional[int]) -> str:
             for load in c.loads:
                 rows = None if df is None else df[(df["traffic.load"] - load).abs() < 1e-9]
                 if rows is None or rows.empty:
-                    lines.append(f"| {c.name} | {panels(h)[c.panel][0]} | {_label(s)} | {load} | not run | | | 0 |")
+                    lines.append(f"| {c.name} | {panels(h)[c.panel][0]} | {_label(s)} | {load} | not run | | | | 0 |")
                     continue
                 sat = rows["saturated"].astype(str).str.lower().isin(["true", "1", "1.0"])
+                spread = ""
+                if c.panel == "advc":  # the fairness of C5, L9, L11: group 0's routers (R_OUT last)
+                    runs = _point_runs(load_job(base, h, windows, c.panel, s, c.loads, seeds or c.seeds,
+                                                sub=c.name).folder, load)
+                    inj = [pd.read_csv(r / "routers.csv")["injected_load"].iloc[:2 * h] for r in runs]
+                    spread = (f"{sum(v.min() for v in inj) / len(inj):.3f} – {sum(v.max() for v in inj) / len(inj):.3f}"
+                              if inj else "")
                 lines.append(f"| {c.name} | {panels(h)[c.panel][0]} | {_label(s)} | {load} | "
                              f"{_cell(rows['accepted_load'], 4)} | {_cell(rows['latency_cycles.mean'], 1)} | "
-                             f"{int(sat.sum())}/{len(rows)} | {len(rows)} |")
+                             f"{int(sat.sum())}/{len(rows)} | {spread} | {len(rows)} |")
     return "\n".join(lines)
 
 
