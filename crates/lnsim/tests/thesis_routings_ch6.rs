@@ -12,7 +12,7 @@
 //! - ADV+1 at 1.0: LIAN accepts 0.52–0.53 with every counter model, TPR 0.51.
 
 mod common;
-use common::dragonfly::{acc, df, lat, run, run_into, share};
+use common::dragonfly::{acc, assert_conserved, df, lat, run, run_into, seed_triplet, share};
 
 /// Under uniform traffic at low load both TPR and LIAN route (almost) everything minimally
 /// and their latency is MIN's (spec §6.4 L8, L10: "LIAN ≈ MIN", "all schemes competitive
@@ -199,11 +199,8 @@ fn tpr_and_lian_are_deterministic() {
     .iter()
     .enumerate()
     {
-        let text = df(routing, "adv+2", 0.3, 7);
-        let dir = |k: &str| d.path().join(format!("{i}{k}"));
-        run_into(&text, &dir("a"));
-        run_into(&text, &dir("b"));
-        run_into(&text.replace("seed = 7", "seed = 8"), &dir("c"));
+        let dirs = seed_triplet(&df(routing, "adv+2", 0.3, 7), &d.path().join(i.to_string()));
+        let dir = |k: &str| &dirs[(k.as_bytes()[0] - b'a') as usize];
         let read = |k: &str, f: &str| std::fs::read(dir(k).join(f)).unwrap();
         for f in ["routers.csv", "bins.csv", "latency_hist.csv"] {
             assert_eq!(read("a", f), read("b", f), "{routing}: {f} differs");
@@ -224,13 +221,7 @@ fn tpr_and_lian_conserve_packets_past_saturation() {
         "algorithm = \"lian\"\nlian.w = 1.0\nlian.recompute_policy = true",
     ] {
         let s = run(&df(routing, "adv+1", 1.0, 1));
-        let p = &s["packets"];
-        let n = |k: &str| p[k].as_u64().unwrap();
-        assert_eq!(
-            n("generated"),
-            n("delivered") + n("in_network") + n("at_sources"),
-            "{routing}: {p}"
-        );
+        assert_conserved(&s, routing);
         assert_eq!(s["saturated"], true, "{routing}");
         if routing == "algorithm = \"lian\"" {
             assert!(acc(&s) > 0.4, "LIAN past saturation: {}", acc(&s));

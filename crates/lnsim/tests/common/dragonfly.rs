@@ -4,7 +4,7 @@
 
 use lnsim::api::RunOptions;
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// An h = 3 Dragonfly scenario: `routing` are the lines of `[routing]` (the algorithm
 /// included), `pattern` `uniform`, `advl`, `advc` or `adv+<shift>`.
@@ -56,4 +56,25 @@ pub fn lat(v: &Value) -> f64 {
 /// Share of the packets on paths of class `class` (`paths.*`).
 pub fn share(v: &Value, class: &str) -> f64 {
     v["paths"][class].as_f64().unwrap()
+}
+
+/// Runs `text` (a scenario with `seed = 7`) twice into `<base>a` and `<base>b`, and once with
+/// `seed = 8` into `<base>c`; returns the three folders (the determinism tests).
+pub fn seed_triplet(text: &str, base: &Path) -> [PathBuf; 3] {
+    let dir = |k: &str| PathBuf::from(format!("{}{k}", base.display()));
+    run_into(text, &dir("a"));
+    run_into(text, &dir("b"));
+    run_into(&text.replace("seed = 7", "seed = 8"), &dir("c"));
+    [dir("a"), dir("b"), dir("c")]
+}
+
+/// Packet conservation of a summary: generated = delivered + in the network + at the sources.
+pub fn assert_conserved(s: &Value, routing: &str) {
+    let p = &s["packets"];
+    let n = |k: &str| p[k].as_u64().unwrap();
+    assert_eq!(
+        n("generated"),
+        n("delivered") + n("in_network") + n("at_sources"),
+        "{routing}: {p}"
+    );
 }
