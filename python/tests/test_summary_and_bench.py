@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pytest
 
 import lnsim
 from lnsim import bench
@@ -57,8 +58,16 @@ def test_routing_costs():
                                                                               "dragonfly_h6_ugal", 1.25, True)
     assert acor["ratio"] == 1.6 and acor["ok"] is False
     assert bench.format_routing_cost(lian) == ("dragonfly_h6_lian vs dragonfly_h6_ugal: wall time 50.00 s vs "
-                                               "40.00 s, 1.25× (target ≤ 1.5×: ok)")
-    assert bench.format_routing_cost(acor).endswith("1.60× (target ≤ 1.5×: OVER)")
+                                               "40.00 s, 1.25× (target ≤ 1.5× in wall time: ok)")
+    assert bench.format_routing_cost(acor).endswith("1.60× (target ≤ 1.5× in wall time: OVER)")
+    # with CPU times, the target is judged on them: a run that waited for the core is not slower
+    cpu = [{**recs[0], "cpu_time_s": 39.0}, {**recs[2], "wall_time_s": 70.0, "cpu_time_s": 50.7}]
+    (a,) = bench.routing_costs(cpu)
+    assert a["ratio"] == 1.75 and a["cpu_ratio"] == pytest.approx(1.3) and a["ok"] is True
+    assert bench.format_routing_cost(a) == ("dragonfly_h6_acor vs dragonfly_h6_ugal: wall time 70.00 s vs 40.00 s, "
+                                            "1.75×; CPU time 50.70 s vs 39.00 s, 1.30× (target ≤ 1.5× in CPU time: ok)")
+    (b,) = bench.routing_costs([cpu[0], {**cpu[1], "cpu_time_s": 62.4}])
+    assert b["cpu_ratio"] == pytest.approx(1.6) and b["ok"] is False
     (q, _) = bench.routing_costs(recs, quick=True)
     assert q["ok"] is None and "too short" in bench.format_routing_cost(q)
     assert bench.routing_costs(recs[1:]) == []  # no reference run: no line
