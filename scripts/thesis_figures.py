@@ -482,7 +482,9 @@ def plot_bars(f: Figure, out: Path, h: int, windows, seeds: int, loads, img: Pat
     ax.set_xlabel(f"router of group 0 (R{a - 1} = R_OUT, its global links lead to the destination groups)")
     ax.set_ylabel("injected load (phits/node/cycle)")
     ax.axhline(BAR_LOAD, color="0.3", lw=1, ls="--", label="offered")
-    ax.legend(fontsize=8, ncol=3)
+    # head room above the offered load for the legend, which would hide bars there
+    ax.set_ylim(0, BAR_LOAD * 1.45)
+    ax.legend(fontsize=8, ncol=6, loc="upper center")
     ax.set_title(_title(f, h, windows, seeds, missing) + f"; ADVC at {BAR_LOAD}", fontsize=9)
     fig.tight_layout()
     path = img / f"fig{f.fig}.png"
