@@ -66,7 +66,9 @@ Cycle-level results folder (``summary["model"] == "cycle"``: Dragonfly, meshes)
     ``paths.{min, lgl, -gl, lg-, -g-, local}`` (share of the delivered packets per path shape,
     spec §5); with ACOR-Switch ``acor_level_share`` (share of router-cycles per level).
 ``routers.csv``
-    ``router,name,injected_load,accepted_load`` — per router (index, name), in phits/node/cycle;
+    ``router,name,injected_load,accepted_load,delivered_load`` — per router (index, name), in
+    phits/node/cycle: injected by and delivered to its terminals, and of its terminals' packets
+    delivered (its throughput as a source, the fairness measure);
     on a Dragonfly also ``paths_{min,lgl,-gl,lg-,-g-,local}``, the share of the router's
     sourced packets (delivered in the window) per path shape.
 ``latency_hist.csv``

@@ -124,13 +124,27 @@ fn tpr_and_lian_report_path_breakdowns_and_pass_the_channel_dependency_check() {
         let head: Vec<&str> = lines.next().unwrap().split(',').collect();
         let first = head.iter().position(|c| *c == "paths_min").unwrap();
         assert_eq!(head.len() - first, names.len(), "{alg}: {head:?}");
+        let col = |name: &str| head.iter().position(|c| *c == name).unwrap();
+        let (inj, acc, dlv) = (
+            col("injected_load"),
+            col("accepted_load"),
+            col("delivered_load"),
+        );
         let mut used = [0.0f64; 6];
+        let (mut acc_sum, mut dlv_sum) = (0.0f64, 0.0f64);
         for l in lines {
-            let f: Vec<f64> = l
-                .split(',')
-                .skip(first)
-                .map(|x| x.parse().unwrap())
-                .collect();
+            let all: Vec<&str> = l.split(',').collect();
+            let load = |i: usize| all[i].parse::<f64>().unwrap();
+            // a router's delivered load counts its own terminals' packets (by source), the
+            // accepted load the packets its terminals receive: the same packets in total, and
+            // below saturation each source gets what it injects
+            acc_sum += load(acc);
+            dlv_sum += load(dlv);
+            assert!(
+                (load(dlv) - load(inj)).abs() <= 0.1 * load(inj) + 0.005,
+                "{alg}: delivered vs injected: {l}"
+            );
+            let f: Vec<f64> = all[first..].iter().map(|x| x.parse().unwrap()).collect();
             let sum: f64 = f.iter().sum();
             assert!((sum - 1.0).abs() < 1e-5, "{alg}: {l}");
             for (u, x) in used.iter_mut().zip(&f) {
@@ -140,6 +154,10 @@ fn tpr_and_lian_report_path_breakdowns_and_pass_the_channel_dependency_check() {
         for (n, u) in names.iter().zip(used) {
             assert_eq!(u > 0.0, p[*n].as_f64().unwrap() > 0.0, "{alg}: class {n}");
         }
+        assert!(
+            (acc_sum - dlv_sum).abs() < 1e-4,
+            "{alg}: {acc_sum} vs {dlv_sum}"
+        );
         let text = df(&format!("algorithm = \"{alg}\""), "uniform", 0.1, 1);
         let l = lnsim::config::load_str(&text, "t", d.path(), "t", &[], None).unwrap();
         let r = lnsim::api::validate_scenario(&l, None).unwrap();

@@ -141,6 +141,11 @@ pub(crate) struct CycleStats {
     net: LatCounts,
     router_inj: Vec<u64>,
     router_acc: Vec<u64>,
+    /// Phits delivered in the window per *source* router (routers.csv's `delivered_load`: the
+    /// throughput a router's terminals get, which the fairness bar charts of Dragonfly spec
+    /// §9.1 plot; unlike `injected_load` it does not count packets only entering a filling
+    /// injection queue).
+    pub(crate) router_sent: Vec<u64>,
     /// Packets delivered in the window per source router and path class (routers.csv's
     /// `paths_*` on Dragonflies: Fig 6-13's per-router breakdown, Dragonfly spec §6.4 L12).
     router_paths: Vec<[u64; PathClass::COUNT]>,
@@ -186,6 +191,7 @@ impl CycleStats {
             net: LatCounts::new(),
             router_inj: vec![0; routers as usize],
             router_acc: vec![0; routers as usize],
+            router_sent: vec![0; routers as usize],
             router_paths: vec![[0; PathClass::COUNT]; routers as usize],
             bins: vec![Bin::default(); end.div_ceil(bin_cycles) as usize],
             bin_idx: 0,
@@ -266,6 +272,7 @@ impl CycleStats {
             self.lat.record(lat);
             self.net.record(done - p.t_net);
             self.router_acc[dst_router as usize] += phits as u64;
+            self.router_sent[src_router as usize] += phits as u64;
             self.router_paths[src_router as usize][class as usize] += 1;
         }
     }
@@ -427,6 +434,7 @@ pub(crate) fn write(
             .collect()
     };
     let acc_r = per_router(&st.router_acc);
+    let sent_r = per_router(&st.router_sent);
     let inj_r = per_router(&st.router_inj);
     let (min_r, max_r) = inj_r
         .iter()
@@ -559,7 +567,7 @@ pub(crate) fn write(
 
     // on a Dragonfly, each router's sourced packets per path class (share of those delivered
     // in the window)
-    let mut routers = String::from("router,name,injected_load,accepted_load");
+    let mut routers = String::from("router,name,injected_load,accepted_load,delivered_load");
     if dragonfly {
         for c in PathClass::ALL {
             let _ = write!(routers, ",paths_{}", c.name());
@@ -569,10 +577,11 @@ pub(crate) fn write(
     for r in 0..net.routers as usize {
         let _ = write!(
             routers,
-            "{r},{},{},{}",
+            "{r},{},{},{},{}",
             net.router_names[r],
             r6(inj_r[r]),
-            r6(acc_r[r])
+            r6(acc_r[r]),
+            r6(sent_r[r])
         );
         if dragonfly {
             let k = &st.router_paths[r];
