@@ -110,7 +110,10 @@ fn delivered_load_is_counted_at_the_source_router() {
     }
     assert!(trace.len() > 1000, "{} packets", trace.len());
     assert_eq!(n.stats.router_sent, by_src);
-    assert_ne!(by_src, by_dst, "the check must tell sources from destinations");
+    assert_ne!(
+        by_src, by_dst,
+        "the check must tell sources from destinations"
+    );
 }
 
 #[test]
