@@ -108,6 +108,10 @@ def panels(h: int) -> Dict[str, Tuple[str, Dict[str, str]]]:
         "advh": (f"ADV+{h} (ADV+h)", _s(traffic__pattern='"adv"', traffic__shift=str(h))),
         "advc": ("ADVC", _s(traffic__pattern='"advc"')),
         "advl": ("ADVL", _s(traffic__pattern='"advl"')),
+        # past saturation (Fig 6-7's claims about throughput after saturation): the same traffic,
+        # its own loads and folders (the adv1/advc sweeps are shared with other figures' grids)
+        "adv1_sat": ("ADV+1 past saturation", _s(traffic__pattern='"adv"', traffic__shift="1")),
+        "advc_sat": ("ADVC past saturation", _s(traffic__pattern='"advc"')),
     }
     for i in range(2, max(h, 6)):  # Fig 6-8's ADV+2 … ADV+5 (any shift is valid modulo the groups)
         out[f"adv{i}"] = (f"ADV+{i}", _s(traffic__pattern='"adv"', traffic__shift=str(i)))
@@ -125,6 +129,8 @@ LOADS = {
     "advh": ADV_LOADS,
     "advc": ADV_LOADS,
     "advl": [0.1, 0.3, 0.5, 0.7, 0.9],
+    "adv1_sat": [0.6, 0.8, 1.0],
+    "advc_sat": [0.6, 0.8, 1.0],
 }
 
 
@@ -198,7 +204,8 @@ FIGURES: List[Figure] = [
     Figure("6-3", "ADV+i at 0.5 for every shift i: VLB and TPR with the four policies", "shift",
            [*VLB4, "tpr_-g-", "tpr_-gl", "tpr_lg-", "tpr_lgl"], claim="L3, L4"),
     Figure("6-7", "LIAN's counter models", "load",
-           ["lian_injected", "lian_stored", "lian_w1", "lian"], ["un", "adv1", "advc"], claim="L5"),
+           ["lian_injected", "lian_stored", "lian_w1", "lian"], ["un", "adv1", "advc", "adv1_sat", "advc_sat"],
+           claim="L5"),
     Figure("6-8", "Intermediate-local counter IL−1 (IL−2 for MIX +9/+11) against load, VLB -g- and -gl", "il",
            ["vlb_-g-_il", "vlb_-gl_il"], ["adv1", "adv2", "adv3", "adv4", "adv5", "advh", "mix_2_4", "mix_3_9",
                                           "mix_9_11"], claim="L6, L7"),
