@@ -429,7 +429,9 @@ def plot_load(f: Figure, out: Path, h: int, windows, seeds: int, loads, img: Pat
                     missing.append(f"{p}/{s}")
                     continue
                 style = dict(marker=MARKERS[i % len(MARKERS)], ms=5, lw=1.4, color=f"C{i % 10}", label=_label(s))
-                lat = load_curves(folder, "latency_cycles.mean", drop_saturated=True)
+                # a past-saturation panel has only saturated points: draw their latency (a
+                # window's mean, growing with the backlog) rather than nothing
+                lat = load_curves(folder, "latency_cycles.mean", drop_saturated=not p.endswith("_sat"))
                 acc = load_curves(folder, "accepted_load")
                 axes[0][c].plot(lat["load"], lat["mean"], **style)
                 axes[1][c].plot(acc["load"], acc["mean"], **style)
@@ -438,7 +440,9 @@ def plot_load(f: Figure, out: Path, h: int, windows, seeds: int, loads, img: Pat
                     axes[0][c].fill_between(lat["load"], lat["min"], lat["max"], color=style["color"], alpha=0.2,
                                             lw=0)
             axes[0][c].set_title(f"{name}, h = {hh}")
-            axes[0][c].set_ylabel("latency (cycles), saturated points left out")
+            axes[0][c].set_ylabel("latency (cycles)" + ("" if p.endswith("_sat") else ", saturated points left out"))
+            if p.endswith("_sat"):  # the whole scale: a flat throughput must look flat
+                axes[1][c].set_ylim(0, 1.05 * max(loads_of(p)))
             axes[1][c].set_ylabel("accepted load (phits/node/cycle)")
             axes[1][c].set_xlabel("offered load (phits/node/cycle)")
             axes[0][c].grid(alpha=0.3)
