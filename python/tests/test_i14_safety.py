@@ -442,14 +442,19 @@ except KeyboardInterrupt as e:
     print(json.dumps({"out_dir": str(r.out_dir), "complete": r.summary["complete"],
                       "same": r.summary == json.load(open(sys.argv[2] + "/summary.json"))}))
     sys.exit(0)
+print("lnsim.run returned without KeyboardInterrupt", file=sys.stderr)
 sys.exit(1)
 """
 
 
 def test_python_api_keyboard_interrupt_keeps_the_partial_folder(tmp_path):
     out = tmp_path / "api"
+    # SIGINT back to its default in the child: a process started with SIGINT ignored (as it
+    # inherits from a test worker that ignores it) gets no KeyboardInterrupt handler, and
+    # interrupt_main() then does nothing
     proc = subprocess.run([sys.executable, "-c", API_SCRIPT, str(ZERU_A), str(out)],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout)
     assert got == {"out_dir": str(out), "complete": False, "same": True}
