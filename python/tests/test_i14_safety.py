@@ -449,9 +449,9 @@ sys.exit(1)
 
 def test_python_api_keyboard_interrupt_keeps_the_partial_folder(tmp_path):
     out = tmp_path / "api"
-    # SIGINT back to its default in the child: a process started with SIGINT ignored (as it
-    # inherits from a test worker that ignores it) gets no KeyboardInterrupt handler, and
-    # interrupt_main() then does nothing
+    # SIGINT back to its default in the child, as _start does: a suite started in the background
+    # by a shell without job control inherits SIGINT ignored, and a Python started so installs
+    # no KeyboardInterrupt handler, so interrupt_main() would do nothing
     proc = subprocess.run([sys.executable, "-c", API_SCRIPT, str(ZERU_A), str(out)],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120,
                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
