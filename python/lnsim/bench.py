@@ -409,6 +409,20 @@ def _ratio(a, b) -> Optional[float]:
     return float(a) / float(b) if a is not None and b else None
 
 
+def _with_reference(records: Sequence[dict], reference: str):
+    """Yields ``(record, case, reference record)`` for every ok record whose case names another
+    case (its ``reference`` attribute: ``baseline`` or ``relative_to``) run ok with it."""
+    by_name = {r["case"]: r for r in records}
+    cases = {c.name: c for c in CASES}
+    for r in records:
+        case = cases.get(r["case"])
+        name = getattr(case, reference) if case is not None else ""
+        ref = by_name.get(name) if name else None
+        if ref is None or r.get("status") != "ok" or ref.get("status") != "ok":
+            continue
+        yield r, case, ref
+
+
 def cc_costs(records: Sequence[dict], quick: bool = False) -> List[dict]:
     """For each CC-on case run together with its CC-off baseline (both ok): ``{"case",
     "baseline", "sim_time_s", "wall_time_s", "baseline_wall_time_s", "events",
@@ -420,14 +434,8 @@ def cc_costs(records: Sequence[dict], quick: bool = False) -> List[dict]:
     :data:`CC_PER_EVENT_TARGET_PCT` (``per_event_ok``); events per packet-hop (data and CNPs, one
     per link crossed) say whether CC adds events beyond its extra packets. With ``quick`` the
     percentages and the verdict are ``None``: such short runs measure set-up, not what CC costs."""
-    by_name = {r["case"]: r for r in records}
-    cases = {c.name: c for c in CASES}
     out = []
-    for r in records:
-        case = cases.get(r["case"])
-        base = by_name.get(case.baseline) if case is not None and case.baseline else None
-        if base is None or r.get("status") != "ok" or base.get("status") != "ok":
-            continue
+    for r, _, base in _with_reference(records, "baseline"):
         on, off = r.get("wall_time_s"), base.get("wall_time_s")
         if not on or not off:
             continue
@@ -493,14 +501,8 @@ def routing_costs(records: Sequence[dict], quick: bool = False) -> List[dict]:
     ``cpu_ratio`` being the case's wall time and CPU time over the reference's on the same point
     (``cpu_ratio`` ``None`` when a run has no CPU time); ``ok``: the CPU-time ratio (the wall-time
     one without it) within ``max_ratio``; ``None`` with ``quick``, whose runs measure set-up."""
-    by_name = {r["case"]: r for r in records}
-    cases = {c.name: c for c in CASES}
     out = []
-    for r in records:
-        case = cases.get(r["case"])
-        ref = by_name.get(case.relative_to) if case is not None and case.relative_to else None
-        if ref is None or r.get("status") != "ok" or ref.get("status") != "ok":
-            continue
+    for r, case, ref in _with_reference(records, "relative_to"):
         ratio = _ratio(r.get("wall_time_s"), ref.get("wall_time_s"))
         if ratio is None:
             continue
