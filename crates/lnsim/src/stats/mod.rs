@@ -231,11 +231,8 @@ impl Stats {
     /// Tracked buffer `i` changed to `level` credits at `t`.
     #[inline]
     pub fn buffer(&mut self, i: usize, t: Ps, level: u32) {
-        let interval = self.nodes.interval;
-        let n_int = self.nodes.n_int;
-        if let Some(b) = &mut self.buffers {
-            b.record(i, t, level, interval, n_int);
-        }
+        let (interval, n_int) = (self.nodes.interval, self.nodes.n_int);
+        record_level(&mut self.buffers, i, t, level, interval, n_int);
     }
 
     /// Tracks the occupancy of `n` switch output queues per interval (spec B.5 output
@@ -247,11 +244,8 @@ impl Stats {
     /// Output queue `i` changed to `level` credits at `t` (a no-op unless they are tracked).
     #[inline]
     pub fn out_buffer(&mut self, i: usize, t: Ps, level: u32) {
-        let interval = self.nodes.interval;
-        let n_int = self.nodes.n_int;
-        if let Some(b) = &mut self.out_buffers {
-            b.record(i, t, level, interval, n_int);
-        }
+        let (interval, n_int) = (self.nodes.interval, self.nodes.n_int);
+        record_level(&mut self.out_buffers, i, t, level, interval, n_int);
     }
 
     /// Closes the buffer integrals at the end of the run.
@@ -303,6 +297,21 @@ pub fn peak_rss_bytes() -> u64 {
         })
         .map(|kb| kb * 1024)
         .unwrap_or(0)
+}
+
+/// Records buffer `i`'s new `level` at `t` in `series`, when the buffers are tracked.
+#[inline]
+fn record_level(
+    series: &mut Option<BufferSeries>,
+    i: usize,
+    t: Ps,
+    level: u32,
+    interval: Ps,
+    n_int: usize,
+) {
+    if let Some(b) = series {
+        b.record(i, t, level, interval, n_int);
+    }
 }
 
 #[cfg(test)]
