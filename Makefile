@@ -41,3 +41,4 @@ bench: install
 lint:
 	cargo fmt --all --check
 	cargo clippy --workspace -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p lnsim

@@ -1,6 +1,6 @@
-//! [Z]'s experiments C1–C4 (Z-Tab 4.2): overall throughput of the whole 0.1-s run with CC off
+//! \[Z\]'s experiments C1–C4 (Z-Tab 4.2): overall throughput of the whole 0.1-s run with CC off
 //! and on (every CC parameter at Z-Tab 3.6, the CCT calibrated once on C4), against the
-//! published totals in [Z]'s aggregate unit, read as GB/s (docs/scenarios.md).
+//! published totals in \[Z\]'s aggregate unit, read as GB/s (docs/scenarios.md).
 
 mod common;
 use common::{root, run};

@@ -1,5 +1,5 @@
 //! InfiniBand congestion control switched on (`cc.enabled = true`) on the scenarios of
-//! `scenarios/ibcc/`, with [Z]'s default parameters and the CCT calibrated once on C4
+//! `scenarios/ibcc/`, with \[Z\]'s default parameters and the CCT calibrated once on C4
 //! (docs/calibration.md). Where the published behaviour is not reproduced at those parameters
 //! (G scenario 1's victim) the test checks what the mechanism does and docs/scenarios.md
 //! reports the gap; no parameter is tuned per test.

@@ -84,7 +84,7 @@ pub struct SimConfig {
     /// Master seed of all random streams (overridden by `--seed`).
     #[serde(default = "default_seed")]
     pub seed: u64,
-    /// Statistics interval (spec §6: 5 ms in [Z]).
+    /// Statistics interval (spec §6: 5 ms in \[Z\]).
     #[serde(default = "default_interval")]
     pub interval: Duration,
     /// Warm-up: throughput "after warm-up" and fairness use the time after it.
@@ -128,7 +128,7 @@ crate::choice! {
         Torus = "torus",
         /// Fat tree: k-ary n-tree (`k`, `n`) or a two-level/XGFT Clos (`down`, `up`).
         FatTree = "fat_tree",
-        /// The two-switch, seven-host test bed of [G] (spec §4.1).
+        /// The two-switch, seven-host test bed of \[G\] (spec §4.1).
         GranTestbed = "gran_testbed",
         /// Canonical Dragonfly (p, a, h) with palmtree or consecutive global links (Dragonfly
         /// spec §1.1); runs on the cycle-level router model.
@@ -141,7 +141,7 @@ crate::choice! {
 crate::choice! {
     /// Port numbering of a mesh/torus switch (`topology.port_numbering`).
     pub enum PortNumbering {
-        /// The port table of [Z] §3.3.1 (spec §3.6; 2D meshes only).
+        /// The port table of \[Z\] §3.3.1 (spec §3.6; 2D meshes only).
         Zeru = "zeru",
         /// Per dimension the minus, then the plus neighbour.
         Dimension = "dimension",
@@ -473,7 +473,7 @@ pub struct SwitchConfig {
     pub output_buffer_credits: u32,
     /// With output buffers: weighted round-robin weights of the output link among the output
     /// queues of a VL, one per queue (packets per turn; default all 1, spec B.5 "weighted
-    /// round-robin among output queues", [A] equal weights). Queue `i` of every port gets
+    /// round-robin among output queues", \[A\] equal weights). Queue `i` of every port gets
     /// weight `i`; a port with fewer queues uses the first ones.
     #[serde(default)]
     pub output_weights: Option<Vec<u32>>,
@@ -568,7 +568,7 @@ pub struct HcaConfig {
     /// HCA core frequency (internal rate `2 × width` bytes/cycle; spec: 250 MHz).
     #[serde(default = "default_hca_freq")]
     pub core_freq: Frequency,
-    /// Optional cap of the HCA transmit rate (e.g. the PCIe-bound [G] senders).
+    /// Optional cap of the HCA transmit rate (e.g. the PCIe-bound \[G\] senders).
     #[serde(default)]
     pub max_tx_rate: Option<BitRate>,
     /// The sink.
@@ -585,7 +585,7 @@ pub struct HcaConfig {
     #[serde(default)]
     pub injection_credits: Option<u32>,
     /// With `"scheme"`: weighted round-robin weights, one per injection queue of a VL
-    /// (packets per turn; default all 1, spec B.5 [A] equal weights).
+    /// (packets per turn; default all 1, spec B.5 \[A\] equal weights).
     #[serde(default)]
     pub injection_weights: Option<Vec<u32>>,
 }
@@ -871,7 +871,7 @@ crate::choice! {
     /// The order in which D-mod-k reads the destination's digits on the way up.
     #[derive(Default)]
     pub enum DmodkDigits {
-        /// Level l goes up by digit l of d, least significant first: ⌊d / W_l⌋ mod up[l]
+        /// Level l goes up by digit l of d, least significant first: ⌊d / W_l⌋ mod up\[l\]
         /// (spec B.6's formula: consecutive destinations leave a leaf by different up ports).
         #[default]
         LowFirst = "low_first",
@@ -1338,7 +1338,7 @@ fn default_global_latency() -> u64 {
 }
 
 /// Victim_Mask setting: a bool, or `"host_ports"` (set on switch ports facing HCAs only, as
-/// [Z] configures it, spec §2.2.4).
+/// \[Z\] configures it, spec §2.2.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum VictimMask {
     /// The same for every switch port.
@@ -1399,7 +1399,7 @@ crate::choice! {
         /// rate(i) = B·max(1 − i/div, 1/1024).
         RateLinear = "rate_linear",
         /// IRD(i) = scale · (i/div)²: the shape of the public OMNeT++ InfiniBand-model CC
-        /// generators, with [Z]'s `CCT_Div = 95` as its divisor (docs/calibration.md). Default.
+        /// generators, with \[Z\]'s `CCT_Div = 95` as its divisor (docs/calibration.md). Default.
         #[default]
         Quadratic = "quadratic",
         /// Explicit IBA entries from `cc.cct.file`.
@@ -1415,14 +1415,14 @@ pub struct CctConfig {
     /// `"quadratic"`: IRD(i) = scale · (i/div)²; `"file"`: explicit IBA entries.
     #[serde(default)]
     pub algorithm: CctAlgorithm,
-    /// The divisor of the generated tables (default: [Z]'s `CCT_Div = 95` for `quadratic`; 25,
-    /// calibrated on [Z] C4, for `linear` and `rate_linear`: docs/calibration.md).
+    /// The divisor of the generated tables (default: \[Z\]'s `CCT_Div = 95` for `quadratic`; 25,
+    /// calibrated on \[Z\] C4, for `linear` and `rate_linear`: docs/calibration.md).
     #[serde(default)]
     pub div: Option<f64>,
     /// `"file"`: a table file, one entry per line `multiplier shift` (IRD = multiplier · 2^−shift).
     #[serde(default)]
     pub file: Option<String>,
-    /// `"quadratic"`: the IRD at CCTI = div, in packet times (default 3, fitted once on [Z] C4;
+    /// `"quadratic"`: the IRD at CCTI = div, in packet times (default 3, fitted once on \[Z\] C4;
     /// the public OMNeT++ generators' unfitted constant is 3300/512: docs/calibration.md).
     #[serde(default)]
     pub scale: Option<f64>,
@@ -1451,7 +1451,7 @@ crate::choice! {
     pub enum ThresholdMode {
         /// M1: any VoQ's fill.
         PerVoq = "per_voq",
-        /// M2 ([Z]): the sum of the fills of the VoQs feeding the output.
+        /// M2 (\[Z\]): the sum of the fills of the VoQs feeding the output.
         #[default]
         Sum = "sum",
         /// M3: the sum against the threshold divided by the contributing inputs.
@@ -1508,7 +1508,7 @@ crate::choice! {
     }
 }
 
-/// `[cc]`: InfiniBand congestion control (spec §2); defaults are [Z]'s (spec §2.4).
+/// `[cc]`: InfiniBand congestion control (spec §2); defaults are \[Z\]'s (spec §2.4).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CcConfig {
@@ -1546,7 +1546,7 @@ pub struct CcConfig {
     /// Weight → fill mapping: `"sixteenths"` ((16 − w)/16) or `"fifteenths"` ((16 − w)/15).
     #[serde(default)]
     pub threshold_mapping: ThresholdMapping,
-    /// Evaluation: `"per_voq"` (M1), `"sum"` (M2, [Z]), `"sum_divided"` (M3), spec §2.2.3.
+    /// Evaluation: `"per_voq"` (M1), `"sum"` (M2, \[Z\]), `"sum_divided"` (M3), spec §2.2.3.
     #[serde(default)]
     pub threshold_mode: ThresholdMode,
     /// Reset_Threshold weight for hysteresis (must exceed `threshold`); 0 = no hysteresis.
@@ -1576,7 +1576,7 @@ pub struct CcConfig {
     /// Lower bound of CCTI.
     #[serde(default)]
     pub ccti_min: u32,
-    /// CCTI is lowered by one every `ccti_timer` (spec §2.3.2; [Z]: 20 µs).
+    /// CCTI is lowered by one every `ccti_timer` (spec §2.3.2; \[Z\]: 20 µs).
     #[serde(default = "default_ccti_timer")]
     pub ccti_timer: Duration,
     /// `"restart"` (each BECN restarts the flow's timer, the model's text) or `"free_running"`
@@ -1589,7 +1589,7 @@ pub struct CcConfig {
     /// CNP size on the wire.
     #[serde(default = "default_cnp_bytes")]
     pub cnp_bytes: Bytes,
-    /// The VL CNPs travel on (absent: the VL of the flow they are about, spec §2.3.1 [A]); with
+    /// The VL CNPs travel on (absent: the VL of the flow they are about, spec §2.3.1 \[A\]); with
     /// a high-priority entry in `switch.vl_arbitration.high` they overtake data in switches.
     #[serde(default)]
     pub cnp_vl: Option<u32>,

@@ -330,7 +330,7 @@ fn check_scalars(l: &LoadedScenario) -> Result<()> {
     Ok(())
 }
 
-/// Internal transfer rate `2 × lanes` bytes per core cycle (spec §3.5 [X] vlarb).
+/// Internal transfer rate `2 × lanes` bytes per core cycle (spec §3.5 \[X\] vlarb).
 fn internal_rate(lanes: u64, hz: u64) -> LinkRate {
     LinkRate {
         num: 2 * lanes as u128 * hz as u128 * 8,

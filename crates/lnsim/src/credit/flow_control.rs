@@ -5,13 +5,13 @@
 //! `links.flow_control_bytes` (IBA: 4 bytes and a 2-byte CRC) per VL (per credit counter),
 //! placed on the wire after the data packet being sent, so it delays the data behind it; at
 //! most one per counter every `links.flow_control_interval` (the model family's `credMinTime`,
-//! spec §3.4 [X]); credits freed while one waits ride on it.
+//! spec §3.4 \[X\]); credits freed while one waits ride on it.
 
 use crate::config::{FlowControl, LinksConfig, Ps};
 use crate::credit::{Ev, Net};
 
 /// The state of flow-control packets (`links.flow_control = "packets"`), per credit counter of
-/// every output (indexed like `Net::credits`, by [`Net::credit_slot`] of the *sending* side).
+/// every output (indexed like `Net::credits`, by `Net::credit_slot` of the *sending* side).
 #[derive(Debug, Clone)]
 pub struct FlowControlPackets {
     /// Bytes of one flow-control packet on the wire.

@@ -1,7 +1,7 @@
 //! DRB multipath in the InfiniBand model (drb-and-ddbbm spec A.3.2 start-up, A.3.5 mode 1
-//! "per-pair path"): the set-up of the routes at start-up ([`setup`], shared by `run` and
+//! "per-pair path"): the set-up of the routes at start-up (`setup`, shared by `run` and
 //! `validate`) and the source's side of following them — which path a flow's next packet
-//! takes and on which VL ([`Net::next_vl`], [`Net::take_path`]). The switches' side is one
+//! takes and on which VL (`Net::next_vl`, `Net::take_path`). The switches' side is one
 //! branch in `switch/input.rs`: a packet with `Packet::path > 0` leaves by its path's port at
 //! its `Packet::hops`-th switch; path 0 follows the forwarding tables as without DRB.
 //!

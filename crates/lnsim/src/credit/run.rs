@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use std::time::Instant;
 
 /// Runs a loaded credit-level scenario and writes its results folder `out_dir` (nothing is
-/// written on failure; [`crate::api::run`] has checked the memory estimate and the folder).
+/// written on failure; `crate::api::run` has checked the memory estimate and the folder).
 /// When `interrupted` returns true the run stops and writes what it simulated so far, marked
 /// incomplete ([`RunOutput::complete`]).
 pub fn run_scenario(

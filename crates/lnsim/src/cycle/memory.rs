@@ -1,5 +1,5 @@
 //! The cycle-level model's part of the memory estimate ([`crate::engine::memory`]): the arrays
-//! [`CycleNet::build`](super::CycleNet) allocates per router port, per (port, VC), per router
+//! `CycleNet::build` allocates per router port, per (port, VC), per router
 //! and per terminal, the routing tables, the channel-dependency graph of the start-up check,
 //! the event calendar (one slot per cycle of the longest delay), the packets the buffers and
 //! the source backlogs can hold, the statistics bins and ACOR-Switch's level trace.

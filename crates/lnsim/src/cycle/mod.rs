@@ -19,7 +19,7 @@
 //!   latencies, plus `L` cycles for its tail at the destination (spec §2.5).
 //!
 //! Events that fall in a future cycle (arrivals, credit returns, buffer releases, Bernoulli
-//! generations) wait in a calendar ring indexed by cycle ([`calendar`]); every cycle handles
+//! generations) wait in a calendar ring indexed by cycle (`calendar`); every cycle handles
 //! its events kind by kind, then runs the output links of every router whose outputs were
 //! woken, then the allocator of every router whose allocator was woken.
 //!

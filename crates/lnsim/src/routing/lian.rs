@@ -16,7 +16,7 @@
 //!   hop count of the drawn (possibly shortened) path.
 //!
 //! Intra-group packets weigh RVLB's intermediate in their own group (§3.3), T from the
-//! counter of the own group (offset 0) [A]. Recomputation (spec A16) is on by default
+//! counter of the own group (offset 0) \[A\]. Recomputation (spec A16) is on by default
 //! (`routing.recompute`): a blocked Valiant-routed injection head draws a new intermediate
 //! and UGAL decides again, keeping the policy of its first decision (kept in the header's
 //! [`RouteState::level`] as 1 + its index) unless `routing.lian.recompute_policy`. VCs:

@@ -8,7 +8,7 @@
 //! not corrected: at saturation the carried-traffic counter falls and routing turns to MIN.
 //!
 //! Intra-group packets weigh RVLB's intermediate (spec §3.3) with T from the counter of the
-//! router's own group (offset 0) [A]: the thesis counts inter-group traffic only.
+//! router's own group (offset 0) \[A\]: the thesis counts inter-group traffic only.
 
 use super::algorithm::{CycleAlgorithm, Paths, VcNeeds};
 use super::candidates::{Occupancy, RouteState};

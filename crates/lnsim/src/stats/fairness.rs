@@ -1,4 +1,4 @@
-//! Jain's fairness index (spec §6 "Fairness": [A] also report Jain's index).
+//! Jain's fairness index (spec §6 "Fairness": \[A\] also report Jain's index).
 
 /// Jain's index `(Σx)² / (n·Σx²)` of a set of rates: 1 = perfectly fair, 1/n = one takes all.
 /// Returns None for an empty set or when everything is zero.

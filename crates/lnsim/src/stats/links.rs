@@ -66,7 +66,7 @@ pub struct Hotspot {
 /// Resolves `stats.hotspot` and `stats.hotspot_from` (spec A.6): the HCA by name (an unknown
 /// name or a switch is an input error listing the HCAs), and the start of the peak search —
 /// `stats.hotspot_from`, else the earliest `start` of a generator whose only destination is that
-/// HCA (`hotspot_fraction = 1` with `hotspot` = it, or `destinations` = [it]), else `sim.warmup`;
+/// HCA (`hotspot_fraction = 1` with `hotspot` = it, or `destinations` = \[it\]), else `sim.warmup`;
 /// it must lie before `sim.end_time`.
 pub fn resolve_hotspot(s: &Scenario, fabric: &Fabric) -> Result<Option<Hotspot>> {
     let key = "stats.hotspot";

@@ -7,7 +7,7 @@
 
 use super::fairness::jain;
 
-/// A non-hot destination is a victim below this share of its expected rate (spec B.7 [A]).
+/// A non-hot destination is a victim below this share of its expected rate (spec B.7 \[A\]).
 pub const VICTIM_SHARE: f64 = 0.9;
 
 /// The fairness figures over the non-hot destinations (spec B.7).

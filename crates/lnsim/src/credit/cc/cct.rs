@@ -1,6 +1,6 @@
 //! The Congestion Control Table (CCT): injection-rate delays (IRD) indexed by CCTI, lowest in
 //! entry 0 (spec §2.3.2). The texts give no contents (spec §2.3.4, §10.7), so the table is
-//! pluggable: generated linearly in the delay (`CCT_Div`, the spec's hypothesis for [Z]'s
+//! pluggable: generated linearly in the delay (`CCT_Div`, the spec's hypothesis for \[Z\]'s
 //! `CCT_Algorithm = 0`), linearly in the rate, quadratically in the index (the shape of the
 //! public OMNeT++ InfiniBand-model generators), or read from a file of IBA entries. A flow at
 //! CCTI `i` sends at `B / (1 + IRD(i))` of its link rate `B`: the IBA entry (CCT_Multiplier,
@@ -17,14 +17,14 @@ use std::path::Path;
 /// packet at 32 Gbit/s, i.e. 3300/512 packet times at `i = K` (docs/calibration.md).
 pub const GENERATOR_SCALE: f64 = 3300.0 / 512.0;
 
-/// Default `cc.cct.scale`: the one constant fitted on [Z]'s C4 calibration point (CC on,
-/// 19.8 GB/s published) with `div = 95` as [Z] gives it (docs/calibration.md).
+/// Default `cc.cct.scale`: the one constant fitted on \[Z\]'s C4 calibration point (CC on,
+/// 19.8 GB/s published) with `div = 95` as \[Z\] gives it (docs/calibration.md).
 pub const QUADRATIC_SCALE: f64 = 3.0;
 
-/// Default `cc.cct.div` of the quadratic table: [Z]'s `CCT_Div = 95` (spec Z-Tab 3.6).
+/// Default `cc.cct.div` of the quadratic table: \[Z\]'s `CCT_Div = 95` (spec Z-Tab 3.6).
 pub const QUADRATIC_DIV: f64 = 95.0;
 
-/// Default `cc.cct.div` of the linear tables: calibrated once on [Z] C4 (docs/calibration.md).
+/// Default `cc.cct.div` of the linear tables: calibrated once on \[Z\] C4 (docs/calibration.md).
 pub const LINEAR_DIV: f64 = 25.0;
 
 /// IBA tables have at least 128 entries; ours have `max(128, ccti_limit + 1)`.

@@ -19,7 +19,7 @@
 //!   `ddbbm.notification_vl` is refused in this mode.
 //! - **VL arbitration.** Without `switch.vl_arbitration` tables, VL0..VLQ get equal weights
 //!   of 1 (64 bytes: one packet per turn), the packet-by-packet round robin the queue mapping's
-//!   outputs do among their queues (spec B.4 [D], B.5 "weighted round-robin, weights [A]
+//!   outputs do among their queues (spec B.4 \[D\], B.5 "weighted round-robin, weights \[A\]
 //!   equal"). The model's usual default, weight 255 on every VL, is equal too, but a turn is
 //!   then 255 packets: a VL whose few-packet buffer (1 KB ÷ 5 VLs = 3 packets in #3B) empties
 //!   during its turn waits 255 packets of the next VL, and the victims of the hotspot's DBBM

@@ -3,7 +3,7 @@
 //! CCT index (CCTI) per flow (QP level) or per source SL (SL level), raised by
 //! `CCTI_Increase` up to `CCTI_Limit` on each BECN and lowered by one every `CCTI_Timer`,
 //! never below `CCTI_Min`; a flow may send its next packet only `(1 + IRD)` packet times after
-//! the previous one started, IRD = CCT[CCTI].
+//! the previous one started, IRD = CCT\[CCTI\].
 //!
 //! CCTI is evaluated lazily: `(value after the last BECN, its time)` determine it at any later
 //! time for both timer semantics — `restart` (each BECN restarts the timer, the model's text,

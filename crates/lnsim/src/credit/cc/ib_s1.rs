@@ -3,7 +3,7 @@
 //! packet, and the source throttles the flow (queue pair) the notification is about: every
 //! `cc.notifications_per_step`-th notification adds `cc.ird_step` of injection rate delay, and
 //! each CCM timer period without a notification removes one step. After a packet of the flow
-//! ends on the wire, its next may start no earlier than IRD later (spec A.4 [A]). One path.
+//! ends on the wire, its next may start no earlier than IRD later (spec A.4 \[A\]). One path.
 //!
 //! Why not through the IBA CC of [`super::ib`]: that one marks at congested output port VLs
 //! (root/victim), raises the CCTI by one per BECN and lowers it by one per timer expiry
@@ -145,7 +145,7 @@ impl IbS1 {
     }
 
     /// The CCM timer expired: each flow without a notification in the period loses one step
-    /// (spec A.4 [A], A.10 item 8). Returns whether some IRD fell (held-back flows may go now).
+    /// (spec A.4 \[A\], A.10 item 8). Returns whether some IRD fell (held-back flows may go now).
     pub fn timer_fired(&mut self) -> bool {
         let mut fell = false;
         for fi in 0..self.ird.len() {

@@ -22,7 +22,7 @@ use rand_chacha::ChaCha8Rng;
 pub const FULL: u64 = 1 << 20;
 
 /// How VoQ fills are compared with the threshold (spec §2.2.3): the scenario's
-/// `cc.threshold_mode` (M1 `PerVoq`: any single VoQ's fill ratio; M2 `Sum`, [Z]'s: the sum of
+/// `cc.threshold_mode` (M1 `PerVoq`: any single VoQ's fill ratio; M2 `Sum`, \[Z\]'s: the sum of
 /// the fill ratios; M3 `SumDivided`: the sum against the threshold divided by the number of
 /// contributing inputs).
 pub use crate::config::ThresholdMode;

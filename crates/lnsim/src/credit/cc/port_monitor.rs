@@ -3,7 +3,7 @@
 //! occupancy exceeds `cc.mark_fraction` of its capacity gets FECN. It keeps its path. Both
 //! mechanisms of that paper use it: DRB ([`super::drb`]) and its IBA_CC baseline
 //! ([`super::ib_s1`]); the destination answers each marked packet with a notification
-//! ([`notification_for`]).
+//! (`notification_for`).
 //!
 //! The occupancy is sampled as the packet starts leaving (its head is granted the output; its
 //! own credits are still in the buffer): spec A.3.2 "sample at departure". With

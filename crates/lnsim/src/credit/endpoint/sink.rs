@@ -1,5 +1,5 @@
 //! The HCA sink: consumes received packets at a drain rate with periodic "hiccups" during
-//! which nothing drains (spec §3.7.2, [X] Mellanox sink), and returns the credits upstream.
+//! which nothing drains (spec §3.7.2, \[X\] Mellanox sink), and returns the credits upstream.
 //! A slow sink back-pressures into the network.
 
 use crate::config::{HcaConfig, Ps};

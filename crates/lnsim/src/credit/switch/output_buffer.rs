@@ -16,7 +16,7 @@
 //! 2. **link**: the output link serves its non-empty output queues whose downstream credits
 //!    suffice, weighted round robin among the queues of a VL (spec B.5: "weighted round-robin
 //!    among output queues"; `switch.output_weights`, packets per turn, default equal — plain
-//!    round robin, the spec's [A] equal weights) after the IBA VL arbitration among VLs (its
+//!    round robin, the spec's \[A\] equal weights) after the IBA VL arbitration among VLs (its
 //!    own state per port, [`OutputBuffers`]). Cut-through:
 //!    a packet may start on the wire once its head is in the output buffer; its tail never
 //!    leaves before it arrived. The output queue's space frees when the tail has left on the
@@ -626,7 +626,7 @@ impl Net {
 }
 
 /// The WRR weights of the output queues of a VL (`switch.output_weights`, spec B.5: weighted
-/// round robin among output queues, [A] equal weights): `weights`, checked, or all 1. The list
+/// round robin among output queues, \[A\] equal weights): `weights`, checked, or all 1. The list
 /// gives queue `i` of a VL its weight at every port; its length must be `most`, the most
 /// queues per VL of an output port (`classes` per gport), and a port with fewer queues (towards
 /// an HCA, or a smaller switch under `voq_sw`) uses the first ones.

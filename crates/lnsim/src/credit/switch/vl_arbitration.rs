@@ -1,6 +1,6 @@
 //! IBA VL arbitration: a high-priority and a low-priority table of `(VL, weight)` entries,
 //! weights in 64-byte units, and a limit of high-priority traffic before one low-priority
-//! packet must be let through (spec §3.5, [X] vlarb).
+//! packet must be let through (spec §3.5, \[X\] vlarb).
 
 use crate::config::VlArbitrationConfig;
 use crate::error::{Error, Result};
