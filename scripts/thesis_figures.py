@@ -331,6 +331,46 @@ def shifts(h: int) -> List[int]:
     return [i for k in range(1, half + 1) for i in (k, -k)]
 
 
+def _palmtree_owner(h: int, offset: int) -> int:
+    """The router of a group that owns the global link to the group at `offset` (1 … a·h) from it,
+    palmtree arrangement (spec §1.1.2's normative formula): A = a − 1 − ⌊(offset − 1)/h⌋."""
+    a = 2 * h
+    return a - 1 - (offset - 1) // h
+
+
+def vlb_g_bound(h: int, shift: int) -> float:
+    """The throughput limit of VLB -g- under ADV+`shift` on the balanced palmtree Dragonfly
+    (p = h, a = 2h), as spec §6.4 L4's worked example counts it: every global link carries its
+    phase-A and its phase-B traffic (a node's load each, p = h), and in an intermediate group the
+    h flows arriving on a router's global links leave, for a shift |i| = k·h + m (0 ≤ m < h),
+    h − m through the router k places on (no local hop when k = 0) and m through the next one
+    (spec §1.1.2's rule), so the busiest local link carries max(h − m, m) flows (m when k = 0).
+    Source- and destination-group local hops are not counted. Returns the offered load per node
+    at which the busiest link is full."""
+    k, m = divmod(abs(shift), h)
+    flows = m if k == 0 else max(h - m, m)
+    return min(0.5, 1.0 / flows) if flows else 0.5
+
+
+def vlb_g_wrap_bound(h: int, shift: int) -> float:
+    """The same limit counted flow by flow with spec §1.1.2's palmtree formula over every source
+    group (intermediate group 0), which includes the ±1 wrap effect of the odd group count
+    (2h² + 1): for some shifts one local link per group carries one flow more than the rule
+    says. Only that link is then the first to fill (the other flows of its sources go on), so
+    past saturation the mean accepted load may lie between this and `vlb_g_bound`."""
+    groups = 2 * h * h + 1
+    local: Dict[Tuple[int, int], int] = {}
+    for g in range(1, groups):  # source group g (its offset from the intermediate group 0)
+        dest = (g + shift) % groups
+        if dest == 0:
+            continue  # the intermediate group is the destination: no phase B there
+        arrive = _palmtree_owner(h, g)  # group 0's link to group g is owned by the owner of offset g
+        leave = _palmtree_owner(h, dest)
+        if arrive != leave:
+            local[(arrive, leave)] = local.get((arrive, leave), 0) + 1
+    return 1.0 / max([2] + list(local.values()))
+
+
 def shift_job(base: Path, h: int, windows, series: str, seeds: int) -> Job:
     args = _base_sets(h, windows) + _sets(SERIES[series][1]) + ["--set", 'traffic.pattern="adv"',
                                                                  "--set", f"traffic.load={BAR_LOAD}"]
@@ -656,6 +696,12 @@ def plot_shift(f: Figure, out: Path, h: int, windows, seeds: int, loads, img: Pa
         g = df.groupby("traffic.shift")["accepted_load"].mean().sort_index()
         ax.plot(g.index, g.values, marker=".", lw=1.2, ls="-" if s.startswith("vlb") else "--", color=f"C{i % 4}",
                 label=_label(s))
+    xs = shifts(h)
+    xs.sort()
+    ax.plot(xs, [vlb_g_bound(h, i) for i in xs], color="0.3", lw=0.9, ls=":", drawstyle="steps-mid",
+            label="-g- limit, L4's counting (spec §1.1.2 rule)")
+    ax.plot(xs, [vlb_g_wrap_bound(h, i) for i in xs], color="0.6", lw=0.7, ls="--", drawstyle="steps-mid",
+            label="-g- busiest link with the ±1 wrap")
     ax.set_xlabel("i of ADV+i")
     ax.set_ylabel(f"accepted load at offered {BAR_LOAD}")
     for k in range(-h, h + 1):

@@ -52,6 +52,24 @@ def test_catalogue_covers_the_list_and_is_consistent(tmp_path):
     assert len(configs) == len(set(configs))
 
 
+def test_vlb_g_limit_of_the_adv_shift_figure():
+    """Fig 6-3's -g- limit line: spec §6.4 L4's worked example (ADV+8 = 1·6 + 2 on h = 6: 4 flows
+    on l−1, 2 on l−2, a 25 % limit), the ADV+h limit 1/h, the global-link cap 0.5 of ADV+1, the
+    symmetry of ±i; and the flow-by-flow count over every source group (spec §1.1.2's palmtree
+    formula), which the ±1 wrap can only make busier, agrees with the rule where it has no wrap
+    (i = 4: 2 flows … 6: 6 flows, in every group)."""
+    tf = _module()
+    assert tf.vlb_g_bound(6, 8) == 0.25
+    assert abs(tf.vlb_g_bound(6, 6) - 1 / 6) < 1e-12 and abs(tf.vlb_g_bound(4, 4) - 0.25) < 1e-12
+    assert tf.vlb_g_bound(6, 1) == 0.5 and tf.vlb_g_bound(6, 3) == 1 / 3
+    for h in (4, 6):
+        for i in tf.shifts(h):
+            assert tf.vlb_g_bound(h, i) == tf.vlb_g_bound(h, -i)
+            assert tf.vlb_g_wrap_bound(h, i) <= tf.vlb_g_bound(h, i) + 1e-12
+    assert [tf.vlb_g_wrap_bound(6, i) for i in (4, 5, 6)] == [tf.vlb_g_bound(6, i) for i in (4, 5, 6)]
+    assert tf.vlb_g_wrap_bound(6, 8) == 0.2  # R0 → R11 of each group takes a fifth flow (the wrap)
+
+
 def _run(*args):
     return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=600)
 
