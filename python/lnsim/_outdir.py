@@ -307,3 +307,53 @@ def check_report_file(path) -> Path:
     anc = path.parent if parent_exists else _nearest_existing(path, what, advice)
     _check_writable(anc, path, what, advice)
     return path
+
+
+#: Lock file of a sweep folder while a sweep writes it (see :func:`lock_folder`).
+LOCK_FILE = ".lnsim-lock"
+
+
+class FolderLock:
+    """An exclusive lock on a folder lnsim writes, held while one process writes it: a second
+    ``lnsim sweep`` on the same folder (another terminal, another campaign script) would
+    otherwise discard, stage or rewrite the first one's runs under it. The lock is an advisory
+    ``flock`` on :data:`LOCK_FILE` inside the folder, so the operating system releases it when the
+    holder exits, however it exits: a crashed sweep never leaves the folder locked. The file
+    holds the holder's process id and host, for the refusal's message, and stays behind (empty
+    of meaning once unlocked)."""
+
+    def __init__(self, folder, what: str = "sweep folder"):
+        self.path = Path(folder) / LOCK_FILE
+        self._fd: Optional[int] = None
+        try:
+            import fcntl
+        except ImportError:  # no flock (not a POSIX system): no lock, as before
+            return
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            try:
+                holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+            finally:
+                os.close(fd)
+            raise OutputError(
+                f"{what} {Path(folder)}: in use by another lnsim sweep ({holder}); wait for it to "
+                "finish, or choose another --out"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()} on {os.uname().nodename}\n".encode(), 0)
+        self._fd = fd
+
+    def release(self) -> None:
+        """Releases the lock (closing the file releases the flock)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> "FolderLock":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+

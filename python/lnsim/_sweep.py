@@ -45,6 +45,7 @@ import re
 import sys
 import time
 import warnings
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -57,6 +58,7 @@ from . import _run
 from ._core import ScenarioError, available_memory, parse_size, version
 from ._outdir import (
     KIND_SWEEP,
+    FolderLock,
     OutputError,
     check_folder,
     check_replaceable,
@@ -799,7 +801,19 @@ def run_sweep(
     failed) ones. ``max_memory``: bytes or a size (``"4GiB"``) no point may exceed (default: the
     memory available); the local pool then runs only as many points at once as fit in it.
     ``progress``: ``"bar"`` (tqdm), ``"lines"`` (one line per run on stderr),
-    ``"errors"`` (only failed runs, on stderr) or ``None`` (nothing)."""
+    ``"errors"`` (only failed runs, on stderr) or ``None`` (nothing).
+
+    While it writes the folder the sweep holds its lock (:class:`lnsim._outdir.FolderLock`): a
+    second sweep on the same folder is refused (exit status 2) instead of discarding or
+    rewriting the first one's runs."""
+    with ExitStack() as held:
+        return _run_sweep(scenario, overrides, out, jobs, seed, progress, seeds, grid, dask, resume, max_memory,
+                          held)
+
+
+def _run_sweep(scenario, overrides, out, jobs, seed, progress, seeds, grid, dask, resume, max_memory,
+               held: ExitStack):
+    """:func:`run_sweep`'s work; ``held`` releases the folder's lock when the sweep ends."""
     from .executors import make_executor
     from .store import ResultsStore
 
@@ -864,6 +878,7 @@ def run_sweep(
     executor = make_executor(jobs, len(runs), dask, max_local)  # fails fast on an unreachable scheduler
     try:
         prepare_folder(out_dir, KIND_SWEEP, "sweep folder", protect=protect, kinds=[KIND_SWEEP])
+        held.enter_context(FolderLock(out_dir))  # before the store is read: one writer at a time
         points_dir = out_dir / POINTS_DIR
         if points_dir.is_symlink() or (points_dir.exists() and not points_dir.is_dir()):
             raise OutputError(f"sweep folder {out_dir}: {points_dir} is not a folder lnsim wrote; "

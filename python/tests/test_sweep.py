@@ -267,3 +267,34 @@ def test_sweep_help():
     assert "usage: lnsim sweep" in proc.stdout
     for opt in ("--set", "--out", "--jobs", "--seed"):
         assert opt in proc.stdout
+
+
+def test_a_second_sweep_on_a_folder_in_use_is_refused(sweep_run, tmp_path):
+    """Two sweeps writing one folder would discard or rewrite each other's runs: while one holds
+    the folder (its lock), another `lnsim sweep` there exits 2 naming the folder and the holder,
+    and changes nothing; once the lock is released the same command resumes."""
+    import shutil
+    import subprocess
+    import sys
+
+    from lnsim._outdir import LOCK_FILE, FolderLock
+
+    scen, done, _ = sweep_run
+    out = tmp_path / "out"
+    shutil.copytree(done, out)
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file() and p.name != LOCK_FILE}
+    with FolderLock(out):
+        proc = lnsim_cmd("sweep", scen, *SHORT, "--out", out, "--resume", "--jobs", "1")
+        assert proc.returncode == 2, proc.stderr
+        assert "in use by another lnsim sweep" in proc.stderr and f"pid {__import__('os').getpid()}" in proc.stderr
+        assert str(out) in proc.stderr
+        after = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file() and p.name != LOCK_FILE}
+        assert after == before  # nothing rewritten, nothing removed
+    proc = lnsim_cmd("sweep", scen, *SHORT, "--out", out, "--resume", "--jobs", "1")
+    assert proc.returncode == 0, proc.stderr
+    # a holder that dies without releasing (killed, crashed) leaves the folder free: the
+    # operating system drops its lock with the process
+    code = f"from lnsim._outdir import FolderLock; FolderLock({str(out)!r}); import os; os._exit(0)"
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+    with FolderLock(out):
+        pass
