@@ -686,7 +686,7 @@ def plot_shift(f: Figure, out: Path, h: int, windows, seeds: int, loads, img: Pa
     import matplotlib.pyplot as plt
 
     base = root(out, h, windows)
-    fig, ax = plt.subplots(figsize=(10, 4.5))
+    fig, ax = plt.subplots(figsize=(10, 5.4))
     missing = []
     for i, s in enumerate(f.series):
         df = _frame(shift_job(base, h, windows, s, seeds).folder)
@@ -706,7 +706,7 @@ def plot_shift(f: Figure, out: Path, h: int, windows, seeds: int, loads, img: Pa
     ax.set_ylabel(f"accepted load at offered {BAR_LOAD}")
     for k in range(-h, h + 1):
         ax.axvline(k * h, color="0.85", lw=0.6)
-    ax.legend(fontsize=8, ncol=2)
+    ax.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.13))
     ax.set_title(_title(f, h, windows, seeds, missing), fontsize=9)
     fig.tight_layout()
     path = img / f"fig{f.fig}.png"
