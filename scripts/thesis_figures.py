@@ -696,8 +696,7 @@ def plot_shift(f: Figure, out: Path, h: int, windows, seeds: int, loads, img: Pa
         g = df.groupby("traffic.shift")["accepted_load"].mean().sort_index()
         ax.plot(g.index, g.values, marker=".", lw=1.2, ls="-" if s.startswith("vlb") else "--", color=f"C{i % 4}",
                 label=_label(s))
-    xs = shifts(h)
-    xs.sort()
+    xs = sorted(shifts(h))
     ax.plot(xs, [vlb_g_bound(h, i) for i in xs], color="0.3", lw=0.9, ls=":", drawstyle="steps-mid",
             label="-g- limit, L4's counting (spec §1.1.2 rule)")
     ax.plot(xs, [vlb_g_wrap_bound(h, i) for i in xs], color="0.6", lw=0.7, ls="--", drawstyle="steps-mid",

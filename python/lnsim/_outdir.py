@@ -309,7 +309,7 @@ def check_report_file(path) -> Path:
     return path
 
 
-#: Lock file of a sweep folder while a sweep writes it (see :func:`lock_folder`).
+#: Lock file of a sweep folder while a sweep writes it (see :class:`FolderLock`).
 LOCK_FILE = ".lnsim-lock"
 
 
