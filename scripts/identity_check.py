@@ -39,6 +39,7 @@ S = "scenarios"
 SHORT_DF = ["sim.warmup_cycles=3000", "sim.measure_cycles=3000"]
 SHORT_MESH = ["sim.warmup_cycles=2000", "sim.measure_cycles=8000"]
 SHORT_C = ['sim.end_time="20ms"', 'sim.warmup="10ms"']
+SHORT_HOL = ['sim.end_time="0.3ms"', 'sim.warmup="100us"']
 SHORT_GRAN = ['sim.end_time="60ms"', 'sim.warmup="40ms"']
 
 # (name, scenario, overrides)
@@ -56,6 +57,18 @@ CASES: list[tuple[str, str, list[str]]] = [
     ("ib_gran_s2", f"{S}/ibcc/gran_s2.toml", SHORT_GRAN),
     ("ib_fat_tree_648", f"{S}/bench/fat_tree_648.toml", ['sim.end_time="0.4ms"', 'sim.warmup="0.2ms"']),
     ("ib_fat_tree_648_cc", f"{S}/bench/fat_tree_648.toml", ['sim.end_time="0.4ms"', 'sim.warmup="0.2ms"', "cc.enabled=true"]),
+    # the HoL study's schemes (credit-level model, spec PART B): every scheme and buffer mode
+    ("hol_3b_1q", f"{S}/hol/bmin64_3b.toml", SHORT_HOL + ['switch.queue_mapping="one_queue"', "switch.dbbm_queues=0"]),
+    ("hol_3b_voqsw", f"{S}/hol/bmin64_3b.toml", SHORT_HOL + ['switch.queue_mapping="voq_sw"', "switch.dbbm_queues=0"]),
+    ("hol_3b_voqnet", f"{S}/hol/bmin64_3b.toml", SHORT_HOL + ['switch.queue_mapping="voq_net"', "switch.dbbm_queues=0"]),
+    ("hol_3b_dbbm", f"{S}/hol/bmin64_3b.toml", SHORT_HOL + ['switch.queue_mapping="dbbm"', "switch.dbbm_queues=4"]),
+    ("hol_3b_ddbbm", f"{S}/hol/bmin64_3b.toml", SHORT_HOL),
+    ("hol_3b_ddbbm_shared", f"{S}/hol/bmin64_3b.toml", SHORT_HOL + ['switch.buffer_sharing="shared"']),
+    ("hol_3b_ddbbm_no_obuf", f"{S}/hol/bmin64_3b.toml", SHORT_HOL + ["switch.output_buffer_credits=0"]),
+    ("hol_3b_ddbbm_adapter", f"{S}/hol/bmin64_3b.toml", SHORT_HOL + ['hca.injection_queues="scheme"']),
+    ("hol_3b_ib", f"{S}/hol/bmin64_3b_ib.toml", SHORT_HOL),
+    ("hol_3m_ddbbm", f"{S}/hol/mesh8x8_3m.toml", SHORT_HOL),
+    ("hol_7b_ddbbm", f"{S}/hol/bmin1024_7b.toml", ['sim.end_time="0.1ms"', 'sim.warmup="50us"']),
     # cycle-level model
     ("mesh_bench", f"{S}/bench/mesh_8x8.toml", []),
     ("mesh_sat", f"{S}/bench/mesh_8x8.toml", ["traffic.load=0.6", "sim.measure_cycles=20000"]),

@@ -136,6 +136,32 @@ pub enum Ev {
         /// Credits freed.
         credits: u32,
     },
+    /// [`Ev::InputRelease`] and [`Ev::OutputReady`] of one crossbar transfer when they fall at
+    /// the same time (no input delay, `switch.input_delay` = 0: the tail leaves the input as the
+    /// crossbar output frees): one event doing both, in that order. They were scheduled one
+    /// after the other, so no event can come between them and the run is the same as with two
+    /// events, one fewer event per hop (drb-and-ddbbm spec B.5's switch with output buffers).
+    CrossbarDone {
+        /// The input (as in [`Ev::InputRelease`]).
+        gport: u32,
+        /// Its credit counter.
+        counter: u16,
+        /// Local output port the packet went to: the crossbar output now free.
+        out: u8,
+        /// Credits freed.
+        credits: u32,
+    },
+    /// [`Ev::LinkReady`] and [`Ev::OutputRelease`] of one packet's wire time when they fall
+    /// at the same time (`switch.output_delay` = 0): one event doing both, in that order, as
+    /// [`Ev::CrossbarDone`] does for the crossbar.
+    WireDone {
+        /// The output.
+        gport: u32,
+        /// The output queue (= the downstream credit counter).
+        counter: u16,
+        /// Credits freed.
+        credits: u32,
+    },
 }
 
 // every event is copied into the timing wheel: keep it at three words

@@ -170,7 +170,7 @@ impl Net {
     fn prefetch_event(&self, ev: Ev) {
         match ev {
             Ev::HeadArrive { pkt, .. } | Ev::CrossbarArrive { pkt, .. } => self.pkts.prefetch(pkt),
-            Ev::InputRelease { gport, counter, .. } => {
+            Ev::InputRelease { gport, counter, .. } | Ev::CrossbarDone { gport, counter, .. } => {
                 if let CreditKeeping::Partitioned(p) = &self.credit_keeping {
                     p.prefetch(gport, counter);
                 }
@@ -189,7 +189,7 @@ impl Net {
                     ob.prefetch(ob.slot(gport, counter));
                 }
             }
-            Ev::OutputRelease { gport, counter, .. } => {
+            Ev::OutputRelease { gport, counter, .. } | Ev::WireDone { gport, counter, .. } => {
                 if let Some(ob) = &self.obuf {
                     ob.prefetch(ob.slot(gport, counter));
                 }
@@ -276,6 +276,12 @@ impl Net {
                 counter,
                 out,
                 ..
+            }
+            | Ev::CrossbarDone {
+                gport,
+                counter,
+                out,
+                ..
             } => {
                 let vl = self.counter_vl(counter) as usize;
                 prefetch(&self.in_used, gport as usize * self.vls + vl);
@@ -306,21 +312,23 @@ impl Net {
                     self.hca_receive(pkt, gport, t)
                 }
             }
-            Ev::OutputReady { gport } => {
-                self.out_busy[gport as usize] = false;
-                if self.is_switch[gport as usize] {
-                    self.try_output(gport, t)
-                } else {
-                    let h = self.hca_of_node[self.node_of[gport as usize] as usize];
-                    self.try_hca_send(h, t)
-                }
-            }
+            Ev::OutputReady { gport } => self.output_ready(gport, t),
             Ev::InputRelease {
                 gport,
                 counter,
                 out,
                 credits,
             } => self.input_release(gport, counter, out, credits, t),
+            Ev::CrossbarDone {
+                gport,
+                counter,
+                out,
+                credits,
+            } => {
+                self.input_release(gport, counter, out, credits, t);
+                let og = self.port_base[self.node_of[gport as usize] as usize] + out as u32;
+                self.output_ready(og, t)
+            }
             Ev::CreditArrive {
                 gport,
                 counter,
@@ -370,6 +378,27 @@ impl Net {
                 counter,
                 credits,
             } => self.output_release(gport, counter, credits, t),
+            Ev::WireDone {
+                gport,
+                counter,
+                credits,
+            } => {
+                self.link_ready(gport, t);
+                self.output_release(gport, counter, credits, t)
+            }
+        }
+    }
+
+    /// The crossbar output of switch port `gport` (or the HCA's sender) is free: it may
+    /// take its next packet.
+    #[inline]
+    fn output_ready(&mut self, gport: u32, t: Ps) {
+        self.out_busy[gport as usize] = false;
+        if self.is_switch[gport as usize] {
+            self.try_output(gport, t)
+        } else {
+            let h = self.hca_of_node[self.node_of[gport as usize] as usize];
+            self.try_hca_send(h, t)
         }
     }
 
@@ -433,6 +462,12 @@ impl Net {
                 credits,
             } => returning[gport as usize * vls + counter as usize] += credits as u64,
             Ev::InputRelease {
+                gport,
+                counter,
+                credits,
+                ..
+            }
+            | Ev::CrossbarDone {
                 gport,
                 counter,
                 credits,
@@ -501,6 +536,12 @@ impl Net {
                 credits,
             } => returning[p.out_slot(gport, counter)] += credits as u64,
             Ev::InputRelease {
+                gport,
+                counter,
+                credits,
+                ..
+            }
+            | Ev::CrossbarDone {
                 gport,
                 counter,
                 credits,

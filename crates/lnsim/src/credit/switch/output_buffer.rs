@@ -343,18 +343,31 @@ impl Net {
         // the tail has crossed: after the crossbar moved the packet, never before it arrived
         let crossed = (now + int_pkt).max(tail + tm.int_credit);
         let release = crossed + self.input_delay;
-        self.at(
-            release,
-            Ev::InputRelease {
-                gport: ig,
-                counter,
-                out: out_port as u8,
-                credits,
-            },
-        );
         // the crossbar output is free for the next packet once this one has crossed
         self.out_busy[og as usize] = true;
-        self.at(crossed, Ev::OutputReady { gport: og });
+        if release == crossed {
+            // both at once: one event (`Ev::CrossbarDone`)
+            self.at(
+                release,
+                Ev::CrossbarDone {
+                    gport: ig,
+                    counter,
+                    out: out_port as u8,
+                    credits,
+                },
+            );
+        } else {
+            self.at(
+                release,
+                Ev::InputRelease {
+                    gport: ig,
+                    counter,
+                    out: out_port as u8,
+                    credits,
+                },
+            );
+            self.at(crossed, Ev::OutputReady { gport: og });
+        }
         self.last_progress = now;
         self.pkts[pid].tail = release; // its tail reaches the output buffer
         self.at(
@@ -506,18 +519,28 @@ impl Net {
         // the tail leaves after it reached the output buffer
         let wire_end = (wire_start + ser_pkt).max(tail + self.output_delay + tm.ser_credit);
         self.wire_free[og as usize] = wire_end;
-        self.at(
-            (wire_end - self.output_delay).max(now),
-            Ev::LinkReady { gport: og },
-        );
-        self.at(
-            wire_end,
-            Ev::OutputRelease {
-                gport: og,
-                counter,
-                credits,
-            },
-        );
+        let ready = (wire_end - self.output_delay).max(now);
+        if ready == wire_end {
+            // both at once: one event (`Ev::WireDone`)
+            self.at(
+                wire_end,
+                Ev::WireDone {
+                    gport: og,
+                    counter,
+                    credits,
+                },
+            );
+        } else {
+            self.at(ready, Ev::LinkReady { gport: og });
+            self.at(
+                wire_end,
+                Ev::OutputRelease {
+                    gport: og,
+                    counter,
+                    credits,
+                },
+            );
+        }
         self.launch_downstream(og, pid, credits, wire_start, wire_end, now);
         bytes
     }
@@ -562,6 +585,11 @@ impl Net {
                 crossing_pkts += 1;
             }
             Ev::OutputRelease {
+                gport,
+                counter,
+                credits,
+            }
+            | Ev::WireDone {
                 gport,
                 counter,
                 credits,
