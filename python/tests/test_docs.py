@@ -150,6 +150,7 @@ class DocSandbox:
         self.blocks = [b for b in parse_blocks(doc) if b.kind in ("sh", "python") and "skip" not in b.directive]
         self.done: Dict[int, Optional[str]] = {}  # block line -> None (passed) or failure text
         self.py: Optional[subprocess.Popen] = None
+        self.pending = b""  # bytes read from the interpreter, not yet a whole line
 
     def ensure(self, block: Block) -> None:
         """Runs every earlier block not yet run, then ``block``; raises the block's own failure."""
@@ -201,17 +202,24 @@ class DocSandbox:
         import selectors
         import time
 
+        # read the pipe's bytes ourselves: a buffered readline() may take several lines (the
+        # end mark among them) off the pipe at once, after which select() waits for nothing
+        fd = self.py.stdout.fileno()
         sel = selectors.DefaultSelector()
-        sel.register(self.py.stdout, selectors.EVENT_READ)
+        sel.register(fd, selectors.EVENT_READ)
         deadline = time.monotonic() + timeout
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0 or not sel.select(left):
-                self.close()
-                return f"{b.id}: timed out after {timeout} s\n{_tail(''.join(out))}"
-            line = self.py.stdout.readline()
-            if not line:
-                return f"{b.id}: the interpreter died\n{_tail(''.join(out))}"
+            while b"\n" not in self.pending:
+                left = deadline - time.monotonic()
+                if left <= 0 or not sel.select(left):
+                    self.close()
+                    return f"{b.id}: timed out after {timeout} s\n{_tail(''.join(out))}"
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    return f"{b.id}: the interpreter died\n{_tail(''.join(out) + self.pending.decode(errors='replace'))}"
+                self.pending += chunk
+            raw, self.pending = self.pending.split(b"\n", 1)
+            line = raw.decode(errors="replace") + "\n"
             if line.startswith(DONE_MARK):
                 status = line[len(DONE_MARK):].strip()
                 if status == "ok":
@@ -224,6 +232,7 @@ class DocSandbox:
             self.py.kill()
             self.py.wait()
             self.py = None
+            self.pending = b""
 
 
 DONE_MARK = "@@doctest-done@@ "
