@@ -2,7 +2,9 @@
 //! network instance, its tables, traffic, congestion control, statistics and results files,
 //! from the scenario's parameters alone (issue 14 item 3).
 
-use crate::config::{CcLevel, DestinationPer, Injection, LoadedScenario, NodeSet, Scenario};
+use crate::config::{
+    CcLevel, DestinationPer, Injection, InjectionQueues, LoadedScenario, NodeSet, Scenario,
+};
 use crate::credit::switch::buffer::{BufferChoice, CreditKeepingKind};
 use crate::engine::memory::{fabric_parts, grown, m, sz, MemoryEstimate, Phase};
 use crate::error::Result;
@@ -217,14 +219,40 @@ fn packet_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers:
             .map_or(cap, |x| x as u64);
         m(share, per_vl).max(cap)
     };
+    // the output buffers (spec B.5) hold packets whose input credits are already free
+    let out_cap = match s.switch.output_buffer_credits as u64 {
+        0 => 0,
+        c => space(c),
+    };
     let capacity = m(
         vls,
         m(hcas, space(host_cap) + s.hca.buffer_credits as u64)
-            + m(switch_ports.saturating_sub(hcas), space(fabric_cap)),
+            + m(switch_ports.saturating_sub(hcas), space(fabric_cap))
+            + m(switch_ports, out_cap),
     );
     let mut packets = capacity / pkt_credits + hcas;
     if s.cc.enabled {
         packets = m(packets, 2);
+    }
+    // and never more than the run can create (a large buffer per queue, as VOQnet's, on a
+    // short run): with one queue per flow an HCA creates a data packet as it puts it on its
+    // link, at most one per packet time of the fastest link class, and every control packet
+    // (a CNP, a DRB or DDBBM notification) answers data packets that arrived, at most two per
+    // data packet (DDBBM: a start for a source seen since its last end, then that end)
+    if s.hca.injection_queues == InjectionQueues::PerFlow {
+        let fastest = |c: &crate::config::LinkConfig, key| LinkParams::from_config(c, key).ok();
+        let ser = [
+            fastest(&s.links.host, "links.host"),
+            fastest(&s.links.fabric, "links.fabric"),
+        ]
+        .iter()
+        .flatten()
+        .map(|l| l.rate.ser_ps(s.traffic.packet_bytes.0).max(1))
+        .min();
+        if let Some(ser) = ser {
+            let data = m(hcas, s.sim.end_ps() / ser + 2);
+            packets = packets.min(m(data, 3));
+        }
     }
     // a 64-byte row (the record, its queue link and look-ahead) and a sequence number
     let row = sz::<Packet>().next_multiple_of(64) + 4;
@@ -454,6 +482,61 @@ mod tests {
             err.contains("--max-memory") && err.contains("8.00 GiB"),
             "{err}"
         );
+    }
+
+    /// The live packets' part: every buffer's capacity (output buffers included), but never
+    /// more than the run can create — three per packet time and HCA on the fastest link — and
+    /// the capacity alone with the B.5 adapter, which creates packets ahead of its link.
+    #[test]
+    fn live_packets_are_bounded_by_the_buffers_and_by_what_the_run_creates() {
+        let part = |over: &[&str]| {
+            let mut text = String::from(
+                "[sim]\nend_time = \"1ms\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nn = 3\n\
+                 [links.host]\nrate = \"8Gbps\"\n[links.fabric]\nrate = \"8Gbps\"\n\
+                 [traffic]\ncredit_bytes = \"64B\"\nmtu_credits = 1\npacket_bytes = \"64B\"\n\
+                 payload_bytes = \"64B\"\nmessage_bytes = \"64B\"\n",
+            );
+            text.push_str(
+                "[[traffic.generators]]\nsources = \"all\"\ninjection = \"bernoulli\"\nload = 0.5\n",
+            );
+            let over: Vec<String> = over.iter().map(|o| o.to_string()).collect();
+            let l = load_str(&text, "t.toml", Path::new("."), "t", &over, None).unwrap();
+            let e = estimate(&l).unwrap();
+            e.parts.iter().find(|p| p.0 == "packets").unwrap().1
+        };
+        let voq_net = [
+            "switch.queue_mapping=\"voq_net\"",
+            "switch.buffer_sharing=\"static\"",
+            "switch.static_mode=\"per_queue\"",
+            "switch.queue_bytes=\"1KiB\"",
+        ];
+        // 64 queues of 16 packets per switch port: about 390,000 packets of buffer; 10 us at
+        // 64 ns per packet lets 64 HCAs create 3 × 64 × 158 of them
+        let short: Vec<&str> = voq_net
+            .iter()
+            .copied()
+            .chain(["sim.end_time=\"10us\""])
+            .collect();
+        let long: Vec<&str> = voq_net
+            .iter()
+            .copied()
+            .chain(["sim.end_time=\"1s\""])
+            .collect();
+        let (p_short, p_long) = (part(&short), part(&long));
+        assert!(p_short * 10 < p_long, "{p_short} vs {p_long}");
+        let created = 3 * 64 * (10_000_000 / 64_000 + 2) as u64;
+        assert!(p_short >= created * 64, "{p_short} B for {created} packets");
+        // the adapter keeps the buffer bound
+        let adapter: Vec<&str> = short
+            .iter()
+            .copied()
+            .chain(["hca.injection_queues=\"scheme\""])
+            .collect();
+        assert_eq!(part(&adapter), p_long);
+        // output buffers hold packets too
+        let plain = ["switch.buffer_credits=16", "sim.end_time=\"1s\""];
+        let with_out = [plain[0], plain[1], "switch.output_buffer_credits=16"];
+        assert!(part(&with_out) > part(&plain));
     }
 
     #[test]
