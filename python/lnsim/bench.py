@@ -31,6 +31,11 @@ one thread, so its CPU time is its time on one core, while its wall time also co
 it waited for a core shared with other work (the wall-time ratio of two runs made minutes
 apart on a busy machine moves by tens of per cent).
 
+Cases of one memory series (``series``: ``voq_net_bmin64``, ``voq_net_bmin512`` and
+``voq_net_bmin1024``, VOQnet on the HoL study's three BMINs for 0.1 ms; issue 17) get a last line
+with each one's peak memory and its growth from the smaller network
+(:func:`format_memory_series`).
+
 To add a case, append a :class:`BenchCase` to :data:`CASES`.
 """
 
@@ -84,6 +89,11 @@ class BenchCase:
     #: largest wall-time ratio allowed (issue 19: LIAN and ACOR ≤ 1.5 × UGAL on the h = 6 point).
     relative_to: str = ""
     max_ratio: Optional[float] = None
+    #: A memory series (issue 17: VOQnet's memory growth with N): cases of one series differ
+    #: in the network's end nodes (``nodes``) only; ``lnsim bench`` prints a last line with
+    #: each one's peak memory and how it grows from one size to the next.
+    series: str = ""
+    nodes: int = 0
 
 
 #: The fixed cases, in the order they run. Adding one is one line.
@@ -131,6 +141,22 @@ CASES: List[BenchCase] = [
         description="HoL study #7B (1,024-node BMIN, 4-ary 5-tree), DDBBM-17Q with static buffers, 1 ms simulated",
         target_wall_s=10.0,
     ),
+    # VOQnet's memory with N (issue 17): the HoL study's three BMINs with a queue per
+    # destination at every switch input (spec B.2; mode A, spec B.5), 0.1 ms each
+    *[
+        BenchCase(
+            f"voq_net_bmin{n}",
+            f"hol/{scen}.toml",
+            ('switch.queue_mapping="voq_net"', "switch.dbbm_queues=0", 'switch.buffer_sharing="static"',
+             "sim.end_time=0.1ms", "sim.warmup=50us"),
+            quick_end_time="10us",
+            quick_warmup="5us",
+            description=f"VOQnet on the {n}-node BMIN of the HoL study (a queue per destination), 0.1 ms simulated",
+            series="voq_net",
+            nodes=n,
+        )
+        for n, scen in ((64, "bmin64_3b"), (512, "bmin512_6b"), (1024, "bmin1024_7b"))
+    ],
     BenchCase(
         "torus8x8_drb",
         "drb/torus8x8_shuffle.toml",
@@ -531,6 +557,46 @@ def format_routing_cost(c: dict) -> str:
     return line + f" (target ≤ {c['max_ratio']:g}× in {judged}: {'ok' if c['ok'] else 'OVER'})"
 
 
+def memory_series(records: Sequence[dict]) -> List[dict]:
+    """For each memory series with at least two ok cases: ``{"series", "points"}``, the points
+    ``{"case", "nodes", "peak_rss_mib", "growth", "nodes_growth"}`` in order of end nodes,
+    ``growth`` being the peak memory over the previous point's and ``nodes_growth`` the same
+    for the end nodes (``None`` at the first point or without a peak)."""
+    cases = {c.name: c for c in CASES}
+    groups: dict = {}
+    for r in records:
+        case = cases.get(r["case"])
+        if case is None or not case.series or r.get("status") != "ok":
+            continue
+        groups.setdefault(case.series, []).append((case.nodes, r["case"], r.get("peak_rss_mib")))
+    out = []
+    for name, pts in groups.items():
+        if len(pts) < 2:
+            continue
+        pts.sort()
+        points = []
+        for i, (nodes, case, mib) in enumerate(pts):
+            prev = pts[i - 1] if i else None
+            points.append({
+                "case": case, "nodes": nodes, "peak_rss_mib": mib,
+                "growth": _ratio(mib, prev[2]) if prev else None,
+                "nodes_growth": _ratio(nodes, prev[0]) if prev else None,
+            })
+        out.append({"series": name, "points": points})
+    return out
+
+
+def format_memory_series(m: dict) -> str:
+    """The line of a memory series: each size's peak memory and its growth from the last."""
+    parts = []
+    for p in m["points"]:
+        cell = f"{p['nodes']:,} nodes {_cell(p['peak_rss_mib'], '.1f')} MiB"
+        if p.get("growth") is not None:
+            cell += f" ({p['growth']:.1f}× for {p['nodes_growth']:g}× the nodes)"
+        parts.append(cell)
+    return f"{m['series']} memory with the network's size (peak of each run): " + ", ".join(parts)
+
+
 def main(cases: Sequence[str] = (), quick: bool = False, scenarios=None, out=None) -> int:
     """Runs the selected cases (all by default); returns the exit status (1 if any failed)."""
     lnsim_version = version()
@@ -559,6 +625,9 @@ def main(cases: Sequence[str] = (), quick: bool = False, scenarios=None, out=Non
     rcosts = routing_costs(records, quick=quick)
     for c in rcosts:
         print(format_routing_cost(c))
+    series = memory_series(records)
+    for m in series:
+        print(format_memory_series(m))
 
     report = {
         "version": lnsim_version,
@@ -570,6 +639,7 @@ def main(cases: Sequence[str] = (), quick: bool = False, scenarios=None, out=Non
         "cases": records,
         "cc_costs": costs,
         "routing_costs": rcosts,
+        "memory_series": series,
     }
     path = out_root / "bench.json"
     path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

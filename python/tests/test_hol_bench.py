@@ -58,6 +58,40 @@ def test_ib_record_judges_the_wall_time_target():
     assert "packet-hops/s" in bench.header(bench.MODEL_IB)
 
 
+def test_voq_net_memory_series_cases_differ_only_in_the_network():
+    series = [c for c in bench.CASES if c.series == "voq_net"]
+    assert [(c.name, c.nodes) for c in series] == [
+        ("voq_net_bmin64", 64), ("voq_net_bmin512", 512), ("voq_net_bmin1024", 1024)]
+    assert len({c.overrides for c in series}) == 1
+    assert {'switch.queue_mapping="voq_net"', 'switch.buffer_sharing="static"', "sim.end_time=0.1ms"} <= set(
+        series[0].overrides)
+    # the scenario of each is the HoL study's BMIN of that size
+    for c in series:
+        text = (bench.default_scenarios_dir() / c.scenario).read_text()
+        assert f"{c.nodes}-node BMIN" in text, c.scenario
+
+
+def test_memory_series_line_gives_each_size_and_its_growth():
+    def rec(case, mib, status="ok"):
+        return {"case": case, "status": status, "peak_rss_mib": mib}
+
+    # out of order, with a case of no series: sorted by end nodes, ratios to the previous size
+    (m,) = bench.memory_series([rec("voq_net_bmin1024", 1500.0), rec("c4", 19.0), rec("voq_net_bmin64", 25.0),
+                                rec("voq_net_bmin512", 300.0)])
+    assert m["series"] == "voq_net"
+    assert [(p["nodes"], p["peak_rss_mib"]) for p in m["points"]] == [(64, 25.0), (512, 300.0), (1024, 1500.0)]
+    assert [p["growth"] for p in m["points"]] == [None, 12.0, 5.0]
+    assert [p["nodes_growth"] for p in m["points"]] == [None, 8.0, 2.0]
+    line = bench.format_memory_series(m)
+    assert line == ("voq_net memory with the network's size (peak of each run): 64 nodes 25.0 MiB, "
+                    "512 nodes 300.0 MiB (12.0× for 8× the nodes), 1,024 nodes 1500.0 MiB (5.0× for 2× the nodes)")
+    # a failed case drops out; one size alone is no series
+    (m,) = bench.memory_series([rec("voq_net_bmin64", 25.0), rec("voq_net_bmin512", None, "error"),
+                                rec("voq_net_bmin1024", 1500.0)])
+    assert [p["nodes"] for p in m["points"]] == [64, 1024] and m["points"][1]["nodes_growth"] == 16.0
+    assert bench.memory_series([rec("voq_net_bmin64", 25.0)]) == []
+
+
 # ---------------------------------------------------------------------------------------------
 # queue cost
 

@@ -32,7 +32,8 @@ def test_format_summary_tolerates_missing_fields(tmp_path):
 
 def test_bench_cases_exist():
     names = [c.name for c in bench.CASES]
-    assert names == ["c4", "c4_cc", "fat_tree_648", "fat_tree_648_cc", "bmin1024_ddbbm", "torus8x8_drb",
+    assert names == ["c4", "c4_cc", "fat_tree_648", "fat_tree_648_cc", "bmin1024_ddbbm", "voq_net_bmin64",
+                     "voq_net_bmin512", "voq_net_bmin1024", "torus8x8_drb",
                      "mesh_8x8", "dragonfly_h6", "dragonfly_h6_ugal", "dragonfly_h6_lian", "dragonfly_h6_acor",
                      "mesh_64x64_setup"]
     for c in bench.CASES:
