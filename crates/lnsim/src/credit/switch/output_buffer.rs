@@ -346,7 +346,11 @@ impl Net {
         // the crossbar output is free for the next packet once this one has crossed
         self.out_busy[og as usize] = true;
         if release == crossed {
-            // both at once: one event (`Ev::CrossbarDone`)
+            // both at once: one event (`Ev::CrossbarDone`), which finds `og` from `out_port`
+            debug_assert_eq!(
+                self.port_base[self.node_of[ig as usize] as usize] + out_port as u32,
+                og
+            );
             self.at(
                 release,
                 Ev::CrossbarDone {
