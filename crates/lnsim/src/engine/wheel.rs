@@ -112,7 +112,15 @@ impl<E: Copy> EventQueue<E> {
             // after every pending event of the same (or an earlier) time
             let rest = &self.current[self.pos..];
             let at = self.pos + rest.partition_point(|s| s.time <= time);
-            self.current.insert(at, Slot { time, ev });
+            if self.pos > 0 && at - self.pos <= self.current.len() - at {
+                // fewer events before the place than after it (an event for now is usually
+                // due first): shift those into the slot of the event taken out last
+                self.current[self.pos - 1..at].rotate_left(1);
+                self.current[at - 1] = Slot { time, ev };
+                self.pos -= 1;
+            } else {
+                self.current.insert(at, Slot { time, ev });
+            }
         } else if b - self.cur <= self.mask {
             self.insert_bucket(b, Slot { time, ev });
         } else {
