@@ -4,6 +4,7 @@
 
 use crate::config::{
     CcLevel, DestinationPer, Injection, InjectionQueues, LoadedScenario, NodeSet, Scenario,
+    TopologyKind,
 };
 use crate::credit::switch::buffer::{BufferChoice, CreditKeepingKind};
 use crate::engine::memory::{fabric_parts, grown, m, sz, MemoryEstimate, Phase};
@@ -238,8 +239,9 @@ fn packet_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers:
     // short run): with one queue per flow an HCA creates a data packet as it puts it on its
     // link, at most one per packet time of the fastest link class, and every control packet
     // (a CNP, a DRB or DDBBM notification) answers data packets that arrived, at most two per
-    // data packet (DDBBM: a start for a source seen since its last end, then that end)
-    if s.hca.injection_queues == InjectionQueues::PerFlow {
+    // data packet (DDBBM: a start for a source seen since its last end, then that end); not
+    // for a topology file, whose links may each have a rate of their own
+    if s.hca.injection_queues == InjectionQueues::PerFlow && s.topology.kind != TopologyKind::File {
         let fastest = |c: &crate::config::LinkConfig, key| LinkParams::from_config(c, key).ok();
         let ser = [
             fastest(&s.links.host, "links.host"),
@@ -537,6 +539,31 @@ mod tests {
         let plain = ["switch.buffer_credits=16", "sim.end_time=\"1s\""];
         let with_out = [plain[0], plain[1], "switch.output_buffer_credits=16"];
         assert!(part(&with_out) > part(&plain));
+    }
+
+    /// A topology file may give a link a rate of its own (here an HCA's, 100× the class's):
+    /// the packets the run can create are not bounded from `[links.*]` then, so the buffers'
+    /// capacity alone bounds the live packets, whatever the run's length.
+    #[test]
+    fn a_topology_file_keeps_the_buffer_bound() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(
+            d.path().join("t.topo"),
+            "switch S1\nhca H1\nhca H2\nlink H1 S1 rate=800Gbps\nlink H2 S1\n",
+        )
+        .unwrap();
+        let part = |end: &str| {
+            let text = format!(
+                "[sim]\nend_time = \"{end}\"\n[topology]\nkind = \"file\"\nfile = \"t.topo\"\n\
+                 [links.host]\nrate = \"8Gbps\"\n[links.fabric]\nrate = \"8Gbps\"\n\
+                 [switch]\nbuffer_credits = 4096\n[hca]\nbuffer_credits = 4096\n\
+                 [[traffic.generators]]\nsources = \"all\"\ninjection = \"bernoulli\"\nload = 0.5\n"
+            );
+            let l = load_str(&text, "t.toml", d.path(), "t", &[], None).unwrap();
+            let e = estimate(&l).unwrap();
+            e.parts.iter().find(|p| p.0 == "packets").unwrap().1
+        };
+        assert_eq!(part("1us"), part("1s"));
     }
 
     #[test]
