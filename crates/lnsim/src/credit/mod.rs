@@ -88,10 +88,16 @@ pub enum Ev {
         /// The interval that ends now.
         interval: u32,
     },
-    /// A Bernoulli source creates a message.
+    /// A source's timer: a flood source starts, a Bernoulli or Poisson source creates a
+    /// message.
     Arrival {
         /// Source index.
         source: u32,
+        /// Bernoulli, Poisson: the message's destination, drawn when the event was scheduled
+        /// (from the source's own destination stream, so the draws are those made at the
+        /// arrival itself; known early, the flow's records can be prefetched). Flood:
+        /// [`NO_DESTINATION`].
+        dst: u32,
     },
     /// The sink of HCA `hca` has drained the next credit of its head packet
     /// (`hca.sink.credit_return = "credit"`); `seq` tells a step of an earlier packet apart.

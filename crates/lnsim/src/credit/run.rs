@@ -197,8 +197,10 @@ impl Net {
             }
             Ev::OutputReady { gport } => self.prefetch_arbiter(gport),
             // a source's record (its random streams, destinations) is read for every message
-            Ev::Arrival { source } => {
-                crate::engine::prefetch::prefetch_all(&self.traffic.sources, source as usize)
+            Ev::Arrival { source, dst } => {
+                crate::engine::prefetch::prefetch_all(&self.traffic.sources, source as usize);
+                // the entry of the flow it feeds
+                self.traffic.flow_index.prefetch(source, dst);
             }
             _ => {}
         }
@@ -290,6 +292,13 @@ impl Net {
                     prefetch(&self.fill, fb as usize + out as usize * self.vls + vl);
                 }
             }
+            Ev::Arrival { source, dst } => {
+                // the flow's record, whose message queue the new message joins (its entry
+                // was prefetched earlier; a flow not created yet has none)
+                if let Some(f) = self.traffic.flow_index.peek(source, dst) {
+                    crate::engine::prefetch::prefetch_all(&self.traffic.flows, f as usize);
+                }
+            }
             Ev::CreditArrive { gport, counter, .. } => {
                 // the head of the output queue these credits are for (`link_refresh`)
                 if let Some(ob) = &self.obuf {
@@ -364,7 +373,7 @@ impl Net {
                 }
                 self.try_hca_send(hca, t)
             }
-            Ev::Arrival { source } => self.arrival(source, t),
+            Ev::Arrival { source, dst } => self.arrival(source, dst, t),
             Ev::CcSample { interval } => {
                 self.cc
                     .interval_ended(interval, t, self.traffic.flows.len())

@@ -89,14 +89,105 @@ pub enum Destinations {
     Random {
         /// The pattern: index in [`Traffic::patterns`].
         pattern: u32,
-        /// Flows created so far, by destination (looked up for every message; never iterated).
-        flows: HashMap<u32, u32, DestHash>,
     },
 }
 
-/// Hashing of [`Destinations::Random`]'s destination → flow maps: one multiplication (the keys
-/// are HCA indices, not chosen by an adversary; the maps are never iterated, so the hash
-/// changes no result).
+/// A dense [`FlowIndex`] is used while it has at most this many entries (sources × HCAs:
+/// 64 MiB); larger ones hash.
+pub const DENSE_FLOW_INDEX_ENTRIES: u64 = 1 << 24;
+
+/// The random sources' (source, destination) → flow map: looked up for every message a
+/// source creates (its flow is created on first use). Which form it takes changes no result,
+/// only the lookup's cost.
+#[derive(Debug, Clone)]
+pub enum FlowIndex {
+    /// One entry per source and HCA of the fabric (`u32::MAX`: no flow yet): one cache line
+    /// read per message, and one that can be prefetched.
+    Dense {
+        /// HCAs of the fabric (a row's length).
+        hcas: usize,
+        /// Row `s`, column `dst`.
+        v: Vec<u32>,
+    },
+    /// The flows created so far, by `(s << 32) | dst`.
+    Hashed(HashMap<u64, u32, DestHash>),
+}
+
+impl Default for FlowIndex {
+    fn default() -> Self {
+        FlowIndex::Hashed(HashMap::default())
+    }
+}
+
+impl FlowIndex {
+    /// True when [`FlowIndex::new`] makes a dense map for `sources` sources over `hcas` HCAs
+    /// (the memory estimate counts it then).
+    pub fn is_dense(sources: u64, hcas: u64) -> bool {
+        sources.saturating_mul(hcas) <= DENSE_FLOW_INDEX_ENTRIES
+    }
+
+    /// An empty map for `sources` sources over a fabric of `hcas` HCAs.
+    pub fn new(sources: usize, hcas: usize) -> Self {
+        if Self::is_dense(sources as u64, hcas as u64) {
+            FlowIndex::Dense {
+                hcas,
+                v: vec![u32::MAX; sources * hcas],
+            }
+        } else {
+            FlowIndex::default()
+        }
+    }
+
+    /// The flow of source `s` to `dst`, if created.
+    #[inline]
+    pub fn get(&self, s: u32, dst: u32) -> Option<u32> {
+        match self {
+            FlowIndex::Dense { hcas, v } => v
+                .get(s as usize * hcas + dst as usize)
+                .copied()
+                .filter(|&f| f != u32::MAX),
+            FlowIndex::Hashed(m) => m.get(&Self::key(s, dst)).copied(),
+        }
+    }
+
+    /// Records flow `f` as source `s`'s flow to `dst`.
+    #[inline]
+    pub fn insert(&mut self, s: u32, dst: u32, f: u32) {
+        match self {
+            FlowIndex::Dense { hcas, v } => v[s as usize * *hcas + dst as usize] = f,
+            FlowIndex::Hashed(m) => {
+                m.insert(Self::key(s, dst), f);
+            }
+        }
+    }
+
+    /// [`FlowIndex::get`] for a prefetch hint: the dense form only (its entry is one read,
+    /// where a hash map would probe); `None` otherwise.
+    #[inline(always)]
+    pub fn peek(&self, s: u32, dst: u32) -> Option<u32> {
+        match self {
+            FlowIndex::Dense { .. } => self.get(s, dst),
+            FlowIndex::Hashed(_) => None,
+        }
+    }
+
+    /// Prefetch hint for the entry of (`s`, `dst`) (the dense form only: a hash map's slot is
+    /// not known without hashing and probing).
+    #[inline(always)]
+    pub fn prefetch(&self, s: u32, dst: u32) {
+        if let FlowIndex::Dense { hcas, v } = self {
+            crate::engine::prefetch::prefetch(v, s as usize * hcas + dst as usize);
+        }
+    }
+
+    fn key(s: u32, dst: u32) -> u64 {
+        (s as u64) << 32 | dst as u64
+    }
+}
+
+/// Hashing of [`FlowIndex::Hashed`]'s keys: one multiplication (the keys are source and HCA
+/// indices, not chosen by an adversary; the map is never iterated, so the hash changes no
+/// result).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DestHash;
 
@@ -122,6 +213,10 @@ impl std::hash::Hasher for DestHasher {
     #[inline]
     fn write_u32(&mut self, x: u32) {
         self.0 = (self.0 ^ x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    #[inline]
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0 ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
     #[inline]
     fn finish(&self) -> u64 {
@@ -195,6 +290,8 @@ pub struct Traffic {
     pub patterns: Vec<DestinationPattern>,
     /// (src, dst) pairs whose routes must exist.
     pub pairs: Vec<(u32, u32)>,
+    /// The random sources' flows, by source and destination.
+    pub flow_index: FlowIndex,
 }
 
 impl Flow {
@@ -239,14 +336,14 @@ impl Traffic {
     /// The flow of source `s` towards `dst`, created on first use.
     pub fn flow_for(&mut self, s: u32, dst: u32) -> u32 {
         let n = self.flows.len() as u32;
-        let src = &mut self.sources[s as usize];
-        match &mut src.dest {
+        let src = &self.sources[s as usize];
+        match &src.dest {
             Destinations::Static(f) => *f,
-            Destinations::Random { flows, .. } => {
-                if let Some(&f) = flows.get(&dst) {
+            Destinations::Random { .. } => {
+                if let Some(f) = self.flow_index.get(s, dst) {
                     return f;
                 }
-                flows.insert(dst, n);
+                self.flow_index.insert(s, dst, n);
                 let (hca, vl) = (src.hca, src.vl);
                 self.flows.push(new_flow(hca, dst, vl, s, false));
                 n
@@ -525,6 +622,7 @@ pub fn build(s: &Scenario, fabric: &Fabric, seed: u64, vls: u32) -> Result<Traff
             &stop_of,
         )?;
     }
+    tr.flow_index = FlowIndex::new(tr.sources.len(), n_hca);
     Ok(tr)
 }
 
@@ -742,7 +840,6 @@ fn add_generator(
             hca: src,
             dest: Destinations::Random {
                 pattern: pid + which as u32,
-                flows: HashMap::default(),
             },
             injection: g.injection,
             slot_ps: pr.slot_ps,

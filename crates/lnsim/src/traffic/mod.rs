@@ -15,4 +15,4 @@ pub mod pattern;
 pub mod permutation;
 pub mod synthetic;
 
-pub use flows::{build, Destinations, Flow, Message, Source, Traffic};
+pub use flows::{build, Destinations, Flow, FlowIndex, Message, Source, Traffic};

@@ -9,6 +9,9 @@ use crate::credit::{Ev, Net};
 /// Most extra messages a greedy source opens while its flows are held back by CC.
 const MAX_PARKED: u32 = 8;
 
+/// [`Ev::Arrival`]'s destination for a flood source (which draws at each message it opens).
+pub(crate) const NO_DESTINATION: u32 = u32::MAX;
+
 impl Net {
     /// Schedules every source's first activity.
     pub(crate) fn start_sources(&mut self) {
@@ -19,14 +22,26 @@ impl Net {
                 Injection::Bernoulli | Injection::Poisson => src.next_arrival(src.start),
             };
             if t < self.end && t < src.stop {
-                self.at(t, Ev::Arrival { source: s });
+                self.schedule_arrival(s, t);
             }
         }
     }
 
+    /// Schedules source `s`'s next timer at `t`; a Bernoulli or Poisson source draws the
+    /// destination of the message it will create then (its destination stream is its own:
+    /// drawn now or then, the draws are the same).
+    fn schedule_arrival(&mut self, s: u32, t: Ps) {
+        let dst = if self.traffic.sources[s as usize].injection == Injection::Flood {
+            NO_DESTINATION
+        } else {
+            self.traffic.pick_destination(s)
+        };
+        self.at(t, Ev::Arrival { source: s, dst });
+    }
+
     /// A source's timer fired: a flood source starts, a Bernoulli or Poisson source creates a
-    /// message and draws the time of its next one.
-    pub(crate) fn arrival(&mut self, s: u32, now: Ps) {
+    /// message to `dst` (drawn by [`Net::schedule_arrival`]) and draws the time of its next one.
+    pub(crate) fn arrival(&mut self, s: u32, dst: u32, now: Ps) {
         let src = &self.traffic.sources[s as usize];
         if !src.active(now) {
             return;
@@ -35,11 +50,11 @@ impl Net {
         match src.injection {
             Injection::Flood => self.refill(s, now),
             Injection::Bernoulli | Injection::Poisson => {
-                self.refill(s, now);
+                self.create_message(s, dst, now);
                 let src = &mut self.traffic.sources[s as usize];
                 let t = src.next_arrival(now);
                 if t < self.end && t < src.stop {
-                    self.at(t, Ev::Arrival { source: s });
+                    self.schedule_arrival(s, t);
                 }
             }
         }
@@ -49,6 +64,11 @@ impl Net {
     /// Source `s` creates one message to its next destination.
     pub(crate) fn refill(&mut self, s: u32, now: Ps) {
         let dst = self.traffic.pick_destination(s);
+        self.create_message(s, dst, now);
+    }
+
+    /// Source `s` creates one message to `dst`.
+    fn create_message(&mut self, s: u32, dst: u32, now: Ps) {
         let f = self.traffic.flow_for(s, dst);
         let pk = self.traffic.sources[s as usize].msg_packets;
         let h = self.traffic.sources[s as usize].hca;
