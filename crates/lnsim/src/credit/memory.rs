@@ -341,6 +341,14 @@ fn traffic_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize) -> Resu
         grown(m(flows, sz::<Flow>() + 16)) + grown(m(queued_msgs, sz::<Message>())),
         Phase::Run,
     );
+    // the random sources' (source, destination) → flow table: dense while small enough (a
+    // hashed one is counted with the flows above); `sources` is an upper bound, so the dense
+    // table counted is the largest one it allows
+    est.add(
+        "flow index",
+        m(sources, hcas).min(crate::traffic::flows::DENSE_FLOW_INDEX_ENTRIES) * 4,
+        Phase::Kept,
+    );
     Ok(flows)
 }
 

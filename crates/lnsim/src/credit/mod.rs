@@ -96,7 +96,7 @@ pub enum Ev {
         /// Bernoulli, Poisson: the message's destination, drawn when the event was scheduled
         /// (from the source's own destination stream, so the draws are those made at the
         /// arrival itself; known early, the flow's records can be prefetched). Flood:
-        /// [`NO_DESTINATION`].
+        /// `u32::MAX` (`endpoint/generator.rs`: `NO_DESTINATION`).
         dst: u32,
     },
     /// The sink of HCA `hca` has drained the next credit of its head packet

@@ -984,6 +984,73 @@ mod tests {
         assert!(g.delivered_message_packet(1, 1) && g.delivered_message_packet(2, 1));
     }
 
+    /// Both forms of [`FlowIndex`] answer alike: nothing before an insert, the flow after it,
+    /// per (source, destination); the dense form is chosen up to its limit.
+    #[test]
+    fn both_flow_index_forms_map_source_and_destination_alike() {
+        let mut dense = FlowIndex::new(3, 5);
+        assert!(matches!(dense, FlowIndex::Dense { .. }));
+        let mut hashed = FlowIndex::default();
+        let inserts = [(0, 4, 0), (2, 0, 1), (1, 4, 2), (2, 3, 3), (0, 0, 4)];
+        for (k, &(s, d, f)) in inserts.iter().enumerate() {
+            for ix in [&mut dense, &mut hashed] {
+                assert_eq!(ix.get(s, d), None);
+                ix.insert(s, d, f);
+            }
+            for s in 0..3 {
+                for d in 0..5 {
+                    let want = inserts[..=k]
+                        .iter()
+                        .find(|&&(a, b, _)| (a, b) == (s, d))
+                        .map(|&(_, _, f)| f);
+                    assert_eq!(dense.get(s, d), want, "dense ({s}, {d})");
+                    assert_eq!(hashed.get(s, d), want, "hashed ({s}, {d})");
+                }
+            }
+        }
+        assert_eq!(
+            hashed.peek(0, 4),
+            None,
+            "a hashed map is not read for a prefetch hint"
+        );
+        assert_eq!(dense.peek(0, 4), Some(0));
+        assert!(FlowIndex::is_dense(1 << 12, 1 << 12));
+        assert!(!FlowIndex::is_dense(1 << 12, (1 << 12) + 1));
+        assert!(matches!(
+            FlowIndex::new(1 << 13, 1 << 12),
+            FlowIndex::Hashed(_)
+        ));
+    }
+
+    /// A run's flows are created in the same order, with the same ids, whichever form the
+    /// index takes (the form changes no result).
+    #[test]
+    fn flows_are_created_alike_with_either_index() {
+        let text = "[sim]\nmodel = \"infiniband\"\nend_time = \"1ms\"\n\
+                    [topology]\nkind = \"torus\"\ndims = [4, 4]\nhcas_per_switch = 2\n\
+                    [[traffic.generators]]\nsources = \"all\"\ninjection = \"bernoulli\"\n\
+                    load = 0.5\n";
+        let l =
+            crate::config::load_str(text, "t", std::path::Path::new("."), "t", &[], None).unwrap();
+        let fabric = crate::topology::build(&l.scenario, &l.base_dir).unwrap();
+        let mut dense = build(&l.scenario, &fabric, 7, 1).unwrap();
+        assert!(matches!(dense.flow_index, FlowIndex::Dense { .. }));
+        let mut hashed = dense.clone();
+        hashed.flow_index = FlowIndex::default();
+        let n = dense.sources.len() as u32;
+        for k in 0..2000u32 {
+            let s = k * 7 % n;
+            let (d1, d2) = (dense.pick_destination(s), hashed.pick_destination(s));
+            assert_eq!(d1, d2);
+            assert_eq!(dense.flow_for(s, d1), hashed.flow_for(s, d2));
+        }
+        assert!(dense.flows.len() > 100, "{} flows", dense.flows.len());
+        let key = |t: &Traffic| -> Vec<(u32, u32, u32)> {
+            t.flows.iter().map(|f| (f.source, f.src, f.dst)).collect()
+        };
+        assert_eq!(key(&dense), key(&hashed));
+    }
+
     /// A scenario's Poisson source (drb-and-ddbbm spec A.6): gaps of mean (message wire bits /
     /// offered rate) and variance mean², within four standard errors of the estimates for the
     /// sample size (mean: m/√n; variance: m²·√(8/n), the exponential's fourth central moment
