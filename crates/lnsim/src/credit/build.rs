@@ -6,7 +6,7 @@ use crate::config::{LoadedScenario, Ps};
 use crate::credit::cc::ddbbm_lanes::VlSelect;
 use crate::credit::cc::{CcContext, CongestionManagement};
 use crate::credit::endpoint::sink::SinkModel;
-use crate::credit::packet::{PacketQueue, PacketStore};
+use crate::credit::packet::PacketStore;
 use crate::credit::switch::buffer::partitioned::PartitionedCredits;
 use crate::credit::switch::buffer::shared_pool::SharedPool;
 use crate::credit::switch::buffer::{BufferChoice, CreditKeeping, CreditKeepingKind, QueueScheme};
@@ -545,8 +545,7 @@ impl Net {
             queue_base,
             fill_base,
             fill: vec![0; n_fill as usize],
-            queues: vec![PacketQueue::default(); n_queues as usize],
-            head_info: vec![Default::default(); n_queues as usize],
+            queues: vec![Default::default(); n_queues as usize],
             obuf,
             hca_gport,
             hca_of_node,

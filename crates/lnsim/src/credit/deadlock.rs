@@ -113,6 +113,7 @@ impl Net {
         let blocked_packets = self
             .queues
             .iter()
+            .map(|q| &q.fifo)
             .chain(self.obuf.iter().flat_map(|ob| ob.queues()))
             .map(|q| self.pkts.queue_len(q) as u64)
             .sum();

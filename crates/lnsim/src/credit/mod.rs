@@ -26,7 +26,7 @@ pub use run::{run_scenario, Conservation};
 use crate::config::Ps;
 use crate::credit::cc::CongestionManagement;
 use crate::credit::endpoint::sink::SinkModel;
-use crate::credit::packet::{PacketQueue, PacketStore};
+use crate::credit::packet::PacketStore;
 use crate::credit::switch::buffer::{CreditKeeping, QueueScheme};
 use crate::credit::switch::vl_arbitration::{VlArbState, VlArbTable};
 use crate::engine::EventQueue;
@@ -322,11 +322,9 @@ pub struct Net {
     /// output `out` on `vl`, from head arrival until the tail leaves (the VoQ fill of spec
     /// §2.2.3, whatever the queue mapping).
     pub(crate) fill: Vec<u32>,
-    pub(crate) queues: Vec<PacketQueue>,
-    /// `[queue]`: what the arbiter checks of the queue's head packet, kept beside `queues`
-    /// so that a search over an input's queues reads no packet record
-    /// (`switch/arbiter.rs`, [`switch::arbiter::HeadInfo`]; stale while the queue is empty).
-    pub(crate) head_info: Vec<switch::arbiter::HeadInfo>,
+    /// `[queue]`: every switch input queue, with its head's request
+    /// ([`switch::arbiter::InputQueue`]).
+    pub(crate) queues: Vec<switch::arbiter::InputQueue>,
     /// Output buffers and the state of their links (`switch.output_buffer_credits` > 0; None:
     /// the input-buffered switch, spec B.5: [`switch::output_buffer`]).
     pub(crate) obuf: Option<switch::output_buffer::OutputBuffers>,

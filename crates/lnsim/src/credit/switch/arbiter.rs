@@ -9,13 +9,14 @@
 
 use crate::config::Ps;
 use crate::credit::cc::switch_view;
+use crate::credit::packet::PacketQueue;
 use crate::credit::switch::buffer::CreditKeeping;
 use crate::credit::{Ev, Net};
 
 /// A queue head that may be granted: `(global queue index, packet, slot in credits)`.
 type Eligible = (usize, u32, usize);
 
-/// What the arbiter checks of a switch input queue's head packet (`Net::head_info`, one per
+/// What the arbiter checks of a switch input queue's head packet ([`InputQueue::head`], one per
 /// queue): the local output it requests, the credit counter it will hold downstream
 /// (`PacketStore::down_counter`, the look-ahead of spec B.2) and its credits (the
 /// whole-packet check of virtual cut-through, spec §3.5). Kept current whenever the head
@@ -28,6 +29,33 @@ pub struct HeadInfo {
     pub down: u16,
     /// Credits of the head.
     pub credits: u32,
+}
+
+/// A switch input queue (spec B.2: one of the queues the buffer organisation gives an input
+/// port): its FIFO of packets and, in the same 16 bytes, what the arbiter checks of its head
+/// ([`HeadInfo`]; stale while the queue is empty), so that a search over an input's queues
+/// reads one cache line per queue and no packet record. Derefs to its [`PacketQueue`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct InputQueue {
+    /// The packets, linked in the packet store.
+    pub fifo: PacketQueue,
+    /// Its head packet's request.
+    pub head: HeadInfo,
+}
+
+impl std::ops::Deref for InputQueue {
+    type Target = PacketQueue;
+    #[inline(always)]
+    fn deref(&self) -> &PacketQueue {
+        &self.fifo
+    }
+}
+
+impl std::ops::DerefMut for InputQueue {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut PacketQueue {
+        &mut self.fifo
+    }
 }
 
 impl Net {
@@ -165,7 +193,7 @@ impl Net {
         vl: u8,
         pool: Option<u32>,
     ) -> Option<Eligible> {
-        let h = self.head_info[qid];
+        let h = self.queues[qid].head;
         if h.out != out_local {
             return None; // (only where several queues of an input are searched)
         }
@@ -192,11 +220,11 @@ impl Net {
         Some((qid, pid, slot))
     }
 
-    /// Records packet `pid` as the head of queue `qid` in `head_info`.
+    /// Records packet `pid` as the head of queue `qid` ([`InputQueue::head`]).
     #[inline(always)]
     pub(crate) fn set_head_info(&mut self, qid: usize, pid: u32) {
         let p = &self.pkts[pid];
-        self.head_info[qid] = HeadInfo {
+        self.queues[qid].head = HeadInfo {
             out: p.out_port,
             down: self.pkts.down_counter(pid),
             credits: p.credits,
