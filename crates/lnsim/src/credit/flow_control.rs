@@ -98,8 +98,7 @@ impl Net {
     /// return above is the hot path of every run without the option).
     #[inline(never)]
     fn queue_flow_control(&mut self, g: u32, counter: u16, credits: u32, now: Ps) {
-        let up = self.peer[g as usize];
-        let slot = self.credit_slot(up, counter);
+        let slot = self.upstream_credit_slot(g, counter);
         let fc = self.flow_control.as_mut().expect("flow-control packets");
         let interval = fc.interval;
         let st = &mut fc.slots[slot];

@@ -175,12 +175,12 @@ impl Net {
                     p.prefetch(gport, counter);
                 }
                 if let Some(fc) = &self.flow_control {
-                    fc.prefetch(self.credit_slot(self.peer[gport as usize], counter));
+                    fc.prefetch(self.upstream_credit_slot(gport, counter));
                 }
             }
             Ev::FlowControlSend { gport, counter } => {
                 if let Some(fc) = &self.flow_control {
-                    fc.prefetch(self.credit_slot(self.peer[gport as usize], counter));
+                    fc.prefetch(self.upstream_credit_slot(gport, counter));
                 }
             }
             Ev::CreditArrive { gport, counter, .. } => {

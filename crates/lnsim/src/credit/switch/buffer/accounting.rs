@@ -22,6 +22,22 @@ impl Net {
         }
     }
 
+    /// Index in `credits` of counter `counter` of the link into input `g`, held by the output
+    /// at its other end: `credit_slot(peer[g], counter)`. With credits per queue the input's
+    /// own slot is that index (an output's slots are its peer input's), which spares the
+    /// dependent read of `peer` (the flow-control path and its prefetch).
+    #[inline(always)]
+    pub(crate) fn upstream_credit_slot(&self, g: u32, counter: u16) -> usize {
+        let slot = match &self.credit_keeping {
+            CreditKeeping::SharedPool(_) => {
+                SharedPool::slot(self.peer[g as usize], counter, self.vls)
+            }
+            CreditKeeping::Partitioned(p) => p.in_slot(g, counter),
+        };
+        debug_assert_eq!(slot, self.credit_slot(self.peer[g as usize], counter));
+        slot
+    }
+
     /// The VL of credit counter `counter`.
     #[inline(always)]
     pub(crate) fn counter_vl(&self, counter: u16) -> u8 {
