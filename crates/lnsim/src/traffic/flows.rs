@@ -121,7 +121,7 @@ impl Default for FlowIndex {
 
 impl FlowIndex {
     /// True when [`FlowIndex::new`] makes a dense map for `sources` sources over `hcas` HCAs
-    /// (the memory estimate counts it then).
+    /// (the memory estimate counts the largest dense map its upper bound of sources allows).
     pub fn is_dense(sources: u64, hcas: u64) -> bool {
         sources.saturating_mul(hcas) <= DENSE_FLOW_INDEX_ENTRIES
     }
@@ -218,9 +218,13 @@ impl std::hash::Hasher for DestHasher {
     fn write_u64(&mut self, x: u64) {
         self.0 = (self.0 ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
+    /// The product's high half folded into its low half: the table picks buckets by the low
+    /// bits, and a product's low bits depend only on the key's low bits (the destination of a
+    /// `(source << 32) | destination` key), which would pile every source's flow to one
+    /// destination into the same buckets.
     #[inline]
     fn finish(&self) -> u64 {
-        self.0
+        self.0 ^ (self.0 >> 32)
     }
 }
 
