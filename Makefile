@@ -32,7 +32,7 @@ browser:
 test: install browser
 	@status=0; \
 	cargo test --profile suite -p lnsim || status=1; \
-	$(PYTHON) -m pytest -q -n 2 python/tests || status=1; \
+	$(PYTHON) -m pytest -q -rs -n 2 python/tests || status=1; \
 	exit $$status
 
 bench: install

@@ -315,9 +315,9 @@ def test_keys_lists_type_unit_default_range_and_doc():
     assert k["sim.seed"]["min"] == 0 and k["sim.seed"]["max"] == 2**63 - 1 and k["sim.seed"]["kind"] == "integer"
 
 
-def test_readme_reference_is_lnsim_keys_markdown():
+def test_configuration_reference_is_lnsim_keys_markdown():
     table = lnsim_cmd("keys", "--markdown").stdout.strip()
-    assert table in (REPO / "README.md").read_text()
+    assert table in (REPO / "docs" / "configuration.md").read_text()
 
 
 def _schema(tmp_path) -> dict:

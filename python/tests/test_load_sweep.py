@@ -522,23 +522,7 @@ def test_bench_cycle_row_format():
 # end to end (real core)
 
 
-def _core_supports_cycle_scenarios(tmp: Path) -> bool:
-    path = tmp / "probe.toml"
-    path.write_text(TINY_DRAGONFLY, encoding="utf-8")
-    try:
-        lnsim.validate(path)
-    except lnsim.ScenarioError:
-        return False
-    return True
-
-
-@pytest.fixture(scope="module")
-def cycle_core(tmp_path_factory):
-    if not _core_supports_cycle_scenarios(tmp_path_factory.mktemp("probe")):
-        pytest.skip("the compiled core does not run cycle-level (Dragonfly) scenarios yet")
-
-
-def test_end_to_end_load_sweep(cycle_core, tmp_path):
+def test_end_to_end_load_sweep(tmp_path):
     scen = scenario_with_sweep(
         tmp_path, '"traffic.load" = [0.05, 0.1]\n"routing.algorithm" = ["min", "vlb"]\n', seed_line=""
     )

@@ -1,6 +1,6 @@
 //! One source of truth for the scenario keys: the key metadata (`config/keys.rs`, behind
-//! `lnsim keys` and `lnsim schema`), the schema structs (`config/schema.rs`) and the README's
-//! configuration reference must agree.
+//! `lnsim keys` and `lnsim schema`), the schema structs (`config/schema.rs`) and the
+//! configuration reference (`docs/configuration.md`) must agree.
 
 use lnsim::config::keys::{expand, markdown_table, ValueKind, KEYS};
 use std::collections::BTreeSet;
@@ -95,13 +95,13 @@ fn metadata_keys() -> BTreeSet<String> {
     KEYS.iter().map(|k| k.path.to_string()).collect()
 }
 
-/// The README's configuration reference table, as its lines.
-fn readme_table() -> Vec<String> {
-    let readme = include_str!("../../../README.md");
-    let section = readme
-        .split("## Configuration reference")
+/// The configuration reference table of `docs/configuration.md`, as its lines.
+fn reference_table() -> Vec<String> {
+    let doc = include_str!("../../../docs/configuration.md");
+    let section = doc
+        .split("# Configuration reference")
         .nth(1)
-        .expect("README has a configuration reference");
+        .expect("docs/configuration.md has a configuration reference");
     let section = section.split("\n## ").next().unwrap();
     section
         .lines()
@@ -183,9 +183,9 @@ fn every_key_has_the_kind_of_its_rust_type_and_integers_are_bounded() {
 }
 
 #[test]
-fn readme_reference_is_the_generated_table() {
+fn documented_reference_is_the_generated_table() {
     let want: Vec<String> = markdown_table().lines().map(str::to_string).collect();
-    let have = readme_table();
+    let have = reference_table();
     if have != want {
         let first = have
             .iter()
@@ -193,8 +193,8 @@ fn readme_reference_is_the_generated_table() {
             .position(|(a, b)| a != b)
             .unwrap_or(have.len().min(want.len()));
         panic!(
-            "the README's configuration reference differs from the key metadata (config/keys.rs) \
-             at row {first}:\n  README: {:?}\n  wanted: {:?}\nregenerate it with \
+            "docs/configuration.md's reference differs from the key metadata (config/keys.rs) \
+             at row {first}:\n  docs: {:?}\n  wanted: {:?}\nregenerate it with \
              `python -m lnsim keys --markdown` and paste it over the table",
             have.get(first),
             want.get(first)
@@ -305,7 +305,7 @@ fn documented_value(default: &str) -> Option<toml::Value> {
     }
 }
 
-/// Defaults are declared once: each default the README documents as a value is the schema's
+/// Defaults are declared once: each default the reference documents as a value is the schema's
 /// own default (the key's table present but the key left out parses exactly as the key set to
 /// its documented default), except for `Option` fields, whose default the model's builder
 /// applies (none is declared in config/).
