@@ -94,8 +94,9 @@ from ._metric_sweep import (
     heatmap_cell_format,
     plot_sweep,
     plot_sweep_results,
+    sweep_cc_label,
 )
-from ._style import MARKERS, MARKS_PER_SERIES, ResultLike, incomplete_note
+from ._style import MARKERS, MARKS_PER_SERIES, ResultLike, cc_label, incomplete_note
 
 __all__ = [
     "ACCEPTED_METRIC",
@@ -106,6 +107,7 @@ __all__ = [
     "MAX_LINES",
     "UNITS",
     "buffer_occupancy",
+    "cc_label",
     "flow_ccti",
     "incomplete_note",
     "is_load_sweep",
@@ -134,4 +136,5 @@ __all__ = [
     "plot_sweep_results",
     "plot_throughput",
     "plot_timeline",
+    "sweep_cc_label",
 ]

@@ -14,7 +14,7 @@ import pandas as pd
 
 from .._results import RunResult
 from ._infiniband import MAX_LINES, _finish_time_axis, _series_title_legend, plot_bandwidth, sender_colors
-from ._style import ResultLike, _marker_style, _new_ax, _no_data, _result
+from ._style import ResultLike, _marker_style, _new_ax, _no_data, _result, _run_title
 
 
 def _interval_starts(r: RunResult) -> np.ndarray:
@@ -167,7 +167,7 @@ def plot_ccti_flows(result_or_dir: ResultLike, fig=None, limit: int = MAX_CCTI_P
     axes[-1].set_ylim(0, max(top * 1.25, 1.0))
     axes[-1].set_xlabel("time (s)")
     what = "CCTI per source HCA and SL" if per_sl else "CCTI per flow"
-    title = f"{r.summary.get('scenario', r.out_dir.name)}: {what} (0 = not throttled)"
+    title = _run_title(r, f"{what} (0 = not throttled)")
     if len(active) > len(shown):
         title += f", the {len(shown)} highest of {len(active)} throttled"
     axes[0].set_title(title, fontsize=10)

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._results import RunResult
-from ._style import ResultLike, _line_colors, _marker_style, _new_ax, _no_data, _result
+from ._style import ResultLike, _line_colors, _marker_style, _new_ax, _no_data, _result, _run_title
 
 
 #: Bandwidth units: name -> bytes per second of one unit. MBps = 1e6 bytes/s, as in the
@@ -146,7 +146,7 @@ def plot_bandwidth(result_or_dir: ResultLike, ax=None, unit: str = "MBps"):
         a.set_ylim(0, top)
     _finish_time_axis(ax, x_tx, r.summary)
 
-    title = f"{r.summary.get('scenario', r.out_dir.name)}: bandwidth per node"
+    title = _run_title(r, "bandwidth per node")
     notes = []
     if n_senders > len(senders):
         notes.append(f"{len(senders)} busiest of {n_senders} senders")
@@ -194,7 +194,7 @@ def plot_throughput(result_or_dir: ResultLike, ax=None):
             ax.axvline(float(warmup), color="0.5", lw=0.8, ls=":", label="end of warm-up")
         ax.legend(loc="lower right", fontsize=8)
     after = (r.summary.get("throughput") or {}).get("rx_gbps_after_warmup")
-    title = f"{r.summary.get('scenario', r.out_dir.name)}: network throughput"
+    title = _run_title(r, "network throughput")
     if after is not None:
         title += f" ({float(after):.2f} Gbit/s received after warm-up)"
     ax.set_title(title, fontsize=10)
@@ -210,7 +210,7 @@ def _series_title_legend(ax, r: RunResult, what: str, shown: list, n_total: int,
                          legend_y: float) -> None:
     """Title (naming the subset drawn when not every series is), legend below the axes, or a
     "no data" note when nothing is drawn."""
-    title = f"{r.summary.get('scenario', r.out_dir.name)}: {what}"
+    title = _run_title(r, what)
     if n_total > len(shown):
         title += f" ({len(shown)} {subset.format(n=n_total)})"
     ax.set_title(title, fontsize=10)

@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ._style import _figures_dir, _in_order, _label, _new_ax, _no_data, _save_figure
+from ._style import _figures_dir, _in_order, _label, _new_ax, _no_data, _save_figure, cc_label
 
 
 #: Metric drawn by :func:`plot_sweep` unless told otherwise (a column of sweep.csv).
@@ -78,6 +78,26 @@ def _metric_values(df: pd.DataFrame, metric: str) -> pd.Series:
     return sweep_numbers(df, metric)
 
 
+def sweep_cc_label(df: pd.DataFrame) -> Optional[str]:
+    """The congestion management of a sweep's runs (:func:`cc_label` of each successful row of
+    sweep.csv) when they all had the same, else ``None`` (a swept ``cc.*`` key says it, or the
+    sweep is of the cycle-level model)."""
+    ok = df["status"] == "ok" if "status" in df.columns else pd.Series(True, index=df.index)
+    labels = {cc_label(row.to_dict()) for _, row in df[ok].iterrows()}
+    return labels.pop() if len(labels) == 1 else None
+
+
+def _sweep_name(df: pd.DataFrame) -> Optional[str]:
+    """The scenario of a sweep and, when every run had the same, its congestion management
+    (``"zeru_c4, CC on (InfiniBand CC)"``), for figure titles; ``None`` without a scenario
+    column."""
+    if "scenario" not in df.columns or not df["scenario"].notna().any():
+        return None
+    cc = sweep_cc_label(df)
+    name = str(df["scenario"].dropna().iloc[0])
+    return f"{name}, {cc}" if cc else name
+
+
 def heatmap_cell_format(values) -> str:
     """The format of the numbers written in heatmap cells: whole numbers without decimals when
     every value is whole (a CCTI of 128 is "128", not "128.00"), else two decimals."""
@@ -105,9 +125,7 @@ def plot_sweep(df_or_dir, metric: Optional[str] = None, ax=None):
     ax = _new_ax(ax, figsize=(7, 4.5) if len(keys) == 1 else (8, 5.5))
     y = _metric_values(df, metric)
     label = _METRIC_LABEL.get(metric, metric)
-    scen = None
-    if "scenario" in df.columns and df["scenario"].notna().any():
-        scen = str(df["scenario"].dropna().iloc[0])
+    scen = _sweep_name(df)
     what = f"{label} ({metric})" if label != metric else metric  # the unit is in the label
     title = f"{scen}: {what}" if scen else what
 

@@ -90,11 +90,14 @@ _CYCLE_KEYS = [
 
 
 def _run_report(page: _Page, d: Path) -> None:
+    from ..plot import cc_label
+
     r = load_results(d).check()  # a corrupt file raises ResultsError before any figure
     s = r.summary
     name = str(s.get("scenario") or d.name)
     model = "cycle-level router model" if r.is_cycle else "InfiniBand model"
-    page.title = f"lnsim report: {name}"
+    cc = cc_label(s)  # from the run's summary.json, never from the scenario's description
+    page.title = f"lnsim report: {name}, {cc}" if cc else f"lnsim report: {name}"
     page.subtitle = f"One run of the {_esc(model)} — results folder <code>{_esc(d)}</code>"
     if is_incomplete(d):
         from ..plot import incomplete_note
@@ -113,7 +116,7 @@ def _run_report(page: _Page, d: Path) -> None:
         toml_path = _find_by_name(name, d)
         label = f"{toml_path} (found by the scenario's name; the run may have used overrides)" if toml_path else ""
         file_row = [("scenario file", f"{toml_path} (found by name)" if toml_path else "not found")]
-    rows = file_row + [("model", model), ("results folder", str(d))]
+    rows = file_row + [("model", model)] + ([("congestion control", cc)] if cc else []) + [("results folder", str(d))]
     _scenario_section(page, name, rows, toml_path, label,
                       f"No {SCENARIO_COPY} in the results folder and no scenarios/**/{name}.toml found above it.")
     if r.is_cycle:

@@ -113,7 +113,8 @@ def _sweep_report(page: _Page, d: Path) -> None:
     if "scenario" in df.columns and df.loc[ok, "scenario"].notna().any():
         name = str(df.loc[ok, "scenario"].dropna().iloc[0])
     name = name or (Path(str(scen_path)).stem if scen_path else d.name)
-    page.title = f"lnsim sweep report: {name}"
+    cc = plot.sweep_cc_label(df) if not cycle else None  # from the runs' results, not the description
+    page.title = f"lnsim sweep report: {name}, {cc}" if cc else f"lnsim sweep report: {name}"
     lkey = plot.load_key(df, keys) if ok.any() else None
     what = "load sweep" if lkey else "sweep"
     model = "cycle-level router model" if cycle else "InfiniBand model"
@@ -127,6 +128,8 @@ def _sweep_report(page: _Page, d: Path) -> None:
         rows.append(("found at", str(found)))
     overrides = meta.get("overrides") or []
     rows.append(("overrides (--set)", ", ".join(str(o) for o in overrides) if overrides else "none"))
+    if cc:
+        rows.append(("congestion control", f"{cc} (every run)"))
     values = meta.get("values") or {}
     for k in keys:
         vals = values.get(k)
