@@ -85,3 +85,93 @@ def test_sweep_figure_title_says_the_cc_of_its_runs(figure):
     both = pd.DataFrame([{**rows[0], "cc.enabled": False}, rows[1]])
     assert plot.sweep_cc_label(both) is None  # runs of both kinds: the title names no one state
     assert plot.plot_sweep(both, ax=figure.add_subplot(2, 1, 2)).get_title().startswith("zeru_c4: ")
+
+
+# ---------------------------------------------------------------------------------------------
+# bandwidth of many nodes, time axes, the warm-up line
+
+
+def write_nodes(d, rates: dict, end: float, interval: float, warmup: float):
+    """A results folder whose nodes.csv has each node at a constant rate: ``rates`` maps a node to
+    ``(tx MB/s, rx MB/s)``; summary.json with the run's length and warm-up."""
+    import json
+
+    d.mkdir(parents=True, exist_ok=True)
+    rows = ["t_start_s,node,tx_bytes,rx_bytes"]
+    k = 0
+    while k * interval < end - 1e-15:
+        for node, (tx, rx) in rates.items():
+            rows.append(f"{k * interval:.9f},{node},{int(tx * 1e6 * interval)},{int(rx * 1e6 * interval)}")
+        k += 1
+    (d / "nodes.csv").write_text("\n".join(rows) + "\n")
+    (d / "summary.json").write_text(json.dumps({"scenario": "many", "model": "infiniband", "sim_time_s": end,
+                                                "interval_s": interval, "warmup_s": warmup,
+                                                "cc": {"enabled": False}}))
+    return d
+
+
+#: 12 senders at 500 MB/s but a starved one (S03), 12 receivers at 400 MB/s but a hot spot (R05).
+MANY = {**{f"S{i:02d}": (50.0 if i == 3 else 500.0 + i, 0.0) for i in range(12)},
+        **{f"R{i:02d}": (0.0, 1000.0 if i == 5 else 400.0 + i) for i in range(12)}}
+
+
+def _data_lines(ax):
+    return [l for l in ax.get_lines() if l.get_label().endswith((" tx", " rx"))]
+
+
+def test_bandwidth_of_many_nodes_draws_the_notable_ones_and_a_band(tmp_path, figure):
+    d = write_nodes(tmp_path / "many", MANY, end=0.02, interval=0.001, warmup=0.01)
+    ax = plot.plot_bandwidth(d, ax=figure.subplots())
+    assert [l.get_label() for l in _data_lines(ax)] == ["S03 tx"]
+    assert [l.get_label() for l in _data_lines(ax.right_ax)] == ["R05 rx"]
+    assert plot.notable_nodes(plot.node_bandwidth(d)[1], 0.01) == ["R05"]
+    # the rest of each kind: one median line and one min–max band, the legend says how many
+    tx, rx = plot.node_bandwidth(d)
+    for a, kind, table, rest in ((ax, "tx", tx, [f"S{i:02d}" for i in range(12) if i != 3]),
+                                 (ax.right_ax, "rx", rx, [f"R{i:02d}" for i in range(12) if i != 5])):
+        (median,) = [l for l in a.get_lines() if l.get_gid() == f"median:{kind}"]
+        assert list(median.get_ydata()) == pytest.approx(list(table[rest].median(axis=1)))
+        (band,) = [c for c in a.collections if c.get_gid() == f"band:{kind}"]
+        ys = band.get_paths()[0].vertices[:, 1]
+        assert min(ys) == pytest.approx(table[rest].to_numpy().min()) and max(ys) == pytest.approx(table[rest].to_numpy().max())
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "median of the other 11 senders tx (band: min–max)" in texts
+    assert "median of the other 11 receivers rx (band: min–max)" in texts
+    assert len(ax.get_lines()) + len(ax.right_ax.get_lines()) <= plot.MAX_NODE_LINES
+    assert "12 senders, 12 receivers" in ax.get_title()
+
+
+def test_bandwidth_of_few_nodes_draws_every_node(fake_results, figure):
+    ax = plot.plot_bandwidth(fake_results, ax=figure.subplots())
+    assert len(_data_lines(ax)) == 4 and len(_data_lines(ax.right_ax)) == 2
+    assert not ax.collections and not ax.right_ax.collections
+
+
+@pytest.mark.parametrize("end,interval,unit,tick", [(0.0002, 0.00002, "µs", 50e-6), (0.7, 0.005, "ms", 0.3),
+                                                     (6.0, 0.05, "s", 4.0)])
+def test_time_axes_are_in_a_unit_chosen_from_the_span(tmp_path, end, interval, unit, tick):
+    from conftest import write_fake_ccti
+
+    d = write_nodes(tmp_path / "r", {"S1": (500.0, 0.0), "R1": (0.0, 500.0)}, end=end, interval=interval,
+                    warmup=end / 2)
+    starts = [k * interval for k in range(round(end / interval))]
+    write_fake_ccti(d, {("S1", "R1"): lambda t: 7}, starts)
+    r = lnsim.load_results(d)
+    fig, axes = plt.subplots(2, 2)
+    try:
+        drawn = [plot.plot_bandwidth(r, ax=axes[0][0]), plot.plot_throughput(r, ax=axes[0][1]),
+                 plot.plot_ccti(r, ax=axes[1][0])]
+        drawn.append(plot.plot_ccti_flows(r, fig=plt.figure())[-1])
+        scaled = {"µs": 1e-6, "ms": 1e-3, "s": 1.0}[unit]
+        for ax in drawn:
+            assert ax.get_xlabel() == f"time ({unit})"
+            assert ax.xaxis.get_major_formatter()(tick, 0) == f"{tick / scaled:.6g}"
+    finally:
+        plt.close("all")
+
+
+def test_warmup_line_is_named_in_the_legend(fake_results, figure):
+    ax = plot.plot_bandwidth(fake_results, ax=figure.subplots())
+    (line,) = [l for l in ax.get_lines() if l.get_gid() == "warmup"]
+    assert list(line.get_xdata()) == [0.45, 0.45]
+    assert "end of warm-up (450 ms)" in [t.get_text() for t in ax.get_legend().get_texts()]
