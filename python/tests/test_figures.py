@@ -175,3 +175,77 @@ def test_warmup_line_is_named_in_the_legend(fake_results, figure):
     (line,) = [l for l in ax.get_lines() if l.get_gid() == "warmup"]
     assert list(line.get_xdata()) == [0.45, 0.45]
     assert "end of warm-up (450 ms)" in [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+# ---------------------------------------------------------------------------------------------
+# sweeps: each seed drawn; a point saturated in some seeds only, alike in both figures
+
+
+def two_seed_load_sweep():
+    """A load sweep table of two seeds per point (as sweep.csv): at 0.1 no seed saturates, at
+    0.2 seed 1 only, at 0.3 both."""
+    import pandas as pd
+
+    rows = []
+    for load, lat, acc, sat in ((0.1, (100.0, 110.0), (0.1, 0.1), (False, False)),
+                                (0.2, (400.0, 300.0), (0.19, 0.2), (True, False)),
+                                (0.3, (900.0, 950.0), (0.21, 0.22), (True, True))):
+        for seed in (1, 2):
+            rows.append({"traffic.load": load, "point": f"traffic.load={load}", "status": "ok", "error": "",
+                         "seed": seed, "scenario": "df", "model": "cycle", "routing": "min", "offered_load": load,
+                         "accepted_load": acc[seed - 1], "latency_cycles.mean": lat[seed - 1],
+                         "saturated": sat[seed - 1]})
+    return pd.DataFrame(rows)
+
+
+def _gid_lines(ax, gid):
+    return [l for l in ax.get_lines() if (l.get_gid() or "") == gid]
+
+
+def test_partly_saturated_point_is_drawn_alike_in_latency_and_throughput(figure):
+    df = two_seed_load_sweep()
+    lat, thr = figure.subplots(1, 2)
+    plot.plot_load_latency(df, ax=lat)
+    plot.plot_load_throughput(df, ax=thr)
+    (lat_curve,) = _gid_lines(lat, "curve:min")
+    (thr_curve,) = _gid_lines(thr, "curve:min")
+    assert list(lat_curve.get_xdata()) == [0.1, 0.2]  # only the point saturated in every seed is left out
+    assert list(thr_curve.get_xdata()) == [0.1, 0.2, 0.3]
+    for ax, curve in ((lat, lat_curve), (thr, thr_curve)):
+        (ring,) = _gid_lines(ax, "partly-saturated")
+        assert ring.get_label() == "1 of 2 seeds saturated" and list(ring.get_xdata()) == [0.2]
+        assert ring.get_ydata()[0] == pytest.approx(curve.get_ydata()[1])  # on the mean of both seeds
+        assert "1 of 2 seeds saturated" in [t.get_text() for t in ax.get_legend().get_texts()]
+    (cross,) = _gid_lines(thr, "saturated")
+    assert list(cross.get_xdata()) == [0.3] and cross.get_label() == "saturated (every seed)"
+    assert not _gid_lines(lat, "saturated")
+    assert "1 saturated point left out" in lat.get_title()
+
+
+def test_each_seed_of_a_load_sweep_point_is_drawn(figure):
+    df = two_seed_load_sweep()
+    ax = plot.plot_load_throughput(df, ax=figure.subplots())
+    seeds = _gid_lines(ax, "seeds:min")
+    points = sorted((x, y) for l in seeds for x, y in zip(l.get_xdata(), l.get_ydata()))
+    assert points == sorted(zip(df["traffic.load"], df["accepted_load"]))  # every run, 2 per point
+    (crosses,) = [l for l in seeds if l.get_marker() == "x"]
+    assert sorted(crosses.get_xdata()) == [0.2, 0.3, 0.3]  # the seeds that saturated
+    assert "each seed (×: one that saturated)" in [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_one_key_sweep_line_draws_each_seed_and_its_saturation(figure):
+    df = two_seed_load_sweep().drop(columns=["offered_load"])  # not a load sweep: plot_sweep's line
+    ax = plot.plot_sweep(df, metric="accepted_load", ax=figure.subplots())
+    (seeds,) = _gid_lines(ax, "seeds")
+    assert sorted(zip(seeds.get_xdata(), seeds.get_ydata())) == sorted(zip(df["traffic.load"], df["accepted_load"]))
+    labels = {l.get_label(): list(l.get_xdata()) for l in _gid_lines(ax, "saturation")}
+    assert labels == {"1 of 2 seeds saturated": [0.2], "saturated (all 2 seeds)": [0.3]}
+
+
+def test_heatmap_cell_says_how_many_seeds_saturated(figure):
+    df = two_seed_load_sweep().drop(columns=["offered_load"])
+    df.insert(1, "routing.algorithm", "min")
+    ax = plot.plot_sweep(df, metric="accepted_load", ax=figure.subplots())
+    texts = [t.get_text() for t in ax.texts]
+    assert "0.10" in texts and "0.20\n1/2 sat." in texts and "0.21\n2/2 sat." in texts
+    assert "k of the cell's n seeds saturated" in ax.get_title()

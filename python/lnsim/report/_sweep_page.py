@@ -270,11 +270,14 @@ def _load_sweep_figures(page: _Page, parts: List[str], d: Path, df, meta: dict, 
     per = f"one line per {' / '.join(others)}" if others else "one line"
     spread = ", mean over seeds with the min–max spread shaded" if "seed" in df.columns and \
         df["point"].nunique() < len(df) else ""
-    page.figure(parts, f"Mean packet latency against the offered load, {per}{spread}; load points where a run "
-                "saturated are left out (no steady state).",
+    seeds = " Small white-filled dots: each seed's value (× a seed that saturated)." if spread else ""
+    partly = (" A point saturated in some seeds only is drawn in both figures (the mean of all its seeds), ringed, "
+              "the legend saying k of n seeds saturated.") if spread else ""
+    page.figure(parts, f"Mean packet latency against the offered load, {per}{spread}; load points where every run "
+                f"saturated are left out (no steady state).{partly}{seeds}",
                 lambda fig: plot.plot_load_latency(df, ax=fig.subplots()), figsize=(8, 5.2), title="load–latency")
     page.figure(parts, f"Accepted against offered load (throughput), {per}{spread}; crosses mark saturated points, "
-                "the dotted diagonal is accepted = offered.",
+                f"the dotted diagonal is accepted = offered.{partly}{seeds}",
                 lambda fig: plot.plot_load_throughput(df, ax=fig.subplots()), figsize=(8, 5.2),
                 title="accepted vs offered load")
     if _has_data(df, "fairness.jain_routers"):
