@@ -133,7 +133,8 @@ def test_bandwidth_of_many_nodes_draws_the_notable_ones_and_a_band(tmp_path, fig
         assert list(median.get_ydata()) == pytest.approx(list(table[rest].median(axis=1)))
         (band,) = [c for c in a.collections if c.get_gid() == f"band:{kind}"]
         ys = band.get_paths()[0].vertices[:, 1]
-        assert min(ys) == pytest.approx(table[rest].to_numpy().min()) and max(ys) == pytest.approx(table[rest].to_numpy().max())
+        values = table[rest].to_numpy()
+        assert (min(ys), max(ys)) == (pytest.approx(values.min()), pytest.approx(values.max()))
     texts = [t.get_text() for t in ax.get_legend().get_texts()]
     assert "median of the other 11 senders tx (band: min–max)" in texts
     assert "median of the other 11 receivers rx (band: min–max)" in texts

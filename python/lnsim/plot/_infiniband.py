@@ -281,7 +281,8 @@ def plot_bandwidth(result_or_dir: ResultLike, ax=None, unit: str = "MBps"):
     ax2.set_ylabel(f"receiver bandwidth ({label}, dashed)")
     # one scale on both axes (same unit: a sender and a receiver at the same rate meet), with
     # headroom above the highest line or band: flat lines (a link at full rate) would sit on the frame
-    peaks = [float(t[cols].to_numpy().max()) for t, cols in ((tx, senders + tx_rest), (rx, receivers + rx_rest)) if cols]
+    drawn = ((tx, senders + tx_rest), (rx, receivers + rx_rest))
+    peaks = [float(t[cols].to_numpy().max()) for t, cols in drawn if cols]
     peak = max(peaks, default=0.0)
     top = peak * 1.06 if peak > 0 else 1.0
     for a in (ax, ax2):
@@ -300,8 +301,8 @@ def plot_bandwidth(result_or_dir: ResultLike, ax=None, unit: str = "MBps"):
     if handles:
         how = "tx solid, rx dashed; each line has its own marker, staggered, so lines at equal rates stay visible"
         if banded:
-            how += (f"\nnotable: mean after warm-up ≥ {NOTABLE_RATIO:g}× or ≤ 1/{NOTABLE_RATIO:g} of the median of "
-                    f"its kind (at most {MAX_NOTABLE} per kind)")
+            how += (f"\nnotable: mean after warm-up ≥ {NOTABLE_RATIO:g}× or ≤ 1/{NOTABLE_RATIO:g} of the median "
+                    f"of its kind (at most {MAX_NOTABLE} per kind)")
         ax.legend(
             handles,
             labels,

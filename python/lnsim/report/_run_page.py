@@ -141,16 +141,17 @@ def _ib_run(page: _Page, r) -> None:
 
     parts = page.section("Figures")
     has_nodes = (r.out_dir / "nodes.csv").is_file()
-    many = (f"With more than {plot.MAX_NODE_LINES} nodes with traffic only the notable ones have lines (mean rate "
-            f"after the warm-up at least {plot.NOTABLE_RATIO:g} times the median of its kind or at most the median "
-            f"divided by it, at most {plot.MAX_NOTABLE} per kind), the others a median with a min–max band; nodes.csv "
-            "has every node.")
+    many = (f"With more than {plot.MAX_NODE_LINES} nodes with traffic only the notable ones have lines (mean "
+            f"rate after the warm-up at least {plot.NOTABLE_RATIO:g} times the median of its kind or at most the "
+            f"median divided by it, at most {plot.MAX_NOTABLE} per kind), the others a median with a min–max band; "
+            "nodes.csv has every node.")
     if has_nodes:
         if r.ccti is not None:
             page.figure(parts, "Bandwidth of each node over time (top: senders solid, left axis; receivers dashed, "
                         "right axis, same scale; MB/s = 1e6 bytes/s; each line has its own marker, staggered, so "
                         "that lines at equal rates stay visible) and the CCTI of each flow at the end of every interval "
-                        f"(bottom; 0 = not throttled), on one time axis. The dotted line is the end of the warm-up. {many}",
+                        "(bottom; 0 = not throttled), on one time axis. The dotted line is the end of the warm-up. "
+                        + many,
                         lambda fig: plot.plot_bandwidth_ccti(r, fig=fig), figsize=(11, 9),
                         title="bandwidth and CCTI over time")
         else:
