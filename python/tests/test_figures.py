@@ -20,7 +20,7 @@ import pytest  # noqa: E402
 import lnsim  # noqa: E402
 from lnsim import plot  # noqa: E402
 from lnsim.report import report_html  # noqa: E402
-from conftest import CC_SHORT, ZERU_A, lnsim_cmd  # noqa: E402
+from conftest import CC_SHORT, SCENARIOS, ZERU_A, lnsim_cmd  # noqa: E402
 
 
 @pytest.fixture
@@ -57,6 +57,19 @@ def test_cc_on_run_of_a_description_saying_cc_off_is_titled_cc_on(tmp_path, figu
     page = html.unescape(report_html(out))
     assert "<h1>lnsim report: says_off, CC on (InfiniBand CC)</h1>" in page
     assert re.search(r"<th[^>]*>congestion control</th>\s*<td[^>]*>CC on \(InfiniBand CC\)</td>", page)
+
+
+def test_drb_run_report_says_cc_on_drb(tmp_path):
+    """DRB runs with `cc.enabled` false in summary.json (its `cc` table is InfiniBand CC's): the
+    page still says what ran, once, from the run's `drb` results."""
+    out = tmp_path / "drb"
+    proc = lnsim_cmd("run", SCENARIOS / "drb" / "mesh4x8_shuffle.toml", "--set", 'sim.end_time="2ms"',
+                     "--set", 'sim.warmup="1ms"', "--out", out, "--no-plot")
+    assert proc.returncode == 0, proc.stderr
+    assert lnsim.load_results(out).summary["cc"] == {"enabled": False}
+    page = html.unescape(report_html(out))
+    assert "<h1>lnsim report: mesh4x8_shuffle, CC on (DRB)</h1>" in page
+    assert re.findall(r"<th[^>]*>congestion control</th>\s*<td[^>]*>([^<]*)</td>", page) == ["CC on (DRB)"]
 
 
 def test_cc_label_names_each_mechanism_from_the_results():

@@ -38,7 +38,6 @@ _IB_KEYS = [
     ("network_latency_ns.mean", "network latency, mean", _fmt_ns),
     ("fairness.jain", "Jain fairness index (flows)", lambda v: f"{float(v):.4f}" if _is_number(v) else fmt_number(v)),
     ("fairness.window_start_s", "fairness measured from", _fmt_s),
-    ("cc.enabled", "congestion control", fmt_number),
     ("cc.fecn_marks", "FECN marks", fmt_number),
     ("cc.cnps_sent", "CNPs sent", fmt_number),
     ("cc.cnps_received", "CNPs received", fmt_number),
