@@ -226,13 +226,13 @@ def test_partly_saturated_point_is_drawn_alike_in_latency_and_throughput(figure)
     assert list(lat_curve.get_xdata()) == [0.1, 0.2]  # only the point saturated in every seed is left out
     assert list(thr_curve.get_xdata()) == [0.1, 0.2, 0.3]
     for ax, curve in ((lat, lat_curve), (thr, thr_curve)):
-        (ring,) = _gid_lines(ax, "partly-saturated")
+        (ring,) = _gid_lines(ax, "partly-saturated:1/2")
         assert ring.get_label() == "1 of 2 seeds saturated" and list(ring.get_xdata()) == [0.2]
         assert ring.get_ydata()[0] == pytest.approx(curve.get_ydata()[1])  # on the mean of both seeds
         assert "1 of 2 seeds saturated" in [t.get_text() for t in ax.get_legend().get_texts()]
-    (cross,) = _gid_lines(thr, "saturated")
+    (cross,) = _gid_lines(thr, "saturated:every-seed")
     assert list(cross.get_xdata()) == [0.3] and cross.get_label() == "saturated (every seed)"
-    assert not _gid_lines(lat, "saturated")
+    assert not _gid_lines(lat, "saturated:every-seed")
     assert "1 saturated point left out" in lat.get_title()
 
 
@@ -253,7 +253,7 @@ def test_one_key_sweep_line_draws_each_seed_and_its_saturation(figure):
     (seeds,) = _gid_lines(ax, "seeds")
     assert sorted(zip(seeds.get_xdata(), seeds.get_ydata())) == sorted(zip(df["traffic.load"], df["accepted_load"]))
     labels = {l.get_label(): list(l.get_xdata()) for l in _gid_lines(ax, "saturation")}
-    assert labels == {"1 of 2 seeds saturated": [0.2], "saturated (all 2 seeds)": [0.3]}
+    assert labels == {"1 of 2 seeds saturated": [0.2], "saturated (every seed)": [0.3]}
 
 
 def test_heatmap_cell_says_how_many_seeds_saturated(figure):

@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ._metric_sweep import _METRIC_LABEL, _metric_values, _saturated, _sweep_frame
+from ._metric_sweep import _METRIC_LABEL, _metric_values, _saturated, _saturation_note, _sweep_frame
 from ._style import MARKERS, _figures_dir, _in_order, _label, _new_ax, _no_data, _save_figure
 
 
@@ -180,7 +180,7 @@ def _draw_seeds(ax, runs: pd.DataFrame, curves: pd.DataFrame, order: List[str]) 
         color = f"C{order.index(name) % 10}" if name in order else "0.3"
         r = shown[shown["line"] == name]
         # white-filled: visible on the line's own (filled) marker of the mean
-        for sat, style in ((False, dict(marker="o", mfc="white", mec=color)), (True, dict(marker="x", color="0.1"))):
+        for sat, style in ((False, dict(marker="o", color=color, mfc="white")), (True, dict(marker="x", color="0.1"))):
             part = r[r["saturated"] == sat]
             if len(part):
                 ax.plot(part["load"].to_numpy(dtype=float), part["y"].to_numpy(dtype=float), ls="none", ms=3.5,
@@ -191,22 +191,21 @@ def _draw_seeds(ax, runs: pd.DataFrame, curves: pd.DataFrame, order: List[str]) 
 
 def _mark_partly_saturated(ax, curves: pd.DataFrame) -> None:
     """A ring around every point saturated in some of its seeds only, one legend entry per
-    ``k of n seeds saturated`` (Line2D gid ``partly-saturated``)."""
+    ``k of n seeds saturated`` (Line2D gid ``partly-saturated:k/n``)."""
     part = curves[(curves["saturated"] > 0) & (curves["saturated"] < curves["runs"])]
     for (k, n), g in part.groupby(["saturated", "runs"], sort=True):
         ax.plot(g["load"].to_numpy(dtype=float), g["mean"].to_numpy(dtype=float), ls="none", marker="o", ms=12,
-                mfc="none", mec="black", mew=1.2, zorder=4, gid="partly-saturated",
-                label=f"{int(k)} of {int(n)} seeds saturated")
+                mfc="none", mec="black", mew=1.2, zorder=4, gid=f"partly-saturated:{int(k)}/{int(n)}",
+                label=_saturation_note(int(k), int(n)))
 
 
 def _mark_saturated(ax, curves: pd.DataFrame) -> None:
-    """A cross on every point saturated in every one of its seeds (gid ``saturated``)."""
+    """A cross on every point saturated in every one of its seeds (gid ``saturated:every-seed``)."""
     sat = curves[(curves["saturated"] > 0) & (curves["saturated"] == curves["runs"])]
     if len(sat):
-        many = (sat["runs"] > 1).any()
+        n = int(sat["runs"].max())
         ax.plot(sat["load"].to_numpy(dtype=float), sat["mean"].to_numpy(dtype=float), ls="none", marker="x", ms=8,
-                mew=1.5, color="black", label="saturated (every seed)" if many else "saturated", zorder=4,
-                gid="saturated")
+                mew=1.5, color="black", label=_saturation_note(n, n), zorder=4, gid="saturated:every-seed")
 
 
 def _draw_bounds(ax, bounds: Optional[dict], vertical: bool) -> None:

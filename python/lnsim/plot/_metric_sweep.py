@@ -114,8 +114,11 @@ def _saturated(df: pd.DataFrame) -> pd.Series:
 
 
 def _saturation_note(k: int, n: int) -> str:
-    """How many of a point's ``n`` runs (seeds) saturated, as the figures say it."""
-    return "saturated" if k == n == 1 else (f"saturated (all {n} seeds)" if k == n else f"{k} of {n} seeds saturated")
+    """How many of a point's ``n`` runs (seeds) saturated, as every sweep figure says it:
+    ``saturated`` (its one run), ``saturated (every seed)`` or ``k of n seeds saturated``."""
+    if k == n:
+        return "saturated" if n == 1 else "saturated (every seed)"
+    return f"{k} of {n} seeds saturated"
 
 
 def sweep_cc_label(df: pd.DataFrame) -> Optional[str]:
@@ -191,14 +194,17 @@ def plot_sweep(df_or_dir, metric: Optional[str] = None, ax=None):
         if any(len(vals) > 1 for vals, _ in runs):  # each seed's value, visible on the mean's marker
             px = [p for p, (vals, _) in zip(pos, runs) for _ in vals]
             ys = [float(v) for vals, _ in runs for v in vals]
-            ax.plot(px, ys, ls="none", marker="o", ms=3.5, mfc="white", mec="C0", mew=1.0, zorder=3, gid="seeds",
+            ax.plot(px, ys, ls="none", marker="o", ms=3.5, color="C0", mfc="white", mew=1.0, zorder=3, gid="seeds",
                     label="each seed")
-        for k_n in sorted({(int(f.sum()), len(f)) for _, f in runs if f.any()}):
-            at = [(p, m) for p, m, (_, f) in zip(pos, means, runs) if (int(f.sum()), len(f)) == k_n]
-            style = dict(marker="x", ms=8, mew=1.5, color="black") if k_n[0] == k_n[1] else \
+        marks: dict = {}  # label -> points (a cross when every seed saturated, else a ring)
+        for p, m, (_, f) in zip(pos, means, runs):
+            if f.any():
+                marks.setdefault(_saturation_note(int(f.sum()), len(f)), []).append((p, m))
+        for note, at in sorted(marks.items()):
+            style = dict(marker="x", ms=8, mew=1.5, color="black") if note.startswith("saturated") else \
                 dict(marker="o", ms=12, mfc="none", mec="black", mew=1.2)
-            ax.plot([p for p, _ in at], [m for _, m in at], ls="none", zorder=4, gid="saturation",
-                    label=_saturation_note(*k_n), **style)
+            ax.plot([p for p, _ in at], [m for _, m in at], ls="none", zorder=4, gid="saturation", label=note,
+                    **style)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8, loc="best")
         ax.set_xticks(pos)
