@@ -77,7 +77,7 @@ def test_cc_run_writes_two_panel_bandwidth(zeru_a_cc_run, tmp_path):
     assert panels == [top, bottom]
     assert top.get_shared_x_axes().joined(top, bottom)
     assert "bandwidth" in top.get_title() and "CCTI" in bottom.get_title()
-    assert bottom.get_xlabel() == "time (s)" and top.get_xlabel() == ""
+    assert bottom.get_xlabel() == "time (ms)" and top.get_xlabel() == ""  # a 0.05-s run: in ms
     plt.close(fig)
 
 
@@ -112,10 +112,10 @@ def test_plot_ccti_fake_folder(fake_results):
 
     fig, ax = plt.subplots()
     assert plot.plot_ccti(d, ax=ax) is ax
-    lines = {l.get_label(): l for l in ax.get_lines() if not l.get_label().startswith("_")}
+    lines = {l.get_label(): l for l in ax.get_lines() if not l.get_label().startswith("_") and l.get_gid() != "warmup"}
     assert set(lines) == {"H211→H221", "H112→H221", "H121→H221"}
     assert len(lines["H121→H221"].get_xdata()) == len(starts)
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == list(table.columns)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == list(table.columns) + ["end of warm-up (450 ms)"]
     assert ax.get_ylim()[0] == 0 and ax.get_ylim()[1] >= 128
     assert "CCTI" in ax.get_ylabel()
     plt.close(fig)
@@ -134,7 +134,7 @@ def test_plot_ccti_keeps_12_highest_and_sl_level(tmp_path):
                     starts, level="sl")
     fig, ax = plt.subplots()
     plot.plot_ccti(d, ax=ax)
-    labels = [l.get_label() for l in ax.get_lines() if not l.get_label().startswith("_")]
+    labels = [l.get_label() for l in ax.get_lines() if not l.get_label().startswith("_") and l.get_gid() != "warmup"]
     assert len(labels) == 12
     assert "H019→*" in labels and "H000→*" not in labels  # H000 never throttled, H019 the most
     assert "12 highest mean of 19 throttled flows" in ax.get_title()
@@ -145,7 +145,7 @@ def test_plot_ccti_nobody_throttled(fake_results):
     (fake_results / "ccti.csv").write_text("t_start_s,src,dst,vl,ccti_end,ccti_max\n")
     fig, ax = plt.subplots()
     plot.plot_ccti(fake_results, ax=ax)
-    assert not [l for l in ax.get_lines() if not l.get_label().startswith("_")]
+    assert not [l for l in ax.get_lines() if not l.get_label().startswith("_") and l.get_gid() != "warmup"]
     assert any("no flow throttled" in t.get_text() for t in ax.texts)
     plt.close(fig)
 

@@ -307,7 +307,7 @@ def test_plot_load_sweep_writes_both_figures(tmp_path, fake_core):
         assert list(lines["vlb"].get_xdata()) == LOADS  # saturated points stay on the throughput curve
         sat = lines["vlb"].get_ydata()[-1]
         assert sat == pytest.approx(np.mean([fake_cycle_summary(0.3, "vlb", s)["accepted_load"] for s in (7, 8, 9)]))
-        cross = next(l for l in b.lines if l.get_label() == "saturated")  # marked where a seed saturated
+        cross = next(l for l in b.lines if l.get_label() == "saturated (every seed)")  # all 3 seeds saturated
         assert list(cross.get_xdata()) == [0.3] and cross.get_ydata()[0] == pytest.approx(sat)
         diag = next(l for l in b.lines if l.get_label() == "accepted = offered")
         assert list(diag.get_xdata()) == list(diag.get_ydata())

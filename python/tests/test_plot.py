@@ -12,7 +12,6 @@ import pytest  # noqa: E402
 
 import lnsim  # noqa: E402
 from lnsim import plot  # noqa: E402
-from conftest import write_fake_results  # noqa: E402
 
 
 def test_plot_results_writes_pngs(fake_results):
@@ -45,19 +44,6 @@ def test_bandwidth_axes_and_legend(fake_results):
     assert len(ax.right_ax.get_lines()) == 2
     assert "MB/s" in ax.get_ylabel()
     assert ax.get_legend() is not None
-    plt.close(fig)
-
-
-def test_many_senders_keeps_12_busiest(tmp_path):
-    senders = tuple(f"H{i:03d}" for i in range(20))
-    d = write_fake_results(tmp_path / "many", senders=senders, receivers=("R1",))
-    fig, ax = plt.subplots()
-    plot.plot_bandwidth(d, ax=ax)
-    tx_lines = [l for l in ax.get_lines() if l.get_label().endswith(" tx")]
-    assert len(tx_lines) == 12
-    assert "12 busiest of 20 senders" in ax.get_title()
-    # the busiest are those started first
-    assert "H000 tx" in [l.get_label() for l in tx_lines]
     plt.close(fig)
 
 

@@ -158,7 +158,7 @@ def test_ib_run_report(ib_run, report_of):
     # bandwidth + CCTI, CCTI per flow, throughput, latency histogram, buffer occupancy
     assert_common(page, 5)
     assert section_ids(page) == ["scenario", "summary", "figures", "nodes-and-flows", "congestion-control"]
-    assert "<title>lnsim report: zeru_a</title>" in page
+    assert "<title>lnsim report: zeru_a, CC on (InfiniBand CC)</title>" in page  # CC from the run
     assert "CCTI" in captions(page) and "throughput" in captions(page) and "latency histogram" in captions(page)
     assert "scenario.toml (the scenario as run" in page
     assert "[topology]" in page and 'kind = &quot;mesh&quot;' in page  # the TOML text, escaped

@@ -17,8 +17,11 @@ optional matplotlib ``ax`` so figures can be composed::
 into a results folder (what ``lnsim plot DIR`` does); with congestion control on (the folder has
 ``ccti.csv``) ``bandwidth.png`` has a second panel below, :func:`plot_ccti`, on the same time
 axis, and ``ccti.png`` (:func:`plot_ccti_flows`) gives each throttled flow's CCTI a panel of its
-own. The figures of an incomplete run (the partial results of an interrupted run) carry a
-red title saying so (:func:`incomplete_note`). Figures go into the results folder itself, or
+own. Every title names the run's congestion management from its results (:func:`cc_label`);
+time axes are in s, ms or µs by the run's length; with more than :data:`MAX_NODE_LINES` nodes
+``bandwidth.png`` draws the notable ones (:func:`notable_nodes`) and the rest as a median with
+its min–max band. The figures of an incomplete run (the partial results of an interrupted run)
+carry a red title saying so (:func:`incomplete_note`). Figures go into the results folder itself, or
 into ``out_dir``, which must be absent, empty or a folder lnsim wrote (a new one is marked as a
 figures folder). :func:`plot_sweep` draws one metric of a
 sweep (``sweep.csv`` of ``lnsim sweep``) against the swept keys; :func:`plot_sweep_results`
@@ -30,7 +33,8 @@ bins.csv, with the transient change marked) and :func:`plot_router_load` (accept
 router, routers.csv), written by :func:`plot_cycle_results` (what :func:`plot_results` does for
 such a folder); for a load sweep (a swept ``traffic.load``), :func:`plot_load_latency` and
 :func:`plot_load_throughput` (one line per combination of the other swept keys, mean over seeds
-with the min–max spread shaded, optional analytical bounds), written by
+with the min–max spread shaded and each seed's value marked, a point saturated in some seeds
+only ringed alike in both, optional analytical bounds), written by
 :func:`plot_load_sweep_results` as ``load_latency.png`` and ``throughput.png``.
 :func:`plot_sweep_folder` picks the right figures for any sweep folder.
 
@@ -63,9 +67,13 @@ from ._cycle import (
 from ._folders import plot_results, plot_sweep_folder
 from ._infiniband import (
     MAX_LINES,
+    MAX_NODE_LINES,
+    MAX_NOTABLE,
+    NOTABLE_RATIO,
     UNITS,
     buffer_occupancy,
     node_bandwidth,
+    notable_nodes,
     plot_bandwidth,
     plot_buffers,
     plot_throughput,
@@ -82,6 +90,7 @@ from ._load_sweep import (
     is_load_sweep,
     load_curves,
     load_key,
+    load_runs,
     plot_load_latency,
     plot_load_sweep,
     plot_load_sweep_results,
@@ -94,8 +103,9 @@ from ._metric_sweep import (
     heatmap_cell_format,
     plot_sweep,
     plot_sweep_results,
+    sweep_cc_label,
 )
-from ._style import MARKERS, MARKS_PER_SERIES, ResultLike, incomplete_note
+from ._style import MARKERS, MARKS_PER_SERIES, ResultLike, cc_label, incomplete_note
 
 __all__ = [
     "ACCEPTED_METRIC",
@@ -104,15 +114,21 @@ __all__ = [
     "LATENCY_BINS_PER_DECADE",
     "LATENCY_METRIC",
     "MAX_LINES",
+    "MAX_NODE_LINES",
+    "MAX_NOTABLE",
+    "NOTABLE_RATIO",
     "UNITS",
     "buffer_occupancy",
+    "cc_label",
     "flow_ccti",
     "incomplete_note",
     "is_load_sweep",
     "latency_log_bins",
     "load_curves",
     "load_key",
+    "load_runs",
     "node_bandwidth",
+    "notable_nodes",
     "plot_bandwidth",
     "plot_bandwidth_ccti",
     "plot_bins",
@@ -134,4 +150,5 @@ __all__ = [
     "plot_sweep_results",
     "plot_throughput",
     "plot_timeline",
+    "sweep_cc_label",
 ]

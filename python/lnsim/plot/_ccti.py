@@ -13,8 +13,17 @@ import numpy as np
 import pandas as pd
 
 from .._results import RunResult
-from ._infiniband import MAX_LINES, _finish_time_axis, _series_title_legend, plot_bandwidth, sender_colors
-from ._style import ResultLike, _marker_style, _new_ax, _no_data, _result
+from ._infiniband import (
+    MAX_LINES,
+    _finish_time_axis,
+    _series_title_legend,
+    _time_span,
+    _time_unit_axis,
+    _warmup_label,
+    plot_bandwidth,
+    sender_colors,
+)
+from ._style import ResultLike, _marker_style, _new_ax, _no_data, _result, _run_title
 
 
 def _interval_starts(r: RunResult) -> np.ndarray:
@@ -84,7 +93,6 @@ def plot_ccti(result_or_dir: ResultLike, ax=None, colors: Optional[dict] = None,
             style["marker"] = markers[srcs[i]]  # the sender's marker in the bandwidth panel
         ax.plot(x, y, color=color, lw=1.4, label=flow, **style)
 
-    ax.set_xlabel("time (s)")
     ax.set_ylabel("CCTI (end of interval)")
     ax.set_ylim(bottom=0, top=max(float(table[shown].to_numpy().max()) * 1.05, 1.0) if shown else 1.0)
     _finish_time_axis(ax, x, r.summary)
@@ -143,6 +151,9 @@ def plot_ccti_flows(result_or_dir: ResultLike, fig=None, limit: int = MAX_CCTI_P
     xs = np.append(x, x[-1] + interval) if len(x) else x
     top = float(high[shown].to_numpy().max()) if shown else 1.0
     warm = r.summary.get("warmup_s")
+    unit = _time_unit_axis(axes[-1], _time_span(r.summary, xs))
+    for ax in axes[:-1]:
+        _time_unit_axis(ax, _time_span(r.summary, xs), label=False)
     per_sl = r.ccti is not None and not r.ccti.empty and (r.ccti["dst"].astype(str) == "*").all()
     srcs = [c.split("→", 1)[0] for c in shown]
     by_src = sender_colors(r) if (r.out_dir / "nodes.csv").is_file() else {}
@@ -161,13 +172,12 @@ def plot_ccti_flows(result_or_dir: ResultLike, fig=None, limit: int = MAX_CCTI_P
         ax.set_ylabel("CCTI", fontsize=8)
         ax.grid(True, alpha=0.3)
         if warm:
-            ax.axvline(float(warm), color="0.4", lw=0.9, ls=":", label="end of warm-up")
+            ax.axvline(float(warm), color="0.4", lw=0.9, ls=":", label=_warmup_label(warm, unit))
     if len(xs):
         axes[-1].set_xlim(float(xs[0]), float(xs[-1]))
     axes[-1].set_ylim(0, max(top * 1.25, 1.0))
-    axes[-1].set_xlabel("time (s)")
     what = "CCTI per source HCA and SL" if per_sl else "CCTI per flow"
-    title = f"{r.summary.get('scenario', r.out_dir.name)}: {what} (0 = not throttled)"
+    title = _run_title(r, f"{what} (0 = not throttled)")
     if len(active) > len(shown):
         title += f", the {len(shown)} highest of {len(active)} throttled"
     axes[0].set_title(title, fontsize=10)
@@ -178,7 +188,7 @@ def plot_ccti_flows(result_or_dir: ResultLike, fig=None, limit: int = MAX_CCTI_P
         handles = [Patch(color="0.4", alpha=0.25, linewidth=0, label="highest CCTI within the interval"),
                    Line2D([], [], color="0.2", lw=1.3, label="CCTI at the end of the interval")]
         if warm:
-            handles.append(Line2D([], [], color="0.4", lw=0.9, ls=":", label="end of warm-up"))
+            handles.append(Line2D([], [], color="0.4", lw=0.9, ls=":", label=_warmup_label(warm, unit)))
         axes[-1].legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.45 if len(shown) > 1 else -0.3),
                         ncol=3, fontsize=8, frameon=False)
     else:

@@ -22,6 +22,7 @@ from ._style import (
     _new_ax,
     _no_data,
     _result,
+    _run_title,
     _save_figure,
     incomplete_note,
 )
@@ -116,7 +117,7 @@ def plot_timeline(result_or_dir: ResultLike, fig=None, columns=tuple(BINS_PANELS
         if column == "nonminimal_fraction":
             ax.set_ylim(0, 1.02)
     axes[-1].set_xlabel("time (cycles)")
-    title = f"{r.summary.get('scenario', r.out_dir.name)}: over time"
+    title = _run_title(r, "over time")
     detail = ", ".join(str(r.summary[k]) for k in ("routing", "pattern") if r.summary.get(k))
     axes[0].set_title(f"{title} ({detail})" if detail else title, fontsize=10)
     handles, labels = axes[0].get_legend_handles_labels()
@@ -157,7 +158,7 @@ def plot_router_load(result_or_dir: ResultLike, ax=None):
     ax.set_axisbelow(True)
     ax.grid(True, axis="y", alpha=0.3)
     fair = r.summary.get("fairness") or {}
-    title = f"{r.summary.get('scenario', r.out_dir.name)}: accepted load per router"
+    title = _run_title(r, "accepted load per router")
     if fair.get("jain_routers") is not None:
         title += f" (Jain {float(fair['jain_routers']):.4f})"
     ax.set_title(title, fontsize=10)

@@ -16,8 +16,8 @@ from ._ccti import MAX_CCTI_PANELS, flow_ccti, plot_bandwidth_ccti, plot_ccti_fl
 from ._cycle import plot_cycle_results
 from ._infiniband import plot_bandwidth, plot_throughput
 from ._latency import plot_latency_histogram
-from ._load_sweep import ACCEPTED_METRIC, LATENCY_METRIC, _true, load_key, plot_load_sweep, plot_load_sweep_results
-from ._metric_sweep import _metric_values, default_sweep_metric, plot_sweep_results
+from ._load_sweep import ACCEPTED_METRIC, LATENCY_METRIC, load_key, plot_load_sweep, plot_load_sweep_results
+from ._metric_sweep import _metric_values, _true, default_sweep_metric, plot_sweep_results
 from ._style import ResultLike, _figures_dir, _result, _save_figure, incomplete_note
 
 

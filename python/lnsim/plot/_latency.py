@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .._format import format_ns
-from ._style import ResultLike, _new_ax, _no_data, _result
+from ._style import ResultLike, _new_ax, _no_data, _result, _run_title
 
 
 #: Display bins per decade of the latency histogram.
@@ -83,7 +83,7 @@ def plot_latency_histogram(result_or_dir: ResultLike, ax=None):
             ax.axvline(v, color=color, lw=1.3 if not same else 2.2, ls=ls, label=label, zorder=3 if same else 2.5)
         if marks:
             ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)  # off the bars
-    ax.set_title(f"{r.summary.get('scenario', r.out_dir.name)}: packet latency", fontsize=10)
+    ax.set_title(_run_title(r, "packet latency"), fontsize=10)
     ax.set_xlabel("latency (cycles)" if cycles else "latency (ns)")
     ax.set_ylabel(f"packets (per 1/{LATENCY_BINS_PER_DECADE} decade)")
     ax.grid(True, alpha=0.3, which="major")

@@ -1,6 +1,7 @@
 """Load sweeps of the cycle-level model (a swept ``traffic.load``, sweep.csv with
 ``offered_load``): latency and accepted load against the offered load, one line per combination
-of the other swept keys, mean over seeds with the min–max spread shaded
+of the other swept keys, mean over seeds with the min–max spread shaded and each seed's value
+marked; a point saturated in some seeds only is treated alike in every figure
 (:func:`plot_load_latency`, :func:`plot_load_throughput`, written by
 :func:`plot_load_sweep_results` as ``load_latency.png`` and ``throughput.png``).
 """
@@ -14,7 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ._metric_sweep import _METRIC_LABEL, _metric_values, _sweep_frame
+from ._metric_sweep import _METRIC_LABEL, _metric_values, _saturated, _saturation_note, _sweep_frame
 from ._style import MARKERS, _figures_dir, _in_order, _label, _new_ax, _no_data, _save_figure
 
 
@@ -64,33 +65,6 @@ def is_load_sweep(df_or_dir) -> bool:
     return load_key(df, keys) is not None
 
 
-def _true(series: pd.Series, path=None) -> pd.Series:
-    """``saturated`` as booleans, whether read from CSV as bools, strings or numbers (blank:
-    false). Any other value raises :class:`lnsim.ResultsError` naming ``path`` (the sweep.csv
-    it was read from), the line and the column; without ``path`` it counts as false."""
-    from .._read import ResultsError
-
-    def flag(v) -> bool:
-        text = str(v).strip().lower()
-        if text in ("true", "1", "1.0"):
-            return True
-        if text in ("false", "0", "0.0", "nan", "none", ""):
-            return False
-        raise ValueError(text)
-
-    out = []
-    for i, v in enumerate(series):
-        try:
-            out.append(flag(v))
-        except ValueError:
-            if path is None:
-                out.append(False)
-                continue
-            raise ResultsError(path, f"column `{series.name}`: {v!r} is not true or false", column=str(series.name),
-                               line=i + 2) from None
-    return pd.Series(out, index=series.index, dtype=bool)
-
-
 def _line_labels(df: pd.DataFrame, others: Sequence[str]) -> List[str]:
     """Label of each row's line: the values of the other swept keys joined by `` / ``; with no
     other key, the routing of the summary (or the metric's line has no label)."""
@@ -101,14 +75,12 @@ def _line_labels(df: pd.DataFrame, others: Sequence[str]) -> List[str]:
     return [""] * len(df)
 
 
-def load_curves(df_or_dir, metric: str, drop_saturated: bool = False) -> pd.DataFrame:
-    """The curves of a load sweep for one metric: one row per line and load with the columns
-    ``line`` (values of the swept keys other than the load, joined by `` / ``), ``load``,
-    ``mean``, ``min``, ``max`` (over the seeds of that point) and ``runs`` (how many
-    successful runs are in it). Lines are in sweep order, loads increasing. Failed runs are
-    left out; with ``drop_saturated`` so is every load point of a line where any seed is
-    ``saturated`` (its latency has no steady state). Raises ``ValueError`` when the sweep is
-    not a load sweep or ``metric`` is not a column."""
+def load_runs(df_or_dir, metric: str) -> pd.DataFrame:
+    """Every successful run of a load sweep for one metric: one row per run with the columns
+    ``line`` (values of the swept keys other than the load, joined by `` / ``), ``load``, ``y``
+    (the metric), ``seed`` (when sweep.csv has one) and ``saturated`` (the run's flag), in
+    sweep order; failed runs and runs without a value are left out. Raises ``ValueError`` when
+    the sweep is not a load sweep or ``metric`` is not a column."""
     df, keys = _sweep_frame(df_or_dir)
     key = load_key(df, keys)
     if key is None:
@@ -119,16 +91,32 @@ def load_curves(df_or_dir, metric: str, drop_saturated: bool = False) -> pd.Data
             "line": _line_labels(df, others),
             "load": pd.to_numeric(df[key], errors="coerce"),
             "y": _metric_values(df, metric),
-            "saturated": _true(df["saturated"], df.attrs.get("path")) if "saturated" in df.columns else False,
+            "seed": df["seed"] if "seed" in df.columns else np.nan,
+            "saturated": _saturated(df),
         }
     )
-    order = _in_order(t["line"])
+    t.attrs["order"] = _in_order(t["line"])
+    return t.dropna(subset=["y", "load"])
+
+
+def load_curves(df_or_dir, metric: str, drop_saturated: bool = False) -> pd.DataFrame:
+    """The curves of a load sweep for one metric: one row per line and load with the columns
+    ``line`` (values of the swept keys other than the load, joined by `` / ``), ``load``,
+    ``mean``, ``min``, ``max`` (over the seeds of that point), ``runs`` (how many successful
+    runs are in it) and ``saturated`` (how many of them are ``saturated``). Lines are in sweep
+    order, loads increasing. Failed runs are left out (:func:`load_runs`); with
+    ``drop_saturated`` so is every load point of a line where every seed is ``saturated`` (its
+    latency has no steady state) — a point saturated in some seeds only stays, its mean over
+    all its seeds, in every figure alike. Raises ``ValueError`` when the sweep is not a load
+    sweep or ``metric`` is not a column."""
+    t = load_runs(df_or_dir, metric)
+    order = t.attrs["order"]
+    g = t.groupby(["line", "load"], sort=False)
+    out = g["y"].agg(["mean", "min", "max", "count"]).rename(columns={"count": "runs"})
+    out["saturated"] = g["saturated"].sum().astype(int)
+    out = out.reset_index()
     if drop_saturated:
-        sat = t.groupby(["line", "load"])["saturated"].transform("any")
-        t = t[~sat]
-    t = t.dropna(subset=["y", "load"])
-    g = t.groupby(["line", "load"], sort=False)["y"]
-    out = g.agg(["mean", "min", "max", "count"]).reset_index().rename(columns={"count": "runs"})
+        out = out[out["saturated"] < out["runs"]]
     out["line"] = pd.Categorical(out["line"], categories=order, ordered=True)
     out = out.sort_values(["line", "load"], kind="stable").reset_index(drop=True)
     out["line"] = out["line"].astype(str)
@@ -179,6 +167,47 @@ def _draw_curves(ax, curves: pd.DataFrame, order: Optional[List[str]] = None,
     return lines
 
 
+def _draw_seeds(ax, runs: pd.DataFrame, curves: pd.DataFrame, order: List[str]) -> None:
+    """Each seed's own value at the points of ``curves`` that have several runs: a small dot in
+    its line's colour, a small cross for a seed that saturated (Line2D gid ``seeds:<line>``), so
+    that two seeds show even where the min–max band is too thin to see; one legend entry says
+    what the marks are."""
+    several = curves[curves["runs"] > 1][["line", "load"]]
+    if several.empty:
+        return
+    shown = runs.merge(several, on=["line", "load"])
+    for name in _in_order(shown["line"]):
+        color = f"C{order.index(name) % 10}" if name in order else "0.3"
+        r = shown[shown["line"] == name]
+        # white-filled: visible on the line's own (filled) marker of the mean
+        for sat, style in ((False, dict(marker="o", color=color, mfc="white")), (True, dict(marker="x", color="0.1"))):
+            part = r[r["saturated"] == sat]
+            if len(part):
+                ax.plot(part["load"].to_numpy(dtype=float), part["y"].to_numpy(dtype=float), ls="none", ms=3.5,
+                        mew=1.0, zorder=3, gid=f"seeds:{name}", **style)
+    what = "each seed (×: one that saturated)" if shown["saturated"].any() else "each seed"
+    ax.plot([], [], ls="none", marker="o", ms=3.5, mfc="white", mec="0.3", mew=1.0, label=what)
+
+
+def _mark_partly_saturated(ax, curves: pd.DataFrame) -> None:
+    """A ring around every point saturated in some of its seeds only, one legend entry per
+    ``k of n seeds saturated`` (Line2D gid ``partly-saturated:k/n``)."""
+    part = curves[(curves["saturated"] > 0) & (curves["saturated"] < curves["runs"])]
+    for (k, n), g in part.groupby(["saturated", "runs"], sort=True):
+        ax.plot(g["load"].to_numpy(dtype=float), g["mean"].to_numpy(dtype=float), ls="none", marker="o", ms=12,
+                mfc="none", mec="black", mew=1.2, zorder=4, gid=f"partly-saturated:{int(k)}/{int(n)}",
+                label=_saturation_note(int(k), int(n)))
+
+
+def _mark_saturated(ax, curves: pd.DataFrame) -> None:
+    """A cross on every point saturated in every one of its seeds (gid ``saturated:every-seed``)."""
+    sat = curves[(curves["saturated"] > 0) & (curves["saturated"] == curves["runs"])]
+    if len(sat):
+        n = int(sat["runs"].max())
+        ax.plot(sat["load"].to_numpy(dtype=float), sat["mean"].to_numpy(dtype=float), ls="none", marker="x", ms=8,
+                mew=1.5, color="black", label=_saturation_note(n, n), zorder=4, gid="saturated:every-seed")
+
+
 def _draw_bounds(ax, bounds: Optional[dict], vertical: bool) -> None:
     """Reference lines at the analytical bounds ``{label: value}``: horizontal (a bound on the
     accepted load) or vertical (the same bound as an offered load)."""
@@ -189,14 +218,17 @@ def _draw_bounds(ax, bounds: Optional[dict], vertical: bool) -> None:
 
 
 def plot_load_sweep(df_or_dir, metric: str, ax=None, drop_saturated: bool = False, bounds: Optional[dict] = None,
-                    bounds_vertical: bool = False, diagonal: bool = False):
+                    bounds_vertical: bool = False, diagonal: bool = False, mark_saturated: bool = False):
     """``metric`` of a load sweep against the offered load (:func:`load_curves`): one line per
     combination of the other swept keys (e.g. per ``routing.algorithm``, each with the same
-    colour in every figure of the sweep), the mean over seeds with the min–max spread shaded;
-    with ``drop_saturated`` the saturated load points are left out and the legend says how many
-    per line (a line whose points all saturated keeps a legend entry saying so); ``bounds``
-    (``{label: value}``) drawn as reference lines (vertical with ``bounds_vertical``),
-    ``diagonal`` adds y = x. Returns the Axes."""
+    colour in every figure of the sweep), the mean over seeds with the min–max spread shaded
+    and, where a point has several seeds, each seed's value as a small dot (a cross for a seed
+    that saturated). A point saturated in some seeds only is drawn, ringed, with a legend entry
+    ``k of n seeds saturated``, in every figure alike; with ``drop_saturated`` the points
+    saturated in every seed are left out and the legend says how many per line (a line whose
+    points all saturated keeps a legend entry saying so); ``mark_saturated`` crosses them
+    instead. ``bounds`` (``{label: value}``) drawn as reference lines (vertical with
+    ``bounds_vertical``), ``diagonal`` adds y = x. Returns the Axes."""
     df, keys = _sweep_frame(df_or_dir)
     ax = _new_ax(ax, figsize=(7.5, 5))
     every = load_curves(df, metric)
@@ -211,6 +243,10 @@ def plot_load_sweep(df_or_dir, metric: str, ax=None, drop_saturated: bool = Fals
     if curves.empty and not left_out:
         _no_data(ax, "successful run")
     _draw_curves(ax, curves, order=order, left_out=left_out)
+    _draw_seeds(ax, load_runs(df, metric), curves, order)
+    _mark_partly_saturated(ax, curves)
+    if mark_saturated:
+        _mark_saturated(ax, curves)
     if diagonal:
         loads = pd.to_numeric(df[load_key(df, keys)], errors="coerce").dropna()
         top = float(loads.max()) if len(loads) else 1.0
@@ -231,10 +267,12 @@ def plot_load_sweep(df_or_dir, metric: str, ax=None, drop_saturated: bool = Fals
 
 def plot_load_latency(df_or_dir, ax=None, metric: str = LATENCY_METRIC, bounds: Optional[dict] = None):
     """Mean packet latency (cycles) against the offered load, one line per combination of the
-    other swept keys, mean over seeds with the min–max spread shaded. Load points where a seed
-    is ``saturated`` are left out (the title says how many). ``bounds`` (``{label: load}``,
-    e.g. ``{"MIN bound 1/(ap)": 0.0139}``) are drawn as vertical lines, the loads where the
-    latency is expected to diverge. Returns the Axes."""
+    other swept keys, mean over seeds with the min–max spread shaded and each seed's value
+    marked. Load points where every seed is ``saturated`` are left out (the title says how
+    many); a point saturated in some seeds only is drawn and ringed, as in
+    :func:`plot_load_throughput` (the legend says ``k of n seeds saturated``). ``bounds``
+    (``{label: load}``, e.g. ``{"MIN bound 1/(ap)": 0.0139}``) are drawn as vertical lines, the
+    loads where the latency is expected to diverge. Returns the Axes."""
     df, _ = _sweep_frame(df_or_dir)
     ax = plot_load_sweep(df, metric, ax=ax, drop_saturated=True, bounds=bounds, bounds_vertical=True)
     kept = len(load_curves(df, metric, drop_saturated=True))
@@ -248,29 +286,15 @@ def plot_load_latency(df_or_dir, ax=None, metric: str = LATENCY_METRIC, bounds: 
 
 def plot_load_throughput(df_or_dir, ax=None, bounds: Optional[dict] = None):
     """Accepted load against offered load (phits/node/cycle), one line per combination of the
-    other swept keys, mean over seeds with the min–max spread shaded, saturated points
-    included and marked with a cross; the diagonal accepted = offered dotted and ``bounds``
-    (``{label: load}``) as horizontal lines. Returns the Axes."""
+    other swept keys, mean over seeds with the min–max spread shaded and each seed's value
+    marked; points saturated in every seed included and marked with a cross, a point saturated
+    in some seeds only ringed as in :func:`plot_load_latency` (``k of n seeds saturated``); the
+    diagonal accepted = offered dotted and ``bounds`` (``{label: load}``) as horizontal lines.
+    Returns the Axes."""
     df, _ = _sweep_frame(df_or_dir)
-    ax = plot_load_sweep(df, ACCEPTED_METRIC, ax=ax, bounds=bounds, diagonal=True)
-    _mark_saturated(ax, df)
+    ax = plot_load_sweep(df, ACCEPTED_METRIC, ax=ax, bounds=bounds, diagonal=True, mark_saturated=True)
     ax.set_title(_sweep_title(df, "throughput vs offered load"), fontsize=10)
     return ax
-
-
-def _mark_saturated(ax, df: pd.DataFrame) -> None:
-    """Crosses on the accepted-load curves at the load points where a seed saturated."""
-    every = load_curves(df, ACCEPTED_METRIC)
-    kept = load_curves(df, ACCEPTED_METRIC, drop_saturated=True)
-    merged = every.merge(kept[["line", "load"]], on=["line", "load"], how="left", indicator=True)
-    sat = merged[merged["_merge"] == "left_only"]
-    if sat.empty:
-        return
-    ax.plot(sat["load"].to_numpy(dtype=float), sat["mean"].to_numpy(dtype=float), ls="none", marker="x", ms=8,
-            mew=1.5, color="black", label="saturated", zorder=3)
-    handles, labels = ax.get_legend_handles_labels()
-    legend = ax.get_legend()
-    ax.legend(handles, labels, fontsize=8, title=legend.get_title().get_text() if legend else None, title_fontsize=8)
 
 
 def plot_load_sweep_results(sweep_dir, out_dir=None, bounds: Optional[dict] = None) -> List[Path]:

@@ -1,7 +1,8 @@
 """One metric of any sweep against its swept keys (sweep.csv): a line for one key, a heatmap for
 two or more (:func:`plot_sweep`); :func:`plot_sweep_results` writes it as ``sweep.png``. Also
-the axis labels of well-known sweep.csv columns and the checked reading of a metric column,
-which the load-sweep figures share.
+the axis labels of well-known sweep.csv columns, the checked reading of a metric column and of
+the ``saturated`` flags, and the congestion management of a sweep's runs
+(:func:`sweep_cc_label`), which the load-sweep figures and the report share.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ._style import _figures_dir, _in_order, _label, _new_ax, _no_data, _save_figure
+from ._style import _figures_dir, _in_order, _label, _new_ax, _no_data, _save_figure, cc_label
 
 
 #: Metric drawn by :func:`plot_sweep` unless told otherwise (a column of sweep.csv).
@@ -78,6 +79,68 @@ def _metric_values(df: pd.DataFrame, metric: str) -> pd.Series:
     return sweep_numbers(df, metric)
 
 
+def _true(series: pd.Series, path=None) -> pd.Series:
+    """``saturated`` as booleans, whether read from CSV as bools, strings or numbers (blank:
+    false). Any other value raises :class:`lnsim.ResultsError` naming ``path`` (the sweep.csv
+    it was read from), the line and the column; without ``path`` it counts as false."""
+    from .._read import ResultsError
+
+    def flag(v) -> bool:
+        text = str(v).strip().lower()
+        if text in ("true", "1", "1.0"):
+            return True
+        if text in ("false", "0", "0.0", "nan", "none", ""):
+            return False
+        raise ValueError(text)
+
+    out = []
+    for i, v in enumerate(series):
+        try:
+            out.append(flag(v))
+        except ValueError:
+            if path is None:
+                out.append(False)
+                continue
+            raise ResultsError(path, f"column `{series.name}`: {v!r} is not true or false", column=str(series.name),
+                               line=i + 2) from None
+    return pd.Series(out, index=series.index, dtype=bool)
+
+
+def _saturated(df: pd.DataFrame) -> pd.Series:
+    """Each row's ``saturated`` flag (:func:`_true`; false for every row without the column)."""
+    if "saturated" not in df.columns:
+        return pd.Series(False, index=df.index)
+    return _true(df["saturated"], df.attrs.get("path"))
+
+
+def _saturation_note(k: int, n: int) -> str:
+    """How many of a point's ``n`` runs (seeds) saturated, as every sweep figure says it:
+    ``saturated`` (its one run), ``saturated (every seed)`` or ``k of n seeds saturated``."""
+    if k == n:
+        return "saturated" if n == 1 else "saturated (every seed)"
+    return f"{k} of {n} seeds saturated"
+
+
+def sweep_cc_label(df: pd.DataFrame) -> Optional[str]:
+    """The congestion management of a sweep's runs (:func:`cc_label` of each successful row of
+    sweep.csv) when they all had the same, else ``None`` (a swept ``cc.*`` key says it, or the
+    sweep is of the cycle-level model)."""
+    ok = df["status"] == "ok" if "status" in df.columns else pd.Series(True, index=df.index)
+    labels = {cc_label(row.to_dict()) for _, row in df[ok].iterrows()}
+    return labels.pop() if len(labels) == 1 else None
+
+
+def _sweep_name(df: pd.DataFrame) -> Optional[str]:
+    """The scenario of a sweep and, when every run had the same, its congestion management
+    (``"zeru_c4, CC on (InfiniBand CC)"``), for figure titles; ``None`` without a scenario
+    column."""
+    if "scenario" not in df.columns or not df["scenario"].notna().any():
+        return None
+    cc = sweep_cc_label(df)
+    name = str(df["scenario"].dropna().iloc[0])
+    return f"{name}, {cc}" if cc else name
+
+
 def heatmap_cell_format(values) -> str:
     """The format of the numbers written in heatmap cells: whole numbers without decimals when
     every value is whole (a CCTI of 128 is "128", not "128.00"), else two decimals."""
@@ -95,8 +158,13 @@ def plot_sweep(df_or_dir, metric: Optional[str] = None, ax=None):
     order). Two or more keys:
     a heatmap with one row per value of the first key, one column per value (or combination of
     values) of the others, in sweep order, each cell annotated with the value (to 2 decimals, or
-    none when every value is a whole number: :func:`heatmap_cell_format`) and a colour bar; failed points are blank. Several runs of a point (seeds) are averaged.
-    ``metric`` defaults to :func:`default_sweep_metric`. Returns the Axes.
+    none when every value is a whole number: :func:`heatmap_cell_format`) and a colour bar;
+    failed points are blank. Several runs of a point (seeds) are averaged: the line marks each
+    seed's value too (small white-filled dots), and a point where seeds saturated (sweep.csv's
+    ``saturated``, cycle-level model) is ringed with ``k of n seeds saturated`` in the legend
+    (crossed when all saturated), as in the load-sweep figures; a heatmap cell writes ``k/n
+    sat.`` under its value. ``metric`` defaults to :func:`default_sweep_metric`. Returns the
+    Axes.
     """
     df, keys = _sweep_frame(df_or_dir)
     metric = metric or default_sweep_metric(df)
@@ -105,9 +173,7 @@ def plot_sweep(df_or_dir, metric: Optional[str] = None, ax=None):
     ax = _new_ax(ax, figsize=(7, 4.5) if len(keys) == 1 else (8, 5.5))
     y = _metric_values(df, metric)
     label = _METRIC_LABEL.get(metric, metric)
-    scen = None
-    if "scenario" in df.columns and df["scenario"].notna().any():
-        scen = str(df["scenario"].dropna().iloc[0])
+    scen = _sweep_name(df)
     what = f"{label} ({metric})" if label != metric else metric  # the unit is in the label
     title = f"{scen}: {what}" if scen else what
 
@@ -123,6 +189,24 @@ def plot_sweep(df_or_dir, metric: Optional[str] = None, ax=None):
         else:
             pos = list(range(len(xs)))
         ax.plot(pos, means, marker="o", color="C0", lw=1.6)
+        sat = _saturated(df)
+        runs = [(y[(df[key] == v) & y.notna()], sat[(df[key] == v) & y.notna()]) for v in xs]
+        if any(len(vals) > 1 for vals, _ in runs):  # each seed's value, visible on the mean's marker
+            px = [p for p, (vals, _) in zip(pos, runs) for _ in vals]
+            ys = [float(v) for vals, _ in runs for v in vals]
+            ax.plot(px, ys, ls="none", marker="o", ms=3.5, color="C0", mfc="white", mew=1.0, zorder=3, gid="seeds",
+                    label="each seed")
+        marks: dict = {}  # label -> points (a cross when every seed saturated, else a ring)
+        for p, m, (_, f) in zip(pos, means, runs):
+            if f.any():
+                marks.setdefault(_saturation_note(int(f.sum()), len(f)), []).append((p, m))
+        for note, at in sorted(marks.items()):
+            style = dict(marker="x", ms=8, mew=1.5, color="black") if note.startswith("saturated") else \
+                dict(marker="o", ms=12, mfc="none", mec="black", mew=1.2)
+            ax.plot([p for p, _ in at], [m for _, m in at], ls="none", zorder=4, gid="saturation", label=note,
+                    **style)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8, loc="best")
         ax.set_xticks(pos)
         ax.set_xticklabels([_label(v) for v in xs], rotation=30 if len(xs) > 8 else 0)
         for px, m in zip(pos, means):
@@ -148,7 +232,8 @@ def plot_sweep(df_or_dir, metric: Optional[str] = None, ax=None):
     c_index = {v: j for j, v in enumerate(col_tuples)}
     sums = np.zeros(grid.shape)
     counts = np.zeros(grid.shape)
-    for (i_row, row), val in zip(df.iterrows(), y):
+    saturated = np.zeros(grid.shape, dtype=int)
+    for (i_row, row), val, sat in zip(df.iterrows(), y, _saturated(df)):
         i = r_index[row[row_key]]
         j = c_index[tuple(row[k] for k in col_keys)]
         if np.isnan(val):
@@ -156,6 +241,7 @@ def plot_sweep(df_or_dir, metric: Optional[str] = None, ax=None):
         else:
             sums[i, j] += val
             counts[i, j] += 1
+            saturated[i, j] += int(sat)
     with np.errstate(invalid="ignore"):
         grid = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
 
@@ -176,7 +262,10 @@ def plot_sweep(df_or_dir, metric: Optional[str] = None, ax=None):
             if np.isfinite(v):
                 r, g, b, _ = cmap((v - vmin) / (vmax - vmin))
                 color = "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
-                ax.text(j, i, format(v, cell_format), ha="center", va="center", fontsize=fontsize, color=color)
+                text = format(v, cell_format)
+                if saturated[i, j]:  # a cell of saturated runs says how many of its seeds
+                    text += f"\n{saturated[i, j]}/{int(counts[i, j])} sat."
+                ax.text(j, i, text, ha="center", va="center", fontsize=fontsize, color=color)
             elif failed[i, j]:
                 ax.text(j, i, "failed", ha="center", va="center", fontsize=fontsize, color="C3")
     ax.set_yticks(range(len(rows)))
@@ -187,6 +276,8 @@ def plot_sweep(df_or_dir, metric: Optional[str] = None, ax=None):
                        ha="right" if len(col_tuples) > 6 or len(col_keys) > 1 else "center")
     ax.set_ylabel(row_key)
     ax.set_xlabel(" / ".join(col_keys))
+    if saturated.any():
+        title += "\n(k/n sat.: k of the cell's n seeds saturated)"
     ax.set_title(title, fontsize=10)
     return ax
 

@@ -58,6 +58,47 @@ def incomplete_note(summary: dict) -> Optional[str]:
     return f"INCOMPLETE RUN ({why}): {done} — partial results"
 
 
+#: The congestion managements that run without ``cc.enabled`` in summary.json: the field prefix
+#: their run writes (sweep.csv: the same fields flattened) -> what figures and reports call them.
+_CC_FIELDS = (("drb.", "CC on (DRB)"), ("throttle.", "CC on (IBA_CC-S1)"), ("ddbbm.", "CC off, DDBBM"))
+
+
+def _present(v) -> bool:
+    if v is None or (isinstance(v, float) and np.isnan(v)):
+        return False
+    return str(v).strip() != ""
+
+
+def cc_label(summary) -> Optional[str]:
+    """The congestion management a run of the InfiniBand model had, as figure titles and report
+    headings say it, read from the run's own results — its summary.json, or its sweep.csv row
+    (the same fields flattened with dots) — never from the scenario's description:
+    ``"CC on (InfiniBand CC)"`` (``cc.enabled``), ``"CC on (DRB)"`` and ``"CC on (IBA_CC-S1)"``
+    (``cc.mechanism = "drb"`` / ``"ib_s1"``, whose runs write ``drb.*`` / ``throttle.*``),
+    ``"CC off, DDBBM"`` (``switch.queue_mapping = "ddbbm"``: destination congestion detection,
+    ``ddbbm.*``) or ``"CC off"``. ``None`` for the cycle-level model, which has no congestion
+    control."""
+    from .._results import MODEL_CYCLE, flatten_summary
+
+    fields = flatten_summary(summary) if any(isinstance(v, dict) for v in summary.values()) else dict(summary)
+    if str(fields.get("model")) == MODEL_CYCLE:
+        return None
+    if str(fields.get("cc.enabled")).strip().lower() in ("true", "1", "1.0"):
+        return "CC on (InfiniBand CC)"
+    for prefix, label in _CC_FIELDS:
+        if any(k.startswith(prefix) and _present(v) for k, v in fields.items()):
+            return label
+    return "CC off"
+
+
+def _run_title(r: RunResult, what: str) -> str:
+    """The title of a figure of one run: the scenario's name, the congestion management of an
+    InfiniBand run (:func:`cc_label`), and ``what`` the figure shows."""
+    name = r.summary.get("scenario", r.out_dir.name)
+    cc = cc_label(r.summary)
+    return f"{name}, {cc}: {what}" if cc else f"{name}: {what}"
+
+
 def _figures_dir(out_dir, source) -> Path:
     """Where figures go: ``source`` itself (the results or sweep folder) when ``out_dir`` is
     ``None`` or that same folder, else ``out_dir``, which must be absent, empty or a folder

@@ -38,7 +38,6 @@ _IB_KEYS = [
     ("network_latency_ns.mean", "network latency, mean", _fmt_ns),
     ("fairness.jain", "Jain fairness index (flows)", lambda v: f"{float(v):.4f}" if _is_number(v) else fmt_number(v)),
     ("fairness.window_start_s", "fairness measured from", _fmt_s),
-    ("cc.enabled", "congestion control", fmt_number),
     ("cc.fecn_marks", "FECN marks", fmt_number),
     ("cc.cnps_sent", "CNPs sent", fmt_number),
     ("cc.cnps_received", "CNPs received", fmt_number),
@@ -90,11 +89,14 @@ _CYCLE_KEYS = [
 
 
 def _run_report(page: _Page, d: Path) -> None:
+    from ..plot import cc_label
+
     r = load_results(d).check()  # a corrupt file raises ResultsError before any figure
     s = r.summary
     name = str(s.get("scenario") or d.name)
     model = "cycle-level router model" if r.is_cycle else "InfiniBand model"
-    page.title = f"lnsim report: {name}"
+    cc = cc_label(s)  # from the run's summary.json, never from the scenario's description
+    page.title = f"lnsim report: {name}, {cc}" if cc else f"lnsim report: {name}"
     page.subtitle = f"One run of the {_esc(model)} — results folder <code>{_esc(d)}</code>"
     if is_incomplete(d):
         from ..plot import incomplete_note
@@ -113,7 +115,7 @@ def _run_report(page: _Page, d: Path) -> None:
         toml_path = _find_by_name(name, d)
         label = f"{toml_path} (found by the scenario's name; the run may have used overrides)" if toml_path else ""
         file_row = [("scenario file", f"{toml_path} (found by name)" if toml_path else "not found")]
-    rows = file_row + [("model", model), ("results folder", str(d))]
+    rows = file_row + [("model", model)] + ([("congestion control", cc)] if cc else []) + [("results folder", str(d))]
     _scenario_section(page, name, rows, toml_path, label,
                       f"No {SCENARIO_COPY} in the results folder and no scenarios/**/{name}.toml found above it.")
     if r.is_cycle:
@@ -138,18 +140,23 @@ def _ib_run(page: _Page, r) -> None:
 
     parts = page.section("Figures")
     has_nodes = (r.out_dir / "nodes.csv").is_file()
+    many = (f"With more than {plot.MAX_NODE_LINES} nodes with traffic only the notable ones have lines (mean "
+            f"rate after the warm-up at least {plot.NOTABLE_RATIO:g} times the median of its kind or at most the "
+            f"median divided by it, at most {plot.MAX_NOTABLE} per kind), the others a median with a min–max band; "
+            "nodes.csv has every node.")
     if has_nodes:
         if r.ccti is not None:
             page.figure(parts, "Bandwidth of each node over time (top: senders solid, left axis; receivers dashed, "
                         "right axis, same scale; MB/s = 1e6 bytes/s; each line has its own marker, staggered, so "
                         "that lines at equal rates stay visible) and the CCTI of each flow at the end of every interval "
-                        "(bottom; 0 = not throttled), on one time axis. The dotted line is the end of the warm-up.",
+                        "(bottom; 0 = not throttled), on one time axis. The dotted line is the end of the warm-up. "
+                        + many,
                         lambda fig: plot.plot_bandwidth_ccti(r, fig=fig), figsize=(11, 9),
                         title="bandwidth and CCTI over time")
         else:
             page.figure(parts, "Bandwidth of each node over time: senders solid (left axis), receivers dashed "
                         "(right axis, same scale), MB/s = 1e6 bytes/s; each line has its own marker, staggered, so "
-                        "that lines at equal rates stay visible. The dotted line is the end of the warm-up.",
+                        f"that lines at equal rates stay visible. The dotted line is the end of the warm-up. {many}",
                         lambda fig: plot.plot_bandwidth(r, ax=fig.subplots()), figsize=(11, 6),
                         title="bandwidth over time")
         if r.ccti is not None:

@@ -113,7 +113,8 @@ def _sweep_report(page: _Page, d: Path) -> None:
     if "scenario" in df.columns and df.loc[ok, "scenario"].notna().any():
         name = str(df.loc[ok, "scenario"].dropna().iloc[0])
     name = name or (Path(str(scen_path)).stem if scen_path else d.name)
-    page.title = f"lnsim sweep report: {name}"
+    cc = plot.sweep_cc_label(df) if not cycle else None  # from the runs' results, not the description
+    page.title = f"lnsim sweep report: {name}, {cc}" if cc else f"lnsim sweep report: {name}"
     lkey = plot.load_key(df, keys) if ok.any() else None
     what = "load sweep" if lkey else "sweep"
     model = "cycle-level router model" if cycle else "InfiniBand model"
@@ -127,6 +128,8 @@ def _sweep_report(page: _Page, d: Path) -> None:
         rows.append(("found at", str(found)))
     overrides = meta.get("overrides") or []
     rows.append(("overrides (--set)", ", ".join(str(o) for o in overrides) if overrides else "none"))
+    if cc:
+        rows.append(("congestion control", f"{cc} (every run)"))
     values = meta.get("values") or {}
     for k in keys:
         vals = values.get(k)
@@ -267,11 +270,14 @@ def _load_sweep_figures(page: _Page, parts: List[str], d: Path, df, meta: dict, 
     per = f"one line per {' / '.join(others)}" if others else "one line"
     spread = ", mean over seeds with the min–max spread shaded" if "seed" in df.columns and \
         df["point"].nunique() < len(df) else ""
-    page.figure(parts, f"Mean packet latency against the offered load, {per}{spread}; load points where a run "
-                "saturated are left out (no steady state).",
+    seeds = " Small white-filled dots: each seed's value (× a seed that saturated)." if spread else ""
+    partly = (" A point saturated in some seeds only is drawn in both figures (the mean of all its seeds), ringed, "
+              "the legend saying k of n seeds saturated.") if spread else ""
+    page.figure(parts, f"Mean packet latency against the offered load, {per}{spread}; load points where every run "
+                f"saturated are left out (no steady state).{partly}{seeds}",
                 lambda fig: plot.plot_load_latency(df, ax=fig.subplots()), figsize=(8, 5.2), title="load–latency")
     page.figure(parts, f"Accepted against offered load (throughput), {per}{spread}; crosses mark saturated points, "
-                "the dotted diagonal is accepted = offered.",
+                f"the dotted diagonal is accepted = offered.{partly}{seeds}",
                 lambda fig: plot.plot_load_throughput(df, ax=fig.subplots()), figsize=(8, 5.2),
                 title="accepted vs offered load")
     if _has_data(df, "fairness.jain_routers"):
