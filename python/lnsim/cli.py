@@ -478,10 +478,13 @@ def cmd_list(args: argparse.Namespace) -> int:
     for cid, title, key in categories:
         if args.category not in (None, cid):
             continue
+        mine = [i for i in items if i["category"] == cid]
+        # a category whose items are chosen by different keys says each item's key and value
+        swidth = max((len(i["select"]) for i in mine if i.get("select")), default=0)
         lines = [f"{title}: {key}"]
-        for i in items:
-            if i["category"] == cid:
-                lines.append(f"  {i['name']:<{width}}  {i['model']:<{mwidth}}  {i['doc']}")
+        for i in mine:
+            select = f"{i.get('select') or '':<{swidth}}  " if swidth else ""
+            lines.append(f"  {i['name']:<{width}}  {i['model']:<{mwidth}}  {select}{i['doc']}")
         blocks.append("\n".join(lines))
     print("\n\n".join(blocks))
     return EXIT_OK

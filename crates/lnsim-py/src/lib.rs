@@ -255,7 +255,8 @@ fn json_schema() -> PyResult<String> {
 type Catalog = (Vec<(String, String, String)>, Vec<Py<PyDict>>);
 
 /// What a scenario can choose from: `(categories, items)`; categories are `(id, title, key)`,
-/// items dicts with `category`, `name`, `model` (in words) and `doc`.
+/// items dicts with `category`, `name`, `model` (in words), `doc` and `select` (how a scenario
+/// selects it, `cc.mechanism = "drb"`, when that is not its category's key; else `None`).
 #[pyfunction]
 fn catalog(py: Python<'_>) -> PyResult<Catalog> {
     use lnsim::config::catalog::{model_text, CATALOG, CATEGORIES};
@@ -270,6 +271,7 @@ fn catalog(py: Python<'_>) -> PyResult<Catalog> {
         d.set_item("name", i.name)?;
         d.set_item("model", model_text(i.model))?;
         d.set_item("doc", i.doc)?;
+        d.set_item("select", i.selection())?;
         items.push(d.unbind());
     }
     Ok((cats, items))
