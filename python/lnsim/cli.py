@@ -36,7 +36,7 @@ from typing import List, Optional
 
 # the exit statuses and InputError are also public names of this module
 from ._exit import EXIT_DEADLOCK, EXIT_ERROR, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, InputError, report_error
-from ._format import format_ns
+from ._format import format_ns, natural_key
 from ._run import key_matches  # also a public name of this module
 
 #: Per-node table rows printed after a run; the rest is in summary.json.
@@ -349,11 +349,11 @@ def format_summary(summary: dict, out_dir) -> str:
     cc = s.get("cc") or {}
     cc_on = bool(cc.get("enabled"))
     nodes = s.get("nodes") or {}
-    active = [
-        (name, v)
-        for name, v in nodes.items()
-        if isinstance(v, dict) and ((_num(v.get("tx_gbps")) or 0.0) > 0 or (_num(v.get("rx_gbps")) or 0.0) > 0)
-    ]
+    active = sorted(
+        ((name, v) for name, v in nodes.items()
+         if isinstance(v, dict) and ((_num(v.get("tx_gbps")) or 0.0) > 0 or (_num(v.get("rx_gbps")) or 0.0) > 0)),
+        key=lambda nv: natural_key(nv[0]),
+    )
     if active:
         width = max(8, max(len(n) for n, _ in active[:MAX_NODE_ROWS]))
         lines.append("")

@@ -3,11 +3,47 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
+
 import pytest
 
 import lnsim
+from conftest import SCENARIOS, lnsim_cmd
 from lnsim import bench
+from lnsim._format import natural_key
 from lnsim.cli import format_summary
+
+#: A short run of a case of the HoL-blocking study: 64 end nodes H1 … H64 (a fat tree names its
+#: HCAs H<LID>), 19 hot sources into the hotspot H31, the others uniform; warm-up 100 us.
+HOL_3B = SCENARIOS / "hol" / "bmin64_3b.toml"
+HOL_SHORT = ["--set", 'sim.end_time="150us"']
+
+
+@pytest.fixture(scope="module")
+def hol_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("hol") / "r"
+    proc = lnsim_cmd("run", HOL_3B, *HOL_SHORT, "--out", out, "--no-plot")
+    assert proc.returncode == 0, proc.stderr
+    return out, proc.stdout
+
+
+def lid(name: str) -> int:
+    """The number of a fat tree's HCA name (``H31`` -> 31)."""
+    assert re.fullmatch(r"H\d+", name), name
+    return int(name[1:])
+
+
+def node_rows(text: str) -> list:
+    """The node names of the per-node table of a printed summary, in order."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("per node")) + 2
+    rows = []
+    for line in lines[start:]:
+        if not line.startswith("  ") or line.lstrip().startswith("..."):
+            break
+        rows.append(line.split()[0])
+    return rows
 
 
 def test_format_summary(fake_results):
@@ -28,6 +64,39 @@ def test_format_summary(fake_results):
 def test_format_summary_tolerates_missing_fields(tmp_path):
     text = format_summary({"scenario": "x"}, tmp_path)
     assert "n/a" in text and "x" in text
+
+
+def test_natural_order_counts_the_digits_in_names():
+    names = ["H10", "H2", "H1", "H1_10", "H1_2", "G3R10", "G3R9", "G10R1", "SW12", "SW9", "N100", "N20"]
+    assert sorted(names, key=natural_key) == [
+        "G3R9", "G3R10", "G10R1", "H1", "H1_2", "H1_10", "H2", "H10", "N20", "N100", "SW9", "SW12"]
+
+
+def test_nodes_are_listed_in_natural_order(hol_run, tmp_path):
+    out, stdout = hol_run
+    # the printed per-node table (H1, H2, …, H9, H10, … as the nodes are numbered, not H1, H10, H11)
+    rows = node_rows(stdout)
+    assert len(rows) > 10 and rows == sorted(rows, key=lid), rows
+    # summary.json's per-node object as the core writes it
+    summary = json.loads((out / "summary.json").read_text())
+    assert list(summary["nodes"]) == sorted(summary["nodes"], key=lid)
+    assert list(summary["fairness"]["per_destination"]) == sorted(summary["fairness"]["per_destination"], key=lid)
+    # the printout and the report of a summary.json whose objects come in text order (as older
+    # versions wrote them)
+    as_text = json.loads(json.dumps(summary, sort_keys=True))
+    assert list(as_text["nodes"])[:3] == ["H1", "H10", "H11"]
+    assert node_rows(format_summary(as_text, out)) == rows
+    old = tmp_path / "old"
+    shutil.copytree(out, old)
+    (old / "summary.json").write_text(json.dumps(as_text, sort_keys=True))
+    page = tmp_path / "old.html"
+    proc = lnsim_cmd("report", old, "--out", page)
+    assert proc.returncode == 0, proc.stderr
+    html = page.read_text()
+    for heading in ("<h3>Nodes</h3>", "Fairness per destination</h3>"):
+        table = html[html.index(heading):]
+        names = re.findall(r"<tr><td>(H\d+)</td>", table[:table.index("</table>")])
+        assert len(names) > 10 and names == sorted(names, key=lid), (heading, names)
 
 
 def test_bench_cases_exist():

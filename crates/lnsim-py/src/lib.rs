@@ -277,6 +277,14 @@ fn catalog(py: Python<'_>) -> PyResult<Catalog> {
     Ok((cats, items))
 }
 
+/// Compares two names in lnsim's natural order (`H2` before `H10`): -1, 0 or 1. The Python
+/// layer sorts every list of nodes, switches or routers it prints with it
+/// (`functools.cmp_to_key`), as the core writes them.
+#[pyfunction]
+fn natural_cmp(a: &str, b: &str) -> i32 {
+    lnsim::stats::natural::natural_cmp(a, b) as i32
+}
+
 /// The version of the simulation core (recorded in every `summary.json`).
 #[pyfunction]
 fn version() -> &'static str {
@@ -297,6 +305,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(keys_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
+    m.add_function(wrap_pyfunction!(natural_cmp, m)?)?;
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add("SimulationError", py.get_type::<SimulationError>())?;
     m.add("__version__", lnsim::VERSION)?;

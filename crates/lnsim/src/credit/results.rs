@@ -86,8 +86,9 @@ pub fn write_results(
     for (k, v) in drb_fields {
         summary[k] = v;
     }
-    let text =
-        serde_json::to_string_pretty(&summary).map_err(|e| Error::Internal(e.to_string()))? + "\n";
+    let text = crate::stats::natural::to_json_pretty(&summary)
+        .map_err(|e| Error::Internal(e.to_string()))?
+        + "\n";
 
     let mut files: Vec<(&str, String)> = vec![
         ("nodes.csv", nodes_csv(&net.stats, &ctx)),

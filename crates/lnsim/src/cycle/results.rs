@@ -562,8 +562,9 @@ pub(crate) fn write(
         summary["simulated_cycles"] = json!(st.stop);
         summary["planned_cycles"] = json!(planned_end);
     }
-    let text =
-        serde_json::to_string_pretty(&summary).map_err(|e| Error::Internal(e.to_string()))? + "\n";
+    let text = crate::stats::natural::to_json_pretty(&summary)
+        .map_err(|e| Error::Internal(e.to_string()))?
+        + "\n";
 
     // on a Dragonfly, each router's sourced packets per path class (share of those delivered
     // in the window)
