@@ -318,6 +318,76 @@ def _share(rate: Optional[float], link: Optional[float]) -> str:
     return f"{100.0 * rate / link:.1f}"
 
 
+def _pct(share) -> str:
+    """A share of a link (``0.459``) as a percentage (``45.9 %``), ``n/a`` when unknown."""
+    x = _num(share)
+    return "n/a" if x is None else f"{100.0 * x:.1f} %"
+
+
+def _names(names, limit: int = 10) -> str:
+    """Up to ``limit`` names in natural order (``H43, H51``), then how many more."""
+    names = sorted(map(str, names), key=natural_key)
+    more = f", … {len(names) - limit} more" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
+
+
+def _jain_flows(fair: dict) -> str:
+    """Jain's index of ``fairness.flows`` and what it is over: ``Jain 0.8889 over the 3 flows
+    into H221`` (the flows of ``stats.fairness_sources``, or else those into the destination
+    with the most flows)."""
+    flows = [str(f) for f in fair.get("flows") or []]
+    dsts = {f.rsplit("->", 1)[-1] for f in flows}
+    if not flows:
+        over = "no flows compared"
+    elif len(dsts) == 1:
+        over = f"the {len(flows)} flow{'s' if len(flows) != 1 else ''} into {dsts.pop()}"
+    else:
+        over = f"the {len(flows)} flows of stats.fairness_sources"
+    return f"Jain {_fmt(fair.get('jain'), '.4f')} over {over}"
+
+
+def _generated_traffic(s: dict) -> bool:
+    """Does the run's traffic come (also) from generators — random destinations, offered rates
+    per destination, as in the HoL-blocking study — rather than only from static flows? Then
+    its reception per destination (spec B.7) is what the summary shows. ``flows`` lists every
+    flow (or, beyond 1000, the static ones), each saying whether it is static."""
+    flows = s.get("flows")
+    total = _num(s.get("flows_total"))
+    if not isinstance(flows, list) or total is None or "non_hot_destinations" not in (s.get("fairness") or {}):
+        return False
+    static = sum(1 for f in flows if isinstance(f, dict) and f.get("static") is True)
+    return total > static
+
+
+def _reception_lines(s: dict) -> List[str]:
+    """The HoL-blocking study's figures (spec B.7) of a run with generated traffic: accepted
+    load per node after warm-up as a share of its link (the mean over all nodes, each hot spot,
+    the non-hot destinations' mean and range), and the victims among the non-hot destinations."""
+    fair = s.get("fairness") or {}
+    nodes = s.get("nodes") or {}
+    hot = sorted(map(str, fair.get("hot_destinations") or []), key=natural_key)
+    n = _fmt(fair.get("non_hot_destinations"), ".0f")
+    spread = fair.get("non_hot_rx_fraction") or {}
+    parts = [f"mean {_pct((s.get('throughput') or {}).get('accepted_per_node'))} over all nodes"]
+    if hot:
+        shown = [f"{h} {_pct((nodes.get(h) or {}).get('rx_fraction'))}" for h in hot[:10]]
+        more = f", … {len(hot) - 10} more" if len(hot) > 10 else ""
+        parts.append(f"hot spot{'s' if len(hot) > 1 else ''} " + ", ".join(shown) + more)
+    rest = "the other" if hot else "the"
+    parts.append(f"{rest} {n} destinations mean {_pct(spread.get('mean'))},"
+                 f" {_pct(spread.get('min'))} .. {_pct(spread.get('max'))}")
+    victims = fair.get("victim_destinations")
+    count = _fmt(fair.get("victims"), ".0f")
+    share = _num(fair.get("victim_share"))
+    below = f"below {100.0 * share:g} % of" if share is not None else "below"
+    named = f" ({_names(victims)})" if victims else ""
+    return [
+        "accepted load   after warm-up, as a share of each node's link: " + "; ".join(parts),
+        f"victims         {count}{named} of the {n} non-hot destinations received {below} the traffic"
+        f" offered to them; lowest received/offered {_fmt(fair.get('min_over_expected'), '.4f')}",
+    ]
+
+
 def format_summary(summary: dict, out_dir) -> str:
     """The short human summary printed after a run (of either model)."""
     if summary.get("model") == "cycle":
@@ -394,7 +464,12 @@ def format_summary(summary: dict, out_dir) -> str:
             f" on {hot.get('peak_link') or 'n/a'} (links into {hot.get('switch', 'n/a')}"
             f" from {_fmt(hot.get('from_s'), '.6g', ' s')})"
         )
-    lines.append(f"fairness        Jain {_fmt(fair.get('jain'), '.4f')}")
+    if _generated_traffic(s):
+        lines += _reception_lines(s)
+        lines.append(f"fairness        Jain {_fmt(fair.get('rx_jain_non_hot'), '.4f')} over the reception of the"
+                     f" {_fmt(fair.get('non_hot_destinations'), '.0f')} non-hot destinations; {_jain_flows(fair)}")
+    else:
+        lines.append(f"fairness        {_jain_flows(fair)}")
     if cc_on:
         lines.append(
             f"congestion ctl  FECN marks {_fmt(cc.get('fecn_marks'), '.0f')},"

@@ -13,6 +13,7 @@ from conftest import SCENARIOS, lnsim_cmd
 from lnsim import bench
 from lnsim._format import natural_key
 from lnsim.cli import format_summary
+from lnsim.report import report_html
 
 #: A short run of a case of the HoL-blocking study: 64 end nodes H1 … H64 (a fat tree names its
 #: HCAs H<LID>), 19 hot sources into the hotspot H31, the others uniform; warm-up 100 us.
@@ -86,17 +87,72 @@ def test_nodes_are_listed_in_natural_order(hol_run, tmp_path):
     as_text = json.loads(json.dumps(summary, sort_keys=True))
     assert list(as_text["nodes"])[:3] == ["H1", "H10", "H11"]
     assert node_rows(format_summary(as_text, out)) == rows
-    old = tmp_path / "old"
-    shutil.copytree(out, old)
+    old = tmp_path / "old"  # the tables only (no nodes.csv: no figures to draw)
+    old.mkdir()
+    for name in (".lnsim", "flows.csv"):
+        shutil.copy(out / name, old / name)
     (old / "summary.json").write_text(json.dumps(as_text, sort_keys=True))
-    page = tmp_path / "old.html"
-    proc = lnsim_cmd("report", old, "--out", page)
-    assert proc.returncode == 0, proc.stderr
-    html = page.read_text()
+    html = report_html(old)
     for heading in ("<h3>Nodes</h3>", "Fairness per destination</h3>"):
         table = html[html.index(heading):]
         names = re.findall(r"<tr><td>(H\d+)</td>", table[:table.index("</table>")])
         assert len(names) > 10 and names == sorted(names, key=lid), (heading, names)
+
+
+def summary_line(text: str, label: str) -> str:
+    """The line of a printed summary that starts with ``label``."""
+    found = [line for line in text.splitlines() if line.startswith(label)]
+    assert len(found) == 1, (label, text)
+    return found[0]
+
+
+def pct(share: float) -> str:
+    return f"{100 * share:.1f} %"
+
+
+def test_hol_run_summary_shows_accepted_load_victims_and_non_hot_jain(hol_run):
+    out, stdout = hol_run
+    s = json.loads((out / "summary.json").read_text())
+    f, nodes = s["fairness"], s["nodes"]
+    hot = f["hot_destinations"]
+    assert hot == ["H31"] and f["victims"] > 0  # this seed's short run has victims to name
+    # what the core reports over the non-hot destinations (every HCA offered some traffic, not a
+    # hot spot: here every one of the 64 but H31) agrees with the per-node figures: their
+    # reception's range and mean, and the victims, below 90 % of what is offered to them
+    members = {n: v for n, v in nodes.items() if n not in hot and v["offered_fraction"] > 0}
+    assert f["non_hot_destinations"] == len(members) == 63
+    rx = [v["rx_fraction"] for v in members.values()]
+    spread = f["non_hot_rx_fraction"]
+    assert (spread["min"], spread["max"]) == (min(rx), max(rx))
+    assert spread["mean"] == pytest.approx(sum(rx) / len(rx), abs=2e-6)
+    victims = [n for n, v in members.items()
+               if 0 < v["offered_fraction"] < 1 and v["rx_fraction"] < f["victim_share"] * v["offered_fraction"]]
+    assert sorted(f["victim_destinations"], key=natural_key) == sorted(victims, key=natural_key)
+    assert f["victims"] == len(victims)
+    # the printout: accepted load per node (all nodes, the hot spot, the others' mean and range)
+    acc = summary_line(stdout, "accepted load")
+    assert f"mean {pct(s['throughput']['accepted_per_node'])} over all nodes" in acc, acc
+    assert f"hot spot H31 {pct(nodes['H31']['rx_fraction'])}" in acc, acc
+    assert f"the other 63 destinations mean {pct(spread['mean'])}, {pct(min(rx))} .. {pct(max(rx))}" in acc, acc
+    # the victims, each named
+    vic = summary_line(stdout, "victims")
+    assert vic.split()[1] == str(len(victims)) and all(v in vic for v in victims), vic
+    # Jain over the non-hot destinations, and the flows' Jain saying what it is over
+    fair = summary_line(stdout, "fairness")
+    assert f"Jain {f['rx_jain_non_hot']:.4f} over the reception of the 63 non-hot destinations" in fair, fair
+    assert f"Jain {f['jain']:.4f} over the {len(f['flows'])} flows into H31" in fair, fair
+
+
+def test_static_flow_run_summary_says_what_jain_is_over(zeru_a_run):
+    out, proc = zeru_a_run
+    f = json.loads((out / "summary.json").read_text())["fairness"]
+    dst = {flow.split("->")[1] for flow in f["flows"]}
+    assert len(dst) == 1
+    fair = summary_line(proc.stdout, "fairness")
+    assert fair.split() == ["fairness", "Jain", f"{f['jain']:.4f}", "over", "the", str(len(f["flows"])), "flows",
+                            "into", dst.pop()], fair
+    # static flows only: no reception figures of generated traffic
+    assert "accepted load" not in proc.stdout and "victims" not in proc.stdout
 
 
 def test_bench_cases_exist():

@@ -466,9 +466,10 @@ fn fairness_json(net: &Net, ctx: &Ctx, t: &NodeTotals) -> Value {
 }
 
 /// Spec B.7 over the destinations that are not a hotspot of any generator (every HCA offered
-/// some traffic after warm-up): Jain's index of their reception rates, the victims
-/// (received < 90 % of the offered rate, for those offered less than their link) and the least
-/// received / offered ratio ([`crate::stats::reception`]).
+/// some traffic after warm-up): Jain's index of their reception rates, their mean, least and
+/// most reception (shares of their links), the victims (received < 90 % of the offered rate,
+/// for those offered less than their link: how many and which) and the least received /
+/// offered ratio ([`crate::stats::reception`]).
 fn non_hot_json(net: &Net, ctx: &Ctx, t: &NodeTotals) -> Value {
     let hot = net.traffic.hot_destinations();
     let members: Vec<usize> = (0..ctx.names.len())
@@ -479,7 +480,11 @@ fn non_hot_json(net: &Net, ctx: &Ctx, t: &NodeTotals) -> Value {
         "rx_jain_non_hot": r.jain.map(r6),
         "non_hot_destinations": r.destinations,
         "hot_destinations": hot.iter().map(|&h| ctx.names[h as usize]).collect::<Vec<_>>(),
-        "victims": r.victims,
+        "non_hot_rx_fraction": r.rx.map(|x| json!({
+            "mean": r6(x.mean), "min": r6(x.min), "max": r6(x.max),
+        })),
+        "victims": r.victims.len(),
+        "victim_destinations": r.victims.iter().map(|&d| ctx.names[d]).collect::<Vec<_>>(),
         "victim_share": reception::VICTIM_SHARE,
         "min_over_expected": r.min_over_expected.map(r6),
     })
