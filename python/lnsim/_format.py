@@ -9,6 +9,9 @@ symbol: the summary printed after a run (:mod:`lnsim.cli`: ``".3f"``, ``".1f"`` 
 :func:`natural_key` sorts names of nodes, switches and routers (and field paths holding them)
 in natural order, ``H2`` before ``H10``: the core's comparison (``stats/natural.rs``), the
 order in which it writes ``summary.json``.
+
+:func:`no_window_note` says that a run stopped before its warm-up ended and so measured
+nothing (the printed summary, the figures' titles, the report's banner).
 """
 
 from __future__ import annotations
@@ -38,3 +41,26 @@ def format_ns(ns: float, spec: str = ".4g", ns_spec: Optional[str] = None, micro
     if magnitude >= 1e3:
         return f"{ns / 1e3:{spec}} {micro}"
     return f"{ns:{ns_spec or spec}} ns"
+
+
+def no_window_note(summary: dict) -> Optional[str]:
+    """``"no measurement window reached (stopped at 4.44 s, before the warm-up's end at 4.5 s)"``
+    for a run that stopped (was interrupted) before its warm-up ended — its after-warm-up
+    figures are null — and ``None`` for a run that has a measurement window. Cycle-level runs
+    count cycles (``simulated_cycles`` against ``warmup_cycles``), InfiniBand runs seconds
+    (``sim_time_s`` against ``warmup_s``)."""
+
+    def num(key: str) -> Optional[float]:
+        v = summary.get(key)
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+    if summary.get("model") == "cycle":
+        done, warm = num("simulated_cycles"), num("warmup_cycles")
+        if done is None or warm is None or done > warm:
+            return None
+        return (f"no measurement window reached (stopped at cycle {done:,.0f}, before the warm-up's end"
+                f" at cycle {warm:,.0f})")
+    done, warm = num("sim_time_s"), num("warmup_s")
+    if done is None or warm is None or done > warm:
+        return None
+    return f"no measurement window reached (stopped at {done:.6g} s, before the warm-up's end at {warm:.6g} s)"

@@ -36,7 +36,7 @@ from typing import List, Optional
 
 # the exit statuses and InputError are also public names of this module
 from ._exit import EXIT_DEADLOCK, EXIT_ERROR, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, InputError, report_error
-from ._format import format_ns, natural_key
+from ._format import format_ns, natural_key, no_window_note
 from ._run import key_matches  # also a public name of this module
 
 #: Per-node table rows printed after a run; the rest is in summary.json.
@@ -405,16 +405,19 @@ def format_summary(summary: dict, out_dir) -> str:
     fair = s.get("fairness") or {}
 
     warm = _num(s.get("warmup_s"))
+    no_window = no_window_note(s)  # stopped before the warm-up's end: nothing measured
     window = f"after warm-up ({_fmt(warm, '.6g', ' s')} to {_fmt(sim, '.6g', ' s')})"
+    whole = (f"whole run: rx {_fmt(thr.get('total_rx_gbps'), '.3f')} / tx {_fmt(thr.get('total_tx_gbps'), '.3f')}"
+             " Gbit/s")
     lines = [
         f"scenario        {s.get('scenario', 'n/a')}  (seed {s.get('seed', 'n/a')}, lnsim {s.get('version', 'n/a')})",
         *filter(None, [_incomplete_line(s)]),
         f"simulated       {_fmt(sim, '.6g', ' s')}   wall {_fmt(wall, '.3f', ' s')}",
         f"events          {_fmt(events, ',.0f')}  ({_fmt_rate(ev_rate)}events/s)",
         f"speed           {_fmt(speed, '.4g')} sim s per wall s, {_fmt_rate(hops_rate)}credit-hops/s",
+        f"throughput      {no_window}; {whole}" if no_window else
         f"throughput      {window}: rx {_fmt(thr.get('rx_gbps_after_warmup'), '.3f')}"
-        f" / tx {_fmt(thr.get('tx_gbps_after_warmup'), '.3f')} Gbit/s;"
-        f" whole run: rx {_fmt(thr.get('total_rx_gbps'), '.3f')} / tx {_fmt(thr.get('total_tx_gbps'), '.3f')} Gbit/s",
+        f" / tx {_fmt(thr.get('tx_gbps_after_warmup'), '.3f')} Gbit/s; {whole}",
     ]
     cc = s.get("cc") or {}
     cc_on = bool(cc.get("enabled"))
@@ -427,15 +430,20 @@ def format_summary(summary: dict, out_dir) -> str:
     if active:
         width = max(8, max(len(n) for n, _ in active[:MAX_NODE_ROWS]))
         lines.append("")
-        lines.append(f"per node        {window}; whole-run rates are in summary.json"
-                     + ("; CNPs: whole run" if cc_on else ""))
+        # without a measurement window, the rates over the whole run (all there is)
+        tx_key, rx_key = ("tx_gbps", "rx_gbps") if no_window else ("tx_gbps_after_warmup", "rx_gbps_after_warmup")
+        if no_window:
+            lines.append(f"per node        whole run (0 s to {_fmt(sim, '.6g', ' s')}); no measurement window reached")
+        else:
+            lines.append(f"per node        {window}; whole-run rates are in summary.json"
+                         + ("; CNPs: whole run" if cc_on else ""))
         heads = ["link Gbit/s", "tx Gbit/s", "tx % link", "rx Gbit/s", "rx % link"]
         if cc_on:
             heads += ["CNPs sent", "CNPs rcvd"]
         lines.append(f"  {'node':<{width}}" + "".join(f"  {h:>11}" for h in heads))
         for name, v in active[:MAX_NODE_ROWS]:
             link = _num(v.get("link_gbps"))
-            tx, rx = _num(v.get("tx_gbps_after_warmup")), _num(v.get("rx_gbps_after_warmup"))
+            tx, rx = _num(v.get(tx_key)), _num(v.get(rx_key))
             cells = [_fmt(link, ".4g"), _fmt(tx, ".3f"), _share(tx, link), _fmt(rx, ".3f"), _share(rx, link)]
             if cc_on:
                 cells += [_fmt(v.get("cnps_sent"), ",.0f"), _fmt(v.get("cnps_received"), ",.0f")]
@@ -464,7 +472,7 @@ def format_summary(summary: dict, out_dir) -> str:
             f" on {hot.get('peak_link') or 'n/a'} (links into {hot.get('switch', 'n/a')}"
             f" from {_fmt(hot.get('from_s'), '.6g', ' s')})"
         )
-    if _generated_traffic(s):
+    if _generated_traffic(s) and not no_window:
         lines += _reception_lines(s)
         lines.append(f"fairness        Jain {_fmt(fair.get('rx_jain_non_hot'), '.4f')} over the reception of the"
                      f" {_fmt(fair.get('non_hot_destinations'), '.0f')} non-hot destinations; {_jain_flows(fair)}")
@@ -499,6 +507,7 @@ def format_cycle_summary(summary: dict, out_dir) -> str:
     fair = s.get("fairness") or {}
     pk = s.get("packets") or {}
     routing = str(s.get("routing", "n/a")) + (f" ({s['vlb_policy']})" if s.get("vlb_policy") else "")
+    no_window = no_window_note(s)
     state = []
     if s.get("saturated"):
         state.append("SATURATED")
@@ -511,8 +520,9 @@ def format_cycle_summary(summary: dict, out_dir) -> str:
         " cycle-level model)",
         *filter(None, [_incomplete_line(s)]),
         f"network         {s.get('topology', 'n/a')}, routing {routing}, traffic {s.get('pattern', 'n/a')}",
-        f"simulated       {_fmt(warm, ',.0f')} warm-up + {_fmt(meas, ',.0f')} measured cycles"
-        f"   wall {_fmt(wall, '.3f', ' s')}",
+        (f"simulated       {_fmt(s.get('simulated_cycles'), ',.0f')} cycles: {no_window}" if no_window else
+         f"simulated       {_fmt(warm, ',.0f')} warm-up + {_fmt(meas, ',.0f')} measured cycles")
+        + f"   wall {_fmt(wall, '.3f', ' s')}",
         f"speed           {_fmt_rate(_num(s.get('phit_hops_per_s')))}flit-hops/s, {_fmt_rate(ev_rate)}events/s",
         f"load            offered {_fmt(s.get('offered_load'), '.4f')}, injected {_fmt(s.get('injected_load'), '.4f')},"
         f" accepted {_fmt(s.get('accepted_load'), '.4f')} phits/node/cycle" + (f"  [{', '.join(state)}]" if state else ""),

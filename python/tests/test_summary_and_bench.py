@@ -9,10 +9,11 @@ import shutil
 import pytest
 
 import lnsim
-from conftest import SCENARIOS, lnsim_cmd
+from conftest import SCENARIOS, ZERU_A, dragonfly_toml, lnsim_cmd
 from lnsim import bench
 from lnsim._format import natural_key
 from lnsim.cli import format_summary
+from lnsim.plot import incomplete_note
 from lnsim.report import report_html
 
 #: A short run of a case of the HoL-blocking study: 64 end nodes H1 … H64 (a fat tree names its
@@ -153,6 +154,70 @@ def test_static_flow_run_summary_says_what_jain_is_over(zeru_a_run):
                             "into", dst.pop()], fair
     # static flows only: no reception figures of generated traffic
     assert "accepted load" not in proc.stdout and "victims" not in proc.stdout
+
+
+def _stop_now():
+    # what Ctrl-C raises: the core stops at its first check (0.1 s of wall time in) and writes
+    # what it simulated, marked incomplete
+    raise KeyboardInterrupt
+
+
+def interrupted(scenario, out, overrides) -> dict:
+    """The summary of a run of ``scenario`` interrupted at its first check for a signal."""
+    with pytest.raises(KeyboardInterrupt) as e:
+        lnsim.run(scenario, overrides=overrides, out=out, _stop=_stop_now)
+    assert e.value.result is not None and e.value.result.summary["complete"] is False
+    return e.value.result.summary
+
+
+def test_a_run_stopped_before_its_warm_up_ends_says_it_measured_nothing(tmp_path):
+    # a 99-s warm-up: zeru_a simulates about 2 s per second, so the stop comes long before it ends
+    s = interrupted(ZERU_A, tmp_path / "ib", ["sim.end_time=100s", "sim.warmup=99s"])
+    stop, warm = s["sim_time_s"], s["warmup_s"]
+    assert 0 < stop < warm == 99
+    # no figure of a window the run never reached (no rate over a negative window)
+    thr = s["throughput"]
+    for k in ("rx_gbps_after_warmup", "tx_gbps_after_warmup", "accepted_per_node",
+              "offered_bits_per_us_per_node", "accepted_bits_per_us_per_node"):
+        assert thr[k] is None, k
+    assert thr["total_rx_gbps"] > 0  # the whole run's rates are there
+    for name, v in s["nodes"].items():
+        for k in ("tx_gbps_after_warmup", "rx_gbps_after_warmup", "rx_fraction", "offered_fraction"):
+            assert v[k] is None, (name, k)
+    assert all(flow["rx_gbps_window"] is None for flow in s["flows"])
+    f = s["fairness"]
+    assert f["jain"] is None and f["rx_jain_non_hot"] is None and f["victims"] is None
+    note = f"no measurement window reached (stopped at {stop:.6g} s, before the warm-up's end at {warm:.6g} s)"
+    text = format_summary(s, tmp_path / "ib")
+    assert summary_line(text, "throughput").startswith(f"throughput      {note}; whole run: rx "), text
+    assert "after warm-up (" not in text, text
+    assert note in incomplete_note(s)  # the figures' titles and the report's banner
+    # the after-warm-up means of DRB and of its throttling baseline too
+    drb = SCENARIOS / "drb" / "torus8x8_shuffle.toml"
+    for mechanism, field in (("drb", ("drb", "mean_open_paths_after_warmup")),
+                             ("ib_s1", ("throttle", "mean_ird_us_after_warmup"))):
+        s = interrupted(drb, tmp_path / mechanism, ["sim.end_time=1s", "sim.warmup=0.9s", "sim.interval=10ms",
+                                                      f'cc.mechanism="{mechanism}"'])
+        assert s["sim_time_s"] < s["warmup_s"] and s[field[0]][field[1]] is None, s[field[0]]
+
+    # the cycle-level model: a warm-up of 10^9 cycles
+    scen = tmp_path / "df.toml"
+    scen.write_text(dragonfly_toml(warmup=10**9, measure=1000) + "[stats]\nbin_cycles = 1000000\n")
+    s = interrupted(scen, tmp_path / "cycle", [])
+    stop, warm = s["simulated_cycles"], s["warmup_cycles"]
+    assert 0 < stop < warm == 10**9
+    assert s["measured_cycles"] == 0
+    for k in ("generated_load", "injected_load", "accepted_load", "nonminimal_fraction", "avg_hops"):
+        assert s[k] is None, k
+    assert all(v is None for v in s["latency_cycles"].values())
+    assert all(v is None for v in s["fairness"].values())
+    assert all(v is None for v in s["paths"].values())
+    note = f"no measurement window reached (stopped at cycle {stop:,}, before the warm-up's end at cycle {warm:,})"
+    assert s["saturation_undecided"] is True and any("no measurement window" in w for w in s["warnings"])
+    text = format_summary(s, tmp_path / "cycle")
+    assert summary_line(text, "simulated").startswith(f"simulated       {stop:,} cycles: {note}"), text
+    assert "warm-up +" not in text, text
+    assert note in incomplete_note(s)
 
 
 def test_bench_cases_exist():
