@@ -251,6 +251,7 @@ SUMMARY_FIELDS: Dict[str, str] = {
     "fairness.jain_routers": _N, "fairness.min_router_load": _N, "fairness.max_router_load": _N,
     "fairness.rx_jain_non_hot": _N, "fairness.non_hot_destinations": _N, "fairness.hot_destinations": _L,
     "fairness.victims": _N, "fairness.victim_share": _N, "fairness.min_over_expected": _N,
+    "fairness.victim_destinations": _L, "fairness.non_hot_rx_fraction": _O, "fairness.non_hot_rx_fraction.*": _N,
     "delivery": _O, "delivery.out_of_order_packets": _N,
     "cc": _O, "cc.enabled": _B, "cc.fecn_marks": _N, "cc.cnps_sent": _N, "cc.cnps_received": _N,
     "cc.max_ccti": _N, "cc.throttled_s": _N,

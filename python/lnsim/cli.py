@@ -36,7 +36,7 @@ from typing import List, Optional
 
 # the exit statuses and InputError are also public names of this module
 from ._exit import EXIT_DEADLOCK, EXIT_ERROR, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, InputError, report_error
-from ._format import format_ns
+from ._format import format_ns, natural_key, no_window_note
 from ._run import key_matches  # also a public name of this module
 
 #: Per-node table rows printed after a run; the rest is in summary.json.
@@ -318,6 +318,76 @@ def _share(rate: Optional[float], link: Optional[float]) -> str:
     return f"{100.0 * rate / link:.1f}"
 
 
+def _pct(share) -> str:
+    """A share of a link (``0.459``) as a percentage (``45.9 %``), ``n/a`` when unknown."""
+    x = _num(share)
+    return "n/a" if x is None else f"{100.0 * x:.1f} %"
+
+
+def _names(names, limit: int = 10) -> str:
+    """Up to ``limit`` names in natural order (``H43, H51``), then how many more."""
+    names = sorted(map(str, names), key=natural_key)
+    more = f", … {len(names) - limit} more" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
+
+
+def _jain_flows(fair: dict) -> str:
+    """Jain's index of ``fairness.flows`` and what it is over: ``Jain 0.8889 over the 3 flows
+    into H221`` (the flows of ``stats.fairness_sources``, or else those into the destination
+    with the most flows)."""
+    flows = [str(f) for f in fair.get("flows") or []]
+    dsts = {f.rsplit("->", 1)[-1] for f in flows}
+    if not flows:
+        over = "no flows compared"
+    elif len(dsts) == 1:
+        over = f"the {len(flows)} flow{'s' if len(flows) != 1 else ''} into {dsts.pop()}"
+    else:
+        over = f"the {len(flows)} flows of stats.fairness_sources"
+    return f"Jain {_fmt(fair.get('jain'), '.4f')} over {over}"
+
+
+def _generated_traffic(s: dict) -> bool:
+    """Does the run's traffic come (also) from generators — random destinations, offered rates
+    per destination, as in the HoL-blocking study — rather than only from static flows? Then
+    its reception per destination (spec B.7) is what the summary shows. ``flows`` lists every
+    flow (or, beyond 1000, the static ones), each saying whether it is static."""
+    flows = s.get("flows")
+    total = _num(s.get("flows_total"))
+    if not isinstance(flows, list) or total is None or "non_hot_destinations" not in (s.get("fairness") or {}):
+        return False
+    static = sum(1 for f in flows if isinstance(f, dict) and f.get("static") is True)
+    return total > static
+
+
+def _reception_lines(s: dict) -> List[str]:
+    """The HoL-blocking study's figures (spec B.7) of a run with generated traffic: accepted
+    load per node after warm-up as a share of its link (the mean over all nodes, each hot spot,
+    the non-hot destinations' mean and range), and the victims among the non-hot destinations."""
+    fair = s.get("fairness") or {}
+    nodes = s.get("nodes") or {}
+    hot = sorted(map(str, fair.get("hot_destinations") or []), key=natural_key)
+    n = _fmt(fair.get("non_hot_destinations"), ".0f")
+    spread = fair.get("non_hot_rx_fraction") or {}
+    parts = [f"mean {_pct((s.get('throughput') or {}).get('accepted_per_node'))} over all nodes"]
+    if hot:
+        shown = [f"{h} {_pct((nodes.get(h) or {}).get('rx_fraction'))}" for h in hot[:10]]
+        more = f", … {len(hot) - 10} more" if len(hot) > 10 else ""
+        parts.append(f"hot spot{'s' if len(hot) > 1 else ''} " + ", ".join(shown) + more)
+    rest = "the other" if hot else "the"
+    parts.append(f"{rest} {n} destinations mean {_pct(spread.get('mean'))},"
+                 f" {_pct(spread.get('min'))} .. {_pct(spread.get('max'))}")
+    victims = fair.get("victim_destinations")
+    count = _fmt(fair.get("victims"), ".0f")
+    share = _num(fair.get("victim_share"))
+    below = f"below {100.0 * share:g} % of" if share is not None else "below"
+    named = f" ({_names(victims)})" if victims else ""
+    return [
+        "accepted load   after warm-up, as a share of each node's link: " + "; ".join(parts),
+        f"victims         {count}{named} of the {n} non-hot destinations received {below} the traffic"
+        f" offered to them; lowest received/offered {_fmt(fair.get('min_over_expected'), '.4f')}",
+    ]
+
+
 def format_summary(summary: dict, out_dir) -> str:
     """The short human summary printed after a run (of either model)."""
     if summary.get("model") == "cycle":
@@ -335,37 +405,45 @@ def format_summary(summary: dict, out_dir) -> str:
     fair = s.get("fairness") or {}
 
     warm = _num(s.get("warmup_s"))
+    no_window = no_window_note(s)  # stopped before the warm-up's end: nothing measured
     window = f"after warm-up ({_fmt(warm, '.6g', ' s')} to {_fmt(sim, '.6g', ' s')})"
+    whole = (f"whole run: rx {_fmt(thr.get('total_rx_gbps'), '.3f')} / tx {_fmt(thr.get('total_tx_gbps'), '.3f')}"
+             " Gbit/s")
     lines = [
         f"scenario        {s.get('scenario', 'n/a')}  (seed {s.get('seed', 'n/a')}, lnsim {s.get('version', 'n/a')})",
         *filter(None, [_incomplete_line(s)]),
         f"simulated       {_fmt(sim, '.6g', ' s')}   wall {_fmt(wall, '.3f', ' s')}",
         f"events          {_fmt(events, ',.0f')}  ({_fmt_rate(ev_rate)}events/s)",
         f"speed           {_fmt(speed, '.4g')} sim s per wall s, {_fmt_rate(hops_rate)}credit-hops/s",
+        f"throughput      {no_window}; {whole}" if no_window else
         f"throughput      {window}: rx {_fmt(thr.get('rx_gbps_after_warmup'), '.3f')}"
-        f" / tx {_fmt(thr.get('tx_gbps_after_warmup'), '.3f')} Gbit/s;"
-        f" whole run: rx {_fmt(thr.get('total_rx_gbps'), '.3f')} / tx {_fmt(thr.get('total_tx_gbps'), '.3f')} Gbit/s",
+        f" / tx {_fmt(thr.get('tx_gbps_after_warmup'), '.3f')} Gbit/s; {whole}",
     ]
     cc = s.get("cc") or {}
     cc_on = bool(cc.get("enabled"))
     nodes = s.get("nodes") or {}
-    active = [
-        (name, v)
-        for name, v in nodes.items()
-        if isinstance(v, dict) and ((_num(v.get("tx_gbps")) or 0.0) > 0 or (_num(v.get("rx_gbps")) or 0.0) > 0)
-    ]
+    active = sorted(
+        ((name, v) for name, v in nodes.items()
+         if isinstance(v, dict) and ((_num(v.get("tx_gbps")) or 0.0) > 0 or (_num(v.get("rx_gbps")) or 0.0) > 0)),
+        key=lambda nv: natural_key(nv[0]),
+    )
     if active:
         width = max(8, max(len(n) for n, _ in active[:MAX_NODE_ROWS]))
         lines.append("")
-        lines.append(f"per node        {window}; whole-run rates are in summary.json"
-                     + ("; CNPs: whole run" if cc_on else ""))
+        # without a measurement window, the rates over the whole run (all there is)
+        tx_key, rx_key = ("tx_gbps", "rx_gbps") if no_window else ("tx_gbps_after_warmup", "rx_gbps_after_warmup")
+        if no_window:
+            lines.append(f"per node        whole run (0 s to {_fmt(sim, '.6g', ' s')}); no measurement window reached")
+        else:
+            lines.append(f"per node        {window}; whole-run rates are in summary.json"
+                         + ("; CNPs: whole run" if cc_on else ""))
         heads = ["link Gbit/s", "tx Gbit/s", "tx % link", "rx Gbit/s", "rx % link"]
         if cc_on:
             heads += ["CNPs sent", "CNPs rcvd"]
         lines.append(f"  {'node':<{width}}" + "".join(f"  {h:>11}" for h in heads))
         for name, v in active[:MAX_NODE_ROWS]:
             link = _num(v.get("link_gbps"))
-            tx, rx = _num(v.get("tx_gbps_after_warmup")), _num(v.get("rx_gbps_after_warmup"))
+            tx, rx = _num(v.get(tx_key)), _num(v.get(rx_key))
             cells = [_fmt(link, ".4g"), _fmt(tx, ".3f"), _share(tx, link), _fmt(rx, ".3f"), _share(rx, link)]
             if cc_on:
                 cells += [_fmt(v.get("cnps_sent"), ",.0f"), _fmt(v.get("cnps_received"), ",.0f")]
@@ -394,7 +472,12 @@ def format_summary(summary: dict, out_dir) -> str:
             f" on {hot.get('peak_link') or 'n/a'} (links into {hot.get('switch', 'n/a')}"
             f" from {_fmt(hot.get('from_s'), '.6g', ' s')})"
         )
-    lines.append(f"fairness        Jain {_fmt(fair.get('jain'), '.4f')}")
+    if _generated_traffic(s) and not no_window:
+        lines += _reception_lines(s)
+        lines.append(f"fairness        Jain {_fmt(fair.get('rx_jain_non_hot'), '.4f')} over the reception of the"
+                     f" {_fmt(fair.get('non_hot_destinations'), '.0f')} non-hot destinations; {_jain_flows(fair)}")
+    else:
+        lines.append(f"fairness        {_jain_flows(fair)}")
     if cc_on:
         lines.append(
             f"congestion ctl  FECN marks {_fmt(cc.get('fecn_marks'), '.0f')},"
@@ -424,6 +507,7 @@ def format_cycle_summary(summary: dict, out_dir) -> str:
     fair = s.get("fairness") or {}
     pk = s.get("packets") or {}
     routing = str(s.get("routing", "n/a")) + (f" ({s['vlb_policy']})" if s.get("vlb_policy") else "")
+    no_window = no_window_note(s)
     state = []
     if s.get("saturated"):
         state.append("SATURATED")
@@ -436,8 +520,9 @@ def format_cycle_summary(summary: dict, out_dir) -> str:
         " cycle-level model)",
         *filter(None, [_incomplete_line(s)]),
         f"network         {s.get('topology', 'n/a')}, routing {routing}, traffic {s.get('pattern', 'n/a')}",
-        f"simulated       {_fmt(warm, ',.0f')} warm-up + {_fmt(meas, ',.0f')} measured cycles"
-        f"   wall {_fmt(wall, '.3f', ' s')}",
+        (f"simulated       {_fmt(s.get('simulated_cycles'), ',.0f')} cycles: {no_window}" if no_window else
+         f"simulated       {_fmt(warm, ',.0f')} warm-up + {_fmt(meas, ',.0f')} measured cycles")
+        + f"   wall {_fmt(wall, '.3f', ' s')}",
         f"speed           {_fmt_rate(_num(s.get('phit_hops_per_s')))}flit-hops/s, {_fmt_rate(ev_rate)}events/s",
         f"load            offered {_fmt(s.get('offered_load'), '.4f')}, injected {_fmt(s.get('injected_load'), '.4f')},"
         f" accepted {_fmt(s.get('accepted_load'), '.4f')} phits/node/cycle" + (f"  [{', '.join(state)}]" if state else ""),
@@ -478,10 +563,13 @@ def cmd_list(args: argparse.Namespace) -> int:
     for cid, title, key in categories:
         if args.category not in (None, cid):
             continue
+        mine = [i for i in items if i["category"] == cid]
+        # a category whose items are chosen by different keys says each item's key and value
+        swidth = max((len(i["select"]) for i in mine if i.get("select")), default=0)
         lines = [f"{title}: {key}"]
-        for i in items:
-            if i["category"] == cid:
-                lines.append(f"  {i['name']:<{width}}  {i['model']:<{mwidth}}  {i['doc']}")
+        for i in mine:
+            select = f"{i.get('select') or '':<{swidth}}  " if swidth else ""
+            lines.append(f"  {i['name']:<{width}}  {i['model']:<{mwidth}}  {select}{i['doc']}")
         blocks.append("\n".join(lines))
     print("\n\n".join(blocks))
     return EXIT_OK

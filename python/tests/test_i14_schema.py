@@ -288,11 +288,28 @@ def test_list_shows_every_category_with_its_model():
     lines = {line.split()[0]: line for line in r.stdout.splitlines() if line.startswith("  ")}
     assert "cycle-level model" in lines["dragonfly"] and "InfiniBand model" in lines["fat_tree"]
     assert "both models" in lines["mesh"] and "cycle-level model" in lines["ugal"]
-    assert "InfiniBand model" in lines["infiniband"] and "tornado" in lines
+    assert "InfiniBand model" in lines["ib"] and "tornado" in lines
     r = lnsim_cmd("list", "routing")
     assert r.returncode == 0 and "dmodk" in r.stdout and "dragonfly" not in r.stdout
     r = lnsim_cmd("list", "flavours")
     assert r.returncode == 2 and "topology, routing, pattern, cc" in r.stderr
+
+
+def test_list_cc_shows_every_mechanism_and_queue_mapping_with_its_key():
+    r = lnsim_cmd("list", "cc")
+    assert r.returncode == 0, r.stderr
+    lines = {line.split()[0]: line for line in r.stdout.splitlines() if line.startswith("  ")}
+    # every value the scenario format accepts for the keys that choose a mechanism (the schema's
+    # own enums), each with the model that has it and the key that selects it
+    schema = lnsim.scenario_schema()["properties"]
+    for table, key in (("cc", "mechanism"), ("switch", "queue_mapping")):
+        allowed = schema[table]["properties"][key]["enum"]
+        assert allowed, key
+        for value in allowed:
+            assert value in lines, f"{table}.{key} = {value!r} is missing from `lnsim list cc`:\n{r.stdout}"
+            assert f'{table}.{key} = "{value}"' in lines[value] and "InfiniBand model" in lines[value]
+    assert "cc.enabled = false" in lines["none"]
+    assert "detects" in lines["ddbbm"] and "ddbbm.frame" in lines["ddbbm"]  # DDBBM with its detection
 
 
 def test_keys_lists_type_unit_default_range_and_doc():

@@ -255,7 +255,8 @@ fn json_schema() -> PyResult<String> {
 type Catalog = (Vec<(String, String, String)>, Vec<Py<PyDict>>);
 
 /// What a scenario can choose from: `(categories, items)`; categories are `(id, title, key)`,
-/// items dicts with `category`, `name`, `model` (in words) and `doc`.
+/// items dicts with `category`, `name`, `model` (in words), `doc` and `select` (how a scenario
+/// selects it, `cc.mechanism = "drb"`, when that is not its category's key; else `None`).
 #[pyfunction]
 fn catalog(py: Python<'_>) -> PyResult<Catalog> {
     use lnsim::config::catalog::{model_text, CATALOG, CATEGORIES};
@@ -270,9 +271,18 @@ fn catalog(py: Python<'_>) -> PyResult<Catalog> {
         d.set_item("name", i.name)?;
         d.set_item("model", model_text(i.model))?;
         d.set_item("doc", i.doc)?;
+        d.set_item("select", i.selection())?;
         items.push(d.unbind());
     }
     Ok((cats, items))
+}
+
+/// Compares two names in lnsim's natural order (`H2` before `H10`): -1, 0 or 1. The Python
+/// layer sorts every list of nodes, switches or routers it prints with it
+/// (`functools.cmp_to_key`), as the core writes them.
+#[pyfunction]
+fn natural_cmp(a: &str, b: &str) -> i32 {
+    lnsim::stats::natural::natural_cmp(a, b) as i32
 }
 
 /// The version of the simulation core (recorded in every `summary.json`).
@@ -295,6 +305,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(keys_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
+    m.add_function(wrap_pyfunction!(natural_cmp, m)?)?;
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add("SimulationError", py.get_type::<SimulationError>())?;
     m.add("__version__", lnsim::VERSION)?;

@@ -20,6 +20,7 @@ if os.environ.get("MPLBACKEND") is None:  # headless by default; respect an expl
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from .._format import no_window_note  # noqa: E402
 from .._results import RunResult, load_results  # noqa: E402
 
 
@@ -47,7 +48,8 @@ def _result(r: ResultLike) -> RunResult:
 
 def incomplete_note(summary: dict) -> Optional[str]:
     """The red title line of the figures of an incomplete run (``summary["complete"]`` false:
-    partial results of an interrupted run), else ``None``."""
+    partial results of an interrupted run), else ``None``; for a run stopped before the end of
+    its warm-up it also says that no measurement window was reached."""
     if summary.get("complete") is not False:
         return None
     why = summary.get("stop_reason") or "stopped early"
@@ -55,7 +57,8 @@ def incomplete_note(summary: dict) -> Optional[str]:
         done = f"{summary.get('simulated_cycles')} of {summary.get('planned_cycles')} cycles simulated"
     else:
         done = f"{summary.get('sim_time_s', 0):.6g} s of {summary.get('planned_sim_time_s', float('nan')):.6g} s simulated"
-    return f"INCOMPLETE RUN ({why}): {done} — partial results"
+    no_window = no_window_note(summary)
+    return f"INCOMPLETE RUN ({why}): {done}" + (f"; {no_window}" if no_window else "") + " — partial results"
 
 
 #: The congestion managements that run without ``cc.enabled`` in summary.json: the field prefix

@@ -13,6 +13,7 @@ import warnings
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from .._core import version
+from .._format import natural_key
 from .._results import flatten_summary
 from ._cells import _esc, _get, _is_missing, _is_number, fmt_number
 
@@ -245,6 +246,6 @@ def _key_figures(summary: dict, spec: Sequence[Tuple[str, str, Callable[[Any], s
 
 def _all_fields(summary: dict) -> str:
     flat = flatten_summary(summary)
-    rows = [(k, v) for k, v in sorted(flat.items())]
+    rows = sorted(flat.items(), key=lambda kv: natural_key(kv[0]))
     return (f"<details><summary>All {len(rows)} scalar fields of summary.json</summary>"
             + _table(["field", "value"], rows, numeric=[False, True]) + "</details>")

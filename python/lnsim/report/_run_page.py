@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .._format import natural_key
 from .._outdir import is_incomplete
 from .._results import load_results
 from ._cells import _esc, _fmt_bytes, _fmt_ns, _fmt_s, _is_number, _unit, fmt_number
@@ -189,8 +190,9 @@ def _ib_tables(page: _Page, r) -> None:
     cc_on = bool((s.get("cc") or {}).get("enabled"))
     nodes = s.get("nodes") or {}
     parts = None
-    active = [(n, v) for n, v in nodes.items()
-              if isinstance(v, dict) and ((v.get("tx_gbps") or 0) > 0 or (v.get("rx_gbps") or 0) > 0)]
+    active = sorted(((n, v) for n, v in nodes.items()
+                     if isinstance(v, dict) and ((v.get("tx_gbps") or 0) > 0 or (v.get("rx_gbps") or 0) > 0)),
+                    key=lambda nv: natural_key(nv[0]))
     if active:
         parts = page.section("Nodes and flows")
         parts.append("<h3>Nodes</h3>")
@@ -239,7 +241,7 @@ def _ib_tables(page: _Page, r) -> None:
             parts.append(f'<p class="note">{_esc(note)}</p>')
         per_dest = (s.get("fairness") or {}).get("per_destination")
         if isinstance(per_dest, dict) and per_dest:
-            items = list(per_dest.items())[:MAX_NODE_ROWS]
+            items = sorted(per_dest.items(), key=lambda kv: natural_key(kv[0]))[:MAX_NODE_ROWS]
             parts.append("<h3>Fairness per destination</h3>")
             parts.append(_table(["destination", "Jain index"], items, numeric=[False, True],
                                 formats=[None, lambda v: f"{float(v):.4f}" if _is_number(v) else fmt_number(v)]))

@@ -1,8 +1,11 @@
-//! What a scenario can choose from: topologies, routings, traffic patterns and congestion
-//! control mechanisms, one line each with the model that has them (`lnsim list`). The names
-//! are the ones scenarios write; the tests check them against the schema's enums and the
-//! allowed values of [`super::keys`].
+//! What a scenario can choose from: topologies, routings, traffic patterns, and the congestion
+//! control mechanisms and head-of-line-blocking schemes, one line each with the model that has
+//! them and the key that selects them (`lnsim list`). The names are the ones scenarios write;
+//! the tests check them against the schema's enums and the allowed values of [`super::keys`]
+//! (every value of `topology.kind`, `routing.algorithm`, `traffic.pattern`, `cc.mechanism` and
+//! `switch.queue_mapping` has its line).
 
+use super::keys::{lookup, ValueKind};
 use super::model::Model;
 
 /// One thing a scenario can choose.
@@ -12,6 +15,9 @@ pub struct Item {
     pub category: &'static str,
     /// The name a scenario writes.
     pub name: &'static str,
+    /// The key and the value that select it (`("cc.mechanism", "drb")`, `("cc.enabled",
+    /// "false")`) when that is not its category's key set to [`Item::name`].
+    pub select: Option<(&'static str, &'static str)>,
     /// The model that has it (`None`: both).
     pub model: Option<Model>,
     /// One line: what it is.
@@ -27,7 +33,11 @@ pub const CATEGORIES: &[(&str, &str, &str)] = &[
         "traffic patterns",
         "traffic.pattern (cycle-level); traffic.generators[].pattern (InfiniBand)",
     ),
-    ("cc", "congestion control", "cc.enabled"),
+    (
+        "cc",
+        "congestion control, DRB and head-of-line-blocking schemes",
+        "cc.enabled and cc.mechanism; switch.queue_mapping",
+    ),
 ];
 
 const IB: Option<Model> = Some(Model::InfiniBand);
@@ -38,6 +48,16 @@ macro_rules! item {
         Item {
             category: $c,
             name: $n,
+            select: None,
+            model: $m,
+            doc: $d,
+        }
+    };
+    ($c:expr, $n:expr, $m:expr, $d:expr, $key:expr => $value:expr) => {
+        Item {
+            category: $c,
+            name: $n,
+            select: Some(($key, $value)),
             model: $m,
             doc: $d,
         }
@@ -78,9 +98,41 @@ pub const CATALOG: &[Item] = &[
     item!("pattern", "shuffle", None, "perfect shuffle: the router index (mesh/torus; else the node index) rotated left by one bit (a power of two of them)"),
     item!("pattern", "tornado", None, "mesh/torus: x → x + ⌈k/2⌉ − 1 (mod k) in every dimension"),
     item!("pattern", "neighbour", None, "mesh/torus: x → x + 1 (mod k) in every dimension"),
-    item!("cc", "none", None, "no congestion control (cc.enabled = false, the default; the cycle-level model has none)"),
-    item!("cc", "infiniband", IB, "IBA congestion control: switches mark FECN, destinations return CNPs, sources throttle by CCTI (cc.enabled = true; spec §2)"),
+    item!("cc", "none", None, "no congestion control (the default; the cycle-level model has none)", "cc.enabled" => "false"),
+    item!("cc", "ib", IB, "IBA congestion control, with cc.enabled = true (the default mechanism): switches mark FECN, destinations return CNPs, sources throttle by CCTI (spec §2)", "cc.mechanism" => "ib"),
+    item!("cc", "ib_s1", IB, "IBA_CC-S1, the DRB paper's throttling baseline, with cc.enabled = true: an input-buffer monitor marks, sources add injection-rate delay per cc.notifications_per_step notifications, one path (drb-and-ddbbm spec A.4)", "cc.mechanism" => "ib_s1"),
+    item!("cc", "drb", IB, "DRB, with cc.enabled = true: the same monitor; sources open link-disjoint paths (up to drb.max_paths) and spread packets over them, no throttling (drb-and-ddbbm spec A.3)", "cc.mechanism" => "drb"),
+    item!("cc", "voq", IB, "a virtual output queue per output sharing the input's credits: the InfiniBand switch (the default; spec §3.4)", "switch.queue_mapping" => "voq"),
+    item!("cc", "one_queue", IB, "1Q: one FIFO per input and VL, head-of-line blocking (spec B.2)", "switch.queue_mapping" => "one_queue"),
+    item!("cc", "voq_sw", IB, "VOQsw: a queue per output of the switch; with switch.buffer_sharing = \"static\" credits per queue and look-ahead routing (spec B.2)", "switch.queue_mapping" => "voq_sw"),
+    item!("cc", "voq_net", IB, "VOQnet: a queue per destination end node (spec B.2)", "switch.queue_mapping" => "voq_net"),
+    item!("cc", "dbbm", IB, "DBBM: switch.dbbm_queues queues, destination mod Q (spec B.2)", "switch.queue_mapping" => "dbbm"),
+    item!("cc", "ddbbm", IB, "DDBBM: DBBM's Q queues + a dynamic queue for packets to congested destinations; each end node detects its own congestion per frame (ddbbm.frame, dt, lt, sit, ns) and notifies the sources (spec B.2, B.3); ddbbm.mapping = \"virtual_lanes\" maps it onto VLs (spec B.4)", "switch.queue_mapping" => "ddbbm"),
 ];
+
+impl Item {
+    /// The key that selects this item and the value it takes there (for a category whose
+    /// key is not one key, such as the patterns', that text and the name).
+    pub fn selector(&self) -> (&'static str, &'static str) {
+        self.select.unwrap_or_else(|| {
+            let key = CATEGORIES
+                .iter()
+                .find(|c| c.0 == self.category)
+                .map_or("", |c| c.2);
+            (key, self.name)
+        })
+    }
+
+    /// How a scenario selects it, as a TOML assignment (`cc.mechanism = "drb"`), for an item
+    /// whose key is not its category's ([`Item::select`]); `None` otherwise.
+    pub fn selection(&self) -> Option<String> {
+        let (key, value) = self.select?;
+        Some(match lookup(key).map(|k| k.kind) {
+            Some(ValueKind::Choice(_)) => format!("{key} = \"{value}\""),
+            _ => format!("{key} = {value}"),
+        })
+    }
+}
 
 /// Which model(s) have an item, in words.
 pub fn model_text(m: Option<Model>) -> &'static str {
@@ -89,7 +141,7 @@ pub fn model_text(m: Option<Model>) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::super::keys::{lookup, ValueKind};
+    use super::super::schema::{CcMechanism, QueueMappingKind};
     use super::super::{RoutingAlgorithm, TopologyKind};
     use super::*;
 
@@ -145,5 +197,58 @@ mod tests {
         p.sort_unstable();
         k.sort_unstable();
         assert_eq!(p, k);
+    }
+
+    #[test]
+    fn every_cc_mechanism_and_queue_mapping_has_a_line_with_its_key() {
+        // the values the config accepts: the enums the scenario is read into, and the keys'
+        // metadata (`lnsim keys`, the schema) that says so
+        for (key, names) in [
+            ("cc.mechanism", CcMechanism::NAMES),
+            ("switch.queue_mapping", QueueMappingKind::NAMES),
+        ] {
+            assert_eq!(choices(key), names.to_vec(), "{key}");
+            let info = lookup(key).expect("a key");
+            let mut listed: Vec<&str> = CATALOG
+                .iter()
+                .filter(|i| i.select.map(|(k, _)| k) == Some(key))
+                .map(|i| {
+                    assert_eq!(i.category, "cc", "{key} = {}", i.name);
+                    assert_eq!(i.model, info.model, "{key} = {}: its model", i.name);
+                    assert!(!i.doc.is_empty());
+                    i.selector().1
+                })
+                .collect();
+            let mut want = names.to_vec();
+            listed.sort_unstable();
+            want.sort_unstable();
+            assert_eq!(
+                listed, want,
+                "{key}: every value has its line in `lnsim list cc`"
+            );
+        }
+    }
+
+    #[test]
+    fn every_selection_is_a_value_its_key_accepts() {
+        for i in CATALOG {
+            let (key, value) = i.selector();
+            let Some(sel) = i.selection() else {
+                assert!(i.select.is_none());
+                continue;
+            };
+            let kind = lookup(key).map(|k| k.kind);
+            match kind {
+                Some(ValueKind::Choice(c)) => {
+                    assert!(c.contains(&value), "{sel}");
+                    assert_eq!(sel, format!("{key} = \"{value}\""));
+                }
+                Some(ValueKind::Bool) => {
+                    assert!(["true", "false"].contains(&value), "{sel}");
+                    assert_eq!(sel, format!("{key} = {value}"));
+                }
+                other => panic!("{}: selected by {key}, a {other:?}", i.name),
+            }
+        }
     }
 }

@@ -3,7 +3,7 @@
 //! value of the other model, from the key metadata of [`super::keys`] (each key names the model
 //! that reads it) and the catalog of [`super::catalog`], not from a list kept by hand.
 
-use super::catalog::{CATALOG, CATEGORIES};
+use super::catalog::CATALOG;
 use super::keys::{self, table_model, ValueKind};
 use super::model::Model;
 use super::schema::TopologyKind;
@@ -140,9 +140,14 @@ fn walk(table: &toml::Table, prefix: &str, choice: ModelChoice) -> Result<()> {
 }
 
 /// Values that only one model has (`topology.kind = "dragonfly"`, `routing.algorithm =
-/// "dmodk"`), from the catalog of `lnsim list`.
+/// "dmodk"`), from the catalog of `lnsim list`: each item's key and value
+/// ([`super::catalog::Item::selector`]).
 fn check_values(table: &toml::Table, choice: ModelChoice) -> Result<()> {
-    for (category, _, key) in CATEGORIES {
+    for item in CATALOG {
+        let Some(m) = item.model.filter(|m| *m != choice.model) else {
+            continue;
+        };
+        let (key, value) = item.selector();
         if !matches!(
             keys::lookup(key).map(|k| k.kind),
             Some(ValueKind::Choice(_))
@@ -152,18 +157,11 @@ fn check_values(table: &toml::Table, choice: ModelChoice) -> Result<()> {
         let Some((t, name)) = key.split_once('.') else {
             continue;
         };
-        let Some(value) = table
+        let given = table
             .get(t)
             .and_then(|t| t.get(name))
-            .and_then(|v| v.as_str())
-        else {
-            continue;
-        };
-        let owner = CATALOG
-            .iter()
-            .find(|i| i.category == *category && i.name == value)
-            .and_then(|i| i.model);
-        if let Some(m) = owner.filter(|m| *m != choice.model) {
+            .and_then(|v| v.as_str());
+        if given == Some(value) {
             return Err(refuse(&format!("key `{key}` = \"{value}\""), m, choice));
         }
     }

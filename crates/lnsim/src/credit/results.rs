@@ -65,6 +65,16 @@ fn secs(ps: u64) -> f64 {
     ps as f64 / PS_PER_S as f64
 }
 
+/// `x` rounded to 6 decimals when `measured`, else null: a figure of a window the run never
+/// reached.
+fn measured(measured: bool, x: f64) -> Value {
+    if measured {
+        json!(r6(x))
+    } else {
+        Value::Null
+    }
+}
+
 /// Writes the results folder of a run and returns the `summary.json` text. `ending` says
 /// whether the run reached its end time; an interrupted run has simulated up to `net.end`
 /// (its summary says `"complete": false` and gives `planned_sim_time_s`, the end time it was
@@ -81,13 +91,18 @@ pub fn write_results(
     let totals = NodeTotals::new(net, &ctx);
     let mut summary = summary_json(net, l, &ctx, &totals, wall_s, c, ending);
     // the DRB paper's mechanisms (credit/results_drb.rs)
-    let (drb_fields, drb_files) =
-        super::results_drb::outputs(net, ctx.interval, ctx.first_after_warm as u32, &ctx.names);
+    let (drb_fields, drb_files) = super::results_drb::outputs(
+        net,
+        ctx.interval,
+        ctx.measured.then_some(ctx.first_after_warm as u32),
+        &ctx.names,
+    );
     for (k, v) in drb_fields {
         summary[k] = v;
     }
-    let text =
-        serde_json::to_string_pretty(&summary).map_err(|e| Error::Internal(e.to_string()))? + "\n";
+    let text = crate::stats::natural::to_json_pretty(&summary)
+        .map_err(|e| Error::Internal(e.to_string()))?
+        + "\n";
 
     let mut files: Vec<(&str, String)> = vec![
         ("nodes.csv", nodes_csv(&net.stats, &ctx)),
@@ -140,6 +155,10 @@ struct Ctx<'a> {
     first_after_warm: usize,
     /// Its start: the averages "after warm-up" cover `[warm_start, end]`.
     warm_start: u64,
+    /// The run went past `warm_start`: there is an after-warm-up window. A run interrupted
+    /// before the warm-up's end has none, and its after-warm-up figures are null (no rate
+    /// over an empty or negative window).
+    measured: bool,
     /// Length of the fairness window (from `stats.window` to the end).
     window_ps: u64,
     /// The InfiniBand CC state, when it ran.
@@ -162,6 +181,7 @@ impl<'a> Ctx<'a> {
             interval,
             first_after_warm,
             warm_start: first_after_warm as u64 * interval,
+            measured: net.end > first_after_warm as u64 * interval,
             window_ps: net.end.saturating_sub(st.window),
             ib: net.cc.ib(),
         }
@@ -284,13 +304,13 @@ fn summary_json(
         "throughput": {
             "total_rx_gbps": r6(gbps(sum(&t.all, 1), end)),
             "total_tx_gbps": r6(gbps(sum(&t.all, 0), end)),
-            "rx_gbps_after_warmup": r6(gbps(sum(&t.after, 1), t.after_ps)),
-            "tx_gbps_after_warmup": r6(gbps(sum(&t.after, 0), t.after_ps)),
+            "rx_gbps_after_warmup": measured(ctx.measured, gbps(sum(&t.after, 1), t.after_ps)),
+            "tx_gbps_after_warmup": measured(ctx.measured, gbps(sum(&t.after, 0), t.after_ps)),
             // the same in gigabytes per second: [Z] sums per-node MB/s (docs/scenarios.md)
             "total_rx_gbytes_per_s": r6(gbps(sum(&t.all, 1), end) / 8.0),
             "total_tx_gbytes_per_s": r6(gbps(sum(&t.all, 0), end) / 8.0),
             // spec B.7: mean over the end nodes of bytes received after warm-up / link rate
-            "accepted_per_node": r6(mean(&t.rx_fraction)),
+            "accepted_per_node": measured(ctx.measured, mean(&t.rx_fraction)),
         },
         "message_latency_ns": message_latency_json(st),
         "nodes": nodes_json(net, ctx, t),
@@ -345,13 +365,13 @@ fn nodes_json(net: &Net, ctx: &Ctx, t: &NodeTotals) -> Map<String, Value> {
         let mut node = json!({
                 "tx_bytes": all[h][0], "rx_bytes": all[h][1],
                 "tx_gbps": r6(gbps(all[h][0], end)), "rx_gbps": r6(gbps(all[h][1], end)),
-                "tx_gbps_after_warmup": r6(gbps(after[h][0], t.after_ps)),
-                "rx_gbps_after_warmup": r6(gbps(after[h][1], t.after_ps)),
+                "tx_gbps_after_warmup": measured(ctx.measured, gbps(after[h][0], t.after_ps)),
+                "rx_gbps_after_warmup": measured(ctx.measured, gbps(after[h][1], t.after_ps)),
                 "link_gbps": r6(link_gbps(net, h)),
                 // spec B.7: reception after warm-up and the traffic offered to it, as shares
                 // of the link
-                "rx_fraction": r6(t.rx_fraction[h]),
-                "offered_fraction": r6(t.offered_fraction[h]),
+                "rx_fraction": measured(ctx.measured, t.rx_fraction[h]),
+                "offered_fraction": measured(ctx.measured, t.offered_fraction[h]),
         });
         if let Some(ib) = ctx.ib {
             node["cnps_sent"] = json!(ib.ca.cnps_sent[h]);
@@ -373,7 +393,7 @@ fn flows_json(net: &Net, ctx: &Ctx) -> Vec<Value> {
             "src": names[f.src as usize], "dst": names[f.dst as usize], "vl": f.vl, "static": f.is_static,
             "tx_bytes": f.tx_bytes, "rx_bytes": f.rx_bytes, "tx_packets": f.tx_packets, "rx_packets": f.rx_packets,
             "tx_gbps": r6(gbps(f.tx_bytes, end)), "rx_gbps": r6(gbps(f.rx_bytes, end)),
-            "rx_gbps_window": r6(gbps(f.rx_bytes_window, ctx.window_ps)),
+            "rx_gbps_window": measured(ctx.window_ps > 0, gbps(f.rx_bytes_window, ctx.window_ps)),
             "latency_mean_ns": if f.rx_packets > 0 { r6(f.latency_sum as f64 / f.rx_packets as f64 / 1000.0) } else { 0.0 },
         })
     };
@@ -465,11 +485,21 @@ fn fairness_json(net: &Net, ctx: &Ctx, t: &NodeTotals) -> Value {
 }
 
 /// Spec B.7 over the destinations that are not a hotspot of any generator (every HCA offered
-/// some traffic after warm-up): Jain's index of their reception rates, the victims
-/// (received < 90 % of the offered rate, for those offered less than their link) and the least
-/// received / offered ratio ([`crate::stats::reception`]).
+/// some traffic after warm-up): Jain's index of their reception rates, their mean, least and
+/// most reception (shares of their links), the victims (received < 90 % of the offered rate,
+/// for those offered less than their link: how many and which) and the least received /
+/// offered ratio ([`crate::stats::reception`]).
 fn non_hot_json(net: &Net, ctx: &Ctx, t: &NodeTotals) -> Value {
     let hot = net.traffic.hot_destinations();
+    let hot_names: Vec<&str> = hot.iter().map(|&h| ctx.names[h as usize]).collect();
+    if !ctx.measured {
+        // no after-warm-up window: nothing was compared
+        return json!({
+            "rx_jain_non_hot": null, "non_hot_destinations": null, "hot_destinations": hot_names,
+            "non_hot_rx_fraction": null, "victims": null, "victim_destinations": [],
+            "victim_share": reception::VICTIM_SHARE, "min_over_expected": null,
+        });
+    }
     let members: Vec<usize> = (0..ctx.names.len())
         .filter(|&d| t.offered_fraction[d] > 0.0 && hot.binary_search(&(d as u32)).is_err())
         .collect();
@@ -477,8 +507,12 @@ fn non_hot_json(net: &Net, ctx: &Ctx, t: &NodeTotals) -> Value {
     json!({
         "rx_jain_non_hot": r.jain.map(r6),
         "non_hot_destinations": r.destinations,
-        "hot_destinations": hot.iter().map(|&h| ctx.names[h as usize]).collect::<Vec<_>>(),
-        "victims": r.victims,
+        "hot_destinations": hot_names,
+        "non_hot_rx_fraction": r.rx.map(|x| json!({
+            "mean": r6(x.mean), "min": r6(x.min), "max": r6(x.max),
+        })),
+        "victims": r.victims.len(),
+        "victim_destinations": r.victims.iter().map(|&d| ctx.names[d]).collect::<Vec<_>>(),
         "victim_share": reception::VICTIM_SHARE,
         "min_over_expected": r.min_over_expected.map(r6),
     })
@@ -530,10 +564,12 @@ fn load_json(net: &Net) -> Value {
     let senders = net.traffic.by_hca.iter().filter(|v| !v.is_empty()).count();
     let window_us = net.end.saturating_sub(st.warmup) as f64 / 1e6;
     let per_node = |bytes: u64| {
-        if senders == 0 || window_us <= 0.0 {
-            0.0
+        if window_us <= 0.0 {
+            Value::Null // the run stopped before the window opened
+        } else if senders == 0 {
+            json!(0.0)
         } else {
-            r6(bytes as f64 * 8.0 / window_us / senders as f64)
+            json!(r6(bytes as f64 * 8.0 / window_us / senders as f64))
         }
     };
     let (from, to) = measure_window(net);
@@ -863,7 +899,11 @@ fn flows_csv(net: &Net, ctx: &Ctx) -> String {
             f.rx_packets,
             r6(gbps(f.tx_bytes, end)),
             r6(gbps(f.rx_bytes, end)),
-            r6(gbps(f.rx_bytes_window, ctx.window_ps)),
+            if ctx.window_ps > 0 {
+                r6(gbps(f.rx_bytes_window, ctx.window_ps)).to_string()
+            } else {
+                String::new() // no fairness window: no rate
+            },
             r6(lm),
             r6(ctx.throttled_s(i))
         );

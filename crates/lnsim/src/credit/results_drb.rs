@@ -27,8 +27,14 @@ fn r6(x: f64) -> f64 {
 
 /// The summary fields and files of the run's mechanism (empty when it is neither DRB nor
 /// IBA_CC-S1). `interval` is the statistics interval, `first_after_warm` the first interval
-/// after the warm-up, `names` the HCA names.
-pub(crate) fn outputs(net: &Net, interval: u64, first_after_warm: u32, names: &[&str]) -> Outputs {
+/// after the warm-up (`None`: the run stopped before it, and the after-warm-up means are
+/// null), `names` the HCA names.
+pub(crate) fn outputs(
+    net: &Net,
+    interval: u64,
+    first_after_warm: Option<u32>,
+    names: &[&str],
+) -> Outputs {
     let mut fields = Vec::new();
     let mut files = Vec::new();
     if let Some(m) = net.cc.port_monitor() {
@@ -68,19 +74,21 @@ fn monitor_csv(net: &Net, m: &PortMonitor) -> String {
     s
 }
 
-fn drb_json(net: &Net, d: &Drb, first_after_warm: u32) -> Value {
+fn drb_json(net: &Net, d: &Drb, first_after_warm: Option<u32>) -> Value {
     // mean over the intervals after warm-up of the mean open paths per flow
-    let after: Vec<f64> = d
-        .interval_open
-        .iter()
-        .filter(|&&(i, _, n)| i >= first_after_warm && n > 0)
-        .map(|&(_, sum, n)| sum as f64 / n as f64)
-        .collect();
-    let mean_open = if after.is_empty() {
-        1.0
-    } else {
-        after.iter().sum::<f64>() / after.len() as f64
-    };
+    let mean_open = first_after_warm.map(|first| {
+        let after: Vec<f64> = d
+            .interval_open
+            .iter()
+            .filter(|&&(i, _, n)| i >= first && n > 0)
+            .map(|&(_, sum, n)| sum as f64 / n as f64)
+            .collect();
+        if after.is_empty() {
+            1.0
+        } else {
+            r6(after.iter().sum::<f64>() / after.len() as f64)
+        }
+    });
     let flows = net.traffic.flows.len() as u32;
     let mut at_end = [0u64; super::cc::drb::MAX_PATHS + 1];
     for f in 0..flows {
@@ -92,7 +100,7 @@ fn drb_json(net: &Net, d: &Drb, first_after_warm: u32) -> Value {
         "paths_opened": d.opened,
         "paths_closed": d.closed,
         "max_open_paths": d.max_open,
-        "mean_open_paths_after_warmup": r6(mean_open),
+        "mean_open_paths_after_warmup": mean_open,
         // flows with 1, 2, … paths open when the run ended
         "open_paths_at_end": at_end[1..=last.max(1)].to_vec(),
     })
@@ -117,22 +125,25 @@ fn drb_csv(net: &Net, d: &Drb, interval: u64, names: &[&str]) -> String {
     s
 }
 
-fn throttle_json(net: &Net, s: &IbS1, first_after_warm: u32) -> Value {
+fn throttle_json(net: &Net, s: &IbS1, first_after_warm: Option<u32>) -> Value {
     // mean IRD over all flows and the intervals after warm-up
     let flows = net.traffic.flows.len().max(1) as f64;
     let last = s.samples.last().map(|x| x.interval).unwrap_or(0);
-    let intervals = (last + 1).saturating_sub(first_after_warm).max(1) as f64;
-    let ird_sum: f64 = s
-        .samples
-        .iter()
-        .filter(|x| x.interval >= first_after_warm)
-        .map(|x| x.ird as f64)
-        .sum();
+    let mean_ird = first_after_warm.map(|first| {
+        let intervals = (last + 1).saturating_sub(first).max(1) as f64;
+        let ird_sum: f64 = s
+            .samples
+            .iter()
+            .filter(|x| x.interval >= first)
+            .map(|x| x.ird as f64)
+            .sum();
+        // (+ 0.0: an empty sum is −0.0)
+        r6(ird_sum / flows / intervals / 1e6 + 0.0)
+    });
     json!({
         "notifications": s.notifications,
         "max_ird_us": r6(s.max_ird as f64 / 1e6),
-        // (+ 0.0: an empty sum is −0.0)
-        "mean_ird_us_after_warmup": r6(ird_sum / flows / intervals / 1e6 + 0.0),
+        "mean_ird_us_after_warmup": mean_ird,
     })
 }
 

@@ -418,6 +418,9 @@ pub(crate) fn write(
 ) -> Result<String> {
     let st = &net.stats;
     let (lat, nlat) = (st.lat.histogram(), st.net.histogram());
+    // a run interrupted before the warm-up's end has no measurement window: its window
+    // figures are null, not rates over a made-up window
+    let reached = st.stop > net.warmup;
     let measured = st.stop.saturating_sub(net.warmup).max(1);
     let active = net
         .traffic
@@ -440,7 +443,7 @@ pub(crate) fn write(
         .iter()
         .fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
     let n = st.w_delivered.max(1) as f64;
-    let verdict = Window {
+    let mut verdict = Window {
         stopped_early: st.stopped_early,
         growth: (c.waiting as f64 - st.waiting_start.unwrap_or(0) as f64) / active,
         generated_packets: st.w_generated as f64 / net.pkt_phits as f64 / active,
@@ -458,6 +461,14 @@ pub(crate) fn write(
         pkt_phits: net.pkt_phits,
     }
     .saturation();
+    if !reached {
+        verdict.undecided = true;
+        verdict.warnings = vec![format!(
+            "no measurement window reached: the run stopped at cycle {}, before the warm-up's \
+             end at cycle {}",
+            st.stop, net.warmup
+        )];
+    }
     let q = |h: &Histogram<u64>, x: f64| {
         if h.is_empty() {
             0
@@ -469,6 +480,8 @@ pub(crate) fn write(
     let policy = net.routing.alg.vlb_policy();
     let routing_name = net.routing.alg.name();
     let events_per_s = st.phit_hops as f64 / wall_s.max(1e-9);
+    // a figure of the measurement window (null without one)
+    let w = |v: serde_json::Value| if reached { v } else { serde_json::Value::Null };
     let mut summary = json!({
         "scenario": l.name,
         "complete": ending.is_complete(),
@@ -485,34 +498,34 @@ pub(crate) fn write(
         "change_cycle": net.traffic.change_cycle(),
         "packet_phits": net.pkt_phits,
         "offered_load": r6(offered),
-        "generated_load": generated,
-        "injected_load": per_node(st.w_injected),
-        "accepted_load": accepted,
+        "generated_load": w(json!(generated)),
+        "injected_load": w(json!(per_node(st.w_injected))),
+        "accepted_load": w(json!(accepted)),
         "latency_cycles": {
-            "mean": r6(st.w_lat_sum as f64 / n),
-            "p50": q(&lat, 0.5),
-            "p99": q(&lat, 0.99),
-            "max": lat.max(),
+            "mean": w(json!(r6(st.w_lat_sum as f64 / n))),
+            "p50": w(json!(q(&lat, 0.5))),
+            "p99": w(json!(q(&lat, 0.99))),
+            "max": w(json!(lat.max())),
         },
         "network_latency_cycles": {
-            "mean": r6(st.w_net_sum as f64 / n),
-            "p50": q(&nlat, 0.5),
-            "p99": q(&nlat, 0.99),
+            "mean": w(json!(r6(st.w_net_sum as f64 / n))),
+            "p50": w(json!(q(&nlat, 0.5))),
+            "p99": w(json!(q(&nlat, 0.99))),
         },
-        "nonminimal_fraction": r6(st.w_nonmin as f64 / n),
+        "nonminimal_fraction": w(json!(r6(st.w_nonmin as f64 / n))),
         "recomputations": st.recomputations,
-        "avg_hops": r6(st.w_hops as f64 / n),
+        "avg_hops": w(json!(r6(st.w_hops as f64 / n))),
         "saturated": verdict.saturated,
         "saturation_undecided": verdict.undecided,
         "warnings": verdict.warnings,
         "stopped_early": st.stopped_early,
         "warmup_cycles": net.warmup,
-        "measured_cycles": measured,
+        "measured_cycles": if reached { measured } else { 0 },
         "active_nodes": active as u64,
         "fairness": {
-            "jain_routers": jain(&inj_r).map(r6),
-            "min_router_load": r6(if min_r.is_finite() { min_r } else { 0.0 }),
-            "max_router_load": r6(max_r),
+            "jain_routers": w(json!(jain(&inj_r).map(r6))),
+            "min_router_load": w(json!(r6(if min_r.is_finite() { min_r } else { 0.0 }))),
+            "max_router_load": w(json!(r6(max_r))),
         },
         "packets": {
             "generated": c.generated,
@@ -535,7 +548,7 @@ pub(crate) fn write(
         for c in PathClass::ALL {
             paths.insert(
                 c.name().into(),
-                json!(r6(st.w_paths[c as usize] as f64 / n)),
+                w(json!(r6(st.w_paths[c as usize] as f64 / n))),
             );
         }
         summary["paths"] = serde_json::Value::Object(paths);
@@ -545,7 +558,7 @@ pub(crate) fn write(
         // ACOR-Switch: the share of router-cycles at each level in the window, and the
         // level trace of every router (Dragonfly spec §3.7, §4.3)
         let share = a.level_share(net.warmup, st.stop);
-        summary["acor_level_share"] = json!(share.iter().map(|&x| r6(x)).collect::<Vec<_>>());
+        summary["acor_level_share"] = w(json!(share.iter().map(|&x| r6(x)).collect::<Vec<_>>()));
         let mut t = String::from("cycle,router,name,level\n");
         for (c, r, lv) in a.trace() {
             let _ = writeln!(t, "{c},{r},{},{lv}", net.router_names[r as usize]);
@@ -554,7 +567,7 @@ pub(crate) fn write(
     }
     if let Some(t) = &net.ctrace {
         // the group-counter observer (stats.group_counters, Dragonfly spec §3.10, Fig 6-8)
-        summary["group_counters"] = t.summary();
+        summary["group_counters"] = w(t.summary());
         files.push(("group_counters.csv", t.text(&net.router_names, st.stop)));
     }
     if let Ending::Interrupted { planned_end } = ending {
@@ -562,8 +575,9 @@ pub(crate) fn write(
         summary["simulated_cycles"] = json!(st.stop);
         summary["planned_cycles"] = json!(planned_end);
     }
-    let text =
-        serde_json::to_string_pretty(&summary).map_err(|e| Error::Internal(e.to_string()))? + "\n";
+    let text = crate::stats::natural::to_json_pretty(&summary)
+        .map_err(|e| Error::Internal(e.to_string()))?
+        + "\n";
 
     // on a Dragonfly, each router's sourced packets per path class (share of those delivered
     // in the window)

@@ -7,6 +7,7 @@
 
 pub mod fairness;
 pub mod links;
+pub mod natural;
 pub mod reception;
 pub mod results_folder;
 

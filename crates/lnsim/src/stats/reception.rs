@@ -18,24 +18,57 @@ pub struct NonHot {
     /// Jain's index of their reception rates (None: none received anything).
     pub jain: Option<f64>,
     /// Those with an expected rate below capacity that received less than
-    /// [`VICTIM_SHARE`] of it.
-    pub victims: usize,
+    /// [`VICTIM_SHARE`] of it (indices, in the order of the members).
+    pub victims: Vec<usize>,
     /// The least received / expected ratio among those with an expected rate (None: none).
     pub min_over_expected: Option<f64>,
+    /// Their reception rates (shares of their links): mean, least and most (None: no
+    /// destination compared).
+    pub rx: Option<Spread>,
+}
+
+/// Mean, least and most of a set of rates.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spread {
+    /// The mean.
+    pub mean: f64,
+    /// The least.
+    pub min: f64,
+    /// The most.
+    pub max: f64,
+}
+
+impl Spread {
+    /// Of `xs` (None when empty).
+    pub fn of(xs: &[f64]) -> Option<Spread> {
+        if xs.is_empty() {
+            return None;
+        }
+        let (min, max) = xs
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+                (a.min(x), b.max(x))
+            });
+        Some(Spread {
+            mean: xs.iter().sum::<f64>() / xs.len() as f64,
+            min,
+            max,
+        })
+    }
 }
 
 /// Fairness over the destinations `members` (indices into the slices): `rx[d]` and
 /// `expected[d]` are the received and offered rates as shares of `d`'s link (spec B.7).
 pub fn non_hot(rx: &[f64], expected: &[f64], members: &[usize]) -> NonHot {
     let xs: Vec<f64> = members.iter().map(|&d| rx[d]).collect();
-    let mut victims = 0;
+    let mut victims = Vec::new();
     let mut min: Option<f64> = None;
     for &d in members {
         let e = expected[d];
         if e > 0.0 && e < 1.0 {
             let r = rx[d] / e;
             if r < VICTIM_SHARE {
-                victims += 1;
+                victims.push(d);
             }
             min = Some(min.map_or(r, |m: f64| m.min(r)));
         }
@@ -45,6 +78,7 @@ pub fn non_hot(rx: &[f64], expected: &[f64], members: &[usize]) -> NonHot {
         jain: jain(&xs),
         victims,
         min_over_expected: min,
+        rx: Spread::of(&xs),
     }
 }
 
@@ -60,15 +94,19 @@ mod tests {
         let expected = [0.5, 0.5, 1.2, 4.0, 0.25];
         let r = non_hot(&rx, &expected, &[0, 1, 2, 4]);
         assert_eq!(r.destinations, 4);
-        assert_eq!(r.victims, 2);
+        assert_eq!(r.victims, [1, 4]);
         assert_eq!(r.min_over_expected, Some(0.0));
+        let spread = r.rx.unwrap();
+        assert_eq!((spread.min, spread.max), (0.0, 0.7));
+        assert!((spread.mean - 1.6 / 4.0).abs() < 1e-12);
         let xs = [0.5, 0.4, 0.7, 0.0];
         let s: f64 = xs.iter().sum();
         let s2: f64 = xs.iter().map(|x| x * x).sum();
         assert!((r.jain.unwrap() - s * s / (4.0 * s2)).abs() < 1e-12);
         // exactly at 90 % is not a victim
         let r = non_hot(&[0.45], &[0.5], &[0]);
-        assert_eq!((r.victims, r.min_over_expected), (0, Some(0.9)));
-        assert_eq!(non_hot(&[], &[], &[]).jain, None);
+        assert_eq!((r.victims.len(), r.min_over_expected), (0, Some(0.9)));
+        let none = non_hot(&[], &[], &[]);
+        assert_eq!((none.jain, none.rx), (None, None));
     }
 }
