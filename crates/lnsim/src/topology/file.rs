@@ -398,7 +398,7 @@ link S1 S2 speed=QDR width=4x
             ("switch\n", "t.topo:1: expected `switch NAME [ports=N]`"),
             (
                 "switch S1\nhca H1\nlink H1 S1 rate=fast\n",
-                "t.topo:3: unknown rate unit \"fast\"",
+                "t.topo:3: \"fast\" is not a rate",
             ),
             (
                 "switch S1\nhca H1\nlink H1 S1 delay=5\n",
