@@ -662,16 +662,20 @@ def _cell_text(v) -> str:
 
 
 def parse_bounds(items: List[str]) -> dict:
-    """``--bound LABEL=VALUE`` arguments as ``{label: value}`` (split at the last ``=``)."""
+    """``--bound LABEL=VALUE`` arguments as ``{label: value}`` (split at the last ``=``); a label
+    given twice is an :class:`InputError` (one line per label)."""
     bounds = {}
     for item in items:
         label, sep, value = item.rpartition("=")
         try:
             if not sep or not label.strip():
                 raise ValueError
-            bounds[label.strip()] = float(value)
+            number = float(value)
         except ValueError:
             raise InputError(f"--bound {item}: expected LABEL=VALUE with a number, e.g. --bound 'MIN 1/(ap)=0.0139'") from None
+        if label.strip() in bounds:
+            raise InputError(f"--bound {item}: the label `{label.strip()}` is given twice; give each bound once")
+        bounds[label.strip()] = number
     return bounds
 
 
