@@ -35,7 +35,16 @@ from pathlib import Path
 from typing import List, Optional
 
 # the exit statuses and InputError are also public names of this module
-from ._exit import EXIT_DEADLOCK, EXIT_ERROR, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, InputError, report_error
+from ._exit import (
+    EXIT_DEADLOCK,
+    EXIT_ERROR,
+    EXIT_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    InputError,
+    interruptible,
+    report_error,
+)
 from ._format import format_ns
 from ._run import key_matches  # also a public name of this module
 
@@ -771,7 +780,14 @@ def _on_sigterm(signum, frame) -> None:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    """Entry point of the ``lnsim`` command; returns the exit status."""
+    """Entry point of the ``lnsim`` command; returns the exit status. An interrupt (Ctrl-C,
+    SIGTERM) wherever it lands, while an error is being reported too, ends the command with
+    :data:`EXIT_INTERRUPTED` and one line on stderr (:func:`lnsim._exit.interruptible`)."""
+    return interruptible(lambda: _main(argv))
+
+
+def _main(argv: Optional[List[str]]) -> int:
+    """:func:`main`'s work: the parsed command, its error reported as an exit status."""
     saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = _ReaderSafe(sys.stdout), _ReaderSafe(sys.stderr)
     global _MAIN_PID
@@ -784,9 +800,6 @@ def main(argv: Optional[List[str]] = None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
         return args.func(args)
-    except KeyboardInterrupt:
-        print("lnsim: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
     except SystemExit:
         raise
     except Exception as e:  # noqa: BLE001 - every failure becomes a message and an exit status
