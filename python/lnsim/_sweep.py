@@ -99,13 +99,11 @@ MAX_ID_LEN = 160
 
 
 def _load_toml(scenario: Path) -> dict:
+    """The scenario file as a dict; read as the core reads it (:func:`lnsim._run.read_scenario`:
+    a FIFO, a device or a file larger than ``MAX_INPUT_BYTES`` is refused, never read)."""
+    text = _run.read_scenario(scenario)
     try:
-        with open(scenario, "rb") as f:
-            return _toml.load(f)
-    except FileNotFoundError:
-        raise ScenarioError(f"{scenario}: no such scenario file") from None
-    except OSError as e:
-        raise ScenarioError(f"{scenario}: cannot read: {e.strerror or e}") from None
+        return _toml.loads(text)
     except _toml.TOMLDecodeError as e:
         raise ScenarioError(f"{scenario}: invalid TOML: {e}") from None
 

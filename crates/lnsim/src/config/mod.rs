@@ -3,6 +3,7 @@
 
 pub mod catalog;
 pub mod choice;
+pub mod input;
 pub mod keys;
 pub mod model;
 pub mod model_choice;
@@ -46,14 +47,22 @@ impl LoadedScenario {
     }
 }
 
+/// The text of the scenario file at `path`: a regular UTF-8 file of at most
+/// [`input::MAX_INPUT_BYTES`] (a FIFO, a device or a folder is refused before it is opened,
+/// [`input::read_text`]); the error names the file.
+pub fn read_scenario(path: &Path) -> Result<String> {
+    input::read_text(path).map_err(|why| {
+        Error::Input(if why == "does not exist" {
+            format!("{}: no such scenario file", path.display())
+        } else {
+            format!("{}: scenario file {why}", path.display())
+        })
+    })
+}
+
 /// Reads and parses a scenario file, applying `key.path=value` overrides and an optional seed.
 pub fn load_file(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<LoadedScenario> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Error::Input(format!(
-            "{}: cannot read scenario file: {e}",
-            path.display()
-        ))
-    })?;
+    let text = read_scenario(path)?;
     let stem = path
         .file_stem()
         .and_then(|s| s.to_str())
