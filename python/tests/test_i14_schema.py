@@ -78,7 +78,7 @@ CRASHERS = [
     ("ib", ["cc.ccti_limit=4294967295"], "cc.ccti_limit", []),
     ("ib", ["cc.ccti_increase=4000000000"], "cc.ccti_increase", []),
     ("ib", ["sim.interval=1ps", "sim.end_time=10ms"], "sim.interval: gives more than 10 million intervals", []),
-    ("ib", ["sim.interval=0s"], "sim.interval: must be positive", []),
+    ("ib", ["sim.interval=0s", "sim.end_time=0.7s"], "sim.interval: must be positive", []),
     ("ib", ["traffic.message_bytes=1024GiB"], "traffic.message_bytes", []),
     ("cycle", ["traffic.packet_phits=4294967295"], "traffic.packet_phits", []),
 ]

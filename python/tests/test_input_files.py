@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import resource
+import subprocess
 import sys
 
 import pytest
@@ -80,11 +81,28 @@ def test_a_fifo_named_by_the_scenario_is_refused(tmp_path):
     refused("validate", "t.toml", cwd=tmp_path, needle="routing.file: `/dev/zero` is a character device")
 
 
+#: The Python API on a FIFO and a device, in a process of its own (a call that blocked would
+#: block the test run).
+API_CALLS = r"""
+import os, sys
+import lnsim
+
+os.mkfifo("s.toml")
+for call in (lambda: lnsim.load_scenario("s.toml"), lambda: lnsim.sweep_points("s.toml"),
+             lambda: lnsim.validate("s.toml"), lambda: lnsim.estimate_memory("/dev/zero"),
+             lambda: lnsim.run("/dev/zero", out="out")):
+    try:
+        call()
+    except lnsim.ScenarioError as e:
+        assert "not a regular file" in str(e), e
+    else:
+        sys.exit("no error")
+print("refused")
+"""
+
+
 def test_the_python_api_refuses_them_too(tmp_path):
-    fifo = tmp_path / "s.toml"
-    os.mkfifo(fifo)
-    for call in (lambda: lnsim.load_scenario(fifo), lambda: lnsim.sweep_points(fifo),
-                 lambda: lnsim.validate(fifo), lambda: lnsim.estimate_memory("/dev/zero")):
-        with pytest.raises(lnsim.ScenarioError, match="not a regular file"):
-            call()
-    assert sys.getrecursionlimit()  # (the calls above returned: nothing blocked)
+    proc = subprocess.run([sys.executable, "-c", API_CALLS], cwd=tmp_path, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, timeout=PROMPT, preexec_fn=_small_memory)
+    assert proc.returncode == 0 and proc.stdout == "refused\n", (proc.returncode, proc.stderr)
+    assert not (tmp_path / "out").exists()

@@ -102,8 +102,9 @@ fn positive(key: &str, v: u64) -> Result<()> {
 
 /// The values [`check_scalars`] checked, with their defaults.
 pub(crate) struct Scalars {
-    /// Warm-up and measured cycles.
+    /// Warm-up cycles.
     pub warmup: u64,
+    /// Measured cycles.
     pub measure: u64,
     /// Packet size in phits.
     pub pkt_phits: u32,
