@@ -405,7 +405,8 @@ mod tests {
 
     #[test]
     fn parse_errors_say_what_is_wrong() {
-        let cases: &[(&str, fn(&str) -> Result<u64, String>, &str)] = &[
+        type Parse = fn(&str) -> Result<u64, String>;
+        let cases: &[(&str, Parse, &str)] = &[
             (
                 "-1ms",
                 |s| Duration::parse(s).map(|d| d.0),
