@@ -285,6 +285,10 @@ class Scenario:
     def __init__(self, path: PathLike, overrides: Optional[Iterable[str]] = None) -> None:
         self.path = Path(path)
         if not self.path.is_file():
+            if self.path.exists():  # a folder, a FIFO, a device: the core says which
+                from ._run import read_scenario
+
+                read_scenario(self.path)
             raise ScenarioError(f"{self.path}: no such scenario file")
         self.overrides = _overrides(overrides)
 
@@ -300,8 +304,10 @@ class Scenario:
 
     @property
     def text(self) -> str:
-        """The scenario file's TOML text (without the overrides)."""
-        return self.path.read_text(encoding="utf-8")
+        """The scenario file's TOML text (without the overrides), read as the core reads it."""
+        from ._run import read_scenario
+
+        return read_scenario(self.path)
 
     @property
     def sweep_table(self) -> dict:

@@ -2,7 +2,15 @@
 
 import sys
 
-from .cli import main
+from ._exit import interruptible  # a small module (os, sys): loads before a Ctrl-C can matter
+
+
+def _command() -> int:
+    from .cli import main
+
+    return main()
+
 
 if __name__ == "__main__":  # not when a worker process re-imports the main module
-    sys.exit(main())
+    # an interrupt while the command's modules load ends it like one during the command
+    sys.exit(interruptible(_command))

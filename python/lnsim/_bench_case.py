@@ -20,6 +20,13 @@ from typing import List, Optional
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    """Runs the case; returns the exit status (an interrupt anywhere: 130, one line)."""
+    from ._exit import interruptible  # small module: nothing heavy
+
+    return interruptible(lambda: _main(argv))
+
+
+def _main(argv: Optional[List[str]]) -> int:
     p = argparse.ArgumentParser(prog="python -m lnsim._bench_case")
     p.add_argument("scenario")
     p.add_argument("--set", dest="overrides", action="append", default=[])
@@ -34,9 +41,6 @@ def main(argv: Optional[List[str]] = None) -> int:
         res = run(args.scenario, args.overrides, None, args.out, False)
         after = resource.getrusage(resource.RUSAGE_SELF)
         res["cpu_s"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    except KeyboardInterrupt:
-        print("lnsim: interrupted", file=sys.stderr)
-        return 130
     except Exception as e:  # noqa: BLE001
         return report_error(e)
     print(json.dumps(res))

@@ -71,6 +71,17 @@ def _max_memory(value: Any) -> Optional[str]:
     return value
 
 
+#: The largest input file (scenario, topology file, ...) lnsim reads, in bytes (the core's).
+MAX_INPUT_BYTES: int = _core.MAX_INPUT_BYTES
+
+
+def read_scenario(scenario: PathLike) -> str:
+    """The text of the scenario file ``scenario``, read as the core reads it: a regular UTF-8
+    file of at most :data:`MAX_INPUT_BYTES`; a FIFO, a device or a folder is refused before it is
+    opened (it could block or never end). Raises :class:`ScenarioError` naming the file."""
+    return _core.read_scenario(os.fspath(scenario))
+
+
 def run(
     scenario: PathLike,
     overrides: Optional[Iterable[str]] = None,

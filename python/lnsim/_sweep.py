@@ -99,13 +99,11 @@ MAX_ID_LEN = 160
 
 
 def _load_toml(scenario: Path) -> dict:
+    """The scenario file as a dict; read as the core reads it (:func:`lnsim._run.read_scenario`:
+    a FIFO, a device or a file larger than ``MAX_INPUT_BYTES`` is refused, never read)."""
+    text = _run.read_scenario(scenario)
     try:
-        with open(scenario, "rb") as f:
-            return _toml.load(f)
-    except FileNotFoundError:
-        raise ScenarioError(f"{scenario}: no such scenario file") from None
-    except OSError as e:
-        raise ScenarioError(f"{scenario}: cannot read: {e.strerror or e}") from None
+        return _toml.loads(text)
     except _toml.TOMLDecodeError as e:
         raise ScenarioError(f"{scenario}: invalid TOML: {e}") from None
 
@@ -126,8 +124,8 @@ def _flatten_table(table: dict, prefix: str = "") -> List[Tuple[str, Any]]:
 def read_sweep_table(scenario) -> Dict[str, list]:
     """The ``[sweep]`` table of a scenario file as ``{key path: [values]}`` in file order.
 
-    Raises :class:`lnsim.ScenarioError` when the file has no (or an empty) ``[sweep]`` table or
-    an entry is not a non-empty list."""
+    Raises :class:`lnsim.ScenarioError` when the file has no (or an empty) ``[sweep]`` table, an
+    entry is not a non-empty list, or a key path is swept twice (quoted and dotted)."""
     scenario = Path(scenario)
     doc = _load_toml(scenario)
     if "sweep" not in doc:
@@ -146,6 +144,11 @@ def read_sweep_table(scenario) -> Dict[str, list]:
             )
         if not values:
             raise ScenarioError(f"{scenario}: key `sweep.\"{key}\"`: the list of values is empty")
+        if key in sweep:  # `"cc.x" = [...]` and `cc.x = [...]` (or `[sweep.cc]`) name one key
+            raise ScenarioError(
+                f"{scenario}: key `sweep.\"{key}\"`: swept twice (once as a quoted key path, once as dotted keys); "
+                "list each key once"
+            )
         sweep[key] = values
     return sweep
 

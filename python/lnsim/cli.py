@@ -35,7 +35,16 @@ from pathlib import Path
 from typing import List, Optional
 
 # the exit statuses and InputError are also public names of this module
-from ._exit import EXIT_DEADLOCK, EXIT_ERROR, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, InputError, report_error
+from ._exit import (
+    EXIT_DEADLOCK,
+    EXIT_ERROR,
+    EXIT_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    InputError,
+    interruptible,
+    report_error,
+)
 from ._format import format_ns, natural_key, no_window_note
 from ._run import key_matches  # also a public name of this module
 
@@ -750,16 +759,20 @@ def _cell_text(v) -> str:
 
 
 def parse_bounds(items: List[str]) -> dict:
-    """``--bound LABEL=VALUE`` arguments as ``{label: value}`` (split at the last ``=``)."""
+    """``--bound LABEL=VALUE`` arguments as ``{label: value}`` (split at the last ``=``); a label
+    given twice is an :class:`InputError` (one line per label)."""
     bounds = {}
     for item in items:
         label, sep, value = item.rpartition("=")
         try:
             if not sep or not label.strip():
                 raise ValueError
-            bounds[label.strip()] = float(value)
+            number = float(value)
         except ValueError:
             raise InputError(f"--bound {item}: expected LABEL=VALUE with a number, e.g. --bound 'MIN 1/(ap)=0.0139'") from None
+        if label.strip() in bounds:
+            raise InputError(f"--bound {item}: the label `{label.strip()}` is given twice; give each bound once")
+        bounds[label.strip()] = number
     return bounds
 
 
@@ -855,7 +868,14 @@ def _on_sigterm(signum, frame) -> None:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    """Entry point of the ``lnsim`` command; returns the exit status."""
+    """Entry point of the ``lnsim`` command; returns the exit status. An interrupt (Ctrl-C,
+    SIGTERM) wherever it lands, while an error is being reported too, ends the command with
+    :data:`EXIT_INTERRUPTED` and one line on stderr (:func:`lnsim._exit.interruptible`)."""
+    return interruptible(lambda: _main(argv))
+
+
+def _main(argv: Optional[List[str]]) -> int:
+    """:func:`main`'s work: the parsed command, its error reported as an exit status."""
     saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = _ReaderSafe(sys.stdout), _ReaderSafe(sys.stderr)
     global _MAIN_PID
@@ -868,9 +888,6 @@ def main(argv: Optional[List[str]] = None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
         return args.func(args)
-    except KeyboardInterrupt:
-        print("lnsim: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
     except SystemExit:
         raise
     except Exception as e:  # noqa: BLE001 - every failure becomes a message and an exit status

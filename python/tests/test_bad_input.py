@@ -41,7 +41,26 @@ CASES = {
         ["unreachable", "H121", "SW11"],
     ),
     # an unknown key in the file itself
-    "unknown_key_in_file": (TINY.format(dst="H121") + "[hca]\nbuffer_creditz = 3\n", {}, [], ["buffer_creditz"]),
+    "unknown_key_in_file": (TINY.format(dst="H121") + "[hca]\nbuffer_creditz = 3\n", {}, [],
+                            ["s.toml: key `hca.buffer_creditz`: unknown key; did you mean `hca.buffer_credits`?"]),
+    # an unknown key given with --set: named as the override's, with the nearest key
+    "unknown_key_in_set": (TINY.format(dst="H121"), {}, ["--set", "sim.end_tme=2ms"],
+                           ["--set sim.end_tme=2ms: key `sim.end_tme`: unknown key; did you mean `sim.end_time`?"]),
+    # a table written as an array (read by position before), in the file and with --set
+    "table_as_array_in_file": ("hca = [7]\n" + TINY.format(dst="H121"), {}, [],
+                               ["s.toml: key `hca`: expected a table", "not given in order"]),
+    "table_as_array_in_set": (TINY.format(dst="H121"), {}, ["--set", "sim=3"],
+                              ["--set sim=3: key `sim`: expected a table (`[sim]`"]),
+    # a set listing a node twice (counted twice in the fairness index before)
+    "fairness_source_twice": (TINY.format(dst="H121") + '[stats]\nfairness_sources = ["H111", "H111"]\n', {}, [],
+                              ['key `stats.fairness_sources[1]`: "H111" is listed twice']),
+    # values with units: what is wrong, not an unknown unit
+    "negative_duration": (TINY.format(dst="H121"), {}, ["--set", "sim.end_time=-1ms"],
+                          ['--set sim.end_time=-1ms: key `sim.end_time`: duration "-1ms" is negative']),
+    "exponent_duration": (TINY.format(dst="H121"), {}, ["--set", "sim.end_time=1e-30s"],
+                          ['duration "1e-30s" uses exponent notation']),
+    "negative_max_memory": (TINY.format(dst="H121"), {}, ["--max-memory=-1GB"],
+                            ["--max-memory -1GB: is negative"]),
     # a value without a unit
     "duration_without_unit": (TINY.format(dst="H121").replace('"1ms"', '"1"'), {}, [], ["sim.end_time", "no unit"]),
 }

@@ -1,15 +1,20 @@
 """Property-based fuzzing of the scenario input (issue 14 item 18).
 
 Hypothesis mutates the shipped scenarios (drops keys, puts extreme and non-finite numbers, wrong
-types, odd unit strings, unknown keys, empty or huge arrays in their place) and runs
-``lnsim validate`` on each and, when it is valid, a very short ``lnsim run``. The only allowed
-outcomes are exit 0, 2 (bad input, with a message) and 130, within a time and a memory bound:
-a panic (101), an allocation abort (134), a traceback (1) or a hang is a failure.
+types, odd unit strings, unknown keys, empty or huge arrays in their place, writes a table as an
+array of its values, repeats an entry of a list) and runs ``lnsim validate`` on each and, when it
+is valid, a very short ``lnsim run``. The only allowed outcomes are exit 0, 2 (bad input, with a
+message) and 130, within a time and a memory bound: a panic (101), an allocation abort (134), a
+traceback (1) or a hang is a failure. Two mutations have one right answer, checked on their own:
+a table written as an array (which used to be read by position) and a list that is a set with
+an entry repeated (which used to count it twice) are bad input naming the key.
 
 ``LNSIM_FUZZ_EXAMPLES`` sets the number of examples (default 25, about a minute on CI's two
 cores); e.g. ``LNSIM_FUZZ_EXAMPLES=2000 pytest python/tests/test_fuzz_scenarios.py`` for a long
 session. Every failure found is kept as a regression case in ``python/tests/fuzz_regressions/``
-(a scenario file; its first comment line says what it caught), which runs on every suite.
+(a scenario file; its first comment line says what it caught), which runs on every suite. A
+regression whose right answer is a refusal says so in a comment line ``# expect-error: TEXT``:
+it must then exit 2 with TEXT in the message.
 """
 
 from __future__ import annotations
@@ -82,13 +87,17 @@ def _short(table: dict) -> List[str]:
     return ["--set", "sim.end_time=100us", "--set", "sim.warmup=50us"]
 
 
-def check_scenario(text: str, tmp: Path, table: Any = None) -> None:
-    """validate, then (if valid) a short run: only exits 0, 2 and 130 are allowed."""
+def check_scenario(text: str, tmp: Path, table: Any = None, expect_error: str = None) -> None:
+    """validate, then (if valid) a short run: only exits 0, 2 and 130 are allowed; with
+    ``expect_error``, validate must exit 2 with that text in its message."""
     f = tmp / "fuzzed.toml"
     f.write_text(text, encoding="utf-8")
     what = f"--- scenario ---\n{text[:4000]}"
     v = _lnsim("validate", f, "--max-memory", MAX_MEMORY, cwd=tmp)
     assert v.returncode in ALLOWED, f"validate exited {v.returncode}\n{v.stderr[-3000:]}\n{what}"
+    if expect_error is not None:
+        assert v.returncode == 2 and expect_error in v.stderr, \
+            f"expected exit 2 with {expect_error!r}, got {v.returncode}: {v.stderr[-3000:]}\n{what}"
     if v.returncode == 2:
         assert v.stderr.startswith("lnsim: error: ") and "Traceback" not in v.stderr, f"{v.stderr}\n{what}"
         return
@@ -146,6 +155,77 @@ def _replacement(draw) -> Any:
     return draw(st.sampled_from([[], {}, True, "", 0]))
 
 
+def tables_in(table: dict) -> List[Path_]:
+    """Every path of ``table`` whose value is a table of the format (TOML tables, inline ones and
+    entries of arrays of tables; not the free-form entries of ``[sweep]``)."""
+    return [p for p in leaves(table) if isinstance(_parent(table, p)[p[-1]], dict) and (p[0] != "sweep" or len(p) == 1)]
+
+
+def as_array(draw, table: dict, p: Path_) -> None:
+    """Writes the table at ``p`` as an array: its values in order (which used to be read by
+    position: ``router = [1, 2, 1]``), an empty array, or the table as an array of tables."""
+    parent = _parent(table, p)
+    value = parent[p[-1]]
+    parent[p[-1]] = draw(st.sampled_from([list(value.values()), [], [value]]))
+
+
+#: The schema's description of every list, by path (``traffic.generators[].sources``).
+_LISTS: dict = {}
+
+
+def _schema_lists() -> dict:
+    """Path (``[]`` for an entry of an array of tables) → whether the list is a set
+    (``uniqueItems`` in ``lnsim schema``), for every list of the format."""
+    if not _LISTS:
+        import json
+
+        out = subprocess.run([sys.executable, "-m", "lnsim", "schema"], stdout=subprocess.PIPE, text=True, check=True)
+        schema = json.loads(out.stdout)
+
+        def walk(node: dict, prefix: str) -> None:
+            for k, v in (node.get("properties") or {}).items():
+                path = f"{prefix}{k}"
+                for branch in [v, *(v.get("anyOf") or [])]:
+                    if branch.get("type") == "array" and "properties" not in (branch.get("items") or {}):
+                        _LISTS[path] = bool(branch.get("uniqueItems"))
+                if v.get("type") == "array" and "properties" in (v.get("items") or {}):
+                    walk(v["items"], f"{path}[].")
+                elif "properties" in v:
+                    walk(v, f"{path}.")
+
+        walk(schema, "")
+    return _LISTS
+
+
+def _generic(p: Path_) -> str:
+    """``("traffic", "generators", 0, "sources")`` → ``traffic.generators[].sources``."""
+    out = ""
+    for k in p:
+        out += "[]" if isinstance(k, int) else (f".{k}" if out else k)
+    return out
+
+
+def set_lists_in(table: dict) -> List[Path_]:
+    """Every path of ``table`` holding a non-empty list that the format takes as a set."""
+    sets = _schema_lists()
+    return [p for p in leaves(table) if sets.get(_generic(p)) and isinstance(_parent(table, p)[p[-1]], list)
+            and _parent(table, p)[p[-1]]]
+
+
+def repeat_entry(draw, table: dict, p: Path_) -> None:
+    """Repeats one entry of the list at ``p`` somewhere in it."""
+    items = _parent(table, p)[p[-1]]
+    if items:
+        items.insert(draw(st.integers(0, len(items))), items[draw(st.integers(0, len(items) - 1))])
+
+
+def _dump(table: dict) -> str:
+    try:
+        return tomli_w.dumps(table)
+    except (TypeError, ValueError):  # e.g. an integer TOML cannot hold (2**64 - 1): write it as text
+        return _dump_loosely(table)
+
+
 @st.composite
 def mutated(draw):
     path = draw(st.sampled_from(SCENARIOS))
@@ -154,10 +234,19 @@ def mutated(draw):
         paths = leaves(table)
         if not paths:
             break
-        op = draw(st.sampled_from(["drop", "replace", "replace", "scale", "unknown", "unknown_section"]))
+        op = draw(st.sampled_from(["drop", "replace", "replace", "scale", "unknown", "unknown_section",
+                                   "array_for_table", "repeat_entry"]))
         p = draw(st.sampled_from(paths))
         parent = _parent(table, p)
-        if op == "drop":
+        if op == "array_for_table":
+            tables = tables_in(table)
+            if tables:
+                as_array(draw, table, draw(st.sampled_from(tables)))
+        elif op == "repeat_entry":
+            lists = [q for q in paths if isinstance(_parent(table, q)[q[-1]], list)]
+            if lists:
+                repeat_entry(draw, table, draw(st.sampled_from(lists)))
+        elif op == "drop":
             if isinstance(parent, dict):
                 del parent[p[-1]]
             else:
@@ -173,11 +262,7 @@ def mutated(draw):
                 parent[draw(st.sampled_from(["unknown_key", "lod", "Load", "end-time", "ü"]))] = 1
         else:
             table[draw(st.sampled_from(["typo", "swich", "SIM"]))] = {"x": 1}
-    try:
-        text = tomli_w.dumps(table)
-    except (TypeError, ValueError):  # e.g. an integer TOML cannot hold (2**64 - 1): write it as text
-        text = _dump_loosely(table)
-    return path.name, table, text
+    return path.name, table, _dump(table)
 
 
 def _dump_loosely(table: dict) -> str:
@@ -204,7 +289,70 @@ def test_mutated_scenarios_fail_cleanly(case, tmp_path_factory):
     check_scenario(f"# mutated from {name}\n{text}", tmp_path_factory.mktemp("fuzz"), table)
 
 
+#: Examples of each of the two mutations with one right answer.
+SHAPE_EXAMPLES = max(4, EXAMPLES // 3)
+
+
+@st.composite
+def table_as_array(draw):
+    """A shipped scenario with one of its tables written as an array."""
+    path = draw(st.sampled_from(SCENARIOS))
+    table = tomllib.loads(path.read_text(encoding="utf-8"))
+    p = draw(st.sampled_from(tables_in(table)))
+    as_array(draw, table, p)
+    return path.name, p, table, _dump(table)
+
+
+@st.composite
+def set_with_a_repeat(draw):
+    """A shipped scenario with a list that is a set, one of its entries repeated."""
+    candidates = []
+    for path in SCENARIOS:
+        table = tomllib.loads(path.read_text(encoding="utf-8"))
+        candidates += [(path, p) for p in set_lists_in(table)]
+    path, p = draw(st.sampled_from(candidates))
+    table = tomllib.loads(path.read_text(encoding="utf-8"))
+    repeat_entry(draw, table, p)
+    return path.name, p, table, _dump(table)
+
+
+_SHAPE_SETTINGS = settings(max_examples=SHAPE_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck),
+                           database=None)
+
+
+@_SHAPE_SETTINGS
+@given(case=table_as_array())
+def test_a_table_written_as_an_array_is_refused(case, tmp_path_factory):
+    name, p, table, text = case
+    check_scenario(f"# {name}, {_generic(p)} as an array\n{text}", tmp_path_factory.mktemp("shape"), table,
+                   expect_error="expected a table")
+
+
+@_SHAPE_SETTINGS
+@given(case=set_with_a_repeat())
+def test_a_set_with_a_repeated_entry_is_refused(case, tmp_path_factory):
+    name, p, table, text = case
+    check_scenario(f"# {name}, {_generic(p)} with an entry repeated\n{text}", tmp_path_factory.mktemp("set"),
+                   table, expect_error="is listed twice")
+
+
+def test_the_schema_names_the_sets_the_shipped_scenarios_use():
+    sets = {k for k, is_set in _schema_lists().items() if is_set}
+    assert {"stats.fairness_sources", "traffic.generators[].sources", "traffic.hotspots"} <= sets, sets
+    assert not _schema_lists()["topology.dims"]  # a list that is not a set
+    used = {_generic(p) for path in SCENARIOS for p in set_lists_in(tomllib.loads(path.read_text(encoding="utf-8")))}
+    assert len(used) >= 2, used
+
+
+def _expected_error(text: str):
+    for line in text.splitlines():
+        if line.startswith("# expect-error: "):
+            return line[len("# expect-error: "):].strip()
+    return None
+
+
 @pytest.mark.parametrize("path", REGRESSIONS, ids=lambda p: p.stem)
 def test_fuzz_regression(path: Path, tmp_path):
     """The inputs the fuzzer (or the issue) found once stay fixed."""
-    check_scenario(path.read_text(encoding="utf-8"), tmp_path)
+    text = path.read_text(encoding="utf-8")
+    check_scenario(text, tmp_path, expect_error=_expected_error(text))

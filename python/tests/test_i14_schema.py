@@ -71,11 +71,14 @@ CRASHERS = [
     ("cycle", ["router.local_latency=4294967295"], "router.local_latency", []),
     # more found while auditing: each used to abort, overflow or allocate without bound
     ("cycle", ["topology.dims=[512,512]", "sim.measure_cycles=1000000000000", "router.injection_queue_phits=10000000",
-               "traffic.load=1"], NEEDS, []),
+               "traffic.load=1", "stats.bin_cycles=1000000000"], NEEDS, []),
+    # a simple range comes before the memory estimate (which it would fail too)
+    ("cycle", ["sim.measure_cycles=1000000000000"], "stats.bin_cycles: sim.warmup_cycles + sim.measure_cycles", []),
     ("cycle", ["router.local_latency=4000000000", "routing.algorithm=pb"], "router.local_latency", []),
     ("ib", ["cc.ccti_limit=4294967295"], "cc.ccti_limit", []),
     ("ib", ["cc.ccti_increase=4000000000"], "cc.ccti_increase", []),
-    ("ib", ["sim.interval=1ps", "sim.end_time=10ms"], NEEDS, []),
+    ("ib", ["sim.interval=1ps", "sim.end_time=10ms"], "sim.interval: gives more than 10 million intervals", []),
+    ("ib", ["sim.interval=0s", "sim.end_time=0.7s"], "sim.interval: must be positive", []),
     ("ib", ["traffic.message_bytes=1024GiB"], "traffic.message_bytes", []),
     ("cycle", ["traffic.packet_phits=4294967295"], "traffic.packet_phits", []),
 ]

@@ -346,6 +346,9 @@ def test_cli_plot_load_sweep(tmp_path, fake_core):
     assert (target / "sweep.png").is_file()
     proc = lnsim_cmd("plot", out, "--bound", "nonsense")
     assert proc.returncode == 2 and "--bound nonsense" in proc.stderr
+    # a label given twice: one would silently replace the other
+    proc = lnsim_cmd("plot", out, "--out", target, "--bound", "MIN=0.1", "--bound", "MIN=0.2")
+    assert proc.returncode == 2 and "--bound MIN=0.2: the label `MIN` is given twice" in proc.stderr
 
 
 def test_non_load_cycle_sweep_keeps_sweep_png(tmp_path, fake_core):

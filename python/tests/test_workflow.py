@@ -312,6 +312,18 @@ def test_grid_without_a_sweep_table_and_bad_grids(tmp_path):
             lnsim.sweep_points(plain, grid=bad)
 
 
+def test_a_key_swept_twice_is_refused(tmp_path):
+    # quoted and dotted spellings of one key path (the second list used to replace the first)
+    for table in ('"traffic.load" = [0.1]\ntraffic.load = [0.2, 0.3]\n',
+                  '"traffic.load" = [0.1]\n[sweep.traffic]\nload = [0.2]\n'):
+        scen = scenario(tmp_path, table)
+        with pytest.raises(lnsim.ScenarioError, match=r"key `sweep.\"traffic.load\"`: swept twice"):
+            lnsim.sweep_points(scen)
+    proc = lnsim_cmd("sweep", scen, "--out", tmp_path / "o")
+    assert proc.returncode == 2 and "swept twice" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "o").exists()
+
+
 def test_unknown_grid_key_fails_before_running(tmp_path):
     plain = tmp_path / "plain.toml"
     plain.write_text(SMALL_DRAGONFLY, encoding="utf-8")

@@ -164,6 +164,15 @@ fn estimate_memory(py: Python<'_>, path: PathBuf, overrides: Vec<String>) -> PyR
     Ok(dict.unbind())
 }
 
+/// The text of the scenario file at `path`, read as the core reads it: a regular UTF-8 file
+/// of at most `MAX_INPUT_BYTES` (a FIFO, a device or a folder is refused before it is opened);
+/// raises `ScenarioError` naming the file otherwise.
+#[pyfunction]
+fn read_scenario(py: Python<'_>, path: PathBuf) -> PyResult<String> {
+    py.allow_threads(|| lnsim::config::read_scenario(&path))
+        .map_err(to_py_err)
+}
+
 /// A size such as `"4GiB"`, `"500MB"` or `"1073741824"` in bytes (`--max-memory`); raises
 /// `ScenarioError` for anything else.
 #[pyfunction]
@@ -301,6 +310,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(estimate_memory, m)?)?;
     m.add_function(wrap_pyfunction!(available_memory, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
+    m.add_function(wrap_pyfunction!(read_scenario, m)?)?;
+    m.add("MAX_INPUT_BYTES", lnsim::config::input::MAX_INPUT_BYTES)?;
     m.add_function(wrap_pyfunction!(keys, m)?)?;
     m.add_function(wrap_pyfunction!(keys_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;

@@ -50,7 +50,10 @@ fn cases() -> Vec<Case> {
         ("router latency 2^31", CYCLE.into(), vec!["router.latency=2147483648"], "router.latency", None),
         ("local latency 2^32 - 1", CYCLE.into(), vec!["router.local_latency=4294967295"], "router.local_latency", None),
         ("piggyback with a huge local latency", CYCLE.into(), vec!["router.local_latency=4000000000", "routing.algorithm=\"pb\""], "router.local_latency", None),
-        ("cycle-level injection queues of 10^7 phits", CYCLE.into(), vec!["topology.dims=[512, 512]", "sim.measure_cycles=1000000000000", "router.injection_queue_phits=10000000", "traffic.load=1"], "memory", None),
+        ("cycle-level injection queues of 10^7 phits", CYCLE.into(), vec!["topology.dims=[512, 512]", "sim.measure_cycles=1000000000000", "router.injection_queue_phits=10000000", "traffic.load=1", "stats.bin_cycles=1000000000"], "memory", None),
+        // a value out of its simple range is refused as such, before the memory estimate
+        ("10^12 cycles in bins of 1,000", CYCLE.into(), vec!["sim.measure_cycles=1000000000000"], "stats.bin_cycles: sim.warmup_cycles + sim.measure_cycles", None),
+        ("statistics interval 0", IB.into(), vec!["sim.interval=\"0s\"", "sim.end_time=\"0.7s\""], "sim.interval: must be positive", None),
         ("cycle-level routing of the IB model", CYCLE.into(), vec!["routing.algorithm=\"dmodk\""], "routing.algorithm", None),
         ("Dragonfly pattern on a mesh", CYCLE.into(), vec!["traffic.pattern=\"advc\""], "traffic.pattern", None),
         ("huge packets", CYCLE.into(), vec!["traffic.packet_phits=4294967295"], "traffic.packet_phits", None),

@@ -147,6 +147,18 @@ pub const PLACEHOLDERS: &[(&str, &[&str])] = &[
     ("<phase>", &["before", "after"]),
 ];
 
+/// The lists that are sets, and what their entries are: each entry may appear once (a name
+/// listed twice would count its node twice, e.g. in `fairness.jain`). [`check_ranges`]
+/// refuses a repeated entry naming it; the JSON schema marks them `uniqueItems`.
+pub const SETS: &[(&str, &str)] = &[
+    ("traffic.hotspots", "terminal"),
+    ("traffic.generators[].sources", "HCA"),
+    ("traffic.generators[].destinations", "HCA"),
+    ("traffic.generators[].hotspot", "HCA"),
+    ("traffic.generators[].idle", "HCA"),
+    ("stats.fairness_sources", "HCA"),
+];
+
 /// Every pattern (`traffic.pattern`): the names of [`super::Pattern`].
 const CYCLE_PATTERNS: &[&str] = super::schema::Pattern::NAMES;
 /// The patterns of the InfiniBand model's generators: those of the widest geometry it builds,
@@ -883,12 +895,111 @@ fn ps_text(ps: u64) -> String {
     format!("{ps} ps")
 }
 
-/// Checks every value of a merged scenario table against the range of its key (before the
-/// typed parse, so that an out-of-range number is reported with its range rather than as an
-/// overflow). Values of the wrong type and unknown keys are left to the typed parse, which
-/// names them; `[sweep]` is left to each point.
+/// Checks the merged scenario table against the format before the typed parse: every table
+/// of the format is a table (an array there, read by position, or a scalar is refused: "expected
+/// a table"), every array of tables an array of tables, every key known (an unknown one is
+/// refused naming the nearest known key, [`nearest_key`]), every value in the range of its key
+/// (so that an out-of-range number is reported with its range rather than as an overflow), and
+/// no list that is a set ([`SETS`]) repeats an entry. Values of the wrong type are left to the
+/// typed parse, which names them; the entries of `[sweep]` are left to each point.
 pub fn check_ranges(table: &toml::Table) -> Result<()> {
     walk(table, "")
+}
+
+/// How a README-style path is laid out in a scenario file when it is not a key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableShape {
+    /// A table (`[router]`, `[links.host]`, `[traffic.transient.before]`).
+    Table,
+    /// An array of tables (`[[traffic.flows]]`, `[[traffic.transient.before.mix]]`).
+    ArrayOfTables,
+}
+
+/// The shape of the README-style path `pattern` (`router`, `links.<class>`, `traffic.flows`)
+/// when it is a table or an array of tables of the format (from the key metadata and
+/// [`ALIASES`]); `None` for keys and unknown paths.
+pub fn table_shape(pattern: &str) -> Option<TableShape> {
+    let table = format!("{pattern}.");
+    let array = format!("{pattern}[]");
+    let entry = format!("{array}.");
+    if KEYS.iter().any(|k| k.path.starts_with(&table)) {
+        Some(TableShape::Table)
+    } else if KEYS.iter().any(|k| k.path.starts_with(&entry))
+        || ALIASES.iter().any(|(alias, _)| *alias == array)
+    {
+        Some(TableShape::ArrayOfTables)
+    } else {
+        None
+    }
+}
+
+/// `a table`, `an array`, `an integer` … for messages.
+fn a_value(v: &toml::Value) -> &'static str {
+    match v {
+        toml::Value::String(_) => "a string",
+        toml::Value::Integer(_) => "an integer",
+        toml::Value::Float(_) => "a number",
+        toml::Value::Boolean(_) => "a boolean",
+        toml::Value::Datetime(_) => "a date",
+        toml::Value::Array(a) if !a.is_empty() && a.iter().all(toml::Value::is_table) => {
+            "an array of tables"
+        }
+        toml::Value::Array(_) => "an array",
+        toml::Value::Table(_) => "a table",
+    }
+}
+
+/// `path` without its entry indices (`traffic.flows[0]` → `traffic.flows`), as a TOML header.
+fn header_name(path: &str) -> String {
+    let mut out = String::new();
+    let mut skip = false;
+    for c in path.chars() {
+        match c {
+            '[' => skip = true,
+            ']' => skip = false,
+            c if !skip => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The first key of the table at README-style `pattern` (for "keys such as `latency`").
+fn first_key_of(pattern: &str) -> Option<&'static str> {
+    let prefix = format!("{pattern}.");
+    KEYS.iter()
+        .find_map(|k| k.path.strip_prefix(prefix.as_str()))
+        .map(|rest| rest.split(['.', '[']).next().unwrap_or(rest))
+}
+
+fn not_a_table(path: &str, pat: &str, v: &toml::Value) -> Error {
+    let such = match first_key_of(pat) {
+        // `[sweep]`: key paths of the scenario
+        Some(k) if k.starts_with('<') => " mapping key paths to lists of values".to_string(),
+        Some(k) => format!(" with keys such as `{k}`"),
+        None => String::new(),
+    };
+    let heading = if path.ends_with(']') {
+        format!("an entry of `[[{}]]`", header_name(path))
+    } else {
+        format!("`[{path}]`")
+    };
+    let why = match v {
+        toml::Value::Array(a) if !a.is_empty() && a.iter().all(toml::Value::is_table) => {
+            format!("; write {heading}, not `[[{path}]]`")
+        }
+        toml::Value::Array(_) => {
+            "; a table's values are named (`key = value`), not given in order".to_string()
+        }
+        _ => String::new(),
+    };
+    Error::input(
+        path,
+        format!(
+            "expected a table ({heading}{such}), got {}{why}",
+            a_value(v)
+        ),
+    )
 }
 
 fn walk(table: &toml::Table, prefix: &str) -> Result<()> {
@@ -898,21 +1009,190 @@ fn walk(table: &toml::Table, prefix: &str) -> Result<()> {
         } else {
             format!("{prefix}.{k}")
         };
-        if prefix.is_empty() && k == "sweep" {
+        let pat = pattern_of(&path);
+        if let Some(info) = lookup(&pat) {
+            check_value(info, &path, v)?;
+            check_set(&pat, &path, v)?;
             continue;
         }
-        let pat = pattern_of(&path);
-        match (lookup(&pat), v) {
-            (Some(info), _) => check_value(info, &path, v)?,
-            (None, toml::Value::Table(t)) => walk(t, &path)?,
-            (None, toml::Value::Array(a)) => {
+        match (table_shape(&pat), v) {
+            (Some(TableShape::Table), toml::Value::Table(t)) => {
+                // the entries of [sweep] are key paths of each point, checked there
+                if !(prefix.is_empty() && k == "sweep") {
+                    walk(t, &path)?;
+                }
+            }
+            (Some(TableShape::Table), other) => return Err(not_a_table(&path, &pat, other)),
+            (Some(TableShape::ArrayOfTables), toml::Value::Array(a)) => {
                 for (i, e) in a.iter().enumerate() {
-                    if let toml::Value::Table(t) = e {
-                        walk(t, &format!("{path}[{i}]"))?;
+                    let entry = format!("{path}[{i}]");
+                    match e {
+                        toml::Value::Table(t) => walk(t, &entry)?,
+                        other => return Err(not_a_table(&entry, &format!("{pat}[]"), other)),
                     }
                 }
             }
-            (None, _) => {}
+            (Some(TableShape::ArrayOfTables), other) => {
+                return Err(Error::input(
+                    &path,
+                    format!(
+                        "expected an array of tables (`[[{}]]` entries), got {}",
+                        header_name(&path),
+                        a_value(other)
+                    ),
+                ))
+            }
+            (None, _) => return Err(unknown_key(&path, v)),
+        }
+    }
+    Ok(())
+}
+
+/// The error for the unknown key (or table) `path` holding `v`: a table is followed to its first
+/// key, the key the user wrote, and the nearest known key is suggested ([`nearest_key`]).
+fn unknown_key(path: &str, v: &toml::Value) -> Error {
+    let mut path = path.to_string();
+    let mut v = v;
+    loop {
+        match v {
+            toml::Value::Table(t) if !t.is_empty() => {
+                let (k, inner) = t.iter().next().expect("not empty");
+                path = format!("{path}.{k}");
+                v = inner;
+            }
+            toml::Value::Array(a) if a.first().is_some_and(toml::Value::is_table) => {
+                path = format!("{path}[0]");
+                v = &a[0];
+            }
+            _ => break,
+        }
+    }
+    let what = if v.is_table() { "table" } else { "key" };
+    let hint = match nearest_key(&path) {
+        Some(near) => format!("; did you mean `{near}`?"),
+        None => {
+            let parent = header_name(path.rsplit_once('.').map_or("", |(p, _)| p));
+            if parent.is_empty() {
+                "; `lnsim keys` lists every key".to_string()
+            } else {
+                format!("; `lnsim keys {parent}` lists the keys of `[{parent}]`")
+            }
+        }
+    };
+    Error::input(&path, format!("unknown {what}{hint}"))
+}
+
+/// Every key path and table of the format as written in a file (placeholders expanded, `[]`
+/// for an entry of an array of tables, aliases included), keys first.
+fn spelled_keys() -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for k in KEYS {
+        if k.path.starts_with("sweep.") {
+            continue;
+        }
+        out.extend(expand(k.path));
+        for (alias, original) in ALIASES {
+            if let Some(rest) = k.path.strip_prefix(&format!("{original}.")) {
+                out.extend(expand(&format!("{alias}.{rest}")));
+            }
+        }
+    }
+    let mut tables: Vec<String> = Vec::new();
+    for k in &out {
+        let mut at = 0;
+        while let Some(dot) = k[at..].find('.') {
+            let t = k[..at + dot].trim_end_matches("[]").to_string();
+            if !tables.contains(&t) {
+                tables.push(t);
+            }
+            at += dot + 1;
+        }
+    }
+    tables.push("sweep".into());
+    out.extend(tables);
+    out
+}
+
+/// Edit distance (Levenshtein) of two strings, in characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == cb {
+                prev
+            } else {
+                1 + prev.min(cur).min(row[j])
+            };
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// The known key nearest to the unknown key path `path` (`sim.end_tme` → `sim.end_time`,
+/// `sm.end_time` → `sim.end_time`, `sim.hcas_per_switch` → `topology.hcas_per_switch`), with
+/// `path`'s entry indices; `None` when no key is close. Close: at most a quarter of the path's
+/// characters differ (1 … 3, letter case aside), or the last name is a key of another table.
+pub fn nearest_key(path: &str) -> Option<String> {
+    // `traffic.flows[2].strat` → `traffic.flows[].strat`, indices kept for the answer
+    let mut generic = String::new();
+    let mut indices: Vec<String> = Vec::new();
+    let mut rest = path;
+    while let Some(open) = rest.find('[') {
+        let close = rest[open..].find(']').map_or(rest.len(), |c| open + c);
+        generic.push_str(&rest[..open]);
+        generic.push_str("[]");
+        indices.push(rest[open..(close + 1).min(rest.len())].to_string());
+        rest = &rest[(close + 1).min(rest.len())..];
+    }
+    generic.push_str(rest);
+    let lower = generic.to_lowercase();
+    let leaf = lower.rsplit('.').next().unwrap_or(&lower);
+    let limit = (lower.chars().count() / 4).clamp(1, 3);
+    let mut best: Option<(usize, String)> = None;
+    let mut same_leaf: Option<(usize, String)> = None;
+    for k in spelled_keys() {
+        let d = edit_distance(&lower, &k.to_lowercase());
+        if d <= limit && best.as_ref().is_none_or(|(bd, _)| d < *bd) {
+            best = Some((d, k.clone()));
+        }
+        if k.rsplit('.').next() == Some(leaf) && same_leaf.as_ref().is_none_or(|(bd, _)| d < *bd) {
+            same_leaf = Some((d, k));
+        }
+    }
+    let (_, key) = best.or(same_leaf)?;
+    // put the user's indices back (`[0]` where the user gave none)
+    let mut out = String::new();
+    let mut given = indices.into_iter();
+    for (i, part) in key.split("[]").enumerate() {
+        if i > 0 {
+            out.push_str(&given.next().unwrap_or_else(|| "[0]".to_string()));
+        }
+        out.push_str(part);
+    }
+    Some(out)
+}
+
+/// Refuses a repeated entry of a list that is a set ([`SETS`]) at `path` (pattern `pat`),
+/// naming the entry and where it first appears.
+fn check_set(pat: &str, path: &str, v: &toml::Value) -> Result<()> {
+    let (Some((_, noun)), toml::Value::Array(a)) = (SETS.iter().find(|(p, _)| *p == pat), v) else {
+        return Ok(());
+    };
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (i, e) in a.iter().enumerate() {
+        if let Some(first) = seen.insert(e.to_string(), i) {
+            return Err(Error::input(
+                &format!("{path}[{i}]"),
+                format!(
+                    "{e} is listed twice (also `{path}[{first}]`); `{path}` is a set: name each \
+                     {noun} once"
+                ),
+            ));
         }
     }
     Ok(())
@@ -1105,6 +1385,13 @@ fn value_schema(k: &KeyInfo) -> serde_json::Value {
             "additionalProperties": {"type": "array"}
         }),
     };
+    // a list that is a set repeats no entry
+    if SETS.iter().any(|(p, _)| *p == k.path) {
+        match v.get_mut("anyOf") {
+            Some(any) => any[1]["uniqueItems"] = json!(true),
+            None => v["uniqueItems"] = json!(true),
+        }
+    }
     let default = k.default.replace('`', "");
     v["description"] = json!(format!(
         "{} [{}; {}; default: {default}]",
@@ -1334,6 +1621,34 @@ mod tests {
                 .replace("<phase>", "before")
                 .replace("[]", "[0]");
             assert_eq!(pattern_of(&concrete), k.path, "{concrete}");
+        }
+    }
+
+    #[test]
+    fn the_sets_are_lists_and_the_schema_says_their_entries_are_unique() {
+        let schema = json_schema();
+        for (path, _) in SETS {
+            let k = lookup(path).unwrap_or_else(|| panic!("{path} is a key"));
+            assert!(
+                matches!(
+                    k.kind,
+                    ValueKind::StrList { .. }
+                        | ValueKind::IntList { .. }
+                        | ValueKind::NodeSet(_)
+                        | ValueKind::HcaNames
+                ),
+                "{path}"
+            );
+            let mut v = &schema;
+            for seg in path.split('.') {
+                v = &v["properties"][seg.trim_end_matches("[]")];
+                if seg.ends_with("[]") {
+                    v = &v["items"];
+                }
+            }
+            let list = v.get("anyOf").map_or(v, |any| &any[1]);
+            assert_eq!(list["type"], "array", "{path}");
+            assert_eq!(list["uniqueItems"], true, "{path}");
         }
     }
 

@@ -3,6 +3,7 @@
 
 pub mod catalog;
 pub mod choice;
+pub mod input;
 pub mod keys;
 pub mod model;
 pub mod model_choice;
@@ -46,14 +47,22 @@ impl LoadedScenario {
     }
 }
 
+/// The text of the scenario file at `path`: a regular UTF-8 file of at most
+/// [`input::MAX_INPUT_BYTES`] (a FIFO, a device or a folder is refused before it is opened,
+/// [`input::read_text`]); the error names the file.
+pub fn read_scenario(path: &Path) -> Result<String> {
+    input::read_text(path).map_err(|why| {
+        Error::Input(if why == "does not exist" {
+            format!("{}: no such scenario file", path.display())
+        } else {
+            format!("{}: scenario file {why}", path.display())
+        })
+    })
+}
+
 /// Reads and parses a scenario file, applying `key.path=value` overrides and an optional seed.
 pub fn load_file(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<LoadedScenario> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Error::Input(format!(
-            "{}: cannot read scenario file: {e}",
-            path.display()
-        ))
-    })?;
+    let text = read_scenario(path)?;
     let stem = path
         .file_stem()
         .and_then(|s| s.to_str())
@@ -82,8 +91,11 @@ pub fn load_str(
     let mut table: toml::Table = text
         .parse()
         .map_err(|e: toml::de::Error| Error::Input(format!("{origin}: TOML syntax error: {e}")))?;
+    // what set each key path other than the file: (key path, "--set key=value" / "--seed N")
+    let mut set_by: Vec<(String, String)> = Vec::new();
     for ov in overrides {
-        apply_override(&mut table, ov)?;
+        let key = apply_override(&mut table, ov)?;
+        set_by.push((key, format!("--set {}", shortened(ov))));
     }
     if let Some(s) = seed {
         let v = i64::try_from(s).map_err(|_| {
@@ -92,11 +104,23 @@ pub fn load_str(
                 i64::MAX
             ))
         })?;
+        set_by.push(("sim.seed".into(), format!("--seed {s}")));
         set_path(&mut table, "sim.seed", toml::Value::Integer(v), "--seed")?;
     }
+    // an error about a key names where its value came from: the last override that set it (or
+    // the table it is in), else the file; an error about a table of the other model also names
+    // an override that set a key inside it
+    let blamed = |path: &str, inside: bool| -> &str {
+        set_by
+            .iter()
+            .rev()
+            .find(|(key, _)| covers(key, path) || (inside && covers(path, key)))
+            .map_or(origin, |(_, by)| by.as_str())
+    };
+    let blame = |path: &str| blamed(path, false);
     keys::check_ranges(&table).map_err(|e| match e {
         Error::Input(m) => match m.split_once(": ") {
-            Some((key, rest)) => Error::Input(format!("{origin}: key `{key}`: {rest}")),
+            Some((key, rest)) => Error::Input(format!("{}: key `{key}`: {rest}", blame(key))),
             None => Error::Input(format!("{origin}: {m}")),
         },
         other => other,
@@ -105,7 +129,10 @@ pub fn load_str(
     let chosen = ModelChoice::of(&table)
         .and_then(|c| model_choice::check_keys(&table, c).map(|()| c))
         .map_err(|e| match e {
-            Error::Input(m) => Error::Input(format!("{origin}: {m}")),
+            Error::Input(m) => {
+                let by = named_path(&m).map_or(origin, |p| blamed(p, m.starts_with("table")));
+                Error::Input(format!("{by}: {m}"))
+            }
             other => other,
         })?;
     let scenario: Scenario = serde_path_to_error::deserialize(toml::Value::Table(table.clone()))
@@ -113,16 +140,21 @@ pub fn load_str(
             let path = e.path().to_string();
             let inner = e.into_inner().to_string();
             let inner = inner.trim().trim_end_matches('.').replace('\n', " ");
+            let inner = without_key_suffix(&inner);
             if path == "." || path.is_empty() {
                 Error::Input(format!("{origin}: {inner}"))
             } else {
-                Error::Input(format!("{origin}: key `{path}`: {inner}"))
+                Error::Input(format!("{}: key `{path}`: {inner}", blame(&path)))
             }
         })?;
     let name = match &scenario.scenario.name {
         Some(n) => {
-            check_name(n)
-                .map_err(|why| Error::Input(format!("{origin}: key `scenario.name`: {why}")))?;
+            check_name(n).map_err(|why| {
+                Error::Input(format!(
+                    "{}: key `scenario.name`: {why}",
+                    blame("scenario.name")
+                ))
+            })?;
             n.clone()
         }
         None => {
@@ -169,9 +201,48 @@ pub fn check_name(name: &str) -> std::result::Result<(), String> {
     }
 }
 
-/// Applies one `key.path=value` override; the value is read as a TOML literal, or as a string
-/// if it is not one (so `--set sim.end_time=0.2s` works without quotes).
-pub fn apply_override(table: &mut toml::Table, ov: &str) -> Result<()> {
+/// Most characters of an override quoted in a message.
+const MAX_QUOTED: usize = 100;
+
+/// `ov` for a message, cut after [`MAX_QUOTED`] characters.
+fn shortened(ov: &str) -> String {
+    match ov.char_indices().nth(MAX_QUOTED) {
+        Some((i, _)) => format!("{}…", &ov[..i]),
+        None => ov.to_string(),
+    }
+}
+
+/// Is the key path `inner` the path `outer` or inside it (`router` covers `router.latency` and
+/// `traffic.flows` covers `traffic.flows[0].src`)?
+fn covers(outer: &str, inner: &str) -> bool {
+    inner
+        .strip_prefix(outer)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+}
+
+/// The path a message of the model check names (`key `sim.end_time`: …`, `table `router`: …`).
+fn named_path(m: &str) -> Option<&str> {
+    let rest = m
+        .strip_prefix("key `")
+        .or_else(|| m.strip_prefix("table `"))?;
+    rest.split_once('`').map(|(path, _)| path)
+}
+
+/// A serde message without the ` in `key`` the TOML deserialiser appends (the message names
+/// the key already).
+fn without_key_suffix(m: &str) -> String {
+    match m.rsplit_once(" in `") {
+        Some((head, tail)) if tail.ends_with('`') && !tail[..tail.len() - 1].contains('`') => {
+            head.to_string()
+        }
+        _ => m.to_string(),
+    }
+}
+
+/// Applies one `key.path=value` override and returns its key path; the value is read as a
+/// TOML literal, or as a string if it is not one (so `--set sim.end_time=0.2s` works without
+/// quotes).
+pub fn apply_override(table: &mut toml::Table, ov: &str) -> Result<String> {
     let (key, raw) = ov
         .split_once('=')
         .ok_or_else(|| Error::Input(format!("--set {ov}: expected key.path=value")))?;
@@ -192,7 +263,8 @@ pub fn apply_override(table: &mut toml::Table, ov: &str) -> Result<()> {
         }
         Err(_) => toml::Value::String(raw.to_string()),
     };
-    set_path(table, key, value, &format!("--set {ov}"))
+    set_path(table, key, value, &format!("--set {}", shortened(ov)))?;
+    Ok(key.to_string())
 }
 
 /// `-12`, `+3`, `18446744073709551616`: an optional sign and decimal digits.
@@ -377,8 +449,9 @@ mod tests {
             .to_string();
         assert_eq!(
             e,
-            "t.toml: key `sim.measure_cycles`: belongs to the cycle-level model (sim.model = \
-             \"cycle\"), but this scenario runs the InfiniBand model (sim.model = \"infiniband\")"
+            "--set sim.measure_cycles=10: key `sim.measure_cycles`: belongs to the cycle-level \
+             model (sim.model = \"cycle\"), but this scenario runs the InfiniBand model \
+             (sim.model = \"infiniband\")"
         );
         // a table, even an empty one; an inferred model says where it came from
         let e = load(&format!("{MIN}[router]\n"), &[])
@@ -419,6 +492,263 @@ mod tests {
         );
         // [sweep] is left to each point
         load(&format!("{MIN}[sweep]\n\"router.latency\" = [1, 2]\n"), &[]).unwrap();
+    }
+
+    /// Every table of the format (from the key metadata): an array or a scalar in its place
+    /// is refused naming it, never read by position.
+    #[test]
+    fn a_table_written_as_an_array_or_a_scalar_is_refused_everywhere() {
+        let cycle = "[sim]\nmodel = \"cycle\"\nmeasure_cycles = 10\n[topology]\nkind = \"mesh\"\n\
+                     dims = [2, 2]\n";
+        let mut tables: Vec<String> = Vec::new();
+        for k in keys::KEYS {
+            let segs: Vec<&str> = k.path.split('.').collect();
+            for i in 1..segs.len() {
+                let t = segs[..i].join(".");
+                if !tables.contains(&t) {
+                    tables.push(t);
+                }
+            }
+        }
+        let tables: Vec<String> = tables.iter().flat_map(|t| keys::expand(t)).collect();
+        assert!(tables.len() > 25, "{tables:?}");
+        for t in &tables {
+            let (path, shown) = match t.strip_suffix("[]") {
+                Some(arr) => (arr.to_string(), format!("{arr}[0]")),
+                None => (t.replace("[]", "[0]"), t.replace("[]", "[0]")),
+            };
+            if path.contains("[0]") {
+                continue; // inside an array of tables: reached through its entries below
+            }
+            for value in ["[1, 2, 1]", "[]", "[7]", "3", "\"x\""] {
+                // (an empty array is an empty array of tables where the format has one)
+                if t.ends_with("[]") && value == "[]" {
+                    continue;
+                }
+                for base in [MIN, cycle] {
+                    let e = load(base, &[&format!("{path}={value}")])
+                        .unwrap_err()
+                        .to_string();
+                    let want = if t.ends_with("[]") && !value.starts_with('[') {
+                        format!("key `{path}`: expected an array of tables")
+                    } else {
+                        format!("key `{shown}`: expected a table")
+                    };
+                    assert!(
+                        e.starts_with(&format!("--set {path}={value}: {want}")),
+                        "{path} = {value}: {e}"
+                    );
+                }
+            }
+        }
+        // in the file: named with the file; [[x]] where [x] is meant says so
+        let e = load(&format!("router = [1, 2, 1]\n{MIN}"), &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(
+                "t.toml: key `router`: expected a table (`[router]` with keys such as \
+                           `latency`), got an array; a table's values are named"
+            ),
+            "{e}"
+        );
+        let e = load(&format!("{MIN}[[hca]]\nbuffer_credits = 7\n"), &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("key `hca`: expected a table") && e.contains("write `[hca]`, not `[[hca]]`"),
+            "{e}"
+        );
+        let e = load(
+            &format!(
+                "{MIN}[[traffic.transient.before.mix]]\npattern = 3\n[traffic.transient.after]\n"
+            ),
+            &["traffic.transient.before.mix[0]=[0.5]"],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("key `traffic.transient.before.mix[0]`: expected a table"),
+            "{e}"
+        );
+        // what the format expects still reads
+        load(
+            &format!("{MIN}[[traffic.flows]]\nsrc = \"H111\"\ndst = \"H121\"\n"),
+            &[],
+        )
+        .unwrap();
+        load(
+            &format!("traffic.flows = [{{src = \"H111\", dst = \"H121\"}}]\n{MIN}"),
+            &[],
+        )
+        .unwrap();
+        load(
+            &format!("traffic.flows = []\n{MIN}[sweep]\n\"sim.seed\" = [1, 2]\n"),
+            &[],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_repeated_entry_of_a_set_is_refused_naming_it() {
+        let gen = |k: &str, v: &str| {
+            format!("{MIN}[[traffic.generators]]\nsources = \"all\"\n{k} = {v}\n")
+        };
+        let twice = |e: &str, key: &str, entry: &str| {
+            assert!(
+                e.contains(&format!("key `{key}`: {entry} is listed twice"))
+                    && e.contains("is a set"),
+                "{e}"
+            )
+        };
+        let l = |t: &str| load(t, &[]).unwrap_err().to_string();
+        twice(
+            &l(&format!(
+                "{MIN}[stats]\nfairness_sources = [\"H112\", \"H121\", \"H112\"]\n"
+            )),
+            "stats.fairness_sources[2]",
+            "\"H112\"",
+        );
+        twice(
+            &l(&gen("idle", "[\"H111\", \"H111\"]")),
+            "traffic.generators[0].idle[1]",
+            "\"H111\"",
+        );
+        twice(
+            &l(&gen("destinations", "[\"H111\", \"H121\", \"H121\"]")),
+            "traffic.generators[0].destinations[2]",
+            "\"H121\"",
+        );
+        twice(
+            &l(&gen("hotspot", "[\"H111\", \"H111\"]")),
+            "traffic.generators[0].hotspot[1]",
+            "\"H111\"",
+        );
+        let e = l(&format!(
+            "{MIN}[[traffic.generators]]\nsources = [\"H121\", \"H121\"]\n"
+        ));
+        twice(&e, "traffic.generators[0].sources[1]", "\"H121\"");
+        let cycle = "[sim]\nmeasure_cycles = 10\n[topology]\nkind = \"mesh\"\ndims = [2, 2]\n\
+                     [traffic]\nload = 0.1\npattern = \"hotspot\"\nhotspots = [3, 1, 3]\n";
+        twice(&l(cycle), "traffic.hotspots[2]", "3");
+        // from an override, the override is named
+        let e = load(MIN, &["stats.fairness_sources=[\"H111\",\"H111\"]"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("--set stats.fairness_sources=[\"H111\",\"H111\"]: key"),
+            "{e}"
+        );
+        // lists that are not sets may repeat a value
+        load(&format!("{MIN}[topology]\n"), &[]).unwrap_err(); // (a duplicate table: TOML's own error)
+        load(
+            MIN,
+            &["topology.dims=[2, 2]", "switch.output_weights=[1, 1]"],
+        )
+        .unwrap();
+        load(
+            &format!("{MIN}[stats]\nfairness_sources = [\"H111\", \"H121\"]\n"),
+            &[],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn an_error_names_the_override_that_set_the_value() {
+        let e = load(MIN, &["sim=3"]).unwrap_err().to_string();
+        assert!(
+            e.starts_with("--set sim=3: key `sim`: expected a table"),
+            "{e}"
+        );
+        let e = load(MIN, &["sim.end_time=-1ms"]).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "--set sim.end_time=-1ms: key `sim.end_time`: duration \"-1ms\" is negative; a \
+             duration must be positive (or zero)"
+        );
+        let e = load(MIN, &["router.latency=3"]).unwrap_err().to_string();
+        assert!(
+            e.starts_with("--set router.latency=3: table `router`: belongs to the cycle"),
+            "{e}"
+        );
+        let e = load(MIN, &["scenario.name=\"a/b\""])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("--set scenario.name=\"a/b\": key `scenario.name`"),
+            "{e}"
+        );
+        // the value in the file, with the override elsewhere: the file
+        let e = load(&MIN.replace("\"1ms\"", "\"-1ms\""), &["sim.seed=3"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("t.toml: key `sim.end_time`: duration \"-1ms\" is negative"),
+            "{e}"
+        );
+        // a later override of the same key is the one named; a long one is shortened
+        let long = format!("scenario.description=\"{}\"", "x".repeat(300));
+        let e = load(MIN, &[&long, "sim.end_time=1", "sim.end_time=2"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("--set sim.end_time=2: key `sim.end_time`: duration \"2\" has no unit"),
+            "{e}"
+        );
+        let e = load(MIN, &[&format!("sim.x={}", "y".repeat(300))])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("--set sim.x=yyy") && e.contains("…: key `sim.x`") && e.len() < 300,
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_key_is_named_with_the_nearest_known_one() {
+        let cases = [
+            ("sim.end_tme=1s", "sim.end_tme", Some("sim.end_time")),
+            ("sm.end_time=1s", "sm.end_time", Some("sim.end_time")),
+            (
+                "sim.hcas_per_switch=3",
+                "sim.hcas_per_switch",
+                Some("topology.hcas_per_switch"),
+            ),
+            ("traffic.Load=0.5", "traffic.Load", Some("traffic.load")),
+            (
+                "links.host.sped=\"QDR\"",
+                "links.host.sped",
+                Some("links.host.speed"),
+            ),
+            (
+                "traffic.transient.before.mix=[{fracton = 1}]",
+                "traffic.transient.before.mix[0].fracton",
+                Some("traffic.transient.before.mix[0].fraction"),
+            ),
+            ("zzz.qqq=1", "zzz.qqq", None),
+        ];
+        for (ov, key, near) in cases {
+            let e = load(MIN, &[ov]).unwrap_err().to_string();
+            let want = match near {
+                Some(n) => format!("--set {ov}: key `{key}`: unknown key; did you mean `{n}`?"),
+                None => format!("--set {ov}: key `{key}`: unknown key; `lnsim keys zzz` lists"),
+            };
+            assert!(e.starts_with(&want), "{ov}: {e}");
+        }
+        let text =
+            format!("{MIN}[[traffic.flows]]\nsrc = \"H111\"\ndst = \"H121\"\nstrat = \"1ms\"\n");
+        let e = load(&text, &[]).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "t.toml: key `traffic.flows[0].strat`: unknown key; did you mean `traffic.flows[0].start`?"
+        );
+        let e = load(&format!("{MIN}[swich]\n"), &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("t.toml: key `swich`: unknown table; did you mean `switch`"),
+            "{e}"
+        );
     }
 
     #[test]

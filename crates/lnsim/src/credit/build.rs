@@ -249,7 +249,10 @@ fn check_switch_ports(fabric: &Fabric) -> Result<()> {
     Ok(())
 }
 
-fn check_scalars(l: &LoadedScenario) -> Result<()> {
+/// The checks of single values of an InfiniBand-model scenario (times, VLs, buffer sizes
+/// against the packet size), which need no network: they come before the memory estimate
+/// ([`super::memory::estimate`]), so a value out of its simple range is refused as such.
+pub(crate) fn check_scalars(l: &LoadedScenario) -> Result<()> {
     let s = &l.scenario;
     let end_time = s.sim.end_ps();
     if end_time == 0 {

@@ -13,6 +13,8 @@ use crate::topology::{self, FabricSize, LinkParams};
 
 /// The memory estimate of a credit-level scenario.
 pub fn estimate(l: &LoadedScenario) -> Result<MemoryEstimate> {
+    // a value out of its simple range is refused as such, before any size is estimated
+    super::build::check_scalars(l)?;
     let size = topology::size(&l.scenario, &l.base_dir)?;
     let mut est = MemoryEstimate::default();
     fabric_parts(&mut est, &size, Phase::Kept);

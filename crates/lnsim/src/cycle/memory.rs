@@ -14,8 +14,9 @@ use crate::engine::memory::{grown, m, sz, MemoryEstimate, Phase};
 use crate::topology::FabricSize;
 use rand_chacha::ChaCha8Rng;
 
-/// Adds the cycle-level model's parts for a network of size `f`. The estimate comes before
-/// the checks of the parameters (a network too large to build is refused as such): it reads
+/// Adds the cycle-level model's parts for a network of size `f`. The estimate comes after the
+/// checks of single values ([`super::params::check_scalars`], in [`estimate`]) but before the
+/// checks that need the network (a network too large to build is refused as such): it reads
 /// the scenario with the parameters' defaults, and the routing's VCs from the parameters when
 /// they resolve (else from the VC keys, one VC per port by default).
 pub(crate) fn memory_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) {
@@ -215,6 +216,8 @@ pub(crate) fn memory_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &Fab
 /// The memory estimate of a cycle-level scenario (the fabric graph is held during the set-up
 /// only: the builder keeps its own arrays).
 pub fn estimate(l: &LoadedScenario) -> crate::error::Result<MemoryEstimate> {
+    // a value out of its simple range is refused as such, before any size is estimated
+    super::params::check_scalars(l)?;
     let size = crate::topology::size(&l.scenario, &l.base_dir)?;
     let mut est = MemoryEstimate::default();
     crate::engine::memory::fabric_parts(&mut est, &size, Phase::Setup);

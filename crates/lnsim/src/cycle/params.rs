@@ -38,6 +38,9 @@ pub(crate) mod default {
 /// its channel-dependency check about 3 s; BookSim-sized networks are 64 × 64 or 16⁴).
 pub(crate) const MAX_DIMENSION: usize = 4096;
 
+/// Most time bins of `bins.csv` (`stats.bin_cycles`).
+pub(crate) const MAX_BINS: u64 = 1_000_000;
+
 /// Most VCs per port (a port's VCs are bits of a word).
 pub(crate) const MAX_VCS: u32 = 64;
 
@@ -97,50 +100,90 @@ fn positive(key: &str, v: u64) -> Result<()> {
     Ok(())
 }
 
+/// The values [`check_scalars`] checked, with their defaults.
+pub(crate) struct Scalars {
+    /// Warm-up cycles.
+    pub warmup: u64,
+    /// Measured cycles.
+    pub measure: u64,
+    /// Packet size in phits.
+    pub pkt_phits: u32,
+    /// Packets waiting per active source that make a point saturated.
+    pub sat_queue: f64,
+    /// Cycles per time bin.
+    pub bin_cycles: u64,
+}
+
+/// The checks of single values of a cycle-level scenario (and of the few that bound the
+/// run: the bins, a mesh dimension) that need neither the network nor its routing, so that
+/// they come before the memory estimate: a value out of its simple range is refused as such,
+/// not as a scenario too large for the memory.
+pub(crate) fn check_scalars(l: &LoadedScenario) -> Result<Scalars> {
+    reject_infiniband_keys(l)?;
+    let s = &l.scenario;
+    let measure = s.sim.measure_cycles.ok_or_else(|| {
+        Error::input(
+            "sim.measure_cycles",
+            "required by the cycle-level model (e.g. 60000, spec §5)",
+        )
+    })?;
+    positive("sim.measure_cycles", measure)?;
+    let warmup = s.sim.warmup_cycles.unwrap_or(default::WARMUP_CYCLES);
+    let pkt_phits = s.traffic.packet_phits.unwrap_or(default::PACKET_PHITS);
+    positive("traffic.packet_phits", pkt_phits as u64)?;
+    check_router(&s.router, pkt_phits)?;
+    let sat_queue = s
+        .sim
+        .saturation_queue_packets
+        .unwrap_or(default::SATURATION_QUEUE_PACKETS);
+    if !(sat_queue > 0.0 && sat_queue.is_finite()) {
+        return Err(Error::input(
+            "sim.saturation_queue_packets",
+            "must be a positive number of packets",
+        ));
+    }
+    let bin_cycles = s.stats.bin_cycles.unwrap_or(default::BIN_CYCLES);
+    positive("stats.bin_cycles", bin_cycles)?;
+    let cycles = warmup + measure;
+    if cycles / bin_cycles > MAX_BINS {
+        return Err(Error::input(
+            "stats.bin_cycles",
+            format!(
+                "sim.warmup_cycles + sim.measure_cycles = {cycles} cycles make more than {MAX_BINS} \
+                 bins of {bin_cycles} cycles; choose a wider bin or fewer cycles"
+            ),
+        ));
+    }
+    // the mesh/torus channel-dependency check walks every pair of routers of each line:
+    // its cost grows with the square of a dimension's length
+    if let Some(dims) = &s.topology.dims {
+        if let Some(&d) = dims.iter().find(|&&d| d > MAX_DIMENSION as _) {
+            return Err(Error::input(
+                "topology.dims",
+                format!("a dimension of {d} routers is longer than the cycle-level model allows ({MAX_DIMENSION}: the channel-dependency check of a dimension costs the square of its length); use more dimensions"),
+            ));
+        }
+    }
+    Ok(Scalars {
+        warmup,
+        measure,
+        pkt_phits,
+        sat_queue,
+        bin_cycles,
+    })
+}
+
 impl<'a> CycleParams<'a> {
     /// Reads and checks the parameters of a cycle-level scenario.
     pub(crate) fn resolve(l: &'a LoadedScenario) -> Result<Self> {
-        reject_infiniband_keys(l)?;
+        let Scalars {
+            warmup,
+            measure,
+            pkt_phits,
+            sat_queue,
+            bin_cycles,
+        } = check_scalars(l)?;
         let s = &l.scenario;
-        let measure = s.sim.measure_cycles.ok_or_else(|| {
-            Error::input(
-                "sim.measure_cycles",
-                "required by the cycle-level model (e.g. 60000, spec §5)",
-            )
-        })?;
-        positive("sim.measure_cycles", measure)?;
-        let warmup = s.sim.warmup_cycles.unwrap_or(default::WARMUP_CYCLES);
-        let pkt_phits = s.traffic.packet_phits.unwrap_or(default::PACKET_PHITS);
-        positive("traffic.packet_phits", pkt_phits as u64)?;
-        check_router(&s.router, pkt_phits)?;
-        let sat_queue = s
-            .sim
-            .saturation_queue_packets
-            .unwrap_or(default::SATURATION_QUEUE_PACKETS);
-        if !(sat_queue > 0.0 && sat_queue.is_finite()) {
-            return Err(Error::input(
-                "sim.saturation_queue_packets",
-                "must be a positive number of packets",
-            ));
-        }
-        let bin_cycles = s.stats.bin_cycles.unwrap_or(default::BIN_CYCLES);
-        positive("stats.bin_cycles", bin_cycles)?;
-        if (warmup + measure) / bin_cycles > 1_000_000 {
-            return Err(Error::input(
-                "stats.bin_cycles",
-                "gives more than a million bins; choose a wider bin",
-            ));
-        }
-        // the mesh/torus channel-dependency check walks every pair of routers of each line:
-        // its cost grows with the square of a dimension's length
-        if let Some(dims) = &s.topology.dims {
-            if let Some(&d) = dims.iter().find(|&&d| d > MAX_DIMENSION as _) {
-                return Err(Error::input(
-                    "topology.dims",
-                    format!("a dimension of {d} routers is longer than the cycle-level model allows ({MAX_DIMENSION}: the channel-dependency check of a dimension costs the square of its length); use more dimensions"),
-                ));
-            }
-        }
         let family = match s.topology.kind {
             TopologyKind::Dragonfly => Family::Dragonfly,
             TopologyKind::Mesh | TopologyKind::Torus => Family::MeshTorus,

@@ -115,6 +115,9 @@ pub fn parse_size(s: &str) -> Result<u64> {
     match crate::config::Bytes::parse(s) {
         Ok(b) if b.0 > 0 => Ok(b.0),
         Ok(_) => Err(Error::Input(format!("--max-memory {s}: must be positive"))),
+        Err(_) if s.trim_start().starts_with('-') => Err(Error::Input(format!(
+            "--max-memory {s}: is negative; it must be positive, e.g. 4GiB, 500MB or a number of bytes"
+        ))),
         Err(e) => Err(Error::Input(format!(
             "--max-memory {s}: {e}; write e.g. 4GiB, 500MB or a number of bytes"
         ))),
@@ -247,5 +250,10 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("--max-memory"));
+        // a negative size or exponent notation is named as such, not as an unknown unit
+        let e = parse_size("-1GB").unwrap_err().to_string();
+        assert!(e.contains("is negative; it must be positive"), "{e}");
+        let e = parse_size("1e9").unwrap_err().to_string();
+        assert!(e.contains("exponent notation"), "{e}");
     }
 }

@@ -284,12 +284,8 @@ impl ForwardingTables {
 /// Errors are input errors `"{path}:{line}: …"` (unknown switch, port that does not exist on
 /// that switch, non-numeric value, duplicate switch line).
 pub fn load_fdbs(path: &std::path::Path, fabric: &Fabric) -> Result<ForwardingTables> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Error::input(
-            "routing.file",
-            format!("cannot read `{}`: {e}", path.display()),
-        )
-    })?;
+    let text = crate::config::input::read_text(path)
+        .map_err(|why| Error::input("routing.file", format!("`{}` {why}", path.display())))?;
     parse_fdbs(&text, &path.display().to_string(), fabric)
 }
 
@@ -500,7 +496,15 @@ SW12: 255 2 2 0 1 3 3 2 2 4 4 3 3 2 2 4 4 3
         let e = load_fdbs(std::path::Path::new("/nonexistent/x.fdbs"), &f)
             .unwrap_err()
             .to_string();
-        assert!(e.starts_with("routing.file: cannot read"), "{e}");
+        assert_eq!(e, "routing.file: `/nonexistent/x.fdbs` does not exist");
+        // a device is refused, not read until memory runs out
+        let e = load_fdbs(std::path::Path::new("/dev/zero"), &f)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "routing.file: `/dev/zero` is a character device, not a regular file; give a file"
+        );
     }
 
     #[test]

@@ -58,12 +58,8 @@ pub fn build(
         )
     })?;
     let path = base_dir.join(rel);
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        Error::input(
-            "topology.file",
-            format!("cannot read `{}`: {e}", path.display()),
-        )
-    })?;
+    let text = crate::config::input::read_text(&path)
+        .map_err(|why| Error::input("topology.file", format!("`{}` {why}", path.display())))?;
     parse(&text, &path.display().to_string(), host, fabric)
 }
 
@@ -358,7 +354,25 @@ link S1 S2 speed=QDR width=4x
         let e = build(&t, dir.path(), link(), link())
             .unwrap_err()
             .to_string();
-        assert!(e.starts_with("topology.file: cannot read"), "{e}");
+        assert!(
+            e.starts_with("topology.file: `") && e.ends_with("missing.topo` does not exist"),
+            "{e}"
+        );
+        // a FIFO is refused before it is opened (opening it would wait for a writer)
+        let made = std::process::Command::new("mkfifo")
+            .arg(dir.path().join("fifo.topo"))
+            .status()
+            .is_ok_and(|s| s.success());
+        if made {
+            t.file = Some("fifo.topo".into());
+            let e = build(&t, dir.path(), link(), link())
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.ends_with("fifo.topo` is a FIFO (named pipe), not a regular file; give a file"),
+                "{e}"
+            );
+        }
         t.file = None;
         assert!(build(&t, dir.path(), link(), link())
             .unwrap_err()
@@ -398,7 +412,7 @@ link S1 S2 speed=QDR width=4x
             ("switch\n", "t.topo:1: expected `switch NAME [ports=N]`"),
             (
                 "switch S1\nhca H1\nlink H1 S1 rate=fast\n",
-                "t.topo:3: unknown rate unit \"fast\"",
+                "t.topo:3: \"fast\" is not a rate",
             ),
             (
                 "switch S1\nhca H1\nlink H1 S1 delay=5\n",

@@ -124,8 +124,8 @@ impl CongestionControlTable {
 /// Reads `multiplier shift` lines (IBA CCT entries: 14-bit multiplier, 2-bit shift);
 /// `#` comments and blank lines are skipped. IRD = multiplier · 2^−shift.
 fn load(path: &Path) -> Result<Vec<f64>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::Input(format!("{}: cannot read CCT file: {e}", path.display())))?;
+    let text = crate::config::input::read_text(path)
+        .map_err(|why| Error::input("cc.cct.file", format!("`{}` {why}", path.display())))?;
     let mut v = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let l = line.split('#').next().unwrap_or("").trim();
