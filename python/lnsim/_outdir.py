@@ -252,9 +252,8 @@ def check_folder(path, what: str = "output folder", protect: Iterable[Tuple[Path
     """Checks that lnsim may write into the folder ``path``: absent, empty, an lnsim folder
     (:func:`folder_kind`; of a kind among ``kinds`` when given) or one of ``allow`` (folders
     lnsim wrote whose marker may predate markers, e.g. the results folder being plotted); not a
-    file, not under a file,
-    writable; holding neither the current folder nor a ``protect`` path (``(path,
-    description)`` pairs). Returns ``(path, exists)``; creates nothing. Raises
+    file, not under a file, writable; holding neither the current folder nor a ``protect`` path
+    (``(path, description)`` pairs). Returns ``(path, exists)``; creates nothing. Raises
     :class:`OutputError`."""
     path = Path(path)
     allowed = {_canonical(Path(a)) for a in allow}
