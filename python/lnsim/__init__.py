@@ -204,8 +204,9 @@ def sweep(
     fastest); each is one :func:`run` with ``overrides`` (like ``--set``, applied to every point)
     followed by the point's own ``key=value`` overrides, written to
     ``out/points/<point id>/``. ``out`` defaults to ``results/<scenario name>-sweep/``; it
-    must be absent, empty or a sweep folder lnsim wrote (:class:`OutputError` otherwise, before
-    anything runs); ``jobs`` runs at once on the local pool (default: all cores); ``seed`` overrides ``sim.seed`` in
+    must be absent, empty or a sweep folder lnsim wrote, which is updated in place (files lnsim
+    did not write are kept), and every run folder the sweep replaces must hold nothing but what
+    lnsim wrote (:class:`OutputError` otherwise, before anything runs); ``jobs`` runs at once on the local pool (default: all cores); ``seed`` overrides ``sim.seed`` in
     every point; ``progress`` is the progress display (points done / total, running, failed,
     time left): by default (``None``) a tqdm bar when stderr is a terminal or in a Jupyter
     notebook, nothing otherwise; ``True`` the bar there and one line per finished point on stderr

@@ -1,18 +1,38 @@
 """Output folders and files that lnsim writes, and the rules that keep a user's files safe.
 
 Every folder lnsim writes carries a marker file, :data:`MARKER_FILE` (``.lnsim``), holding a
-small JSON object: ``{"written_by": "lnsim", "version": ..., "kind": ...}`` with ``kind``
-``"results"`` (one run, written by the core, which also records ``"complete"``),
-``"sweep"`` (a sweep folder) or ``"figures"`` (a folder of PNGs made by ``lnsim plot --out``).
-lnsim replaces or writes into a folder only when it is absent, empty or marked; any other
-existing folder, a file, a path under a file, or a place that cannot be written is refused
-with :class:`OutputError` (exit status 2) naming the path and saying what to do. A folder that
-holds the current folder (or another protected path) is never used, marker or not.
+small JSON object: ``{"written_by": "lnsim", "version": ..., "kind": ..., "files": [...]}``.
+``kind`` says what the folder holds — ``"results"`` (one run, written by the core, which also
+records ``"complete"``), ``"sweep"`` (a sweep folder), ``"figures"`` (PNGs made by ``lnsim plot
+--out``) or ``"bench"`` (``lnsim bench``) — and decides which command may write there: ``run``
+only a results folder, ``sweep`` only a sweep folder, ``bench`` only a bench folder, ``plot
+--out`` only a figures folder (or the folder it plots). ``files`` lists exactly the entries lnsim
+wrote into the folder (the core's files; ``lnsim plot`` and ``lnsim report`` add theirs as they
+write them: :func:`claim_file`). A folder of an lnsim that listed no files, or wrote no markers
+(:func:`legacy_kind`), is judged by the names lnsim writes into a folder of its kind.
+
+How each kind is written:
+
+* a **results folder** is replaced whole, atomically, by the core (``crates/lnsim/src/outdir.rs``):
+  only when it holds nothing but what lnsim wrote. Entries lnsim did not write (notes, a
+  sub-folder) make ``lnsim run`` refuse, naming them, before anything is simulated: move them out
+  of the folder, or choose another ``--out``. A folder inside a sweep folder is the sweep's and
+  is refused too. The run folders of a sweep (``points/<point>/[seed-<s>/]``) and of a bench
+  (``<case>/``) follow the same rule (:func:`replace_problem`), checked for every run before any
+  runs;
+* a **sweep folder**, a **bench folder** and a **figures folder** are updated in place: lnsim
+  replaces or removes only its own entries there (``sweep.csv``, ``bench.json``, the figures,
+  the run folders, the staging folder once empty of lnsim's leftovers) and leaves anything else
+  as it is. A file lnsim would write over is its own (listed, or a name lnsim writes there) or
+  refused; files are written under a temporary name and renamed into place
+  (:func:`write_atomic`), so a symbolic link in their place is replaced, never followed.
+
+Any other existing folder, a file, a path under a file, or a place that cannot be written is
+refused with :class:`OutputError` (exit status 2) naming the path and saying what to do. A
+folder that holds the current folder (or another protected path) is never used, marker or not.
 
 An HTML report is recognised by its ``<meta name="generator" content="lnsim report">`` tag:
 ``lnsim report --out FILE`` overwrites only such a file.
-
-The core (Rust, ``crates/lnsim/src/outdir.rs``) applies the same rules to results folders.
 """
 
 from __future__ import annotations
@@ -20,17 +40,20 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
-from typing import Iterable, Optional, Tuple
+from typing import Callable, Iterable, Optional, Tuple, Union
 
+from . import _core
 from ._core import ScenarioError, version
 
 #: Name of the marker file inside every folder lnsim writes.
 MARKER_FILE = ".lnsim"
-#: Marker kinds written by the Python layer (the core writes ``"results"``).
+#: Marker kinds (the core writes ``"results"``; the Python layer the others).
 KIND_RESULTS = "results"
 KIND_SWEEP = "sweep"
 KIND_FIGURES = "figures"
+KIND_BENCH = "bench"
 #: The tag that identifies an lnsim HTML report.
 REPORT_GENERATOR = '<meta name="generator" content="lnsim report">'
 
@@ -42,8 +65,9 @@ ADVICE_FOLDER = ADVICE + ", or remove the folder yourself"
 
 class OutputError(ScenarioError):
     """An output path lnsim must not (or cannot) write: an existing folder it did not write, a
-    file, a path under a file, an unwritable place. Bad input: the command exits with status 2
-    and nothing is written."""
+    folder of another kind, a results folder holding files lnsim did not write, a file, a path
+    under a file, an unwritable place. Bad input: the command exits with status 2 and nothing
+    is written."""
 
 
 def read_marker(folder) -> Optional[dict]:
@@ -63,51 +87,102 @@ def is_marked(folder) -> bool:
     return read_marker(folder) is not None
 
 
-#: Files of results and sweep folders written by an lnsim without markers (besides ``*.png``).
-LEGACY_RESULTS_FILES = frozenset({
-    "summary.json", "nodes.csv", "flows.csv", "latency_hist.csv", "buffers.csv", "ccti.csv", "cc_ports.csv",
-    "routers.csv", "bins.csv", "scenario.toml", "report.html",
-})
-LEGACY_SWEEP_ENTRIES = frozenset({
-    "store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "store.sqlite-journal", "sweep.csv", "sweep.json",
-    "points", ".staging", "report.html",
-})
-
-
 def legacy_kind(folder) -> Optional[str]:
-    """``"results"`` or ``"sweep"`` for a folder written by an lnsim that wrote no markers: it
-    holds nothing but what lnsim writes there (and ``*.png`` figures) — an lnsim
-    ``summary.json``, or a results store / ``sweep.csv`` — so using it loses no user file;
-    else ``None``."""
-    folder = Path(folder)
+    """``"results"``, ``"sweep"`` or ``"bench"`` for a folder written by an lnsim that wrote no
+    markers: it holds nothing but what lnsim writes into a folder of that kind (and ``*.png``
+    figures), so using it loses no user file; else ``None`` (the core's rule:
+    ``outdir::legacy_kind``)."""
+    return _core.legacy_kind(os.fspath(folder))
+
+
+def folder_kind(folder) -> Optional[str]:
+    """The kind of an lnsim folder: its marker's, else its :func:`legacy_kind`; ``None`` for a
+    folder lnsim did not write."""
+    m = read_marker(folder)
+    return m.get("kind") if m is not None else legacy_kind(folder)
+
+
+def kind_description(kind: str) -> str:
+    """What a folder of ``kind`` holds, as refusals say it (``an lnsim sweep (points/, ...)``)."""
+    return _core.kind_description(kind)
+
+
+def write_atomic(path, data: Union[str, bytes, Callable]) -> Path:
+    """Writes the file ``path`` atomically: ``data`` (text, bytes, or a function writing into a
+    binary file object) goes into a new temporary file in the same folder, which is then
+    renamed over ``path``. A crash leaves the old file or the new one, never half of one; a
+    symbolic link at ``path`` is replaced, never followed. Returns ``path``."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.tmp-")
     try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return None
-    names = {e.name for e in entries}
-    pngs = {e.name for e in entries if e.name.endswith(".png") and e.is_file(follow_symlinks=False)}
-    if "summary.json" in names and names - pngs <= LEGACY_RESULTS_FILES:
-        if not all(e.is_file(follow_symlinks=False) for e in entries):
-            return None
-        try:
-            with open(folder / "summary.json", encoding="utf-8") as f:
-                s = json.load(f)
-        except (OSError, ValueError):
-            return None
-        return KIND_RESULTS if isinstance(s, dict) and "scenario" in s and "version" in s else None
-    if names & {"store.sqlite", "sweep.csv"} and names - pngs <= LEGACY_SWEEP_ENTRIES:
-        return KIND_SWEEP
-    return None
+        with os.fdopen(fd, "wb") as f:
+            if callable(data):
+                data(f)
+            else:
+                f.write(data.encode("utf-8") if isinstance(data, str) else data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    finally:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)  # our own temporary file, left only by a failure
+    return path
 
 
 def write_marker(folder, kind: str, **extra) -> None:
-    """Writes the marker of ``kind`` into ``folder`` (which exists)."""
+    """Writes the marker of ``kind`` into ``folder`` (which exists); ``extra`` are more fields
+    (e.g. ``files=[]``: the list of what lnsim wrote there, which :func:`claim_file` extends)."""
     data = {"written_by": "lnsim", "version": version(), "kind": kind, **extra}
-    path = Path(folder) / MARKER_FILE
-    tmp = path.with_name(f"{MARKER_FILE}.tmp-{os.getpid()}")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(json.dumps(data) + "\n")
-    os.replace(tmp, path)
+    write_atomic(Path(folder) / MARKER_FILE, json.dumps(data) + "\n")
+
+
+def record_files(folder, names: Iterable[str]) -> None:
+    """Adds ``names`` to the list of entries lnsim wrote into ``folder`` (its marker's
+    ``files``), when its marker has that list; a folder without one is left as it is (it is
+    judged by the names lnsim writes there)."""
+    m = read_marker(folder)
+    if m is None or not isinstance(m.get("files"), list):
+        return
+    new = [n for n in names if n not in m["files"]]
+    if new:
+        m["files"] = sorted({*m["files"], *new})
+        write_atomic(Path(folder) / MARKER_FILE, json.dumps(m) + "\n")
+
+
+def is_own_entry(folder, name: str) -> bool:
+    """True when the entry ``name`` of ``folder`` is one lnsim wrote (or that is absent): listed
+    by the folder's marker (see :func:`_core.foreign_entries`); in a folder lnsim did not write,
+    only a ``*.png`` figure (what ``lnsim plot`` wrote into a results folder before markers)."""
+    path = Path(folder) / name
+    if not os.path.lexists(path):
+        return True
+    foreign = _core.foreign_entries(os.fspath(folder))
+    if foreign is None:
+        return name.endswith(".png") and not path.is_dir()
+    return name not in foreign and name + "/" not in foreign
+
+
+def claim_file(path, what: str = "file") -> Path:
+    """Checks that lnsim may write the file ``path`` (absent, or an entry lnsim wrote there:
+    :func:`is_own_entry`; not a folder) and records its name in its folder's marker
+    (:func:`record_files`). Raises :class:`OutputError` naming the file otherwise. Returns
+    ``path``."""
+    path = Path(path)
+    if path.is_dir() and not path.is_symlink():
+        raise _refuse(path, what, "is a folder", "move it away, or choose another --out")
+    if not is_own_entry(path.parent, path.name):
+        raise _refuse(path, what, "the file exists and lnsim did not write it (lnsim never writes over a file it "
+                                  "did not write)", "move it away, or choose another --out")
+    record_files(path.parent, [path.name])
+    return path
+
+
+def write_own_file(path, data: Union[str, bytes, Callable], what: str = "file") -> Path:
+    """:func:`claim_file`, then :func:`write_atomic`: how lnsim writes a file into a folder it
+    updates in place (a figure, ``sweep.csv``, ``bench.json``). Returns ``path``."""
+    claim_file(path, what)
+    return write_atomic(path, data)
 
 
 def is_incomplete(folder) -> bool:
@@ -174,11 +249,11 @@ def _nearest_existing(path: Path, what: str, advice: str) -> Path:
 
 def check_folder(path, what: str = "output folder", protect: Iterable[Tuple[Path, str]] = (),
                  allow: Iterable = (), kinds: Optional[Iterable[str]] = None) -> Tuple[Path, bool]:
-    """Checks that lnsim may write the folder ``path``: absent, empty, marked by lnsim (with a
-    ``kind`` among ``kinds`` when given) or one of ``allow`` (folders lnsim wrote whose marker
-    may predate markers, e.g. the results folder being plotted); not a file, not under a file,
-    writable; holding neither the current folder nor a ``protect`` path (``(path,
-    description)`` pairs). Returns ``(path, exists)``; creates nothing. Raises
+    """Checks that lnsim may write into the folder ``path``: absent, empty, an lnsim folder
+    (:func:`folder_kind`; of a kind among ``kinds`` when given) or one of ``allow`` (folders
+    lnsim wrote whose marker may predate markers, e.g. the results folder being plotted); not a
+    file, not under a file, writable; holding neither the current folder nor a ``protect`` path
+    (``(path, description)`` pairs). Returns ``(path, exists)``; creates nothing. Raises
     :class:`OutputError`."""
     path = Path(path)
     allowed = {_canonical(Path(a)) for a in allow}
@@ -207,15 +282,14 @@ def check_folder(path, what: str = "output folder", protect: Iterable[Tuple[Path
         except OSError as e:
             raise _refuse(path, what, f"cannot read the folder: {_reason(e)}") from None
         if not empty:
-            m = read_marker(path)
-            if m is None and legacy_kind(path) is not None:
-                m = {"kind": legacy_kind(path)}  # written by an lnsim without markers
-            if m is None:
+            kind = folder_kind(path)
+            if kind is None:
                 raise _refuse(path, what, f"the folder exists and holds files that lnsim did not write (it has no "
                                           f"{MARKER_FILE} marker); lnsim writes only into folders it wrote itself",
                               ADVICE_FOLDER)
-            if kinds is not None and m.get("kind") not in set(kinds):
-                raise _refuse(path, what, f"it holds lnsim {m.get('kind')} output, not {' or '.join(kinds)}")
+            if kinds is not None and kind not in set(kinds):
+                wanted = " or ".join(kind_description(k) for k in kinds)
+                raise _refuse(path, what, f"holds {kind_description(kind)}, not {wanted}")
     _check_writable(path, path, what, ADVICE)
     return path, True
 
@@ -223,45 +297,60 @@ def check_folder(path, what: str = "output folder", protect: Iterable[Tuple[Path
 def prepare_folder(path, kind: str, what: str = "output folder", protect: Iterable[Tuple[Path, str]] = (),
                    allow: Iterable = (), kinds: Optional[Iterable[str]] = None) -> Path:
     """:func:`check_folder`, then creates the folder (and its parents) when absent and marks it
-    as ``kind`` when it was absent or empty. Returns the path."""
+    as ``kind`` when it was absent or empty (with an empty list of ``files``, which grows as
+    lnsim writes them: :func:`claim_file`). Returns the path."""
     path, exists = check_folder(path, what, protect=protect, allow=allow, kinds=kinds)
     try:
         fresh = not exists or next(os.scandir(path), None) is None
         path.mkdir(parents=True, exist_ok=True)
         if fresh:
-            write_marker(path, kind)
+            write_marker(path, kind, files=[])
     except OSError as e:
         raise _refuse(path, what, f"cannot create it: {_reason(e)}") from None
     return path
 
 
-def is_replaceable(folder) -> bool:
-    """True when lnsim may replace or delete ``folder``: it is absent, or a folder (not a
-    symbolic link) that is marked by lnsim (or a results folder of an lnsim without markers:
-    :func:`legacy_kind`), or whose every entry is such a folder (e.g. empty, or a point folder
-    holding only the ``seed-*`` folders of its runs)."""
+def replace_problem(folder) -> Optional[str]:
+    """Why lnsim may not replace or delete the run folder ``folder`` (a results folder, or a
+    sweep's point folder holding the ``seed-*`` run folders of its runs), with what to do
+    instead; ``None`` when it may: it is absent, empty, a results folder holding nothing but
+    what lnsim wrote (the core's rule, ``outdir::replace_problem``: entries lnsim did not write
+    are named), or an unmarked folder whose every entry is such a folder."""
     folder = Path(folder)
     try:
         folder.lstat()
     except (FileNotFoundError, NotADirectoryError):
-        return True
-    if folder.is_symlink() or not folder.is_dir():
-        return False
-    if is_marked(folder) or legacy_kind(folder) == KIND_RESULTS:
-        return True
+        return None
+    if folder.is_symlink():
+        return f"is a symbolic link, not a folder lnsim wrote; {ADVICE}"
+    if not folder.is_dir():
+        return f"is a file, not a folder; {ADVICE}"
+    if folder_kind(folder) is not None:
+        return _core.results_folder_problem(os.fspath(folder))
     try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return False
-    return all(e.is_dir(follow_symlinks=False) and is_replaceable(e.path) for e in entries)
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError as e:
+        return f"cannot read the folder: {_reason(e)}; {ADVICE}"
+    if any(not e.is_dir(follow_symlinks=False) for e in entries):
+        return _core.results_folder_problem(os.fspath(folder))  # a folder of someone else's files
+    for e in entries:
+        problem = replace_problem(e.path)
+        if problem is not None:
+            return f"{e.name}: {problem}"
+    return None
+
+
+def is_replaceable(folder) -> bool:
+    """True when lnsim may replace or delete the run folder ``folder`` (:func:`replace_problem`)."""
+    return replace_problem(folder) is None
 
 
 def check_replaceable(folder, what: str = "folder") -> None:
-    """Raises :class:`OutputError` unless ``folder`` :func:`is_replaceable`: the only folders
-    lnsim replaces or deletes."""
-    if not is_replaceable(folder):
-        raise _refuse(folder, what, f"it holds files that lnsim did not write (no {MARKER_FILE} marker); "
-                                    "lnsim replaces only folders it wrote itself", ADVICE_FOLDER)
+    """Raises :class:`OutputError` naming ``folder`` and saying why, unless lnsim may replace it
+    (:func:`replace_problem`)."""
+    problem = replace_problem(folder)
+    if problem is not None:
+        raise OutputError(f"{what} {folder}: {problem}")
 
 
 def remove_folder(folder) -> bool:
@@ -329,7 +418,11 @@ class FolderLock:
             import fcntl
         except ImportError:  # no flock (not a POSIX system): no lock, as before
             return
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:  # never through a symbolic link: the lock file is lnsim's own
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        except OSError as e:
+            raise OutputError(f"{what} {Path(folder)}: cannot use its lock file {self.path}: {_reason(e)}; "
+                              "choose another --out, or move it away yourself") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

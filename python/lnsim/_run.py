@@ -101,10 +101,13 @@ def run(
     estimate is larger (default: the memory available). Raises :class:`ScenarioError` for bad
     input and :class:`SimulationError` for internal failures.
 
-    ``out`` must be absent, empty, or a folder lnsim wrote (it holds a ``.lnsim`` marker file);
-    such a folder is replaced whole, atomically. Any other existing folder, a file, a path
-    under a file or an unwritable place raises :class:`ScenarioError` before anything runs, and
-    nothing is written.
+    ``out`` must be absent, empty, or the results folder of a run that holds nothing but what
+    lnsim wrote there (its ``.lnsim`` marker lists it: the run's files, figures, report); such a
+    folder is replaced whole, atomically. A folder of another kind (a sweep, a bench, figures),
+    a folder inside a sweep folder, a results folder holding entries lnsim did not write (they
+    are named: move them out), any other existing folder, a file, a path under a file or an
+    unwritable place raises :class:`ScenarioError` before anything runs, and nothing is written
+    (the core checks the folder it replaces: ``crates/lnsim/src/outdir.rs``).
 
     Ctrl-C (``KeyboardInterrupt``) stops the run; it still raises ``KeyboardInterrupt``, but
     first writes what was simulated so far as a results folder marked incomplete

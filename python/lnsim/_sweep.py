@@ -58,6 +58,7 @@ from . import _run
 from ._core import ScenarioError, available_memory, parse_size, version
 from ._outdir import (
     KIND_SWEEP,
+    LOCK_FILE,
     FolderLock,
     OutputError,
     check_folder,
@@ -65,9 +66,10 @@ from ._outdir import (
     is_marked,
     prepare_folder,
     remove_folder,
+    write_own_file,
 )
 from ._results import SKIPPED_FIELDS, flatten_summary  # SKIPPED_FIELDS: also a name of this module
-from .store import STORE_FILE
+from .store import STAGING_DIR, STORE_FILE
 
 #: File names of a sweep folder.
 SWEEP_CSV = "sweep.csv"
@@ -750,15 +752,6 @@ def _meta(scenario: Path, user, seed, seeds, base, table, points, runs, records,
     }
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "w", encoding="utf-8", newline="") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
 def _remove_run_files(out_dir: Path, rec: Dict[str, Any], keep_dirs: set) -> None:
     """Deletes the files a store record lists (and its folder once empty), unless its folder is
     one this sweep writes anyway."""
@@ -779,6 +772,21 @@ def _remove_run_files(out_dir: Path, rec: Dict[str, Any], keep_dirs: set) -> Non
         d.rmdir()
     except OSError:
         pass
+
+
+def _check_own_entries(out_dir: Path) -> None:
+    """Raises :class:`OutputError` when an entry of the sweep folder that lnsim writes (the
+    ``points/`` and ``.staging/`` folders, the store, the tables) is a symbolic link or not the
+    kind of entry lnsim writes (a folder where a file belongs, or the reverse): lnsim never
+    writes through a link, nor over something it did not write."""
+    folders = (POINTS_DIR, STAGING_DIR)
+    for name in (*folders, STORE_FILE, SWEEP_CSV, SWEEP_JSON, LOCK_FILE):
+        p = out_dir / name
+        if not os.path.lexists(p):
+            continue
+        if p.is_symlink() or p.is_dir() != (name in folders):
+            raise OutputError(f"sweep folder {out_dir}: {p} is not the {'folder' if name in folders else 'file'} "
+                              "lnsim writes there; choose another --out, or move it away yourself")
 
 
 def run_sweep(
@@ -867,6 +875,7 @@ def _run_sweep(scenario, overrides, out, jobs, seed, progress, seeds, grid, dask
     # the sweep folder: absent, empty, or a sweep folder lnsim wrote (nothing else is touched)
     protect = [(scenario.parent, "the scenario file's folder")]
     check_folder(out_dir, "sweep folder", protect=protect, kinds=[KIND_SWEEP])
+    _check_own_entries(out_dir)
     wanted = min(jobs or os.cpu_count() or 1, max(len(runs), 1))
     from .executors import DASK_ENV
 
@@ -883,9 +892,6 @@ def _run_sweep(scenario, overrides, out, jobs, seed, progress, seeds, grid, dask
         prepare_folder(out_dir, KIND_SWEEP, "sweep folder", protect=protect, kinds=[KIND_SWEEP])
         held.enter_context(FolderLock(out_dir))  # before the store is read: one writer at a time
         points_dir = out_dir / POINTS_DIR
-        if points_dir.is_symlink() or (points_dir.exists() and not points_dir.is_dir()):
-            raise OutputError(f"sweep folder {out_dir}: {points_dir} is not a folder lnsim wrote; "
-                              "choose another --out, or remove it yourself")
         points_dir.mkdir(parents=True, exist_ok=True)
         store = ResultsStore(out_dir)
     except BaseException:
@@ -969,9 +975,10 @@ def _run_sweep(scenario, overrides, out, jobs, seed, progress, seeds, grid, dask
 
         records = store.records()
     finally:
+        store.clear_staging()  # only lnsim's leftovers, then the folder itself once empty
         store.close()
     df = _table(keys, runs, records)
-    _write_atomic(out_dir / SWEEP_CSV, df.to_csv(index=False))
+    write_own_file(out_dir / SWEEP_CSV, df.to_csv(index=False))
     stats = {
         "scenario_hash": scen_hash,
         "version": lnsim_version,
@@ -982,7 +989,7 @@ def _run_sweep(scenario, overrides, out, jobs, seed, progress, seeds, grid, dask
         "wall": wall,
     }
     meta = _meta(scenario, user, seed, seeds, base, table, points, runs, records, executor.name, stats)
-    _write_atomic(out_dir / SWEEP_JSON, json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
+    write_own_file(out_dir / SWEEP_JSON, json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
     return df, out_dir, meta["failed"]
 
 

@@ -6,7 +6,9 @@ per case: simulated seconds, wall seconds, simulated seconds per wall second, cr
 second (``flit_hops / wall_time_s``), packet-hops per second, events per second, peak memory
 and, for a case with a wall-time target on one core (``bmin1024_ddbbm``, the HoL study's
 1,024-node DDBBM-17Q case: 10 s), ``ok`` or ``SLOW``; everything is also written to
-``results/bench/bench.json``. Speed claims come from here, never from timed tests.
+``results/bench/bench.json`` (``--out DIR``: a bench folder, checked before any case runs and
+updated in place: :func:`prepare_bench_folder`). Speed claims come from here, never from timed
+tests.
 
 Each case also runs with congestion control on (``<case>_cc``, ``--set cc.enabled=true``), and a
 last line per pair gives the wall times of both runs (the same simulated time) and what CC costs:
@@ -55,6 +57,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from ._core import version
 from ._exit import InputError
+from ._outdir import OutputError, write_own_file
 
 #: ``BenchCase.model`` of the two simulation models.
 MODEL_IB = "infiniband"
@@ -597,6 +600,31 @@ def format_memory_series(m: dict) -> str:
     return f"{m['series']} memory with the network's size (peak of each run): " + ", ".join(parts)
 
 
+#: The file of a bench folder that records a bench (the rest are the cases' results folders).
+BENCH_JSON = "bench.json"
+
+
+def prepare_bench_folder(out_root: Path, cases: Sequence[BenchCase]) -> Path:
+    """Checks, before any case runs, that the bench may write into ``out_root``: absent, empty
+    or a bench folder lnsim wrote (:data:`lnsim._outdir.KIND_BENCH`); ``bench.json`` absent or
+    its own; the results folder of every case one a run may replace
+    (:func:`lnsim._outdir.check_replaceable`). Then creates and marks the folder when it is new
+    and records the cases' folders in its marker. Raises :class:`lnsim.OutputError` (exit status
+    2). The folder is updated in place: whatever else it holds is left alone."""
+    from ._outdir import KIND_BENCH, check_folder, check_replaceable, is_own_entry, prepare_folder, record_files
+
+    _, exists = check_folder(out_root, "bench folder", kinds=[KIND_BENCH])
+    if exists:
+        bench_json = out_root / BENCH_JSON
+        if (bench_json.is_dir() and not bench_json.is_symlink()) or not is_own_entry(out_root, BENCH_JSON):
+            raise OutputError(f"bench file {bench_json}: not a file lnsim wrote; move it away, or choose another --out")
+        for case in cases:
+            check_replaceable(out_root / case.name, f"results folder of bench case {case.name}")
+    prepare_folder(out_root, KIND_BENCH, "bench folder", kinds=[KIND_BENCH])
+    record_files(out_root, [c.name for c in cases])
+    return out_root
+
+
 def main(cases: Sequence[str] = (), quick: bool = False, scenarios=None, out=None) -> int:
     """Runs the selected cases (all by default); returns the exit status (1 if any failed)."""
     lnsim_version = version()
@@ -604,8 +632,7 @@ def main(cases: Sequence[str] = (), quick: bool = False, scenarios=None, out=Non
     scen_dir = Path(scenarios) if scenarios else default_scenarios_dir()
     if not scen_dir.is_dir():
         raise InputError(f"{scen_dir}: scenarios folder not found (use --scenarios DIR)")
-    out_root = Path(out) if out else Path("results") / "bench"
-    out_root.mkdir(parents=True, exist_ok=True)
+    out_root = prepare_bench_folder(Path(out) if out else Path("results") / "bench", selected)
 
     print(f"lnsim {lnsim_version} bench{' (quick)' if quick else ''}: {len(selected)} case(s), scenarios in {scen_dir}")
     records = []
@@ -641,7 +668,6 @@ def main(cases: Sequence[str] = (), quick: bool = False, scenarios=None, out=Non
         "routing_costs": rcosts,
         "memory_series": series,
     }
-    path = out_root / "bench.json"
-    path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    path = write_own_file(out_root / BENCH_JSON, json.dumps(report, indent=2) + "\n", "bench file")
     print(f"written {path}")
     return 0 if all(r.get("status") == "ok" for r in records) else 1

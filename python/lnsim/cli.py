@@ -636,15 +636,11 @@ def cmd_schema(args: argparse.Namespace) -> int:
             raise InputError(
                 f"--out {out}: exists and is not a schema lnsim wrote; remove it or choose another file name"
             )
-    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    from ._outdir import write_atomic
+
     try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, out)
+        write_atomic(out, text)
     except OSError as e:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
         raise InputError(f"--out {out}: cannot write it: {e.strerror or e}") from None
     print(out)
     return EXIT_OK

@@ -34,13 +34,15 @@ Writing a run (:meth:`ResultsStore.commit_run`): its files are first written int
 folder inside the sweep folder, which is then renamed into place (``points/<id>/``), and only
 then is the record inserted. A sweep killed between the two leaves a complete folder without a
 record, which ``--resume`` runs again (replacing the folder); a record always names a complete
-folder.
+folder. The staging folder goes when the sweep ends (:meth:`ResultsStore.clear_staging`, which
+also removes, when the next sweep starts, what a killed one left there).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sqlite3
 import time
@@ -48,12 +50,15 @@ import uuid
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional
 
-from ._outdir import check_replaceable
+from ._outdir import OutputError, check_replaceable, replace_problem
 
 #: File name of the store inside a sweep folder.
 STORE_FILE = "store.sqlite"
 #: Folder (inside the sweep folder) where runs are written before being renamed into place.
 STAGING_DIR = ".staging"
+#: Names of what lnsim puts in the staging folder: a run being written (a UUID), an old run
+#: folder being removed (``old-<UUID>``).
+_STAGED = re.compile(r"(old-)?[0-9a-f]{32}")
 #: Schema version, kept in SQLite's ``user_version``.
 SCHEMA_VERSION = 1
 
@@ -171,8 +176,20 @@ class ResultsStore:
     # -- writing ------------------------------------------------------------------------------
 
     def clear_staging(self) -> None:
-        """Removes what a killed sweep left half-written in the staging folder."""
-        shutil.rmtree(self.dir / STAGING_DIR, ignore_errors=True)
+        """Removes what lnsim left in the staging folder — a run half-written by a sweep that was
+        killed (a folder named by a UUID), an old run folder on its way out (``old-<UUID>``) —
+        and then the staging folder itself, once empty. Anything else there is left alone (and
+        the staging folder with it)."""
+        staging = self.dir / STAGING_DIR
+        if staging.is_symlink() or not staging.is_dir():
+            return
+        for e in os.scandir(staging):
+            if e.is_dir(follow_symlinks=False) and _STAGED.fullmatch(e.name):
+                shutil.rmtree(e.path, ignore_errors=True)
+        try:
+            staging.rmdir()
+        except OSError:  # not empty: it holds something lnsim did not put there
+            pass
 
     def delete(self, run_keys: Iterable[str]) -> None:
         """Deletes records (and nothing else) in one transaction."""
@@ -210,12 +227,19 @@ class ResultsStore:
             staging.mkdir(parents=True, exist_ok=True)  # a run with no files still gets a folder
             _fsync_dir(staging)
             target.parent.mkdir(parents=True, exist_ok=True)
-            if target.exists():
+            trash = None
+            if target.exists():  # the old folder steps aside, is checked again there, goes last
                 trash = self.dir / STAGING_DIR / f"old-{uuid.uuid4().hex}"
                 os.replace(target, trash)
-                shutil.rmtree(trash, ignore_errors=True)
+                problem = replace_problem(trash)
+                if problem is not None:  # the user put something there since the check
+                    os.replace(trash, target)
+                    shutil.rmtree(staging, ignore_errors=True)  # our own staging folder
+                    raise OutputError(f"run folder {target}: {problem}")
             os.replace(staging, target)
             _fsync_dir(target.parent)
+            if trash is not None:
+                shutil.rmtree(trash, ignore_errors=True)
             rec["tables"] = sorted(files)
         else:
             rec["tables"] = []

@@ -90,7 +90,6 @@ def test_run_into_absent_empty_and_own_folders(tmp_path, model):
         m = marker(out)
         assert m["written_by"] == "lnsim" and m["kind"] == "results" and m["complete"] is True
         assert json.loads((out / "summary.json").read_text())["complete"] is True
-        (out / "stale.txt").write_text("from an earlier run")
     no_temporaries(tmp_path)
 
 
@@ -171,7 +170,7 @@ def test_sweep_refuses_user_folders_and_keeps_its_own(tmp_path):
     run_dir = tmp_path / "run"
     assert run_short("--out", run_dir).returncode == 0
     proc = lnsim_cmd(*args, "--out", run_dir)
-    assert proc.returncode == 2 and "not sweep" in proc.stderr, proc.stderr
+    assert proc.returncode == 2 and "holds the results of one lnsim run" in proc.stderr, proc.stderr
     proc = lnsim_cmd(*args, "--out", ".", cwd=tmp_path)
     assert proc.returncode == 2 and "current folder" in proc.stderr, proc.stderr
 

@@ -294,6 +294,36 @@ fn natural_cmp(a: &str, b: &str) -> i32 {
     lnsim::stats::natural::natural_cmp(a, b) as i32
 }
 
+/// Why a run may not replace the existing folder `path` with its results folder, and what to
+/// do instead (`None` when it may: empty, or a results folder holding nothing but what lnsim
+/// wrote). The rule of `lnsim::outdir::replace_problem`, for the run folders a sweep or a bench
+/// replaces.
+#[pyfunction]
+fn results_folder_problem(path: PathBuf) -> Option<String> {
+    lnsim::outdir::replace_problem(&path)
+}
+
+/// The entries of the lnsim folder `path` that lnsim did not write (a folder's name ends in
+/// `/`), judged by its marker's `files` (or, for an lnsim that listed none, by the names lnsim
+/// writes there); `None` when lnsim did not write the folder at all.
+#[pyfunction]
+fn foreign_entries(path: PathBuf) -> Option<Vec<String>> {
+    lnsim::outdir::foreign_entries(&path)
+}
+
+/// The kind (`"results"`, `"sweep"`, `"bench"`) of an unmarked folder written by an lnsim that
+/// wrote no markers, judged by what it holds; `None` for anything else.
+#[pyfunction]
+fn legacy_kind(path: PathBuf) -> Option<&'static str> {
+    lnsim::outdir::legacy_kind(&path)
+}
+
+/// What a folder of marker kind `kind` holds, as refusals say it.
+#[pyfunction]
+fn kind_description(kind: &str) -> String {
+    lnsim::outdir::kind_description(kind)
+}
+
 /// The version of the simulation core (recorded in every `summary.json`).
 #[pyfunction]
 fn version() -> &'static str {
@@ -317,6 +347,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add_function(wrap_pyfunction!(natural_cmp, m)?)?;
+    m.add_function(wrap_pyfunction!(results_folder_problem, m)?)?;
+    m.add_function(wrap_pyfunction!(foreign_entries, m)?)?;
+    m.add_function(wrap_pyfunction!(legacy_kind, m)?)?;
+    m.add_function(wrap_pyfunction!(kind_description, m)?)?;
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add("SimulationError", py.get_type::<SimulationError>())?;
     m.add("__version__", lnsim::VERSION)?;

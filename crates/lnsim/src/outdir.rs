@@ -1,20 +1,30 @@
-//! Output folders that lnsim writes, and the rules that keep a user's files safe (issue 14
-//! items 1 and 2).
+//! Output folders that lnsim writes, and the rules that keep a user's files safe.
 //!
 //! Every folder lnsim writes carries a small marker file, [`MARKER_FILE`] (`.lnsim`), holding
-//! JSON such as `{"written_by": "lnsim", "version": "0.1.0", "kind": "results",
-//! "complete": true}`. lnsim replaces a folder only when it is absent, empty, or carries this
-//! marker (or is a results folder of an lnsim that wrote no markers: see
-//! [`is_legacy_results`]); any other existing folder, a file, a path under a file or a place that cannot be
-//! written is refused with an input error (exit status 2) saying what to do, before anything is
-//! simulated. A folder that holds the current folder or the scenario's folder is never
-//! replaced, marker or not.
+//! JSON such as `{"written_by": "lnsim", "version": "0.1.0", "kind": "results", "complete":
+//! true, "files": ["flows.csv", "nodes.csv", ...]}`. `kind` says what the folder holds
+//! ([`KIND_RESULTS`]: one run; [`KIND_SWEEP`], [`KIND_FIGURES`], [`KIND_BENCH`]: written by the
+//! Python layer) and decides what may replace it; `files` lists, exactly, the entries lnsim
+//! wrote into the folder (the core's files; `lnsim plot` and `lnsim report` add theirs when
+//! they write into it). A folder of an lnsim that listed no files (or wrote no marker: see
+//! [`legacy_kind`]) is judged by the names lnsim writes into a folder of its kind instead.
+//!
+//! A run's results folder `out` ([`check_out_dir`], [`write_folder`]) is replaced whole, and
+//! only when it is absent, empty, or a results folder holding nothing but what lnsim wrote
+//! ([`replace_problem`]): a folder of another kind (a sweep, figures, a bench), a results
+//! folder holding entries lnsim did not write (they are named, up to [`MAX_NAMED`]), a folder
+//! inside an lnsim sweep folder (its run folders are the sweep's), any other existing folder, a
+//! file, a path under a file or a place that cannot be written is refused with an input error
+//! (exit status 2) saying what to do, before anything is simulated and with nothing touched. A
+//! folder that holds the current folder or the scenario's folder is never replaced, marker or
+//! not.
 //!
 //! [`write_folder`] writes the new folder as a hidden sibling (`.NAME.tmp-PID-N`), then swaps it
-//! in with two renames: the old folder is first renamed to a hidden sibling (`.NAME.old-PID-N`)
-//! and removed only once the new one is in place. A crash at any point leaves either the old
-//! folder, or the new complete one, or hidden siblings only: never a folder under the target
-//! name that looks complete but is not, and never a user's file deleted.
+//! in with two renames: the old folder is first renamed to a hidden sibling (`.NAME.old-PID-N`),
+//! checked again there (a file the user added meanwhile puts it back and refuses), and removed
+//! only once the new one is in place. A crash at any point leaves either the old folder, or the
+//! new complete one, or hidden siblings only: never a folder under the target name that looks
+//! complete but is not, and never a user's file deleted.
 
 use crate::error::{Error, Result};
 use serde_json::{json, Value};
@@ -27,6 +37,15 @@ pub const MARKER_FILE: &str = ".lnsim";
 /// `written_by` value of a marker.
 const WRITTEN_BY: &str = "lnsim";
 
+/// Marker kind of one run's results folder (written by the core).
+pub const KIND_RESULTS: &str = "results";
+/// Marker kind of a sweep folder (`lnsim sweep`).
+pub const KIND_SWEEP: &str = "sweep";
+/// Marker kind of a folder of figures (`lnsim plot --out`).
+pub const KIND_FIGURES: &str = "figures";
+/// Marker kind of a bench folder (`lnsim bench`).
+pub const KIND_BENCH: &str = "bench";
+
 /// The content of a folder's marker file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Marker {
@@ -36,25 +55,33 @@ pub struct Marker {
     pub complete: bool,
     /// Why an incomplete run stopped (`"interrupted"`); `None` for a complete one.
     pub stop_reason: Option<String>,
+    /// The entries lnsim wrote into the folder, besides the marker ([`write_folder`] fills it
+    /// with the names of the files it writes).
+    pub files: Vec<String>,
 }
 
 impl Marker {
     /// The marker of one run's results folder.
     pub fn results(complete: bool, stop_reason: Option<&str>) -> Self {
         Marker {
-            kind: "results".into(),
+            kind: KIND_RESULTS.into(),
             complete,
             stop_reason: stop_reason.map(str::to_string),
+            files: Vec::new(),
         }
     }
 
-    /// The marker file's text (one JSON object and a newline).
+    /// The marker file's text (one JSON object and a newline; `files` sorted).
     pub fn to_json(&self) -> String {
+        let mut files = self.files.clone();
+        files.sort();
+        files.dedup();
         let mut v = json!({
             "written_by": WRITTEN_BY,
             "version": crate::VERSION,
             "kind": self.kind,
             "complete": self.complete,
+            "files": files,
         });
         if let Some(r) = &self.stop_reason {
             v["stop_reason"] = json!(r);
@@ -75,44 +102,257 @@ pub fn is_marked(dir: &Path) -> bool {
     read_marker(dir).is_some()
 }
 
-/// Files of a results folder written by lnsim before folders carried a marker (besides any
-/// `*.png` figure).
-const LEGACY_RESULTS_FILES: &[&str] = &[
+/// What a folder of `kind` holds, as refusals say it ("holds an lnsim sweep (points/, ...)").
+pub fn kind_description(kind: &str) -> String {
+    match kind {
+        KIND_RESULTS => "the results of one lnsim run (summary.json and its tables)".into(),
+        KIND_SWEEP => "an lnsim sweep (points/, sweep.csv, store.sqlite)".into(),
+        KIND_FIGURES => "lnsim figures (the PNGs of lnsim plot --out)".into(),
+        KIND_BENCH => "an lnsim bench (bench.json and a results folder per case)".into(),
+        other => format!("lnsim output of kind \"{other}\" (written by another lnsim version)"),
+    }
+}
+
+/// Every file the core writes into a results folder (whichever model and options), with
+/// `report.html` (`lnsim report`): what a results folder of an lnsim whose marker lists no
+/// files may hold besides `*.png` figures.
+const RESULTS_FILES: &[&str] = &[
     "summary.json",
     "nodes.csv",
     "flows.csv",
     "latency_hist.csv",
     "buffers.csv",
+    "output_buffers.csv",
+    "links.csv",
     "ccti.csv",
     "cc_ports.csv",
+    "ddbbm.csv",
+    "monitor_ports.csv",
+    "drb_paths.csv",
+    "ird.csv",
     "routers.csv",
     "bins.csv",
+    "acor_levels.csv",
+    "group_counters.csv",
     "scenario.toml",
     "report.html",
 ];
 
-/// True for a results folder written by an lnsim without markers: it holds an lnsim
-/// `summary.json` (with `scenario` and `version`) and nothing but the files lnsim writes into a
-/// results folder (and `*.png` figures), so replacing it loses no user file.
-pub fn is_legacy_results(dir: &Path) -> bool {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return false;
-    };
-    for e in entries {
-        let Ok(e) = e else { return false };
-        let name = e.file_name();
-        let Some(name) = name.to_str() else {
-            return false;
-        };
-        let is_file = e.file_type().map(|t| t.is_file()).unwrap_or(false);
-        if !is_file || !(LEGACY_RESULTS_FILES.contains(&name) || name.ends_with(".png")) {
-            return false;
-        }
+/// The entries of a sweep folder that are lnsim's whatever its marker lists: the run folders,
+/// the results store (with SQLite's companion files), the tables, the staging folder and the
+/// lock (`python/lnsim/_sweep.py`, `store.py`, `_outdir.py`).
+const SWEEP_ENTRIES: &[&str] = &[
+    "points",
+    "store.sqlite",
+    "store.sqlite-wal",
+    "store.sqlite-shm",
+    "store.sqlite-journal",
+    "sweep.csv",
+    "sweep.json",
+    ".staging",
+    ".lnsim-lock",
+];
+
+/// The entries of a bench folder that are lnsim's whatever its marker lists.
+const BENCH_ENTRIES: &[&str] = &["bench.json"];
+
+/// Entries of a folder of `kind` that are lnsim's whatever its marker lists.
+fn standing_entries(kind: &str) -> &'static [&'static str] {
+    match kind {
+        KIND_SWEEP => SWEEP_ENTRIES,
+        KIND_BENCH => BENCH_ENTRIES,
+        _ => &[],
     }
-    std::fs::read_to_string(dir.join("summary.json"))
+}
+
+/// Entries lnsim writes into a folder of `kind` besides the standing ones and `*.png`: how a
+/// folder whose marker lists no files is judged.
+fn unlisted_entries(kind: &str) -> &'static [&'static str] {
+    match kind {
+        KIND_RESULTS => RESULTS_FILES,
+        KIND_SWEEP => &["report.html"],
+        _ => &[],
+    }
+}
+
+/// The entries of `dir` (name, is a folder: a symbolic link is not), sorted by name; `None`
+/// when it cannot be read.
+fn entries(dir: &Path) -> Option<Vec<(String, bool)>> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).ok()? {
+        let e = e.ok()?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        let is_dir = e.file_type().map(|t| t.is_dir()).unwrap_or(false);
+        out.push((name, is_dir));
+    }
+    out.sort();
+    Some(out)
+}
+
+/// True when the file `path` holds a JSON object with all of `keys`.
+fn json_with(path: &Path, keys: &[&str]) -> bool {
+    std::fs::read_to_string(path)
         .ok()
         .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-        .is_some_and(|v| v.get("scenario").is_some() && v.get("version").is_some())
+        .is_some_and(|v| keys.iter().all(|k| v.get(k).is_some()))
+}
+
+fn is_results_summary(dir: &Path) -> bool {
+    json_with(&dir.join("summary.json"), &["scenario", "version"])
+}
+
+/// True for a `bench.json` written by `lnsim bench`.
+fn is_bench_record(path: &Path) -> bool {
+    json_with(path, &["version", "quick", "cases"])
+}
+
+/// The kind of a folder written by an lnsim that wrote no markers, judged by what it holds:
+/// `"results"` (an lnsim `summary.json` and nothing but files lnsim writes into a results
+/// folder, `*.png` figures included), `"sweep"` (a results store or `sweep.csv` and nothing but
+/// what lnsim writes into a sweep folder) or `"bench"` (an lnsim `bench.json` and results
+/// folders lnsim wrote);
+/// `None` for anything else, which lnsim never replaces.
+pub fn legacy_kind(dir: &Path) -> Option<&'static str> {
+    if is_marked(dir) {
+        return None;
+    }
+    let list = entries(dir)?;
+    let has = |n: &str| list.iter().any(|(name, _)| name == n);
+    let png = |n: &str| n.ends_with(".png");
+    if has("summary.json")
+        && list
+            .iter()
+            .all(|(n, d)| !d && (RESULTS_FILES.contains(&n.as_str()) || png(n)))
+        && is_results_summary(dir)
+    {
+        return Some(KIND_RESULTS);
+    }
+    if (has("store.sqlite") || has("sweep.csv"))
+        && list
+            .iter()
+            .all(|(n, _)| SWEEP_ENTRIES.contains(&n.as_str()) || n == "report.html" || png(n))
+    {
+        return Some(KIND_SWEEP);
+    }
+    if has("bench.json")
+        && is_bench_record(&dir.join("bench.json"))
+        && list.iter().all(|(n, d)| {
+            n == "bench.json"
+                || (*d && read_marker(&dir.join(n)).is_some_and(|m| m["kind"] == KIND_RESULTS))
+        })
+    {
+        return Some(KIND_BENCH);
+    }
+    None
+}
+
+/// The kind of folder `dir`: its marker's, else its [`legacy_kind`]; `None` for a folder
+/// lnsim did not write.
+pub fn folder_kind(dir: &Path) -> Option<String> {
+    match read_marker(dir) {
+        Some(m) => Some(m["kind"].as_str().unwrap_or("").to_string()),
+        None => legacy_kind(dir).map(str::to_string),
+    }
+}
+
+/// The entries of folder `dir` that lnsim did not write (a folder's name ends in `/`), sorted:
+/// those its marker does not list (nor the standing entries of its kind, e.g. a sweep's
+/// `points/`); for a folder whose marker lists no files, or that has no marker but is an lnsim
+/// folder of an earlier version ([`legacy_kind`]), those that are not names lnsim writes into a
+/// folder of its kind nor `*.png` figures. lnsim writes only files into a results or figures
+/// folder, so a folder there is never lnsim's. `None` for a folder lnsim did not write at all.
+pub fn foreign_entries(dir: &Path) -> Option<Vec<String>> {
+    let marker = read_marker(dir);
+    let kind = match &marker {
+        Some(m) => m["kind"].as_str().unwrap_or("").to_string(),
+        None => legacy_kind(dir)?.to_string(),
+    };
+    let listed: Option<Vec<&str>> = marker
+        .as_ref()
+        .and_then(|m| m.get("files"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect());
+    let files_only = kind == KIND_RESULTS || kind == KIND_FIGURES;
+    let mut foreign = Vec::new();
+    for (name, is_dir) in entries(dir)? {
+        if name == MARKER_FILE || standing_entries(&kind).contains(&name.as_str()) {
+            continue;
+        }
+        let named = match &listed {
+            Some(list) => list.contains(&name.as_str()),
+            None => unlisted_entries(&kind).contains(&name.as_str()) || name.ends_with(".png"),
+        };
+        if !named || (is_dir && files_only) {
+            foreign.push(if is_dir { format!("{name}/") } else { name });
+        }
+    }
+    Some(foreign)
+}
+
+/// Most entries a refusal names; the rest are counted ("and 4 more").
+pub const MAX_NAMED: usize = 5;
+
+/// `names` for a message: the first [`MAX_NAMED`], then "and N more".
+pub fn name_list(names: &[String]) -> String {
+    let shown = names
+        .iter()
+        .take(MAX_NAMED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > MAX_NAMED {
+        format!("{shown} and {} more", names.len() - MAX_NAMED)
+    } else {
+        shown
+    }
+}
+
+/// Why the existing folder `dir` may not be replaced by a run's results folder, with what to do
+/// instead (`None` when it may: it is empty, or a results folder holding nothing but what lnsim
+/// wrote — see [`foreign_entries`]). A folder of another kind, a results folder holding entries
+/// lnsim did not write (named) and a folder lnsim did not write are refused.
+pub fn replace_problem(dir: &Path) -> Option<String> {
+    let list = match entries(dir) {
+        Some(l) => l,
+        None => {
+            return Some(format!(
+                "cannot read the folder; {ADVICE}{}",
+                std::fs::read_dir(dir)
+                    .err()
+                    .map(|e| format!(" ({})", os_reason(&e)))
+                    .unwrap_or_default()
+            ))
+        }
+    };
+    if list.is_empty() {
+        return None;
+    }
+    match folder_kind(dir) {
+        None => Some(format!(
+            "the folder exists and holds files that lnsim did not write (it has no \
+             {MARKER_FILE} marker); lnsim replaces only folders it wrote itself; {ADVICE_FOLDER}"
+        )),
+        Some(kind) if kind != KIND_RESULTS => Some(format!(
+            "holds {}; a run replaces only the results folder of a run; {ADVICE}",
+            kind_description(&kind)
+        )),
+        Some(_) => {
+            let foreign = foreign_entries(dir).unwrap_or_default();
+            if foreign.is_empty() {
+                return None;
+            }
+            let what = if foreign.len() == 1 {
+                "an entry"
+            } else {
+                "entries"
+            };
+            Some(format!(
+                "holds {what} that lnsim did not write: {}; lnsim replaces a results folder \
+                 whole, so move them out of the folder, or choose another --out",
+                name_list(&foreign)
+            ))
+        }
+    }
 }
 
 /// What to do instead of writing into an existing folder of someone else's files.
@@ -127,11 +367,23 @@ fn refuse(out: &Path, why: impl std::fmt::Display) -> Error {
     Error::Input(format!("results folder {}: {why}; {ADVICE}", out.display()))
 }
 
-fn refuse_folder(out: &Path, why: impl std::fmt::Display) -> Error {
+/// A refusal whose reason already says what to do (see [`replace_problem`]).
+fn refuse_as_said(out: &Path, why_and_advice: &str) -> Error {
     Error::Input(format!(
-        "results folder {}: {why}; {ADVICE_FOLDER}",
+        "results folder {}: {why_and_advice}",
         out.display()
     ))
+}
+
+/// The nearest folder above `out` that is an lnsim sweep folder (by its marker), if any: the
+/// run folders in it are the sweep's (its results store records them), so a run never writes
+/// there.
+pub fn enclosing_sweep(out: &Path) -> Option<PathBuf> {
+    absolute(out)
+        .ancestors()
+        .skip(1)
+        .find(|a| read_marker(a).is_some_and(|m| m["kind"] == KIND_SWEEP))
+        .map(Path::to_path_buf)
 }
 
 /// The absolute form of `p` (relative to the current folder), without touching the disk.
@@ -199,13 +451,24 @@ fn os_reason(e: &std::io::Error) -> String {
     }
 }
 
-/// Checks that lnsim may write the results folder `out` (absent, empty, or marked by lnsim;
-/// not a file, not under a file, writable; holding neither the current folder nor any of
-/// `protect`). Returns the path to write: `out` itself, or the folder a symbolic link `out`
+/// Checks that lnsim may write the results folder `out`: absent, empty, or a results folder
+/// holding nothing but what lnsim wrote ([`replace_problem`]); not inside an lnsim sweep
+/// folder ([`enclosing_sweep`]), not a file, not under a file, writable; holding neither the
+/// current folder nor any of `protect`. Returns the path to write: `out` itself, or the folder a symbolic link `out`
 /// points to. Creates nothing.
 pub fn check_out_dir(out: &Path, protect: &[Protected]) -> Result<PathBuf> {
     if out.as_os_str().is_empty() {
         return Err(refuse(out, "empty path"));
+    }
+    if let Some(sweep) = enclosing_sweep(out) {
+        return Err(refuse(
+            out,
+            format!(
+                "lies inside the lnsim sweep folder {}, whose run folders only lnsim sweep \
+                 writes",
+                sweep.display()
+            ),
+        ));
     }
     let target = match std::fs::symlink_metadata(out) {
         Ok(m) if m.file_type().is_symlink() => match std::fs::metadata(out) {
@@ -274,23 +537,8 @@ pub fn check_out_dir(out: &Path, protect: &[Protected]) -> Result<PathBuf> {
             ));
         }
     }
-    let empty = match std::fs::read_dir(&target) {
-        Ok(mut it) => it.next().is_none(),
-        Err(e) => {
-            return Err(refuse(
-                out,
-                format!("cannot read the folder: {}", os_reason(&e)),
-            ))
-        }
-    };
-    if !empty && !is_marked(&target) && !is_legacy_results(&target) {
-        return Err(refuse_folder(
-            out,
-            format!(
-                "the folder exists and holds files that lnsim did not write (it has no \
-                 {MARKER_FILE} marker); lnsim replaces only folders it wrote itself"
-            ),
-        ));
+    if let Some(problem) = replace_problem(&target) {
+        return Err(refuse_as_said(out, &problem));
     }
     let parent = real.parent().unwrap_or(Path::new("/"));
     check_writable(parent, out)?;
@@ -343,9 +591,10 @@ fn sync_dir(dir: &Path) {
     }
 }
 
-/// Writes `files` (name, contents) and the [`MARKER_FILE`] `marker` as the folder `out`,
-/// atomically (see the module documentation), after the checks of [`check_out_dir`] (with
-/// `protect`). An existing `out` is replaced only when it is empty or lnsim wrote it. Returns
+/// Writes `files` (name, contents) and the [`MARKER_FILE`] `marker` (listing the names of
+/// `files`) as the folder `out`, atomically (see the module documentation), after the checks of
+/// [`check_out_dir`] (with `protect`). An existing `out` is replaced only when it is empty or a
+/// results folder holding nothing but what lnsim wrote. Returns
 /// the folder written (`out`, or the folder a symbolic link `out` points to). On failure
 /// nothing is left behind: no temporary folder, and `out` as it was.
 pub fn write_folder(
@@ -372,6 +621,10 @@ pub fn write_folder(
         .unwrap_or("results")
         .to_string();
     let tmp = fresh_sibling(&parent, &leaf, "tmp", out)?;
+    let marker = Marker {
+        files: files.iter().map(|(name, _)| name.to_string()).collect(),
+        ..marker.clone()
+    };
     let filled = write_file(&tmp.join(MARKER_FILE), &marker.to_json()).and_then(|()| {
         files
             .iter()
@@ -385,8 +638,9 @@ pub fn write_folder(
         ));
     }
     sync_dir(&tmp);
-    // swap: the old folder (empty or lnsim's) steps aside under a hidden name, the new one
-    // takes its place, then the old one goes
+    // swap: the old folder (empty or lnsim's) steps aside under a hidden name, where it is
+    // checked again (a file the user added since the check puts it back), the new one takes
+    // its place, then the old one goes
     let old = if std::fs::symlink_metadata(&target).is_ok() {
         let old = unused_sibling(&parent, &leaf, "old");
         if let Err(e) = std::fs::rename(&target, &old) {
@@ -395,6 +649,11 @@ pub fn write_folder(
                 out,
                 format!("cannot move the old folder aside: {}", os_reason(&e)),
             ));
+        }
+        if let Some(problem) = replace_problem(&old) {
+            let _ = std::fs::rename(&old, &target);
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(refuse_as_said(out, &problem));
         }
         Some(old)
     } else {
@@ -412,7 +671,7 @@ pub fn write_folder(
     }
     sync_dir(&parent);
     if let Some(old) = old {
-        let _ = std::fs::remove_dir_all(&old); // was empty or marked as lnsim's
+        let _ = std::fs::remove_dir_all(&old); // empty, or nothing but what lnsim wrote
     }
     Ok(target)
 }
@@ -454,19 +713,131 @@ mod tests {
     }
 
     #[test]
-    fn replaces_an_empty_or_marked_folder() {
+    fn replaces_an_empty_folder_and_its_own_results_folder() {
         let d = tempfile::tempdir().unwrap();
         let out = d.path().join("run");
         std::fs::create_dir(&out).unwrap();
         write(&out).unwrap();
-        std::fs::write(out.join("old.csv"), "stale").unwrap();
-        write(&out).unwrap();
+        let m = read_marker(&out).unwrap();
+        assert_eq!(
+            m["files"],
+            json!(["a.csv", "summary.json"]),
+            "lists what it wrote"
+        );
+        std::fs::write(out.join("a.csv"), "changed").unwrap();
+        write_folder(&out, &[("b.csv", "y\n")], &Marker::results(true, None), &[]).unwrap();
         assert!(
-            !out.join("old.csv").exists(),
+            !out.join("a.csv").exists() && out.join("b.csv").is_file(),
             "the old folder is replaced whole"
         );
-        assert!(out.join("summary.json").is_file());
         assert!(hidden_siblings(d.path()).is_empty(), "no temporary left");
+    }
+
+    #[test]
+    fn refuses_a_results_folder_holding_entries_lnsim_did_not_write_naming_them() {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("run");
+        write(&out).unwrap();
+        std::fs::write(out.join("notes.txt"), "mine").unwrap();
+        std::fs::create_dir(out.join("sub")).unwrap();
+        let e = write(&out).unwrap_err();
+        assert!(matches!(e, Error::Input(_)));
+        let msg = e.to_string();
+        assert!(
+            msg.contains("did not write: notes.txt, sub/;") && msg.contains("move them out"),
+            "{msg}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(out.join("notes.txt")).unwrap(),
+            "mine"
+        );
+        assert!(out.join("sub").is_dir() && out.join("a.csv").is_file());
+        for k in 0..6 {
+            std::fs::write(out.join(format!("x{k}")), "").unwrap();
+        }
+        let msg = write(&out).unwrap_err().to_string();
+        assert!(msg.contains("x0, x1, x2 and 3 more"), "{msg}");
+        assert!(hidden_siblings(d.path()).is_empty());
+        // a folder under a name lnsim writes as a file is not lnsim's either
+        let out2 = d.path().join("run2");
+        write(&out2).unwrap();
+        std::fs::remove_file(out2.join("a.csv")).unwrap();
+        std::fs::create_dir(out2.join("a.csv")).unwrap();
+        let msg = write(&out2).unwrap_err().to_string();
+        assert!(msg.contains("did not write: a.csv/"), "{msg}");
+    }
+
+    #[test]
+    fn a_marker_without_a_list_of_files_is_judged_by_the_names_lnsim_writes() {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("run");
+        std::fs::create_dir(&out).unwrap();
+        std::fs::write(
+            out.join(MARKER_FILE),
+            r#"{"written_by": "lnsim", "version": "0.1.0", "kind": "results", "complete": true}"#,
+        )
+        .unwrap();
+        for f in RESULTS_FILES.iter().chain(&["bandwidth.png"]) {
+            std::fs::write(out.join(f), "").unwrap();
+        }
+        assert_eq!(foreign_entries(&out), Some(vec![]));
+        write(&out).unwrap();
+        assert!(!out.join("ddbbm.csv").exists());
+        std::fs::write(
+            out.join(MARKER_FILE),
+            "{\"written_by\": \"lnsim\", \"kind\": \"results\"}",
+        )
+        .unwrap();
+        std::fs::write(out.join("notes.txt"), "mine").unwrap();
+        assert_eq!(
+            foreign_entries(&out),
+            Some(vec!["a.csv".to_string(), "notes.txt".into()])
+        );
+        assert!(write(&out).is_err());
+    }
+
+    #[test]
+    fn refuses_a_folder_of_another_kind_and_one_inside_a_sweep() {
+        let d = tempfile::tempdir().unwrap();
+        for (kind, says) in [
+            (
+                KIND_SWEEP,
+                "holds an lnsim sweep (points/, sweep.csv, store.sqlite)",
+            ),
+            (KIND_FIGURES, "holds lnsim figures"),
+            (KIND_BENCH, "holds an lnsim bench"),
+            ("future", "holds lnsim output of kind \"future\""),
+        ] {
+            let out = d.path().join(kind);
+            std::fs::create_dir(&out).unwrap();
+            let m = format!(r#"{{"written_by": "lnsim", "kind": "{kind}", "files": []}}"#);
+            std::fs::write(out.join(MARKER_FILE), &m).unwrap();
+            let msg = write(&out).unwrap_err().to_string();
+            assert!(
+                msg.contains(says) && msg.contains("choose another --out"),
+                "{msg}"
+            );
+            assert_eq!(std::fs::read_to_string(out.join(MARKER_FILE)).unwrap(), m);
+        }
+        let sweep = d.path().join(KIND_SWEEP);
+        for inside in ["points/p/seed-1", "new"] {
+            let msg = write(&sweep.join(inside)).unwrap_err().to_string();
+            assert!(
+                msg.contains(&format!(
+                    "lies inside the lnsim sweep folder {}",
+                    sweep.display()
+                )),
+                "{msg}"
+            );
+        }
+        assert!(!sweep.join("new").exists() && !sweep.join("points").exists());
+        // a sweep of an lnsim without markers
+        let old = d.path().join("old-sweep");
+        std::fs::create_dir_all(old.join("points")).unwrap();
+        std::fs::write(old.join("sweep.csv"), "point,status\n").unwrap();
+        assert_eq!(legacy_kind(&old), Some(KIND_SWEEP));
+        let msg = write(&old).unwrap_err().to_string();
+        assert!(msg.contains("holds an lnsim sweep"), "{msg}");
     }
 
     #[test]
@@ -505,9 +876,9 @@ mod tests {
         .unwrap();
         std::fs::write(out.join("nodes.csv"), "t\n").unwrap();
         std::fs::write(out.join("bandwidth.png"), "png").unwrap();
-        assert!(is_legacy_results(&out));
+        assert_eq!(legacy_kind(&out), Some(KIND_RESULTS));
         std::fs::write(out.join("notes.txt"), "mine").unwrap();
-        assert!(!is_legacy_results(&out));
+        assert_eq!(legacy_kind(&out), None);
         assert!(write(&out).is_err());
         std::fs::remove_file(out.join("notes.txt")).unwrap();
         write(&out).unwrap();
@@ -577,13 +948,13 @@ mod tests {
         write(&real).unwrap();
         let link = d.path().join("link");
         std::os::unix::fs::symlink(&real, &link).unwrap();
-        std::fs::write(real.join("old.csv"), "stale").unwrap();
-        write(&link).unwrap();
+        std::fs::write(real.join("a.csv"), "stale").unwrap();
+        write_folder(&link, &[("b.csv", "")], &Marker::results(true, None), &[]).unwrap();
         assert!(std::fs::symlink_metadata(&link)
             .unwrap()
             .file_type()
             .is_symlink());
-        assert!(real.join("summary.json").is_file() && !real.join("old.csv").exists());
+        assert!(real.join("b.csv").is_file() && !real.join("a.csv").exists());
     }
 
     #[test]

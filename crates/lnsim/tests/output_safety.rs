@@ -1,6 +1,7 @@
 //! Issue 14 items 1, 2 and 16 at the core's level: a run never replaces a folder lnsim did not
-//! write, refuses before simulating, and an interrupted run of either model writes what it
-//! simulated as a results folder marked incomplete (its conservation checks still hold).
+//! write (nor a results folder holding a file lnsim did not write), refuses before simulating,
+//! and an interrupted run of either model writes what it simulated as a results folder marked
+//! incomplete (its conservation checks still hold).
 
 use lnsim::api::{run_file, RunOptions};
 use serde_json::Value;
@@ -94,10 +95,25 @@ fn a_complete_run_says_so() {
     assert_eq!(s["complete"], true);
     assert!(s.get("stop_reason").is_none() && s.get("planned_sim_time_s").is_none());
     assert_eq!(lnsim::outdir::read_marker(&out).unwrap()["complete"], true);
-    // a second run replaces the folder lnsim wrote
-    std::fs::write(out.join("stale.csv"), "x").unwrap();
+    // a second run replaces the folder lnsim wrote, whose marker lists every file in it
+    let listed = lnsim::outdir::read_marker(&out).unwrap()["files"].clone();
+    let mut on_disk: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != lnsim::outdir::MARKER_FILE)
+        .collect();
+    on_disk.sort();
+    assert_eq!(listed, serde_json::json!(on_disk));
     run_file(&p, &opts(&out), &mut || false).unwrap();
-    assert!(!out.join("stale.csv").exists());
+    // but not once it holds a file lnsim did not write: that is refused, the file kept
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    let e = run_file(&p, &opts(&out), &mut || false).unwrap_err();
+    assert_eq!(lnsim::api::exit_status(&e), 2, "{e}");
+    assert!(e.to_string().contains("did not write: notes.txt"), "{e}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).unwrap(),
+        "mine"
+    );
 }
 
 #[test]

@@ -30,13 +30,18 @@ ResultLike = Union[RunResult, str, "os.PathLike[str]"]
 def _save_figure(fig, path: Path, draw, note: Optional[str] = None) -> Path:
     """Calls ``draw()``, lays ``fig`` out and writes it to ``path`` (110 dpi); the figure is
     closed even when drawing fails. ``note`` (e.g. :func:`incomplete_note`) is written in red
-    above the figure. Returns ``path``."""
+    above the figure. The file is written as lnsim writes into a folder it updates in place
+    (:func:`lnsim._outdir.write_own_file`: never over a file lnsim did not write, atomically,
+    recorded in the folder's marker). Returns ``path``."""
+    from .._outdir import write_own_file
+
     try:
         draw()
         if note:
             fig.suptitle(note, color="red", fontsize=10, fontweight="bold")
         fig.tight_layout()
-        fig.savefig(path, dpi=110, bbox_inches="tight")
+        fmt = Path(path).suffix.lstrip(".") or "png"
+        write_own_file(path, lambda f: fig.savefig(f, format=fmt, dpi=110, bbox_inches="tight"), "figure")
     finally:
         plt.close(fig)
     return path
@@ -104,13 +109,14 @@ def _run_title(r: RunResult, what: str) -> str:
 
 def _figures_dir(out_dir, source) -> Path:
     """Where figures go: ``source`` itself (the results or sweep folder) when ``out_dir`` is
-    ``None`` or that same folder, else ``out_dir``, which must be absent, empty or a folder
-    lnsim wrote (it is created and marked as a figures folder; see :mod:`lnsim._outdir`)."""
+    ``None`` or that same folder, else ``out_dir``, which must be absent, empty or a figures
+    folder lnsim wrote (it is created and marked as a figures folder; see
+    :mod:`lnsim._outdir`)."""
     from .._outdir import KIND_FIGURES, prepare_folder
 
     if out_dir is None:
         return Path(source)
-    return prepare_folder(out_dir, KIND_FIGURES, "figures folder", allow=[source])
+    return prepare_folder(out_dir, KIND_FIGURES, "figures folder", allow=[source], kinds=[KIND_FIGURES])
 
 
 def _new_ax(ax, figsize=(10, 5)):

@@ -36,13 +36,11 @@ of folder), :mod:`._cells` (values as table text), :mod:`._page` (the HTML page,
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 from pathlib import Path
 from typing import Optional
 
 from .._exit import EXIT_OK, InputError
-from .._outdir import check_report_file
+from .._outdir import check_report_file, record_files, write_atomic
 from .._results import flatten_summary
 # re-exported: the names this module has always had
 from ._cells import fmt_number
@@ -113,16 +111,8 @@ def write_report(results_dir: PathLike, out: Optional[PathLike] = None) -> Path:
     text = report_html(d)
     check_report_file(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.tmp-")
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-    finally:
-        if tmp.exists():
-            tmp.unlink()  # our own temporary file, left only by a failure
+    record_files(target.parent, [target.name])  # in a folder lnsim wrote: the page is lnsim's
+    write_atomic(target, text)
     return target
 
 
