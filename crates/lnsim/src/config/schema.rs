@@ -1695,7 +1695,7 @@ crate::choice! {
         #[default]
         PerPair = "per_pair",
         /// Mode 2: one destination-rooted tree per LID alias, as the forwarding tables can
-        /// hold (`routing/multipath.rs` `Trees`); disjointness is approximate and reported.
+        /// hold (`credit/routing/multipath_routes.rs` `Trees`); disjointness is approximate and reported.
         IbFaithful = "ib_faithful",
     }
 }

@@ -7,6 +7,9 @@ use crate::credit::cc::ddbbm_lanes::VlSelect;
 use crate::credit::cc::{CcContext, CongestionManagement};
 use crate::credit::endpoint::sink::SinkModel;
 use crate::credit::packet::PacketStore;
+use crate::credit::routing::multipath_routes::MultipathRoutes;
+use crate::credit::routing::table_dependencies::{check_tables, Demand, TablesCheck};
+use crate::credit::routing::{self, ForwardingTables};
 use crate::credit::switch::buffer::partitioned::PartitionedCredits;
 use crate::credit::switch::buffer::shared_pool::SharedPool;
 use crate::credit::switch::buffer::{BufferChoice, CreditKeeping, CreditKeepingKind, QueueScheme};
@@ -15,9 +18,6 @@ use crate::credit::switch::vl_arbitration::{VlArbState, VlArbTable};
 use crate::engine::progress::SetupProgress;
 use crate::engine::EventQueue;
 use crate::error::{Error, Result};
-use crate::routing::channel_dependency::{check_tables, Demand, TablesCheck};
-use crate::routing::multipath::MultipathRoutes;
-use crate::routing::{self, ForwardingTables};
 use crate::stats::Stats;
 use crate::topology::{self, Fabric, LinkClass, LinkRate, NodeKind};
 use crate::traffic::{self, Traffic};
@@ -70,10 +70,10 @@ pub(crate) fn build_parts(l: &LoadedScenario, setup: &mut SetupProgress) -> Resu
         pairs = pairs.into_iter().step_by(step).collect();
     }
     let max_hops = lft.check_routes(&fabric, &pairs)?;
-    if super::multipath::wanted(s) {
+    if super::routing::multipath::wanted(s) {
         setup.phase("multipath routes");
     }
-    let multipath = super::multipath::setup(s, &fabric, &lft, &traffic)?;
+    let multipath = super::routing::multipath::setup(s, &fabric, &lft, &traffic)?;
     setup.phase("channel-dependency check");
     let cdg = match &multipath {
         // every packet (path 0 included) travels on its path's layer: the layers' graphs
@@ -1058,7 +1058,7 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
         out.push_str(&format!(
             "  multipath (drb, {}, LMC {}): up to {} {disjoint} per pair: {}; {} VL layers; {} paths, {} bytes\n",
             mp.mode.name(),
-            crate::routing::multipath::lmc(mp.max_paths),
+            crate::credit::routing::multipath_routes::lmc(mp.max_paths),
             mp.max_paths,
             spread.join(", "),
             mp.layers,

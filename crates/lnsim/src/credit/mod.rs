@@ -12,10 +12,10 @@ mod deadlock;
 pub mod endpoint;
 pub mod flow_control;
 pub mod memory;
-pub mod multipath;
 pub mod packet;
 pub mod results;
 mod results_drb;
+pub mod routing;
 mod run;
 pub mod switch;
 
@@ -27,10 +27,10 @@ use crate::config::Ps;
 use crate::credit::cc::CongestionManagement;
 use crate::credit::endpoint::sink::SinkModel;
 use crate::credit::packet::PacketStore;
+use crate::credit::routing::ForwardingTables;
 use crate::credit::switch::buffer::{CreditKeeping, QueueScheme};
 use crate::credit::switch::vl_arbitration::{VlArbState, VlArbTable};
 use crate::engine::EventQueue;
-use crate::routing::ForwardingTables;
 use crate::stats::Stats;
 use crate::topology::{Fabric, LinkRate};
 use crate::traffic::Traffic;
@@ -385,10 +385,10 @@ pub struct Net {
     pub(crate) fairness_sources: Option<Vec<u32>>,
     /// The channel-dependency check of the forwarding tables over the traffic's routes
     /// (reported by `validate`).
-    pub(crate) cdg: crate::routing::channel_dependency::TablesCheck,
+    pub(crate) cdg: crate::credit::routing::table_dependencies::TablesCheck,
     /// DRB's multipath routes (`drb.enabled`, drb spec A.3.5 mode 1): a packet with
     /// `Packet::path > 0` follows its pair's path; VLs are the paths' layers.
-    pub(crate) multipath: Option<Box<crate::routing::multipath::MultipathRoutes>>,
+    pub(crate) multipath: Option<Box<crate::credit::routing::multipath_routes::MultipathRoutes>>,
     /// `drb.spread`: how flows spread their packets over their paths.
     pub(crate) spread: crate::config::Spread,
 }

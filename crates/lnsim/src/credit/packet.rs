@@ -44,7 +44,7 @@ pub struct Packet {
     pub out_port: u16,
     /// Path chosen by the source: 0 = the forwarding tables' route; with `drb.enabled`,
     /// k > 0 = path k of its (source, destination) pair, which `switch/input.rs` follows hop
-    /// by hop (drb-and-ddbbm spec A.3.5 mode 1, `routing/multipath.rs`).
+    /// by hop (drb-and-ddbbm spec A.3.5 mode 1, `credit/routing/multipath_routes.rs`).
     pub path: u8,
     /// For a notification: the path of the data packet it answers (DRB counts notifications
     /// per path, drb-and-ddbbm spec A.3.2); 0 otherwise.

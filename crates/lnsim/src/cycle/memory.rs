@@ -159,7 +159,7 @@ pub(crate) fn memory_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &Fab
     // TPR, LIAN (Dragonfly spec §3.9, §3.10.1): inj and stor per (router, group), each
     // router's window ring (a power of two of p · (HW / crossbar transfer + 1) entries of 8
     // bytes) and its head and length
-    let counters_bytes = |c: &crate::routing::group_counters::CounterParams,
+    let counters_bytes = |c: &crate::cycle::routing::group_counters::CounterParams,
                           d: &crate::topology::dragonfly::DragonflyShape| {
         let xbar = pkt_phits.div_ceil(rc.speedup.max(1) as u64).max(1);
         let ring = (d.p as u64 * (c.window.div_ceil(xbar) + 1)).next_power_of_two();
@@ -177,7 +177,7 @@ pub(crate) fn memory_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &Fab
     // and bin (built as text, copied once when written)
     if let (true, Ok(c), Ok(d)) = (
         s.stats.group_counters,
-        crate::routing::lian::counter_params(&s.routing),
+        crate::cycle::routing::lian::counter_params(&s.routing),
         shape.as_ref(),
     ) {
         let cols = 2 * d.h as u64 + 2;

@@ -30,7 +30,7 @@
 //! - `terminal.rs`: packet generation and injection; `link.rs`: arrivals at router inputs and
 //!   the link stage; `allocator.rs`: input requests, the separable allocation
 //!   (`separable_allocator.rs`: its arbiters), the output-VC choice and the grant;
-//! - `route.rs`: the wing's side of the routing seam ([`crate::routing::candidates`]): the
+//! - `route.rs`: the wing's side of the routing seam ([`crate::cycle::routing::candidates`]): the
 //!   next hop of a head, the source decision, the route table; `occupancy.rs`: the queue
 //!   signals adaptive routing reads and the Piggyback publication;
 //! - `packet.rs`: the packet slab and its queues; `prefetch.rs`: cache hints of the loop;
@@ -51,6 +51,7 @@ mod params;
 mod prefetch;
 mod results;
 mod route;
+pub mod routing;
 mod run;
 pub mod separable_allocator;
 mod terminal;
@@ -60,10 +61,10 @@ mod tests;
 pub use build::validate_cycle;
 pub use run::run_cycle_scenario;
 
-use crate::routing::acor_levels::{AcorParams, AcorState};
-use crate::routing::algorithm::CycleRouting;
-use crate::routing::group_counters::GroupCounters;
-use crate::routing::piggyback::PiggybackState;
+use crate::cycle::routing::acor_levels::{AcorParams, AcorState};
+use crate::cycle::routing::algorithm::CycleRouting;
+use crate::cycle::routing::group_counters::GroupCounters;
+use crate::cycle::routing::piggyback::PiggybackState;
 use crate::traffic::injection::Bernoulli;
 use crate::traffic::synthetic::SyntheticTraffic;
 use packet::PacketSlab;

@@ -5,7 +5,7 @@
 //! destination answers each marked packet with a notification naming the packet's path.
 //!
 //! A connection is a flow (source, destination); its paths are the pair's multipath routes
-//! (`routing/multipath.rs`, shortest first, path 0 the forwarding tables' route), so opening
+//! (`credit/routing/multipath_routes.rs`, shortest first, path 0 the forwarding tables' route), so opening
 //! "the next path" opens the next-shortest one and closing removes the most recently opened
 //! (spec A.3.2 \[A\]). One timer for all sources, period `cc.ccm_timer`, is the CCM timer
 //! (spec A.3.4; the paper does not say how the sources' timers are phased \[A\]).

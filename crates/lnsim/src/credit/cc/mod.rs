@@ -14,7 +14,7 @@
 //! | endpoint | [`notification_received`] | `endpoint/delivery.rs`, a source consumed a notification | BECN raises the flow's CCTI (§2.3.2) |
 //! | endpoint | [`ready_at`] | `endpoint/hca.rs`, injection decision | when may flow f send next: the IRD gap (§2.3.3) |
 //! | endpoint | [`packet_sent`] | `endpoint/hca.rs`, a flow injected a packet | the next gap starts |
-//! | endpoint | [`path_for`] | `endpoint/hca.rs`, a flow's next packet (with `drb.enabled`: its multipath route, `credit/multipath.rs`) | the one path (0) |
+//! | endpoint | [`path_for`] | `endpoint/hca.rs`, a flow's next packet (with `drb.enabled`: its multipath route, `credit/routing/multipath.rs`) | the one path (0) |
 //! | endpoint | [`congestion_bit`] | `endpoint/hca.rs`, a message's first packet | — (DDBBM: the source's status bit) |
 //! | run | [`interval_ended`], [`run_ended`] | `run.rs` | CCTI samples per statistics interval |
 //! | run | [`timer_period`], [`timer_fired`] | `run.rs`, the mechanism's own timer | — (DDBBM: the detection frame) |
@@ -42,7 +42,7 @@
 //!   destination and returns a notification; `notification_received` widens or narrows the
 //!   flow's set of paths; `path_for` picks the next packet's path round robin over the set
 //!   (the packet carries it in `Packet::path`; with `drb.enabled` the switches follow the
-//!   pair's link-disjoint path `k` of `routing/multipath.rs`, looked up in `switch/input.rs`).
+//!   pair's link-disjoint path `k` of `credit/routing/multipath_routes.rs`, looked up in `switch/input.rs`).
 //!
 //! [`ddbbm::Ddbbm`] (drb-and-ddbbm spec B.3) is the second mechanism: the destination counts
 //! what it receives in `packet_received` (and notifies a new source while congested), decides
@@ -80,10 +80,10 @@ pub mod port_monitor;
 
 use crate::config::{CcConfig, CcMechanism, DdbbmConfig, DrbConfig, Ps};
 use crate::credit::packet::Packet;
+use crate::credit::routing::multipath_routes::MultipathRoutes;
 use crate::credit::switch::buffer::CreditKeeping;
 use crate::credit::switch::output_queue::OutQueue;
 use crate::error::Result;
-use crate::routing::multipath::MultipathRoutes;
 use crate::topology::LinkClass;
 use crate::traffic::Flow;
 use std::path::Path;
@@ -530,7 +530,7 @@ impl CongestionManagement {
     /// tables' route). With `drb.enabled` (drb-and-ddbbm spec A.3.5) the answer given as a
     /// packet leaves applies to the flow's following packet (its VL, the path's layer, must be
     /// known to the HCA's credit check) and wraps at the pair's path count
-    /// (`credit/multipath.rs`); without it, only 0 is followed.
+    /// (`credit/routing/multipath.rs`); without it, only 0 is followed.
     #[inline]
     pub fn path_for(&mut self, f: u32, flow: &Flow) -> u8 {
         match self {

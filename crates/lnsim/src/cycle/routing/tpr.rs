@@ -170,9 +170,9 @@ impl CycleAlgorithm for Tpr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::routing::candidates::NO_ROUTER;
-    use crate::routing::dragonfly_paths::DragonflyPaths;
-    use crate::routing::group_counters::GroupCounters;
+    use crate::cycle::routing::candidates::NO_ROUTER;
+    use crate::cycle::routing::dragonfly_paths::DragonflyPaths;
+    use crate::cycle::routing::group_counters::GroupCounters;
     use crate::topology::dragonfly::{Arrangement, DragonflyShape};
     use rand::SeedableRng;
 

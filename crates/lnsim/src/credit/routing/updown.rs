@@ -26,8 +26,8 @@
 //! general). An unreachable destination keeps
 //! [`NO_PORT`](super::tables::NO_PORT); the route check reports it.
 
+use crate::credit::routing::ForwardingTables;
 use crate::error::Result;
-use crate::routing::ForwardingTables;
 use crate::topology::{Fabric, NodeKind};
 use std::collections::VecDeque;
 
@@ -167,7 +167,7 @@ fn ranks(fabric: &Fabric, adj: &[Vec<(u16, usize)>]) -> Vec<u64> {
 mod tests {
     use super::*;
     use crate::config::TopologyKind;
-    use crate::routing::tables::NO_PORT;
+    use crate::credit::routing::tables::NO_PORT;
     use crate::topology::fat_tree::tests::{cfg as tree_cfg, tree};
     use crate::topology::mesh_torus::tests::mesh;
     use crate::topology::testbed::tests::testbed;

@@ -311,7 +311,7 @@ mod tests {
 
     #[test]
     fn dragonfly_tables_match_the_shape_arithmetic() {
-        use crate::routing::candidates::NO_ROUTER;
+        use crate::cycle::routing::candidates::NO_ROUTER;
         for arr in [Arrangement::Palmtree, Arrangement::Consecutive] {
             for (p, a, h) in [(2, 4, 2), (1, 3, 1), (3, 6, 3)] {
                 let s = DragonflyShape::new(p, a, h, arr).unwrap();

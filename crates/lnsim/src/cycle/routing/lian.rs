@@ -246,9 +246,9 @@ impl CycleAlgorithm for Lian {
 mod tests {
     use super::*;
     use crate::config::LianCounters;
-    use crate::routing::candidates::NO_ROUTER;
-    use crate::routing::dragonfly_paths::DragonflyPaths;
-    use crate::routing::valiant::{path_class, PathClass};
+    use crate::cycle::routing::candidates::NO_ROUTER;
+    use crate::cycle::routing::dragonfly_paths::DragonflyPaths;
+    use crate::cycle::routing::valiant::{path_class, PathClass};
     use crate::topology::dragonfly::Arrangement;
     use rand::SeedableRng;
 

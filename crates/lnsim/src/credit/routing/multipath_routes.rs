@@ -33,10 +33,11 @@
 //! is an error naming that key. [`MultipathRoutes::check`] re-verifies every layer's graph
 //! from scratch at start-up (the channel-dependency check `validate` reports).
 
-use super::channel_dependency::{find_cycle, LftChannel, TablesCheck};
+use super::table_dependencies::{LftChannel, TablesCheck};
 use super::tables::ForwardingTables;
 use crate::config::PathMode;
 use crate::error::{Error, Result};
+use crate::routing::channel_dependency::find_cycle;
 use crate::topology::{Fabric, NodeId};
 
 /// Most VL layers (IBA data VLs, spec A.3.5: "Cap the total at ≤ 15 data VLs").
@@ -497,7 +498,7 @@ impl<'a> Trees<'a> {
         let t0: Vec<u32> = (0..ns)
             .map(|si| {
                 let port = lft.out_port(fabric.switches[si], dlid);
-                if si as u32 == d_sw || port == crate::routing::tables::NO_PORT {
+                if si as u32 == d_sw || port == crate::credit::routing::tables::NO_PORT {
                     return u32::MAX;
                 }
                 let gp = g.first[si] + port as u32;
@@ -842,7 +843,7 @@ fn reaches_cycle(
 mod tests {
     use super::*;
     use crate::config::TopologyKind;
-    use crate::routing::dor;
+    use crate::credit::routing::dor_tables as dor;
     use crate::topology::mesh_torus::tests::mesh;
     use std::collections::HashSet;
 

@@ -10,6 +10,8 @@
 //! without a mechanism; indices beyond the pair's paths wrap round), or round robin over the
 //! pair's paths with `drb.spread = "round_robin"`. Its VL is its path's layer.
 
+use super::multipath_routes::{self, MultipathRoutes};
+use super::ForwardingTables;
 use crate::config::{
     BufferSharing, CcMechanism, CountWindow, PathGranularity, PathMode, Scenario, Spread,
     ZeroCounts,
@@ -17,8 +19,6 @@ use crate::config::{
 use crate::credit::cc::ddbbm_lanes::VlSelect;
 use crate::credit::Net;
 use crate::error::{Error, Result};
-use crate::routing::multipath::{self, MultipathRoutes};
-use crate::routing::ForwardingTables;
 use crate::topology::Fabric;
 use crate::traffic::Traffic;
 
@@ -116,9 +116,10 @@ pub(crate) fn setup(
         ));
     }
     // every path needs its DLID: 2^LMC aliases per HCA must fit the unicast LID space
-    let lmc = multipath::lmc(d.max_paths);
-    let need = multipath::lids_needed(fabric.hcas.len() as u64, fabric.switches.len() as u64, lmc);
-    if need > multipath::UNICAST_LIDS {
+    let lmc = multipath_routes::lmc(d.max_paths);
+    let need =
+        multipath_routes::lids_needed(fabric.hcas.len() as u64, fabric.switches.len() as u64, lmc);
+    if need > multipath_routes::UNICAST_LIDS {
         return Err(Error::input(
             "drb.max_paths",
             format!(
@@ -127,11 +128,11 @@ pub(crate) fn setup(
                 fabric.hcas.len(),
                 1u64 << lmc,
                 fabric.switches.len(),
-                multipath::UNICAST_LIDS
+                multipath_routes::UNICAST_LIDS
             ),
         ));
     }
-    multipath::build(fabric, lft, d.max_paths, s.switch.vls, d.path_mode).map(Some)
+    multipath_routes::build(fabric, lft, d.max_paths, s.switch.vls, d.path_mode).map(Some)
 }
 
 impl Net {

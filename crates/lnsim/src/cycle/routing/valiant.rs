@@ -324,7 +324,7 @@ pub fn path_class(s: &DragonflyShape, src: u32, st: &RouteState) -> PathClass {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::routing::dragonfly_paths as minimal;
+    use crate::cycle::routing::dragonfly_paths as minimal;
     use crate::topology::dragonfly::Arrangement;
     use rand::SeedableRng;
 

@@ -20,8 +20,8 @@
 //! destinations are spread over the up ports.
 
 use crate::config::DmodkDigits;
+use crate::credit::routing::ForwardingTables;
 use crate::error::{Error, Result};
-use crate::routing::ForwardingTables;
 use crate::topology::fat_tree::{decode, level_sizes, radices};
 use crate::topology::{Fabric, Shape};
 

@@ -378,7 +378,7 @@ fn parse_fdbs(text: &str, origin: &str, fabric: &Fabric) -> Result<ForwardingTab
 mod tests {
     use super::*;
     use crate::config::TopologyKind;
-    use crate::routing::dor;
+    use crate::credit::routing::dor_tables as dor;
     use crate::topology::mesh_torus::tests::mesh;
     use crate::topology::testbed::tests::testbed;
 
@@ -581,7 +581,7 @@ SW12: 255 2 2 0 1 3 3 2 2 4 4 3 3 2 2 4 4 3
 mod check_routes_tests {
     use super::*;
     use crate::config::TopologyKind;
-    use crate::routing::dor;
+    use crate::credit::routing::dor_tables as dor;
     use crate::topology::mesh_torus::tests::mesh;
 
     /// What checking every route one by one with [`ForwardingTables::route`] gives.
