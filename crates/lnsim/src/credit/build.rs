@@ -15,12 +15,12 @@ use crate::credit::switch::buffer::shared_pool::SharedPool;
 use crate::credit::switch::buffer::{BufferChoice, CreditKeeping, CreditKeepingKind, QueueScheme};
 use crate::credit::switch::output_buffer::OutputBuffers;
 use crate::credit::switch::vl_arbitration::{VlArbState, VlArbTable};
+use crate::credit::traffic::{self, Traffic};
 use crate::engine::progress::SetupProgress;
 use crate::engine::EventQueue;
 use crate::error::{Error, Result};
 use crate::stats::Stats;
 use crate::topology::{self, Fabric, LinkClass, LinkRate, NodeKind};
-use crate::traffic::{self, Traffic};
 use std::collections::VecDeque;
 
 /// Timing-wheel bucket width: 2^10 ps ≈ 1 ns.

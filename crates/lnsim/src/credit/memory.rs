@@ -278,7 +278,7 @@ fn packet_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers:
 
 /// Traffic sources, the pairs whose routes are checked, the flows; returns the flows.
 fn traffic_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize) -> Result<u64> {
-    use crate::traffic::{Flow, Message, Source};
+    use crate::credit::traffic::{Flow, Message, Source};
     let hcas = f.hcas;
     let end = s.sim.end_ps();
     // traffic: sources with their destination lists (one per generator, and per source while
@@ -352,7 +352,7 @@ fn traffic_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize) -> Resu
     // table counted is the largest one it allows
     est.add(
         "flow index",
-        m(sources, hcas).min(crate::traffic::flows::DENSE_FLOW_INDEX_ENTRIES) * 4,
+        m(sources, hcas).min(crate::credit::traffic::flows::DENSE_FLOW_INDEX_ENTRIES) * 4,
         Phase::Kept,
     );
     Ok(flows)

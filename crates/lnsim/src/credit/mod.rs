@@ -18,6 +18,7 @@ mod results_drb;
 pub mod routing;
 mod run;
 pub mod switch;
+pub mod traffic;
 
 pub use build::validate;
 pub use deadlock::Deadlock;
@@ -30,10 +31,10 @@ use crate::credit::packet::PacketStore;
 use crate::credit::routing::ForwardingTables;
 use crate::credit::switch::buffer::{CreditKeeping, QueueScheme};
 use crate::credit::switch::vl_arbitration::{VlArbState, VlArbTable};
+use crate::credit::traffic::Traffic;
 use crate::engine::EventQueue;
 use crate::stats::Stats;
 use crate::topology::{Fabric, LinkRate};
-use crate::traffic::Traffic;
 use std::collections::VecDeque;
 
 /// Simulation events. Every event is a few words, copied into the timing wheel.

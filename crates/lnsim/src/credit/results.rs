@@ -387,7 +387,7 @@ fn nodes_json(net: &Net, ctx: &Ctx, t: &NodeTotals) -> Map<String, Value> {
 fn flows_json(net: &Net, ctx: &Ctx) -> Vec<Value> {
     let (names, end) = (&ctx.names, ctx.end);
     let flows = &net.traffic.flows;
-    let flow_json = |(i, f): (usize, &crate::traffic::Flow)| {
+    let flow_json = |(i, f): (usize, &crate::credit::traffic::Flow)| {
         json!({
             "throttled_s": r6(ctx.throttled_s(i)),
             "src": names[f.src as usize], "dst": names[f.dst as usize], "vl": f.vl, "static": f.is_static,

@@ -22,6 +22,7 @@ use crate::cycle::routing::dragonfly_paths::DragonflyPaths;
 use crate::cycle::routing::group_counters::{CounterParams, GroupCounters};
 use crate::cycle::routing::mesh_paths::MeshPaths;
 use crate::cycle::routing::piggyback::PiggybackState;
+use crate::cycle::traffic::synthetic::SyntheticTraffic;
 use crate::engine::progress::SetupProgress;
 use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
@@ -30,7 +31,6 @@ use crate::topology::dragonfly::DragonflyShape;
 use crate::topology::{self, Fabric, LinkClass, LinkParams, LinkRate, NodeKind, Shape};
 use crate::traffic::geometry::Geometry;
 use crate::traffic::injection::Bernoulli;
-use crate::traffic::synthetic::SyntheticTraffic;
 
 /// Random-stream purpose of Valiant intermediate draws.
 const VALIANT: u64 = 11;

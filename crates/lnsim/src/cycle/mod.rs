@@ -57,6 +57,7 @@ pub mod separable_allocator;
 mod terminal;
 #[cfg(test)]
 mod tests;
+mod traffic;
 
 pub use build::validate_cycle;
 pub use run::run_cycle_scenario;
@@ -65,8 +66,8 @@ use crate::cycle::routing::acor_levels::{AcorParams, AcorState};
 use crate::cycle::routing::algorithm::CycleRouting;
 use crate::cycle::routing::group_counters::GroupCounters;
 use crate::cycle::routing::piggyback::PiggybackState;
+use crate::cycle::traffic::synthetic::SyntheticTraffic;
 use crate::traffic::injection::Bernoulli;
-use crate::traffic::synthetic::SyntheticTraffic;
 use packet::PacketSlab;
 use rand_chacha::ChaCha8Rng;
 

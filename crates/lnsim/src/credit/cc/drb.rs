@@ -14,9 +14,9 @@ use crate::config::{CcConfig, CountWindow, DrbConfig, PathGranularity, Ps, ZeroC
 use crate::credit::cc::port_monitor::PortMonitor;
 use crate::credit::cc::CcContext;
 use crate::credit::packet::{Packet, BECN};
+use crate::credit::traffic::Flow;
 use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
-use crate::traffic::Flow;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
@@ -276,7 +276,7 @@ mod tests {
     use crate::topology::LinkClass;
 
     fn flow(src: u32, dst: u32) -> Flow {
-        crate::traffic::flows::new_flow(src, dst, 0, 0, true)
+        crate::credit::traffic::flows::new_flow(src, dst, 0, 0, true)
     }
 
     /// A DRB agent for 2 HCAs whose pair (0, 1) has `paths` paths.

@@ -83,9 +83,9 @@ use crate::credit::packet::Packet;
 use crate::credit::routing::multipath_routes::MultipathRoutes;
 use crate::credit::switch::buffer::CreditKeeping;
 use crate::credit::switch::output_queue::OutQueue;
+use crate::credit::traffic::Flow;
 use crate::error::Result;
 use crate::topology::LinkClass;
-use crate::traffic::Flow;
 use std::path::Path;
 
 pub use ddbbm::Ddbbm;

@@ -17,10 +17,10 @@ use crate::config::{
     ZeroCounts,
 };
 use crate::credit::cc::ddbbm_lanes::VlSelect;
+use crate::credit::traffic::Traffic;
 use crate::credit::Net;
 use crate::error::{Error, Result};
 use crate::topology::Fabric;
-use crate::traffic::Traffic;
 
 /// Whether a scenario has DRB multipath routes: `drb.enabled`, or DRB as its congestion
 /// management (`cc.mechanism = "drb"` implies them).

@@ -1,13 +1,10 @@
 //! The credit-level model's traffic (InfiniBand CC spec §3.7.1, §5): static flows (queue pairs
 //! with a fixed destination) and generators that pick a destination per message or packet by a
-//! steady pattern of [`super::pattern`] (uniform over a node set with an optional hotspot, or a
+//! steady pattern of [`crate::traffic::pattern`] (uniform over a node set with an optional hotspot, or a
 //! permutation such as the perfect shuffle over the fabric's [`Geometry`]), with flood (greedy)
 //! Bernoulli ([`Bernoulli`]) or Poisson ([`Exponential`] gaps, drb-and-ddbbm spec A.6) injection and
 //! per-node start/stop times.
 
-use super::geometry::Geometry;
-use super::injection::{Bernoulli, Exponential};
-use super::pattern::{self, Among, DestinationPattern, Request};
 use crate::config::{
     BitRate, DestinationPer, Duration, GeneratorConfig, HcaNames, HotspotSplit, Injection, NodeSet,
     Pattern, Ps, Scenario, Subset, PS_PER_S,
@@ -15,6 +12,9 @@ use crate::config::{
 use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
 use crate::topology::{Fabric, LinkRate};
+use crate::traffic::geometry::Geometry;
+use crate::traffic::injection::{Bernoulli, Exponential};
+use crate::traffic::pattern::{self, Among, DestinationPattern, Request};
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use std::collections::{HashMap, VecDeque};

@@ -1,12 +1,12 @@
 //! The cycle-level model's traffic (Dragonfly spec §4): `[traffic]` (`pattern`, `load`, `shift`,
 //! `mix`, `transient`, `hotspots`, `hotspot_fraction`) resolved once against the network's
-//! [`Geometry`] into steady patterns of [`super::pattern`] and their phases, then one
+//! [`Geometry`] into steady patterns of [`crate::traffic::pattern`] and their phases, then one
 //! destination drawn per generated packet without allocating.
 //!
 //! # Patterns
-//! The steady patterns and where each applies are those of [`super::pattern`] (Dragonfly:
+//! The steady patterns and where each applies are those of [`crate::traffic::pattern`] (Dragonfly:
 //! `uniform`, `adv` with `traffic.shift = i`, `advl`, `advc`, `hotspot`; meshes and tori:
-//! `uniform`, the permutations of [`super::permutation`] and `hotspot`). `hotspot` sends a packet
+//! `uniform`, the permutations of [`crate::traffic::permutation`] and `hotspot`). `hotspot` sends a packet
 //! with probability `traffic.hotspot_fraction` (default 0.1) to a uniformly chosen hot terminal
 //! of `traffic.hotspots` other than the source, otherwise uniformly to any terminal.
 //!
@@ -24,10 +24,10 @@
 //! the warm-up, the spec's t = 0) and phase `after` from then on; each phase is a steady pattern
 //! or a mix with its own load (default `traffic.load`).
 
-use super::geometry::Geometry;
-use super::pattern::{self, Among, DestinationPattern, Request};
 use crate::config::{MixComponent, Pattern, TrafficConfig};
 use crate::error::{Error, Result};
+use crate::traffic::geometry::Geometry;
+use crate::traffic::pattern::{self, Among, DestinationPattern, Request};
 use rand::Rng;
 
 /// The resolved traffic of a cycle-level run (Dragonfly spec §4): destination pattern(s) and
