@@ -10,6 +10,7 @@ use crate::credit::packet::PacketStore;
 use crate::credit::routing::multipath_routes::MultipathRoutes;
 use crate::credit::routing::table_dependencies::{check_tables, Demand, TablesCheck};
 use crate::credit::routing::{self, ForwardingTables};
+use crate::credit::stats::Stats;
 use crate::credit::switch::buffer::partitioned::PartitionedCredits;
 use crate::credit::switch::buffer::shared_pool::SharedPool;
 use crate::credit::switch::buffer::{BufferChoice, CreditKeeping, CreditKeepingKind, QueueScheme};
@@ -19,7 +20,6 @@ use crate::credit::traffic::{self, Traffic};
 use crate::engine::progress::SetupProgress;
 use crate::engine::EventQueue;
 use crate::error::{Error, Result};
-use crate::stats::Stats;
 use crate::topology::{self, Fabric, LinkClass, LinkRate, NodeKind};
 use std::collections::VecDeque;
 
@@ -948,7 +948,7 @@ fn statistics(
         warmup,
         window,
     );
-    st.hotspot = crate::stats::links::resolve_hotspot(s, fabric)?;
+    st.hotspot = crate::credit::stats::links::resolve_hotspot(s, fabric)?;
     if s.stats.links || st.hotspot.is_some() {
         st.track_links(is_switch);
     }

@@ -17,6 +17,7 @@ pub mod results;
 mod results_drb;
 pub mod routing;
 mod run;
+pub mod stats;
 pub mod switch;
 pub mod traffic;
 
@@ -29,11 +30,11 @@ use crate::credit::cc::CongestionManagement;
 use crate::credit::endpoint::sink::SinkModel;
 use crate::credit::packet::PacketStore;
 use crate::credit::routing::ForwardingTables;
+use crate::credit::stats::Stats;
 use crate::credit::switch::buffer::{CreditKeeping, QueueScheme};
 use crate::credit::switch::vl_arbitration::{VlArbState, VlArbTable};
 use crate::credit::traffic::Traffic;
 use crate::engine::EventQueue;
-use crate::stats::Stats;
 use crate::topology::{Fabric, LinkRate};
 use std::collections::VecDeque;
 

@@ -5,7 +5,7 @@
 //! their link's capacity (a destination offered its whole link or more has no expected rate
 //! and is neither a victim nor counted in the minimum).
 
-use super::fairness::jain;
+use crate::stats::fairness::jain;
 
 /// A non-hot destination is a victim below this share of its expected rate (spec B.7 \[A\]).
 pub const VICTIM_SHARE: f64 = 0.9;
