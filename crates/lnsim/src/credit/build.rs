@@ -17,8 +17,8 @@ use crate::credit::switch::buffer::{BufferChoice, CreditKeeping, CreditKeepingKi
 use crate::credit::switch::output_buffer::OutputBuffers;
 use crate::credit::switch::vl_arbitration::{VlArbState, VlArbTable};
 use crate::credit::traffic::{self, Traffic};
+use crate::credit::wheel::EventQueue;
 use crate::engine::progress::SetupProgress;
-use crate::engine::EventQueue;
 use crate::error::{Error, Result};
 use crate::topology::{self, Fabric, LinkClass, LinkRate, NodeKind};
 use std::collections::VecDeque;

@@ -13,6 +13,7 @@ pub mod endpoint;
 pub mod flow_control;
 pub mod memory;
 pub mod packet;
+pub mod prefetch;
 pub mod results;
 mod results_drb;
 pub mod routing;
@@ -20,6 +21,7 @@ mod run;
 pub mod stats;
 pub mod switch;
 pub mod traffic;
+pub mod wheel;
 
 pub use build::validate;
 pub use deadlock::Deadlock;
@@ -34,7 +36,7 @@ use crate::credit::stats::Stats;
 use crate::credit::switch::buffer::{CreditKeeping, QueueScheme};
 use crate::credit::switch::vl_arbitration::{VlArbState, VlArbTable};
 use crate::credit::traffic::Traffic;
-use crate::engine::EventQueue;
+use crate::credit::wheel::EventQueue;
 use crate::topology::{Fabric, LinkRate};
 use std::collections::VecDeque;
 

@@ -223,10 +223,10 @@ impl PacketStore {
     pub fn next_out(&self, id: u32) -> u16 {
         self.slab.cols().rows[id as usize].next_out
     }
-    /// Prefetch hint for the row of packet `id` ([`crate::engine::prefetch`]).
+    /// Prefetch hint for the row of packet `id` ([`crate::credit::prefetch`]).
     #[inline(always)]
     pub fn prefetch(&self, id: u32) {
-        crate::engine::prefetch::prefetch(&self.slab.cols().rows, id as usize);
+        crate::credit::prefetch::prefetch(&self.slab.cols().rows, id as usize);
     }
     /// Releases a packet id.
     #[inline]

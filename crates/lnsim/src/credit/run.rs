@@ -165,7 +165,7 @@ impl Net {
     }
 
     /// Asks for the cache lines event `ev` will touch first (the records its handler reads
-    /// at random; `engine/prefetch.rs`): a hint, no state changes.
+    /// at random; `credit/prefetch.rs`): a hint, no state changes.
     #[inline(always)]
     fn prefetch_event(&self, ev: Ev) {
         match ev {
@@ -184,7 +184,7 @@ impl Net {
                 }
             }
             Ev::CreditArrive { gport, counter, .. } => {
-                crate::engine::prefetch::prefetch(&self.credits, self.credit_slot(gport, counter));
+                crate::credit::prefetch::prefetch(&self.credits, self.credit_slot(gport, counter));
                 if let Some(ob) = &self.obuf {
                     ob.prefetch(ob.slot(gport, counter));
                 }
@@ -198,7 +198,7 @@ impl Net {
             Ev::OutputReady { gport } => self.prefetch_arbiter(gport),
             // a source's record (its random streams, destinations) is read for every message
             Ev::Arrival { source, dst } => {
-                crate::engine::prefetch::prefetch_all(&self.traffic.sources, source as usize);
+                crate::credit::prefetch::prefetch_all(&self.traffic.sources, source as usize);
                 // the entry of the flow it feeds
                 self.traffic.flow_index.prefetch(source, dst);
             }
@@ -211,7 +211,7 @@ impl Net {
     /// its output queues have room.
     #[inline(always)]
     fn prefetch_arbiter(&self, og: u32) {
-        use crate::engine::prefetch::prefetch;
+        use crate::credit::prefetch::prefetch;
         let Some(&fb) = self.fill_base.get(og as usize) else {
             return;
         };
@@ -230,7 +230,7 @@ impl Net {
     /// record points to (the output queue it joins, its input buffer's counters).
     #[inline(always)]
     fn prefetch_packet_state(&self, ev: Ev) {
-        use crate::engine::prefetch::prefetch;
+        use crate::credit::prefetch::prefetch;
         match ev {
             Ev::HeadArrive { pkt, gport } => {
                 let p = &self.pkts[pkt];
@@ -296,7 +296,7 @@ impl Net {
                 // the flow's record, whose message queue the new message joins (its entry
                 // was prefetched earlier; a flow not created yet has none)
                 if let Some(f) = self.traffic.flow_index.peek(source, dst) {
-                    crate::engine::prefetch::prefetch_all(&self.traffic.flows, f as usize);
+                    crate::credit::prefetch::prefetch_all(&self.traffic.flows, f as usize);
                 }
             }
             Ev::CreditArrive { gport, counter, .. } => {

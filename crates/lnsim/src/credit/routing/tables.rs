@@ -37,11 +37,11 @@ impl ForwardingTables {
         }
     }
 
-    /// Prefetch hint for the entry of switch `sw` for `dlid` (`engine/prefetch.rs`).
+    /// Prefetch hint for the entry of switch `sw` for `dlid` (`credit/prefetch.rs`).
     #[inline(always)]
     pub fn prefetch(&self, sw: NodeId, dlid: u32) {
         let i = self.switch_index[sw as usize] as usize * self.lids + dlid as usize;
-        crate::engine::prefetch::prefetch(&self.port, i);
+        crate::credit::prefetch::prefetch(&self.port, i);
     }
 
     /// Sets the output port of switch `sw` for `dlid`.

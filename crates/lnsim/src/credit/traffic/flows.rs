@@ -176,7 +176,7 @@ impl FlowIndex {
     #[inline(always)]
     pub fn prefetch(&self, s: u32, dst: u32) {
         if let FlowIndex::Dense { hcas, v } = self {
-            crate::engine::prefetch::prefetch(v, s as usize * hcas + dst as usize);
+            crate::credit::prefetch::prefetch(v, s as usize * hcas + dst as usize);
         }
     }
 

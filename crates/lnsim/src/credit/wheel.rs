@@ -1,4 +1,5 @@
-//! A timing wheel (calendar queue) with an overflow heap.
+//! The credit-level wing's event queue: a timing wheel (calendar queue) with an overflow heap
+//! (the cycle-level wing steps through a ring of per-cycle slots instead, `cycle/calendar.rs`).
 //!
 //! Time is cut into buckets of `2^shift` ps; the wheel holds the next `N` buckets. Scheduling
 //! into the wheel is a `Vec::push` (O(1)); a bitmap of non-empty buckets lets the wheel jump
@@ -9,7 +10,7 @@
 //! wheel's horizon wait in an overflow heap and move into the wheel as it turns (before any
 //! event is scheduled directly into their bucket, which keeps the scheduling order).
 
-use super::Ps;
+use crate::config::Ps;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 

@@ -1,4 +1,5 @@
-//! Cache prefetch hints for the run loops: the events about to come out of the timing wheel
+//! Cache prefetch hints for the credit-level run loop (the cycle-level loop has its own,
+//! `cycle/prefetch.rs`): the events about to come out of the timing wheel
 //! are known, so the records they will touch can be requested from memory while the event
 //! before them is handled (the credit-level model is memory-bound: most of an event's time is
 //! spent waiting for a few random cache lines). A hint changes no state and no result.
