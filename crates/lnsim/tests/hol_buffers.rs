@@ -162,7 +162,7 @@ fn impossible_buffer_choices_are_refused_by_key() {
     // 1,024 queues per VL instead of 4: their records and credit counters take far more
     // memory (the packets they could hold are bounded by what 60 us can create, the same for
     // both), and the whole run several times more
-    let queues = |e: &lnsim::engine::memory::MemoryEstimate| -> u64 {
+    let queues = |e: &lnsim::engine::memory_budget::MemoryEstimate| -> u64 {
         e.parts
             .iter()
             .filter(|p| p.0 == "switch queues" || p.0 == "credits per queue")

@@ -3,7 +3,7 @@
 
 pub mod catalog;
 pub mod choice;
-pub mod input;
+pub mod input_files;
 pub mod keys;
 pub mod model;
 pub mod model_choice;
@@ -48,10 +48,10 @@ impl LoadedScenario {
 }
 
 /// The text of the scenario file at `path`: a regular UTF-8 file of at most
-/// [`input::MAX_INPUT_BYTES`] (a FIFO, a device or a folder is refused before it is opened,
-/// [`input::read_text`]); the error names the file.
+/// [`input_files::MAX_INPUT_BYTES`] (a FIFO, a device or a folder is refused before it is opened,
+/// [`input_files::read_text`]); the error names the file.
 pub fn read_scenario(path: &Path) -> Result<String> {
-    input::read_text(path).map_err(|why| {
+    input_files::read_text(path).map_err(|why| {
         Error::Input(if why == "does not exist" {
             format!("{}: no such scenario file", path.display())
         } else {

@@ -8,24 +8,26 @@
 
 mod build;
 pub mod cc;
+mod conservation;
 mod deadlock;
 pub mod endpoint;
 pub mod flow_control;
-pub mod memory;
+pub mod memory_estimate;
 pub mod packet;
 pub mod prefetch;
 pub mod results;
 mod results_drb;
 pub mod routing;
-mod run;
+mod run_loop;
 pub mod stats;
 pub mod switch;
 pub mod traffic;
 pub mod wheel;
 
 pub use build::validate;
+pub use conservation::Conservation;
 pub use deadlock::Deadlock;
-pub use run::{run_scenario, Conservation};
+pub use run_loop::run_scenario;
 
 use crate::config::Ps;
 use crate::credit::cc::CongestionManagement;

@@ -28,7 +28,7 @@ use crate::credit::stats::reception;
 use crate::credit::stats::Stats;
 use crate::credit::Conservation;
 use crate::credit::Net;
-use crate::engine::run::Ending;
+use crate::engine::run_outcome::Ending;
 use crate::error::{Error, Result};
 use crate::outdir::{write_folder, Marker};
 use crate::stats::fairness::jain;

@@ -26,7 +26,7 @@
 //! # Where things are
 //! - `params.rs`: the parameters read from the scenario, with every default and check;
 //!   `build.rs`: the network built from them, stage by stage;
-//! - `run.rs`: the cycle loop and its event dispatch; `calendar.rs`: the event ring;
+//! - `run_loop.rs`: the cycle loop and its event dispatch; `calendar.rs`: the event ring;
 //! - `terminal.rs`: packet generation and injection; `link.rs`: arrivals at router inputs and
 //!   the link stage; `allocator.rs`: input requests, the separable allocation
 //!   (`separable_allocator.rs`: its arbiters), the output-VC choice and the grant;
@@ -35,7 +35,7 @@
 //!   signals adaptive routing reads and the Piggyback publication;
 //! - `packet.rs`: the packet slab and its queues; `prefetch.rs`: cache hints of the loop;
 //! - `conservation.rs`: the saturation watch and the end-of-run conservation check;
-//!   `results.rs`: statistics and the results folder; `memory.rs`: the memory estimate;
+//!   `results.rs`: statistics and the results folder; `memory_estimate.rs`: the memory estimate;
 //!   `counter_trace.rs`: the group-counter observer (`stats.group_counters`, Fig 6-8).
 
 mod allocator;
@@ -44,7 +44,7 @@ mod calendar;
 mod conservation;
 mod counter_trace;
 mod link;
-pub mod memory;
+pub mod memory_estimate;
 mod occupancy;
 mod packet;
 mod params;
@@ -52,7 +52,7 @@ mod prefetch;
 mod results;
 mod route;
 pub mod routing;
-mod run;
+mod run_loop;
 pub mod separable_allocator;
 mod terminal;
 #[cfg(test)]
@@ -60,7 +60,7 @@ mod tests;
 mod traffic;
 
 pub use build::validate_cycle;
-pub use run::run_cycle_scenario;
+pub use run_loop::run_cycle_scenario;
 
 use crate::cycle::routing::acor_levels::{AcorParams, AcorState};
 use crate::cycle::routing::algorithm::CycleRouting;

@@ -13,7 +13,7 @@ use super::CycleNet;
 use crate::config::LoadedScenario;
 use crate::cycle::routing::algorithm::Paths;
 use crate::cycle::routing::valiant::PathClass;
-use crate::engine::run::Ending;
+use crate::engine::run_outcome::Ending;
 use crate::error::{Error, Result};
 use crate::outdir::{write_folder, Marker};
 use crate::stats::fairness::jain;

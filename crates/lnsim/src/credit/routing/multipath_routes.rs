@@ -19,7 +19,7 @@
 //! one to the destination HCA), and `offsets[(s·n + d)·K + k]` its start; a packet at its `h`-th
 //! switch (`Packet::hops = h`) on path `k` leaves by `ports[offsets[slot] + h]` — one load, no
 //! allocation on the hot path. The builder checks the size against memory first
-//! (`credit/memory.rs` estimates it from the scenario).
+//! (`credit/memory_estimate.rs` estimates it from the scenario).
 //!
 //! **Layers (LASH-style, spec A.3.5).** A packet keeps its VL from source to destination in
 //! this model, so a dateline (a VL change when crossing a ring's wrap link) is not available;

@@ -284,7 +284,7 @@ impl ForwardingTables {
 /// Errors are input errors `"{path}:{line}: …"` (unknown switch, port that does not exist on
 /// that switch, non-numeric value, duplicate switch line).
 pub fn load_fdbs(path: &std::path::Path, fabric: &Fabric) -> Result<ForwardingTables> {
-    let text = crate::config::input::read_text(path)
+    let text = crate::config::input_files::read_text(path)
         .map_err(|why| Error::input("routing.file", format!("`{}` {why}", path.display())))?;
     parse_fdbs(&text, &path.display().to_string(), fabric)
 }

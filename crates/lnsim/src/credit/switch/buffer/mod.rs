@@ -64,7 +64,7 @@
 //! (`requesting_queue` returns None when several queues may request one output, and then
 //! `several_heads_per_output` is true; `heads_share_outputs` is true unless all of a queue's
 //! packets want one output); register the scenario value in [`QueueScheme::from_config`]
-//! (the key itself lives in `config/`); size its memory in `credit/memory.rs` (it follows
+//! (the key itself lives in `config/`); size its memory in `credit/memory_estimate.rs` (it follows
 //! `queues_per_vl`). A scheme whose queue depends on more than the destination, the output and
 //! the packet's flags needs the look-ahead of [`accounting`] to know it too.
 //!

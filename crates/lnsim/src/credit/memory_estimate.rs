@@ -1,4 +1,4 @@
-//! The credit-level model's part of the memory estimate ([`crate::engine::memory`]): the
+//! The credit-level model's part of the memory estimate ([`crate::engine::memory_budget`]): the
 //! network instance, its tables, traffic, congestion control, statistics and results files,
 //! from the scenario's parameters alone (issue 14 item 3).
 
@@ -7,7 +7,7 @@ use crate::config::{
     TopologyKind,
 };
 use crate::credit::switch::buffer::{BufferChoice, CreditKeepingKind};
-use crate::engine::memory::{fabric_parts, grown, m, sz, MemoryEstimate, Phase};
+use crate::engine::memory_budget::{fabric_parts, grown, m, sz, MemoryEstimate, Phase};
 use crate::error::Result;
 use crate::topology::{self, FabricSize, LinkParams};
 
@@ -24,7 +24,7 @@ pub fn estimate(l: &LoadedScenario) -> Result<MemoryEstimate> {
 
 /// [`estimate`], refused when it exceeds `max_memory` or the memory available.
 pub fn check(l: &LoadedScenario, max_memory: Option<u64>) -> Result<MemoryEstimate> {
-    crate::engine::memory::check(estimate(l)?, max_memory)
+    crate::engine::memory_budget::check(estimate(l)?, max_memory)
 }
 
 /// The InfiniBand model: the network instance ([`super::Net`]), its tables, traffic,

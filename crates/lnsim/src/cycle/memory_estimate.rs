@@ -1,6 +1,6 @@
-//! The cycle-level model's part of the memory estimate ([`crate::engine::memory`]): the arrays
-//! `CycleNet::build` allocates per router port, per (port, VC), per router
-//! and per terminal, the routing tables, the channel-dependency graph of the start-up check,
+//! The cycle-level model's part of the memory estimate ([`crate::engine::memory_budget`]): the
+//! arrays `CycleNet::build` allocates per router port, per (port, VC), per router and per
+//! terminal, the routing tables, the channel-dependency graph of the start-up check,
 //! the event calendar (one slot per cycle of the longest delay), the packets the buffers and
 //! the source backlogs can hold, the statistics bins and ACOR-Switch's level trace.
 
@@ -10,7 +10,7 @@ use super::params::{calendar_slots, default, CycleParams, MAX_VCS};
 use super::results::Bin;
 use super::{PortState, RouterState, TermState, VcOut, VcState};
 use crate::config::{LoadedScenario, TopologyKind};
-use crate::engine::memory::{grown, m, sz, MemoryEstimate, Phase};
+use crate::engine::memory_budget::{grown, m, sz, MemoryEstimate, Phase};
 use crate::topology::FabricSize;
 use rand_chacha::ChaCha8Rng;
 
@@ -220,7 +220,7 @@ pub fn estimate(l: &LoadedScenario) -> crate::error::Result<MemoryEstimate> {
     super::params::check_scalars(l)?;
     let size = crate::topology::size(&l.scenario, &l.base_dir)?;
     let mut est = MemoryEstimate::default();
-    crate::engine::memory::fabric_parts(&mut est, &size, Phase::Setup);
+    crate::engine::memory_budget::fabric_parts(&mut est, &size, Phase::Setup);
     memory_parts(&mut est, l, &size);
     Ok(est.finish())
 }
