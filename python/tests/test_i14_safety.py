@@ -78,10 +78,10 @@ def test_run_refuses_a_folder_of_user_files(tmp_path):
     no_temporaries(tmp_path)
 
 
-@pytest.mark.parametrize("model", ["infiniband", "cycle"])
+@pytest.mark.parametrize("model", ["credit", "cycle"])
 def test_run_into_absent_empty_and_own_folders(tmp_path, model):
-    scen = ZERU_A if model == "infiniband" else cycle_scenario(tmp_path)
-    extra = short("0.005s", "0.002s") if model == "infiniband" else []
+    scen = ZERU_A if model == "credit" else cycle_scenario(tmp_path)
+    extra = short("0.005s", "0.002s") if model == "credit" else []
     out = tmp_path / "out"
     out.mkdir()  # empty: fine
     for _ in range(2):  # the second run replaces the folder the first wrote
@@ -229,10 +229,10 @@ def bad_paths(tmp_path: Path):
     return [(f, "is a file"), (f / "sub" / "out", "which is a file"), (UNWRITABLE, "cannot write")]
 
 
-@pytest.mark.parametrize("model", ["infiniband", "cycle"])
+@pytest.mark.parametrize("model", ["credit", "cycle"])
 def test_run_out_that_is_a_file_under_a_file_or_unwritable(tmp_path, model):
-    scen = ZERU_A if model == "infiniband" else cycle_scenario(tmp_path)
-    extra = short("0.005s", "0.002s") if model == "infiniband" else []
+    scen = ZERU_A if model == "credit" else cycle_scenario(tmp_path)
+    extra = short("0.005s", "0.002s") if model == "credit" else []
     for out, why in bad_paths(tmp_path):
         proc = lnsim_cmd("run", scen, *extra, "--no-plot", "--out", out)
         assert proc.returncode == 2, (out, proc.stderr)
@@ -374,7 +374,7 @@ def interrupted_cycle(tmp_path_factory):
     return out, rc, stdout, err
 
 
-def test_ctrl_c_writes_partial_infiniband_results(interrupted_ib):
+def test_ctrl_c_writes_partial_credit_level_results(interrupted_ib):
     out, rc, stdout, err = interrupted_ib
     assert rc == 130, err
     assert "interrupted" in err and str(out) in err and "incomplete" in err, err

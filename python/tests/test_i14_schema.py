@@ -164,7 +164,7 @@ def _peak_rss_of_run(scen: Path, overrides, out: Path) -> int:
 @pytest.mark.parametrize(
     "scen,overrides",
     [
-        # InfiniBand model: statistics and results files of 5,000 intervals dominate
+        # credit-level model: statistics and results files of 5,000 intervals dominate
         ("ib", ["topology.dims=[8,8]", "sim.end_time=100us", "sim.interval=20ns"]),
         # cycle-level model: a Dragonfly's packets, events and start-up checks
         (SCENARIOS / "dragonfly" / "h4_un.toml", ["sim.warmup_cycles=1000", "sim.measure_cycles=3000"]),
@@ -174,7 +174,7 @@ def _peak_rss_of_run(scen: Path, overrides, out: Path) -> int:
                                                  'switch.static_mode="per_queue"', 'switch.queue_bytes="1KiB"',
                                                  'sim.end_time="20us"', 'sim.warmup="10us"']),
     ],
-    ids=["infiniband", "cycle", "hol-voqnet"],
+    ids=["credit", "cycle", "hol-voqnet"],
 )
 def test_memory_estimate_is_above_the_measured_peak_and_within_a_factor_of_two_and_a_half(tmp_path, scen, overrides):
     if scen == "ib":
@@ -289,13 +289,13 @@ def test_list_shows_every_category_with_its_model():
     for title in ("topologies: topology.kind", "routings: routing.algorithm", "traffic patterns", "congestion control"):
         assert title in r.stdout
     lines = {line.split()[0]: line for line in r.stdout.splitlines() if line.startswith("  ")}
-    assert "cycle-level model" in lines["dragonfly"] and "InfiniBand model" in lines["fat_tree"]
+    assert "cycle-level model" in lines["dragonfly"] and "credit-level model" in lines["fat_tree"]
     assert "both models" in lines["mesh"] and "cycle-level model" in lines["ugal"]
-    assert "InfiniBand model" in lines["ib"] and "tornado" in lines
+    assert "credit-level model" in lines["ib"] and "tornado" in lines
     r = lnsim_cmd("list", "routing")
     assert r.returncode == 0 and "dmodk" in r.stdout and "dragonfly" not in r.stdout
     r = lnsim_cmd("list", "flavours")
-    assert r.returncode == 2 and "topology, routing, pattern, cc" in r.stderr
+    assert r.returncode == 2 and "model, topology, routing, pattern, cc" in r.stderr
 
 
 def test_list_cc_shows_every_mechanism_and_queue_mapping_with_its_key():
@@ -310,7 +310,7 @@ def test_list_cc_shows_every_mechanism_and_queue_mapping_with_its_key():
         assert allowed, key
         for value in allowed:
             assert value in lines, f"{table}.{key} = {value!r} is missing from `lnsim list cc`:\n{r.stdout}"
-            assert f'{table}.{key} = "{value}"' in lines[value] and "InfiniBand model" in lines[value]
+            assert f'{table}.{key} = "{value}"' in lines[value] and "credit-level model" in lines[value]
     assert "cc.enabled = false" in lines["none"]
     assert "detects" in lines["ddbbm"] and "ddbbm.frame" in lines["ddbbm"]  # DDBBM with its detection
 

@@ -194,7 +194,7 @@ CORRUPTIONS = [
     ("sweep", "json-not-json", "sweep.json", _write("[\n"), BOTH, "sweep.json:2:"),
     ("sweep", "json-points", "sweep.json", _write('{"points": [1]}'), BOTH, "`points[0]`"),
     ("sweep", "point-summary", _first_point_summary, _write("{"), REPORT, "summary.json:1:"),
-    # a sweep of the InfiniBand model (heatmap)
+    # a sweep of the credit-level model (heatmap)
     ("ib_sweep", "csv-text-metric", "sweep.csv", _cell("throughput.total_rx_gbytes_per_s", 0, "fast"), BOTH,
      "sweep.csv:2: column `throughput.total_rx_gbytes_per_s`"),
     ("ib_sweep", "csv-binary", "sweep.csv", _bytes(JUNK), BOTH, "not a text file"),

@@ -191,7 +191,7 @@ fn available_memory() -> Option<u64> {
 /// (`integer`, `number`, `boolean`, `string`, `choice`, `duration`, `size`, `rate`,
 /// `frequency`, `integer list`, `string list`, `node set`, `victim mask`, `vl table`,
 /// `table`), `min`, `max`, `allowed` (choices), `unit`, `default`, `model` (`"both"`,
-/// `"infiniband"`, `"cycle"`), `required` and `doc`.
+/// `"credit"`, `"cycle"`), `required` and `doc`.
 #[pyfunction]
 fn keys(py: Python<'_>) -> PyResult<Vec<Py<PyDict>>> {
     use lnsim::config::keys::{ValueKind, KEYS};
@@ -235,7 +235,7 @@ fn keys(py: Python<'_>) -> PyResult<Vec<Py<PyDict>>> {
             "model",
             match k.model {
                 None => "both",
-                Some(lnsim::config::Model::InfiniBand) => "infiniband",
+                Some(lnsim::config::Model::Credit) => "credit",
                 Some(lnsim::config::Model::Cycle) => "cycle",
             },
         )?;

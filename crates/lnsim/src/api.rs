@@ -35,7 +35,7 @@ pub fn run_scenario(
         .unwrap_or_else(|| Path::new("results").join(&l.name));
     crate::outdir::check_out_dir(&out_dir, &crate::stats::results_folder::protected(l))?;
     match l.model() {
-        Model::InfiniBand => crate::credit::run_scenario(l, opts, &out_dir, interrupted),
+        Model::Credit => crate::credit::run_scenario(l, opts, &out_dir, interrupted),
         Model::Cycle => crate::cycle::run_cycle_scenario(l, opts, &out_dir, interrupted),
     }
 }
@@ -62,14 +62,15 @@ pub fn validate_file_with(
 pub fn validate_scenario(l: &LoadedScenario, max_memory: Option<u64>) -> Result<String> {
     let mem = memory_budget::check(estimate_memory(l)?, max_memory)?;
     let report = match l.model() {
-        Model::InfiniBand => crate::credit::validate(l)?,
+        Model::Credit => crate::credit::validate(l)?,
         Model::Cycle => crate::cycle::validate_cycle(l)?,
     };
     // the model, after the wing's first line: whether sim.model named it or it was inferred
     let (first, rest) = report.split_once('\n').unwrap_or((report.as_str(), ""));
-    let how = match l.model_choice.note() {
-        Some(note) => note,
-        None => "from sim.model".to_string(),
+    let how = match (l.model_choice.note(), l.model_choice.alias) {
+        (Some(note), _) => note,
+        (None, Some(_)) => format!("from {}", l.model_choice.how()),
+        (None, None) => "from sim.model".to_string(),
     };
     let mut out = format!("{first}\n  model: {} ({how})\n{rest}", l.model().name());
     out.push_str(&format!(
@@ -83,7 +84,7 @@ pub fn validate_scenario(l: &LoadedScenario, max_memory: Option<u64>) -> Result<
 /// The memory estimate of a loaded scenario, by its model.
 pub fn estimate_memory(l: &LoadedScenario) -> Result<MemoryEstimate> {
     match l.model() {
-        Model::InfiniBand => crate::credit::memory_estimate::estimate(l),
+        Model::Credit => crate::credit::memory_estimate::estimate(l),
         Model::Cycle => crate::cycle::memory_estimate::estimate(l),
     }
 }

@@ -12,7 +12,7 @@ use serde_json::Value;
 /// A 4-ary 2-tree (16 HCAs) of 1 GB/s links, 64-B packets and messages, 1 KB buffers.
 fn small_tree(extra: &str) -> String {
     format!(
-        "[sim]\nmodel = \"infiniband\"\nend_time = \"60us\"\nwarmup = \"10us\"\ninterval = \"10us\"\n\
+        "[sim]\nmodel = \"credit\"\nend_time = \"60us\"\nwarmup = \"10us\"\ninterval = \"10us\"\n\
          [topology]\nkind = \"fat_tree\"\nk = 4\nn = 2\n\
          [links.host]\nrate = \"8Gbps\"\n[links.fabric]\nrate = \"8Gbps\"\n\
          [switch]\nbuffer_credits = 16\n{extra}\n[hca]\nbuffer_credits = 16\n\
@@ -205,7 +205,7 @@ fn victims_run(d: &std::path::Path, name: &str, sw: &str) -> Vec<f64> {
         .map(hca)
         .collect();
     let text = format!(
-        "[sim]\nmodel = \"infiniband\"\nend_time = \"250us\"\nwarmup = \"50us\"\ninterval = \"50us\"\n\
+        "[sim]\nmodel = \"credit\"\nend_time = \"250us\"\nwarmup = \"50us\"\ninterval = \"50us\"\n\
          [topology]\nkind = \"fat_tree\"\nk = 4\nn = 3\n\
          [links.host]\nrate = \"8Gbps\"\n[links.fabric]\nrate = \"8Gbps\"\n\
          [switch]\nbuffer_credits = 16\nbuffer_sharing = \"static\"\n{sw}\n[hca]\nbuffer_credits = 16\n\

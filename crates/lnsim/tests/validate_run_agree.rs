@@ -100,7 +100,7 @@ fn validate_accepts_what_runs_and_states_the_memory_estimate() {
         let report = validate_file_with(&path, &[], None).unwrap();
         assert!(report.contains("memory: about "), "{report}");
         // the model, and that it was inferred (these scenarios do not give sim.model)
-        let model = ["infiniband", "cycle"][i];
+        let model = ["credit", "cycle"][i];
         assert!(
             report.lines().nth(1).unwrap().starts_with(&format!(
                 "  model: {model} (sim.model not given: inferred {model} from "
@@ -150,6 +150,8 @@ fn a_key_of_the_other_model_is_refused_naming_it_as_the_metadata_says() {
     let named =
         |base: &str, m: &str| base.replacen("[sim]\n", &format!("[sim]\nmodel = \"{m}\"\n"), 1);
     refused_keys(IB, CYCLE, true);
+    refused_keys(&named(IB, "credit"), &named(CYCLE, "cycle"), false);
+    // the credit-level model's former name is the same model
     refused_keys(&named(IB, "infiniband"), &named(CYCLE, "cycle"), false);
 }
 
@@ -161,7 +163,7 @@ fn refused_keys(ib: &str, cycle: &str, inferred: bool) {
     for k in KEYS {
         let (base, other) = match k.model {
             Some(Model::Cycle) => (ib, "cycle-level"),
-            Some(Model::InfiniBand) => (cycle, "InfiniBand"),
+            Some(Model::Credit) => (cycle, "credit-level"),
             None => continue,
         };
         // without sim.model, giving sim.measure_cycles selects the cycle-level model itself

@@ -78,7 +78,7 @@ def _present(v) -> bool:
 
 
 def cc_label(summary) -> Optional[str]:
-    """The congestion management a run of the InfiniBand model had, as figure titles and report
+    """The congestion management a run of the credit-level model had, as figure titles and report
     headings say it, read from the run's own results — its summary.json, or its sweep.csv row
     (the same fields flattened with dots) — never from the scenario's description:
     ``"CC on (InfiniBand CC)"`` (``cc.enabled``), ``"CC on (DRB)"`` and ``"CC on (IBA_CC-S1)"``

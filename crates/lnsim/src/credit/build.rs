@@ -230,7 +230,7 @@ fn deadlock_check(
     Ok(check)
 }
 
-/// The InfiniBand model's switches have at most [`topology::MAX_SWITCH_PORTS`] ports (IBA).
+/// The credit-level model's switches have at most [`topology::MAX_SWITCH_PORTS`] ports (IBA).
 fn check_switch_ports(fabric: &Fabric) -> Result<()> {
     for &sw in &fabric.switches {
         let n = &fabric.nodes[sw as usize];
@@ -249,7 +249,7 @@ fn check_switch_ports(fabric: &Fabric) -> Result<()> {
     Ok(())
 }
 
-/// The checks of single values of an InfiniBand-model scenario (times, VLs, buffer sizes
+/// The checks of single values of a credit-level scenario (times, VLs, buffer sizes
 /// against the packet size), which need no network: they come before the memory estimate
 /// ([`super::memory::estimate`]), so a value out of its simple range is refused as such.
 pub(crate) fn check_scalars(l: &LoadedScenario) -> Result<()> {
@@ -641,7 +641,7 @@ impl PortLayout {
         if total_ports.saturating_mul(vls) > u32::MAX as usize {
             return Err(Error::input(
                 "topology",
-                format!("{total_ports} ports × {vls} VLs are too many for the InfiniBand model"),
+                format!("{total_ports} ports × {vls} VLs are too many for the credit-level model"),
             ));
         }
         let mut port_base = Vec::with_capacity(fabric.nodes.len());
@@ -1000,7 +1000,7 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
         })
         .name();
     let mut out = String::new();
-    out.push_str(&format!("scenario {}: OK (InfiniBand model)\n", l.name));
+    out.push_str(&format!("scenario {}: OK (credit-level model)\n", l.name));
     out.push_str(&format!(
         "  topology: {}, {} switches, {} HCAs, {} links\n",
         s.topology.kind.name(),

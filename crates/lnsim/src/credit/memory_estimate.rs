@@ -27,7 +27,7 @@ pub fn check(l: &LoadedScenario, max_memory: Option<u64>) -> Result<MemoryEstima
     crate::engine::memory_budget::check(estimate(l)?, max_memory)
 }
 
-/// The InfiniBand model: the network instance ([`super::Net`]), its tables, traffic,
+/// The credit-level model: the network instance ([`super::Net`]), its tables, traffic,
 /// congestion control, statistics and the results files written at the end — in stages, in
 /// the order the parts are listed.
 fn ib_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) -> Result<()> {

@@ -1,6 +1,14 @@
-//! The network instance: every switch port, HCA and buffer of the fabric in flat arrays
-//! indexed by integer ids, plus the event loop that moves packets through them
-//! (architecture: "network instance … engine").
+//! The credit-level wing: the network instance — every switch port, HCA and buffer of the
+//! fabric in flat arrays indexed by integer ids — plus the event loop that moves packets
+//! through them (architecture: "network instance … engine").
+//!
+//! Where things are: `build.rs` (the instance from a scenario), `run_loop.rs` (the event loop
+//! on the timing wheel of `wheel.rs`), `conservation.rs` (the end-of-run check), `results.rs`
+//! and `results_drb.rs` (the results folder), `memory_estimate.rs`; `switch/` (input,
+//! arbiter, output buffers, the buffer-organisation seam `switch/buffer/`), `endpoint/` (HCAs:
+//! transmit, generators, sink, delivery, Input Adapter), `cc/` (the congestion-management
+//! seam and its mechanisms); `routing/` (forwarding tables, their builders and deadlock check,
+//! DRB's multipath routes), `traffic/` (flows and generators), `stats/` (the collectors).
 //!
 //! A *global port* (`gport`) is `port_base[node] + port`. Each gport has an output side (the
 //! wire it drives, the credits it holds for the buffer at the other end) and an input side

@@ -30,9 +30,12 @@
 //! - `terminal.rs`: packet generation and injection; `link.rs`: arrivals at router inputs and
 //!   the link stage; `allocator.rs`: input requests, the separable allocation
 //!   (`separable_allocator.rs`: its arbiters), the output-VC choice and the grant;
-//! - `route.rs`: the wing's side of the routing seam ([`crate::cycle::routing::candidates`]): the
-//!   next hop of a head, the source decision, the route table; `occupancy.rs`: the queue
-//!   signals adaptive routing reads and the Piggyback publication;
+//! - `routing/`: the routing algorithms (one file each), their paths, VC templates, group
+//!   counters and channel-dependency graphs ([`routing`]); `traffic/`: the synthetic traffic
+//!   and its phases;
+//! - `route.rs`: the router's side of the routing seam ([`routing::candidates`]): the next hop
+//!   of a head, the source decision, the route table; `occupancy.rs`: the queue signals
+//!   adaptive routing reads and the Piggyback publication;
 //! - `packet.rs`: the packet slab and its queues; `prefetch.rs`: cache hints of the loop;
 //! - `conservation.rs`: the saturation watch and the end-of-run conservation check;
 //!   `results.rs`: statistics and the results folder; `memory_estimate.rs`: the memory estimate;

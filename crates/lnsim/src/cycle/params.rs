@@ -119,7 +119,7 @@ pub(crate) struct Scalars {
 /// they come before the memory estimate: a value out of its simple range is refused as such,
 /// not as a scenario too large for the memory.
 pub(crate) fn check_scalars(l: &LoadedScenario) -> Result<Scalars> {
-    reject_infiniband_keys(l)?;
+    reject_credit_level_keys(l)?;
     let s = &l.scenario;
     let measure = s.sim.measure_cycles.ok_or_else(|| {
         Error::input(
@@ -518,15 +518,15 @@ fn reject_other_algorithms_keys(
     Ok(())
 }
 
-/// Keys of the InfiniBand model that a cycle-level scenario must not set.
-fn reject_infiniband_keys(l: &LoadedScenario) -> Result<()> {
+/// Keys of the credit-level model that a cycle-level scenario must not set.
+fn reject_credit_level_keys(l: &LoadedScenario) -> Result<()> {
     let s = &l.scenario;
     let ib_tables = ["links", "switch", "hca", "cc"];
     for t in ib_tables {
         if l.merged.contains_key(t) {
             return Err(Error::input(
                 t,
-                "belongs to the InfiniBand model; a cycle-level scenario (sim.measure_cycles) \
+                "belongs to the credit-level model; a cycle-level scenario (sim.measure_cycles) \
                  configures its routers in [router]",
             ));
         }
@@ -534,7 +534,7 @@ fn reject_infiniband_keys(l: &LoadedScenario) -> Result<()> {
     if s.sim.allow_deadlock {
         return Err(Error::input(
             "sim.allow_deadlock",
-            "belongs to the InfiniBand model; the cycle-level model refuses a cyclic \
+            "belongs to the credit-level model; the cycle-level model refuses a cyclic \
              channel-dependency graph at start-up and has no run-time deadlock detector",
         ));
     }
@@ -565,7 +565,7 @@ fn reject_infiniband_keys(l: &LoadedScenario) -> Result<()> {
         if p {
             return Err(Error::input(
                 k,
-                "belongs to the InfiniBand model; a cycle-level scenario uses sim.warmup_cycles, \
+                "belongs to the credit-level model; a cycle-level scenario uses sim.warmup_cycles, \
                  sim.measure_cycles and the traffic.pattern keys",
             ));
         }
@@ -581,7 +581,7 @@ fn reject_infiniband_keys(l: &LoadedScenario) -> Result<()> {
             if tr.contains_key(k) {
                 return Err(Error::input(
                     &format!("traffic.{k}"),
-                    "belongs to the InfiniBand model; the cycle-level model sizes packets with traffic.packet_phits",
+                    "belongs to the credit-level model; the cycle-level model sizes packets with traffic.packet_phits",
                 ));
             }
         }

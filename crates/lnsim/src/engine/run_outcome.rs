@@ -37,7 +37,7 @@ pub enum Ending {
     /// It reached its configured end (or stopped by design: saturation, deadlock).
     Complete,
     /// It was interrupted (Ctrl-C, SIGINT, SIGTERM) before its end; its results are partial.
-    /// `planned_end` is the end it was configured with: picoseconds (InfiniBand model) or
+    /// `planned_end` is the end it was configured with: picoseconds (credit-level model) or
     /// cycles (cycle-level model).
     Interrupted {
         /// The configured end (ps or cycles).

@@ -1,4 +1,4 @@
-//! DRB multipath in the InfiniBand model (drb-and-ddbbm spec A.3.2 start-up, A.3.5 mode 1
+//! DRB multipath in the credit-level model (drb-and-ddbbm spec A.3.2 start-up, A.3.5 mode 1
 //! "per-pair path"): the set-up of the routes at start-up (`setup`, shared by `run` and
 //! `validate`) and the source's side of following them — which path a flow's next packet
 //! takes and on which VL (`Net::next_vl`, `Net::take_path`). The switches' side is one

@@ -22,7 +22,7 @@ pub struct Demand<'a> {
     pub vl: u8,
 }
 
-/// A channel of the InfiniBand model: output `port` of switch `node` on virtual lane `vl` (one
+/// A channel of the credit-level model: output `port` of switch `node` on virtual lane `vl` (one
 /// direction of a switch-to-switch link).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LftChannel {
@@ -73,7 +73,7 @@ impl TablesCheck {
 /// Destinations whose table columns are gathered at once by [`check_tables`].
 const COLUMN_BLOCK: usize = 64;
 
-/// The channel-dependency check of forwarding tables (InfiniBand model). A packet holding
+/// The channel-dependency check of forwarding tables (credit-level model). A packet holding
 /// switch output `(s, p)` on VL `v` waits, at the switch `s'` behind that link, for the output
 /// `(s', lft[s'][dlid])` on the same VL; the graph of these dependencies over every route that
 /// `demands` can use (and, with `returns`, every route back from a destination to its source:

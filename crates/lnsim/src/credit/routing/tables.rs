@@ -240,7 +240,7 @@ impl ForwardingTables {
     /// (`SW11` → `11`, as in the spec), unless that would clash with another node's name or be
     /// empty; other names (`S1`, `L1_3`) are written as they are. A port number of 255 or more
     /// cannot be written (255 means "no route"): that is an input error naming the switch
-    /// (the InfiniBand model's switches have at most 254 ports, 0–253, so it never happens there).
+    /// (the credit-level model's switches have at most 254 ports, 0–253, so it never happens there).
     pub fn to_fdbs(&self, fabric: &Fabric) -> Result<String> {
         use std::fmt::Write;
         let mut out = String::new();
@@ -279,7 +279,7 @@ impl ForwardingTables {
 /// non-existent LID 0) must be 255; 255 means "no route". A line may have fewer entries than
 /// max LID + 1 (missing trailing entries: no route, like the spec's printed table), not more.
 /// Switches without a line get no routes. Blank lines and `#` comments are ignored. Port
-/// numbers are 0–254 (255 always means "no route"); the InfiniBand model's switches have at
+/// numbers are 0–254 (255 always means "no route"); the credit-level model's switches have at
 /// most 254 ports, so every port is expressible.
 /// Errors are input errors `"{path}:{line}: …"` (unknown switch, port that does not exist on
 /// that switch, non-numeric value, duplicate switch line).
@@ -509,7 +509,7 @@ SW12: 255 2 2 0 1 3 3 2 2 4 4 3 3 2 2 4 4 3
 
     #[test]
     fn the_largest_switch_round_trips_and_port_255_is_refused() {
-        // a switch with the most ports the InfiniBand model allows: 254 HCAs, ports 0..=253
+        // a switch with the most ports the credit-level model allows: 254 HCAs, ports 0..=253
         let mut text = String::from("switch S\n");
         for i in 0..crate::topology::MAX_SWITCH_PORTS {
             text.push_str(&format!("hca H{i}\nlink H{i} S\n"));

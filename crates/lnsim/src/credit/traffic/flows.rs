@@ -1030,7 +1030,7 @@ mod tests {
     /// index takes (the form changes no result).
     #[test]
     fn flows_are_created_alike_with_either_index() {
-        let text = "[sim]\nmodel = \"infiniband\"\nend_time = \"1ms\"\n\
+        let text = "[sim]\nmodel = \"credit\"\nend_time = \"1ms\"\n\
                     [topology]\nkind = \"torus\"\ndims = [4, 4]\nhcas_per_switch = 2\n\
                     [[traffic.generators]]\nsources = \"all\"\ninjection = \"bernoulli\"\n\
                     load = 0.5\n";
@@ -1061,7 +1061,7 @@ mod tests {
     /// being 9m⁴).
     #[test]
     fn poisson_source_gaps_match_the_offered_rate() {
-        let text = "[sim]\nmodel = \"infiniband\"\nend_time = \"1ms\"\n\
+        let text = "[sim]\nmodel = \"credit\"\nend_time = \"1ms\"\n\
                     [topology]\nkind = \"torus\"\ndims = [4, 4]\nhcas_per_switch = 1\n\
                     [traffic]\npacket_bytes = \"2048B\"\npayload_bytes = \"2048B\"\n\
                     message_bytes = \"4096B\"\n\
