@@ -1,5 +1,5 @@
 """The documentation is tested: every code block and command in README.md, docs/*.md and
-scenarios/README.md runs here (issue 14 item 11).
+scenarios/README.md runs here.
 
 What runs, per fenced block (the fence must name its kind):
 

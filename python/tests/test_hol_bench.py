@@ -1,5 +1,5 @@
-"""Issue 17, "Tests and speed": the 1,024-node BMIN DDBBM bench case and its wall-time target,
-and scripts/hol_cost.py (queue cost of the HoL schemes) against the simulator's queue counts."""
+"""The 1,024-node BMIN DDBBM bench case and its wall-time target, and scripts/hol_cost.py (queue
+cost of the HoL schemes) against the simulator's queue counts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-//! Issue 14 items 1, 2 and 16 at the core's level: a run never replaces a folder lnsim did not
+//! Output safety at the core's level: a run never replaces a folder lnsim did not
 //! write (nor a results folder holding a file lnsim did not write), refuses before simulating,
 //! and an interrupted run of either model writes what it simulated as a results folder marked
 //! incomplete (its conservation checks still hold).

@@ -1,6 +1,6 @@
-//! `validate` and `run` make the same checks (issue 14 item 9): for every bad input below,
+//! `validate` and `run` make the same checks: for every bad input below,
 //! both fail with the same input error before anything is simulated or written, and inputs
-//! that used to abort the process (allocation failures, issue 14 item 3) are refused cleanly.
+//! that used to abort the process (allocation failures) are refused cleanly.
 
 use lnsim::api::{run_file, validate_file_with, RunOptions};
 use lnsim::Error;

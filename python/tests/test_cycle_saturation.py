@@ -1,7 +1,7 @@
-"""Issue 14, items 12 and 13 (cycle-level model): the set-up time in the summary and its bench
-case; saturation decided in short runs (queue growth, accepted against generated), a warning
-when the measured window cannot decide, and quick load sweeps that leave saturated points out of
-the latency figure.
+"""Saturation in the cycle-level model: the set-up time in the summary and its bench case;
+saturation decided in short runs (queue growth, accepted against generated), a warning when the
+measured window cannot decide, and quick load sweeps that leave saturated points out of the
+latency figure.
 
 The networks are h = 2 Dragonflies (72 nodes): MIN under ADV+1 saturates at 1/(a·p) = 0.125.
 """

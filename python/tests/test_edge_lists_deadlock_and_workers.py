@@ -1,6 +1,6 @@
-"""Issue 14, items 6, 7 and 10: bad edge-list topologies, deadlock-prone routings (refused, or
-run with ``sim.allow_deadlock`` and reported as a failure), and sweep workers that die with
-their parent."""
+"""Bad edge-list topologies, deadlock-prone routings (refused, or run with
+``sim.allow_deadlock`` and reported as a failure), and sweep workers that die with their
+parent."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def write(path, text: str):
     return path
 
 
-# --- item 6: edge-list files ------------------------------------------------------------------
+# --- edge-list files -------------------------------------------------------------------------
 
 
 def test_edge_list_self_loop_and_radix_are_refused_naming_file_and_line(tmp_path):
@@ -74,7 +74,7 @@ def test_edge_list_self_loop_and_radix_are_refused_naming_file_and_line(tmp_path
     assert proc.returncode == 0, proc.stderr
 
 
-# --- item 7: deadlock ---------------------------------------------------------------------------
+# --- deadlock ----------------------------------------------------------------------------------
 
 
 def test_validate_refuses_a_routing_that_can_deadlock(tmp_path):
@@ -143,7 +143,7 @@ def test_sweep_marks_a_deadlocked_point_failed_with_the_cycle(tmp_path):
     assert "1 failed" in proc.stdout
 
 
-# --- item 10: workers die with their parent -----------------------------------------------------
+# --- workers die with their parent ----------------------------------------------------------
 
 LONG = """\
 [sim]

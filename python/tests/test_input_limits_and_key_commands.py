@@ -1,6 +1,7 @@
-"""Issue 14, items 3, 4, 9, 15 and 17 (validate's names): sizes the schema accepted used to abort
-the process (exit 134); seeds out of range raised OverflowError; `validate` passed scenarios
-that `run` refused; there was no `list`, `keys` or `schema` command."""
+"""Input limits and the key commands: sizes the schema accepts never abort the process (they
+are refused, exit 2, or fit the memory estimate); seeds out of range are input errors;
+`validate` refuses what `run` refuses; `list`, `keys` and `schema` describe the format, with
+the names scenarios write."""
 
 from __future__ import annotations
 
@@ -57,7 +58,7 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
 
 
 # ---------------------------------------------------------------------------------------------
-# item 3: no input aborts the process; the memory estimate
+# no input aborts the process; the memory estimate
 
 
 #: The start of the message that refuses a scenario for its memory.
@@ -185,7 +186,7 @@ def test_memory_estimate_is_above_the_measured_peak_and_within_a_factor_of_two_a
 
 
 # ---------------------------------------------------------------------------------------------
-# item 4: seeds
+# seeds
 
 
 @pytest.mark.parametrize("seed", ["-1", "18446744073709551615", "18446744073709551616", "9223372036854775808"])
@@ -238,7 +239,7 @@ def test_sim_seed_out_of_range_in_the_file_or_set_exits_2(tmp_path, how):
 
 
 # ---------------------------------------------------------------------------------------------
-# item 9: validate and run agree
+# validate and run agree
 
 
 AGREE = [
@@ -280,7 +281,7 @@ def test_validate_prints_the_names_scenarios_write(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
-# item 15: list, keys, schema
+# list, keys, schema
 
 
 def test_list_shows_every_category_with_its_model():

@@ -1,4 +1,4 @@
-"""Issue 14, items 5, 14 and 17: corrupt results given to ``plot``/``report``, the run summary's
+"""The user surface: corrupt results given to ``plot``/``report``, the run summary's
 after-warm-up rates and shares of the link, and the smaller user-surface items (documentation
 facts, units, figures, progress of the Python API, number formatting).
 
@@ -36,7 +36,7 @@ def _ok(proc: subprocess.CompletedProcess, what: str) -> None:
 def folders(tmp_path_factory) -> dict:
     """Real folders written once: an InfiniBand run with CC on, a cycle-level run, a
     cycle-level load sweep and an InfiniBand sweep."""
-    tmp = tmp_path_factory.mktemp("i14ux")
+    tmp = tmp_path_factory.mktemp("ux")
     out = {}
     out["ib"] = tmp / "ib"
     _ok(lnsim_cmd("run", ZERU_A, *IB_RUN, "--out", out["ib"], "--no-plot", "--no-progress"), "lnsim run (IB)")
@@ -56,7 +56,7 @@ def folders(tmp_path_factory) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------
-# item 5: corrupt results -> exit 2 naming the file (and line / column)
+# corrupt results -> exit 2 naming the file (and line / column)
 
 
 def _write(text):
@@ -278,7 +278,7 @@ def test_node_names_that_look_missing_stay_names(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
-# item 14: the run summary prints the after-warm-up rates and shares of each node's link
+# the run summary prints the after-warm-up rates and shares of each node's link
 
 
 def _zeru_a_like_summary() -> dict:
@@ -349,7 +349,7 @@ def test_readme_quick_start_sample_is_what_run_prints(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
-# item 17: documentation facts
+# documentation facts
 
 
 def _subparser(name: str):
@@ -405,7 +405,7 @@ def test_experiment_d_time_is_phrased_by_points():
 
 
 # ---------------------------------------------------------------------------------------------
-# item 17: one throughput unit for a sweep (GB/s), labelled
+# one throughput unit for a sweep (GB/s), labelled
 
 
 def test_sweep_table_is_in_the_unit_of_the_heatmap(folders):
@@ -435,7 +435,7 @@ def test_sweep_report_table_in_gbytes(folders):
 
 
 # ---------------------------------------------------------------------------------------------
-# item 17: the CCTI figure of a CC-on run
+# the CCTI figure of a CC-on run
 
 
 def test_cc_on_run_writes_ccti_png(folders, tmp_path):
@@ -473,7 +473,7 @@ def test_cc_report_has_the_ccti_figure(folders):
 
 
 # ---------------------------------------------------------------------------------------------
-# item 17: progress of the Python API's sweeps
+# progress of the Python API's sweeps
 
 
 @pytest.fixture
@@ -518,7 +518,7 @@ def test_python_sweep_progress_rejects_unknown_mode(tiny_sweep_scenario, tmp_pat
 
 
 # ---------------------------------------------------------------------------------------------
-# item 17: figures
+# figures
 
 
 def _fake_ib(tmp_path):

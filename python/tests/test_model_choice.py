@@ -1,7 +1,7 @@
-"""Issue 15, configuration: `sim.model` names the model (inferred as before when absent, and
-`validate` says so); a key of the other model is refused by the loader and by the JSON Schema,
-naming the key and the model it belongs to; enum-like keys name their allowed values;
-summary.json of both models records the model."""
+"""The model a scenario runs on: `sim.model` names it (`credit`, or `infiniband`, its former
+name; `cycle`), inferred as before when absent, and `validate` says so; a key of the other model
+is refused by the loader and by the JSON Schema, naming the key and the model it belongs to;
+enum-like keys name their allowed values; summary.json of both models records the model."""
 
 from __future__ import annotations
 

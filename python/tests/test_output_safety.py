@@ -1,6 +1,6 @@
-"""Issue 14, items 1, 2, 8 and 16: lnsim never loses a user's files, refuses output paths it
-cannot or must not write (exit 2, nothing left behind), finishes its work when the reader of its
-output goes away, and writes the partial results of an interrupted run, marked incomplete."""
+"""Output safety: lnsim never loses a user's files, refuses output paths it cannot or must not
+write (exit 2, nothing left behind), finishes its work when the reader of its output goes away,
+and writes the partial results of an interrupted run, marked incomplete."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from conftest import REPO, ZERU_A, dragonfly_toml, lnsim_cmd, short, write_fake_
 USER_FILES = {"thesis.tex": "precious", "data/raw.csv": "1,2,3\n"}
 
 #: A path no process can create a folder in, root included.
-UNWRITABLE = Path("/proc/lnsim-i14-out")
+UNWRITABLE = Path("/proc/lnsim-unwritable-out")
 
 
 def user_folder(d: Path) -> Path:
@@ -65,7 +65,7 @@ def cycle_scenario(d: Path, measure: int = 300, name: str = "df.toml", **kw) -> 
 
 
 # ---------------------------------------------------------------------------------------------
-# item 1: lnsim only replaces folders it wrote
+# lnsim only replaces folders it wrote
 
 
 def test_run_refuses_a_folder_of_user_files(tmp_path):
@@ -220,7 +220,7 @@ def test_report_out_never_overwrites_a_file_lnsim_did_not_write(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
-# item 2: a file, a path under a file, an unwritable place
+# a file, a path under a file, an unwritable place
 
 
 def bad_paths(tmp_path: Path):
@@ -282,7 +282,7 @@ def test_run_out_on_a_read_only_file_system(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
-# item 8: a reader that goes away does not stop the work
+# a reader that goes away does not stop the work
 
 
 def _closed_early(cmd, cwd, lines: int, stream: str):
@@ -327,7 +327,7 @@ def test_sweep_finishes_when_its_reader_goes_away(tmp_path, stream):
 
 
 # ---------------------------------------------------------------------------------------------
-# item 16: an interrupted run writes its partial results, marked incomplete
+# an interrupted run writes its partial results, marked incomplete
 
 
 def _start(cmd, cwd):
