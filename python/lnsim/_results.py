@@ -69,7 +69,7 @@ class RunResult:
     A cycle-level folder (:attr:`model` ``== "cycle"``) has ``routers`` (routers.csv), ``bins``
     (bins.csv) and ``latency`` (latency_hist.csv in cycles) instead; the InfiniBand tables are
     then missing (``nodes`` and ``flows`` raise ``FileNotFoundError``), and ``routers`` and
-    ``bins`` are ``None`` in an InfiniBand folder.
+    ``bins`` are ``None`` in a credit-level folder.
     """
 
     def __init__(self, out_dir: PathLike, summary: Optional[dict] = None) -> None:

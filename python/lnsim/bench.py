@@ -23,7 +23,7 @@ building the network, the channel-dependency check, the route table), cycles per
 flit-hops per second (the summary's ``phit_hops_per_s``: a phit is the flit of these models),
 events per second, peak memory and the case's targets (one core: run wall time, or set-up time
 for ``mesh_64x64_setup``), with ``ok`` or ``SLOW`` (a missed target is reported, not an
-error). ``--quick`` shortens InfiniBand cases with
+error). ``--quick`` shortens credit-level cases with
 ``--set sim.end_time=... --set sim.warmup=...`` and cycle-level ones with
 ``--set sim.warmup_cycles=... --set sim.measure_cycles=...``; targets are not judged then.
 A case timed against another (``relative_to``: LIAN and ACOR against UGAL) gets a last line

@@ -34,8 +34,8 @@ def _ok(proc: subprocess.CompletedProcess, what: str) -> None:
 
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory) -> dict:
-    """Real folders written once: an InfiniBand run with CC on, a cycle-level run, a
-    cycle-level load sweep and an InfiniBand sweep."""
+    """Real folders written once: a credit-level run with CC on, a cycle-level run, a
+    cycle-level load sweep and a credit-level sweep."""
     tmp = tmp_path_factory.mktemp("ux")
     out = {}
     out["ib"] = tmp / "ib"
@@ -144,7 +144,7 @@ BOTH, REPORT = ("plot", "report"), ("report",)
 #: fail, text the message must hold besides the file name). Corruptions of a file that `plot`
 #: does not read fail `report` only, and `plot` must then still succeed.
 CORRUPTIONS = [
-    # an InfiniBand results folder
+    # a credit-level results folder
     ("ib", "summary-not-json", "summary.json", _write('{"scenario": "x",\n  "seed": }'), BOTH, "summary.json:2:"),
     ("ib", "summary-array", "summary.json", _write("[1, 2, 3]\n"), BOTH, "JSON object"),
     ("ib", "summary-string", "summary.json", _write('"results"\n'), BOTH, "JSON object"),

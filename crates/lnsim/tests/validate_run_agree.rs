@@ -54,7 +54,7 @@ fn cases() -> Vec<Case> {
         // a value out of its simple range is refused as such, before the memory estimate
         ("10^12 cycles in bins of 1,000", CYCLE.into(), vec!["sim.measure_cycles=1000000000000"], "stats.bin_cycles: sim.warmup_cycles + sim.measure_cycles", None),
         ("statistics interval 0", IB.into(), vec!["sim.interval=\"0s\"", "sim.end_time=\"0.7s\""], "sim.interval: must be positive", None),
-        ("cycle-level routing of the IB model", CYCLE.into(), vec!["routing.algorithm=\"dmodk\""], "routing.algorithm", None),
+        ("credit-level routing in the cycle-level model", CYCLE.into(), vec!["routing.algorithm=\"dmodk\""], "routing.algorithm", None),
         ("Dragonfly pattern on a mesh", CYCLE.into(), vec!["traffic.pattern=\"advc\""], "traffic.pattern", None),
         ("huge packets", CYCLE.into(), vec!["traffic.packet_phits=4294967295"], "traffic.packet_phits", None),
         ("too many VCs", CYCLE.into(), vec!["router.local_vcs=1000"], "router.local_vcs", None),

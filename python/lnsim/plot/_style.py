@@ -101,7 +101,7 @@ def cc_label(summary) -> Optional[str]:
 
 def _run_title(r: RunResult, what: str) -> str:
     """The title of a figure of one run: the scenario's name, the congestion management of an
-    InfiniBand run (:func:`cc_label`), and ``what`` the figure shows."""
+    credit-level run (:func:`cc_label`), and ``what`` the figure shows."""
     name = r.summary.get("scenario", r.out_dir.name)
     cc = cc_label(r.summary)
     return f"{name}, {cc}: {what}" if cc else f"{name}: {what}"

@@ -338,7 +338,7 @@ pub const KEYS: &[KeyInfo] = &[
     key!("switch.input_delay", dur(), "", "`\"0ns\"`", CR, "input buffer → output arbiter"),
     key!("switch.output_delay", dur(), "", "`\"0ns\"`", CR, "output arbiter → wire"),
     key!("switch.queue_mapping", ValueKind::Choice(QueueMappingKind::NAMES), "", "`voq`", CR,
-        "queues of a switch input (spec B.2): `voq` (a queue per output, shared credits: the IB model), `one_queue` (one FIFO per VL), `voq_sw` (a queue per output), `voq_net` (a queue per destination), `dbbm` (Q queues, destination mod Q), `ddbbm` (Q DBBM queues + 1 dynamic queue for packets with the congestion bit)"),
+        "queues of a switch input (spec B.2): `voq` (a queue per output, shared credits: the InfiniBand switch), `one_queue` (one FIFO per VL), `voq_sw` (a queue per output), `voq_net` (a queue per destination), `dbbm` (Q queues, destination mod Q), `ddbbm` (Q DBBM queues + 1 dynamic queue for packets with the congestion bit)"),
     key!("switch.dbbm_queues", int(0, 4096), "", "—", CR,
         "Q of `dbbm` and `ddbbm` (required by them, 1–4096; other mappings take only 0, \"none\")"),
     key!("switch.buffer_sharing", ValueKind::Choice(BufferSharing::NAMES), "", "`shared`", CR,

@@ -343,8 +343,8 @@ crate::choice! {
     /// Queue mapping in the switch input buffer (architecture "seams": one decision point).
     #[derive(Default)]
     pub enum QueueMappingKind {
-        /// One queue per (input, output, VL) sharing the input's per-VL credit pool (IB model,
-        /// spec §3.4).
+        /// One queue per (input, output, VL) sharing the input's per-VL credit pool (the
+        /// InfiniBand switch, spec §3.4).
         #[default]
         Voq = "voq",
         /// One FIFO per (input, VL): classic HOL blocking (1Q, spec B.2).
@@ -367,7 +367,8 @@ crate::choice! {
     /// How the queues of a switch input share its buffer (spec B.5).
     #[derive(Default)]
     pub enum BufferSharing {
-        /// One credit pool per (input, VL) shared by the VL's queues (the IB model, spec §3.4).
+        /// One credit pool per (input, VL) shared by the VL's queues (the InfiniBand switch,
+        /// spec §3.4).
         #[default]
         Shared = "shared",
         /// Every queue has its own space and the upstream its own credit counter (spec B.5).
