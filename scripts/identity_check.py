@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Developer tool for speed work and restructures: runs a fixed set of short scenarios of every
-shipped scenario family (InfiniBand CC studies, the fat-tree benchmark, meshes/tori, the
-Dragonflies; both models) through the Rust example runner and fingerprints every output file,
+shipped scenario family (InfiniBand CC studies, the fat-tree benchmark, the HoL study, DRB
+against InfiniBand throttling, meshes/tori, the Dragonflies and the thesis's routings; both
+models) through the Rust example runner and fingerprints every output file,
 so that a change meant to be "faster, same results" or "same results, new layout" can be checked
 to be exactly that.
 
@@ -41,6 +42,10 @@ SHORT_MESH = ["sim.warmup_cycles=2000", "sim.measure_cycles=8000"]
 SHORT_C = ['sim.end_time="20ms"', 'sim.warmup="10ms"']
 SHORT_HOL = ['sim.end_time="0.3ms"', 'sim.warmup="100us"']
 SHORT_GRAN = ['sim.end_time="60ms"', 'sim.warmup="40ms"']
+SHORT_DRB = ['sim.end_time="3ms"', 'sim.warmup="1ms"']
+# the hot spot moved into the shortened run: 1 ms of background, then 1 ms of hot spot
+SHORT_DRB_HOT = ['sim.end_time="4ms"', 'sim.warmup="1ms"', 'traffic.generators[1].start="2ms"', 'traffic.generators[1].stop="3ms"']
+SHORT_CH6 = SHORT_DF + ['traffic.pattern="adv"', "traffic.shift=1", "traffic.load=0.3"]
 
 # (name, scenario, overrides)
 CASES: list[tuple[str, str, list[str]]] = [
@@ -69,6 +74,17 @@ CASES: list[tuple[str, str, list[str]]] = [
     ("hol_3b_ib", f"{S}/hol/bmin64_3b_ib.toml", SHORT_HOL),
     ("hol_3m_ddbbm", f"{S}/hol/mesh8x8_3m.toml", SHORT_HOL),
     ("hol_7b_ddbbm", f"{S}/hol/bmin1024_7b.toml", ['sim.end_time="0.1ms"', 'sim.warmup="50us"']),
+    # DRB against InfiniBand throttling (credit-level model, spec PART A): both mechanisms and the
+    # reference, both path modes, both marking buffers, every topology, the hot spot
+    ("drb_torus_drb", f"{S}/drb/torus8x8_shuffle.toml", SHORT_DRB),
+    ("drb_torus_ib_s1", f"{S}/drb/torus8x8_shuffle.toml", SHORT_DRB + ['cc.mechanism="ib_s1"']),
+    ("drb_torus_off", f"{S}/drb/torus8x8_shuffle.toml", SHORT_DRB + ["cc.enabled=false"]),
+    ("drb_torus_mark_output", f"{S}/drb/torus8x8_shuffle.toml", SHORT_DRB + ['cc.mark_buffer="output"']),
+    ("drb_mesh8x4_drb", f"{S}/drb/mesh8x4_shuffle.toml", SHORT_DRB),
+    ("drb_mesh8x4_ib_faithful", f"{S}/drb/mesh8x4_shuffle.toml", SHORT_DRB + ['drb.path_mode="ib_faithful"']),
+    ("drb_mesh4x8_ib_s1", f"{S}/drb/mesh4x8_shuffle.toml", SHORT_DRB + ['cc.mechanism="ib_s1"']),
+    ("drb_hotspot_drb", f"{S}/drb/torus8x8_hotspot.toml", SHORT_DRB_HOT),
+    ("drb_hotspot_ib_s1", f"{S}/drb/torus8x8_hotspot.toml", SHORT_DRB_HOT + ['cc.mechanism="ib_s1"']),
     # cycle-level model
     ("mesh_bench", f"{S}/bench/mesh_8x8.toml", []),
     ("mesh_sat", f"{S}/bench/mesh_8x8.toml", ["traffic.load=0.6", "sim.measure_cycles=20000"]),
@@ -89,6 +105,12 @@ CASES: list[tuple[str, str, list[str]]] = [
     ("df4_advc_-g-", f"{S}/dragonfly/h4_vlb_policies_advc.toml", SHORT_DF + ["routing.algorithm=vlb", 'routing.vlb_policy="-g-"', "traffic.load=0.3"]),
     ("df4_advl_ugal", f"{S}/dragonfly/h4_advl.toml", SHORT_DF + ["routing.algorithm=ugal", "traffic.load=0.3"]),
     ("df4_transient", f"{S}/dragonfly/h4_transient_un_advh.toml", ["sim.warmup_cycles=3000", "sim.measure_cycles=3000", "traffic.transient.at_cycle=3000"]),
+    # the thesis's own routings (Ch. 5: ACOR, PB-ACOR) and Ch. 6 (TPR, LIAN), the group-counter observer
+    ("df4_acor_transient", f"{S}/dragonfly/h4_acor_transient_advh.toml", ["sim.warmup_cycles=3000", "sim.measure_cycles=3000", "traffic.transient.at_cycle=3000"]),
+    ("df4_adv1_pb_acor", f"{S}/dragonfly/h4_ch6_routings.toml", SHORT_CH6 + ['routing.algorithm="pb_acor"']),
+    ("df4_adv1_tpr", f"{S}/dragonfly/h4_ch6_routings.toml", SHORT_CH6 + ['routing.algorithm="tpr"', "routing.recompute=true"]),
+    ("df4_adv1_lian", f"{S}/dragonfly/h4_ch6_routings.toml", SHORT_CH6),
+    ("df4_un_counters", f"{S}/dragonfly/h4_un.toml", SHORT_DF + ["routing.algorithm=ugal", "traffic.load=0.3", "stats.group_counters=true"]),
 ]
 
 
@@ -103,7 +125,7 @@ def fingerprint(out: Path) -> dict[str, str]:
             data = json.dumps(s, sort_keys=True).encode()
         elif f.name == "scenario.toml":
             # the only `model` key of a scenario is sim.model (written sorted, one line)
-            data = re.sub(rb'(?m)^model = "(infiniband|cycle)"\n', b"", data, count=1)
+            data = re.sub(rb'(?m)^model = "(credit|infiniband|cycle)"\n', b"", data, count=1)
         prints[f.name] = hashlib.sha256(data).hexdigest()
     return prints
 

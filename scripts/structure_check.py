@@ -6,14 +6,21 @@
     python3 scripts/structure_check.py --root DIR # checks the tree at DIR instead
 
 Rust (crates/lnsim/src): every `crate::…`, `super::…` and `self::…` path a file names (in `use`
-trees and in code) is resolved to the file that defines that module, giving a graph of files.
-A module's table of contents — `mod x;` and `pub use x::…` of its own children in `mod.rs` or
-`lib.rs` — is not a dependency; neither is code inside `#[cfg(test)] mod tests { … }`, nor a file
-that only holds tests (`tests.rs`). The check then reports
+trees and in code; comments, string and char literals left out) is resolved to the file that
+defines that module — or, for a name a module re-exports (`pub use wheel::EventQueue`), to the
+file that defines the name — giving a graph of files. A module's table of contents — `mod x;`
+and `pub use x::…` of its own children in `mod.rs` or `lib.rs` — is not a dependency; neither is
+code inside `#[cfg(test)] mod tests { … }`, nor a file that only holds tests (`tests.rs`); the
+children a `mod.rs` names by their bare name (a dispatch arm, `use dbbm::Dbbm;`) are
+registrations: they count as uses (below), not as imports that could close a circle. The check
+then reports
 
 * an import from a lower layer to a higher one (layers below, lowest first),
 * an import from one model wing into the other,
 * every circle of files (strongly connected components of more than one file),
+* a wing-only file in the foundation: a foundation file that one wing alone uses, directly or
+  through foundation files only that wing uses (a file imported from above the wings, `api.rs`,
+  serves both), belongs in that wing,
 * a Rust file without its row in docs/architecture.md's file table, or a row of a file that is
   gone.
 
@@ -72,10 +79,17 @@ def rust_modules() -> dict[tuple[str, ...], Path]:
     return mods
 
 
+#: Comments, string literals (raw too) and char literals of Rust source.
+LEXEMES = re.compile(
+    r"""//[^\n]*|/\*.*?\*/|b?r(#*)".*?"\1|b?"(?:\\.|[^"\\])*"|'(?:\\.|[^\\'\n])'""",
+    re.S,
+)
+
+
 def strip_comments_and_tests(text: str) -> str:
-    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
-    text = re.sub(r"//[^\n]*", "", text)
-    text = re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
+    # one pass, so that a `//` inside a string or a quote inside a comment is read as what it is
+    # (strings may span lines: a `\` before the line end continues them)
+    text = LEXEMES.sub(lambda m: "" if m.group(0).startswith("/") else '""', text)
     m = re.search(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+\w+\s*\{", text)
     if m:
         text = text[: m.start()]
@@ -110,7 +124,14 @@ def expand_use_tree(tree: str) -> list[str]:
     return out
 
 
-def resolve(path: str, here: tuple[str, ...], is_mod_file: bool, mods) -> tuple[str, ...] | None:
+def resolve(
+    path: str,
+    here: tuple[str, ...],
+    is_mod_file: bool,
+    mods,
+    reexports: dict | None = None,
+    bare_children: bool = False,
+) -> tuple[str, ...] | None:
     segs = [s for s in path.split("::") if s]
     if not segs:
         return None
@@ -125,6 +146,8 @@ def resolve(path: str, here: tuple[str, ...], is_mod_file: bool, mods) -> tuple[
             if segs[0] == "super":
                 base = base[:-1]
             segs = segs[1:]
+    elif bare_children and tuple(cur + segs[:1]) in mods:
+        base = cur  # a child module named without `self::` (`pub use wheel::EventQueue`)
     else:
         return None
     # longest prefix that is a module file
@@ -133,13 +156,38 @@ def resolve(path: str, here: tuple[str, ...], is_mod_file: bool, mods) -> tuple[
         cand = tuple(base + segs[:k])
         if cand in mods:
             best = cand
+            # a name the module re-exports (`pub use wheel::EventQueue` in engine/mod.rs) is
+            # the file that defines it
+            if reexports and k < len(segs) and (cand, segs[k]) in reexports:
+                best = reexports[(cand, segs[k])]
             break
     return best
 
 
-def rust_graph() -> tuple[dict, dict]:
+def rust_reexports(mods) -> dict[tuple[tuple[str, ...], str], tuple[str, ...]]:
+    """`pub use path::Name;` of every file: (the file's module, Name) → the file `path` names."""
+    out = {}
+    for mod, f in mods.items():
+        text = strip_comments_and_tests(f.read_text())
+        is_mod_file = f.name in ("mod.rs", "lib.rs")
+        for m in re.finditer(r"\bpub(?:\([^)]*\))?\s+use\s+([^;]+);", text):
+            for p in expand_use_tree(m.group(1)):
+                name = p.rsplit("::", 1)[-1]
+                tgt = resolve(p, mod, is_mod_file, mods, bare_children=True)
+                if tgt is not None and name != "*" and tgt != mod:
+                    out[(mod, name)] = tgt
+    return out
+
+
+def rust_graph() -> tuple[dict, dict, dict]:
+    """The files each file imports, the module files, and per module file the children it
+    registers: names in its code by their bare name (`fat_tree::build(…)` in topology/mod.rs,
+    `use dbbm::Dbbm;` for a dispatch arm) — a use, but not an import that can close a circle
+    (a seam's mod.rs and its variants name each other by design)."""
     mods = rust_modules()
+    reexports = rust_reexports(mods)
     graph: dict[tuple[str, ...], set[tuple[str, ...]]] = {m: set() for m in mods}
+    registered: dict[tuple[str, ...], set[tuple[str, ...]]] = {m: set() for m in mods}
     for mod, f in mods.items():
         if f.name == "tests.rs":
             continue
@@ -155,13 +203,19 @@ def rust_graph() -> tuple[dict, dict]:
                     if tgt and tgt[: len(mod)] == mod and len(tgt) > len(mod):
                         continue
                 paths.append(p)
+                if is_mod_file and not public and tuple(mod) + (p.split("::")[0],) in mods:
+                    registered[mod].add(tuple(mod) + (p.split("::")[0],))
         body = re.sub(r"\buse\s+[^;]+;", "", text)
         paths += re.findall(r"\b(?:crate|super|self)(?:::\w+)+", body)
         for p in paths:
-            tgt = resolve(p, mod, is_mod_file, mods)
+            tgt = resolve(p, mod, is_mod_file, mods, reexports)
             if tgt is not None and tgt != mod:
                 graph[mod].add(tgt)
-    return graph, mods
+        if is_mod_file:
+            for name in re.findall(r"(?<![:\w])(\w+)::\w", body):
+                if tuple(mod) + (name,) in mods:
+                    registered[mod].add(tuple(mod) + (name,))
+    return graph, mods, registered
 
 
 def sccs(graph: dict) -> list[list]:
@@ -201,8 +255,49 @@ def rust_name(mod: tuple[str, ...], mods) -> str:
     return str(mods[mod].relative_to(SRC))
 
 
+def wings_reaching(graph: dict, registered: dict) -> dict[tuple[str, ...], set[str]]:
+    """Per foundation file, the wings that use it: directly (a file of the wing imports it) or
+    through a foundation file they use (by an import or a registration: `topology::build`
+    builds every family); a file imported from above the wings (`api.rs`) serves both. A
+    fixpoint over the import graph, so a chain of foundation files inherits the wings of its
+    first link."""
+    graph = {m: graph[m] | registered.get(m, set()) for m in graph}
+    wings_layer = layer_of(next(iter(WINGS)))
+    foundation = {m for m in graph if layer_of(top_of(m)) == wings_layer - 1}
+    reach: dict[tuple[str, ...], set[str]] = {m: set() for m in foundation}
+    for a, targets in graph.items():
+        ta = top_of(a)
+        for b in targets & foundation:
+            if ta in WINGS:
+                reach[b].add(ta)
+            elif layer_of(ta) > wings_layer:
+                reach[b] |= WINGS
+    changed = True
+    while changed:
+        changed = False
+        for a in foundation:
+            for b in graph[a] & foundation:
+                if not reach[a] <= reach[b]:
+                    reach[b] |= reach[a]
+                    changed = True
+    return reach
+
+
+def wing_only_in_foundation(graph: dict, mods, registered: dict) -> list[str]:
+    """A foundation file that one wing alone uses (directly or through foundation files) belongs
+    in that wing."""
+    out = []
+    for m, wings in sorted(wings_reaching(graph, registered).items()):
+        if len(wings) == 1:
+            (w,) = wings
+            users = sorted(rust_name(a, mods) for a in graph if m in graph[a] and top_of(a) == w)
+            via = f"imported by {', '.join(users)}" if users else "reached through foundation files only it uses"
+            out.append(f"wing-only file in the foundation ({w} alone uses it): {rust_name(m, mods)} ({via})")
+    return out
+
+
 def check_rust(show: bool) -> list[str]:
-    graph, mods = rust_graph()
+    graph, mods, registered = rust_graph()
     problems = []
     for a in sorted(graph):
         ta = top_of(a)
@@ -220,6 +315,7 @@ def check_rust(show: bool) -> list[str]:
                 problems.append(f"folder in no layer: {ta} ({rust_name(a, mods)}); add it to LAYERS")
     for comp in sccs(graph):
         problems.append("circle of files: " + " <-> ".join(rust_name(m, mods) for m in comp))
+    problems += wing_only_in_foundation(graph, mods, registered)
     if show:
         for a in sorted(graph):
             print(rust_name(a, mods), "->", ", ".join(rust_name(b, mods) for b in sorted(graph[a])))
@@ -322,7 +418,7 @@ def main(argv: list[str]) -> int:
     if problems:
         print(f"structure check: {len(problems)} problem(s)")
         return 1
-    print("structure check: ok (layers hold, wings independent, no circle of files)")
+    print("structure check: ok (layers hold, wings independent, no circle of files, no wing-only file in the foundation)")
     return 0
 
 

@@ -84,8 +84,9 @@ Cycle-level results folder (``summary["model"] == "cycle"``: Dragonfly, meshes)
 Every folder lnsim writes holds a ``.lnsim`` marker file (JSON: ``written_by``, ``version``,
 ``kind``; for a results folder also ``complete``): lnsim replaces only folders that have it.
 
-The InfiniBand model's summary has no ``model`` key (or ``"model": "infiniband"``).
-:attr:`RunResult.model` tells the two apart.
+The credit-level model's summary says ``"model": "credit"`` (folders written before lnsim
+named it so say ``"infiniband"``, its former name, or nothing). :attr:`RunResult.model` tells
+the two apart: ``"credit"`` or ``"cycle"``.
 
 Sweeps (:func:`sweep`) run every point of a scenario's ``[sweep]`` table into
 ``DIR/points/<point id>/`` and write ``DIR/sweep.csv`` (one row per point: the swept keys,
@@ -122,6 +123,7 @@ from ._results import (
     LATENCY_FILE,
     LINKS_COLUMNS,
     LINKS_FILE,
+    MODEL_CREDIT,
     MODEL_CYCLE,
     MODEL_INFINIBAND,
     NODES_COLUMNS,

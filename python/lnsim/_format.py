@@ -64,7 +64,7 @@ def no_window_note(summary: dict) -> Optional[str]:
     """``"no measurement window reached (stopped at 4.44 s, before the warm-up's end at 4.5 s)"``
     for a run that stopped (was interrupted) before its warm-up ended — its after-warm-up
     figures are null — and ``None`` for a run that has a measurement window. Cycle-level runs
-    count cycles (``simulated_cycles`` against ``warmup_cycles``), InfiniBand runs seconds
+    count cycles (``simulated_cycles`` against ``warmup_cycles``), credit-level runs seconds
     (``sim_time_s`` against ``warmup_s``)."""
 
     def num(key: str) -> Optional[float]:

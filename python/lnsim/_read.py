@@ -83,7 +83,7 @@ SWEEP_TABLE: List[Column] = [("point", TEXT, True), ("status", TEXT, True), ("se
 
 def table_columns(name: str, cycle: bool = False) -> List[Column]:
     """The documented columns of the table ``name`` (a file name of a results folder) of the
-    InfiniBand model, or of the cycle-level model with ``cycle``."""
+    credit-level model, or of the cycle-level model with ``cycle``."""
     if name == "latency_hist.csv":
         return LATENCY_CYCLE if cycle else LATENCY_IB
     return TABLES.get(name, [])

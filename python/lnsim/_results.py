@@ -27,9 +27,15 @@ CC_PORTS_FILE = "cc_ports.csv"
 ROUTERS_FILE = "routers.csv"
 BINS_FILE = "bins.csv"
 
-#: ``summary["model"]`` of the two simulation models (the InfiniBand model may omit it).
-MODEL_INFINIBAND = "infiniband"
+#: ``summary["model"]`` of the two simulation models (``RunResult.model``).
+MODEL_CREDIT = "credit"
 MODEL_CYCLE = "cycle"
+#: The credit-level model's former name: what results folders written before the name
+#: ``"credit"`` say in ``summary["model"]`` (older ones say nothing); read as :data:`MODEL_CREDIT`.
+FORMER_MODEL_NAMES = {"infiniband": MODEL_CREDIT}
+#: The former constant of the credit-level model, kept for code written against it: it is
+#: :data:`MODEL_CREDIT` now, so that it still compares equal to :attr:`RunResult.model`.
+MODEL_INFINIBAND = MODEL_CREDIT
 
 #: Documented columns of each CSV file (flows.csv: src, dst first; it has more columns).
 NODES_COLUMNS = ["t_start_s", "node", "tx_bytes", "rx_bytes"]
@@ -63,7 +69,7 @@ class RunResult:
     A cycle-level folder (:attr:`model` ``== "cycle"``) has ``routers`` (routers.csv), ``bins``
     (bins.csv) and ``latency`` (latency_hist.csv in cycles) instead; the InfiniBand tables are
     then missing (``nodes`` and ``flows`` raise ``FileNotFoundError``), and ``routers`` and
-    ``bins`` are ``None`` in an InfiniBand folder.
+    ``bins`` are ``None`` in a credit-level folder.
     """
 
     def __init__(self, out_dir: PathLike, summary: Optional[dict] = None) -> None:
@@ -104,7 +110,7 @@ class RunResult:
 
     @property
     def deadlock(self) -> Optional[dict]:
-        """``None``, or, when the run deadlocked (InfiniBand model), ``summary["deadlock"]``:
+        """``None``, or, when the run deadlocked (credit-level model), ``summary["deadlock"]``:
         ``{"time_s", "blocked_packets", "cycle"}`` with the credit loop's input buffers
         (``"SW22 port 4 VL 0"``), each waiting for the next. The run stopped there; its results
         folder is written. Only a scenario with ``sim.allow_deadlock = true`` can deadlock (the
@@ -114,9 +120,11 @@ class RunResult:
 
     @property
     def model(self) -> str:
-        """Which simulation model wrote the folder: ``"cycle"`` (cycle-level router model) or
-        ``"infiniband"`` (also when summary.json has no ``model`` key)."""
-        return str(self.summary.get("model") or MODEL_INFINIBAND)
+        """Which simulation model wrote the folder: ``"cycle"`` (cycle-level model) or
+        ``"credit"`` (credit-level model; also for a folder whose summary.json says
+        ``"infiniband"``, the model's former name, or has no ``model`` key)."""
+        model = str(self.summary.get("model") or MODEL_CREDIT)
+        return FORMER_MODEL_NAMES.get(model, model)
 
     @property
     def is_cycle(self) -> bool:

@@ -396,7 +396,7 @@ def with_gbytes(df):
 
 
 #: Field groups put first in sweep.csv (in this order); the rest follow in summary.json order.
-#: The first four are the InfiniBand model's, the others the cycle-level model's.
+#: The first four are the credit-level model's, the others the cycle-level model's.
 FIRST_FIELDS = (
     "throughput.",
     "latency_ns.",
@@ -544,7 +544,7 @@ def run_key(scenario_hash: str, overrides: Sequence[str], seed_arg: Optional[int
 
 
 def _outcome(payload: dict) -> str:
-    """The figures shown for a finished run: received rate (InfiniBand model) or accepted load
+    """The figures shown for a finished run: received rate (credit-level model) or accepted load
     and mean latency (cycle-level model)."""
     rx = payload.get("throughput.total_rx_gbps")
     if isinstance(rx, (int, float)):

@@ -23,7 +23,7 @@ building the network, the channel-dependency check, the route table), cycles per
 flit-hops per second (the summary's ``phit_hops_per_s``: a phit is the flit of these models),
 events per second, peak memory and the case's targets (one core: run wall time, or set-up time
 for ``mesh_64x64_setup``), with ``ok`` or ``SLOW`` (a missed target is reported, not an
-error). ``--quick`` shortens InfiniBand cases with
+error). ``--quick`` shortens credit-level cases with
 ``--set sim.end_time=... --set sim.warmup=...`` and cycle-level ones with
 ``--set sim.warmup_cycles=... --set sim.measure_cycles=...``; targets are not judged then.
 A case timed against another (``relative_to``: LIAN and ACOR against UGAL) gets a last line
@@ -60,7 +60,7 @@ from ._exit import InputError
 from ._outdir import OutputError, write_own_file
 
 #: ``BenchCase.model`` of the two simulation models.
-MODEL_IB = "infiniband"
+MODEL_CREDIT = "credit"
 MODEL_CYCLE = "cycle"
 
 
@@ -79,8 +79,8 @@ class BenchCase:
     #: For a CC-on variant: the name of the same case with CC off; ``lnsim bench`` then prints
     #: what turning CC on costs in wall time (``CC on costs +X % wall time on <baseline>``).
     baseline: str = ""
-    #: Which simulation model the scenario runs on (:data:`MODEL_IB` or :data:`MODEL_CYCLE`).
-    model: str = MODEL_IB
+    #: Which simulation model the scenario runs on (:data:`MODEL_CREDIT` or :data:`MODEL_CYCLE`).
+    model: str = MODEL_CREDIT
     #: Cycle-level model: ``sim.warmup_cycles`` and ``sim.measure_cycles`` used with ``--quick``.
     quick_warmup_cycles: int = 1000
     quick_measure_cycles: int = 4000
@@ -300,13 +300,13 @@ def _mib(summary: dict) -> Optional[float]:
 
 
 def ib_record(s: dict, target_wall_s: Optional[float] = None, quick: bool = False) -> dict:
-    """The bench figures of an InfiniBand-model (credit-level) run from its summary.json, and
+    """The bench figures of a credit-level run from its summary.json, and
     whether its wall time met ``target_wall_s`` (``None`` with ``quick`` or without a target)."""
     sim = float(s.get("sim_time_s") or 0.0)
     wall = float(s.get("wall_time_s") or 0.0)
     met = wall < target_wall_s if target_wall_s is not None and not quick else None
     return dict(
-        model=MODEL_IB,
+        model=MODEL_CREDIT,
         sim_time_s=sim,
         wall_time_s=wall,
         sim_s_per_wall_s=sim / wall if wall > 0 else None,

@@ -197,7 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "list",
-        help="list the topologies, routings, traffic patterns and congestion control mechanisms",
+        help="list the models, topologies, routings, traffic patterns and congestion control mechanisms",
         description="What a scenario can choose from, one line each, with the model that has it.",
     )
     p.add_argument(
@@ -205,7 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="?",
         default=None,
         metavar="CATEGORY",
-        help="only this category: topology, routing, pattern or cc",
+        help="only this category: model, topology, routing, pattern or cc",
     )
     p.set_defaults(func=cmd_list)
 
@@ -600,7 +600,7 @@ def cmd_keys(args: argparse.Namespace) -> int:
     blocks = []
     for k in keys:
         req = "required" if k["required"] else f"default {k['default']}"
-        model = {"both": "both models", "infiniband": "InfiniBand model", "cycle": "cycle-level model"}[k["model"]]
+        model = {"both": "both models", "credit": "credit-level model", "cycle": "cycle-level model"}[k["model"]]
         # backticks mark code in the README; a terminal shows the text
         blocks.append(f"{k['path']}\n    {k['type']}; {req}; {model}\n    {k['doc']}".replace("`", ""))
     print("\n".join(blocks))
@@ -693,7 +693,7 @@ def _undecided_count(df) -> int:
     return int(df["saturation_undecided"].map(lambda v: str(v).strip().lower() in ("true", "1", "1.0")).sum())
 
 
-#: Columns of the table printed after a sweep (those present): InfiniBand model (throughput in
+#: Columns of the table printed after a sweep (those present): credit-level model (throughput in
 #: GB/s = 10^9 bytes/s, the unit of the sweep figures), then the cycle-level model.
 SWEEP_SHOWN = [
     ("throughput.total_rx_gbytes_per_s", "rx GB/s", ".3f"),

@@ -1,5 +1,5 @@
 """Bad input through the command: each case exits 2 with a message naming the key or the
-file line, prints no traceback, and creates no results folder (issue 2 item 8)."""
+file line, prints no traceback, and creates no results folder."""
 
 from __future__ import annotations
 

@@ -187,5 +187,5 @@ def test_ctrl_c_exits_130_with_partial_results(tmp_path):
             p.communicate()
     assert p.returncode == 130, (p.returncode, err)
     assert "interrupted" in err
-    # what was simulated is written, marked incomplete (issue 14 item 16; test_i14_safety.py)
+    # what was simulated is written, marked incomplete (test_output_safety.py)
     assert json.loads((out / "summary.json").read_text())["complete"] is False

@@ -1,5 +1,5 @@
 """The documentation is tested: every code block and command in README.md, docs/*.md and
-scenarios/README.md runs here (issue 14 item 11).
+scenarios/README.md runs here.
 
 What runs, per fenced block (the fence must name its kind):
 
@@ -448,7 +448,7 @@ def test_inline_command_validates(cmd: str):
 
 def test_help_examples_of_set_work_on_the_shipped_scenarios():
     """Every ``--set KEY=VALUE`` example of ``lnsim run/sweep --help`` validates on the quick-start
-    scenario (zeru_a, InfiniBand model) or on a cycle-level one (h4_adv1): a user who copies it onto
+    scenario (zeru_a, credit-level model) or on a cycle-level one (h4_adv1): a user who copies it onto
     the scenario of the README must not get an error."""
     text = _lnsim("run", "--help").stdout + _lnsim("sweep", "--help").stdout
     examples = sorted(set(re.findall(r"--set\s+'?([a-z_.]+=[^\s',)]+)", text)))

@@ -1,4 +1,4 @@
-"""Issue 18: scripts/drb_repro.py (the DRB study, drb-and-ddbbm spec A.8) in its --quick form
+"""scripts/drb_repro.py (the DRB study, drb-and-ddbbm spec A.8) in its --quick form
 (2 ms runs, one seed, three loads; the hot spot 8 ms): it runs every scenario of scenarios/drb/
 under DRB, IBA_CC-S1 and no CC, writes drb.csv and the figures, and the orderings of the paper
 hold on these short runs: identical below saturation (R-A2), DRB accepting more on the torus and

@@ -9,7 +9,7 @@ from lnsim.cli import format_summary
 
 TORUS = """
 [sim]
-model = "infiniband"
+model = "credit"
 end_time = "3ms"
 warmup = "500us"
 interval = "500us"

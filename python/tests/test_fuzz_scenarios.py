@@ -1,4 +1,4 @@
-"""Property-based fuzzing of the scenario input (issue 14 item 18).
+"""Property-based fuzzing of the scenario input.
 
 Hypothesis mutates the shipped scenarios (drops keys, puts extreme and non-finite numbers, wrong
 types, odd unit strings, unknown keys, empty or huge arrays in their place, writes a table as an

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are a P
 PROMPT = 60
 
 TINY = """[sim]
-model = "infiniband"
+model = "credit"
 end_time = "1ms"
 [topology]
 kind = "mesh"

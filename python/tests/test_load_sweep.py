@@ -215,8 +215,8 @@ def test_failed_seed_is_its_own_row(tmp_path, fake_core, monkeypatch):
     assert [p["status"] for p in meta["points"]] == ["failed", "failed"]
 
 
-def test_cli_seeds_on_the_infiniband_model(tmp_path):
-    """`lnsim sweep --seeds 2 --jobs 2` with the real core (InfiniBand model, zeru_a)."""
+def test_cli_seeds_on_the_credit_level_model(tmp_path):
+    """`lnsim sweep --seeds 2 --jobs 2` with the real core (credit-level model, zeru_a)."""
     scen = tmp_path / "sw.toml"
     scen.write_text(ZERU_A.read_text(encoding="utf-8") + '\n[sweep]\n"hca.max_tx_rate" = ["4Gbps", "8Gbps"]\n')
     out = tmp_path / "out"
@@ -253,7 +253,7 @@ def test_load_sweep_detection(tmp_path, fake_core):
     out = load_sweep_dir(tmp_path)
     df = lnsim._sweep.load_sweep(out)
     assert load_key(df, df.attrs["keys"]) == "traffic.load" and is_load_sweep(out)
-    # a sweep without offered_load (the InfiniBand model) is not one
+    # a sweep without offered_load (the credit-level model) is not one
     assert load_key(df.drop(columns=["offered_load"]), df.attrs["keys"]) is None
     # a load key named otherwise is found by matching offered_load
     renamed = df.rename(columns={"traffic.load": "traffic.rate"})
@@ -412,7 +412,7 @@ def test_run_result_of_a_cycle_folder(tmp_path, fake_results):
     assert list(r.bins.columns[:2]) == ["start_cycle", "end_cycle"] and len(r.bins) == 30
     assert list(r.latency.columns) == ["lo_cycles", "hi_cycles", "count"]
     ib = lnsim.load_results(fake_results)
-    assert ib.model == "infiniband" and not ib.is_cycle
+    assert ib.model == "credit" and not ib.is_cycle
     assert ib.routers is None and ib.bins is None
 
 
@@ -517,7 +517,7 @@ def test_bench_cycle_row_format():
     # no phit_hops_per_s in the summary: phit_hops over the wall time
     s.pop("phit_hops_per_s")
     assert bench.cycle_record(s)["flit_hops_per_s"] == pytest.approx(123456 / 40.0)
-    assert "flit-hops/s" in bench.header("cycle") and "credit-hops/s" in bench.header("infiniband")
+    assert "flit-hops/s" in bench.header("cycle") and "credit-hops/s" in bench.header("credit")
     assert "credit-hops/s" not in bench.CYCLE_HEADER
 
 

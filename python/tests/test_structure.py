@@ -14,7 +14,7 @@ def check(*args):
     return subprocess.run([sys.executable, str(CHECK), *args], capture_output=True, text=True)
 
 
-def test_the_repository_has_no_upward_import_and_no_circle():
+def test_the_repository_has_no_upward_import_no_circle_and_no_wing_only_foundation_file():
     p = check()
     assert p.returncode == 0, p.stdout + p.stderr
     assert "structure check: ok" in p.stdout
@@ -31,16 +31,58 @@ def test_planted_faults_are_reported(tmp_path):
     src = root / "crates/lnsim/src"
     # foundation -> wing, wing -> wing, and a circle of Python modules
     with open(src / "stats/results_folder.rs", "a") as f:
-        f.write("\nfn planted() { let _ = crate::credit::memory::estimate; }\n")
-    with open(src / "cycle/memory.rs", "a") as f:
-        f.write("\nfn planted() { let _ = crate::credit::memory::estimate; }\n")
+        f.write("\nfn planted() { let _ = crate::credit::memory_estimate::estimate; }\n")
+    with open(src / "cycle/memory_estimate.rs", "a") as f:
+        f.write("\nfn planted() { let _ = crate::credit::memory_estimate::estimate; }\n")
     with open(root / "python/lnsim/_format.py", "a") as f:
         f.write("\ndef planted():\n    from . import cli  # noqa: F401\n")
     p = check("--root", str(root))
     assert p.returncode == 1, p.stdout
-    assert "upward import (foundation -> wings): stats/results_folder.rs -> credit/memory.rs" in p.stdout
-    assert "wing imports wing: cycle/memory.rs -> credit/memory.rs" in p.stdout
+    assert "upward import (foundation -> wings): stats/results_folder.rs -> credit/memory_estimate.rs" in p.stdout
+    assert "wing imports wing: cycle/memory_estimate.rs -> credit/memory_estimate.rs" in p.stdout
     assert "python circle:" in p.stdout and "lnsim._format" in p.stdout
+
+
+def test_a_foundation_file_one_wing_alone_uses_is_reported(tmp_path):
+    root = copy_tree(tmp_path)
+    src = root / "crates/lnsim/src"
+    # a foundation file only the credit-level wing imports (through a name its folder
+    # re-exports), and one only that file uses
+    (src / "traffic/planted.rs").write_text("//! Planted.\npub fn f() { super::planted_too::g() }\n")
+    (src / "traffic/planted_too.rs").write_text("//! Planted too.\npub fn g() {}\n")
+    with open(src / "traffic/mod.rs", "a") as f:
+        f.write("\npub mod planted;\npub mod planted_too;\npub use planted::f;\n")
+    with open(src / "credit/build.rs", "a") as f:
+        f.write("\nfn planted() { crate::traffic::f() }\n")
+    # a foundation file both wings import stays
+    (src / "traffic/shared.rs").write_text("//! Shared.\npub fn h() {}\n")
+    with open(src / "traffic/mod.rs", "a") as f:
+        f.write("pub mod shared;\n")
+    for wing in ("credit/results.rs", "cycle/link.rs"):
+        with open(src / wing, "a") as f:
+            f.write("\nfn planted_shared() { crate::traffic::shared::h() }\n")
+    p = check("--root", str(root))
+    assert p.returncode == 1, p.stdout
+    assert (
+        "wing-only file in the foundation (credit alone uses it): traffic/planted.rs (imported by credit/build.rs)"
+        in p.stdout
+    )
+    assert (
+        "wing-only file in the foundation (credit alone uses it): traffic/planted_too.rs "
+        "(reached through foundation files only it uses)" in p.stdout
+    )
+    assert "traffic/shared.rs" not in p.stdout
+
+
+def test_an_import_after_a_string_continued_over_lines_is_seen(tmp_path):
+    root = copy_tree(tmp_path)
+    # a `\` at the end of a line continues a string literal: what follows is code again
+    with open(root / "crates/lnsim/src/cycle/link.rs", "a") as f:
+        f.write('\nfn planted() -> usize {\n    let _ = "a \\\n        b";\n'
+                '    crate::credit::memory_estimate::planted();\n    let _ = "c";\n    0\n}\n')
+    p = check("--root", str(root))
+    assert p.returncode == 1, p.stdout
+    assert "wing imports wing: cycle/link.rs -> credit/memory_estimate.rs" in p.stdout
 
 
 def test_architecture_file_table_follows_the_files(tmp_path):

@@ -1,8 +1,8 @@
-"""Issue 19 item 8: scripts/thesis_figures.py, the campaign of the thesis's Ch. 5-6 figures
-(spec §9.2) and §9.3 checks. The catalogue is complete and consistent (every figure of the list,
-every series and panel defined, ADV+i covering every other group once, shared sweeps shared),
-and a tiny campaign (h = 2, 400 + 400 cycles) runs each kind of figure, draws it, and is
-resumable: a second `run` reuses every run it already has."""
+"""scripts/thesis_figures.py, the campaign of the thesis's Ch. 5-6 figures (spec §9.2) and §9.3
+checks. The catalogue is complete and consistent (every figure of the list, every series and
+panel defined, ADV+i covering every other group once, shared sweeps shared), and a tiny
+campaign (h = 2, 400 + 400 cycles) runs each kind of figure, draws it, and is resumable: a
+second `run` reuses every run it already has."""
 
 from __future__ import annotations
 

@@ -129,7 +129,7 @@ fn run(
 /// `--max-memory` / `max_memory=` as bytes (`"4GiB"`, `"500MB"`, `"1073741824"`).
 fn max_memory_bytes(max_memory: Option<String>) -> PyResult<Option<u64>> {
     max_memory
-        .map(|s| lnsim::engine::memory::parse_size(&s))
+        .map(|s| lnsim::engine::memory_budget::parse_size(&s))
         .transpose()
         .map_err(to_py_err)
 }
@@ -177,21 +177,21 @@ fn read_scenario(py: Python<'_>, path: PathBuf) -> PyResult<String> {
 /// `ScenarioError` for anything else.
 #[pyfunction]
 fn parse_size(text: &str) -> PyResult<u64> {
-    lnsim::engine::memory::parse_size(text).map_err(to_py_err)
+    lnsim::engine::memory_budget::parse_size(text).map_err(to_py_err)
 }
 
 /// The memory this process may still use in bytes (MemAvailable, lowered by a cgroup limit),
 /// or None where it cannot be read.
 #[pyfunction]
 fn available_memory() -> Option<u64> {
-    lnsim::engine::memory::available().map(|(b, _)| b)
+    lnsim::engine::memory_budget::available().map(|(b, _)| b)
 }
 
 /// Every scenario key: a list of dicts with `path`, `type` (type and range in words), `kind`
 /// (`integer`, `number`, `boolean`, `string`, `choice`, `duration`, `size`, `rate`,
 /// `frequency`, `integer list`, `string list`, `node set`, `victim mask`, `vl table`,
 /// `table`), `min`, `max`, `allowed` (choices), `unit`, `default`, `model` (`"both"`,
-/// `"infiniband"`, `"cycle"`), `required` and `doc`.
+/// `"credit"`, `"cycle"`), `required` and `doc`.
 #[pyfunction]
 fn keys(py: Python<'_>) -> PyResult<Vec<Py<PyDict>>> {
     use lnsim::config::keys::{ValueKind, KEYS};
@@ -235,7 +235,7 @@ fn keys(py: Python<'_>) -> PyResult<Vec<Py<PyDict>>> {
             "model",
             match k.model {
                 None => "both",
-                Some(lnsim::config::Model::InfiniBand) => "infiniband",
+                Some(lnsim::config::Model::Credit) => "credit",
                 Some(lnsim::config::Model::Cycle) => "cycle",
             },
         )?;
@@ -341,7 +341,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(available_memory, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(read_scenario, m)?)?;
-    m.add("MAX_INPUT_BYTES", lnsim::config::input::MAX_INPUT_BYTES)?;
+    m.add(
+        "MAX_INPUT_BYTES",
+        lnsim::config::input_files::MAX_INPUT_BYTES,
+    )?;
     m.add_function(wrap_pyfunction!(keys, m)?)?;
     m.add_function(wrap_pyfunction!(keys_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;

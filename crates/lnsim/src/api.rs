@@ -1,11 +1,11 @@
 //! The entry points used by the command line and the Python bindings.
 
 use crate::config::{self, LoadedScenario, Model};
-use crate::engine::memory::{self, MemoryEstimate};
+use crate::engine::memory_budget::{self, MemoryEstimate};
 use crate::error::{Error, Result};
 use std::path::Path;
 
-pub use crate::engine::run::{Ending, RunOptions, RunOutput};
+pub use crate::engine::run_outcome::{Ending, RunOptions, RunOutput};
 
 /// Runs the scenario file at `path` and writes its results folder. `interrupted` is polled
 /// about ten times a second while simulating; returning true stops the run, which then writes
@@ -28,14 +28,14 @@ pub fn run_scenario(
     opts: &RunOptions,
     interrupted: &mut dyn FnMut() -> bool,
 ) -> Result<RunOutput> {
-    memory::check(estimate_memory(l)?, opts.max_memory)?;
+    memory_budget::check(estimate_memory(l)?, opts.max_memory)?;
     let out_dir = opts
         .out_dir
         .clone()
         .unwrap_or_else(|| Path::new("results").join(&l.name));
     crate::outdir::check_out_dir(&out_dir, &crate::stats::results_folder::protected(l))?;
     match l.model() {
-        Model::InfiniBand => crate::credit::run_scenario(l, opts, &out_dir, interrupted),
+        Model::Credit => crate::credit::run_scenario(l, opts, &out_dir, interrupted),
         Model::Cycle => crate::cycle::run_cycle_scenario(l, opts, &out_dir, interrupted),
     }
 }
@@ -60,22 +60,23 @@ pub fn validate_file_with(
 /// `lnsim validate` of a loaded scenario: the memory estimate (refused like a run refuses it),
 /// then the model's wing builds everything a run builds and reports it.
 pub fn validate_scenario(l: &LoadedScenario, max_memory: Option<u64>) -> Result<String> {
-    let mem = memory::check(estimate_memory(l)?, max_memory)?;
+    let mem = memory_budget::check(estimate_memory(l)?, max_memory)?;
     let report = match l.model() {
-        Model::InfiniBand => crate::credit::validate(l)?,
+        Model::Credit => crate::credit::validate(l)?,
         Model::Cycle => crate::cycle::validate_cycle(l)?,
     };
     // the model, after the wing's first line: whether sim.model named it or it was inferred
     let (first, rest) = report.split_once('\n').unwrap_or((report.as_str(), ""));
-    let how = match l.model_choice.note() {
-        Some(note) => note,
-        None => "from sim.model".to_string(),
+    let how = match (l.model_choice.note(), l.model_choice.alias) {
+        (Some(note), _) => note,
+        (None, Some(_)) => format!("from {}", l.model_choice.how()),
+        (None, None) => "from sim.model".to_string(),
     };
     let mut out = format!("{first}\n  model: {} ({how})\n{rest}", l.model().name());
     out.push_str(&format!(
         "  memory: {}; {}\n",
         mem.summary(),
-        memory::limit_text(max_memory)
+        memory_budget::limit_text(max_memory)
     ));
     Ok(out)
 }
@@ -83,12 +84,12 @@ pub fn validate_scenario(l: &LoadedScenario, max_memory: Option<u64>) -> Result<
 /// The memory estimate of a loaded scenario, by its model.
 pub fn estimate_memory(l: &LoadedScenario) -> Result<MemoryEstimate> {
     match l.model() {
-        Model::InfiniBand => crate::credit::memory::estimate(l),
-        Model::Cycle => crate::cycle::memory::estimate(l),
+        Model::Credit => crate::credit::memory_estimate::estimate(l),
+        Model::Cycle => crate::cycle::memory_estimate::estimate(l),
     }
 }
 
-/// The memory estimate of the scenario at `path` (see [`crate::engine::memory`]).
+/// The memory estimate of the scenario at `path` (see [`crate::engine::memory_budget`]).
 pub fn estimate_memory_file(path: &Path, overrides: &[String]) -> Result<MemoryEstimate> {
     let loaded = config::load_file(path, overrides, None)?;
     estimate_memory(&loaded)

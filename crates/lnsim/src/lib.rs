@@ -5,14 +5,15 @@
 //! cycle-level one of CIOQ routers. See `docs/architecture.md`.
 //!
 //! Layers (imports point down only; `scripts/structure_check.py` checks it): [`config`]
-//! (scenario schema, units, key table); the foundation that knows no model — [`engine`] (time
-//! wheel, RNG streams, packet slab, progress, memory-estimate pieces), [`topology`] (fabric
-//! builders), [`routing`] (forwarding tables, adaptive algorithms, channel-dependency check),
-//! [`traffic`] (destination patterns and injection processes of both models), [`stats`]
-//! (fairness, results folders); two model wings — [`credit`] (the event-driven, credit-level
-//! InfiniBand model: switches, HCAs, congestion control) and [`cycle`] (the cycle-level HPC
-//! router model); and [`api`], which picks the wing. [`outdir`]: the output folders lnsim may
-//! write and their atomic replacement.
+//! (scenario schema, units, key table); the foundation that knows no model and holds only what
+//! both wings use — [`engine`] (RNG streams, packet slab, progress, run outcome, memory budget),
+//! [`topology`] (fabric builders), [`routing`] (the DOR rule, the channel-dependency graph and
+//! its cycle search), [`traffic`] (destination patterns, permutations, injection processes),
+//! [`stats`] (fairness, natural order, results folders); two model wings, each owning its
+//! routing, traffic, statistics and mechanisms — [`credit`] (the credit-level model:
+//! event-driven, picosecond time; switches, HCAs, forwarding tables, congestion control) and
+//! [`cycle`] (the cycle-level model: CIOQ routers, adaptive routing); and [`api`], which picks
+//! the wing. [`outdir`]: the output folders lnsim may write and their atomic replacement.
 
 #![warn(missing_docs)]
 

@@ -13,7 +13,7 @@ fn cnps_on_their_own_vl_leave_the_data_vl_acyclic() {
                 link H1 A\nlink H2 B\nlink H3 C\nlink A B\nlink B C\nlink C A\n";
     let lft = "A: 255 0 1 1\nB: 255 2 0 2\nC: 255 2 2 0\n";
     let mut text = String::from(
-        "[sim]\nmodel = \"infiniband\"\nend_time = \"1ms\"\ninterval = \"0.5ms\"\n\
+        "[sim]\nmodel = \"credit\"\nend_time = \"1ms\"\ninterval = \"0.5ms\"\n\
          [topology]\nkind = \"file\"\nfile = \"ring.topo\"\n\
          [routing]\nalgorithm = \"lft_file\"\nfile = \"ring.lft\"\n[switch]\nvls = 2\n",
     );

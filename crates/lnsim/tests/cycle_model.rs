@@ -492,7 +492,7 @@ fn bad_input_names_the_key() {
     // an InfiniBand key in a cycle-level scenario
     let e = input_error(&good.replace("[topology]", "end_time = \"1ms\"\n[topology]"));
     assert!(e.contains("sim.end_time"), "{e}");
-    // a cycle-level key in an InfiniBand scenario
+    // a cycle-level key in a credit-level scenario
     let ib = "[sim]\nend_time = \"1ms\"\n[topology]\nkind = \"mesh\"\ndims = [1, 2]\n\
               hcas_per_switch = 1\n[traffic]\npattern = \"uniform\"\n\
               [[traffic.flows]]\nsrc = \"H111\"\ndst = \"H121\"\n";

@@ -12,7 +12,7 @@ use serde_json::Value;
 /// 8×8 torus, one HCA per switch, 2.5 Gb/s links, 2 KB packets, 16 KB input buffers per VL
 /// (spec A.10 defaults), the shuffle as Bernoulli traffic; DRB's multipath routes on (all
 /// mechanisms use the same path-0 routes on the same VL layers).
-const TORUS: &str = "[sim]\nmodel = \"infiniband\"\nend_time = \"2ms\"\nwarmup = \"500us\"\n\
+const TORUS: &str = "[sim]\nmodel = \"credit\"\nend_time = \"2ms\"\nwarmup = \"500us\"\n\
     interval = \"100us\"\n\
     [topology]\nkind = \"torus\"\ndims = [8, 8]\nhcas_per_switch = 1\n\
     [links.host]\nrate = \"2.5Gbps\"\ndelay = \"20ns\"\n\

@@ -1,4 +1,4 @@
-//! DRB's multipath set-up on the InfiniBand model (drb-and-ddbbm spec A.3.2 start-up, A.3.5
+//! DRB's multipath set-up on the credit-level model (drb-and-ddbbm spec A.3.2 start-up, A.3.5
 //! mode 1): with `drb.spread = "round_robin"` the packets of every flow take its pair's
 //! link-disjoint paths in turn, so they cross more switches and arrive out of order, while
 //! every packet is delivered (conservation), nothing deadlocks (the VL layering) and the run is
@@ -11,14 +11,14 @@ use serde_json::Value;
 
 /// 4×4 torus, one HCA per switch, the perfect shuffle (a permutation: many packets per flow)
 /// as Bernoulli traffic at a moderate load.
-const TORUS: &str = "[sim]\nmodel = \"infiniband\"\nend_time = \"1ms\"\ninterval = \"250us\"\n\
+const TORUS: &str = "[sim]\nmodel = \"credit\"\nend_time = \"1ms\"\ninterval = \"250us\"\n\
                      [topology]\nkind = \"torus\"\ndims = [4, 4]\nhcas_per_switch = 1\n\
                      [switch]\nvls = 8\n\
                      [[traffic.generators]]\nsources = \"all\"\npattern = \"shuffle\"\n\
                      injection = \"bernoulli\"\nload = 0.3\n";
 
 /// 4×4 mesh, the same traffic.
-const MESH: &str = "[sim]\nmodel = \"infiniband\"\nend_time = \"200us\"\ninterval = \"50us\"\n\
+const MESH: &str = "[sim]\nmodel = \"credit\"\nend_time = \"200us\"\ninterval = \"50us\"\n\
                     [topology]\nkind = \"mesh\"\ndims = [4, 4]\nhcas_per_switch = 1\n\
                     [switch]\nvls = 8\n\
                     [[traffic.generators]]\nsources = \"all\"\npattern = \"uniform\"\n\

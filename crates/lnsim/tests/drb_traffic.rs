@@ -14,7 +14,7 @@ use std::path::Path;
 
 /// 4×4 torus, one HCA per switch, 2.5 Gb/s links, 2 KiB packets, 4 KiB messages (spec A.5,
 /// A.10), the perfect shuffle with Poisson messages at 800 bits/µs per node.
-const TORUS: &str = "[sim]\nmodel = \"infiniband\"\nend_time = \"20ms\"\nwarmup = \"2ms\"\n\
+const TORUS: &str = "[sim]\nmodel = \"credit\"\nend_time = \"20ms\"\nwarmup = \"2ms\"\n\
                      interval = \"1ms\"\n\
                      [topology]\nkind = \"torus\"\ndims = [4, 4]\nhcas_per_switch = 1\n\
                      [links.host]\nrate = \"2.5Gbps\"\n[links.fabric]\nrate = \"2.5Gbps\"\n\
@@ -97,7 +97,7 @@ fn poisson_offers_the_configured_rate_and_the_network_accepts_it() {
 fn message_latency_includes_the_source_queue_of_an_overloaded_source() {
     let d = tempfile::tempdir().unwrap();
     // one Poisson flow at 1.5 times its 2.5 Gb/s host link: its source queue grows without bound
-    let text = "[sim]\nmodel = \"infiniband\"\nend_time = \"2ms\"\nwarmup = \"200us\"\n\
+    let text = "[sim]\nmodel = \"credit\"\nend_time = \"2ms\"\nwarmup = \"200us\"\n\
                 interval = \"100us\"\n\
                 [topology]\nkind = \"torus\"\ndims = [4, 4]\nhcas_per_switch = 1\n\
                 [links.host]\nrate = \"2.5Gbps\"\n[links.fabric]\nrate = \"2.5Gbps\"\n\

@@ -9,7 +9,7 @@ use common::{run, write};
 /// way and the other flow's credit updates the other way.
 const BOTH_WAYS: &str = r#"
 [sim]
-model = "infiniband"
+model = "credit"
 end_time = "2ms"
 warmup = "1ms"
 interval = "0.5ms"

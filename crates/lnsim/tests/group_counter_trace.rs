@@ -181,7 +181,7 @@ fn bad_observer_settings_name_the_key() {
         m.contains("stats.group_counters") && m.contains("Dragonflies"),
         "{m}"
     );
-    // the InfiniBand model
+    // the credit-level model
     let ib = "[sim]\nend_time = \"2ms\"\n[topology]\nkind = \"mesh\"\ndims = [1, 2]\n\
               hcas_per_switch = 1\n[[traffic.flows]]\nsrc = \"H111\"\ndst = \"H121\"\n\
               [stats]\ngroup_counters = true\n";

@@ -12,7 +12,7 @@ use serde_json::Value;
 /// A 4-ary 2-tree (16 HCAs) of 1 GB/s links, 64-B packets and messages, 1 KB buffers.
 fn small_tree(extra: &str) -> String {
     format!(
-        "[sim]\nmodel = \"infiniband\"\nend_time = \"60us\"\nwarmup = \"10us\"\ninterval = \"10us\"\n\
+        "[sim]\nmodel = \"credit\"\nend_time = \"60us\"\nwarmup = \"10us\"\ninterval = \"10us\"\n\
          [topology]\nkind = \"fat_tree\"\nk = 4\nn = 2\n\
          [links.host]\nrate = \"8Gbps\"\n[links.fabric]\nrate = \"8Gbps\"\n\
          [switch]\nbuffer_credits = 16\n{extra}\n[hca]\nbuffer_credits = 16\n\
@@ -162,7 +162,7 @@ fn impossible_buffer_choices_are_refused_by_key() {
     // 1,024 queues per VL instead of 4: their records and credit counters take far more
     // memory (the packets they could hold are bounded by what 60 us can create, the same for
     // both), and the whole run several times more
-    let queues = |e: &lnsim::engine::memory::MemoryEstimate| -> u64 {
+    let queues = |e: &lnsim::engine::memory_budget::MemoryEstimate| -> u64 {
         e.parts
             .iter()
             .filter(|p| p.0 == "switch queues" || p.0 == "credits per queue")
@@ -205,7 +205,7 @@ fn victims_run(d: &std::path::Path, name: &str, sw: &str) -> Vec<f64> {
         .map(hca)
         .collect();
     let text = format!(
-        "[sim]\nmodel = \"infiniband\"\nend_time = \"250us\"\nwarmup = \"50us\"\ninterval = \"50us\"\n\
+        "[sim]\nmodel = \"credit\"\nend_time = \"250us\"\nwarmup = \"50us\"\ninterval = \"50us\"\n\
          [topology]\nkind = \"fat_tree\"\nk = 4\nn = 3\n\
          [links.host]\nrate = \"8Gbps\"\n[links.fabric]\nrate = \"8Gbps\"\n\
          [switch]\nbuffer_credits = 16\nbuffer_sharing = \"static\"\n{sw}\n[hca]\nbuffer_credits = 16\n\

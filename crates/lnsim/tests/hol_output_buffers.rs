@@ -12,7 +12,7 @@ use serde_json::Value;
 /// 1 KB input buffers, flow-control packets on the links, a hotspot.
 fn small_tree(extra: &str) -> String {
     format!(
-        "[sim]\nmodel = \"infiniband\"\nend_time = \"60us\"\nwarmup = \"10us\"\ninterval = \"10us\"\n\
+        "[sim]\nmodel = \"credit\"\nend_time = \"60us\"\nwarmup = \"10us\"\ninterval = \"10us\"\n\
          [topology]\nkind = \"fat_tree\"\nk = 4\nn = 2\n\
          [links]\nflow_control = \"packets\"\nflow_control_bytes = \"8B\"\n\
          [links.host]\nrate = \"8Gbps\"\n[links.fabric]\nrate = \"8Gbps\"\n\

@@ -132,7 +132,7 @@ fn five_hotspots_split_the_hot_sources_evenly() {
 
 /// One switch with `n` HCAs `H11`, `H12`, …, 1 GB/s links, 64-B packets.
 fn one_switch(n: u32) -> String {
-    format!("[sim]\nmodel = \"infiniband\"\nend_time = \"300us\"\nwarmup = \"50us\"\n\
+    format!("[sim]\nmodel = \"credit\"\nend_time = \"300us\"\nwarmup = \"50us\"\n\
     interval = \"50us\"\n[topology]\nkind = \"mesh\"\ndims = [1]\nhcas_per_switch = {n}\n\
     [links.host]\nrate = \"8Gbps\"\n[links.fabric]\nrate = \"8Gbps\"\n[switch]\nbuffer_credits = 16\n\
     [hca]\nbuffer_credits = 16\n[traffic]\ncredit_bytes = \"64B\"\nmtu_credits = 1\n\
@@ -268,7 +268,7 @@ fn every_hol_scenario_validates_and_is_listed() {
 
 #[test]
 fn bad_hot_traffic_keys_are_named() {
-    let base = "[sim]\nmodel = \"infiniband\"\nend_time = \"10us\"\n[topology]\nkind = \"mesh\"\n\
+    let base = "[sim]\nmodel = \"credit\"\nend_time = \"10us\"\n[topology]\nkind = \"mesh\"\n\
                 dims = [1]\nhcas_per_switch = 4\n[[traffic.generators]]\n";
     let e = input_error(&format!("{base}sources = \"leftover\"\n"), &[], &[]);
     assert!(

@@ -1,4 +1,4 @@
-//! Issue 14 items 1, 2 and 16 at the core's level: a run never replaces a folder lnsim did not
+//! Output safety at the core's level: a run never replaces a folder lnsim did not
 //! write (nor a results folder holding a file lnsim did not write), refuses before simulating,
 //! and an interrupted run of either model writes what it simulated as a results folder marked
 //! incomplete (its conservation checks still hold).
@@ -7,7 +7,7 @@ use lnsim::api::{run_file, RunOptions};
 use serde_json::Value;
 use std::path::Path;
 
-/// An InfiniBand-model run far too long to finish in a test (1 s simulated on a 4×4 mesh).
+/// A credit-level run far too long to finish in a test (1 s simulated on a 4×4 mesh).
 const IB_LONG: &str = "[sim]\nend_time = \"1s\"\nwarmup = \"1ms\"\n\
                        [topology]\nkind = \"mesh\"\ndims = [4, 4]\nhcas_per_switch = 2\n\
                        [[traffic.generators]]\nsources = \"all\"\n";
@@ -17,7 +17,7 @@ const CYCLE_LONG: &str = "[sim]\nwarmup_cycles = 100\nmeasure_cycles = 100000000
                           [topology]\nkind = \"dragonfly\"\np = 2\n[routing]\nalgorithm = \"min\"\n\
                           [traffic]\npattern = \"uniform\"\nload = 0.3\n";
 
-/// A short InfiniBand-model run.
+/// A short credit-level run.
 const IB_SHORT: &str = "[sim]\nend_time = \"50us\"\nwarmup = \"10us\"\n\
                         [topology]\nkind = \"mesh\"\ndims = [2, 2]\nhcas_per_switch = 2\n\
                         [[traffic.generators]]\nsources = \"all\"\n";

@@ -8,7 +8,7 @@ use common::{run, write};
 /// credit return decides whether the next packet can come in while the last one drains.
 const SLOW_SINK: &str = r#"
 [sim]
-model = "infiniband"
+model = "credit"
 end_time = "2ms"
 warmup = "1ms"
 interval = "0.5ms"

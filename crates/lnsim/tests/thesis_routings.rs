@@ -1,4 +1,4 @@
-//! The thesis's own Dragonfly routings in the cycle-level model (issue 19; Dragonfly spec
+//! The thesis's own Dragonfly routings in the cycle-level model (Dragonfly spec
 //! dragonfly-nonminimal-routing.md, cited "spec §x"): RVLB as a choice (§3.3), recomputation
 //! (§3.4), ACOR (§3.7) and PB-ACOR (§3.8), with the path breakdown of the results (§5). The
 //! orderings the thesis claims (§6.3, §9.3) on an h = 3 Dragonfly (p = 3, a = 6, 19 groups,

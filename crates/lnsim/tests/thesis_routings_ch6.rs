@@ -1,4 +1,4 @@
-//! TPR (Dragonfly spec §3.9) and LIAN (§3.10) in the cycle-level model (issue 19 items 5–6),
+//! TPR (Dragonfly spec §3.9) and LIAN (§3.10) in the cycle-level model,
 //! on an h = 3 Dragonfly (p = 3, a = 6, 19 groups, 342 terminals, Table 3-1 router),
 //! 5,000 warm-up + 10,000 measured cycles: the orderings the thesis claims where they are
 //! cheap to show (§6.4 L8, L10; §9.3), the path breakdown, the channel-dependency check,

@@ -6,7 +6,7 @@ mod common;
 use common::{input_error, run, write};
 
 /// 4×4 mesh, one HCA per switch (16 HCAs: LID − 1 = switch index, x first), greedy traffic.
-const MESH: &str = "[sim]\nmodel = \"infiniband\"\nend_time = \"1ms\"\ninterval = \"0.5ms\"\n\
+const MESH: &str = "[sim]\nmodel = \"credit\"\nend_time = \"1ms\"\ninterval = \"0.5ms\"\n\
                     [topology]\nkind = \"mesh\"\ndims = [4, 4]\nhcas_per_switch = 1\n\
                     [[traffic.generators]]\nsources = \"all\"\n";
 

@@ -1,6 +1,6 @@
-//! `validate` and `run` make the same checks (issue 14 item 9): for every bad input below,
+//! `validate` and `run` make the same checks: for every bad input below,
 //! both fail with the same input error before anything is simulated or written, and inputs
-//! that used to abort the process (allocation failures, issue 14 item 3) are refused cleanly.
+//! that used to abort the process (allocation failures) are refused cleanly.
 
 use lnsim::api::{run_file, validate_file_with, RunOptions};
 use lnsim::Error;
@@ -54,7 +54,7 @@ fn cases() -> Vec<Case> {
         // a value out of its simple range is refused as such, before the memory estimate
         ("10^12 cycles in bins of 1,000", CYCLE.into(), vec!["sim.measure_cycles=1000000000000"], "stats.bin_cycles: sim.warmup_cycles + sim.measure_cycles", None),
         ("statistics interval 0", IB.into(), vec!["sim.interval=\"0s\"", "sim.end_time=\"0.7s\""], "sim.interval: must be positive", None),
-        ("cycle-level routing of the IB model", CYCLE.into(), vec!["routing.algorithm=\"dmodk\""], "routing.algorithm", None),
+        ("credit-level routing in the cycle-level model", CYCLE.into(), vec!["routing.algorithm=\"dmodk\""], "routing.algorithm", None),
         ("Dragonfly pattern on a mesh", CYCLE.into(), vec!["traffic.pattern=\"advc\""], "traffic.pattern", None),
         ("huge packets", CYCLE.into(), vec!["traffic.packet_phits=4294967295"], "traffic.packet_phits", None),
         ("too many VCs", CYCLE.into(), vec!["router.local_vcs=1000"], "router.local_vcs", None),
@@ -100,7 +100,7 @@ fn validate_accepts_what_runs_and_states_the_memory_estimate() {
         let report = validate_file_with(&path, &[], None).unwrap();
         assert!(report.contains("memory: about "), "{report}");
         // the model, and that it was inferred (these scenarios do not give sim.model)
-        let model = ["infiniband", "cycle"][i];
+        let model = ["credit", "cycle"][i];
         assert!(
             report.lines().nth(1).unwrap().starts_with(&format!(
                 "  model: {model} (sim.model not given: inferred {model} from "
@@ -150,6 +150,8 @@ fn a_key_of_the_other_model_is_refused_naming_it_as_the_metadata_says() {
     let named =
         |base: &str, m: &str| base.replacen("[sim]\n", &format!("[sim]\nmodel = \"{m}\"\n"), 1);
     refused_keys(IB, CYCLE, true);
+    refused_keys(&named(IB, "credit"), &named(CYCLE, "cycle"), false);
+    // the credit-level model's former name is the same model
     refused_keys(&named(IB, "infiniband"), &named(CYCLE, "cycle"), false);
 }
 
@@ -161,7 +163,7 @@ fn refused_keys(ib: &str, cycle: &str, inferred: bool) {
     for k in KEYS {
         let (base, other) = match k.model {
             Some(Model::Cycle) => (ib, "cycle-level"),
-            Some(Model::InfiniBand) => (cycle, "InfiniBand"),
+            Some(Model::Credit) => (cycle, "credit-level"),
             None => continue,
         };
         // without sim.model, giving sim.measure_cycles selects the cycle-level model itself

@@ -1,4 +1,4 @@
-"""Congestion-control figures of one run of the InfiniBand model (ccti.csv): the CCTI of each
+"""Congestion-control figures of one run of the credit-level model (ccti.csv): the CCTI of each
 flow over time (:func:`plot_ccti`, :func:`flow_ccti`), under the bandwidth on one time axis
 (:func:`plot_bandwidth_ccti`, ``bandwidth.png`` with CC on), and one panel per throttled flow
 (:func:`plot_ccti_flows`, ``ccti.png``).

@@ -1,5 +1,5 @@
 """The figures lnsim writes into a folder, whatever its kind: :func:`plot_results` for a results
-folder (the InfiniBand model's figures, or :func:`plot_cycle_results` for the cycle-level
+folder (the credit-level model's figures, or :func:`plot_cycle_results` for the cycle-level
 model; what ``lnsim run`` and ``lnsim plot RESULTS_DIR`` write) and :func:`plot_sweep_folder`
 for a sweep folder (load-sweep figures or ``sweep.png``; what ``lnsim sweep`` and ``lnsim plot
 SWEEP_DIR`` write).

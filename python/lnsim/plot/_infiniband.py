@@ -1,4 +1,4 @@
-"""Figures of one run of the InfiniBand model over time (nodes.csv, buffers.csv; the data in
+"""Figures of one run of the credit-level model over time (nodes.csv, buffers.csv; the data in
 seconds, the time axis labelled in s, ms or µs by the run's length):
 bandwidth per node (:func:`plot_bandwidth`, ``bandwidth.png``), network throughput
 (:func:`plot_throughput`, ``throughput.png``) and the occupancy of the switch input buffers

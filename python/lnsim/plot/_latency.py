@@ -18,7 +18,7 @@ from ._style import ResultLike, _new_ax, _no_data, _result, _run_title
 LATENCY_BINS_PER_DECADE = 20
 
 
-#: Bucket bound columns of latency_hist.csv: InfiniBand model (ns), cycle-level model (cycles).
+#: Bucket bound columns of latency_hist.csv: credit-level model (ns), cycle-level model (cycles).
 _HIST_COLUMNS = (("lower_ns", "upper_ns"), ("lo_cycles", "hi_cycles"))
 
 

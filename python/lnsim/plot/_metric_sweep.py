@@ -51,7 +51,7 @@ CYCLE_SWEEP_METRIC = "accepted_load"
 
 
 def default_sweep_metric(df: pd.DataFrame) -> str:
-    """The metric drawn when none is given: :data:`DEFAULT_SWEEP_METRIC` (InfiniBand model), or
+    """The metric drawn when none is given: :data:`DEFAULT_SWEEP_METRIC` (credit-level model), or
     ``accepted_load`` for a sweep of the cycle-level model."""
     if DEFAULT_SWEEP_METRIC not in df.columns and CYCLE_SWEEP_METRIC in df.columns:
         return CYCLE_SWEEP_METRIC

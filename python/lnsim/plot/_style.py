@@ -78,7 +78,7 @@ def _present(v) -> bool:
 
 
 def cc_label(summary) -> Optional[str]:
-    """The congestion management a run of the InfiniBand model had, as figure titles and report
+    """The congestion management a run of the credit-level model had, as figure titles and report
     headings say it, read from the run's own results — its summary.json, or its sweep.csv row
     (the same fields flattened with dots) — never from the scenario's description:
     ``"CC on (InfiniBand CC)"`` (``cc.enabled``), ``"CC on (DRB)"`` and ``"CC on (IBA_CC-S1)"``
@@ -101,7 +101,7 @@ def cc_label(summary) -> Optional[str]:
 
 def _run_title(r: RunResult, what: str) -> str:
     """The title of a figure of one run: the scenario's name, the congestion management of an
-    InfiniBand run (:func:`cc_label`), and ``what`` the figure shows."""
+    credit-level run (:func:`cc_label`), and ``what`` the figure shows."""
     name = r.summary.get("scenario", r.out_dir.name)
     cc = cc_label(r.summary)
     return f"{name}, {cc}: {what}" if cc else f"{name}: {what}"

@@ -7,7 +7,7 @@ scripts, fonts or images) and can be mailed or archived on its own.
 
 What the page holds, by kind of folder:
 
-* a run of the InfiniBand model (``summary.json``, ``nodes.csv``, ...): key figures, bandwidth
+* a run of the credit-level model (``summary.json``, ``nodes.csv``, ...): key figures, bandwidth
   per node over time (with the CCTI per flow below when congestion control was on), network
   throughput, packet latency histogram, switch buffer occupancy (``buffers.csv``); tables per
   node, per flow and of the ports that marked FECN;

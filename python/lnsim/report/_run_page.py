@@ -1,4 +1,4 @@
-"""The page of one run: key figures, figures and tables of a run of the InfiniBand model
+"""The page of one run: key figures, figures and tables of a run of the credit-level model
 (bandwidth, throughput, latency, buffers; per node, per flow, FECN ports) or of the
 cycle-level model (timeline, load per router, latency; least and most loaded routers).
 """
@@ -95,7 +95,7 @@ def _run_report(page: _Page, d: Path) -> None:
     r = load_results(d).check()  # a corrupt file raises ResultsError before any figure
     s = r.summary
     name = str(s.get("scenario") or d.name)
-    model = "cycle-level router model" if r.is_cycle else "InfiniBand model"
+    model = "cycle-level router model" if r.is_cycle else "credit-level model"
     cc = cc_label(s)  # from the run's summary.json, never from the scenario's description
     page.title = f"lnsim report: {name}, {cc}" if cc else f"lnsim report: {name}"
     page.subtitle = f"One run of the {_esc(model)} — results folder <code>{_esc(d)}</code>"

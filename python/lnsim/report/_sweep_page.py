@@ -117,7 +117,7 @@ def _sweep_report(page: _Page, d: Path) -> None:
     page.title = f"lnsim sweep report: {name}, {cc}" if cc else f"lnsim sweep report: {name}"
     lkey = plot.load_key(df, keys) if ok.any() else None
     what = "load sweep" if lkey else "sweep"
-    model = "cycle-level router model" if cycle else "InfiniBand model"
+    model = "cycle-level router model" if cycle else "credit-level model"
     page.subtitle = (f"A {_esc(what)} of the {_esc(model)} over {_esc(', '.join(keys) or '–')} — "
                      f"sweep folder <code>{_esc(d)}</code>")
 

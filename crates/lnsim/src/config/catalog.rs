@@ -1,6 +1,6 @@
-//! What a scenario can choose from: topologies, routings, traffic patterns, and the congestion
-//! control mechanisms and head-of-line-blocking schemes, one line each with the model that has
-//! them and the key that selects them (`lnsim list`). The names are the ones scenarios write;
+//! What a scenario can choose from: the two models, topologies, routings, traffic patterns, and
+//! the congestion control mechanisms and head-of-line-blocking schemes, one line each with the
+//! model that has them and the key that selects them (`lnsim list`). The names are the ones scenarios write;
 //! the tests check them against the schema's enums and the allowed values of [`super::keys`]
 //! (every value of `topology.kind`, `routing.algorithm`, `traffic.pattern`, `cc.mechanism` and
 //! `switch.queue_mapping` has its line).
@@ -11,7 +11,7 @@ use super::model::Model;
 /// One thing a scenario can choose.
 #[derive(Debug, Clone, Copy)]
 pub struct Item {
-    /// `"topology"`, `"routing"`, `"pattern"` or `"cc"`.
+    /// `"model"`, `"topology"`, `"routing"`, `"pattern"` or `"cc"`.
     pub category: &'static str,
     /// The name a scenario writes.
     pub name: &'static str,
@@ -26,6 +26,7 @@ pub struct Item {
 
 /// The categories of [`CATALOG`], in order, with the key that chooses among their items.
 pub const CATEGORIES: &[(&str, &str, &str)] = &[
+    ("model", "models", "sim.model"),
     ("topology", "topologies", "topology.kind"),
     ("routing", "routings", "routing.algorithm"),
     (
@@ -40,7 +41,7 @@ pub const CATEGORIES: &[(&str, &str, &str)] = &[
     ),
 ];
 
-const IB: Option<Model> = Some(Model::InfiniBand);
+const CR: Option<Model> = Some(Model::Credit);
 const CY: Option<Model> = Some(Model::Cycle);
 
 macro_rules! item {
@@ -67,16 +68,18 @@ macro_rules! item {
 /// Everything a scenario can choose from.
 #[rustfmt::skip]
 pub const CATALOG: &[Item] = &[
+    item!("model", "credit", CR, "event-driven, picosecond time, 64-byte credits: InfiniBand fabrics, their congestion control, HoL-blocking schemes and DRB (\"infiniband\", its former name, is accepted too)"),
+    item!("model", "cycle", CY, "phits and cycles, CIOQ routers with allocators: Dragonfly and mesh/torus routing studies"),
     item!("topology", "mesh", None, "n-dimensional mesh: topology.dims switches per dimension, topology.hcas_per_switch HCAs each (spec §4.3)"),
     item!("topology", "torus", None, "n-dimensional torus: a mesh with wrap-around links"),
-    item!("topology", "fat_tree", IB, "k-ary n-tree (topology.k, topology.n) or XGFT Clos (topology.down, topology.up) (spec §4.2)"),
-    item!("topology", "gran_testbed", IB, "the two-switch, seven-host test bed of [G] (spec §4.1)"),
+    item!("topology", "fat_tree", CR, "k-ary n-tree (topology.k, topology.n) or XGFT Clos (topology.down, topology.up) (spec §4.2)"),
+    item!("topology", "gran_testbed", CR, "the two-switch, seven-host test bed of [G] (spec §4.1)"),
     item!("topology", "dragonfly", CY, "canonical Dragonfly (topology.p, a, h) with palmtree or consecutive global links (Dragonfly spec §1.1)"),
-    item!("topology", "file", IB, "any fabric from an edge-list file (topology.file)"),
+    item!("topology", "file", CR, "any fabric from an edge-list file (topology.file)"),
     item!("routing", "dor", None, "dimension-order routing on meshes and tori (x first; tori the short way, dateline VCs)"),
-    item!("routing", "dmodk", IB, "D-mod-k on fat trees"),
-    item!("routing", "updown", IB, "up*/down* over a BFS spanning tree, on any topology"),
-    item!("routing", "lft_file", IB, "linear forwarding tables read from a .fdbs file (routing.file)"),
+    item!("routing", "dmodk", CR, "D-mod-k on fat trees"),
+    item!("routing", "updown", CR, "up*/down* over a BFS spanning tree, on any topology"),
+    item!("routing", "lft_file", CR, "linear forwarding tables read from a .fdbs file (routing.file)"),
     item!("routing", "min", CY, "minimal routing on a Dragonfly (Dragonfly spec §3.1)"),
     item!("routing", "vlb", CY, "Valiant: a random intermediate, then minimal (Dragonfly §3.2; on meshes/tori DOR via a random router)"),
     item!("routing", "ugal", CY, "UGAL: minimal or Valiant by the source router's queues (Dragonfly §3.5, Eq. 2-1)"),
@@ -99,15 +102,15 @@ pub const CATALOG: &[Item] = &[
     item!("pattern", "tornado", None, "mesh/torus: x → x + ⌈k/2⌉ − 1 (mod k) in every dimension"),
     item!("pattern", "neighbour", None, "mesh/torus: x → x + 1 (mod k) in every dimension"),
     item!("cc", "none", None, "no congestion control (the default; the cycle-level model has none)", "cc.enabled" => "false"),
-    item!("cc", "ib", IB, "IBA congestion control, with cc.enabled = true (the default mechanism): switches mark FECN, destinations return CNPs, sources throttle by CCTI (spec §2)", "cc.mechanism" => "ib"),
-    item!("cc", "ib_s1", IB, "IBA_CC-S1, the DRB paper's throttling baseline, with cc.enabled = true: an input-buffer monitor marks, sources add injection-rate delay per cc.notifications_per_step notifications, one path (drb-and-ddbbm spec A.4)", "cc.mechanism" => "ib_s1"),
-    item!("cc", "drb", IB, "DRB, with cc.enabled = true: the same monitor; sources open link-disjoint paths (up to drb.max_paths) and spread packets over them, no throttling (drb-and-ddbbm spec A.3)", "cc.mechanism" => "drb"),
-    item!("cc", "voq", IB, "a virtual output queue per output sharing the input's credits: the InfiniBand switch (the default; spec §3.4)", "switch.queue_mapping" => "voq"),
-    item!("cc", "one_queue", IB, "1Q: one FIFO per input and VL, head-of-line blocking (spec B.2)", "switch.queue_mapping" => "one_queue"),
-    item!("cc", "voq_sw", IB, "VOQsw: a queue per output of the switch; with switch.buffer_sharing = \"static\" credits per queue and look-ahead routing (spec B.2)", "switch.queue_mapping" => "voq_sw"),
-    item!("cc", "voq_net", IB, "VOQnet: a queue per destination end node (spec B.2)", "switch.queue_mapping" => "voq_net"),
-    item!("cc", "dbbm", IB, "DBBM: switch.dbbm_queues queues, destination mod Q (spec B.2)", "switch.queue_mapping" => "dbbm"),
-    item!("cc", "ddbbm", IB, "DDBBM: DBBM's Q queues + a dynamic queue for packets to congested destinations; each end node detects its own congestion per frame (ddbbm.frame, dt, lt, sit, ns) and notifies the sources (spec B.2, B.3); ddbbm.mapping = \"virtual_lanes\" maps it onto VLs (spec B.4)", "switch.queue_mapping" => "ddbbm"),
+    item!("cc", "ib", CR, "IBA congestion control, with cc.enabled = true (the default mechanism): switches mark FECN, destinations return CNPs, sources throttle by CCTI (spec §2)", "cc.mechanism" => "ib"),
+    item!("cc", "ib_s1", CR, "IBA_CC-S1, the DRB paper's throttling baseline, with cc.enabled = true: an input-buffer monitor marks, sources add injection-rate delay per cc.notifications_per_step notifications, one path (drb-and-ddbbm spec A.4)", "cc.mechanism" => "ib_s1"),
+    item!("cc", "drb", CR, "DRB, with cc.enabled = true: the same monitor; sources open link-disjoint paths (up to drb.max_paths) and spread packets over them, no throttling (drb-and-ddbbm spec A.3)", "cc.mechanism" => "drb"),
+    item!("cc", "voq", CR, "a virtual output queue per output sharing the input's credits: the InfiniBand switch (the default; spec §3.4)", "switch.queue_mapping" => "voq"),
+    item!("cc", "one_queue", CR, "1Q: one FIFO per input and VL, head-of-line blocking (spec B.2)", "switch.queue_mapping" => "one_queue"),
+    item!("cc", "voq_sw", CR, "VOQsw: a queue per output of the switch; with switch.buffer_sharing = \"static\" credits per queue and look-ahead routing (spec B.2)", "switch.queue_mapping" => "voq_sw"),
+    item!("cc", "voq_net", CR, "VOQnet: a queue per destination end node (spec B.2)", "switch.queue_mapping" => "voq_net"),
+    item!("cc", "dbbm", CR, "DBBM: switch.dbbm_queues queues, destination mod Q (spec B.2)", "switch.queue_mapping" => "dbbm"),
+    item!("cc", "ddbbm", CR, "DDBBM: DBBM's Q queues + a dynamic queue for packets to congested destinations; each end node detects its own congestion per frame (ddbbm.frame, dt, lt, sit, ns) and notifies the sources (spec B.2, B.3); ddbbm.mapping = \"virtual_lanes\" maps it onto VLs (spec B.4)", "switch.queue_mapping" => "ddbbm"),
 ];
 
 impl Item {
@@ -188,6 +191,21 @@ mod tests {
         let mut k = choices("routing.algorithm");
         k.sort_unstable();
         assert_eq!(k, c);
+    }
+
+    #[test]
+    fn every_model_has_its_line_and_sim_model_accepts_its_former_names_too() {
+        let lines: Vec<(&str, Option<Model>)> = CATALOG
+            .iter()
+            .filter(|i| i.category == "model")
+            .map(|i| (i.name, i.model))
+            .collect();
+        let want: Vec<(&str, Option<Model>)> =
+            Model::ALL.iter().map(|m| (m.name(), Some(*m))).collect();
+        assert_eq!(lines, want);
+        let credit = CATALOG.iter().find(|i| i.name == "credit").unwrap();
+        assert!(credit.doc.contains("\"infiniband\""), "{}", credit.doc);
+        assert_eq!(choices("sim.model"), Model::ACCEPTED.to_vec());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 pub mod catalog;
 pub mod choice;
-pub mod input;
+pub mod input_files;
 pub mod keys;
 pub mod model;
 pub mod model_choice;
@@ -48,10 +48,10 @@ impl LoadedScenario {
 }
 
 /// The text of the scenario file at `path`: a regular UTF-8 file of at most
-/// [`input::MAX_INPUT_BYTES`] (a FIFO, a device or a folder is refused before it is opened,
-/// [`input::read_text`]); the error names the file.
+/// [`input_files::MAX_INPUT_BYTES`] (a FIFO, a device or a folder is refused before it is opened,
+/// [`input_files::read_text`]); the error names the file.
 pub fn read_scenario(path: &Path) -> Result<String> {
-    input::read_text(path).map_err(|why| {
+    input_files::read_text(path).map_err(|why| {
         Error::Input(if why == "does not exist" {
             format!("{}: no such scenario file", path.display())
         } else {
@@ -410,15 +410,16 @@ mod tests {
     #[test]
     fn the_model_is_named_or_inferred_as_before() {
         let l = load(MIN, &[]).unwrap();
-        assert_eq!(l.model(), Model::InfiniBand);
+        assert_eq!(l.model(), Model::Credit);
         assert_eq!(
             l.model_choice.note().unwrap(),
-            "sim.model not given: inferred infiniband from the absence of sim.measure_cycles \
-             and of a Dragonfly; add sim.model = \"infiniband\""
+            "sim.model not given: inferred credit from the absence of sim.measure_cycles \
+             and of a Dragonfly; add sim.model = \"credit\""
         );
-        let l = load(MIN, &["sim.model=infiniband"]).unwrap();
-        assert_eq!(l.model(), Model::InfiniBand);
+        let l = load(MIN, &["sim.model=credit"]).unwrap();
+        assert_eq!(l.model(), Model::Credit);
         assert_eq!(l.model_choice.note(), None);
+        assert_eq!(l.model_choice.how(), "sim.model = \"credit\"");
         let cycle = "[sim]\nmeasure_cycles = 100\n[topology]\nkind = \"mesh\"\ndims = [2, 2]\n";
         let l = load(cycle, &[]).unwrap();
         assert_eq!(l.model(), Model::Cycle);
@@ -434,9 +435,31 @@ mod tests {
             l.model_choice.inferred_from,
             Some("topology.kind = \"dragonfly\"")
         );
-        let e = load(MIN, &["sim.model=credit"]).unwrap_err().to_string();
+        let e = load(MIN, &["sim.model=ib"]).unwrap_err().to_string();
         assert!(
-            e.contains("sim.model") && e.contains("allowed: \"infiniband\", \"cycle\""),
+            e.contains("sim.model") && e.contains("allowed: \"credit\", \"cycle\""),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_credit_level_models_former_name_is_accepted_and_said() {
+        let l = load(MIN, &["sim.model=infiniband"]).unwrap();
+        assert_eq!(l.model(), Model::Credit);
+        assert_eq!(l.model_choice.note(), None);
+        assert_eq!(
+            l.model_choice.how(),
+            "sim.model = \"infiniband\", the former name of \"credit\""
+        );
+        // a key of the other model names both
+        let e = load(MIN, &["sim.model=infiniband", "sim.measure_cycles=10"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.ends_with(
+                "runs the credit-level model (sim.model = \"infiniband\", the former name of \
+                 \"credit\")"
+            ),
             "{e}"
         );
     }
@@ -444,14 +467,14 @@ mod tests {
     #[test]
     fn a_key_table_or_value_of_the_other_model_is_refused_naming_both_models() {
         // a key
-        let e = load(MIN, &["sim.model=infiniband", "sim.measure_cycles=10"])
+        let e = load(MIN, &["sim.model=credit", "sim.measure_cycles=10"])
             .unwrap_err()
             .to_string();
         assert_eq!(
             e,
             "--set sim.measure_cycles=10: key `sim.measure_cycles`: belongs to the cycle-level \
-             model (sim.model = \"cycle\"), but this scenario runs the InfiniBand model \
-             (sim.model = \"infiniband\")"
+             model (sim.model = \"cycle\"), but this scenario runs the credit-level model \
+             (sim.model = \"credit\")"
         );
         // a table, even an empty one; an inferred model says where it came from
         let e = load(&format!("{MIN}[router]\n"), &[])
@@ -460,31 +483,31 @@ mod tests {
         assert!(
             e.starts_with("t.toml: table `router`: belongs to the cycle-level model")
                 && e.ends_with(
-                    "(sim.model not given: inferred infiniband from the absence of \
+                    "(sim.model not given: inferred credit from the absence of \
                                 sim.measure_cycles and of a Dragonfly)"
                 ),
             "{e}"
         );
         let e = load(MIN, &["sim.model=cycle"]).unwrap_err().to_string();
         assert!(
-            e.contains("key `sim.end_time`: belongs to the InfiniBand model"),
+            e.contains("key `sim.end_time`: belongs to the credit-level model"),
             "{e}"
         );
         let e = load(MIN, &["sim.model=cycle", "links.host.width=4x"]).unwrap_err();
         assert!(
             e.to_string()
-                .contains("table `links`: belongs to the InfiniBand"),
+                .contains("table `links`: belongs to the credit-level model"),
             "{e}"
         );
         let text = "[sim]\nmodel = \"cycle\"\nmeasure_cycles = 10\n[topology]\nkind = \"mesh\"\n\
                     dims = [2, 2]\n[[traffic.flows]]\nsrc = \"H111\"\ndst = \"H121\"\n";
         let e = load(text, &[]).unwrap_err().to_string();
         assert!(
-            e.contains("table `traffic.flows`: belongs to the InfiniBand model"),
+            e.contains("table `traffic.flows`: belongs to the credit-level model"),
             "{e}"
         );
         // a value only the other model has
-        let df = "[sim]\nmodel = \"infiniband\"\nend_time = \"1ms\"\n[topology]\nkind = \"dragonfly\"\np = 2\n";
+        let df = "[sim]\nmodel = \"credit\"\nend_time = \"1ms\"\n[topology]\nkind = \"dragonfly\"\np = 2\n";
         let e = load(df, &[]).unwrap_err().to_string();
         assert!(
             e.contains("key `topology.kind` = \"dragonfly\": belongs to the cycle-level model"),

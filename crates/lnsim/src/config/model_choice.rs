@@ -17,6 +17,9 @@ pub struct ModelChoice {
     /// `None` when the scenario names it (`sim.model`); otherwise what it was inferred from
     /// (`"sim.measure_cycles"`), for messages that say so.
     pub inferred_from: Option<&'static str>,
+    /// The former name the scenario wrote (`sim.model = "infiniband"`), for messages that say
+    /// which model it stands for; `None` for the model's own name or an inferred model.
+    pub alias: Option<&'static str>,
 }
 
 impl ModelChoice {
@@ -24,17 +27,19 @@ impl ModelChoice {
     /// of the other model is refused as such, not as a missing sibling): `sim.model` when
     /// given; otherwise inferred as before the key existed, so that scenario files without it
     /// keep working: the cycle-level model when the scenario gives `sim.measure_cycles` or
-    /// builds a Dragonfly, the InfiniBand model otherwise. A bad `sim.model` is an error
-    /// naming the allowed values.
+    /// builds a Dragonfly, the credit-level model otherwise. A bad `sim.model` is an error
+    /// naming the allowed values; a former name (`"infiniband"`) is accepted and recorded.
     pub fn of(table: &toml::Table) -> Result<ModelChoice> {
         let sim = table.get("sim").and_then(toml::Value::as_table);
-        let named = match sim.and_then(|t| t.get("model")) {
+        let given = sim.and_then(|t| t.get("model"));
+        let named = match given {
             Some(v) => Some(
                 <Model as serde::Deserialize>::deserialize(v.clone())
                     .map_err(|e| Error::Input(format!("key `sim.model`: {e}")))?,
             ),
             None => None,
         };
+        let alias = given.and_then(toml::Value::as_str).and_then(Model::alias);
         let dragonfly = table
             .get("topology")
             .and_then(|t| t.get("kind"))
@@ -47,22 +52,28 @@ impl ModelChoice {
             }
             None if dragonfly => (Model::Cycle, Some("topology.kind = \"dragonfly\"")),
             None => (
-                Model::InfiniBand,
+                Model::Credit,
                 Some("the absence of sim.measure_cycles and of a Dragonfly"),
             ),
         };
         Ok(ModelChoice {
             model,
             inferred_from,
+            alias,
         })
     }
 
-    /// How the model was chosen, in words: `sim.model = "cycle"`, or `sim.model not given:
-    /// inferred cycle from sim.measure_cycles`.
+    /// How the model was chosen, in words: `sim.model = "cycle"`, `sim.model = "infiniband",
+    /// the former name of "credit"`, or `sim.model not given: inferred cycle from
+    /// sim.measure_cycles`.
     pub fn how(&self) -> String {
-        match self.inferred_from {
-            None => format!("sim.model = \"{}\"", self.model.name()),
-            Some(r) => format!(
+        match (self.inferred_from, self.alias) {
+            (None, None) => format!("sim.model = \"{}\"", self.model.name()),
+            (None, Some(a)) => format!(
+                "sim.model = \"{a}\", the former name of \"{}\"",
+                self.model.name()
+            ),
+            (Some(r), _) => format!(
                 "sim.model not given: inferred {} from {r}",
                 self.model.name()
             ),

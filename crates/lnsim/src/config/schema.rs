@@ -72,12 +72,13 @@ pub struct ScenarioMeta {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SimConfig {
-    /// The simulation model: `"infiniband"` (the credit-level InfiniBand model, event-driven,
-    /// picoseconds) or `"cycle"` (the cycle-level router model). Absent: inferred as before the
-    /// key existed (see [`super::ModelChoice::of`]). Keys of the other model are refused.
+    /// The simulation model: `"credit"` (the credit-level model, event-driven, picoseconds;
+    /// `"infiniband"`, its former name, is accepted too) or `"cycle"` (the cycle-level
+    /// model). Absent: inferred as before the key existed (see [`super::ModelChoice::of`]).
+    /// Keys of the other model are refused.
     #[serde(default)]
     pub model: Option<Model>,
-    /// Simulated end time of the InfiniBand (event-driven) model, e.g. `"0.7s"`; required
+    /// Simulated end time of the credit-level (event-driven) model, e.g. `"0.7s"`; required
     /// there. The cycle-level router model uses `warmup_cycles` + `measure_cycles` instead.
     #[serde(default)]
     pub end_time: Option<Duration>,
@@ -106,7 +107,7 @@ pub struct SimConfig {
     /// stops, so its accepted load is a steady-state figure (default 5,000).
     #[serde(default)]
     pub saturation_min_cycles: Option<u64>,
-    /// InfiniBand model: run even when the channel-dependency graph of the routes the traffic
+    /// Credit-level model: run even when the channel-dependency graph of the routes the traffic
     /// uses has a cycle, i.e. the network can deadlock (to study deadlock). Without it such a
     /// scenario is refused (exit 2) naming the cycle; a run that deadlocks exits 3.
     #[serde(default)]
@@ -342,8 +343,8 @@ crate::choice! {
     /// Queue mapping in the switch input buffer (architecture "seams": one decision point).
     #[derive(Default)]
     pub enum QueueMappingKind {
-        /// One queue per (input, output, VL) sharing the input's per-VL credit pool (IB model,
-        /// spec §3.4).
+        /// One queue per (input, output, VL) sharing the input's per-VL credit pool (the
+        /// InfiniBand switch, spec §3.4).
         #[default]
         Voq = "voq",
         /// One FIFO per (input, VL): classic HOL blocking (1Q, spec B.2).
@@ -366,7 +367,8 @@ crate::choice! {
     /// How the queues of a switch input share its buffer (spec B.5).
     #[derive(Default)]
     pub enum BufferSharing {
-        /// One credit pool per (input, VL) shared by the VL's queues (the IB model, spec §3.4).
+        /// One credit pool per (input, VL) shared by the VL's queues (the InfiniBand switch,
+        /// spec §3.4).
         #[default]
         Shared = "shared",
         /// Every queue has its own space and the upstream its own credit counter (spec B.5).
@@ -901,7 +903,7 @@ crate::choice! {
     /// A destination pattern (Dragonfly spec §4; the permutations of meshes and tori as in
     /// BookSim), one list for every pattern key of both models: `traffic.pattern`, the patterns
     /// of `traffic.mix[]` and of the transient phases (cycle-level model) and
-    /// `traffic.generators[].pattern` (InfiniBand model). Which ones a key and a topology allow
+    /// `traffic.generators[].pattern` (credit-level model). Which ones a key and a topology allow
     /// is checked where the pattern is built.
     #[derive(Default)]
     pub enum Pattern {
@@ -1695,7 +1697,7 @@ crate::choice! {
         #[default]
         PerPair = "per_pair",
         /// Mode 2: one destination-rooted tree per LID alias, as the forwarding tables can
-        /// hold (`routing/multipath.rs` `Trees`); disjointness is approximate and reported.
+        /// hold (`credit/routing/multipath_routes.rs` `Trees`); disjointness is approximate and reported.
         IbFaithful = "ib_faithful",
     }
 }

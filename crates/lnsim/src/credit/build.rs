@@ -7,20 +7,20 @@ use crate::credit::cc::ddbbm_lanes::VlSelect;
 use crate::credit::cc::{CcContext, CongestionManagement};
 use crate::credit::endpoint::sink::SinkModel;
 use crate::credit::packet::PacketStore;
+use crate::credit::routing::multipath_routes::MultipathRoutes;
+use crate::credit::routing::table_dependencies::{check_tables, Demand, TablesCheck};
+use crate::credit::routing::{self, ForwardingTables};
+use crate::credit::stats::Stats;
 use crate::credit::switch::buffer::partitioned::PartitionedCredits;
 use crate::credit::switch::buffer::shared_pool::SharedPool;
 use crate::credit::switch::buffer::{BufferChoice, CreditKeeping, CreditKeepingKind, QueueScheme};
 use crate::credit::switch::output_buffer::OutputBuffers;
 use crate::credit::switch::vl_arbitration::{VlArbState, VlArbTable};
+use crate::credit::traffic::{self, Traffic};
+use crate::credit::wheel::EventQueue;
 use crate::engine::progress::SetupProgress;
-use crate::engine::EventQueue;
 use crate::error::{Error, Result};
-use crate::routing::channel_dependency::{check_tables, Demand, TablesCheck};
-use crate::routing::multipath::MultipathRoutes;
-use crate::routing::{self, ForwardingTables};
-use crate::stats::Stats;
 use crate::topology::{self, Fabric, LinkClass, LinkRate, NodeKind};
-use crate::traffic::{self, Traffic};
 use std::collections::VecDeque;
 
 /// Timing-wheel bucket width: 2^10 ps ≈ 1 ns.
@@ -70,10 +70,10 @@ pub(crate) fn build_parts(l: &LoadedScenario, setup: &mut SetupProgress) -> Resu
         pairs = pairs.into_iter().step_by(step).collect();
     }
     let max_hops = lft.check_routes(&fabric, &pairs)?;
-    if super::multipath::wanted(s) {
+    if super::routing::multipath::wanted(s) {
         setup.phase("multipath routes");
     }
-    let multipath = super::multipath::setup(s, &fabric, &lft, &traffic)?;
+    let multipath = super::routing::multipath::setup(s, &fabric, &lft, &traffic)?;
     setup.phase("channel-dependency check");
     let cdg = match &multipath {
         // every packet (path 0 included) travels on its path's layer: the layers' graphs
@@ -230,7 +230,7 @@ fn deadlock_check(
     Ok(check)
 }
 
-/// The InfiniBand model's switches have at most [`topology::MAX_SWITCH_PORTS`] ports (IBA).
+/// The credit-level model's switches have at most [`topology::MAX_SWITCH_PORTS`] ports (IBA).
 fn check_switch_ports(fabric: &Fabric) -> Result<()> {
     for &sw in &fabric.switches {
         let n = &fabric.nodes[sw as usize];
@@ -249,7 +249,7 @@ fn check_switch_ports(fabric: &Fabric) -> Result<()> {
     Ok(())
 }
 
-/// The checks of single values of an InfiniBand-model scenario (times, VLs, buffer sizes
+/// The checks of single values of a credit-level scenario (times, VLs, buffer sizes
 /// against the packet size), which need no network: they come before the memory estimate
 /// ([`super::memory::estimate`]), so a value out of its simple range is refused as such.
 pub(crate) fn check_scalars(l: &LoadedScenario) -> Result<()> {
@@ -641,7 +641,7 @@ impl PortLayout {
         if total_ports.saturating_mul(vls) > u32::MAX as usize {
             return Err(Error::input(
                 "topology",
-                format!("{total_ports} ports × {vls} VLs are too many for the InfiniBand model"),
+                format!("{total_ports} ports × {vls} VLs are too many for the credit-level model"),
             ));
         }
         let mut port_base = Vec::with_capacity(fabric.nodes.len());
@@ -948,7 +948,7 @@ fn statistics(
         warmup,
         window,
     );
-    st.hotspot = crate::stats::links::resolve_hotspot(s, fabric)?;
+    st.hotspot = crate::credit::stats::links::resolve_hotspot(s, fabric)?;
     if s.stats.links || st.hotspot.is_some() {
         st.track_links(is_switch);
     }
@@ -1000,7 +1000,7 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
         })
         .name();
     let mut out = String::new();
-    out.push_str(&format!("scenario {}: OK (InfiniBand model)\n", l.name));
+    out.push_str(&format!("scenario {}: OK (credit-level model)\n", l.name));
     out.push_str(&format!(
         "  topology: {}, {} switches, {} HCAs, {} links\n",
         s.topology.kind.name(),
@@ -1058,7 +1058,7 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
         out.push_str(&format!(
             "  multipath (drb, {}, LMC {}): up to {} {disjoint} per pair: {}; {} VL layers; {} paths, {} bytes\n",
             mp.mode.name(),
-            crate::routing::multipath::lmc(mp.max_paths),
+            crate::credit::routing::multipath_routes::lmc(mp.max_paths),
             mp.max_paths,
             spread.join(", "),
             mp.layers,

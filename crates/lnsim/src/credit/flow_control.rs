@@ -64,7 +64,7 @@ impl FlowControlPackets {
     /// Prefetch hint for the state of credit slot `slot`.
     #[inline(always)]
     pub fn prefetch(&self, slot: usize) {
-        crate::engine::prefetch::prefetch(&self.slots, slot);
+        crate::credit::prefetch::prefetch(&self.slots, slot);
     }
 
     /// Credits freed and not yet sent, per slot (conservation check).

@@ -1,6 +1,14 @@
-//! The network instance: every switch port, HCA and buffer of the fabric in flat arrays
-//! indexed by integer ids, plus the event loop that moves packets through them
-//! (architecture: "network instance … engine").
+//! The credit-level wing: the network instance — every switch port, HCA and buffer of the
+//! fabric in flat arrays indexed by integer ids — plus the event loop that moves packets
+//! through them (architecture: "network instance … engine").
+//!
+//! Where things are: `build.rs` (the instance from a scenario), `run_loop.rs` (the event loop
+//! on the timing wheel of `wheel.rs`), `conservation.rs` (the end-of-run check), `results.rs`
+//! and `results_drb.rs` (the results folder), `memory_estimate.rs`; `switch/` (input,
+//! arbiter, output buffers, the buffer-organisation seam `switch/buffer/`), `endpoint/` (HCAs:
+//! transmit, generators, sink, delivery, Input Adapter), `cc/` (the congestion-management
+//! seam and its mechanisms); `routing/` (forwarding tables, their builders and deadlock check,
+//! DRB's multipath routes), `traffic/` (flows and generators), `stats/` (the collectors).
 //!
 //! A *global port* (`gport`) is `port_base[node] + port`. Each gport has an output side (the
 //! wire it drives, the credits it holds for the buffer at the other end) and an input side
@@ -8,32 +16,38 @@
 
 mod build;
 pub mod cc;
+mod conservation;
 mod deadlock;
 pub mod endpoint;
 pub mod flow_control;
-pub mod memory;
-pub mod multipath;
+pub mod memory_estimate;
 pub mod packet;
+pub mod prefetch;
 pub mod results;
 mod results_drb;
-mod run;
+pub mod routing;
+mod run_loop;
+pub mod stats;
 pub mod switch;
+pub mod traffic;
+pub mod wheel;
 
 pub use build::validate;
+pub use conservation::Conservation;
 pub use deadlock::Deadlock;
-pub use run::{run_scenario, Conservation};
+pub use run_loop::run_scenario;
 
 use crate::config::Ps;
 use crate::credit::cc::CongestionManagement;
 use crate::credit::endpoint::sink::SinkModel;
 use crate::credit::packet::PacketStore;
+use crate::credit::routing::ForwardingTables;
+use crate::credit::stats::Stats;
 use crate::credit::switch::buffer::{CreditKeeping, QueueScheme};
 use crate::credit::switch::vl_arbitration::{VlArbState, VlArbTable};
-use crate::engine::EventQueue;
-use crate::routing::ForwardingTables;
-use crate::stats::Stats;
+use crate::credit::traffic::Traffic;
+use crate::credit::wheel::EventQueue;
 use crate::topology::{Fabric, LinkRate};
-use crate::traffic::Traffic;
 use std::collections::VecDeque;
 
 /// Simulation events. Every event is a few words, copied into the timing wheel.
@@ -385,10 +399,10 @@ pub struct Net {
     pub(crate) fairness_sources: Option<Vec<u32>>,
     /// The channel-dependency check of the forwarding tables over the traffic's routes
     /// (reported by `validate`).
-    pub(crate) cdg: crate::routing::channel_dependency::TablesCheck,
+    pub(crate) cdg: crate::credit::routing::table_dependencies::TablesCheck,
     /// DRB's multipath routes (`drb.enabled`, drb spec A.3.5 mode 1): a packet with
     /// `Packet::path > 0` follows its pair's path; VLs are the paths' layers.
-    pub(crate) multipath: Option<Box<crate::routing::multipath::MultipathRoutes>>,
+    pub(crate) multipath: Option<Box<crate::credit::routing::multipath_routes::MultipathRoutes>>,
     /// `drb.spread`: how flows spread their packets over their paths.
     pub(crate) spread: crate::config::Spread,
 }

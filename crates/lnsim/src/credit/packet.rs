@@ -44,7 +44,7 @@ pub struct Packet {
     pub out_port: u16,
     /// Path chosen by the source: 0 = the forwarding tables' route; with `drb.enabled`,
     /// k > 0 = path k of its (source, destination) pair, which `switch/input.rs` follows hop
-    /// by hop (drb-and-ddbbm spec A.3.5 mode 1, `routing/multipath.rs`).
+    /// by hop (drb-and-ddbbm spec A.3.5 mode 1, `credit/routing/multipath_routes.rs`).
     pub path: u8,
     /// For a notification: the path of the data packet it answers (DRB counts notifications
     /// per path, drb-and-ddbbm spec A.3.2); 0 otherwise.
@@ -223,10 +223,10 @@ impl PacketStore {
     pub fn next_out(&self, id: u32) -> u16 {
         self.slab.cols().rows[id as usize].next_out
     }
-    /// Prefetch hint for the row of packet `id` ([`crate::engine::prefetch`]).
+    /// Prefetch hint for the row of packet `id` ([`crate::credit::prefetch`]).
     #[inline(always)]
     pub fn prefetch(&self, id: u32) {
-        crate::engine::prefetch::prefetch(&self.slab.cols().rows, id as usize);
+        crate::credit::prefetch::prefetch(&self.slab.cols().rows, id as usize);
     }
     /// Releases a packet id.
     #[inline]

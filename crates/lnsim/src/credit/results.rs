@@ -24,14 +24,14 @@
 
 use crate::config::{LoadedScenario, PS_PER_S};
 use crate::credit::cc::{Ddbbm, IbCc};
+use crate::credit::stats::reception;
+use crate::credit::stats::Stats;
 use crate::credit::Conservation;
 use crate::credit::Net;
-use crate::engine::run::Ending;
+use crate::engine::run_outcome::Ending;
 use crate::error::{Error, Result};
 use crate::outdir::{write_folder, Marker};
 use crate::stats::fairness::jain;
-use crate::stats::reception;
-use crate::stats::Stats;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -387,7 +387,7 @@ fn nodes_json(net: &Net, ctx: &Ctx, t: &NodeTotals) -> Map<String, Value> {
 fn flows_json(net: &Net, ctx: &Ctx) -> Vec<Value> {
     let (names, end) = (&ctx.names, ctx.end);
     let flows = &net.traffic.flows;
-    let flow_json = |(i, f): (usize, &crate::traffic::Flow)| {
+    let flow_json = |(i, f): (usize, &crate::credit::traffic::Flow)| {
         json!({
             "throttled_s": r6(ctx.throttled_s(i)),
             "src": names[f.src as usize], "dst": names[f.dst as usize], "vl": f.vl, "static": f.is_static,
@@ -488,7 +488,7 @@ fn fairness_json(net: &Net, ctx: &Ctx, t: &NodeTotals) -> Value {
 /// some traffic after warm-up): Jain's index of their reception rates, their mean, least and
 /// most reception (shares of their links), the victims (received < 90 % of the offered rate,
 /// for those offered less than their link: how many and which) and the least received /
-/// offered ratio ([`crate::stats::reception`]).
+/// offered ratio ([`crate::credit::stats::reception`]).
 fn non_hot_json(net: &Net, ctx: &Ctx, t: &NodeTotals) -> Value {
     let hot = net.traffic.hot_destinations();
     let hot_names: Vec<&str> = hot.iter().map(|&h| ctx.names[h as usize]).collect();
@@ -617,7 +617,7 @@ pub(crate) fn hotspot_links(net: &Net, hca: u32) -> Vec<u32> {
 /// start of the peak search, the highest per-interval data throughput (Mbit/s = bits/µs) on
 /// the links into the switch over the intervals that end after it (`peak_link_mbps`, with
 /// the link and interval), and each link with its own peak (`links`).
-fn hotspot_json(net: &Net, ctx: &Ctx, h: crate::stats::links::Hotspot) -> Value {
+fn hotspot_json(net: &Net, ctx: &Ctx, h: crate::credit::stats::links::Hotspot) -> Value {
     let Some(ls) = &net.stats.links else {
         return Value::Null;
     };

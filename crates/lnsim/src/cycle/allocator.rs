@@ -10,7 +10,7 @@ use super::packet::NIL;
 use super::route::{unpack, NO_ROUTE};
 use super::separable_allocator::{after, bits, round_robin};
 use super::{flag, CycleNet, Ev, PortKind, PortState, VcOut};
-use crate::routing::candidates::NO_ROUTER;
+use crate::cycle::routing::candidates::NO_ROUTER;
 
 impl CycleNet {
     /// Something that may unblock router `r`'s allocator happened (an arrival, a free

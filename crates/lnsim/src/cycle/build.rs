@@ -15,21 +15,22 @@ use super::params::CycleParams;
 use super::results::CycleStats;
 use super::{CycleNet, PortKind, PortState, RouterState, TermState, VcOut, VcState};
 use crate::config::LoadedScenario;
+use crate::cycle::routing::acor_levels::AcorState;
+use crate::cycle::routing::algorithm::{CycleRouting, Family, Paths};
+use crate::cycle::routing::dependency_graph;
+use crate::cycle::routing::dragonfly_paths::DragonflyPaths;
+use crate::cycle::routing::group_counters::{CounterParams, GroupCounters};
+use crate::cycle::routing::mesh_paths::MeshPaths;
+use crate::cycle::routing::piggyback::PiggybackState;
+use crate::cycle::traffic::synthetic::SyntheticTraffic;
 use crate::engine::progress::SetupProgress;
 use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
-use crate::routing::acor_levels::AcorState;
-use crate::routing::algorithm::{CycleRouting, Family, Paths};
-use crate::routing::channel_dependency;
-use crate::routing::dragonfly_paths::DragonflyPaths;
-use crate::routing::group_counters::{CounterParams, GroupCounters};
-use crate::routing::mesh_paths::{Grid, MeshPaths};
-use crate::routing::piggyback::PiggybackState;
+use crate::routing::dor::Grid;
 use crate::topology::dragonfly::DragonflyShape;
 use crate::topology::{self, Fabric, LinkClass, LinkParams, LinkRate, NodeKind, Shape};
 use crate::traffic::geometry::Geometry;
 use crate::traffic::injection::Bernoulli;
-use crate::traffic::synthetic::SyntheticTraffic;
 
 /// Random-stream purpose of Valiant intermediate draws.
 const VALIANT: u64 = 11;
@@ -472,7 +473,7 @@ fn check_deadlock_free(
     p: &CycleParams,
 ) -> Result<()> {
     let link = |r: u32, port: u32| ports.link(r, port);
-    let cdg = channel_dependency::build(routing, ports.routers, ports.radix, p.routing.vcs, &link)?;
+    let cdg = dependency_graph::build(routing, ports.routers, ports.radix, p.routing.vcs, &link)?;
     let Some(cycle) = cdg.find_cycle() else {
         return Ok(());
     };

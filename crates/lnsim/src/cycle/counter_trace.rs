@@ -3,14 +3,14 @@
 //! their own that no routing decision reads, and their trace.
 //!
 //! - **Counters**: [`GroupCounters`] with LIAN's parameters
-//!   ([`crate::routing::lian::counter_params`]: `routing.lian.window_cycles`, `counters`, `w`),
+//!   ([`crate::cycle::routing::lian::counter_params`]: `routing.lian.window_cycles`, `counters`, `w`),
 //!   fed by the same two events as the routing's own ([`CycleNet::counters`]): a packet's head
 //!   reaching a router's terminal input (stored) and its grant out of it (injected). Values are
 //!   in **packets per window summed over the router's injection ports** (spec §3.10.1 units
 //!   note, A6): the thesis's "phits/interval".
 //! - **Samples**: at the end of every cycle `t` with `(t + 1) mod HW = 0`, every router's
 //!   window is expired to `t` and read: IL_{−k} and IL_{+k} for k = 1 … h (Eq. 6-2, the
-//!   function LIAN decides with, [`crate::routing::lian::il`]) and the mean and largest
+//!   function LIAN decides with, [`crate::cycle::routing::lian::il`]) and the mean and largest
 //!   counter over the 2h² remote groups (Eq. 6-1). The injected part of consecutive samples
 //!   covers consecutive windows, so a mean over samples is the mean injection per window.
 //! - **Trace** (`group_counters.csv`): per `stats.bin_cycles` bin (at least one window wide)
@@ -21,8 +21,8 @@
 //!
 //! [`CycleNet::counters`]: super::CycleNet::counters
 
-use crate::routing::group_counters::{CounterParams, GroupCounters};
-use crate::routing::lian::il;
+use crate::cycle::routing::group_counters::{CounterParams, GroupCounters};
+use crate::cycle::routing::lian::il;
 use crate::topology::dragonfly::DragonflyShape;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
@@ -212,8 +212,8 @@ fn r6(x: f64) -> f64 {
 mod tests {
     use super::*;
     use crate::config::RoutingConfig;
-    use crate::routing::algorithm::CycleAlgorithm;
-    use crate::routing::lian::{counter_params, Lian};
+    use crate::cycle::routing::algorithm::CycleAlgorithm;
+    use crate::cycle::routing::lian::{counter_params, Lian};
     use crate::topology::dragonfly::Arrangement;
 
     fn h3() -> DragonflyShape {

@@ -26,16 +26,19 @@
 //! # Where things are
 //! - `params.rs`: the parameters read from the scenario, with every default and check;
 //!   `build.rs`: the network built from them, stage by stage;
-//! - `run.rs`: the cycle loop and its event dispatch; `calendar.rs`: the event ring;
+//! - `run_loop.rs`: the cycle loop and its event dispatch; `calendar.rs`: the event ring;
 //! - `terminal.rs`: packet generation and injection; `link.rs`: arrivals at router inputs and
 //!   the link stage; `allocator.rs`: input requests, the separable allocation
 //!   (`separable_allocator.rs`: its arbiters), the output-VC choice and the grant;
-//! - `route.rs`: the wing's side of the routing seam ([`crate::routing::candidates`]): the
-//!   next hop of a head, the source decision, the route table; `occupancy.rs`: the queue
-//!   signals adaptive routing reads and the Piggyback publication;
+//! - `routing/`: the routing algorithms (one file each), their paths, VC templates, group
+//!   counters and channel-dependency graphs ([`routing`]); `traffic/`: the synthetic traffic
+//!   and its phases;
+//! - `route.rs`: the router's side of the routing seam ([`routing::candidates`]): the next hop
+//!   of a head, the source decision, the route table; `occupancy.rs`: the queue signals
+//!   adaptive routing reads and the Piggyback publication;
 //! - `packet.rs`: the packet slab and its queues; `prefetch.rs`: cache hints of the loop;
 //! - `conservation.rs`: the saturation watch and the end-of-run conservation check;
-//!   `results.rs`: statistics and the results folder; `memory.rs`: the memory estimate;
+//!   `results.rs`: statistics and the results folder; `memory_estimate.rs`: the memory estimate;
 //!   `counter_trace.rs`: the group-counter observer (`stats.group_counters`, Fig 6-8).
 
 mod allocator;
@@ -44,28 +47,30 @@ mod calendar;
 mod conservation;
 mod counter_trace;
 mod link;
-pub mod memory;
+pub mod memory_estimate;
 mod occupancy;
 mod packet;
 mod params;
 mod prefetch;
 mod results;
 mod route;
-mod run;
+pub mod routing;
+mod run_loop;
 pub mod separable_allocator;
 mod terminal;
 #[cfg(test)]
 mod tests;
+mod traffic;
 
 pub use build::validate_cycle;
-pub use run::run_cycle_scenario;
+pub use run_loop::run_cycle_scenario;
 
-use crate::routing::acor_levels::{AcorParams, AcorState};
-use crate::routing::algorithm::CycleRouting;
-use crate::routing::group_counters::GroupCounters;
-use crate::routing::piggyback::PiggybackState;
+use crate::cycle::routing::acor_levels::{AcorParams, AcorState};
+use crate::cycle::routing::algorithm::CycleRouting;
+use crate::cycle::routing::group_counters::GroupCounters;
+use crate::cycle::routing::piggyback::PiggybackState;
+use crate::cycle::traffic::synthetic::SyntheticTraffic;
 use crate::traffic::injection::Bernoulli;
-use crate::traffic::synthetic::SyntheticTraffic;
 use packet::PacketSlab;
 use rand_chacha::ChaCha8Rng;
 

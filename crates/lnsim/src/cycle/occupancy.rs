@@ -4,7 +4,7 @@
 //! its global ports every cycle and publishes for its group (spec §3.6).
 
 use super::CycleNet;
-use crate::routing::candidates::Occupancy;
+use crate::cycle::routing::candidates::Occupancy;
 
 /// Read-only view of the occupancy signals (spec §2.6) for source-adaptive decisions.
 pub(super) struct View<'a> {
@@ -19,9 +19,9 @@ pub(super) struct View<'a> {
     /// Packet size in phits.
     pub pkt_phits: u32,
     /// The Piggyback bits (PB only).
-    pub pb: Option<&'a crate::routing::piggyback::PiggybackState>,
+    pub pb: Option<&'a crate::cycle::routing::piggyback::PiggybackState>,
     /// The per-group traffic counters (TPR, LIAN).
-    pub counters: Option<&'a crate::routing::group_counters::GroupCounters>,
+    pub counters: Option<&'a crate::cycle::routing::group_counters::GroupCounters>,
     /// The current cycle.
     pub now: u64,
 }
@@ -42,7 +42,7 @@ impl Occupancy for View<'_> {
         self.pb.map_or(0, |p| p.read(self.now, reader, r))
     }
     #[inline]
-    fn counters(&self) -> Option<&crate::routing::group_counters::GroupCounters> {
+    fn counters(&self) -> Option<&crate::cycle::routing::group_counters::GroupCounters> {
         self.counters
     }
 }

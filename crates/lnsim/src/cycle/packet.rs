@@ -2,8 +2,8 @@
 //! warm) and intrusive FIFO queues linked through `next`; the ids come from the engine's
 //! [`Slab`], which the credit-level model shares.
 
+use crate::cycle::routing::candidates::RouteState;
 use crate::engine::slab::{Columns, Slab};
-use crate::routing::candidates::RouteState;
 
 /// No packet.
 pub(crate) const NIL: u32 = u32::MAX;

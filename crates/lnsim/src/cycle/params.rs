@@ -7,13 +7,13 @@
 //! ([`default`]), and the VCs per port follow from the routing ([`RoutingParams`]): on a
 //! Dragonfly what its VC template needs (spec §3.0.3), on a mesh or torus one VC per class.
 //! A routing algorithm's own keys and their defaults belong to the algorithm
-//! ([`crate::routing::algorithm::CycleAlgorithm::new`]).
+//! ([`crate::cycle::routing::algorithm::CycleAlgorithm::new`]).
 
 use crate::config::{LoadedScenario, RouterConfig, TopologyConfig, TopologyKind, TrafficConfig};
+use crate::cycle::routing::algorithm::{CycleAlgorithm, Family, VcNeeds};
+use crate::cycle::routing::group_counters::CounterParams;
+use crate::cycle::routing::vc_template::{HopClass, VcTemplate};
 use crate::error::{Error, Result};
-use crate::routing::algorithm::{CycleAlgorithm, Family, VcNeeds};
-use crate::routing::group_counters::CounterParams;
-use crate::routing::vc_template::{HopClass, VcTemplate};
 use std::sync::Arc;
 
 /// The defaults of the cycle-level model that the configuration leaves open.
@@ -49,7 +49,7 @@ pub(crate) const MAX_VCS: u32 = 64;
 pub(crate) struct RoutingParams {
     /// The topology family it routes.
     pub family: Family,
-    /// The algorithm ([`crate::routing::cycle_algorithm`]).
+    /// The algorithm ([`crate::cycle::routing::cycle_algorithm`]).
     pub algorithm: Arc<dyn CycleAlgorithm>,
     /// Dragonfly: the hop-type VC template (`routing.vc_template`, or the algorithm's own).
     pub template: Option<VcTemplate>,
@@ -119,7 +119,7 @@ pub(crate) struct Scalars {
 /// they come before the memory estimate: a value out of its simple range is refused as such,
 /// not as a scenario too large for the memory.
 pub(crate) fn check_scalars(l: &LoadedScenario) -> Result<Scalars> {
-    reject_infiniband_keys(l)?;
+    reject_credit_level_keys(l)?;
     let s = &l.scenario;
     let measure = s.sim.measure_cycles.ok_or_else(|| {
         Error::input(
@@ -204,7 +204,7 @@ impl<'a> CycleParams<'a> {
                     "applies to Dragonflies (the counters are per destination group, spec §3.10)",
                 ));
             }
-            let c = crate::routing::lian::counter_params(&s.routing)?;
+            let c = crate::cycle::routing::lian::counter_params(&s.routing)?;
             if bin_cycles < c.window {
                 return Err(Error::input(
                     "stats.bin_cycles",
@@ -320,7 +320,7 @@ fn routing_params(
 ) -> Result<RoutingParams> {
     let s = &l.scenario;
     let (r, rc) = (&s.routing, &s.router);
-    let registered = crate::routing::cycle_algorithms(family);
+    let registered = crate::cycle::routing::cycle_algorithms(family);
     let names: Vec<&str> = registered.iter().map(|a| a.name()).collect();
     let name = match (r.algorithm, family) {
         (Some(a), _) => a,
@@ -332,7 +332,7 @@ fn routing_params(
             ))
         }
     };
-    let algorithm = match crate::routing::cycle_algorithm(name, family, r, pkt_phits) {
+    let algorithm = match crate::cycle::routing::cycle_algorithm(name, family, r, pkt_phits) {
         Some(a) => a?,
         None => {
             let what = match family {
@@ -466,7 +466,7 @@ fn reject_other_algorithms_keys(
     };
     let mut all = Vec::new();
     for family in [Family::Dragonfly, Family::MeshTorus] {
-        for a in crate::routing::cycle_algorithms(family) {
+        for a in crate::cycle::routing::cycle_algorithms(family) {
             all.push((family, a));
         }
     }
@@ -518,15 +518,15 @@ fn reject_other_algorithms_keys(
     Ok(())
 }
 
-/// Keys of the InfiniBand model that a cycle-level scenario must not set.
-fn reject_infiniband_keys(l: &LoadedScenario) -> Result<()> {
+/// Keys of the credit-level model that a cycle-level scenario must not set.
+fn reject_credit_level_keys(l: &LoadedScenario) -> Result<()> {
     let s = &l.scenario;
     let ib_tables = ["links", "switch", "hca", "cc"];
     for t in ib_tables {
         if l.merged.contains_key(t) {
             return Err(Error::input(
                 t,
-                "belongs to the InfiniBand model; a cycle-level scenario (sim.measure_cycles) \
+                "belongs to the credit-level model; a cycle-level scenario (sim.measure_cycles) \
                  configures its routers in [router]",
             ));
         }
@@ -534,7 +534,7 @@ fn reject_infiniband_keys(l: &LoadedScenario) -> Result<()> {
     if s.sim.allow_deadlock {
         return Err(Error::input(
             "sim.allow_deadlock",
-            "belongs to the InfiniBand model; the cycle-level model refuses a cyclic \
+            "belongs to the credit-level model; the cycle-level model refuses a cyclic \
              channel-dependency graph at start-up and has no run-time deadlock detector",
         ));
     }
@@ -565,7 +565,7 @@ fn reject_infiniband_keys(l: &LoadedScenario) -> Result<()> {
         if p {
             return Err(Error::input(
                 k,
-                "belongs to the InfiniBand model; a cycle-level scenario uses sim.warmup_cycles, \
+                "belongs to the credit-level model; a cycle-level scenario uses sim.warmup_cycles, \
                  sim.measure_cycles and the traffic.pattern keys",
             ));
         }
@@ -581,7 +581,7 @@ fn reject_infiniband_keys(l: &LoadedScenario) -> Result<()> {
             if tr.contains_key(k) {
                 return Err(Error::input(
                     &format!("traffic.{k}"),
-                    "belongs to the InfiniBand model; the cycle-level model sizes packets with traffic.packet_phits",
+                    "belongs to the credit-level model; the cycle-level model sizes packets with traffic.packet_phits",
                 ));
             }
         }

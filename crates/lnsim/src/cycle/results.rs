@@ -11,11 +11,11 @@
 use super::packet::{Link, Pkt};
 use super::CycleNet;
 use crate::config::LoadedScenario;
-use crate::engine::run::Ending;
+use crate::cycle::routing::algorithm::Paths;
+use crate::cycle::routing::valiant::PathClass;
+use crate::engine::run_outcome::Ending;
 use crate::error::{Error, Result};
 use crate::outdir::{write_folder, Marker};
-use crate::routing::algorithm::Paths;
-use crate::routing::valiant::PathClass;
 use crate::stats::fairness::jain;
 use hdrhistogram::Histogram;
 use serde_json::json;

@@ -1,4 +1,4 @@
-//! The cycle-level wing's side of the routing seam ([`crate::routing::candidates`]): a head
+//! The cycle-level wing's side of the routing seam ([`crate::cycle::routing::candidates`]): a head
 //! packet's next hop at a router input, packed into one word (output port, VC range) and
 //! cached per input VC; the source decision at the injection router (with ACOR's level,
 //! Dragonfly spec §3.7); the class of a delivered packet's path (§5); and, for a routing whose
@@ -7,9 +7,9 @@
 use super::occupancy::View;
 use super::packet::Link;
 use super::CycleNet;
-use crate::routing::algorithm::Paths;
-use crate::routing::candidates::RouteState;
-use crate::routing::valiant::{path_class, PathClass};
+use crate::cycle::routing::algorithm::Paths;
+use crate::cycle::routing::candidates::RouteState;
+use crate::cycle::routing::valiant::{path_class, PathClass};
 
 /// No cached route for an input VC's head.
 pub(super) const NO_ROUTE: u32 = u32::MAX;
@@ -72,7 +72,7 @@ impl CycleNet {
     const MAX_ROUTE_TABLE: u64 = 1 << 22;
 
     /// For a routing whose next hop depends on the router and the destination alone
-    /// ([`crate::routing::algorithm::CycleRouting::stateless`], mesh DOR), computes every
+    /// ([`crate::cycle::routing::algorithm::CycleRouting::stateless`], mesh DOR), computes every
     /// packed next hop once (by the same code as [`CycleNet::route_head`]) so that routing a
     /// head is one table read; nothing for other routings or beyond [`Self::MAX_ROUTE_TABLE`].
     pub(crate) fn tabulate_routes(&mut self) {

@@ -3,7 +3,7 @@
 
 use super::CycleNet;
 use crate::config::load_str;
-use crate::routing::dragonfly_paths as minimal;
+use crate::cycle::routing::dragonfly_paths as minimal;
 use crate::topology::dragonfly::{Arrangement, DragonflyShape};
 
 fn net(text: &str, over: &[&str]) -> CycleNet {
@@ -271,8 +271,9 @@ fn dragonflies_from_72_to_16512_nodes_build() {
 /// classes, both port numberings, several VCs per class; and Dragonflies.
 #[test]
 fn channel_dependency_graph_matches_the_pairwise_construction() {
-    use crate::routing::algorithm::Paths;
-    use crate::routing::channel_dependency::{build, naive_edges, ChannelGraph};
+    use crate::cycle::routing::algorithm::Paths;
+    use crate::cycle::routing::dependency_graph::{build, naive_edges};
+    use crate::routing::channel_dependency::ChannelGraph;
     let mut cases: Vec<(String, Vec<String>, bool)> = Vec::new();
     let mesh = |kind: &str, dims: &str, alg: &str, vcs: u32, numbering: &str| {
         format!(
@@ -414,7 +415,7 @@ fn allocate_router_0(n: &mut CycleNet) -> bool {
 /// granted, or for a minimal route, nothing is recomputed.
 #[test]
 fn a_blocked_valiant_injection_head_draws_a_new_intermediate_each_cycle() {
-    use crate::routing::candidates::NO_ROUTER;
+    use crate::cycle::routing::candidates::NO_ROUTER;
     let head = |n: &CycleNet, gp: u32| n.vc[(gp * n.vcs) as usize];
     for recompute in [true, false] {
         let key = format!("routing.recompute={recompute}");
@@ -476,7 +477,7 @@ fn a_blocked_valiant_injection_head_draws_a_new_intermediate_each_cycle() {
 /// re-routing, up to the last level.
 #[test]
 fn blocked_re_routings_raise_the_acor_level_of_the_router_or_the_packet() {
-    use crate::routing::valiant::{path_class, PathClass};
+    use crate::cycle::routing::valiant::{path_class, PathClass};
     let shape = DragonflyShape::new(2, 4, 2, Arrangement::Palmtree).unwrap();
     // ACOR-Switch, 3L, IT1 = 3, IT2 = 4
     let (mut n, id, _) = one_injection_head(

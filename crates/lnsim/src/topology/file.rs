@@ -58,7 +58,7 @@ pub fn build(
         )
     })?;
     let path = base_dir.join(rel);
-    let text = crate::config::input::read_text(&path)
+    let text = crate::config::input_files::read_text(&path)
         .map_err(|why| Error::input("topology.file", format!("`{}` {why}", path.display())))?;
     parse(&text, &path.display().to_string(), host, fabric)
 }

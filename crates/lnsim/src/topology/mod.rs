@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::path::Path;
 
-/// Most ports a switch of the InfiniBand model may have: IBA numbers switch ports 1–254 (0 is
+/// Most ports a switch of the credit-level model may have: IBA numbers switch ports 1–254 (0 is
 /// the management port, 255 is reserved), lnsim numbers them 0–253. So every port number fits
 /// a `.fdbs` forwarding table, where 255 means "no route".
 pub const MAX_SWITCH_PORTS: usize = 254;

@@ -14,7 +14,7 @@
 //!   its own image is *inactive* and sends nothing.
 //!
 //! `mix` and `transient` combine steady patterns over time and per packet; they belong to the
-//! cycle-level traffic of [`super::synthetic`].
+//! cycle-level wing's traffic (`cycle/traffic/synthetic.rs`).
 
 use super::geometry::Geometry;
 use super::permutation::{is_permutation, terminal_image};

@@ -124,7 +124,7 @@ impl CongestionControlTable {
 /// Reads `multiplier shift` lines (IBA CCT entries: 14-bit multiplier, 2-bit shift);
 /// `#` comments and blank lines are skipped. IRD = multiplier · 2^−shift.
 fn load(path: &Path) -> Result<Vec<f64>> {
-    let text = crate::config::input::read_text(path)
+    let text = crate::config::input_files::read_text(path)
         .map_err(|why| Error::input("cc.cct.file", format!("`{}` {why}", path.display())))?;
     let mut v = Vec::new();
     for (i, line) in text.lines().enumerate() {

@@ -5,7 +5,7 @@
 //! destination answers each marked packet with a notification naming the packet's path.
 //!
 //! A connection is a flow (source, destination); its paths are the pair's multipath routes
-//! (`routing/multipath.rs`, shortest first, path 0 the forwarding tables' route), so opening
+//! (`credit/routing/multipath_routes.rs`, shortest first, path 0 the forwarding tables' route), so opening
 //! "the next path" opens the next-shortest one and closing removes the most recently opened
 //! (spec A.3.2 \[A\]). One timer for all sources, period `cc.ccm_timer`, is the CCM timer
 //! (spec A.3.4; the paper does not say how the sources' timers are phased \[A\]).
@@ -14,9 +14,9 @@ use crate::config::{CcConfig, CountWindow, DrbConfig, PathGranularity, Ps, ZeroC
 use crate::credit::cc::port_monitor::PortMonitor;
 use crate::credit::cc::CcContext;
 use crate::credit::packet::{Packet, BECN};
+use crate::credit::traffic::Flow;
 use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
-use crate::traffic::Flow;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
@@ -276,7 +276,7 @@ mod tests {
     use crate::topology::LinkClass;
 
     fn flow(src: u32, dst: u32) -> Flow {
-        crate::traffic::flows::new_flow(src, dst, 0, 0, true)
+        crate::credit::traffic::flows::new_flow(src, dst, 0, 0, true)
     }
 
     /// A DRB agent for 2 HCAs whose pair (0, 1) has `paths` paths.

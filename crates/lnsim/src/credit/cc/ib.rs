@@ -12,8 +12,8 @@ use super::ib_switch::SwitchCc;
 use super::{CcContext, Notification, SwitchView};
 use crate::config::{CcConfig, Ps};
 use crate::credit::packet::{Packet, BECN, FECN};
+use crate::credit::traffic::Flow;
 use crate::error::Result;
-use crate::traffic::Flow;
 
 /// InfiniBand CC: switch and channel-adapter state.
 #[derive(Debug, Clone)]

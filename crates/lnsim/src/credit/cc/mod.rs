@@ -9,15 +9,15 @@
 //! | switch | [`packet_enqueued`] | `switch/input.rs`, a head joins an input queue | VoQ fill rises: re-evaluate the output's state (§2.2.3) |
 //! | switch | [`packet_dequeued`] | `switch/input.rs`, its tail leaves the input | VoQ fill falls: likewise |
 //! | switch | [`packet_forwarded`] | `switch/arbiter.rs`, an output starts a packet | FECN marking (§2.2.5); credits taken: re-evaluate |
-//! | switch | [`credits_returned`] | `run.rs`, a credit update reaches an output | root or victim: re-evaluate (the port's buffer state sampled) |
+//! | switch | [`credits_returned`] | `run_loop.rs`, a credit update reaches an output | root or victim: re-evaluate (the port's buffer state sampled) |
 //! | endpoint | [`packet_received`] | `endpoint/delivery.rs`, a destination consumed a data packet | FECN → a CNP back to the source (§2.3.1) |
 //! | endpoint | [`notification_received`] | `endpoint/delivery.rs`, a source consumed a notification | BECN raises the flow's CCTI (§2.3.2) |
 //! | endpoint | [`ready_at`] | `endpoint/hca.rs`, injection decision | when may flow f send next: the IRD gap (§2.3.3) |
 //! | endpoint | [`packet_sent`] | `endpoint/hca.rs`, a flow injected a packet | the next gap starts |
-//! | endpoint | [`path_for`] | `endpoint/hca.rs`, a flow's next packet (with `drb.enabled`: its multipath route, `credit/multipath.rs`) | the one path (0) |
+//! | endpoint | [`path_for`] | `endpoint/hca.rs`, a flow's next packet (with `drb.enabled`: its multipath route, `credit/routing/multipath.rs`) | the one path (0) |
 //! | endpoint | [`congestion_bit`] | `endpoint/hca.rs`, a message's first packet | — (DDBBM: the source's status bit) |
-//! | run | [`interval_ended`], [`run_ended`] | `run.rs` | CCTI samples per statistics interval |
-//! | run | [`timer_period`], [`timer_fired`] | `run.rs`, the mechanism's own timer | — (DDBBM: the detection frame) |
+//! | run | [`interval_ended`], [`run_ended`] | `run_loop.rs` | CCTI samples per statistics interval |
+//! | run | [`timer_period`], [`timer_fired`] | `run_loop.rs`, the mechanism's own timer | — (DDBBM: the detection frame) |
 //!
 //! Switch-side hooks read the network through a [`SwitchView`] (queue fills, buffer capacities,
 //! credits), which they build when they need it with the closure `switch_view!` gives them;
@@ -42,9 +42,9 @@
 //!   destination and returns a notification; `notification_received` widens or narrows the
 //!   flow's set of paths; `path_for` picks the next packet's path round robin over the set
 //!   (the packet carries it in `Packet::path`; with `drb.enabled` the switches follow the
-//!   pair's link-disjoint path `k` of `routing/multipath.rs`, looked up in `switch/input.rs`).
+//!   pair's link-disjoint path `k` of `credit/routing/multipath_routes.rs`, looked up in `switch/input.rs`).
 //!
-//! [`ddbbm::Ddbbm`] (drb-and-ddbbm spec B.3) is the second mechanism: the destination counts
+//! [`ddbbm_detection::Ddbbm`] (drb-and-ddbbm spec B.3) is the second mechanism: the destination counts
 //! what it receives in `packet_received` (and notifies a new source while congested), decides
 //! at the end of each frame of its own timer ([`timer_period`], [`timer_fired`]: the network
 //! queues the notifications it returns), the source keeps the status bits in
@@ -69,7 +69,7 @@
 //! [`congestion_bit`]: CongestionManagement::congestion_bit
 
 pub mod cct;
-pub mod ddbbm;
+pub mod ddbbm_detection;
 pub mod ddbbm_lanes;
 pub mod drb;
 pub mod ib;
@@ -80,15 +80,15 @@ pub mod port_monitor;
 
 use crate::config::{CcConfig, CcMechanism, DdbbmConfig, DrbConfig, Ps};
 use crate::credit::packet::Packet;
+use crate::credit::routing::multipath_routes::MultipathRoutes;
 use crate::credit::switch::buffer::CreditKeeping;
 use crate::credit::switch::output_queue::OutQueue;
+use crate::credit::traffic::Flow;
 use crate::error::Result;
-use crate::routing::multipath::MultipathRoutes;
 use crate::topology::LinkClass;
-use crate::traffic::Flow;
 use std::path::Path;
 
-pub use ddbbm::Ddbbm;
+pub use ddbbm_detection::Ddbbm;
 pub use drb::Drb;
 pub use ib::IbCc;
 pub use ib_s1::IbS1;
@@ -206,7 +206,7 @@ pub enum CongestionManagement {
     /// InfiniBand CC (spec §2; [`ib`]).
     Ib(Box<IbCc>),
     /// DDBBM's destination detection and the sources' status bits (drb-and-ddbbm spec B.3;
-    /// [`ddbbm`]): nothing is throttled, packets of congested destinations carry the congestion
+    /// [`ddbbm_detection`]): nothing is throttled, packets of congested destinations carry the congestion
     /// bit that the switches' DDBBM queue scheme maps to the dynamic queue.
     Ddbbm(Box<Ddbbm>),
     /// DRB's path expansion (drb-and-ddbbm spec A.3; [`drb`]): the input-buffer monitor marks,
@@ -530,7 +530,7 @@ impl CongestionManagement {
     /// tables' route). With `drb.enabled` (drb-and-ddbbm spec A.3.5) the answer given as a
     /// packet leaves applies to the flow's following packet (its VL, the path's layer, must be
     /// known to the HCA's credit check) and wraps at the pair's path count
-    /// (`credit/multipath.rs`); without it, only 0 is followed.
+    /// (`credit/routing/multipath.rs`); without it, only 0 is followed.
     #[inline]
     pub fn path_for(&mut self, f: u32, flow: &Flow) -> u8 {
         match self {

@@ -79,7 +79,7 @@ impl Net {
         if fl.msgs.is_empty() {
             fl.head_since = now;
         }
-        fl.msgs.push_back(crate::traffic::Message {
+        fl.msgs.push_back(crate::credit::traffic::Message {
             created: now,
             packets_left: pk,
         });
@@ -95,7 +95,10 @@ impl Net {
         for i in 0..self.traffic.by_hca[h as usize].len() {
             let s = self.traffic.by_hca[h as usize][i];
             let src = &self.traffic.sources[s as usize];
-            let random = matches!(src.dest, crate::traffic::Destinations::Random { .. });
+            let random = matches!(
+                src.dest,
+                crate::credit::traffic::Destinations::Random { .. }
+            );
             if random
                 && src.injection == Injection::Flood
                 && src.active(now)

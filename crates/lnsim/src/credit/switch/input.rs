@@ -7,9 +7,9 @@
 use crate::config::Ps;
 use crate::credit::cc::switch_view;
 use crate::credit::packet::{CBIT, NO_LOOKAHEAD};
+use crate::credit::routing::tables::NO_PORT;
 use crate::credit::switch::buffer::QueueQuery;
 use crate::credit::Net;
-use crate::routing::tables::NO_PORT;
 
 impl Net {
     /// Head of `pid` arrived at switch input `g`.

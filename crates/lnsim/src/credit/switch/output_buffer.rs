@@ -239,13 +239,13 @@ impl OutputBuffers {
     /// Prefetch hint for the `room` bits of output `og`.
     #[inline(always)]
     pub fn prefetch_room(&self, og: u32) {
-        crate::engine::prefetch::prefetch(&self.room, og as usize * self.vls * self.words);
+        crate::credit::prefetch::prefetch(&self.room, og as usize * self.vls * self.words);
     }
 
     /// Prefetch hint for output queue `s`.
     #[inline(always)]
     pub fn prefetch(&self, s: usize) {
-        crate::engine::prefetch::prefetch(&self.oq, s);
+        crate::credit::prefetch::prefetch(&self.oq, s);
     }
 
     /// Number of output queues of the network.

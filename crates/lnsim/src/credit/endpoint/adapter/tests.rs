@@ -4,8 +4,8 @@
 
 use super::Wrr;
 use crate::config::load_str;
+use crate::credit::traffic::Message;
 use crate::credit::Net;
-use crate::traffic::Message;
 
 /// Two switches of three HCAs; every key given is added after the topology.
 fn net(body: &str, overrides: &[&str]) -> Net {

@@ -9,8 +9,8 @@
 use super::shared_pool::SharedPool;
 use super::{CreditKeeping, QueueQuery};
 use crate::credit::packet::{CBIT, NO_LOOKAHEAD};
+use crate::credit::routing::tables::NO_PORT;
 use crate::credit::Net;
-use crate::routing::tables::NO_PORT;
 
 impl Net {
     /// Index in `credits` of counter `counter` held by output `og`.

@@ -1,6 +1,6 @@
 //! Buffer organisation: the one decision point `(packet, output) → queue` of an input buffer,
 //! and how the link's credits are kept for those queues (architecture "Seams that keep it
-//! changeable"; spec §3.4 for the InfiniBand model, spec B.2 and B.5 for the HoL-blocking
+//! changeable"; spec §3.4 for the credit-level model, spec B.2 and B.5 for the HoL-blocking
 //! schemes).
 //!
 //! Two independent choices, each an `enum` dispatched with `match` (no trait objects on the
@@ -13,7 +13,7 @@
 //!   picks the *class* (`0..queues_per_vl`), the VL keeps its own queues.
 //!   - [`one_queue`]: one FIFO per VL (1Q, `"one_queue"`);
 //!   - [`voq_switch`]: one queue per output of this switch (VOQsw, `"voq_sw"`; `"voq"` is the
-//!     same scheme and stays the InfiniBand model's name, shared buffers only);
+//!     same scheme and stays the credit-level model's name, shared buffers only);
 //!   - [`voq_net`]: one queue per destination (VOQnet, `"voq_net"`);
 //!   - [`dbbm`]: Q queues, `destination mod Q` (DBBM, `"dbbm"`, `switch.dbbm_queues` = Q);
 //!   - [`ddbbm`]: DBBM's Q queues plus one dynamic queue, `cbit ? Q : destination mod Q`
@@ -64,7 +64,7 @@
 //! (`requesting_queue` returns None when several queues may request one output, and then
 //! `several_heads_per_output` is true; `heads_share_outputs` is true unless all of a queue's
 //! packets want one output); register the scenario value in [`QueueScheme::from_config`]
-//! (the key itself lives in `config/`); size its memory in `credit/memory.rs` (it follows
+//! (the key itself lives in `config/`); size its memory in `credit/memory_estimate.rs` (it follows
 //! `queues_per_vl`). A scheme whose queue depends on more than the destination, the output and
 //! the packet's flags needs the look-ahead of [`accounting`] to know it too.
 //!
@@ -320,7 +320,7 @@ impl BufferChoice {
                 if s.queue_mapping == QueueMappingKind::Voq {
                     return Err(Error::input(
                         "switch.buffer_sharing",
-                        "\"static\" with switch.queue_mapping = \"voq\" (the shared-pool VOQ of the InfiniBand model); for static VOQsw write switch.queue_mapping = \"voq_sw\"",
+                        "\"static\" with switch.queue_mapping = \"voq\" (the shared-pool VOQ of the credit-level model); for static VOQsw write switch.queue_mapping = \"voq_sw\"",
                     ));
                 }
                 let mode = s.static_mode.unwrap_or_default();

@@ -126,7 +126,7 @@ impl PartitionedCredits {
     /// Prefetch hint for the state of counter `counter` of input `g`.
     #[inline(always)]
     pub fn prefetch(&self, g: u32, counter: u16) {
-        crate::engine::prefetch::prefetch(&self.used_cap, self.in_slot(g, counter));
+        crate::credit::prefetch::prefetch(&self.used_cap, self.in_slot(g, counter));
     }
 
     /// Number of slots (credit counters) of the whole network.

@@ -1,0 +1,422 @@
+//! The run loop: take the earliest event, dispatch it to the switch, HCA or generator code,
+//! until the end time (or an interruption); then check conservation and write the results
+//! folder.
+
+use super::cc::switch_view;
+use super::results;
+use super::switch::buffer::CreditKeeping;
+use super::{Ev, Net};
+use crate::config::{LoadedScenario, Ps, PS_PER_S};
+use crate::engine::run_outcome::Ending;
+use crate::engine::run_outcome::{RunOptions, RunOutput};
+use crate::error::{Error, Result};
+use std::time::Instant;
+
+/// Runs a loaded credit-level scenario and writes its results folder `out_dir` (nothing is
+/// written on failure; `crate::api::run` has checked the memory estimate and the folder).
+/// When `interrupted` returns true the run stops and writes what it simulated so far, marked
+/// incomplete ([`RunOutput::complete`]).
+pub fn run_scenario(
+    l: &LoadedScenario,
+    opts: &RunOptions,
+    out_dir: &std::path::Path,
+    interrupted: &mut dyn FnMut() -> bool,
+) -> Result<RunOutput> {
+    let mut setup = crate::engine::progress::SetupProgress::new(opts.progress);
+    let mut net = Net::build(l, &mut setup)?;
+    setup.finish();
+    let wall = Instant::now();
+    let planned_end = net.end;
+    let ending = match net.run(opts.progress, interrupted)? {
+        None => Ending::Complete,
+        Some(t) => {
+            net.cut_at(t);
+            Ending::Interrupted { planned_end }
+        }
+    };
+    let wall_s = wall.elapsed().as_secs_f64();
+    let conservation = net.check_conservation()?;
+    net.stats.finish(net.end);
+    let last = net.stats.nodes.n_int as u32 - 1;
+    net.cc.run_ended(last, net.end, net.traffic.flows.len());
+    let summary = results::write_results(&net, l, out_dir, wall_s, conservation, ending)?;
+    Ok(RunOutput {
+        out_dir: out_dir.to_path_buf(),
+        summary_json: summary,
+        complete: ending.is_complete(),
+    })
+}
+
+/// How many events ahead of the one being handled the run loop prefetches for: the records an
+/// event names (`Net::prefetch_event`) …
+const PREFETCH_AHEAD: usize = 6;
+/// … and, closer, what a packet's record (prefetched earlier) leads to
+/// (`Net::prefetch_packet_state`).
+const PREFETCH_NEAR: usize = 2;
+
+/// Packets standing still this long (1 ms simulated) trigger the deadlock analysis.
+const STALL_PS: Ps = 1_000_000_000;
+
+impl Net {
+    /// An interrupted run ends at `t`, the time of the last event it handled: the statistics
+    /// cover `[0, t]` (the intervals after the one holding `t` are dropped).
+    fn cut_at(&mut self, t: Ps) {
+        self.end = t;
+        let ns = &mut self.stats.nodes;
+        ns.n_int = ns.n_int.min((t / ns.interval) as usize + 1);
+    }
+
+    /// Runs until the end time; returns `Some(time reached)` when `interrupted` stopped it
+    /// early (every handled event is complete then, so the state is consistent).
+    pub(crate) fn run(
+        &mut self,
+        progress: bool,
+        interrupted: &mut dyn FnMut() -> bool,
+    ) -> Result<Option<Ps>> {
+        self.start_sources();
+        if self.cc.samples_intervals() {
+            // e.g. the CCTI time series: one sample at every interval border
+            let iv = self.stats.nodes.interval;
+            for k in 1..self.stats.nodes.n_int as u64 {
+                self.at(
+                    k * iv,
+                    Ev::CcSample {
+                        interval: (k - 1) as u32,
+                    },
+                );
+            }
+        }
+        if let Some(p) = self.cc.timer_period() {
+            if p <= self.end {
+                self.at(p, Ev::CcTimer);
+            }
+        }
+        let mut watch = crate::engine::progress::RunProgress::new(
+            progress,
+            self.end / 1_000_000,
+            "{bar:40} {msg} sim {pos}/{len} us [{elapsed_precise} < {eta}]",
+        );
+        // a deadlock is looked for once packets have not moved for this long
+        let stall = STALL_PS;
+        let mut next_check = stall;
+        let mut stopped = None;
+        while let Some((t, ev)) = self.q.pop() {
+            if t >= self.end {
+                self.q.push(t, ev); // keep it for the conservation count
+                break;
+            }
+            self.events += 1;
+            if let Some(&next) = self.q.peek_ahead(PREFETCH_AHEAD) {
+                self.prefetch_event(next);
+            }
+            if let Some(&next) = self.q.peek_ahead(PREFETCH_NEAR) {
+                self.prefetch_packet_state(next);
+            }
+            self.dispatch(t, ev);
+            if self.events & 0xFFF == 0 {
+                if let Some(f) = &self.fault {
+                    return Err(Error::Internal(f.clone()));
+                }
+                if t >= next_check && t - self.last_progress >= stall {
+                    if let Some(d) = self.detect_deadlock(t) {
+                        self.deadlock = Some(d);
+                        break;
+                    }
+                    next_check = t + stall;
+                }
+                let polled = watch.poll(t / 1_000_000, interrupted, |wall| {
+                    Some(format!(
+                        "{:.3} sim-s/s",
+                        t as f64 / PS_PER_S as f64 / wall.max(1e-9)
+                    ))
+                });
+                match polled {
+                    Err(Error::Interrupted) => {
+                        stopped = Some(t);
+                        break;
+                    }
+                    r => r?,
+                }
+            }
+        }
+        watch.finish();
+        if let Some(f) = &self.fault {
+            return Err(Error::Internal(f.clone()));
+        }
+        if stopped.is_none() && self.deadlock.is_none() && self.q.is_empty() {
+            // nothing more will ever happen: packets still queued are stuck for good
+            let t = self.last_progress;
+            self.deadlock = self.detect_deadlock(t);
+        }
+        Ok(stopped)
+    }
+
+    /// Asks for the cache lines event `ev` will touch first (the records its handler reads
+    /// at random; `credit/prefetch.rs`): a hint, no state changes.
+    #[inline(always)]
+    fn prefetch_event(&self, ev: Ev) {
+        match ev {
+            Ev::HeadArrive { pkt, .. } | Ev::CrossbarArrive { pkt, .. } => self.pkts.prefetch(pkt),
+            Ev::InputRelease { gport, counter, .. } | Ev::CrossbarDone { gport, counter, .. } => {
+                if let CreditKeeping::Partitioned(p) = &self.credit_keeping {
+                    p.prefetch(gport, counter);
+                }
+                if let Some(fc) = &self.flow_control {
+                    fc.prefetch(self.upstream_credit_slot(gport, counter));
+                }
+            }
+            Ev::FlowControlSend { gport, counter } => {
+                if let Some(fc) = &self.flow_control {
+                    fc.prefetch(self.upstream_credit_slot(gport, counter));
+                }
+            }
+            Ev::CreditArrive { gport, counter, .. } => {
+                crate::credit::prefetch::prefetch(&self.credits, self.credit_slot(gport, counter));
+                if let Some(ob) = &self.obuf {
+                    ob.prefetch(ob.slot(gport, counter));
+                }
+            }
+            Ev::OutputRelease { gport, counter, .. } | Ev::WireDone { gport, counter, .. } => {
+                if let Some(ob) = &self.obuf {
+                    ob.prefetch(ob.slot(gport, counter));
+                }
+                self.prefetch_arbiter(gport);
+            }
+            Ev::OutputReady { gport } => self.prefetch_arbiter(gport),
+            // a source's record (its random streams, destinations) is read for every message
+            Ev::Arrival { source, dst } => {
+                crate::credit::prefetch::prefetch_all(&self.traffic.sources, source as usize);
+                // the entry of the flow it feeds
+                self.traffic.flow_index.prefetch(source, dst);
+            }
+            _ => {}
+        }
+    }
+
+    /// Prefetch hint for what the arbiter of switch output `og` reads first: which heads of
+    /// its inputs request it (`head_mask`: two lines hold every input's entries) and which of
+    /// its output queues have room.
+    #[inline(always)]
+    fn prefetch_arbiter(&self, og: u32) {
+        use crate::credit::prefetch::prefetch;
+        let Some(&fb) = self.fill_base.get(og as usize) else {
+            return;
+        };
+        if fb == u32::MAX || self.head_words == 0 {
+            return;
+        }
+        let i = fb as usize * self.head_words;
+        prefetch(&self.head_mask, i);
+        prefetch(&self.head_mask, i + 8);
+        if let Some(ob) = &self.obuf {
+            ob.prefetch_room(og);
+        }
+    }
+
+    /// The second step of [`Net::prefetch_event`] for an event about a packet: the state its
+    /// record points to (the output queue it joins, its input buffer's counters).
+    #[inline(always)]
+    fn prefetch_packet_state(&self, ev: Ev) {
+        use crate::credit::prefetch::prefetch;
+        match ev {
+            Ev::HeadArrive { pkt, gport } => {
+                let p = &self.pkts[pkt];
+                prefetch(&self.in_used, gport as usize * self.vls + p.vl as usize);
+                let out = self.pkts.next_out(pkt);
+                let fb = self.fill_base[gport as usize];
+                if out != crate::credit::packet::NO_LOOKAHEAD && fb != u32::MAX {
+                    prefetch(
+                        &self.fill,
+                        fb as usize + out as usize * self.vls + p.vl as usize,
+                    );
+                    // the queue it joins, and its share's counters
+                    let query = crate::credit::switch::buffer::QueueQuery {
+                        input: gport,
+                        dst: p.dst,
+                        out,
+                        vl: p.vl,
+                        cbit: p.flags & crate::credit::packet::CBIT != 0,
+                    };
+                    let qlocal = self.queue_scheme.queue_of(&query, self.vls);
+                    let qid = self.queue_base[gport as usize] as usize + qlocal as usize;
+                    prefetch(&self.queues, qid);
+                    if let CreditKeeping::Partitioned(pc) = &self.credit_keeping {
+                        pc.prefetch(gport, qlocal as u16);
+                    }
+                    // the look-ahead's table entry at the switch after this one, and what the
+                    // output's arbiter reads
+                    let og = self.port_base[self.node_of[gport as usize] as usize] + out as u32;
+                    self.prefetch_arbiter(og);
+                    if let Some(&next) = self.peer.get(og as usize) {
+                        if self.is_switch[next as usize] {
+                            let sw = self.node_of[next as usize];
+                            self.lft.prefetch(sw, p.dst + 1);
+                        }
+                    }
+                }
+            }
+            Ev::CrossbarArrive { pkt, gport } => {
+                if let Some(ob) = &self.obuf {
+                    ob.prefetch(ob.slot(gport, self.pkts.down_counter(pkt)));
+                }
+            }
+            Ev::InputRelease {
+                gport,
+                counter,
+                out,
+                ..
+            }
+            | Ev::CrossbarDone {
+                gport,
+                counter,
+                out,
+                ..
+            } => {
+                let vl = self.counter_vl(counter) as usize;
+                prefetch(&self.in_used, gport as usize * self.vls + vl);
+                let fb = self.fill_base[gport as usize];
+                if fb != u32::MAX {
+                    prefetch(&self.fill, fb as usize + out as usize * self.vls + vl);
+                }
+            }
+            Ev::Arrival { source, dst } => {
+                // the flow's record, whose message queue the new message joins (its entry
+                // was prefetched earlier; a flow not created yet has none)
+                if let Some(f) = self.traffic.flow_index.peek(source, dst) {
+                    crate::credit::prefetch::prefetch_all(&self.traffic.flows, f as usize);
+                }
+            }
+            Ev::CreditArrive { gport, counter, .. } => {
+                // the head of the output queue these credits are for (`link_refresh`)
+                if let Some(ob) = &self.obuf {
+                    if let Some(pid) = ob.head(ob.slot(gport, counter)) {
+                        self.pkts.prefetch(pid);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[inline]
+    fn dispatch(&mut self, t: Ps, ev: Ev) {
+        match ev {
+            Ev::HeadArrive { pkt, gport } => {
+                if self.is_switch[gport as usize] {
+                    self.switch_receive(pkt, gport, t)
+                } else {
+                    self.hca_receive(pkt, gport, t)
+                }
+            }
+            Ev::OutputReady { gport } => self.output_ready(gport, t),
+            Ev::InputRelease {
+                gport,
+                counter,
+                out,
+                credits,
+            } => self.input_release(gport, counter, out, credits, t),
+            Ev::CrossbarDone {
+                gport,
+                counter,
+                out,
+                credits,
+            } => {
+                self.input_release(gport, counter, out, credits, t);
+                let og = self.port_base[self.node_of[gport as usize] as usize] + out as u32;
+                self.output_ready(og, t)
+            }
+            Ev::CreditArrive {
+                gport,
+                counter,
+                credits,
+            } => {
+                let slot = self.credit_slot(gport, counter);
+                self.credits[slot] += credits;
+                if self.is_switch[gport as usize] {
+                    if self.obuf.is_some() {
+                        self.link_refresh(gport, counter);
+                        self.try_link(gport, t);
+                    } else {
+                        self.output_gained_room(gport);
+                        self.try_output(gport, t);
+                    }
+                    let vl = self.counter_vl(counter);
+                    self.cc.credits_returned(switch_view!(self), gport, vl, t);
+                } else {
+                    let h = self.hca_of_node[self.node_of[gport as usize] as usize];
+                    // more credits: the flows that need this counter may fit again (the others
+                    // still do not: only this HCA's sends take its credits)
+                    if self.slot_waiting[slot] > 0 {
+                        self.hca_blocked[h as usize] = 0;
+                    }
+                    self.try_hca_send(h, t)
+                }
+            }
+            Ev::SinkDone { hca } => self.sink_done(hca, t),
+            Ev::SinkCredit { hca, seq } => self.sink_credit(hca, seq, t),
+            Ev::HcaWake { hca } => {
+                if t >= self.wake_at[hca as usize] {
+                    self.wake_at[hca as usize] = Ps::MAX;
+                }
+                self.try_hca_send(hca, t)
+            }
+            Ev::Arrival { source, dst } => self.arrival(source, dst, t),
+            Ev::CcSample { interval } => {
+                self.cc
+                    .interval_ended(interval, t, self.traffic.flows.len())
+            }
+            Ev::CcTimer => self.cc_timer(t),
+            Ev::FlowControlSend { gport, counter } => self.flow_control_send(gport, counter, t),
+            Ev::CrossbarArrive { pkt, gport } => self.output_arrive(pkt, gport, t),
+            Ev::LinkReady { gport } => self.link_ready(gport, t),
+            Ev::OutputRelease {
+                gport,
+                counter,
+                credits,
+            } => self.output_release(gport, counter, credits, t),
+            Ev::WireDone {
+                gport,
+                counter,
+                credits,
+            } => {
+                self.link_ready(gport, t);
+                self.output_release(gport, counter, credits, t)
+            }
+        }
+    }
+
+    /// The crossbar output of switch port `gport` (or the HCA's sender) is free: it may
+    /// take its next packet.
+    #[inline]
+    fn output_ready(&mut self, gport: u32, t: Ps) {
+        self.out_busy[gport as usize] = false;
+        if self.is_switch[gport as usize] {
+            self.try_output(gport, t)
+        } else {
+            let h = self.hca_of_node[self.node_of[gport as usize] as usize];
+            self.try_hca_send(h, t)
+        }
+    }
+
+    /// The congestion management's timer fired: queue what it decided, re-arm it.
+    fn cc_timer(&mut self, t: Ps) {
+        let mut out = std::mem::take(&mut self.cc_out);
+        let sooner = self.cc.timer_fired(t, |h, n| out.push((h, n)));
+        for &(h, n) in &out {
+            self.queue_notification(h, n, t);
+        }
+        out.clear();
+        self.cc_out = out;
+        if sooner {
+            // IBA_CC-S1 lowered some IRDs: HCAs asleep until a later time may send now
+            for h in 0..self.hca_gport.len() as u32 {
+                self.try_hca_send(h, t);
+            }
+        }
+        if let Some(p) = self.cc.timer_period() {
+            if t + p <= self.end {
+                self.at(t + p, Ev::CcTimer);
+            }
+        }
+    }
+}

@@ -1,0 +1,421 @@
+//! The credit-level wing's event queue: a timing wheel (calendar queue) with an overflow heap
+//! (the cycle-level wing steps through a ring of per-cycle slots instead, `cycle/calendar.rs`).
+//!
+//! Time is cut into buckets of `2^shift` ps; the wheel holds the next `N` buckets. Scheduling
+//! into the wheel is a `Vec::push` (O(1)); a bitmap of non-empty buckets lets the wheel jump
+//! over empty stretches. Events come out in `(time, sequence)` order, which makes runs
+//! bit-for-bit reproducible: a bucket's events are kept in scheduling order, so when the wheel
+//! reaches a bucket a stable sort by time orders them, and an event scheduled into the bucket
+//! being processed is inserted after every pending event of the same time. Events beyond the
+//! wheel's horizon wait in an overflow heap and move into the wheel as it turns (before any
+//! event is scheduled directly into their bucket, which keeps the scheduling order).
+
+use crate::config::Ps;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// An event in the overflow heap.
+#[derive(Clone, Copy)]
+struct Entry<E> {
+    time: Ps,
+    seq: u64,
+    ev: E,
+}
+impl<E> PartialEq for Entry<E> {
+    fn eq(&self, o: &Self) -> bool {
+        self.time == o.time && self.seq == o.seq
+    }
+}
+impl<E> Eq for Entry<E> {}
+impl<E> PartialOrd for Entry<E> {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl<E> Ord for Entry<E> {
+    // reversed: BinaryHeap is a max-heap, we want the earliest (time, seq) first
+    fn cmp(&self, o: &Self) -> Ordering {
+        (o.time, o.seq).cmp(&(self.time, self.seq))
+    }
+}
+
+/// An event in a wheel bucket (its sequence is implied by its position).
+#[derive(Clone, Copy)]
+struct Slot<E> {
+    time: Ps,
+    ev: E,
+}
+
+/// A time-ordered event queue; ties are broken by insertion order.
+pub struct EventQueue<E> {
+    shift: u32,
+    mask: u64,
+    /// Bucket being processed.
+    cur: u64,
+    /// Events of buckets `cur + 1 ..= cur + mask`, each in scheduling order.
+    buckets: Vec<Vec<Slot<E>>>,
+    /// One bit per bucket: set while the bucket holds events.
+    occupied: Vec<u64>,
+    /// One bit per word of `occupied`: set while that word is non-zero.
+    summary: Vec<u64>,
+    in_wheel: usize,
+    /// Events of bucket `cur`, sorted by time (ties in scheduling order); `current[pos..]` pend.
+    current: Vec<Slot<E>>,
+    pos: usize,
+    /// Scratch space of the radix sort of a large bucket ([`sort_bucket`]).
+    scratch: Vec<Slot<E>>,
+    overflow: BinaryHeap<Entry<E>>,
+    seq: u64,
+    now: Ps,
+}
+
+impl<E: Copy> EventQueue<E> {
+    /// A wheel of `2^log_buckets` buckets of `2^shift` ps each.
+    pub fn new(shift: u32, log_buckets: u32) -> Self {
+        let n = 1usize << log_buckets;
+        let words = n.div_ceil(64);
+        EventQueue {
+            shift,
+            mask: n as u64 - 1,
+            cur: 0,
+            buckets: (0..n).map(|_| Vec::new()).collect(),
+            occupied: vec![0; words],
+            summary: vec![0; words.div_ceil(64)],
+            in_wheel: 0,
+            current: Vec::new(),
+            pos: 0,
+            scratch: Vec::new(),
+            overflow: BinaryHeap::new(),
+            seq: 0,
+            now: 0,
+        }
+    }
+
+    /// Time of the last event taken out.
+    #[inline]
+    pub fn now(&self) -> Ps {
+        self.now
+    }
+
+    /// Number of pending events.
+    pub fn len(&self) -> usize {
+        self.in_wheel + (self.current.len() - self.pos) + self.overflow.len()
+    }
+
+    /// True when no event is pending.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Schedules `ev` at `time` (never before the current time).
+    #[inline]
+    pub fn push(&mut self, time: Ps, ev: E) {
+        debug_assert!(time >= self.now, "event scheduled in the past");
+        let b = time >> self.shift;
+        if b <= self.cur {
+            // after every pending event of the same (or an earlier) time
+            let rest = &self.current[self.pos..];
+            let at = self.pos + rest.partition_point(|s| s.time <= time);
+            if self.pos > 0 && at - self.pos <= self.current.len() - at {
+                // fewer events before the place than after it (an event for now is usually
+                // due first): shift those into the slot of the event taken out last
+                self.current[self.pos - 1..at].rotate_left(1);
+                self.current[at - 1] = Slot { time, ev };
+                self.pos -= 1;
+            } else {
+                self.current.insert(at, Slot { time, ev });
+            }
+        } else if b - self.cur <= self.mask {
+            self.insert_bucket(b, Slot { time, ev });
+        } else {
+            self.overflow.push(Entry {
+                time,
+                seq: self.seq,
+                ev,
+            });
+        }
+        self.seq += 1;
+    }
+
+    #[inline]
+    fn insert_bucket(&mut self, b: u64, s: Slot<E>) {
+        let idx = (b & self.mask) as usize;
+        let v = &mut self.buckets[idx];
+        if v.is_empty() {
+            self.occupied[idx >> 6] |= 1 << (idx & 63);
+            self.summary[idx >> 12] |= 1 << ((idx >> 6) & 63);
+        }
+        v.push(s);
+        self.in_wheel += 1;
+    }
+
+    /// The event `k` places after the next one to come out, if the bucket being processed
+    /// holds it (a hint for prefetching: an event scheduled meanwhile may still come first).
+    #[inline(always)]
+    pub fn peek_ahead(&self, k: usize) -> Option<&E> {
+        self.current.get(self.pos + k).map(|s| &s.ev)
+    }
+
+    /// Takes the earliest event out.
+    #[inline]
+    pub fn pop(&mut self) -> Option<(Ps, E)> {
+        loop {
+            if let Some(s) = self.current.get(self.pos) {
+                self.pos += 1;
+                self.now = s.time;
+                return Some((s.time, s.ev));
+            }
+            self.advance()?;
+        }
+    }
+
+    /// First occupied bucket index `>= from` (no wrap-around).
+    #[inline]
+    fn occupied_from(&self, from: usize) -> Option<usize> {
+        let w = from >> 6;
+        let bits = *self.occupied.get(w)? & (!0u64 << (from & 63));
+        if bits != 0 {
+            return Some((w << 6) | bits.trailing_zeros() as usize);
+        }
+        let w = w + 1;
+        let mut s = w >> 6;
+        let mut sb = *self.summary.get(s)? & (!0u64 << (w & 63));
+        loop {
+            if sb != 0 {
+                let ww = (s << 6) | sb.trailing_zeros() as usize;
+                return Some((ww << 6) | self.occupied[ww].trailing_zeros() as usize);
+            }
+            s += 1;
+            sb = *self.summary.get(s)?;
+        }
+    }
+
+    /// Moves to the next bucket holding events (skipping empty ones), pulls overflow events that
+    /// are now within the horizon, and makes the bucket's events `current`. Returns `None` when
+    /// no event is pending.
+    fn advance(&mut self) -> Option<()> {
+        let next_wheel = if self.in_wheel > 0 {
+            let cs = (self.cur & self.mask) as usize;
+            let start = (cs + 1) & self.mask as usize;
+            let slot = self
+                .occupied_from(start)
+                .or_else(|| self.occupied_from(0))
+                .expect("occupied bucket");
+            let delta = (slot as u64).wrapping_sub(cs as u64) & self.mask;
+            self.cur + delta
+        } else {
+            u64::MAX
+        };
+        let next_over = self
+            .overflow
+            .peek()
+            .map_or(u64::MAX, |e| e.time >> self.shift);
+        let next = next_wheel.min(next_over);
+        if next == u64::MAX {
+            return None;
+        }
+        self.cur = next;
+        // overflow events come out in (time, seq) order, and nothing was scheduled directly
+        // into their buckets yet: appending keeps every bucket in scheduling order
+        let horizon = self.cur + self.mask;
+        while let Some(top) = self.overflow.peek() {
+            let b = top.time >> self.shift;
+            if b > horizon {
+                break;
+            }
+            let e = self.overflow.pop().expect("peeked");
+            self.insert_bucket(
+                b,
+                Slot {
+                    time: e.time,
+                    ev: e.ev,
+                },
+            );
+        }
+        let idx = (self.cur & self.mask) as usize;
+        self.occupied[idx >> 6] &= !(1 << (idx & 63));
+        if self.occupied[idx >> 6] == 0 {
+            self.summary[idx >> 12] &= !(1 << ((idx >> 6) & 63));
+        }
+        // the drained bucket takes over the (consumed) current list's allocation
+        self.current.clear();
+        self.pos = 0;
+        std::mem::swap(&mut self.current, &mut self.buckets[idx]);
+        self.in_wheel -= self.current.len();
+        // stable: equal times stay in scheduling order
+        sort_bucket(&mut self.current, &mut self.scratch, self.shift);
+        Some(())
+    }
+
+    /// Visits every pending event (order unspecified); used by end-of-run conservation checks.
+    pub fn for_each(&self, mut f: impl FnMut(Ps, &E)) {
+        for s in &self.current[self.pos..] {
+            f(s.time, &s.ev);
+        }
+        for e in self.overflow.iter() {
+            f(e.time, &e.ev);
+        }
+        for b in &self.buckets {
+            for s in b {
+                f(s.time, &s.ev);
+            }
+        }
+    }
+}
+
+/// Buckets of at least this many events are radix-sorted; smaller ones by comparison.
+const RADIX_FROM: usize = 64;
+
+/// Sorts one bucket's events by time, stably (equal times keep their scheduling order). Every
+/// time of a bucket shares all but its low `shift` bits, so a large bucket is sorted by those
+/// bits alone: least-significant-digit radix passes of up to 8 bits (each pass a stable
+/// counting sort through `scratch`), which cost a few moves per event where a comparison sort
+/// costs about log2(n) comparisons and moves.
+fn sort_bucket<E: Copy>(v: &mut [Slot<E>], scratch: &mut Vec<Slot<E>>, shift: u32) {
+    if v.len() < RADIX_FROM || shift == 0 {
+        v.sort_by_key(|s| s.time);
+        return;
+    }
+    let mut lo = 0;
+    while lo < shift {
+        let bits = (shift - lo).min(8);
+        let mask = (1u64 << bits) - 1;
+        let mut count = [0usize; 257];
+        for s in v.iter() {
+            count[((s.time >> lo) & mask) as usize + 1] += 1;
+        }
+        if count[1..].contains(&v.len()) {
+            lo += bits; // every event has the same digit: nothing to move
+            continue;
+        }
+        for d in 1..257 {
+            count[d] += count[d - 1];
+        }
+        scratch.clear();
+        scratch.extend_from_slice(v);
+        for s in scratch.iter() {
+            let d = ((s.time >> lo) & mask) as usize;
+            v[count[d]] = *s;
+            count[d] += 1;
+        }
+        lo += bits;
+    }
+    debug_assert!(v.windows(2).all(|w| w[0].time <= w[1].time));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn pops_in_time_then_insertion_order() {
+        let mut q = EventQueue::new(4, 3); // tiny wheel: 8 buckets of 16 ps, exercises overflow
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let mut reference = Vec::new();
+        let mut now = 0;
+        let mut id = 0u32;
+        for round in 0..2000 {
+            for _ in 0..rng.random_range(0..4) {
+                let t = now + rng.random_range(0..(if round % 7 == 0 { 10_000 } else { 300 }));
+                q.push(t, id);
+                reference.push((t, id));
+                id += 1;
+            }
+            if let Some((t, e)) = q.pop() {
+                assert!(t >= now);
+                now = t;
+                reference.sort();
+                let pos = reference.iter().position(|&(rt, _)| rt == t).unwrap();
+                // among equal times, the first inserted comes first
+                let first = reference
+                    .iter()
+                    .filter(|&&(rt, _)| rt == t)
+                    .map(|&(_, i)| i)
+                    .min()
+                    .unwrap();
+                assert_eq!(e, first);
+                reference.remove(reference.iter().position(|&x| x == (t, e)).unwrap());
+                let _ = pos;
+            }
+        }
+        while let Some((t, e)) = q.pop() {
+            reference.sort();
+            assert_eq!(reference.remove(0), (t, e));
+        }
+        assert!(reference.is_empty() && q.is_empty());
+    }
+
+    /// Large buckets (radix sort) come out in time order with equal times in scheduling
+    /// order, like the comparison sort, for bucket widths of several digits.
+    #[test]
+    fn a_large_bucket_sorts_stably() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for shift in [1u32, 5, 8, 10, 13, 17] {
+            for n in [RADIX_FROM - 1, RADIX_FROM, 300, 2000] {
+                let base = 12345u64 << shift;
+                // few distinct times, so that many are equal
+                let span = rng.random_range(1..=(1u64 << shift).min(50));
+                let mut v: Vec<Slot<u32>> = (0..n as u32)
+                    .map(|i| Slot {
+                        time: base + rng.random_range(0..span) * ((1u64 << shift) / span),
+                        ev: i,
+                    })
+                    .collect();
+                let mut want = v.clone();
+                want.sort_by_key(|s| s.time);
+                sort_bucket(&mut v, &mut Vec::new(), shift);
+                let got: Vec<(u64, u32)> = v.iter().map(|s| (s.time, s.ev)).collect();
+                let want: Vec<(u64, u32)> = want.iter().map(|s| (s.time, s.ev)).collect();
+                assert_eq!(got, want, "shift {shift} n {n}");
+            }
+        }
+    }
+
+    /// Against a reference heap ordered by (time, insertion), for several wheel shapes (one- and
+    /// multi-word bitmaps), with pushes into the bucket being processed, equal times, sparse
+    /// stretches and far-future events.
+    #[test]
+    fn matches_a_reference_heap() {
+        use std::cmp::Reverse;
+        for &(shift, log_b) in &[(4u32, 3u32), (2, 7), (3, 13), (10, 12), (0, 6)] {
+            let mut q = EventQueue::new(shift, log_b);
+            let mut reference = BinaryHeap::new();
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(shift as u64 * 100 + log_b as u64);
+            let mut now = 0u64;
+            let mut id = 0u64;
+            let span = (1u64 << shift) << log_b;
+            for _ in 0..20_000 {
+                for _ in 0..rng.random_range(0..4) {
+                    let dt = match rng.random_range(0..6) {
+                        0 => 0,
+                        1 => rng.random_range(0..(1u64 << shift)),
+                        2 => rng.random_range(0..span),
+                        3 => rng.random_range(span / 2..span * 3),
+                        4 => rng.random_range(0..span * 40),
+                        _ => rng.random_range(0..8),
+                    };
+                    q.push(now + dt, id);
+                    reference.push(Reverse((now + dt, id)));
+                    id += 1;
+                }
+                if rng.random_range(0..3) > 0 {
+                    let got = q.pop();
+                    let want = reference.pop().map(|Reverse(x)| x);
+                    assert_eq!(got, want, "shift {shift} log_buckets {log_b}");
+                    if let Some((t, _)) = got {
+                        now = t;
+                    }
+                    assert_eq!(q.len(), reference.len());
+                }
+            }
+            let mut seen = 0;
+            q.for_each(|_, _| seen += 1);
+            assert_eq!(seen, reference.len());
+            while let Some(x) = q.pop() {
+                assert_eq!(Some(x), reference.pop().map(|Reverse(x)| x));
+            }
+            assert!(reference.is_empty() && q.is_empty());
+        }
+    }
+}

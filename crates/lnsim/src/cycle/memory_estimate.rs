@@ -1,0 +1,226 @@
+//! The cycle-level model's part of the memory estimate ([`crate::engine::memory_budget`]): the
+//! arrays `CycleNet::build` allocates per router port, per (port, VC), per router and per
+//! terminal, the routing tables, the channel-dependency graph of the start-up check,
+//! the event calendar (one slot per cycle of the longest delay), the packets the buffers and
+//! the source backlogs can hold, the statistics bins and ACOR-Switch's level trace.
+
+use super::calendar::Slot;
+use super::packet::{Link, Pkt};
+use super::params::{calendar_slots, default, CycleParams, MAX_VCS};
+use super::results::Bin;
+use super::{PortState, RouterState, TermState, VcOut, VcState};
+use crate::config::{LoadedScenario, TopologyKind};
+use crate::engine::memory_budget::{grown, m, sz, MemoryEstimate, Phase};
+use crate::topology::FabricSize;
+use rand_chacha::ChaCha8Rng;
+
+/// Adds the cycle-level model's parts for a network of size `f`. The estimate comes after the
+/// checks of single values ([`super::params::check_scalars`], in [`estimate`]) but before the
+/// checks that need the network (a network too large to build is refused as such): it reads
+/// the scenario with the parameters' defaults, and the routing's VCs from the parameters when
+/// they resolve (else from the VC keys, one VC per port by default).
+pub(crate) fn memory_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) {
+    let s = &l.scenario;
+    let rc = &s.router;
+    let routers = f.switches;
+    let terminals = f.hcas;
+    let radix = f.max_ports;
+    let np = m(routers, radix);
+    let dragonfly = s.topology.kind == TopologyKind::Dragonfly;
+    let routing = CycleParams::resolve(l).ok().map(|p| p.routing);
+    // VCs per port, as the builder chooses them
+    let (vcs, global_vcs) = match &routing {
+        Some(r) => (r.vcs, r.global_vcs),
+        None => {
+            let g = rc.global_vcs.unwrap_or(1);
+            (rc.local_vcs.unwrap_or(1).max(g).clamp(1, MAX_VCS), g)
+        }
+    };
+    let vcs = vcs as u64;
+    let channels = m(np, vcs);
+    // the builder's temporary per-port arrays (kind, peer, terminal, VCs, latency) and per
+    // (port, VC) capacities come on top of the records
+    est.add(
+        "router ports and VCs",
+        m(np, sz::<PortState>() + 18) + m(channels, sz::<VcOut>() + sz::<VcState>() + 8),
+        Phase::Kept,
+    );
+    est.add(
+        "routers",
+        m(
+            routers,
+            sz::<RouterState>() + sz::<ChaCha8Rng>() + 48 + 16 * f.coords.max(1),
+        ),
+        Phase::Kept,
+    );
+    est.add(
+        "terminals",
+        m(terminals, 8 + sz::<TermState>() + sz::<ChaCha8Rng>() + 24),
+        Phase::Kept,
+    );
+    // mesh DOR tables: the next port per (router, router) and the packed next hop per
+    // (router, terminal), each built only below its size limit
+    let mesh_dor = s.topology.kind == TopologyKind::Mesh
+        && routing.as_ref().is_some_and(|r| r.algorithm.stateless());
+    if mesh_dor && routers <= 4096 {
+        let table = m(m(routers, routers), 2);
+        let routes = if m(routers, terminals) <= 1 << 22 {
+            m(m(routers, terminals), 4)
+        } else {
+            0
+        };
+        est.add("route tables", table + routes, Phase::Kept);
+    }
+    // channel-dependency graph: an edge list per channel (a channel leads to at most one VC
+    // of each other router-facing port), 2× for growth, and the search's marks
+    let fabric_ports = radix
+        .saturating_sub(s.topology.p.unwrap_or(0) as u64)
+        .max(1);
+    est.add(
+        "channel-dependency graph",
+        m(channels, sz::<Vec<u32>>() + 5) + m(m(channels, fabric_ports), 4 * 2),
+        Phase::Setup,
+    );
+
+    // the calendar: a slot per cycle of the longest delay, rounded up to a power of two
+    let pkt_phits = s
+        .traffic
+        .packet_phits
+        .unwrap_or(default::PACKET_PHITS)
+        .max(1) as u64;
+    let slots = calendar_slots(rc, pkt_phits);
+    // packets: what the buffers hold, plus the source backlogs up to the saturation limit
+    // (or what the sources can generate, if less)
+    // router-to-router ports by class, with their VCs and input buffers
+    let used_router_ports = f.ports.saturating_sub(2 * terminals);
+    let (global_ports, global_vcs) = match crate::topology::dragonfly::shape_of(&s.topology) {
+        Ok(d) if dragonfly => (m(routers, d.h as u64), (global_vcs as u64).min(vcs)),
+        _ => (0, 0),
+    };
+    let local_ports = used_router_ports.saturating_sub(global_ports);
+    let buffered = m(terminals, rc.injection_queue_phits as u64)
+        + m(m(local_ports, vcs), rc.local_buffer_phits as u64)
+        + m(m(global_ports, global_vcs), rc.global_buffer_phits as u64)
+        + m(
+            m(local_ports + terminals, vcs),
+            rc.output_buffer_phits as u64,
+        )
+        + m(m(global_ports, global_vcs), rc.output_buffer_phits as u64);
+    let cycles = s
+        .sim
+        .warmup_cycles
+        .unwrap_or(default::WARMUP_CYCLES)
+        .saturating_add(s.sim.measure_cycles.unwrap_or(0));
+    let load = s.traffic.load.unwrap_or(1.0).clamp(0.0, 1.0);
+    let generated = m(terminals, (cycles as f64 * load) as u64 / pkt_phits + 1);
+    let sat = s
+        .sim
+        .saturation_queue_packets
+        .unwrap_or(default::SATURATION_QUEUE_PACKETS)
+        .max(1.0);
+    // (never more than the sources generate in the whole run)
+    let network = (buffered / pkt_phits).min(generated);
+    let backlog = (m(terminals, (2.0 * sat).min(1e12) as u64)).min(generated);
+    let packets = (network + backlog).min(generated) + terminals;
+    est.add(
+        "packets",
+        grown(m(packets, sz::<Pkt>() + sz::<Link>() + 4)),
+        Phase::Run,
+    );
+    // events: a few per packet in the network, terminal and port, in per-cycle lists
+    let events = m(network, 2) + m(terminals, 3) + m(np, 3);
+    est.add("event calendar", m(slots, sz::<Slot>()), Phase::Kept);
+    est.add("events", grown(m(events, 12)), Phase::Run);
+    if routing
+        .as_ref()
+        .is_some_and(|r| r.algorithm.publishes_congestion_bits())
+    {
+        est.add(
+            "piggyback state",
+            m(m(routers, rc.local_latency.saturating_add(1)), 8),
+            Phase::Kept,
+        );
+    }
+    // ACOR-Switch (Dragonfly spec §3.7): each router's level, count and interval end, and
+    // the level changes (at most a fall per interval and as many rises), copied to sort
+    // them for the trace; the trace file at about 24 bytes a line
+    if let Some(a) = routing
+        .as_ref()
+        .and_then(|r| r.algorithm.acor())
+        .filter(|a| !a.per_packet)
+    {
+        let changes = m(routers, 2 * (cycles / a.hi.max(1)) + 2);
+        est.add(
+            "ACOR levels and trace",
+            m(routers, 13) + m(changes, 2 * 16 + 24),
+            Phase::Run,
+        );
+    }
+    // TPR, LIAN (Dragonfly spec §3.9, §3.10.1): inj and stor per (router, group), each
+    // router's window ring (a power of two of p · (HW / crossbar transfer + 1) entries of 8
+    // bytes) and its head and length
+    let counters_bytes = |c: &crate::cycle::routing::group_counters::CounterParams,
+                          d: &crate::topology::dragonfly::DragonflyShape| {
+        let xbar = pkt_phits.div_ceil(rc.speedup.max(1) as u64).max(1);
+        let ring = (d.p as u64 * (c.window.div_ceil(xbar) + 1)).next_power_of_two();
+        m(m(routers, d.groups as u64), 8) + m(routers, m(ring, 8) + 8)
+    };
+    let shape = crate::topology::dragonfly::shape_of(&s.topology);
+    if let (Some(c), Ok(d)) = (
+        routing.as_ref().and_then(|r| r.algorithm.group_counters()),
+        shape.as_ref(),
+    ) {
+        est.add("group counters", counters_bytes(&c, d), Phase::Kept);
+    }
+    // the counter observer (stats.group_counters, Fig 6-8): its own counters, two sums of
+    // 2h + 2 values per router, and group_counters.csv at about 12 bytes a value per router
+    // and bin (built as text, copied once when written)
+    if let (true, Ok(c), Ok(d)) = (
+        s.stats.group_counters,
+        crate::cycle::routing::lian::counter_params(&s.routing),
+        shape.as_ref(),
+    ) {
+        let cols = 2 * d.h as u64 + 2;
+        let bins = cycles
+            .div_ceil(s.stats.bin_cycles.unwrap_or(default::BIN_CYCLES).max(1))
+            .max(1);
+        est.add(
+            "group counter trace",
+            counters_bytes(&c, d)
+                + m(routers, m(cols, 16))
+                + m(m(bins, routers), m(d.h as u64 + 7, 24)),
+            Phase::Run,
+        );
+    }
+    // statistics: a bin per stats.bin_cycles, per-router counters, latency counts
+    let bins = cycles
+        .div_ceil(s.stats.bin_cycles.unwrap_or(default::BIN_CYCLES).max(1))
+        .max(1);
+    est.add(
+        "statistics",
+        m(bins, sz::<Bin>()) + m(routers, 16) + 4 * (1 << 19),
+        Phase::Kept,
+    );
+    // traffic: a destination table per terminal and pattern component
+    let components = 2 + s.traffic.mix.len() as u64;
+    est.add(
+        "traffic tables",
+        m(m(terminals, 4), components)
+            + m(s.traffic.hotspots.as_ref().map_or(0, |h| h.len() as u64), 4),
+        Phase::Kept,
+    );
+    // results files built as text (a line per router and per bin), 2× for string growth
+    est.add("results files", m(routers, 80) + m(bins, 120), Phase::Run);
+}
+
+/// The memory estimate of a cycle-level scenario (the fabric graph is held during the set-up
+/// only: the builder keeps its own arrays).
+pub fn estimate(l: &LoadedScenario) -> crate::error::Result<MemoryEstimate> {
+    // a value out of its simple range is refused as such, before any size is estimated
+    super::params::check_scalars(l)?;
+    let size = crate::topology::size(&l.scenario, &l.base_dir)?;
+    let mut est = MemoryEstimate::default();
+    crate::engine::memory_budget::fabric_parts(&mut est, &size, Phase::Setup);
+    memory_parts(&mut est, l, &size);
+    Ok(est.finish())
+}
