@@ -364,7 +364,45 @@ const ADVICE: &str = "choose another --out (an absent or empty folder, or a resu
                       lnsim wrote)";
 
 fn refuse(out: &Path, why: impl std::fmt::Display) -> Error {
-    Error::Input(format!("results folder {}: {why}; {ADVICE}", out.display()))
+    Place::results(out).refuse(why)
+}
+
+/// A path lnsim is asked to write, as its refusals name it: `WHAT PATH: WHY; ADVICE`
+/// ("sweep folder out: is a file, not a folder; choose another --out ...").
+#[derive(Clone, Copy)]
+struct Place<'a> {
+    /// The path as the user gave it.
+    path: &'a Path,
+    /// What it is to be ("results folder", "sweep folder", "figure", "report file").
+    what: &'a str,
+    /// What to do instead, ending every refusal.
+    advice: &'a str,
+}
+
+impl<'a> Place<'a> {
+    /// A run's results folder `out`.
+    fn results(out: &'a Path) -> Self {
+        Place {
+            path: out,
+            what: "results folder",
+            advice: ADVICE,
+        }
+    }
+
+    /// The same place with another piece of advice.
+    fn advising(self, advice: &'a str) -> Self {
+        Place { advice, ..self }
+    }
+
+    /// The refusal of this place for reason `why`.
+    fn refuse(&self, why: impl std::fmt::Display) -> Error {
+        Error::Input(format!(
+            "{} {}: {why}; {}",
+            self.what,
+            self.path.display(),
+            self.advice
+        ))
+    }
 }
 
 /// A refusal whose reason already says what to do (see [`replace_problem`]).
@@ -400,11 +438,12 @@ fn canonical(p: &Path) -> PathBuf {
 /// `(scenario folder, "the scenario's folder")`).
 pub type Protected<'a> = (&'a Path, &'a str);
 
-/// The folders a results folder must never hold: the current folder and `protect`, resolved.
-fn guarded(protect: &[Protected]) -> Vec<(PathBuf, String)> {
+/// The folders an output folder must never hold: the current folder and `protect`, resolved
+/// (with its description and, for a `protect` path, the path as given).
+fn guarded(protect: &[Protected]) -> Vec<(PathBuf, String, Option<PathBuf>)> {
     let mut g = Vec::new();
     if let Ok(cwd) = std::env::current_dir() {
-        g.push((canonical(&cwd), "the current folder".to_string()));
+        g.push((canonical(&cwd), "the current folder".to_string(), None));
     }
     for (p, what) in protect {
         let p = if p.as_os_str().is_empty() {
@@ -412,14 +451,26 @@ fn guarded(protect: &[Protected]) -> Vec<(PathBuf, String)> {
         } else {
             p
         };
-        g.push((canonical(p), format!("{what} ({})", p.display())));
+        g.push((canonical(p), what.to_string(), Some(p.to_path_buf())));
     }
     g
 }
 
+/// The first guarded folder ([`guarded`]) that the folder `real` (resolved) is or holds:
+/// (`"is"` or `"holds"`, its description, the guarded folder resolved, as given).
+fn guard_hit(
+    real: &Path,
+    protect: &[Protected],
+) -> Option<(&'static str, String, PathBuf, Option<PathBuf>)> {
+    guarded(protect)
+        .into_iter()
+        .find(|(g, _, _)| g.starts_with(real))
+        .map(|(g, what, given)| (if g == real { "is" } else { "holds" }, what, g, given))
+}
+
 /// Checks that `dir` (an existing folder) accepts a new entry, by creating and removing an
 /// empty hidden folder in it (an honest test also for root and read-only file systems).
-fn check_writable(dir: &Path, out: &Path) -> Result<()> {
+fn check_writable(dir: &Path, place: &Place) -> Result<()> {
     for n in 0..1000u32 {
         let probe = dir.join(format!(".lnsim-probe-{}-{n}", std::process::id()));
         match std::fs::create_dir(&probe) {
@@ -429,17 +480,48 @@ fn check_writable(dir: &Path, out: &Path) -> Result<()> {
             }
             Err(e) if e.kind() == ErrorKind::AlreadyExists => continue,
             Err(e) => {
-                return Err(refuse(
-                    out,
-                    format!("cannot write into {}: {}", dir.display(), os_reason(&e)),
-                ))
+                return Err(place.refuse(format!(
+                    "cannot write into {}: {}",
+                    dir.display(),
+                    os_reason(&e)
+                )))
             }
         }
     }
-    Err(refuse(
-        out,
-        format!("cannot create a temporary folder in {}", dir.display()),
-    ))
+    Err(place.refuse(format!(
+        "cannot create a temporary folder in {}",
+        dir.display()
+    )))
+}
+
+/// True for the errors that say a path is absent (or lies under a file).
+fn is_absent(e: &std::io::Error) -> bool {
+    e.kind() == ErrorKind::NotFound || e.kind() == ErrorKind::NotADirectory
+}
+
+/// The nearest existing folder above the absent path `place.path`; refused when that nearest
+/// existing ancestor is a file, cannot be accessed, or there is none.
+fn nearest_existing_folder(place: &Place) -> Result<PathBuf> {
+    for anc in absolute(place.path).ancestors().skip(1) {
+        match std::fs::metadata(anc) {
+            Ok(m) if m.is_dir() => return Ok(anc.to_path_buf()),
+            Ok(_) => {
+                return Err(place.refuse(format!(
+                    "lies under {}, which is a file, not a folder",
+                    anc.display()
+                )))
+            }
+            Err(e) if is_absent(&e) => continue,
+            Err(e) => {
+                return Err(place.refuse(format!(
+                    "cannot access {}: {}",
+                    anc.display(),
+                    os_reason(&e)
+                )))
+            }
+        }
+    }
+    Err(place.refuse("no existing folder above it"))
 }
 
 /// An I/O error as a short reason (the OS message without the "(os error N)" suffix).
@@ -483,65 +565,33 @@ pub fn check_out_dir(out: &Path, protect: &[Protected]) -> Result<PathBuf> {
         },
         Ok(m) if m.is_dir() => out.to_path_buf(),
         Ok(_) => return Err(refuse(out, "is a file, not a folder")),
-        Err(e) if e.kind() == ErrorKind::NotFound || e.kind() == ErrorKind::NotADirectory => {
+        Err(e) if is_absent(&e) => {
             // absent: the nearest existing ancestor must be a folder we can write into
             if out.file_name().is_none() {
                 return Err(refuse(out, "does not end in a folder name"));
             }
-            let abs = absolute(out);
-            for anc in abs.ancestors().skip(1) {
-                match std::fs::metadata(anc) {
-                    Ok(m) if m.is_dir() => {
-                        check_writable(anc, out)?;
-                        return Ok(out.to_path_buf());
-                    }
-                    Ok(_) => {
-                        return Err(refuse(
-                            out,
-                            format!(
-                                "lies under {}, which is a file, not a folder",
-                                anc.display()
-                            ),
-                        ))
-                    }
-                    Err(e)
-                        if e.kind() == ErrorKind::NotFound
-                            || e.kind() == ErrorKind::NotADirectory =>
-                    {
-                        continue
-                    }
-                    Err(e) => {
-                        return Err(refuse(
-                            out,
-                            format!("cannot access {}: {}", anc.display(), os_reason(&e)),
-                        ))
-                    }
-                }
-            }
-            return Err(refuse(out, "no existing folder above it"));
+            let place = Place::results(out);
+            check_writable(&nearest_existing_folder(&place)?, &place)?;
+            return Ok(out.to_path_buf());
         }
         Err(e) => return Err(refuse(out, format!("cannot access it: {}", os_reason(&e)))),
     };
     // an existing folder
     let real = canonical(&target);
-    for (g, what) in guarded(protect) {
-        if g.starts_with(&real) {
-            let rel = if g == real {
-                format!("is {what}")
-            } else {
-                format!("holds {what}")
-            };
-            return Err(refuse(
-                out,
-                format!("{rel}; lnsim replaces a results folder whole"),
-            ));
-        }
+    if let Some((rel, what, _, given)) = guard_hit(&real, protect) {
+        let given = given
+            .map(|p| format!(" ({})", p.display()))
+            .unwrap_or_default();
+        return Err(refuse(
+            out,
+            format!("{rel} {what}{given}; lnsim replaces a results folder whole"),
+        ));
     }
     if let Some(problem) = replace_problem(&target) {
         return Err(refuse_as_said(out, &problem));
     }
     let parent = real.parent().unwrap_or(Path::new("/"));
-    check_writable(parent, out)?;
+    check_writable(parent, &Place::results(out))?;
     Ok(target)
 }
 
@@ -674,6 +724,393 @@ pub fn write_folder(
         let _ = std::fs::remove_dir_all(&old); // empty, or nothing but what lnsim wrote
     }
     Ok(target)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Folders updated in place (sweep, bench, figures), the files lnsim writes into them, the run
+// folders a sweep or a bench replaces, and `lnsim report --out`: the rules of the Python layer's
+// commands (`python/lnsim/_outdir.py` calls these through the binding).
+// ---------------------------------------------------------------------------------------------
+
+/// What to do instead of writing a refused folder that lnsim updates in place (a sweep, bench or
+/// figures folder), or a refused run folder of one.
+pub const ADVICE_IN_PLACE: &str =
+    "choose another --out (an absent or empty folder, or one lnsim wrote)";
+
+/// ... and of an existing folder of someone else's files.
+const ADVICE_IN_PLACE_FOLDER: &str =
+    "choose another --out (an absent or empty folder, or one lnsim wrote), or remove the folder \
+     yourself";
+
+/// What to do instead of writing over a file (or a folder) where lnsim writes a file.
+const ADVICE_FILE: &str = "move it away, or choose another --out";
+
+/// The tag that identifies an HTML report written by `lnsim report`.
+pub const REPORT_GENERATOR: &str = r#"<meta name="generator" content="lnsim report">"#;
+
+/// True when `p` is a symbolic link (never followed by lnsim's writes).
+fn is_symlink(p: &Path) -> bool {
+    std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// True when the folder `dir` holds no entry (an error reading it is returned).
+fn is_empty_folder(dir: &Path) -> std::io::Result<bool> {
+    Ok(std::fs::read_dir(dir)?.next().is_none())
+}
+
+/// Checks that lnsim may write into the folder `path` (a sweep, bench or figures folder, which
+/// it updates in place; `what` names it in refusals): absent, empty, an lnsim folder
+/// ([`folder_kind`]; of a kind among `kinds` when given) or one of `allow` (folders lnsim wrote
+/// that may predate markers, e.g. the results folder being plotted); not a file, not under a
+/// file, writable; holding neither the current folder nor any of `protect`. Returns whether it
+/// exists; creates nothing.
+pub fn check_folder(
+    path: &Path,
+    what: &str,
+    protect: &[Protected],
+    allow: &[&Path],
+    kinds: Option<&[&str]>,
+) -> Result<bool> {
+    let place = Place {
+        path,
+        what,
+        advice: ADVICE_IN_PLACE,
+    };
+    match std::fs::symlink_metadata(path) {
+        Err(e) if is_absent(&e) => {
+            check_writable(&nearest_existing_folder(&place)?, &place)?;
+            return Ok(false);
+        }
+        Err(e) => return Err(place.refuse(format!("cannot access it: {}", os_reason(&e)))),
+        Ok(_) => {}
+    }
+    if !path.is_dir() {
+        return Err(place.refuse(if is_symlink(path) && !path.exists() {
+            "is a broken symbolic link"
+        } else {
+            "is a file, not a folder"
+        }));
+    }
+    let real = canonical(path);
+    if let Some((rel, what, g, _)) = guard_hit(&real, protect) {
+        return Err(place.refuse(format!("{rel} {what} ({})", g.display())));
+    }
+    if !allow.iter().any(|a| canonical(a) == real) {
+        let empty = is_empty_folder(path)
+            .map_err(|e| place.refuse(format!("cannot read the folder: {}", os_reason(&e))))?;
+        if !empty {
+            match (folder_kind(path), kinds) {
+                (None, _) => {
+                    return Err(place.advising(ADVICE_IN_PLACE_FOLDER).refuse(format!(
+                        "the folder exists and holds files that lnsim did not write (it has no \
+                         {MARKER_FILE} marker); lnsim writes only into folders it wrote itself"
+                    )))
+                }
+                (Some(kind), Some(kinds)) if !kinds.contains(&kind.as_str()) => {
+                    let wanted: Vec<String> = kinds.iter().map(|k| kind_description(k)).collect();
+                    return Err(place.refuse(format!(
+                        "holds {}, not {}",
+                        kind_description(&kind),
+                        wanted.join(" or ")
+                    )));
+                }
+                _ => {}
+            }
+        }
+    }
+    check_writable(path, &place)?;
+    Ok(true)
+}
+
+/// [`check_folder`], then creates the folder (and its parents) when absent and marks it as
+/// `kind` when it was absent or empty, with an empty list of `files` (which grows as lnsim
+/// writes them: [`claim_file`]).
+pub fn prepare_folder(
+    path: &Path,
+    kind: &str,
+    what: &str,
+    protect: &[Protected],
+    allow: &[&Path],
+    kinds: Option<&[&str]>,
+) -> Result<()> {
+    let exists = check_folder(path, what, protect, allow, kinds)?;
+    let made = (|| {
+        let fresh = !exists || is_empty_folder(path)?;
+        std::fs::create_dir_all(path)?;
+        if fresh {
+            let mut extra = serde_json::Map::new();
+            extra.insert("files".into(), json!([]));
+            write_marker(path, kind, extra)?;
+        }
+        Ok::<(), std::io::Error>(())
+    })();
+    made.map_err(|e| {
+        Place {
+            path,
+            what,
+            advice: ADVICE_IN_PLACE,
+        }
+        .refuse(format!("cannot create it: {}", os_reason(&e)))
+    })
+}
+
+/// Writes the file `path` atomically: `data` goes into a new hidden file in the same folder
+/// (`.NAME.tmp-PID-N`), which is then renamed over `path`. A crash leaves the old file or the new
+/// one, never half of one; a symbolic link at `path` is replaced, never followed.
+pub fn write_atomic(path: &Path, data: &[u8]) -> std::io::Result<()> {
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let leaf = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| std::io::Error::new(ErrorKind::InvalidInput, "not a file name"))?;
+    let mut n = 0u32;
+    let (tmp, mut file) = loop {
+        let tmp = parent.join(format!(".{leaf}.tmp-{}-{n}", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(f) => break (tmp, f),
+            Err(e) if e.kind() == ErrorKind::AlreadyExists && n < 10_000 => n += 1,
+            Err(e) => return Err(e),
+        }
+    };
+    let written = (|| {
+        file.write_all(data)?;
+        file.sync_all()?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o644))?;
+        }
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp); // our own temporary file, left only by a failure
+    }
+    written
+}
+
+/// Writes the marker of `kind` into the folder `dir` (which exists), atomically: `written_by`,
+/// `version`, `kind` and the fields of `extra` (e.g. `files: []`, the list of what lnsim wrote
+/// there, which [`record_files`] extends).
+pub fn write_marker(
+    dir: &Path,
+    kind: &str,
+    extra: serde_json::Map<String, Value>,
+) -> std::io::Result<()> {
+    let mut v = json!({"written_by": WRITTEN_BY, "version": crate::VERSION, "kind": kind});
+    if let Value::Object(m) = &mut v {
+        m.extend(extra);
+    }
+    write_atomic(&dir.join(MARKER_FILE), (v.to_string() + "\n").as_bytes())
+}
+
+/// Adds `names` to the entries lnsim wrote into `dir` (its marker's `files`, kept sorted), when
+/// its marker has that list; a folder without one is left as it is (it is judged by the names
+/// lnsim writes there).
+pub fn record_files(dir: &Path, names: &[&str]) -> std::io::Result<()> {
+    let Some(mut m) = read_marker(dir) else {
+        return Ok(());
+    };
+    let Some(list) = m.get_mut("files").and_then(Value::as_array_mut) else {
+        return Ok(());
+    };
+    let mut files: Vec<String> = list
+        .iter()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    let new: Vec<&&str> = names
+        .iter()
+        .filter(|n| !files.iter().any(|f| f == **n))
+        .collect();
+    if new.is_empty() {
+        return Ok(());
+    }
+    files.extend(new.into_iter().map(|n| n.to_string()));
+    files.sort();
+    files.dedup();
+    *list = files.into_iter().map(Value::from).collect();
+    write_atomic(&dir.join(MARKER_FILE), (m.to_string() + "\n").as_bytes())
+}
+
+/// True when the entry `name` of the folder `dir` is one lnsim wrote (or is absent): listed by
+/// the folder's marker ([`foreign_entries`]); in a folder lnsim did not write, only a `*.png`
+/// figure (what `lnsim plot` wrote into a results folder before markers).
+pub fn is_own_entry(dir: &Path, name: &str) -> bool {
+    let path = dir.join(name);
+    if std::fs::symlink_metadata(&path).is_err() {
+        return true;
+    }
+    match foreign_entries(dir) {
+        None => name.ends_with(".png") && !path.is_dir(),
+        Some(foreign) => !foreign
+            .iter()
+            .any(|f| f == name || *f == format!("{name}/")),
+    }
+}
+
+/// The folder holding the file `path` (`.` for a bare name).
+fn folder_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// Checks that lnsim may write the file `path` (`what` names it in refusals: "figure", "bench
+/// file"): absent, or an entry lnsim wrote ([`is_own_entry`]); not a folder. Then records its
+/// name in its folder's marker ([`record_files`]).
+pub fn claim_file(path: &Path, what: &str) -> Result<()> {
+    let place = Place {
+        path,
+        what,
+        advice: ADVICE_FILE,
+    };
+    if path.is_dir() && !is_symlink(path) {
+        return Err(place.refuse("is a folder"));
+    }
+    let dir = folder_of(path);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| place.refuse("does not end in a file name"))?;
+    if !is_own_entry(dir, &name) {
+        return Err(place.refuse(
+            "the file exists and lnsim did not write it (lnsim never writes over a file it did \
+             not write)",
+        ));
+    }
+    record_files(dir, &[&name]).map_err(|e| {
+        place.refuse(format!(
+            "cannot record it in {}: {}",
+            dir.join(MARKER_FILE).display(),
+            os_reason(&e)
+        ))
+    })
+}
+
+/// True when the folder `dir` holds the partial results of a run that did not reach its end
+/// (its marker or `summary.json` says `"complete": false`).
+pub fn is_incomplete(dir: &Path) -> bool {
+    let says_incomplete = |v: Option<Value>| {
+        v.is_some_and(|v| v.get("complete").and_then(Value::as_bool) == Some(false))
+    };
+    says_incomplete(read_marker(dir))
+        || says_incomplete(
+            std::fs::read_to_string(dir.join("summary.json"))
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok()),
+        )
+}
+
+/// Why lnsim may not replace or delete the run folder `dir` of a sweep or a bench (a results
+/// folder, or a sweep's point folder holding the `seed-*` run folders of its runs), with what to
+/// do instead; `None` when it may: it is absent, empty, a results folder holding nothing but
+/// what lnsim wrote ([`replace_problem`]: entries lnsim did not write are named), or an
+/// unmarked folder whose every entry is such a folder.
+pub fn run_folder_problem(dir: &Path) -> Option<String> {
+    match std::fs::symlink_metadata(dir) {
+        Err(e) if is_absent(&e) => return None,
+        Err(e) => {
+            return Some(format!(
+                "cannot access it: {}; {ADVICE_IN_PLACE}",
+                os_reason(&e)
+            ))
+        }
+        Ok(m) if m.file_type().is_symlink() => {
+            return Some(format!(
+                "is a symbolic link, not a folder lnsim wrote; {ADVICE_IN_PLACE}"
+            ))
+        }
+        Ok(m) if !m.is_dir() => return Some(format!("is a file, not a folder; {ADVICE_IN_PLACE}")),
+        Ok(_) => {}
+    }
+    if folder_kind(dir).is_some() {
+        return replace_problem(dir);
+    }
+    let Some(list) = entries(dir) else {
+        let why = std::fs::read_dir(dir)
+            .err()
+            .map(|e| os_reason(&e))
+            .unwrap_or_default();
+        return Some(format!("cannot read the folder: {why}; {ADVICE_IN_PLACE}"));
+    };
+    if list.iter().any(|(_, is_dir)| !is_dir) {
+        return replace_problem(dir); // a folder of someone else's files
+    }
+    list.iter().find_map(|(name, _)| {
+        run_folder_problem(&dir.join(name)).map(|problem| format!("{name}: {problem}"))
+    })
+}
+
+/// Refuses, naming the run folder `dir` (`what`: "run folder of point p1") and saying why,
+/// unless lnsim may replace it ([`run_folder_problem`]).
+pub fn check_replaceable(dir: &Path, what: &str) -> Result<()> {
+    match run_folder_problem(dir) {
+        None => Ok(()),
+        Some(problem) => Err(Error::Input(format!("{what} {}: {problem}", dir.display()))),
+    }
+}
+
+/// Removes the run folder `dir` when lnsim may ([`run_folder_problem`]) and leaves anything else
+/// alone; returns whether it was removed.
+pub fn remove_folder(dir: &Path) -> std::io::Result<bool> {
+    if !dir.is_dir() || is_symlink(dir) || run_folder_problem(dir).is_some() {
+        return Ok(false);
+    }
+    std::fs::remove_dir_all(dir)?;
+    Ok(true)
+}
+
+/// True when the file `path` is an HTML report written by `lnsim report` (its first 4 KiB hold
+/// [`REPORT_GENERATOR`]).
+pub fn is_lnsim_report(path: &Path) -> bool {
+    use std::io::Read as _;
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(4096).read_to_end(&mut head))
+        .is_ok()
+        && head
+            .windows(REPORT_GENERATOR.len())
+            .any(|w| w == REPORT_GENERATOR.as_bytes())
+}
+
+/// Checks that `lnsim report --out` may write the file `path`: absent, or an lnsim report
+/// ([`is_lnsim_report`]); not a folder, not under a file, in a writable folder.
+pub fn check_report_file(path: &Path) -> Result<()> {
+    let place = Place {
+        path,
+        what: "report file",
+        advice: "choose another --out, or remove the file yourself",
+    };
+    if path.is_dir() {
+        return Err(place
+            .advising("give a file name, e.g. --out report.html")
+            .refuse("is a folder"));
+    }
+    if path.exists() || is_symlink(path) {
+        if !path.is_file() {
+            return Err(place.refuse("is not a regular file"));
+        }
+        if !is_lnsim_report(path) {
+            return Err(place.refuse(
+                "the file exists and was not written by lnsim report (lnsim overwrites only its \
+                 own reports)",
+            ));
+        }
+        return check_writable(folder_of(&canonical(path)), &place);
+    }
+    let dir = folder_of(path);
+    let dir = if dir.is_dir() {
+        dir.to_path_buf()
+    } else {
+        nearest_existing_folder(&place)?
+    };
+    check_writable(&dir, &place)
 }
 
 #[cfg(test)]
