@@ -1402,4 +1402,244 @@ mod tests {
         assert_eq!(v["stop_reason"], "interrupted");
         assert_eq!(v["written_by"], "lnsim");
     }
+
+    /// A folder marked as `kind` with the listed `files` (as the Python layer's commands mark
+    /// theirs).
+    fn marked(dir: &Path, kind: &str, files: &[&str]) {
+        std::fs::create_dir_all(dir).unwrap();
+        let mut extra = serde_json::Map::new();
+        extra.insert("files".into(), json!(files));
+        write_marker(dir, kind, extra).unwrap();
+    }
+
+    fn check_sweep(path: &Path) -> Result<bool> {
+        check_folder(path, "sweep folder", &[], &[], Some(&[KIND_SWEEP]))
+    }
+
+    #[test]
+    fn a_folder_updated_in_place_is_absent_empty_or_of_its_kind() {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("sweep");
+        assert!(!check_sweep(&out).unwrap(), "absent is fine");
+        assert!(!out.exists(), "nothing created");
+        prepare_folder(
+            &out,
+            KIND_SWEEP,
+            "sweep folder",
+            &[],
+            &[],
+            Some(&[KIND_SWEEP]),
+        )
+        .unwrap();
+        let m = read_marker(&out).unwrap();
+        assert_eq!(
+            (m["kind"].as_str(), &m["files"]),
+            (Some(KIND_SWEEP), &json!([]))
+        );
+        std::fs::write(out.join("notes.txt"), "mine").unwrap();
+        assert!(
+            check_sweep(&out).unwrap(),
+            "its own kind, foreign files kept"
+        );
+        prepare_folder(
+            &out,
+            KIND_SWEEP,
+            "sweep folder",
+            &[],
+            &[],
+            Some(&[KIND_SWEEP]),
+        )
+        .unwrap();
+        assert!(out.join("notes.txt").is_file());
+        let figs = d.path().join("figs");
+        marked(&figs, KIND_FIGURES, &[]);
+        std::fs::write(figs.join("a.png"), "").unwrap();
+        let msg = check_sweep(&figs).unwrap_err().to_string();
+        assert_eq!(
+            msg,
+            format!(
+                "sweep folder {}: holds lnsim figures (the PNGs of lnsim plot --out), not an \
+                 lnsim sweep (points/, sweep.csv, store.sqlite); {ADVICE_IN_PLACE}",
+                figs.display()
+            )
+        );
+        let mine = d.path().join("mine");
+        std::fs::create_dir(&mine).unwrap();
+        std::fs::write(mine.join("thesis.tex"), "precious").unwrap();
+        let msg = check_sweep(&mine).unwrap_err().to_string();
+        assert!(
+            msg.contains("has no .lnsim marker") && msg.ends_with("remove the folder yourself"),
+            "{msg}"
+        );
+        assert!(
+            check_folder(&mine, "figures folder", &[], &[&mine], None).unwrap(),
+            "allowed"
+        );
+        let f = d.path().join("file");
+        std::fs::write(&f, "").unwrap();
+        assert!(check_sweep(&f)
+            .unwrap_err()
+            .to_string()
+            .contains("is a file, not a folder"));
+        let msg = check_sweep(&f.join("sub")).unwrap_err().to_string();
+        assert!(msg.contains("which is a file, not a folder"), "{msg}");
+        #[cfg(unix)]
+        {
+            let broken = d.path().join("broken");
+            std::os::unix::fs::symlink(d.path().join("nowhere"), &broken).unwrap();
+            let msg = check_sweep(&broken).unwrap_err().to_string();
+            assert!(msg.contains("is a broken symbolic link"), "{msg}");
+        }
+    }
+
+    #[test]
+    fn a_folder_updated_in_place_never_holds_a_protected_one() {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("sweep");
+        let scen = out.join("scen");
+        std::fs::create_dir_all(&scen).unwrap();
+        let protect: &[Protected] = &[(&scen, "the scenario's folder")];
+        let msg = check_folder(&out, "sweep folder", protect, &[&out], None)
+            .unwrap_err()
+            .to_string();
+        let real = canonical(&scen);
+        assert!(
+            msg.contains(&format!("holds the scenario's folder ({})", real.display())),
+            "{msg}"
+        );
+        let msg = check_folder(&scen, "sweep folder", protect, &[], None)
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains(": is the scenario's folder ("), "{msg}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_atomic_write_replaces_a_symbolic_link_and_leaves_no_temporary() {
+        let d = tempfile::tempdir().unwrap();
+        let target = d.path().join("precious.txt");
+        std::fs::write(&target, "keep").unwrap();
+        let link = d.path().join("sweep.csv");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        write_atomic(&link, b"new\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
+        assert!(!is_symlink(&link));
+        assert_eq!(std::fs::read_to_string(&link).unwrap(), "new\n");
+        assert_eq!(hidden_siblings(d.path()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_claimed_file_is_absent_or_lnsims_and_is_recorded() {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("figs");
+        marked(&out, KIND_FIGURES, &[]);
+        claim_file(&out.join("b.png"), "figure").unwrap();
+        claim_file(&out.join("a.png"), "figure").unwrap();
+        assert_eq!(
+            read_marker(&out).unwrap()["files"],
+            json!(["a.png", "b.png"])
+        );
+        std::fs::write(out.join("a.png"), "").unwrap();
+        claim_file(&out.join("a.png"), "figure").unwrap();
+        std::fs::write(out.join("mine.png"), "").unwrap();
+        let msg = claim_file(&out.join("mine.png"), "figure")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.starts_with("figure ") && msg.contains("lnsim did not write it"),
+            "{msg}"
+        );
+        std::fs::create_dir(out.join("c.png")).unwrap();
+        let msg = claim_file(&out.join("c.png"), "figure")
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("c.png: is a folder; move it away"), "{msg}");
+        // in a folder lnsim did not write, only a figure counts as lnsim's
+        let plain = d.path().join("plain");
+        std::fs::create_dir(&plain).unwrap();
+        std::fs::write(plain.join("x.png"), "").unwrap();
+        std::fs::write(plain.join("x.csv"), "").unwrap();
+        assert!(is_own_entry(&plain, "x.png") && !is_own_entry(&plain, "x.csv"));
+        assert!(is_own_entry(&plain, "absent.csv"));
+    }
+
+    #[test]
+    fn a_run_folder_of_a_sweep_is_replaced_only_when_lnsim_wrote_all_of_it() {
+        let d = tempfile::tempdir().unwrap();
+        let point = d.path().join("p1");
+        assert_eq!(run_folder_problem(&point), None, "absent");
+        write(&point.join("seed-1")).unwrap();
+        write(&point.join("seed-2")).unwrap();
+        assert_eq!(
+            run_folder_problem(&point),
+            None,
+            "a point folder of run folders"
+        );
+        std::fs::write(point.join("seed-2/notes.txt"), "").unwrap();
+        let problem = run_folder_problem(&point).unwrap();
+        assert!(
+            problem.starts_with("seed-2: holds an entry that lnsim did not write: notes.txt;"),
+            "{problem}"
+        );
+        assert!(!remove_folder(&point).unwrap() && point.join("seed-2/notes.txt").is_file());
+        let msg = check_replaceable(&point, "run folder of point p1")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.starts_with(&format!(
+                "run folder of point p1 {}: seed-2:",
+                point.display()
+            )),
+            "{msg}"
+        );
+        std::fs::remove_file(point.join("seed-2/notes.txt")).unwrap();
+        assert!(remove_folder(&point).unwrap() && !point.exists());
+        let f = d.path().join("f");
+        std::fs::write(&f, "").unwrap();
+        assert!(run_folder_problem(&f)
+            .unwrap()
+            .starts_with("is a file, not a folder"));
+    }
+
+    #[test]
+    fn an_incomplete_run_is_told_by_its_marker_or_summary() {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("run");
+        write(&out).unwrap();
+        assert!(!is_incomplete(&out));
+        write_folder(
+            &out,
+            &files(),
+            &Marker::results(false, Some("interrupted")),
+            &[],
+        )
+        .unwrap();
+        assert!(is_incomplete(&out));
+        let old = d.path().join("old");
+        std::fs::create_dir(&old).unwrap();
+        std::fs::write(old.join("summary.json"), r#"{"complete": false}"#).unwrap();
+        assert!(is_incomplete(&old));
+    }
+
+    #[test]
+    fn a_report_file_is_absent_or_an_lnsim_report() {
+        let d = tempfile::tempdir().unwrap();
+        let page = d.path().join("report.html");
+        check_report_file(&page).unwrap();
+        std::fs::write(
+            &page,
+            format!("<html><head>{REPORT_GENERATOR}</head></html>"),
+        )
+        .unwrap();
+        check_report_file(&page).unwrap();
+        std::fs::write(&page, "<html>mine</html>").unwrap();
+        let msg = check_report_file(&page).unwrap_err().to_string();
+        assert!(msg.contains("was not written by lnsim report"), "{msg}");
+        let msg = check_report_file(d.path()).unwrap_err().to_string();
+        assert!(msg.contains("is a folder; give a file name"), "{msg}");
+        let msg = check_report_file(&page.join("x.html"))
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("which is a file, not a folder"), "{msg}");
+    }
 }
