@@ -107,10 +107,16 @@ def is_own_entry(folder: PathLike, name: str) -> bool:
     return _core.is_own_entry(_p(folder), name)
 
 
+def check_own_file(path: PathLike, what: str = "file") -> Path:
+    """Checks that lnsim may write the file ``path``: absent, or an entry lnsim wrote there; not a
+    folder. Raises :class:`OutputError` naming the file otherwise. Returns ``path``."""
+    _core.check_own_file(_p(path), what)
+    return Path(path)
+
+
 def claim_file(path: PathLike, what: str = "file") -> Path:
-    """Checks that lnsim may write the file ``path`` (absent, or an entry lnsim wrote there; not
-    a folder) and records its name in its folder's marker. Raises :class:`OutputError` naming
-    the file otherwise. Returns ``path``."""
+    """:func:`check_own_file`, then records the file's name in its folder's marker. Raises
+    :class:`OutputError` naming the file otherwise. Returns ``path``."""
     _core.claim_file(_p(path), what)
     return Path(path)
 
@@ -173,6 +179,15 @@ def remove_folder(folder: PathLike) -> bool:
     """Removes ``folder`` when lnsim may (:func:`is_replaceable`); leaves anything else alone.
     Returns True when it was removed."""
     return _core.remove_folder(_p(folder))
+
+
+def replace_run_folder(new: PathLike, target: PathLike, aside: PathLike) -> None:
+    """Puts the complete new run folder ``new`` in place as ``target``, replacing an existing one
+    only when lnsim may: it steps aside as ``aside`` and is checked again there
+    (:func:`replace_problem`; a file the user added since puts it back and raises
+    :class:`OutputError`), then goes once the new one is in place (``outdir::swap_in``, as the
+    core replaces a results folder). Raises ``OSError`` when a rename fails."""
+    _core.replace_run_folder(_p(new), _p(target), _p(aside))
 
 
 def is_lnsim_report(path: PathLike) -> bool:

@@ -457,6 +457,15 @@ fn is_own_entry(path: PathBuf, name: &str) -> bool {
     lnsim::outdir::is_own_entry(&path, name)
 }
 
+/// Checks that lnsim may write the file `path` (`what` names it): absent, or a file lnsim wrote
+/// (`lnsim::outdir::check_own_file`); raises `OutputError`.
+#[pyfunction]
+fn check_own_file(path: PathBuf, what: &str) -> PyResult<()> {
+    lnsim::outdir::check_own_file(&path, what)
+        .map(|_| ())
+        .map_err(to_output_err)
+}
+
 /// Checks that lnsim may write the file `path` (`what` names it) and records it in its folder's
 /// marker (`lnsim::outdir::claim_file`); raises `OutputError`.
 #[pyfunction]
@@ -488,6 +497,23 @@ fn check_replaceable(path: PathBuf, what: &str) -> PyResult<()> {
 #[pyfunction]
 fn remove_folder(path: PathBuf) -> PyResult<bool> {
     lnsim::outdir::remove_folder(&path).map_err(to_os_err)
+}
+
+/// Puts the complete new run folder `new` in place as `target`, replacing an existing one only
+/// when lnsim may (checked again once it stepped aside as `aside`; `lnsim::outdir::swap_in`).
+/// Raises `OutputError` naming `target` when it may not (it is back in place), `OSError` when a
+/// rename fails.
+#[pyfunction]
+fn replace_run_folder(new: PathBuf, target: PathBuf, aside: PathBuf) -> PyResult<()> {
+    use lnsim::outdir::SwapError;
+    lnsim::outdir::swap_in(&new, &target, &aside, lnsim::outdir::run_folder_problem).map_err(|e| {
+        match e {
+            SwapError::Refused(problem) => {
+                OutputError::new_err(format!("run folder {}: {problem}", target.display()))
+            }
+            SwapError::Io(_, e) => to_os_err(e),
+        }
+    })
 }
 
 /// True when the file `path` is an HTML report written by `lnsim report`.
@@ -540,11 +566,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_marker, m)?)?;
     m.add_function(wrap_pyfunction!(record_files, m)?)?;
     m.add_function(wrap_pyfunction!(is_own_entry, m)?)?;
+    m.add_function(wrap_pyfunction!(check_own_file, m)?)?;
     m.add_function(wrap_pyfunction!(claim_file, m)?)?;
     m.add_function(wrap_pyfunction!(is_incomplete, m)?)?;
     m.add_function(wrap_pyfunction!(run_folder_problem, m)?)?;
     m.add_function(wrap_pyfunction!(check_replaceable, m)?)?;
     m.add_function(wrap_pyfunction!(remove_folder, m)?)?;
+    m.add_function(wrap_pyfunction!(replace_run_folder, m)?)?;
     m.add_function(wrap_pyfunction!(is_lnsim_report, m)?)?;
     m.add_function(wrap_pyfunction!(check_report_file, m)?)?;
     m.add("MARKER_FILE", lnsim::outdir::MARKER_FILE)?;

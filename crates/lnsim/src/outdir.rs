@@ -688,42 +688,59 @@ pub fn write_folder(
         ));
     }
     sync_dir(&tmp);
-    // swap: the old folder (empty or lnsim's) steps aside under a hidden name, where it is
-    // checked again (a file the user added since the check puts it back), the new one takes
-    // its place, then the old one goes
-    let old = if std::fs::symlink_metadata(&target).is_ok() {
-        let old = unused_sibling(&parent, &leaf, "old");
-        if let Err(e) = std::fs::rename(&target, &old) {
-            let _ = std::fs::remove_dir_all(&tmp);
-            return Err(refuse(
-                out,
-                format!("cannot move the old folder aside: {}", os_reason(&e)),
-            ));
+    let aside = unused_sibling(&parent, &leaf, "old");
+    swap_in(&tmp, &target, &aside, replace_problem).map_err(|e| {
+        let _ = std::fs::remove_dir_all(&tmp); // our own temporary folder
+        match e {
+            SwapError::Refused(problem) => refuse_as_said(out, &problem),
+            SwapError::Io(step, e) => refuse(out, format!("{step}: {}", os_reason(&e))),
         }
-        if let Some(problem) = replace_problem(&old) {
-            let _ = std::fs::rename(&old, &target);
-            let _ = std::fs::remove_dir_all(&tmp);
-            return Err(refuse_as_said(out, &problem));
-        }
-        Some(old)
-    } else {
-        None
-    };
-    if let Err(e) = std::fs::rename(&tmp, &target) {
-        if let Some(old) = &old {
-            let _ = std::fs::rename(old, &target);
-        }
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Err(refuse(
-            out,
-            format!("cannot move the new folder into place: {}", os_reason(&e)),
-        ));
-    }
-    sync_dir(&parent);
-    if let Some(old) = old {
-        let _ = std::fs::remove_dir_all(&old); // empty, or nothing but what lnsim wrote
-    }
+    })?;
     Ok(target)
+}
+
+/// Why [`swap_in`] did not put a new folder in place; the old folder is back where it was.
+#[derive(Debug)]
+pub enum SwapError {
+    /// The old folder, checked again once aside, may not be replaced: why, and what to do.
+    Refused(String),
+    /// A rename failed: the step ("cannot move the old folder aside") and the error.
+    Io(&'static str, std::io::Error),
+}
+
+/// Puts the complete new folder `new` in place as `target` with renames, replacing an existing
+/// `target` only when lnsim may: the old folder first steps aside as `aside` (a hidden name on
+/// the same file system), where it is checked again with `problem` (a file the user added since
+/// the first check puts it back and refuses), then the new folder takes its place and the old
+/// one goes. A crash at any point leaves the old folder, or the new one, and hidden names only.
+/// How a results folder ([`write_folder`]) and a sweep's run folder (`python/lnsim/store.py`)
+/// are replaced whole; the caller removes `new` on failure.
+pub fn swap_in(
+    new: &Path,
+    target: &Path,
+    aside: &Path,
+    problem: impl Fn(&Path) -> Option<String>,
+) -> std::result::Result<(), SwapError> {
+    let had_old = std::fs::symlink_metadata(target).is_ok();
+    if had_old {
+        std::fs::rename(target, aside)
+            .map_err(|e| SwapError::Io("cannot move the old folder aside", e))?;
+        if let Some(why) = problem(aside) {
+            let _ = std::fs::rename(aside, target);
+            return Err(SwapError::Refused(why));
+        }
+    }
+    if let Err(e) = std::fs::rename(new, target) {
+        if had_old {
+            let _ = std::fs::rename(aside, target);
+        }
+        return Err(SwapError::Io("cannot move the new folder into place", e));
+    }
+    sync_dir(folder_of(target));
+    if had_old {
+        let _ = std::fs::remove_dir_all(aside); // empty, or nothing but what lnsim wrote
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -962,9 +979,9 @@ fn folder_of(path: &Path) -> &Path {
 }
 
 /// Checks that lnsim may write the file `path` (`what` names it in refusals: "figure", "bench
-/// file"): absent, or an entry lnsim wrote ([`is_own_entry`]); not a folder. Then records its
-/// name in its folder's marker ([`record_files`]).
-pub fn claim_file(path: &Path, what: &str) -> Result<()> {
+/// file"): absent, or an entry lnsim wrote ([`is_own_entry`]); not a folder. Returns its folder
+/// and its name.
+pub fn check_own_file(path: &Path, what: &str) -> Result<(PathBuf, String)> {
     let place = Place {
         path,
         what,
@@ -984,8 +1001,20 @@ pub fn claim_file(path: &Path, what: &str) -> Result<()> {
              not write)",
         ));
     }
-    record_files(dir, &[&name]).map_err(|e| {
-        place.refuse(format!(
+    Ok((dir.to_path_buf(), name))
+}
+
+/// [`check_own_file`], then records the file's name in its folder's marker
+/// ([`record_files`]): what lnsim does before it writes a file into a folder it updates in place.
+pub fn claim_file(path: &Path, what: &str) -> Result<()> {
+    let (dir, name) = check_own_file(path, what)?;
+    record_files(&dir, &[&name]).map_err(|e| {
+        Place {
+            path,
+            what,
+            advice: ADVICE_FILE,
+        }
+        .refuse(format!(
             "cannot record it in {}: {}",
             dir.join(MARKER_FILE).display(),
             os_reason(&e)
@@ -1641,5 +1670,30 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(msg.contains("which is a file, not a folder"), "{msg}");
+    }
+
+    #[test]
+    fn a_swap_puts_a_refused_old_folder_back_and_replaces_an_accepted_one() {
+        let d = tempfile::tempdir().unwrap();
+        let (new, target, aside) = (
+            d.path().join(".new"),
+            d.path().join("run"),
+            d.path().join(".old"),
+        );
+        write(&target).unwrap();
+        std::fs::write(target.join("notes.txt"), "mine").unwrap();
+        std::fs::create_dir(&new).unwrap();
+        match swap_in(&new, &target, &aside, run_folder_problem) {
+            Err(SwapError::Refused(why)) => {
+                assert!(why.contains("did not write: notes.txt;"), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(target.join("notes.txt").is_file() && !aside.exists() && new.is_dir());
+        std::fs::remove_file(target.join("notes.txt")).unwrap();
+        std::fs::write(new.join("x.csv"), "").unwrap();
+        swap_in(&new, &target, &aside, run_folder_problem).unwrap();
+        assert!(target.join("x.csv").is_file() && !target.join("a.csv").exists());
+        assert!(!aside.exists() && !new.exists());
     }
 }
