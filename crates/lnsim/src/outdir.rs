@@ -1445,14 +1445,9 @@ mod tests {
         check_folder(path, "sweep folder", &[], &[], Some(&[KIND_SWEEP]))
     }
 
-    #[test]
-    fn a_folder_updated_in_place_is_absent_empty_or_of_its_kind() {
-        let d = tempfile::tempdir().unwrap();
-        let out = d.path().join("sweep");
-        assert!(!check_sweep(&out).unwrap(), "absent is fine");
-        assert!(!out.exists(), "nothing created");
+    fn prepare_sweep(path: &Path) {
         prepare_folder(
-            &out,
+            path,
             KIND_SWEEP,
             "sweep folder",
             &[],
@@ -1460,6 +1455,15 @@ mod tests {
             Some(&[KIND_SWEEP]),
         )
         .unwrap();
+    }
+
+    #[test]
+    fn a_folder_updated_in_place_is_absent_empty_or_of_its_kind() {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("sweep");
+        assert!(!check_sweep(&out).unwrap(), "absent is fine");
+        assert!(!out.exists(), "nothing created");
+        prepare_sweep(&out);
         let m = read_marker(&out).unwrap();
         assert_eq!(
             (m["kind"].as_str(), &m["files"]),
@@ -1470,15 +1474,7 @@ mod tests {
             check_sweep(&out).unwrap(),
             "its own kind, foreign files kept"
         );
-        prepare_folder(
-            &out,
-            KIND_SWEEP,
-            "sweep folder",
-            &[],
-            &[],
-            Some(&[KIND_SWEEP]),
-        )
-        .unwrap();
+        prepare_sweep(&out);
         assert!(out.join("notes.txt").is_file());
         let figs = d.path().join("figs");
         marked(&figs, KIND_FIGURES, &[]);
