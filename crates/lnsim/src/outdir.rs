@@ -24,7 +24,17 @@
 //! checked again there (a file the user added meanwhile puts it back and refuses), and removed
 //! only once the new one is in place. A crash at any point leaves either the old folder, or the
 //! new complete one, or hidden siblings only: never a folder under the target name that looks
-//! complete but is not, and never a user's file deleted.
+//! complete but is not, and never a user's file deleted ([`swap_in`], which also puts a sweep's
+//! run folders in place).
+//!
+//! The same rules serve the commands of the Python layer (`python/lnsim/_outdir.py` calls them
+//! through the binding): a sweep, bench or figures folder is updated in place, only when it is
+//! absent, empty or of its own kind ([`check_folder`], [`prepare_folder`]), keeping the entries
+//! lnsim did not write; a file lnsim writes there is absent or its own ([`claim_file`]), recorded
+//! in the marker, and written atomically ([`write_atomic`]: never through a symbolic link); the
+//! run folders a sweep or a bench replaces follow the results-folder rule
+//! ([`run_folder_problem`]); `lnsim report --out` overwrites only an lnsim report
+//! ([`check_report_file`]).
 
 use crate::error::{Error, Result};
 use serde_json::{json, Value};
