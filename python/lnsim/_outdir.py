@@ -1,105 +1,73 @@
 """Output folders and files that lnsim writes, and the rules that keep a user's files safe.
 
-Every folder lnsim writes carries a marker file, :data:`MARKER_FILE` (``.lnsim``), holding a
-small JSON object: ``{"written_by": "lnsim", "version": ..., "kind": ..., "files": [...]}``.
-``kind`` says what the folder holds — ``"results"`` (one run, written by the core, which also
-records ``"complete"``), ``"sweep"`` (a sweep folder), ``"figures"`` (PNGs made by ``lnsim plot
---out``) or ``"bench"`` (``lnsim bench``) — and decides which command may write there: ``run``
-only a results folder, ``sweep`` only a sweep folder, ``bench`` only a bench folder, ``plot
---out`` only a figures folder (or the folder it plots). ``files`` lists exactly the entries lnsim
-wrote into the folder (the core's files; ``lnsim plot`` and ``lnsim report`` add theirs as they
-write them: :func:`claim_file`). A folder of an lnsim that listed no files, or wrote no markers
-(:func:`legacy_kind`), is judged by the names lnsim writes into a folder of its kind.
+The rules are the core's, in one place: ``crates/lnsim/src/outdir.rs`` (its module
+documentation says them whole; docs/usage.md "Output folders" says them to users). This module
+only calls them through the binding (:mod:`lnsim._core`), taking paths as Python does, and adds
+what is Python's alone: writing a file from a function (a figure saved by matplotlib) and the
+:class:`FolderLock` of a sweep folder.
 
-How each kind is written:
-
-* a **results folder** is replaced whole, atomically, by the core (``crates/lnsim/src/outdir.rs``):
-  only when it holds nothing but what lnsim wrote. Entries lnsim did not write (notes, a
-  sub-folder) make ``lnsim run`` refuse, naming them, before anything is simulated: move them out
-  of the folder, or choose another ``--out``. A folder inside a sweep folder is the sweep's and
-  is refused too. The run folders of a sweep (``points/<point>/[seed-<s>/]``) and of a bench
-  (``<case>/``) follow the same rule (:func:`replace_problem`), checked for every run before any
-  runs;
-* a **sweep folder**, a **bench folder** and a **figures folder** are updated in place: lnsim
-  replaces or removes only its own entries there (``sweep.csv``, ``bench.json``, the figures,
-  the run folders, the staging folder once empty of lnsim's leftovers) and leaves anything else
-  as it is. A file lnsim would write over is its own (listed, or a name lnsim writes there) or
-  refused; files are written under a temporary name and renamed into place
-  (:func:`write_atomic`), so a symbolic link in their place is replaced, never followed.
-
-Any other existing folder, a file, a path under a file, or a place that cannot be written is
-refused with :class:`OutputError` (exit status 2) naming the path and saying what to do. A
-folder that holds the current folder (or another protected path) is never used, marker or not.
-
-An HTML report is recognised by its ``<meta name="generator" content="lnsim report">`` tag:
-``lnsim report --out FILE`` overwrites only such a file.
+In short: every folder lnsim writes carries a marker, :data:`MARKER_FILE` (``.lnsim``), whose
+``kind`` (:data:`KIND_RESULTS`, :data:`KIND_SWEEP`, :data:`KIND_FIGURES`, :data:`KIND_BENCH`)
+decides which command may write there and whose ``files`` lists what lnsim wrote. A results
+folder is replaced whole, and refused when it holds entries lnsim did not write; a sweep, bench
+or figures folder is updated in place (:func:`prepare_folder`, :func:`write_own_file`), keeping
+anything lnsim did not write. Files are written atomically (:func:`write_atomic`), never over a
+file lnsim did not write, never through a symbolic link; a folder that holds the current folder
+or a protected path is never used. Refusals raise :class:`OutputError` (exit status 2).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Tuple, Union
 
 from . import _core
-from ._core import ScenarioError, version
+from ._core import (
+    KIND_BENCH,
+    KIND_FIGURES,
+    KIND_RESULTS,
+    KIND_SWEEP,
+    MARKER_FILE,
+    REPORT_GENERATOR,
+    OutputError,
+)
 
-#: Name of the marker file inside every folder lnsim writes.
-MARKER_FILE = ".lnsim"
-#: Marker kinds (the core writes ``"results"``; the Python layer the others).
-KIND_RESULTS = "results"
-KIND_SWEEP = "sweep"
-KIND_FIGURES = "figures"
-KIND_BENCH = "bench"
-#: The tag that identifies an lnsim HTML report.
-REPORT_GENERATOR = '<meta name="generator" content="lnsim report">'
+__all__ = [
+    "KIND_BENCH", "KIND_FIGURES", "KIND_RESULTS", "KIND_SWEEP", "MARKER_FILE", "REPORT_GENERATOR", "OutputError",
+]
 
-#: What to do instead, appended to every refusal of a path.
-ADVICE = "choose another --out (an absent or empty folder, or one lnsim wrote)"
-#: ... and of an existing folder of someone else's files.
-ADVICE_FOLDER = ADVICE + ", or remove the folder yourself"
-
-
-class OutputError(ScenarioError):
-    """An output path lnsim must not (or cannot) write: an existing folder it did not write, a
-    folder of another kind, a results folder holding files lnsim did not write, a file, a path
-    under a file, an unwritable place. Bad input: the command exits with status 2 and nothing
-    is written."""
+PathLike = Union[str, os.PathLike]
 
 
-def read_marker(folder) -> Optional[dict]:
+def _p(path: PathLike) -> str:
+    """``path`` as the core takes it (a ``Path``'s spelling: ``out/`` is ``out``)."""
+    return os.fspath(Path(path))
+
+
+def read_marker(folder: PathLike) -> Optional[dict]:
     """The marker of ``folder`` (a dict) when it has one written by lnsim, else ``None``."""
-    try:
-        with open(Path(folder) / MARKER_FILE, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError):
-        return None
-    if isinstance(data, dict) and data.get("written_by") == "lnsim":
-        return data
-    return None
+    text = _core.read_marker(_p(folder))
+    return None if text is None else json.loads(text)
 
 
-def is_marked(folder) -> bool:
+def is_marked(folder: PathLike) -> bool:
     """True when ``folder`` carries an lnsim marker."""
-    return read_marker(folder) is not None
+    return _core.read_marker(_p(folder)) is not None
 
 
-def legacy_kind(folder) -> Optional[str]:
+def legacy_kind(folder: PathLike) -> Optional[str]:
     """``"results"``, ``"sweep"`` or ``"bench"`` for a folder written by an lnsim that wrote no
-    markers: it holds nothing but what lnsim writes into a folder of that kind (and ``*.png``
-    figures), so using it loses no user file; else ``None`` (the core's rule:
-    ``outdir::legacy_kind``)."""
-    return _core.legacy_kind(os.fspath(folder))
+    markers, judged by what it holds; else ``None`` (``outdir::legacy_kind``)."""
+    return _core.legacy_kind(_p(folder))
 
 
-def folder_kind(folder) -> Optional[str]:
+def folder_kind(folder: PathLike) -> Optional[str]:
     """The kind of an lnsim folder: its marker's, else its :func:`legacy_kind`; ``None`` for a
     folder lnsim did not write."""
-    m = read_marker(folder)
-    return m.get("kind") if m is not None else legacy_kind(folder)
+    return _core.folder_kind(_p(folder))
 
 
 def kind_description(kind: str) -> str:
@@ -107,295 +75,131 @@ def kind_description(kind: str) -> str:
     return _core.kind_description(kind)
 
 
-def write_atomic(path, data: Union[str, bytes, Callable]) -> Path:
-    """Writes the file ``path`` atomically: ``data`` (text, bytes, or a function writing into a
-    binary file object) goes into a new temporary file in the same folder, which is then
-    renamed over ``path``. A crash leaves the old file or the new one, never half of one; a
-    symbolic link at ``path`` is replaced, never followed. Returns ``path``."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.tmp-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            if callable(data):
-                data(f)
-            else:
-                f.write(data.encode("utf-8") if isinstance(data, str) else data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    finally:
-        if os.path.lexists(tmp):
-            os.unlink(tmp)  # our own temporary file, left only by a failure
-    return path
+def write_atomic(path: PathLike, data: Union[str, bytes, Callable]) -> Path:
+    """Writes the file ``path`` atomically (``outdir::write_atomic``): ``data`` is text, bytes,
+    or a function writing into a binary file object (a figure's ``savefig``). A crash leaves the
+    old file or the new one, never half of one; a symbolic link at ``path`` is replaced, never
+    followed. Raises ``OSError``. Returns ``path``."""
+    if callable(data):
+        buf = io.BytesIO()
+        data(buf)
+        data = buf.getvalue()
+    elif isinstance(data, str):
+        data = data.encode("utf-8")
+    _core.write_atomic(_p(path), data)
+    return Path(path)
 
 
-def write_marker(folder, kind: str, **extra) -> None:
+def write_marker(folder: PathLike, kind: str, **extra) -> None:
     """Writes the marker of ``kind`` into ``folder`` (which exists); ``extra`` are more fields
     (e.g. ``files=[]``: the list of what lnsim wrote there, which :func:`claim_file` extends)."""
-    data = {"written_by": "lnsim", "version": version(), "kind": kind, **extra}
-    write_atomic(Path(folder) / MARKER_FILE, json.dumps(data) + "\n")
+    _core.write_marker(_p(folder), kind, json.dumps(extra))
 
 
-def record_files(folder, names: Iterable[str]) -> None:
+def record_files(folder: PathLike, names: Iterable[str]) -> None:
     """Adds ``names`` to the list of entries lnsim wrote into ``folder`` (its marker's
-    ``files``), when its marker has that list; a folder without one is left as it is (it is
-    judged by the names lnsim writes there)."""
-    m = read_marker(folder)
-    if m is None or not isinstance(m.get("files"), list):
-        return
-    new = [n for n in names if n not in m["files"]]
-    if new:
-        m["files"] = sorted({*m["files"], *new})
-        write_atomic(Path(folder) / MARKER_FILE, json.dumps(m) + "\n")
+    ``files``), when its marker has that list."""
+    _core.record_files(_p(folder), list(names))
 
 
-def is_own_entry(folder, name: str) -> bool:
-    """True when the entry ``name`` of ``folder`` is one lnsim wrote (or that is absent): listed
-    by the folder's marker (see :func:`_core.foreign_entries`); in a folder lnsim did not write,
-    only a ``*.png`` figure (what ``lnsim plot`` wrote into a results folder before markers)."""
-    path = Path(folder) / name
-    if not os.path.lexists(path):
-        return True
-    foreign = _core.foreign_entries(os.fspath(folder))
-    if foreign is None:
-        return name.endswith(".png") and not path.is_dir()
-    return name not in foreign and name + "/" not in foreign
+def is_own_entry(folder: PathLike, name: str) -> bool:
+    """True when the entry ``name`` of ``folder`` is one lnsim wrote (or is absent)."""
+    return _core.is_own_entry(_p(folder), name)
 
 
-def claim_file(path, what: str = "file") -> Path:
-    """Checks that lnsim may write the file ``path`` (absent, or an entry lnsim wrote there:
-    :func:`is_own_entry`; not a folder) and records its name in its folder's marker
-    (:func:`record_files`). Raises :class:`OutputError` naming the file otherwise. Returns
-    ``path``."""
-    path = Path(path)
-    if path.is_dir() and not path.is_symlink():
-        raise _refuse(path, what, "is a folder", "move it away, or choose another --out")
-    if not is_own_entry(path.parent, path.name):
-        raise _refuse(path, what, "the file exists and lnsim did not write it (lnsim never writes over a file it "
-                                  "did not write)", "move it away, or choose another --out")
-    record_files(path.parent, [path.name])
-    return path
+def check_own_file(path: PathLike, what: str = "file") -> Path:
+    """Checks that lnsim may write the file ``path``: absent, or an entry lnsim wrote there; not a
+    folder. Raises :class:`OutputError` naming the file otherwise. Returns ``path``."""
+    _core.check_own_file(_p(path), what)
+    return Path(path)
 
 
-def write_own_file(path, data: Union[str, bytes, Callable], what: str = "file") -> Path:
+def claim_file(path: PathLike, what: str = "file") -> Path:
+    """:func:`check_own_file`, then records the file's name in its folder's marker. Raises
+    :class:`OutputError` naming the file otherwise. Returns ``path``."""
+    _core.claim_file(_p(path), what)
+    return Path(path)
+
+
+def write_own_file(path: PathLike, data: Union[str, bytes, Callable], what: str = "file") -> Path:
     """:func:`claim_file`, then :func:`write_atomic`: how lnsim writes a file into a folder it
     updates in place (a figure, ``sweep.csv``, ``bench.json``). Returns ``path``."""
     claim_file(path, what)
     return write_atomic(path, data)
 
 
-def is_incomplete(folder) -> bool:
+def is_incomplete(folder: PathLike) -> bool:
     """True when ``folder`` holds the partial results of a run that did not reach its end
     (``summary.json`` or the marker says ``"complete": false``)."""
-    m = read_marker(folder)
-    if m is not None and m.get("complete") is False:
-        return True
-    try:
-        with open(Path(folder) / "summary.json", encoding="utf-8") as f:
-            return json.load(f).get("complete") is False
-    except (OSError, ValueError, AttributeError):
-        return False
+    return _core.is_incomplete(_p(folder))
 
 
-def _reason(e: OSError) -> str:
-    return e.strerror or str(e)
-
-
-def _refuse(path, what: str, why: str, advice: str = ADVICE) -> OutputError:
-    return OutputError(f"{what} {path}: {why}; {advice}")
-
-
-def _canonical(p: Path) -> Path:
-    try:
-        return p.resolve()
-    except OSError:
-        return Path(os.path.abspath(p))
-
-
-def _check_writable(folder: Path, path, what: str, advice: str) -> None:
-    """Creates and removes an empty hidden folder in ``folder``: an honest test of
-    writability, also for root and on read-only file systems."""
-    for n in range(1000):
-        probe = folder / f".lnsim-probe-{os.getpid()}-{n}"
-        try:
-            probe.mkdir()
-        except FileExistsError:
-            continue
-        except OSError as e:
-            raise _refuse(path, what, f"cannot write into {folder}: {_reason(e)}", advice) from None
-        try:
-            probe.rmdir()
-        except OSError:
-            pass
-        return
-    raise _refuse(path, what, f"cannot create a temporary folder in {folder}", advice)
-
-
-def _nearest_existing(path: Path, what: str, advice: str) -> Path:
-    """The nearest existing ancestor of an absent ``path``, which must be a folder."""
-    for anc in Path(os.path.abspath(path)).parents:
-        try:
-            anc.stat()
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        except OSError as e:
-            raise _refuse(path, what, f"cannot access {anc}: {_reason(e)}", advice) from None
-        if not anc.is_dir():
-            raise _refuse(path, what, f"lies under {anc}, which is a file, not a folder", advice)
-        return anc
-    raise _refuse(path, what, "no existing folder above it", advice)
-
-
-def check_folder(path, what: str = "output folder", protect: Iterable[Tuple[Path, str]] = (),
-                 allow: Iterable = (), kinds: Optional[Iterable[str]] = None) -> Tuple[Path, bool]:
-    """Checks that lnsim may write into the folder ``path``: absent, empty, an lnsim folder
-    (:func:`folder_kind`; of a kind among ``kinds`` when given) or one of ``allow`` (folders
-    lnsim wrote whose marker may predate markers, e.g. the results folder being plotted); not a
+def check_folder(path: PathLike, what: str = "output folder", protect: Iterable[Tuple[PathLike, str]] = (),
+                 allow: Iterable[PathLike] = (), kinds: Optional[Iterable[str]] = None) -> Tuple[Path, bool]:
+    """Checks that lnsim may write into the folder ``path`` (``outdir::check_folder``): absent,
+    empty, an lnsim folder (of a kind among ``kinds`` when given) or one of ``allow``; not a
     file, not under a file, writable; holding neither the current folder nor a ``protect`` path
     (``(path, description)`` pairs). Returns ``(path, exists)``; creates nothing. Raises
     :class:`OutputError`."""
-    path = Path(path)
-    allowed = {_canonical(Path(a)) for a in allow}
-    try:
-        path.lstat()
-    except (FileNotFoundError, NotADirectoryError):
-        anc = _nearest_existing(path, what, ADVICE)
-        _check_writable(anc, path, what, ADVICE)
-        return path, False
-    except OSError as e:
-        raise _refuse(path, what, f"cannot access it: {_reason(e)}") from None
-    if not path.is_dir():
-        if path.is_symlink() and not path.exists():
-            raise _refuse(path, what, "is a broken symbolic link")
-        raise _refuse(path, what, "is a file, not a folder")
-    real = _canonical(path)
-    guarded = [(Path.cwd(), "the current folder"), *protect]
-    for g, desc in guarded:
-        g = _canonical(Path(g))
-        if g == real or real in g.parents:
-            rel = "is" if g == real else "holds"
-            raise _refuse(path, what, f"{rel} {desc} ({g})")
-    if real not in allowed:
-        try:
-            empty = next(os.scandir(path), None) is None
-        except OSError as e:
-            raise _refuse(path, what, f"cannot read the folder: {_reason(e)}") from None
-        if not empty:
-            kind = folder_kind(path)
-            if kind is None:
-                raise _refuse(path, what, f"the folder exists and holds files that lnsim did not write (it has no "
-                                          f"{MARKER_FILE} marker); lnsim writes only into folders it wrote itself",
-                              ADVICE_FOLDER)
-            if kinds is not None and kind not in set(kinds):
-                wanted = " or ".join(kind_description(k) for k in kinds)
-                raise _refuse(path, what, f"holds {kind_description(kind)}, not {wanted}")
-    _check_writable(path, path, what, ADVICE)
-    return path, True
+    exists = _core.check_folder(_p(path), what, [(_p(g), d) for g, d in protect], [_p(a) for a in allow],
+                                None if kinds is None else list(kinds))
+    return Path(path), exists
 
 
-def prepare_folder(path, kind: str, what: str = "output folder", protect: Iterable[Tuple[Path, str]] = (),
-                   allow: Iterable = (), kinds: Optional[Iterable[str]] = None) -> Path:
-    """:func:`check_folder`, then creates the folder (and its parents) when absent and marks it
-    as ``kind`` when it was absent or empty (with an empty list of ``files``, which grows as
-    lnsim writes them: :func:`claim_file`). Returns the path."""
-    path, exists = check_folder(path, what, protect=protect, allow=allow, kinds=kinds)
-    try:
-        fresh = not exists or next(os.scandir(path), None) is None
-        path.mkdir(parents=True, exist_ok=True)
-        if fresh:
-            write_marker(path, kind, files=[])
-    except OSError as e:
-        raise _refuse(path, what, f"cannot create it: {_reason(e)}") from None
-    return path
+def prepare_folder(path: PathLike, kind: str, what: str = "output folder",
+                   protect: Iterable[Tuple[PathLike, str]] = (), allow: Iterable[PathLike] = (),
+                   kinds: Optional[Iterable[str]] = None) -> Path:
+    """:func:`check_folder`, then creates the folder when absent and marks it as ``kind`` when it
+    was absent or empty, with an empty list of ``files`` (``outdir::prepare_folder``). Returns
+    the path."""
+    _core.prepare_folder(_p(path), kind, what, [(_p(g), d) for g, d in protect], [_p(a) for a in allow],
+                         None if kinds is None else list(kinds))
+    return Path(path)
 
 
-def replace_problem(folder) -> Optional[str]:
+def replace_problem(folder: PathLike) -> Optional[str]:
     """Why lnsim may not replace or delete the run folder ``folder`` (a results folder, or a
-    sweep's point folder holding the ``seed-*`` run folders of its runs), with what to do
-    instead; ``None`` when it may: it is absent, empty, a results folder holding nothing but
-    what lnsim wrote (the core's rule, ``outdir::replace_problem``: entries lnsim did not write
-    are named), or an unmarked folder whose every entry is such a folder."""
-    folder = Path(folder)
-    try:
-        folder.lstat()
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    if folder.is_symlink():
-        return f"is a symbolic link, not a folder lnsim wrote; {ADVICE}"
-    if not folder.is_dir():
-        return f"is a file, not a folder; {ADVICE}"
-    if folder_kind(folder) is not None:
-        return _core.results_folder_problem(os.fspath(folder))
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError as e:
-        return f"cannot read the folder: {_reason(e)}; {ADVICE}"
-    if any(not e.is_dir(follow_symlinks=False) for e in entries):
-        return _core.results_folder_problem(os.fspath(folder))  # a folder of someone else's files
-    for e in entries:
-        problem = replace_problem(e.path)
-        if problem is not None:
-            return f"{e.name}: {problem}"
-    return None
+    sweep's point folder of ``seed-*`` run folders), with what to do instead; ``None`` when it
+    may (``outdir::run_folder_problem``)."""
+    return _core.run_folder_problem(_p(folder))
 
 
-def is_replaceable(folder) -> bool:
+def is_replaceable(folder: PathLike) -> bool:
     """True when lnsim may replace or delete the run folder ``folder`` (:func:`replace_problem`)."""
     return replace_problem(folder) is None
 
 
-def check_replaceable(folder, what: str = "folder") -> None:
+def check_replaceable(folder: PathLike, what: str = "folder") -> None:
     """Raises :class:`OutputError` naming ``folder`` and saying why, unless lnsim may replace it
     (:func:`replace_problem`)."""
-    problem = replace_problem(folder)
-    if problem is not None:
-        raise OutputError(f"{what} {folder}: {problem}")
+    _core.check_replaceable(_p(folder), what)
 
 
-def remove_folder(folder) -> bool:
+def remove_folder(folder: PathLike) -> bool:
     """Removes ``folder`` when lnsim may (:func:`is_replaceable`); leaves anything else alone.
     Returns True when it was removed."""
-    folder = Path(folder)
-    if not folder.is_dir() or folder.is_symlink() or not is_replaceable(folder):
-        return False
-    shutil.rmtree(folder)
-    return True
+    return _core.remove_folder(_p(folder))
 
 
-def is_lnsim_report(path) -> bool:
+def replace_run_folder(new: PathLike, target: PathLike, aside: PathLike) -> None:
+    """Puts the complete new run folder ``new`` in place as ``target``, replacing an existing one
+    only when lnsim may: it steps aside as ``aside`` and is checked again there
+    (:func:`replace_problem`; a file the user added since puts it back and raises
+    :class:`OutputError`), then goes once the new one is in place (``outdir::swap_in``, as the
+    core replaces a results folder). Raises ``OSError`` when a rename fails."""
+    _core.replace_run_folder(_p(new), _p(target), _p(aside))
+
+
+def is_lnsim_report(path: PathLike) -> bool:
     """True when the file ``path`` is an HTML report written by ``lnsim report``."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(4096)
-    except OSError:
-        return False
-    return REPORT_GENERATOR.encode("ascii") in head
+    return _core.is_lnsim_report(_p(path))
 
 
-def check_report_file(path) -> Path:
+def check_report_file(path: PathLike) -> Path:
     """Checks that ``lnsim report`` may write the file ``path``: absent, or an lnsim report; not
     a folder, not under a file, in a writable folder. Raises :class:`OutputError`."""
-    path = Path(path)
-    advice = "choose another --out, or remove the file yourself"
-    what = "report file"
-    if path.is_dir():
-        raise _refuse(path, what, "is a folder", "give a file name, e.g. --out report.html")
-    if path.exists() or path.is_symlink():
-        if not path.is_file():
-            raise _refuse(path, what, "is not a regular file", advice)
-        if not is_lnsim_report(path):
-            raise _refuse(path, what, "the file exists and was not written by lnsim report "
-                                      "(lnsim overwrites only its own reports)", advice)
-        _check_writable(_canonical(path).parent, path, what, advice)
-        return path
-    try:
-        parent_exists = path.parent.is_dir()
-    except OSError:
-        parent_exists = False
-    anc = path.parent if parent_exists else _nearest_existing(path, what, advice)
-    _check_writable(anc, path, what, advice)
-    return path
+    _core.check_report_file(_p(path))
+    return Path(path)
 
 
 #: Lock file of a sweep folder while a sweep writes it (see :class:`FolderLock`).
@@ -409,9 +213,11 @@ class FolderLock:
     ``flock`` on :data:`LOCK_FILE` inside the folder, so the operating system releases it when the
     holder exits, however it exits: a crashed sweep never leaves the folder locked. The file
     holds the holder's process id and host, for the refusal's message, and stays behind (empty
-    of meaning once unlocked)."""
+    of meaning once unlocked). It is Python's alone: only a sweep, which Python drives, takes it,
+    for as long as a ``with`` block of Python code runs (the core refuses a run inside a sweep
+    folder by its marker, and never needs the lock)."""
 
-    def __init__(self, folder, what: str = "sweep folder"):
+    def __init__(self, folder: PathLike, what: str = "sweep folder"):
         self.path = Path(folder) / LOCK_FILE
         self._fd: Optional[int] = None
         try:
@@ -421,8 +227,8 @@ class FolderLock:
         try:  # never through a symbolic link: the lock file is lnsim's own
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
         except OSError as e:
-            raise OutputError(f"{what} {Path(folder)}: cannot use its lock file {self.path}: {_reason(e)}; "
-                              "choose another --out, or move it away yourself") from None
+            raise OutputError(f"{what} {Path(folder)}: cannot use its lock file {self.path}: "
+                              f"{e.strerror or e}; choose another --out, or move it away yourself") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -449,4 +255,3 @@ class FolderLock:
 
     def __exit__(self, *exc) -> None:
         self.release()
-

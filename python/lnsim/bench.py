@@ -57,7 +57,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from ._core import version
 from ._exit import InputError
-from ._outdir import OutputError, write_own_file
+from ._outdir import write_own_file
 
 #: ``BenchCase.model`` of the two simulation models.
 MODEL_CREDIT = "credit"
@@ -611,13 +611,11 @@ def prepare_bench_folder(out_root: Path, cases: Sequence[BenchCase]) -> Path:
     (:func:`lnsim._outdir.check_replaceable`). Then creates and marks the folder when it is new
     and records the cases' folders in its marker. Raises :class:`lnsim.OutputError` (exit status
     2). The folder is updated in place: whatever else it holds is left alone."""
-    from ._outdir import KIND_BENCH, check_folder, check_replaceable, is_own_entry, prepare_folder, record_files
+    from ._outdir import KIND_BENCH, check_folder, check_own_file, check_replaceable, prepare_folder, record_files
 
     _, exists = check_folder(out_root, "bench folder", kinds=[KIND_BENCH])
     if exists:
-        bench_json = out_root / BENCH_JSON
-        if (bench_json.is_dir() and not bench_json.is_symlink()) or not is_own_entry(out_root, BENCH_JSON):
-            raise OutputError(f"bench file {bench_json}: not a file lnsim wrote; move it away, or choose another --out")
+        check_own_file(out_root / BENCH_JSON, "bench file")
         for case in cases:
             check_replaceable(out_root / case.name, f"results folder of bench case {case.name}")
     prepare_folder(out_root, KIND_BENCH, "bench folder", kinds=[KIND_BENCH])

@@ -50,7 +50,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional
 
-from ._outdir import OutputError, check_replaceable, replace_problem
+from ._outdir import check_replaceable, replace_run_folder
 
 #: File name of the store inside a sweep folder.
 STORE_FILE = "store.sqlite"
@@ -227,19 +227,11 @@ class ResultsStore:
             staging.mkdir(parents=True, exist_ok=True)  # a run with no files still gets a folder
             _fsync_dir(staging)
             target.parent.mkdir(parents=True, exist_ok=True)
-            trash = None
-            if target.exists():  # the old folder steps aside, is checked again there, goes last
-                trash = self.dir / STAGING_DIR / f"old-{uuid.uuid4().hex}"
-                os.replace(target, trash)
-                problem = replace_problem(trash)
-                if problem is not None:  # the user put something there since the check
-                    os.replace(trash, target)
-                    shutil.rmtree(staging, ignore_errors=True)  # our own staging folder
-                    raise OutputError(f"run folder {target}: {problem}")
-            os.replace(staging, target)
-            _fsync_dir(target.parent)
-            if trash is not None:
-                shutil.rmtree(trash, ignore_errors=True)
+            try:  # the old folder steps aside, is checked again there, goes last
+                replace_run_folder(staging, target, self.dir / STAGING_DIR / f"old-{uuid.uuid4().hex}")
+            except BaseException:
+                shutil.rmtree(staging, ignore_errors=True)  # our own staging folder
+                raise
             rec["tables"] = sorted(files)
         else:
             rec["tables"] = []

@@ -13,7 +13,7 @@
 
 use lnsim::api::{self, RunOptions};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
@@ -24,6 +24,15 @@ create_exception!(
     ScenarioError,
     PyValueError,
     "The scenario or an override is invalid; the message names the offending key."
+);
+create_exception!(
+    _core,
+    OutputError,
+    ScenarioError,
+    "An output path lnsim must not (or cannot) write: an existing folder it did not write, a \
+     folder of another kind, a results folder holding files lnsim did not write, a file, a path \
+     under a file, an unwritable place. Bad input: the command exits with status 2 and nothing \
+     is written (the rules of `lnsim::outdir`)."
 );
 create_exception!(
     _core,
@@ -40,6 +49,27 @@ fn to_py_err(e: lnsim::Error) -> PyErr {
         lnsim::Error::Input(msg) => ScenarioError::new_err(msg),
         e @ lnsim::Error::Internal(_) => SimulationError::new_err(e.to_string()),
         lnsim::Error::Interrupted => PyKeyboardInterrupt::new_err("interrupted"),
+    }
+}
+
+/// An `lnsim::outdir` refusal as `OutputError` (any other error as [`to_py_err`] maps it).
+fn to_output_err(e: lnsim::Error) -> PyErr {
+    match e {
+        lnsim::Error::Input(msg) => OutputError::new_err(msg),
+        e => to_py_err(e),
+    }
+}
+
+/// An I/O error as Python's `OSError` of its errno (`PermissionError`, ...), with its reason as
+/// `strerror`.
+fn to_os_err(e: std::io::Error) -> PyErr {
+    match e.raw_os_error() {
+        Some(errno) => {
+            let s = e.to_string();
+            let reason = s.split(" (os error").next().unwrap_or(&s).to_string();
+            PyOSError::new_err((errno, reason))
+        }
+        None => PyOSError::new_err(e.to_string()),
     }
 }
 
@@ -324,6 +354,180 @@ fn kind_description(kind: &str) -> String {
     lnsim::outdir::kind_description(kind)
 }
 
+/// The marker of the folder `path` as JSON text, when it has one written by lnsim; else `None`.
+#[pyfunction]
+fn read_marker(path: PathBuf) -> Option<String> {
+    lnsim::outdir::read_marker(&path).map(|m| m.to_string())
+}
+
+/// The kind of the folder `path`: its marker's, else its `legacy_kind`; `None` for a folder
+/// lnsim did not write.
+#[pyfunction]
+fn folder_kind(path: PathBuf) -> Option<String> {
+    lnsim::outdir::folder_kind(&path)
+}
+
+/// `(path, description)` pairs as the core's protected paths.
+fn protected(protect: &[(PathBuf, String)]) -> Vec<lnsim::outdir::Protected<'_>> {
+    protect
+        .iter()
+        .map(|(p, what)| (p.as_path(), what.as_str()))
+        .collect()
+}
+
+/// Checks that lnsim may write into the folder `path`, updated in place (a sweep, bench or
+/// figures folder; `what` names it): `lnsim::outdir::check_folder`, with `protect`
+/// (`(path, description)` pairs), `allow` (folders accepted whatever they hold) and `kinds`
+/// (the marker kinds accepted; any when `None`). Returns whether it exists; raises
+/// `OutputError`.
+#[pyfunction]
+#[pyo3(signature = (path, what, protect = Vec::new(), allow = Vec::new(), kinds = None))]
+fn check_folder(
+    path: PathBuf,
+    what: &str,
+    protect: Vec<(PathBuf, String)>,
+    allow: Vec<PathBuf>,
+    kinds: Option<Vec<String>>,
+) -> PyResult<bool> {
+    let allow: Vec<&std::path::Path> = allow.iter().map(PathBuf::as_path).collect();
+    let kinds: Option<Vec<&str>> = kinds
+        .as_ref()
+        .map(|k| k.iter().map(String::as_str).collect());
+    lnsim::outdir::check_folder(&path, what, &protected(&protect), &allow, kinds.as_deref())
+        .map_err(to_output_err)
+}
+
+/// `check_folder`, then creates the folder when absent and marks it as `kind` when it was
+/// absent or empty (`lnsim::outdir::prepare_folder`); raises `OutputError`.
+#[pyfunction]
+#[pyo3(signature = (path, kind, what, protect = Vec::new(), allow = Vec::new(), kinds = None))]
+fn prepare_folder(
+    path: PathBuf,
+    kind: &str,
+    what: &str,
+    protect: Vec<(PathBuf, String)>,
+    allow: Vec<PathBuf>,
+    kinds: Option<Vec<String>>,
+) -> PyResult<()> {
+    let allow: Vec<&std::path::Path> = allow.iter().map(PathBuf::as_path).collect();
+    let kinds: Option<Vec<&str>> = kinds
+        .as_ref()
+        .map(|k| k.iter().map(String::as_str).collect());
+    lnsim::outdir::prepare_folder(
+        &path,
+        kind,
+        what,
+        &protected(&protect),
+        &allow,
+        kinds.as_deref(),
+    )
+    .map_err(to_output_err)
+}
+
+/// Writes `data` as the file `path` atomically (a temporary file renamed into place: a symbolic
+/// link there is replaced, never followed); raises `OSError`.
+#[pyfunction]
+fn write_atomic(py: Python<'_>, path: PathBuf, data: &[u8]) -> PyResult<()> {
+    py.allow_threads(|| lnsim::outdir::write_atomic(&path, data))
+        .map_err(to_os_err)
+}
+
+/// Writes the marker of `kind` into the folder `path`, with the fields of the JSON object
+/// `extra` besides `written_by`, `version` and `kind`; raises `OSError`.
+#[pyfunction]
+fn write_marker(path: PathBuf, kind: &str, extra: &str) -> PyResult<()> {
+    let extra = match serde_json::from_str(extra) {
+        Ok(serde_json::Value::Object(m)) => m,
+        _ => return Err(PyValueError::new_err("extra: expected a JSON object")),
+    };
+    lnsim::outdir::write_marker(&path, kind, extra).map_err(to_os_err)
+}
+
+/// Adds `names` to the marker's list of the files lnsim wrote into the folder `path` (when it
+/// has that list); raises `OSError`.
+#[pyfunction]
+fn record_files(path: PathBuf, names: Vec<String>) -> PyResult<()> {
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    lnsim::outdir::record_files(&path, &names).map_err(to_os_err)
+}
+
+/// True when the entry `name` of the folder `path` is absent or one lnsim wrote.
+#[pyfunction]
+fn is_own_entry(path: PathBuf, name: &str) -> bool {
+    lnsim::outdir::is_own_entry(&path, name)
+}
+
+/// Checks that lnsim may write the file `path` (`what` names it): absent, or a file lnsim wrote
+/// (`lnsim::outdir::check_own_file`); raises `OutputError`.
+#[pyfunction]
+fn check_own_file(path: PathBuf, what: &str) -> PyResult<()> {
+    lnsim::outdir::check_own_file(&path, what)
+        .map(|_| ())
+        .map_err(to_output_err)
+}
+
+/// Checks that lnsim may write the file `path` (`what` names it) and records it in its folder's
+/// marker (`lnsim::outdir::claim_file`); raises `OutputError`.
+#[pyfunction]
+fn claim_file(path: PathBuf, what: &str) -> PyResult<()> {
+    lnsim::outdir::claim_file(&path, what).map_err(to_output_err)
+}
+
+/// True when the folder `path` holds the partial results of a run that did not reach its end.
+#[pyfunction]
+fn is_incomplete(path: PathBuf) -> bool {
+    lnsim::outdir::is_incomplete(&path)
+}
+
+/// Why lnsim may not replace or delete the run folder `path` of a sweep or a bench, with what
+/// to do instead; `None` when it may (`lnsim::outdir::run_folder_problem`).
+#[pyfunction]
+fn run_folder_problem(path: PathBuf) -> Option<String> {
+    lnsim::outdir::run_folder_problem(&path)
+}
+
+/// Raises `OutputError` naming the run folder `path` (`what` says whose) unless lnsim may
+/// replace it.
+#[pyfunction]
+fn check_replaceable(path: PathBuf, what: &str) -> PyResult<()> {
+    lnsim::outdir::check_replaceable(&path, what).map_err(to_output_err)
+}
+
+/// Removes the run folder `path` when lnsim may replace it; returns whether it was removed.
+#[pyfunction]
+fn remove_folder(path: PathBuf) -> PyResult<bool> {
+    lnsim::outdir::remove_folder(&path).map_err(to_os_err)
+}
+
+/// Puts the complete new run folder `new` in place as `target`, replacing an existing one only
+/// when lnsim may (checked again once it stepped aside as `aside`; `lnsim::outdir::swap_in`).
+/// Raises `OutputError` naming `target` when it may not (it is back in place), `OSError` when a
+/// rename fails.
+#[pyfunction]
+fn replace_run_folder(new: PathBuf, target: PathBuf, aside: PathBuf) -> PyResult<()> {
+    use lnsim::outdir::SwapError;
+    lnsim::outdir::swap_in(&new, &target, &aside, lnsim::outdir::run_folder_problem).map_err(|e| {
+        match e {
+            SwapError::Refused(problem) => {
+                OutputError::new_err(format!("run folder {}: {problem}", target.display()))
+            }
+            SwapError::Io(_, e) => to_os_err(e),
+        }
+    })
+}
+
+/// True when the file `path` is an HTML report written by `lnsim report`.
+#[pyfunction]
+fn is_lnsim_report(path: PathBuf) -> bool {
+    lnsim::outdir::is_lnsim_report(&path)
+}
+
+/// Checks that `lnsim report --out` may write the file `path`; raises `OutputError`.
+#[pyfunction]
+fn check_report_file(path: PathBuf) -> PyResult<()> {
+    lnsim::outdir::check_report_file(&path).map_err(to_output_err)
+}
+
 /// The version of the simulation core (recorded in every `summary.json`).
 #[pyfunction]
 fn version() -> &'static str {
@@ -354,8 +558,32 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(foreign_entries, m)?)?;
     m.add_function(wrap_pyfunction!(legacy_kind, m)?)?;
     m.add_function(wrap_pyfunction!(kind_description, m)?)?;
+    m.add_function(wrap_pyfunction!(read_marker, m)?)?;
+    m.add_function(wrap_pyfunction!(folder_kind, m)?)?;
+    m.add_function(wrap_pyfunction!(check_folder, m)?)?;
+    m.add_function(wrap_pyfunction!(prepare_folder, m)?)?;
+    m.add_function(wrap_pyfunction!(write_atomic, m)?)?;
+    m.add_function(wrap_pyfunction!(write_marker, m)?)?;
+    m.add_function(wrap_pyfunction!(record_files, m)?)?;
+    m.add_function(wrap_pyfunction!(is_own_entry, m)?)?;
+    m.add_function(wrap_pyfunction!(check_own_file, m)?)?;
+    m.add_function(wrap_pyfunction!(claim_file, m)?)?;
+    m.add_function(wrap_pyfunction!(is_incomplete, m)?)?;
+    m.add_function(wrap_pyfunction!(run_folder_problem, m)?)?;
+    m.add_function(wrap_pyfunction!(check_replaceable, m)?)?;
+    m.add_function(wrap_pyfunction!(remove_folder, m)?)?;
+    m.add_function(wrap_pyfunction!(replace_run_folder, m)?)?;
+    m.add_function(wrap_pyfunction!(is_lnsim_report, m)?)?;
+    m.add_function(wrap_pyfunction!(check_report_file, m)?)?;
+    m.add("MARKER_FILE", lnsim::outdir::MARKER_FILE)?;
+    m.add("KIND_RESULTS", lnsim::outdir::KIND_RESULTS)?;
+    m.add("KIND_SWEEP", lnsim::outdir::KIND_SWEEP)?;
+    m.add("KIND_FIGURES", lnsim::outdir::KIND_FIGURES)?;
+    m.add("KIND_BENCH", lnsim::outdir::KIND_BENCH)?;
+    m.add("REPORT_GENERATOR", lnsim::outdir::REPORT_GENERATOR)?;
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add("SimulationError", py.get_type::<SimulationError>())?;
+    m.add("OutputError", py.get_type::<OutputError>())?;
     m.add("__version__", lnsim::VERSION)?;
     Ok(())
 }

@@ -24,7 +24,17 @@
 //! checked again there (a file the user added meanwhile puts it back and refuses), and removed
 //! only once the new one is in place. A crash at any point leaves either the old folder, or the
 //! new complete one, or hidden siblings only: never a folder under the target name that looks
-//! complete but is not, and never a user's file deleted.
+//! complete but is not, and never a user's file deleted ([`swap_in`], which also puts a sweep's
+//! run folders in place).
+//!
+//! The same rules serve the commands of the Python layer (`python/lnsim/_outdir.py` calls them
+//! through the binding): a sweep, bench or figures folder is updated in place, only when it is
+//! absent, empty or of its own kind ([`check_folder`], [`prepare_folder`]), keeping the entries
+//! lnsim did not write; a file lnsim writes there is absent or its own ([`claim_file`]), recorded
+//! in the marker, and written atomically ([`write_atomic`]: never through a symbolic link); the
+//! run folders a sweep or a bench replaces follow the results-folder rule
+//! ([`run_folder_problem`]); `lnsim report --out` overwrites only an lnsim report
+//! ([`check_report_file`]).
 
 use crate::error::{Error, Result};
 use serde_json::{json, Value};
@@ -364,7 +374,45 @@ const ADVICE: &str = "choose another --out (an absent or empty folder, or a resu
                       lnsim wrote)";
 
 fn refuse(out: &Path, why: impl std::fmt::Display) -> Error {
-    Error::Input(format!("results folder {}: {why}; {ADVICE}", out.display()))
+    Place::results(out).refuse(why)
+}
+
+/// A path lnsim is asked to write, as its refusals name it: `WHAT PATH: WHY; ADVICE`
+/// ("sweep folder out: is a file, not a folder; choose another --out ...").
+#[derive(Clone, Copy)]
+struct Place<'a> {
+    /// The path as the user gave it.
+    path: &'a Path,
+    /// What it is to be ("results folder", "sweep folder", "figure", "report file").
+    what: &'a str,
+    /// What to do instead, ending every refusal.
+    advice: &'a str,
+}
+
+impl<'a> Place<'a> {
+    /// A run's results folder `out`.
+    fn results(out: &'a Path) -> Self {
+        Place {
+            path: out,
+            what: "results folder",
+            advice: ADVICE,
+        }
+    }
+
+    /// The same place with another piece of advice.
+    fn advising(self, advice: &'a str) -> Self {
+        Place { advice, ..self }
+    }
+
+    /// The refusal of this place for reason `why`.
+    fn refuse(&self, why: impl std::fmt::Display) -> Error {
+        Error::Input(format!(
+            "{} {}: {why}; {}",
+            self.what,
+            self.path.display(),
+            self.advice
+        ))
+    }
 }
 
 /// A refusal whose reason already says what to do (see [`replace_problem`]).
@@ -400,11 +448,12 @@ fn canonical(p: &Path) -> PathBuf {
 /// `(scenario folder, "the scenario's folder")`).
 pub type Protected<'a> = (&'a Path, &'a str);
 
-/// The folders a results folder must never hold: the current folder and `protect`, resolved.
-fn guarded(protect: &[Protected]) -> Vec<(PathBuf, String)> {
+/// The folders an output folder must never hold: the current folder and `protect`, resolved
+/// (with its description and, for a `protect` path, the path as given).
+fn guarded(protect: &[Protected]) -> Vec<(PathBuf, String, Option<PathBuf>)> {
     let mut g = Vec::new();
     if let Ok(cwd) = std::env::current_dir() {
-        g.push((canonical(&cwd), "the current folder".to_string()));
+        g.push((canonical(&cwd), "the current folder".to_string(), None));
     }
     for (p, what) in protect {
         let p = if p.as_os_str().is_empty() {
@@ -412,14 +461,26 @@ fn guarded(protect: &[Protected]) -> Vec<(PathBuf, String)> {
         } else {
             p
         };
-        g.push((canonical(p), format!("{what} ({})", p.display())));
+        g.push((canonical(p), what.to_string(), Some(p.to_path_buf())));
     }
     g
 }
 
+/// The first guarded folder ([`guarded`]) that the folder `real` (resolved) is or holds:
+/// (`"is"` or `"holds"`, its description, the guarded folder resolved, as given).
+fn guard_hit(
+    real: &Path,
+    protect: &[Protected],
+) -> Option<(&'static str, String, PathBuf, Option<PathBuf>)> {
+    guarded(protect)
+        .into_iter()
+        .find(|(g, _, _)| g.starts_with(real))
+        .map(|(g, what, given)| (if g == real { "is" } else { "holds" }, what, g, given))
+}
+
 /// Checks that `dir` (an existing folder) accepts a new entry, by creating and removing an
 /// empty hidden folder in it (an honest test also for root and read-only file systems).
-fn check_writable(dir: &Path, out: &Path) -> Result<()> {
+fn check_writable(dir: &Path, place: &Place) -> Result<()> {
     for n in 0..1000u32 {
         let probe = dir.join(format!(".lnsim-probe-{}-{n}", std::process::id()));
         match std::fs::create_dir(&probe) {
@@ -429,17 +490,48 @@ fn check_writable(dir: &Path, out: &Path) -> Result<()> {
             }
             Err(e) if e.kind() == ErrorKind::AlreadyExists => continue,
             Err(e) => {
-                return Err(refuse(
-                    out,
-                    format!("cannot write into {}: {}", dir.display(), os_reason(&e)),
-                ))
+                return Err(place.refuse(format!(
+                    "cannot write into {}: {}",
+                    dir.display(),
+                    os_reason(&e)
+                )))
             }
         }
     }
-    Err(refuse(
-        out,
-        format!("cannot create a temporary folder in {}", dir.display()),
-    ))
+    Err(place.refuse(format!(
+        "cannot create a temporary folder in {}",
+        dir.display()
+    )))
+}
+
+/// True for the errors that say a path is absent (or lies under a file).
+fn is_absent(e: &std::io::Error) -> bool {
+    e.kind() == ErrorKind::NotFound || e.kind() == ErrorKind::NotADirectory
+}
+
+/// The nearest existing folder above the absent path `place.path`; refused when that nearest
+/// existing ancestor is a file, cannot be accessed, or there is none.
+fn nearest_existing_folder(place: &Place) -> Result<PathBuf> {
+    for anc in absolute(place.path).ancestors().skip(1) {
+        match std::fs::metadata(anc) {
+            Ok(m) if m.is_dir() => return Ok(anc.to_path_buf()),
+            Ok(_) => {
+                return Err(place.refuse(format!(
+                    "lies under {}, which is a file, not a folder",
+                    anc.display()
+                )))
+            }
+            Err(e) if is_absent(&e) => continue,
+            Err(e) => {
+                return Err(place.refuse(format!(
+                    "cannot access {}: {}",
+                    anc.display(),
+                    os_reason(&e)
+                )))
+            }
+        }
+    }
+    Err(place.refuse("no existing folder above it"))
 }
 
 /// An I/O error as a short reason (the OS message without the "(os error N)" suffix).
@@ -483,65 +575,33 @@ pub fn check_out_dir(out: &Path, protect: &[Protected]) -> Result<PathBuf> {
         },
         Ok(m) if m.is_dir() => out.to_path_buf(),
         Ok(_) => return Err(refuse(out, "is a file, not a folder")),
-        Err(e) if e.kind() == ErrorKind::NotFound || e.kind() == ErrorKind::NotADirectory => {
+        Err(e) if is_absent(&e) => {
             // absent: the nearest existing ancestor must be a folder we can write into
             if out.file_name().is_none() {
                 return Err(refuse(out, "does not end in a folder name"));
             }
-            let abs = absolute(out);
-            for anc in abs.ancestors().skip(1) {
-                match std::fs::metadata(anc) {
-                    Ok(m) if m.is_dir() => {
-                        check_writable(anc, out)?;
-                        return Ok(out.to_path_buf());
-                    }
-                    Ok(_) => {
-                        return Err(refuse(
-                            out,
-                            format!(
-                                "lies under {}, which is a file, not a folder",
-                                anc.display()
-                            ),
-                        ))
-                    }
-                    Err(e)
-                        if e.kind() == ErrorKind::NotFound
-                            || e.kind() == ErrorKind::NotADirectory =>
-                    {
-                        continue
-                    }
-                    Err(e) => {
-                        return Err(refuse(
-                            out,
-                            format!("cannot access {}: {}", anc.display(), os_reason(&e)),
-                        ))
-                    }
-                }
-            }
-            return Err(refuse(out, "no existing folder above it"));
+            let place = Place::results(out);
+            check_writable(&nearest_existing_folder(&place)?, &place)?;
+            return Ok(out.to_path_buf());
         }
         Err(e) => return Err(refuse(out, format!("cannot access it: {}", os_reason(&e)))),
     };
     // an existing folder
     let real = canonical(&target);
-    for (g, what) in guarded(protect) {
-        if g.starts_with(&real) {
-            let rel = if g == real {
-                format!("is {what}")
-            } else {
-                format!("holds {what}")
-            };
-            return Err(refuse(
-                out,
-                format!("{rel}; lnsim replaces a results folder whole"),
-            ));
-        }
+    if let Some((rel, what, _, given)) = guard_hit(&real, protect) {
+        let given = given
+            .map(|p| format!(" ({})", p.display()))
+            .unwrap_or_default();
+        return Err(refuse(
+            out,
+            format!("{rel} {what}{given}; lnsim replaces a results folder whole"),
+        ));
     }
     if let Some(problem) = replace_problem(&target) {
         return Err(refuse_as_said(out, &problem));
     }
     let parent = real.parent().unwrap_or(Path::new("/"));
-    check_writable(parent, out)?;
+    check_writable(parent, &Place::results(out))?;
     Ok(target)
 }
 
@@ -638,42 +698,458 @@ pub fn write_folder(
         ));
     }
     sync_dir(&tmp);
-    // swap: the old folder (empty or lnsim's) steps aside under a hidden name, where it is
-    // checked again (a file the user added since the check puts it back), the new one takes
-    // its place, then the old one goes
-    let old = if std::fs::symlink_metadata(&target).is_ok() {
-        let old = unused_sibling(&parent, &leaf, "old");
-        if let Err(e) = std::fs::rename(&target, &old) {
-            let _ = std::fs::remove_dir_all(&tmp);
-            return Err(refuse(
-                out,
-                format!("cannot move the old folder aside: {}", os_reason(&e)),
-            ));
+    let aside = unused_sibling(&parent, &leaf, "old");
+    swap_in(&tmp, &target, &aside, replace_problem).map_err(|e| {
+        let _ = std::fs::remove_dir_all(&tmp); // our own temporary folder
+        match e {
+            SwapError::Refused(problem) => refuse_as_said(out, &problem),
+            SwapError::Io(step, e) => refuse(out, format!("{step}: {}", os_reason(&e))),
         }
-        if let Some(problem) = replace_problem(&old) {
-            let _ = std::fs::rename(&old, &target);
-            let _ = std::fs::remove_dir_all(&tmp);
-            return Err(refuse_as_said(out, &problem));
+    })?;
+    Ok(target)
+}
+
+/// Why [`swap_in`] did not put a new folder in place; the old folder is back where it was.
+#[derive(Debug)]
+pub enum SwapError {
+    /// The old folder, checked again once aside, may not be replaced: why, and what to do.
+    Refused(String),
+    /// A rename failed: the step ("cannot move the old folder aside") and the error.
+    Io(&'static str, std::io::Error),
+}
+
+/// Puts the complete new folder `new` in place as `target` with renames, replacing an existing
+/// `target` only when lnsim may: the old folder first steps aside as `aside` (a hidden name on
+/// the same file system), where it is checked again with `problem` (a file the user added since
+/// the first check puts it back and refuses), then the new folder takes its place and the old
+/// one goes. A crash at any point leaves the old folder, or the new one, and hidden names only.
+/// How a results folder ([`write_folder`]) and a sweep's run folder (`python/lnsim/store.py`)
+/// are replaced whole; the caller removes `new` on failure.
+pub fn swap_in(
+    new: &Path,
+    target: &Path,
+    aside: &Path,
+    problem: impl Fn(&Path) -> Option<String>,
+) -> std::result::Result<(), SwapError> {
+    let had_old = std::fs::symlink_metadata(target).is_ok();
+    if had_old {
+        std::fs::rename(target, aside)
+            .map_err(|e| SwapError::Io("cannot move the old folder aside", e))?;
+        if let Some(why) = problem(aside) {
+            let _ = std::fs::rename(aside, target);
+            return Err(SwapError::Refused(why));
         }
-        Some(old)
-    } else {
-        None
+    }
+    if let Err(e) = std::fs::rename(new, target) {
+        if had_old {
+            let _ = std::fs::rename(aside, target);
+        }
+        return Err(SwapError::Io("cannot move the new folder into place", e));
+    }
+    sync_dir(folder_of(target));
+    if had_old {
+        let _ = std::fs::remove_dir_all(aside); // empty, or nothing but what lnsim wrote
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Folders updated in place (sweep, bench, figures), the files lnsim writes into them, the run
+// folders a sweep or a bench replaces, and `lnsim report --out`: the rules of the Python layer's
+// commands (`python/lnsim/_outdir.py` calls these through the binding).
+// ---------------------------------------------------------------------------------------------
+
+/// What to do instead of writing a refused folder that lnsim updates in place (a sweep, bench or
+/// figures folder), or a refused run folder of one.
+pub const ADVICE_IN_PLACE: &str =
+    "choose another --out (an absent or empty folder, or one lnsim wrote)";
+
+/// ... and of an existing folder of someone else's files.
+const ADVICE_IN_PLACE_FOLDER: &str =
+    "choose another --out (an absent or empty folder, or one lnsim wrote), or remove the folder \
+     yourself";
+
+/// What to do instead of writing over a file (or a folder) where lnsim writes a file.
+const ADVICE_FILE: &str = "move it away, or choose another --out";
+
+/// The tag that identifies an HTML report written by `lnsim report`.
+pub const REPORT_GENERATOR: &str = r#"<meta name="generator" content="lnsim report">"#;
+
+/// True when `p` is a symbolic link (never followed by lnsim's writes).
+fn is_symlink(p: &Path) -> bool {
+    std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// True when the folder `dir` holds no entry (an error reading it is returned).
+fn is_empty_folder(dir: &Path) -> std::io::Result<bool> {
+    Ok(std::fs::read_dir(dir)?.next().is_none())
+}
+
+/// Checks that lnsim may write into the folder `path` (a sweep, bench or figures folder, which
+/// it updates in place; `what` names it in refusals): absent, empty, an lnsim folder
+/// ([`folder_kind`]; of a kind among `kinds` when given) or one of `allow` (folders lnsim wrote
+/// that may predate markers, e.g. the results folder being plotted); not a file, not under a
+/// file, writable; holding neither the current folder nor any of `protect`. Returns whether it
+/// exists; creates nothing.
+pub fn check_folder(
+    path: &Path,
+    what: &str,
+    protect: &[Protected],
+    allow: &[&Path],
+    kinds: Option<&[&str]>,
+) -> Result<bool> {
+    let place = Place {
+        path,
+        what,
+        advice: ADVICE_IN_PLACE,
     };
-    if let Err(e) = std::fs::rename(&tmp, &target) {
-        if let Some(old) = &old {
-            let _ = std::fs::rename(old, &target);
+    match std::fs::symlink_metadata(path) {
+        Err(e) if is_absent(&e) => {
+            check_writable(&nearest_existing_folder(&place)?, &place)?;
+            return Ok(false);
         }
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Err(refuse(
-            out,
-            format!("cannot move the new folder into place: {}", os_reason(&e)),
+        Err(e) => return Err(place.refuse(format!("cannot access it: {}", os_reason(&e)))),
+        Ok(_) => {}
+    }
+    if !path.is_dir() {
+        return Err(place.refuse(if is_symlink(path) && !path.exists() {
+            "is a broken symbolic link"
+        } else {
+            "is a file, not a folder"
+        }));
+    }
+    let real = canonical(path);
+    if let Some((rel, what, g, _)) = guard_hit(&real, protect) {
+        return Err(place.refuse(format!("{rel} {what} ({})", g.display())));
+    }
+    if !allow.iter().any(|a| canonical(a) == real) {
+        let empty = is_empty_folder(path)
+            .map_err(|e| place.refuse(format!("cannot read the folder: {}", os_reason(&e))))?;
+        if !empty {
+            match (folder_kind(path), kinds) {
+                (None, _) => {
+                    return Err(place.advising(ADVICE_IN_PLACE_FOLDER).refuse(format!(
+                        "the folder exists and holds files that lnsim did not write (it has no \
+                         {MARKER_FILE} marker); lnsim writes only into folders it wrote itself"
+                    )))
+                }
+                (Some(kind), Some(kinds)) if !kinds.contains(&kind.as_str()) => {
+                    let wanted: Vec<String> = kinds.iter().map(|k| kind_description(k)).collect();
+                    return Err(place.refuse(format!(
+                        "holds {}, not {}",
+                        kind_description(&kind),
+                        wanted.join(" or ")
+                    )));
+                }
+                _ => {}
+            }
+        }
+    }
+    check_writable(path, &place)?;
+    Ok(true)
+}
+
+/// [`check_folder`], then creates the folder (and its parents) when absent and marks it as
+/// `kind` when it was absent or empty, with an empty list of `files` (which grows as lnsim
+/// writes them: [`claim_file`]).
+pub fn prepare_folder(
+    path: &Path,
+    kind: &str,
+    what: &str,
+    protect: &[Protected],
+    allow: &[&Path],
+    kinds: Option<&[&str]>,
+) -> Result<()> {
+    let exists = check_folder(path, what, protect, allow, kinds)?;
+    let made = (|| {
+        let fresh = !exists || is_empty_folder(path)?;
+        std::fs::create_dir_all(path)?;
+        if fresh {
+            let mut extra = serde_json::Map::new();
+            extra.insert("files".into(), json!([]));
+            write_marker(path, kind, extra)?;
+        }
+        Ok::<(), std::io::Error>(())
+    })();
+    made.map_err(|e| {
+        Place {
+            path,
+            what,
+            advice: ADVICE_IN_PLACE,
+        }
+        .refuse(format!("cannot create it: {}", os_reason(&e)))
+    })
+}
+
+/// Writes the file `path` atomically: `data` goes into a new hidden file in the same folder
+/// (`.NAME.tmp-PID-N`), which is then renamed over `path`. A crash leaves the old file or the new
+/// one, never half of one; a symbolic link at `path` is replaced, never followed.
+pub fn write_atomic(path: &Path, data: &[u8]) -> std::io::Result<()> {
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let leaf = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| std::io::Error::new(ErrorKind::InvalidInput, "not a file name"))?;
+    let mut n = 0u32;
+    let (tmp, mut file) = loop {
+        let tmp = parent.join(format!(".{leaf}.tmp-{}-{n}", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(f) => break (tmp, f),
+            Err(e) if e.kind() == ErrorKind::AlreadyExists && n < 10_000 => n += 1,
+            Err(e) => return Err(e),
+        }
+    };
+    let written = (|| {
+        file.write_all(data)?;
+        file.sync_all()?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o644))?;
+        }
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp); // our own temporary file, left only by a failure
+    }
+    written
+}
+
+/// Writes the marker of `kind` into the folder `dir` (which exists), atomically: `written_by`,
+/// `version`, `kind` and the fields of `extra` (e.g. `files: []`, the list of what lnsim wrote
+/// there, which [`record_files`] extends).
+pub fn write_marker(
+    dir: &Path,
+    kind: &str,
+    extra: serde_json::Map<String, Value>,
+) -> std::io::Result<()> {
+    let mut v = json!({"written_by": WRITTEN_BY, "version": crate::VERSION, "kind": kind});
+    if let Value::Object(m) = &mut v {
+        m.extend(extra);
+    }
+    write_atomic(&dir.join(MARKER_FILE), (v.to_string() + "\n").as_bytes())
+}
+
+/// Adds `names` to the entries lnsim wrote into `dir` (its marker's `files`, kept sorted), when
+/// its marker has that list; a folder without one is left as it is (it is judged by the names
+/// lnsim writes there).
+pub fn record_files(dir: &Path, names: &[&str]) -> std::io::Result<()> {
+    let Some(mut m) = read_marker(dir) else {
+        return Ok(());
+    };
+    let Some(list) = m.get_mut("files").and_then(Value::as_array_mut) else {
+        return Ok(());
+    };
+    let mut files: Vec<String> = list
+        .iter()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    let new: Vec<&&str> = names
+        .iter()
+        .filter(|n| !files.iter().any(|f| f == **n))
+        .collect();
+    if new.is_empty() {
+        return Ok(());
+    }
+    files.extend(new.into_iter().map(|n| n.to_string()));
+    files.sort();
+    files.dedup();
+    *list = files.into_iter().map(Value::from).collect();
+    write_atomic(&dir.join(MARKER_FILE), (m.to_string() + "\n").as_bytes())
+}
+
+/// True when the entry `name` of the folder `dir` is one lnsim wrote (or is absent): listed by
+/// the folder's marker ([`foreign_entries`]); in a folder lnsim did not write, only a `*.png`
+/// figure (what `lnsim plot` wrote into a results folder before markers).
+pub fn is_own_entry(dir: &Path, name: &str) -> bool {
+    let path = dir.join(name);
+    if std::fs::symlink_metadata(&path).is_err() {
+        return true;
+    }
+    match foreign_entries(dir) {
+        None => name.ends_with(".png") && !path.is_dir(),
+        Some(foreign) => !foreign
+            .iter()
+            .any(|f| f == name || *f == format!("{name}/")),
+    }
+}
+
+/// The folder holding the file `path` (`.` for a bare name).
+fn folder_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// Checks that lnsim may write the file `path` (`what` names it in refusals: "figure", "bench
+/// file"): absent, or an entry lnsim wrote ([`is_own_entry`]); not a folder. Returns its folder
+/// and its name.
+pub fn check_own_file(path: &Path, what: &str) -> Result<(PathBuf, String)> {
+    let place = Place {
+        path,
+        what,
+        advice: ADVICE_FILE,
+    };
+    if path.is_dir() && !is_symlink(path) {
+        return Err(place.refuse("is a folder"));
+    }
+    let dir = folder_of(path);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| place.refuse("does not end in a file name"))?;
+    if !is_own_entry(dir, &name) {
+        return Err(place.refuse(
+            "the file exists and lnsim did not write it (lnsim never writes over a file it did \
+             not write)",
         ));
     }
-    sync_dir(&parent);
-    if let Some(old) = old {
-        let _ = std::fs::remove_dir_all(&old); // empty, or nothing but what lnsim wrote
+    Ok((dir.to_path_buf(), name))
+}
+
+/// [`check_own_file`], then records the file's name in its folder's marker
+/// ([`record_files`]): what lnsim does before it writes a file into a folder it updates in place.
+pub fn claim_file(path: &Path, what: &str) -> Result<()> {
+    let (dir, name) = check_own_file(path, what)?;
+    record_files(&dir, &[&name]).map_err(|e| {
+        Place {
+            path,
+            what,
+            advice: ADVICE_FILE,
+        }
+        .refuse(format!(
+            "cannot record it in {}: {}",
+            dir.join(MARKER_FILE).display(),
+            os_reason(&e)
+        ))
+    })
+}
+
+/// True when the folder `dir` holds the partial results of a run that did not reach its end
+/// (its marker or `summary.json` says `"complete": false`).
+pub fn is_incomplete(dir: &Path) -> bool {
+    let says_incomplete = |v: Option<Value>| {
+        v.is_some_and(|v| v.get("complete").and_then(Value::as_bool) == Some(false))
+    };
+    says_incomplete(read_marker(dir))
+        || says_incomplete(
+            std::fs::read_to_string(dir.join("summary.json"))
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok()),
+        )
+}
+
+/// Why lnsim may not replace or delete the run folder `dir` of a sweep or a bench (a results
+/// folder, or a sweep's point folder holding the `seed-*` run folders of its runs), with what to
+/// do instead; `None` when it may: it is absent, empty, a results folder holding nothing but
+/// what lnsim wrote ([`replace_problem`]: entries lnsim did not write are named), or an
+/// unmarked folder whose every entry is such a folder.
+pub fn run_folder_problem(dir: &Path) -> Option<String> {
+    match std::fs::symlink_metadata(dir) {
+        Err(e) if is_absent(&e) => return None,
+        Err(e) => {
+            return Some(format!(
+                "cannot access it: {}; {ADVICE_IN_PLACE}",
+                os_reason(&e)
+            ))
+        }
+        Ok(m) if m.file_type().is_symlink() => {
+            return Some(format!(
+                "is a symbolic link, not a folder lnsim wrote; {ADVICE_IN_PLACE}"
+            ))
+        }
+        Ok(m) if !m.is_dir() => return Some(format!("is a file, not a folder; {ADVICE_IN_PLACE}")),
+        Ok(_) => {}
     }
-    Ok(target)
+    if folder_kind(dir).is_some() {
+        return replace_problem(dir);
+    }
+    let Some(list) = entries(dir) else {
+        let why = std::fs::read_dir(dir)
+            .err()
+            .map(|e| os_reason(&e))
+            .unwrap_or_default();
+        return Some(format!("cannot read the folder: {why}; {ADVICE_IN_PLACE}"));
+    };
+    if list.iter().any(|(_, is_dir)| !is_dir) {
+        return replace_problem(dir); // a folder of someone else's files
+    }
+    list.iter().find_map(|(name, _)| {
+        run_folder_problem(&dir.join(name)).map(|problem| format!("{name}: {problem}"))
+    })
+}
+
+/// Refuses, naming the run folder `dir` (`what`: "run folder of point p1") and saying why,
+/// unless lnsim may replace it ([`run_folder_problem`]).
+pub fn check_replaceable(dir: &Path, what: &str) -> Result<()> {
+    match run_folder_problem(dir) {
+        None => Ok(()),
+        Some(problem) => Err(Error::Input(format!("{what} {}: {problem}", dir.display()))),
+    }
+}
+
+/// Removes the run folder `dir` when lnsim may ([`run_folder_problem`]) and leaves anything else
+/// alone; returns whether it was removed.
+pub fn remove_folder(dir: &Path) -> std::io::Result<bool> {
+    if !dir.is_dir() || is_symlink(dir) || run_folder_problem(dir).is_some() {
+        return Ok(false);
+    }
+    std::fs::remove_dir_all(dir)?;
+    Ok(true)
+}
+
+/// True when the file `path` is an HTML report written by `lnsim report` (its first 4 KiB hold
+/// [`REPORT_GENERATOR`]).
+pub fn is_lnsim_report(path: &Path) -> bool {
+    use std::io::Read as _;
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(4096).read_to_end(&mut head))
+        .is_ok()
+        && head
+            .windows(REPORT_GENERATOR.len())
+            .any(|w| w == REPORT_GENERATOR.as_bytes())
+}
+
+/// Checks that `lnsim report --out` may write the file `path`: absent, or an lnsim report
+/// ([`is_lnsim_report`]); not a folder, not under a file, in a writable folder.
+pub fn check_report_file(path: &Path) -> Result<()> {
+    let place = Place {
+        path,
+        what: "report file",
+        advice: "choose another --out, or remove the file yourself",
+    };
+    if path.is_dir() {
+        return Err(place
+            .advising("give a file name, e.g. --out report.html")
+            .refuse("is a folder"));
+    }
+    if path.exists() || is_symlink(path) {
+        if !path.is_file() {
+            return Err(place.refuse("is not a regular file"));
+        }
+        if !is_lnsim_report(path) {
+            return Err(place.refuse(
+                "the file exists and was not written by lnsim report (lnsim overwrites only its \
+                 own reports)",
+            ));
+        }
+        return check_writable(folder_of(&canonical(path)), &place);
+    }
+    let dir = folder_of(path);
+    let dir = if dir.is_dir() {
+        dir.to_path_buf()
+    } else {
+        nearest_existing_folder(&place)?
+    };
+    check_writable(&dir, &place)
 }
 
 #[cfg(test)]
@@ -964,5 +1440,266 @@ mod tests {
         assert_eq!(v["complete"], false);
         assert_eq!(v["stop_reason"], "interrupted");
         assert_eq!(v["written_by"], "lnsim");
+    }
+
+    /// A folder marked as `kind` with the listed `files` (as the Python layer's commands mark
+    /// theirs).
+    fn marked(dir: &Path, kind: &str, files: &[&str]) {
+        std::fs::create_dir_all(dir).unwrap();
+        let mut extra = serde_json::Map::new();
+        extra.insert("files".into(), json!(files));
+        write_marker(dir, kind, extra).unwrap();
+    }
+
+    fn check_sweep(path: &Path) -> Result<bool> {
+        check_folder(path, "sweep folder", &[], &[], Some(&[KIND_SWEEP]))
+    }
+
+    fn prepare_sweep(path: &Path) {
+        prepare_folder(
+            path,
+            KIND_SWEEP,
+            "sweep folder",
+            &[],
+            &[],
+            Some(&[KIND_SWEEP]),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_folder_updated_in_place_is_absent_empty_or_of_its_kind() {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("sweep");
+        assert!(!check_sweep(&out).unwrap(), "absent is fine");
+        assert!(!out.exists(), "nothing created");
+        prepare_sweep(&out);
+        let m = read_marker(&out).unwrap();
+        assert_eq!(
+            (m["kind"].as_str(), &m["files"]),
+            (Some(KIND_SWEEP), &json!([]))
+        );
+        std::fs::write(out.join("notes.txt"), "mine").unwrap();
+        assert!(
+            check_sweep(&out).unwrap(),
+            "its own kind, foreign files kept"
+        );
+        prepare_sweep(&out);
+        assert!(out.join("notes.txt").is_file());
+        let figs = d.path().join("figs");
+        marked(&figs, KIND_FIGURES, &[]);
+        std::fs::write(figs.join("a.png"), "").unwrap();
+        let msg = check_sweep(&figs).unwrap_err().to_string();
+        assert_eq!(
+            msg,
+            format!(
+                "sweep folder {}: holds lnsim figures (the PNGs of lnsim plot --out), not an \
+                 lnsim sweep (points/, sweep.csv, store.sqlite); {ADVICE_IN_PLACE}",
+                figs.display()
+            )
+        );
+        let mine = d.path().join("mine");
+        std::fs::create_dir(&mine).unwrap();
+        std::fs::write(mine.join("thesis.tex"), "precious").unwrap();
+        let msg = check_sweep(&mine).unwrap_err().to_string();
+        assert!(
+            msg.contains("has no .lnsim marker") && msg.ends_with("remove the folder yourself"),
+            "{msg}"
+        );
+        assert!(
+            check_folder(&mine, "figures folder", &[], &[&mine], None).unwrap(),
+            "allowed"
+        );
+        let f = d.path().join("file");
+        std::fs::write(&f, "").unwrap();
+        assert!(check_sweep(&f)
+            .unwrap_err()
+            .to_string()
+            .contains("is a file, not a folder"));
+        let msg = check_sweep(&f.join("sub")).unwrap_err().to_string();
+        assert!(msg.contains("which is a file, not a folder"), "{msg}");
+        #[cfg(unix)]
+        {
+            let broken = d.path().join("broken");
+            std::os::unix::fs::symlink(d.path().join("nowhere"), &broken).unwrap();
+            let msg = check_sweep(&broken).unwrap_err().to_string();
+            assert!(msg.contains("is a broken symbolic link"), "{msg}");
+        }
+    }
+
+    #[test]
+    fn a_folder_updated_in_place_never_holds_a_protected_one() {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("sweep");
+        let scen = out.join("scen");
+        std::fs::create_dir_all(&scen).unwrap();
+        let protect: &[Protected] = &[(&scen, "the scenario's folder")];
+        let msg = check_folder(&out, "sweep folder", protect, &[&out], None)
+            .unwrap_err()
+            .to_string();
+        let real = canonical(&scen);
+        assert!(
+            msg.contains(&format!("holds the scenario's folder ({})", real.display())),
+            "{msg}"
+        );
+        let msg = check_folder(&scen, "sweep folder", protect, &[], None)
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains(": is the scenario's folder ("), "{msg}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_atomic_write_replaces_a_symbolic_link_and_leaves_no_temporary() {
+        let d = tempfile::tempdir().unwrap();
+        let target = d.path().join("precious.txt");
+        std::fs::write(&target, "keep").unwrap();
+        let link = d.path().join("sweep.csv");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        write_atomic(&link, b"new\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
+        assert!(!is_symlink(&link));
+        assert_eq!(std::fs::read_to_string(&link).unwrap(), "new\n");
+        assert_eq!(hidden_siblings(d.path()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_claimed_file_is_absent_or_lnsims_and_is_recorded() {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("figs");
+        marked(&out, KIND_FIGURES, &[]);
+        claim_file(&out.join("b.png"), "figure").unwrap();
+        claim_file(&out.join("a.png"), "figure").unwrap();
+        assert_eq!(
+            read_marker(&out).unwrap()["files"],
+            json!(["a.png", "b.png"])
+        );
+        std::fs::write(out.join("a.png"), "").unwrap();
+        claim_file(&out.join("a.png"), "figure").unwrap();
+        std::fs::write(out.join("mine.png"), "").unwrap();
+        let msg = claim_file(&out.join("mine.png"), "figure")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.starts_with("figure ") && msg.contains("lnsim did not write it"),
+            "{msg}"
+        );
+        std::fs::create_dir(out.join("c.png")).unwrap();
+        let msg = claim_file(&out.join("c.png"), "figure")
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("c.png: is a folder; move it away"), "{msg}");
+        // in a folder lnsim did not write, only a figure counts as lnsim's
+        let plain = d.path().join("plain");
+        std::fs::create_dir(&plain).unwrap();
+        std::fs::write(plain.join("x.png"), "").unwrap();
+        std::fs::write(plain.join("x.csv"), "").unwrap();
+        assert!(is_own_entry(&plain, "x.png") && !is_own_entry(&plain, "x.csv"));
+        assert!(is_own_entry(&plain, "absent.csv"));
+    }
+
+    #[test]
+    fn a_run_folder_of_a_sweep_is_replaced_only_when_lnsim_wrote_all_of_it() {
+        let d = tempfile::tempdir().unwrap();
+        let point = d.path().join("p1");
+        assert_eq!(run_folder_problem(&point), None, "absent");
+        write(&point.join("seed-1")).unwrap();
+        write(&point.join("seed-2")).unwrap();
+        assert_eq!(
+            run_folder_problem(&point),
+            None,
+            "a point folder of run folders"
+        );
+        std::fs::write(point.join("seed-2/notes.txt"), "").unwrap();
+        let problem = run_folder_problem(&point).unwrap();
+        assert!(
+            problem.starts_with("seed-2: holds an entry that lnsim did not write: notes.txt;"),
+            "{problem}"
+        );
+        assert!(!remove_folder(&point).unwrap() && point.join("seed-2/notes.txt").is_file());
+        let msg = check_replaceable(&point, "run folder of point p1")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.starts_with(&format!(
+                "run folder of point p1 {}: seed-2:",
+                point.display()
+            )),
+            "{msg}"
+        );
+        std::fs::remove_file(point.join("seed-2/notes.txt")).unwrap();
+        assert!(remove_folder(&point).unwrap() && !point.exists());
+        let f = d.path().join("f");
+        std::fs::write(&f, "").unwrap();
+        assert!(run_folder_problem(&f)
+            .unwrap()
+            .starts_with("is a file, not a folder"));
+    }
+
+    #[test]
+    fn an_incomplete_run_is_told_by_its_marker_or_summary() {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("run");
+        write(&out).unwrap();
+        assert!(!is_incomplete(&out));
+        write_folder(
+            &out,
+            &files(),
+            &Marker::results(false, Some("interrupted")),
+            &[],
+        )
+        .unwrap();
+        assert!(is_incomplete(&out));
+        let old = d.path().join("old");
+        std::fs::create_dir(&old).unwrap();
+        std::fs::write(old.join("summary.json"), r#"{"complete": false}"#).unwrap();
+        assert!(is_incomplete(&old));
+    }
+
+    #[test]
+    fn a_report_file_is_absent_or_an_lnsim_report() {
+        let d = tempfile::tempdir().unwrap();
+        let page = d.path().join("report.html");
+        check_report_file(&page).unwrap();
+        std::fs::write(
+            &page,
+            format!("<html><head>{REPORT_GENERATOR}</head></html>"),
+        )
+        .unwrap();
+        check_report_file(&page).unwrap();
+        std::fs::write(&page, "<html>mine</html>").unwrap();
+        let msg = check_report_file(&page).unwrap_err().to_string();
+        assert!(msg.contains("was not written by lnsim report"), "{msg}");
+        let msg = check_report_file(d.path()).unwrap_err().to_string();
+        assert!(msg.contains("is a folder; give a file name"), "{msg}");
+        let msg = check_report_file(&page.join("x.html"))
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("which is a file, not a folder"), "{msg}");
+    }
+
+    #[test]
+    fn a_swap_puts_a_refused_old_folder_back_and_replaces_an_accepted_one() {
+        let d = tempfile::tempdir().unwrap();
+        let (new, target, aside) = (
+            d.path().join(".new"),
+            d.path().join("run"),
+            d.path().join(".old"),
+        );
+        write(&target).unwrap();
+        std::fs::write(target.join("notes.txt"), "mine").unwrap();
+        std::fs::create_dir(&new).unwrap();
+        match swap_in(&new, &target, &aside, run_folder_problem) {
+            Err(SwapError::Refused(why)) => {
+                assert!(why.contains("did not write: notes.txt;"), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(target.join("notes.txt").is_file() && !aside.exists() && new.is_dir());
+        std::fs::remove_file(target.join("notes.txt")).unwrap();
+        std::fs::write(new.join("x.csv"), "").unwrap();
+        swap_in(&new, &target, &aside, run_folder_problem).unwrap();
+        assert!(target.join("x.csv").is_file() && !target.join("a.csv").exists());
+        assert!(!aside.exists() && !new.exists());
     }
 }
