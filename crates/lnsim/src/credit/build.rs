@@ -1,7 +1,9 @@
 //! Builds the network instance from a loaded scenario: topology, routing, route checks,
 //! traffic, and the flat per-port arrays.
 
-use super::{Net, PortTiming, PortTimings};
+use super::{
+    Arbitration, Endpoints, Engine, Links, Net, PortTiming, PortTimings, Routes, SwitchBuffers,
+};
 use crate::config::{LoadedScenario, Ps};
 use crate::credit::cc::ddbbm_lanes::VlSelect;
 use crate::credit::cc::{CcContext, CongestionManagement};
@@ -503,102 +505,113 @@ impl Net {
             pkt_credits,
         )?;
         let n_credit_slots = credits.len();
-        let mut net = Net {
-            vls,
-            vl_select,
-            credit_bytes,
-            pkt_bytes,
-            pkt_credits,
-            end: s.sim.end_ps(),
-            input_delay: s.switch.input_delay.0,
-            output_delay: s.switch.output_delay.0,
-            routing_delay: s.switch.routing_delay.0,
-            fabric,
-            lft,
-            port_base,
-            node_of,
-            is_switch,
-            peer,
-            timing: PortTimings::new(&timing),
-            wire_free: vec![0; np],
-            out_busy: vec![false; np],
-            credits,
-            rr: vec![u16::MAX; np * vls],
-            req: vec![0; np * vls],
-            req_mask: vec![0; np * vls * req_words],
-            pick_skip: vec![0; np * vls * req_words],
-            req_words,
-            req_any: vec![0; np.div_ceil(64)],
-            req_heads,
-            head_rr,
-            head_mask,
-            head_words,
-            vlarb: vec![VlArbState::default(); np],
-            vlarb_table,
-            in_used: vec![0; np * vls],
-            in_cap,
-            being_sent: vec![0; np],
-            max_being_sent,
-            buf_index,
-            plain_buffers: !queue_scheme.several_heads_per_output()
-                && buffers.credits == CreditKeepingKind::SharedPool
-                && obuf.is_none(),
-            queue_scheme,
-            credit_keeping,
-            queue_base,
-            fill_base,
-            fill: vec![0; n_fill as usize],
-            queues: vec![Default::default(); n_queues as usize],
-            obuf,
-            hca_gport,
-            hca_of_node,
-            sink,
-            sink_q: vec![VecDeque::new(); n_hca],
-            sink_busy: vec![false; n_hca],
-            sink_steps: crate::credit::endpoint::delivery::SinkSteps::new(if sink.per_credit {
-                n_hca
-            } else {
-                0
-            }),
-            next_tx: vec![0; n_hca],
-            wake_at: vec![Ps::MAX; n_hca],
-            ready: vec![Vec::new(); n_hca],
-            ready_slot: vec![Vec::new(); n_hca],
-            slot_waiting: Vec::new(),
-            hca_rr: vec![0; n_hca],
-            hca_blocked: vec![0; n_hca],
-            control_q: vec![VecDeque::new(); n_hca],
-            adapter,
-            tx_cap: s.hca.max_tx_rate.map(|r| LinkRate::bps(r.0)),
-            traffic,
-            pkts: PacketStore::default(),
-            q: EventQueue::new(WHEEL_SHIFT, wheel_log_buckets),
-            cc,
-            cc_out: Vec::new(),
-            stats,
-            events: 0,
-            flit_hops: 0,
-            packet_hops: 0,
-            flow_control: crate::credit::flow_control::FlowControlPackets::from_config(
-                &s.links,
-                n_credit_slots,
-            ),
-            last_progress: 0,
-            deadlock: None,
-            fault: None,
-            routes_checked,
-            max_hops,
-            fairness_sources,
-            cdg,
-            multipath: multipath.map(Box::new),
-            spread: s.drb.spread,
-        };
+        let plain_buffers = !queue_scheme.several_heads_per_output()
+            && buffers.credits == CreditKeepingKind::SharedPool
+            && obuf.is_none();
+        let mut net =
+            Net {
+                vls,
+                credit_bytes,
+                pkt_bytes,
+                pkt_credits,
+                fabric,
+                links: Links {
+                    port_base,
+                    node_of,
+                    is_switch,
+                    peer,
+                    timing: PortTimings::new(&timing),
+                    wire_free: vec![0; np],
+                    out_busy: vec![false; np],
+                    credits,
+                    flow_control: crate::credit::flow_control::FlowControlPackets::from_config(
+                        &s.links,
+                        n_credit_slots,
+                    ),
+                },
+                arb: Arbitration {
+                    rr: vec![u16::MAX; np * vls],
+                    req: vec![0; np * vls],
+                    req_mask: vec![0; np * vls * req_words],
+                    pick_skip: vec![0; np * vls * req_words],
+                    req_words,
+                    req_any: vec![0; np.div_ceil(64)],
+                    req_heads,
+                    head_rr,
+                    head_mask,
+                    head_words,
+                    vlarb: vec![VlArbState::default(); np],
+                    vlarb_table,
+                    plain_buffers,
+                },
+                sw: SwitchBuffers {
+                    in_used: vec![0; np * vls],
+                    in_cap,
+                    being_sent: vec![0; np],
+                    max_being_sent,
+                    buf_index,
+                    queue_scheme,
+                    credit_keeping,
+                    queue_base,
+                    fill_base,
+                    fill: vec![0; n_fill as usize],
+                    queues: vec![Default::default(); n_queues as usize],
+                    obuf,
+                    input_delay: s.switch.input_delay.0,
+                    routing_delay: s.switch.routing_delay.0,
+                    output_delay: s.switch.output_delay.0,
+                },
+                hcas: Endpoints {
+                    hca_gport,
+                    hca_of_node,
+                    sink,
+                    sink_q: vec![VecDeque::new(); n_hca],
+                    sink_busy: vec![false; n_hca],
+                    sink_steps: crate::credit::endpoint::delivery::SinkSteps::new(
+                        if sink.per_credit { n_hca } else { 0 },
+                    ),
+                    next_tx: vec![0; n_hca],
+                    wake_at: vec![Ps::MAX; n_hca],
+                    ready: vec![Vec::new(); n_hca],
+                    ready_slot: vec![Vec::new(); n_hca],
+                    slot_waiting: vec![0; n_credit_slots],
+                    hca_rr: vec![0; n_hca],
+                    hca_blocked: vec![0; n_hca],
+                    control_q: vec![VecDeque::new(); n_hca],
+                    adapter,
+                    tx_cap: s.hca.max_tx_rate.map(|r| LinkRate::bps(r.0)),
+                    fairness_sources,
+                },
+                routes: Routes {
+                    lft,
+                    multipath: multipath.map(Box::new),
+                    spread: s.drb.spread,
+                    vl_select,
+                    cdg,
+                    routes_checked,
+                    max_hops,
+                },
+                engine: Engine {
+                    q: EventQueue::new(WHEEL_SHIFT, wheel_log_buckets),
+                    end: s.sim.end_ps(),
+                    events: 0,
+                    flit_hops: 0,
+                    packet_hops: 0,
+                    last_progress: 0,
+                    deadlock: None,
+                    fault: None,
+                },
+                traffic,
+                pkts: PacketStore::default(),
+                cc,
+                cc_out: Vec::new(),
+                stats,
+            };
         // round-robin pointers start so that port 0 is served first
-        for (g, r) in net.rr.iter_mut().enumerate() {
-            let n = net.node_of[g / vls] as usize;
+        for (g, r) in net.arb.rr.iter_mut().enumerate() {
+            let n = net.links.node_of[g / vls] as usize;
             *r = (net.fabric.nodes[n].ports.len() - 1) as u16;
         }
-        net.slot_waiting = vec![0; net.credits.len()];
         Ok(net)
     }
 }
@@ -985,7 +998,7 @@ pub fn validate(l: &LoadedScenario) -> Result<String> {
 /// What `validate` reports about a built InfiniBand network.
 fn report(l: &LoadedScenario, net: &Net) -> String {
     let s = &l.scenario;
-    let links: usize = net.peer.len() / 2;
+    let links: usize = net.links.peer.len() / 2;
     let statics = net.traffic.flows.iter().filter(|f| f.is_static).count();
     let gens = net.traffic.sources.len() - statics;
     let routing = s
@@ -1010,7 +1023,7 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
     ));
     out.push_str(&format!(
         "  routing: {routing}, {} routes checked, longest {} switch hops\n",
-        net.routes_checked, net.max_hops
+        net.routes.routes_checked, net.routes.max_hops
     ));
     out.push_str(&format!(
         "  traffic: {statics} static flows, {gens} generator sources\n"
@@ -1037,7 +1050,7 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
         };
         out.push_str(&format!("  congestion management: {what}\n"));
     }
-    if let Some(mp) = &net.multipath {
+    if let Some(mp) = &net.routes.multipath {
         let hist = mp.count_histogram();
         let spread: Vec<String> = hist
             .iter()
@@ -1066,12 +1079,12 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
             mp.bytes()
         ));
     }
-    match &net.cdg.cycle {
+    match &net.routes.cdg.cycle {
         None => out.push_str(&format!(
             "  deadlock check: channel-dependency graph acyclic (channels: {}, dependencies: {}{})\n",
-            net.cdg.channels,
-            net.cdg.dependencies,
-            if net.multipath.is_some() {
+            net.routes.cdg.channels,
+            net.routes.cdg.dependencies,
+            if net.routes.multipath.is_some() {
                 ", every multipath route on its VL layer"
             } else {
                 ""
@@ -1080,19 +1093,19 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
         Some(c) => out.push_str(&format!(
             "  deadlock check: CYCLIC, {} channels: {} (allowed by sim.allow_deadlock; the run may deadlock and then exits 3)\n",
             c.len(),
-            net.cdg.describe_cycle(&net.fabric, CYCLE_SHOWN)
+            net.routes.cdg.describe_cycle(&net.fabric, CYCLE_SHOWN)
         )),
     }
-    if let Some(bps) = net.sink.effective_bps() {
+    if let Some(bps) = net.hcas.sink.effective_bps() {
         out.push_str(&format!(
             "  sink: drains at {:.3} Gbit/s on average\n",
             bps / 1e9
         ));
     }
-    if let Some(ad) = &net.adapter {
+    if let Some(ad) = &net.hcas.adapter {
         out.push_str(&format!("  injection: {}\n", ad.describe()));
     }
-    if let (Some(ob), Some(_)) = (&net.obuf, &s.switch.output_weights) {
+    if let (Some(ob), Some(_)) = (&net.sw.obuf, &s.switch.output_weights) {
         out.push_str(&format!("  output links: {}\n", ob.describe_weights()));
     }
     out.push_str(&format!(

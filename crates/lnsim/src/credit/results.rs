@@ -76,7 +76,7 @@ fn measured(measured: bool, x: f64) -> Value {
 }
 
 /// Writes the results folder of a run and returns the `summary.json` text. `ending` says
-/// whether the run reached its end time; an interrupted run has simulated up to `net.end`
+/// whether the run reached its end time; an interrupted run has simulated up to `net.engine.end`
 /// (its summary says `"complete": false` and gives `planned_sim_time_s`, the end time it was
 /// configured with).
 pub fn write_results(
@@ -177,12 +177,12 @@ impl<'a> Ctx<'a> {
                 .iter()
                 .map(|&h| net.fabric.nodes[h as usize].name.as_str())
                 .collect(),
-            end: net.end,
+            end: net.engine.end,
             interval,
             first_after_warm,
             warm_start: first_after_warm as u64 * interval,
-            measured: net.end > first_after_warm as u64 * interval,
-            window_ps: net.end.saturating_sub(st.window),
+            measured: net.engine.end > first_after_warm as u64 * interval,
+            window_ps: net.engine.end.saturating_sub(st.window),
             ib: net.cc.ib(),
         }
     }
@@ -297,9 +297,9 @@ fn summary_json(
         "interval_s": secs(ctx.interval),
         "warmup_s": secs(ctx.warm_start),
         "wall_time_s": r6(wall_s),
-        "events": net.events,
-        "flit_hops": net.flit_hops,
-        "packet_hops": net.packet_hops,
+        "events": net.engine.events,
+        "flit_hops": net.engine.flit_hops,
+        "packet_hops": net.engine.packet_hops,
         "peak_rss_bytes": crate::stats::peak_rss_bytes(),
         "throughput": {
             "total_rx_gbps": r6(gbps(sum(&t.all, 1), end)),
@@ -324,7 +324,7 @@ fn summary_json(
             "out_of_order_packets": net.traffic.flows.iter().map(|f| f.out_of_order).sum::<u64>(),
         },
         "cc": cc_json(ctx.ib),
-        "deadlock": net.deadlock.as_ref().map(|d| json!({
+        "deadlock": net.engine.deadlock.as_ref().map(|d| json!({
             "time_s": secs(d.time),
             "blocked_packets": d.blocked_packets,
             "cycle": d.cycle,
@@ -343,7 +343,7 @@ fn summary_json(
     if let Some(d) = net.cc.ddbbm() {
         summary["ddbbm"] = ddbbm_json(net, d, ctx);
     }
-    if let Some(fc) = &net.flow_control {
+    if let Some(fc) = &net.links.flow_control {
         // only with `links.flow_control = "packets"`: default outputs stay as they were
         summary["flow_control_packets"] = json!(fc.sent);
     }
@@ -433,7 +433,7 @@ fn fairness_json(net: &Net, ctx: &Ctx, t: &NodeTotals) -> Value {
             }
         }
     }
-    let group: Vec<usize> = match &net.fairness_sources {
+    let group: Vec<usize> = match &net.hcas.fairness_sources {
         Some(srcs) => {
             let mut g = Vec::new();
             for &h in srcs {
@@ -540,7 +540,7 @@ fn latency_json(h: &hdrhistogram::Histogram<u64>, sum: u128) -> Value {
 /// The measurement window of drb-and-ddbbm spec A.7 (A.10 #11: "report the window"): from
 /// `sim.warmup` to the end of the run, in seconds.
 fn measure_window(net: &Net) -> (f64, f64) {
-    (secs(net.stats.warmup), secs(net.end))
+    (secs(net.stats.warmup), secs(net.engine.end))
 }
 
 /// Message latency (drb-and-ddbbm spec A.7): generation → last packet consumed, source queueing
@@ -562,7 +562,7 @@ fn message_latency_json(st: &Stats) -> Value {
 fn load_json(net: &Net) -> Value {
     let st = &net.stats;
     let senders = net.traffic.by_hca.iter().filter(|v| !v.is_empty()).count();
-    let window_us = net.end.saturating_sub(st.warmup) as f64 / 1e6;
+    let window_us = net.engine.end.saturating_sub(st.warmup) as f64 / 1e6;
     let per_node = |bytes: u64| {
         if window_us <= 0.0 {
             Value::Null // the run stopped before the window opened
@@ -599,14 +599,14 @@ fn interval_mbps(ctx: &Ctx, i: usize, bytes: u64) -> f64 {
 /// output of another switch whose peer is that switch, then the switch's output to the HCA; as
 /// global ports.
 pub(crate) fn hotspot_links(net: &Net, hca: u32) -> Vec<u32> {
-    let hg = net.hca_gport[hca as usize];
-    let to_hca = net.peer[hg as usize];
-    let sw = net.node_of[to_hca as usize];
-    let mut v: Vec<u32> = (0..net.peer.len() as u32)
+    let hg = net.hcas.hca_gport[hca as usize];
+    let to_hca = net.links.peer[hg as usize];
+    let sw = net.links.node_of[to_hca as usize];
+    let mut v: Vec<u32> = (0..net.links.peer.len() as u32)
         .filter(|&g| {
-            net.is_switch[g as usize]
-                && net.node_of[g as usize] != sw
-                && net.node_of[net.peer[g as usize] as usize] == sw
+            net.links.is_switch[g as usize]
+                && net.links.node_of[g as usize] != sw
+                && net.links.node_of[net.links.peer[g as usize] as usize] == sw
         })
         .collect();
     v.push(to_hca);
@@ -624,7 +624,7 @@ fn hotspot_json(net: &Net, ctx: &Ctx, h: crate::credit::stats::links::Hotspot) -
     let first = (h.from / ctx.interval) as usize;
     let n_int = net.stats.nodes.n_int;
     let name = |g: u32| {
-        let node = net.node_of[g as usize];
+        let node = net.links.node_of[g as usize];
         net.fabric.nodes[node as usize].name.as_str()
     };
     let mut best: Option<(f64, u32, usize)> = None;
@@ -645,18 +645,18 @@ fn hotspot_json(net: &Net, ctx: &Ctx, h: crate::credit::stats::links::Hotspot) -
         }
         links.push(json!({
             "from": name(g),
-            "port": g - net.port_base[net.node_of[g as usize] as usize],
-            "to": name(net.peer[g as usize]),
+            "port": g - net.links.port_base[net.links.node_of[g as usize] as usize],
+            "to": name(net.links.peer[g as usize]),
             "peak_mbps": r6(peak.map_or(0.0, |p| p.0)),
         }));
     }
-    let to_hca = net.peer[net.hca_gport[h.hca as usize] as usize];
+    let to_hca = net.links.peer[net.hcas.hca_gport[h.hca as usize] as usize];
     json!({
         "hca": ctx.names[h.hca as usize],
         "switch": name(to_hca),
         "from_s": secs(h.from),
         "peak_link_mbps": r6(best.map_or(0.0, |b| b.0)),
-        "peak_link": best.map(|(_, g, _)| format!("{}->{}", name(g), name(net.peer[g as usize]))),
+        "peak_link": best.map(|(_, g, _)| format!("{}->{}", name(g), name(net.links.peer[g as usize]))),
         "peak_t_start_s": best.map(|(_, _, k)| secs(k as u64 * ctx.interval)),
         "links": links,
     })
@@ -760,7 +760,7 @@ fn buffers_csv(net: &Net, ctx: &Ctx) -> String {
     let mut s = String::from("t_start_s,switch,port,vl,mean_credits,max_credits\n");
     let vls = net.vls;
     let mut tracked: Vec<(u32, u32)> = Vec::new(); // (buffer index, gport)
-    for (g, &bi) in net.buf_index.iter().enumerate() {
+    for (g, &bi) in net.sw.buf_index.iter().enumerate() {
         if bi != u32::MAX {
             tracked.push((bi, g as u32));
         }
@@ -771,8 +771,8 @@ fn buffers_csv(net: &Net, ctx: &Ctx) -> String {
             .saturating_sub(t0)
             .max(1);
         for &(bi, g) in &tracked {
-            let node = net.node_of[g as usize];
-            let port = g - net.port_base[node as usize];
+            let node = net.links.node_of[g as usize];
+            let port = g - net.links.port_base[node as usize];
             for v in 0..vls {
                 let k = bi as usize * vls + v;
                 let _ = writeln!(
@@ -798,14 +798,14 @@ fn buffers_csv(net: &Net, ctx: &Ctx) -> String {
 fn output_buffers_csv(net: &Net, ctx: &Ctx) -> String {
     let st = &net.stats;
     let ns = &st.nodes;
-    let (Some(b), Some(ob)) = (&st.out_buffers, &net.obuf) else {
+    let (Some(b), Some(ob)) = (&st.out_buffers, &net.sw.obuf) else {
         return String::new();
     };
     let mut s =
         String::from("t_start_s,switch,port,vl,queue,capacity_credits,mean_credits,max_credits\n");
     let vls = net.vls;
     // (gport, its first output queue, its queues per VL)
-    let ports: Vec<(u32, usize, usize)> = (0..net.peer.len() as u32)
+    let ports: Vec<(u32, usize, usize)> = (0..net.links.peer.len() as u32)
         .filter_map(|g| {
             let r = ob.slots(g);
             (!r.is_empty()).then_some((g, r.start, r.len() / vls))
@@ -817,8 +817,8 @@ fn output_buffers_csv(net: &Net, ctx: &Ctx) -> String {
             .saturating_sub(t0)
             .max(1);
         for &(g, base, classes) in &ports {
-            let node = net.node_of[g as usize];
-            let port = g - net.port_base[node as usize];
+            let node = net.links.node_of[g as usize];
+            let port = g - net.links.port_base[node as usize];
             let name = &net.fabric.nodes[node as usize].name;
             for v in 0..vls {
                 for c in 0..classes {
@@ -851,11 +851,11 @@ fn links_csv(net: &Net, ctx: &Ctx) -> String {
         .gports
         .iter()
         .map(|&g| {
-            let node = net.node_of[g as usize];
-            let peer = net.node_of[net.peer[g as usize] as usize];
+            let node = net.links.node_of[g as usize];
+            let peer = net.links.node_of[net.links.peer[g as usize] as usize];
             (
                 net.fabric.nodes[node as usize].name.as_str(),
-                g - net.port_base[node as usize],
+                g - net.links.port_base[node as usize],
                 net.fabric.nodes[peer as usize].name.as_str(),
             )
         })
@@ -917,18 +917,18 @@ fn flows_csv(net: &Net, ctx: &Ctx) -> String {
 fn cc_ports_csv(net: &Net, ib: &IbCc) -> String {
     let vls = net.vls;
     let mut s = String::from("switch,port,vl,fecn_marks,congested_s\n");
-    for (g, &sw) in net.is_switch.iter().enumerate() {
+    for (g, &sw) in net.links.is_switch.iter().enumerate() {
         if !sw {
             continue;
         }
-        let node = net.node_of[g] as usize;
+        let node = net.links.node_of[g] as usize;
         for v in 0..vls {
             let k = g * vls + v;
             let _ = writeln!(
                 s,
                 "{},{},{v},{},{}",
                 net.fabric.nodes[node].name,
-                g as u32 - net.port_base[node],
+                g as u32 - net.links.port_base[node],
                 ib.sw.marks[k],
                 r6(secs(ib.sw.congested_time[k]))
             );

@@ -63,12 +63,12 @@ fn monitor_json(m: &PortMonitor) -> Value {
 fn monitor_csv(net: &Net, m: &PortMonitor) -> String {
     let mut s = String::from("switch,port,vl,fecn_marks\n");
     for (g, vl, marks) in m.marks() {
-        let node = net.node_of[g as usize] as usize;
+        let node = net.links.node_of[g as usize] as usize;
         let _ = writeln!(
             s,
             "{},{},{vl},{marks}",
             net.fabric.nodes[node].name,
-            g - net.port_base[node]
+            g - net.links.port_base[node]
         );
     }
     s

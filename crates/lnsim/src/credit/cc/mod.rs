@@ -179,13 +179,13 @@ impl SwitchView<'_> {
 macro_rules! switch_view {
     ($net:expr) => {
         || $crate::credit::cc::SwitchView {
-            peer: &$net.peer,
-            fill_base: &$net.fill_base,
-            fill: &$net.fill,
-            credits: &$net.credits,
-            credit_keeping: &$net.credit_keeping,
-            in_used: &$net.in_used,
-            out_fill: match $net.obuf.as_ref() {
+            peer: &$net.links.peer,
+            fill_base: &$net.sw.fill_base,
+            fill: &$net.sw.fill,
+            credits: &$net.links.credits,
+            credit_keeping: &$net.sw.credit_keeping,
+            in_used: &$net.sw.in_used,
+            out_fill: match $net.sw.obuf.as_ref() {
                 Some(o) => o.fill_parts(),
                 None => $crate::credit::cc::OutputFill {
                     base: &[],

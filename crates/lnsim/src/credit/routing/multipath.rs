@@ -140,7 +140,7 @@ impl Net {
     /// flow's or the DDBBM lane's).
     #[inline(always)]
     pub(crate) fn next_vl(&self, f: u32, vl: u8) -> u8 {
-        match &self.multipath {
+        match &self.routes.multipath {
             None => vl,
             Some(mp) => {
                 let fl = &self.traffic.flows[f as usize];
@@ -154,13 +154,13 @@ impl Net {
     /// previous packet left, and the one after it is chosen now.
     #[inline]
     pub(crate) fn take_path(&mut self, f: u32, cc_path: u8) -> u8 {
-        let Some(mp) = &self.multipath else {
+        let Some(mp) = &self.routes.multipath else {
             return cc_path;
         };
         let fl = &mut self.traffic.flows[f as usize];
         let n = mp.count(fl.src, fl.dst).max(1);
         let now = fl.next_path;
-        fl.next_path = match self.spread {
+        fl.next_path = match self.routes.spread {
             Spread::None => cc_path % n,
             Spread::RoundRobin => (now + 1) % n,
         };
