@@ -4,7 +4,7 @@
 //!
 //! Where things are: `build.rs` (the instance from a scenario), `run_loop.rs` (the event loop
 //! on the timing wheel of `wheel.rs`), `conservation.rs` (the end-of-run check), `results.rs`
-//! and `results_drb.rs` (the results folder), `memory_estimate.rs`; `switch/` (input,
+//! (the results folder), `memory_estimate.rs`; `switch/` (input,
 //! arbiter, output buffers, the buffer-organisation seam `switch/buffer/`), `endpoint/` (HCAs:
 //! transmit, generators, sink, delivery, Input Adapter), `cc/` (the congestion-management
 //! seam and its mechanisms); `routing/` (forwarding tables, their builders and deadlock check,
@@ -24,7 +24,6 @@ pub mod memory_estimate;
 pub mod packet;
 pub mod prefetch;
 pub mod results;
-mod results_drb;
 pub mod routing;
 mod run_loop;
 pub mod stats;

@@ -17,13 +17,15 @@
 //!    interval (`buffers_csv`; the output queues' in `output_buffers_csv`), data bytes per
 //!    switch-output link and interval (`links_csv`);
 //! 4. the per-flow table (`flows_csv`);
-//! 5. the congestion-control tables (`cc_ports_csv`, `ccti_csv`) and DDBBM's (`ddbbm_json`,
-//!    `ddbbm_csv`: drb-and-ddbbm spec B.3);
+//! 5. the congestion-control tables (`cc_ports_csv`, `ccti_csv`); every other mechanism's
+//!    summary fields and tables come from its own file through
+//!    [`crate::credit::cc::CongestionManagement::outputs`] (DDBBM: `cc/ddbbm_detection.rs`;
+//!    DRB: `cc/drb.rs`; IBA_CC-S1: `cc/ib_s1.rs`; their port monitor: `cc/port_monitor.rs`);
 //! 6. the figures' data: the latency histogram (`latency_hist_csv`);
 //! 7. writing the folder ([`write_folder`]).
 
 use crate::config::{LoadedScenario, PS_PER_S};
-use crate::credit::cc::{Ddbbm, IbCc};
+use crate::credit::cc::{r6, secs, IbCc, OutputContext};
 use crate::credit::stats::reception;
 use crate::credit::stats::Stats;
 use crate::credit::Conservation;
@@ -56,15 +58,6 @@ fn link_gbps(net: &Net, h: usize) -> f64 {
         .map_or(0.0, |p| p.link.rate.bits_per_s() / 1e9)
 }
 
-fn r6(x: f64) -> f64 {
-    (x * 1e6).round() / 1e6
-}
-
-/// Picoseconds as seconds.
-fn secs(ps: u64) -> f64 {
-    ps as f64 / PS_PER_S as f64
-}
-
 /// `x` rounded to 6 decimals when `measured`, else null: a figure of a window the run never
 /// reached.
 fn measured(measured: bool, x: f64) -> Value {
@@ -90,14 +83,17 @@ pub fn write_results(
     let ctx = Ctx::new(net);
     let totals = NodeTotals::new(net, &ctx);
     let mut summary = summary_json(net, l, &ctx, &totals, wall_s, c, ending);
-    // the DRB paper's mechanisms (credit/results_drb.rs)
-    let (drb_fields, drb_files) = super::results_drb::outputs(
-        net,
-        ctx.interval,
-        ctx.measured.then_some(ctx.first_after_warm as u32),
-        &ctx.names,
-    );
-    for (k, v) in drb_fields {
+    // the congestion management's own results (its `outputs` hook)
+    let mech = net.cc.outputs(&OutputContext {
+        names: &ctx.names,
+        interval: ctx.interval,
+        first_after_warm: ctx.measured.then_some(ctx.first_after_warm as u32),
+        traffic: &net.traffic,
+        fabric: &net.fabric,
+        node_of: &net.links.node_of,
+        port_base: &net.links.port_base,
+    });
+    for (k, v) in mech.fields {
         summary[k] = v;
     }
     let text = crate::stats::natural::to_json_pretty(&summary)
@@ -112,10 +108,7 @@ pub fn write_results(
         files.push(("cc_ports.csv", cc_ports_csv(net, ib)));
         files.push(("ccti.csv", ccti_csv(net, &ctx, ib)));
     }
-    if let Some(d) = net.cc.ddbbm() {
-        files.push(("ddbbm.csv", ddbbm_csv(d, &ctx)));
-    }
-    files.extend(drb_files);
+    files.extend(mech.files);
     files.push(("latency_hist.csv", latency_hist_csv(&net.stats)));
     if net.stats.buffers.is_some() {
         files.push(("buffers.csv", buffers_csv(net, &ctx)));
@@ -339,9 +332,6 @@ fn summary_json(
     }
     if let Some(h) = st.hotspot {
         summary["hotspot"] = hotspot_json(net, ctx, h);
-    }
-    if let Some(d) = net.cc.ddbbm() {
-        summary["ddbbm"] = ddbbm_json(net, d, ctx);
     }
     if let Some(fc) = &net.links.flow_control {
         // only with `links.flow_control = "packets"`: default outputs stay as they were
@@ -675,62 +665,6 @@ fn cc_json(ib: Option<&IbCc>) -> Value {
             "throttled_s": r6(secs(ib.ca.throttled.iter().sum::<u64>())),
         }),
     }
-}
-
-/// DDBBM's detection (drb-and-ddbbm spec B.3, C.1 statistics): notifications, and the nodes
-/// that declared themselves congested — a *false positive* is one that is not a hotspot of
-/// any generator (spec B.3.1, R-B4).
-fn ddbbm_json(net: &Net, d: &Ddbbm, ctx: &Ctx) -> Value {
-    let hot = net.traffic.hot_destinations();
-    let frame_s = secs(d.frame());
-    let mut congested = Vec::new();
-    let mut false_positives = 0;
-    for (i, &frames) in d.congested_frames.iter().enumerate() {
-        let first = d
-            .changes
-            .iter()
-            .find(|c| c.node as usize == i && c.congested);
-        if let Some(first) = first {
-            let is_hot = hot.binary_search(&(i as u32)).is_ok();
-            if !is_hot {
-                false_positives += 1;
-            }
-            congested.push(json!({
-                "node": ctx.names[i],
-                "hot": is_hot,
-                "first_s": secs(first.t),
-                "congested_s": r6(frames as f64 * frame_s),
-            }));
-        }
-    }
-    json!({
-        "frames": d.frames,
-        "frame_s": frame_s,
-        "notifications_start": d.starts,
-        "notifications_end": d.ends,
-        "notifications_received": d.received,
-        "congested_nodes": congested.len(),
-        "false_positives": false_positives,
-        "nodes": congested,
-    })
-}
-
-/// `ddbbm.csv`: every change of an end node's congestion bit (spec B.3.2), with the frame's
-/// received bytes (ORB) and heavy sources that decided it.
-fn ddbbm_csv(d: &Ddbbm, ctx: &Ctx) -> String {
-    let mut s = String::from("t_s,node,congested,orb_bytes,heavy_sources\n");
-    for c in &d.changes {
-        let _ = writeln!(
-            s,
-            "{},{},{},{},{}",
-            secs(c.t),
-            ctx.names[c.node as usize],
-            c.congested as u8,
-            c.orb,
-            c.heavy
-        );
-    }
-    s
 }
 
 // --- 3. the time bins

@@ -12,8 +12,13 @@
 //! `cc.mark_fraction` of that VL's output buffer.
 
 use crate::config::MarkBuffer;
+use crate::credit::cc::MemorySizes;
 use crate::credit::cc::{CcContext, Notification, SwitchView};
+use crate::credit::cc::{MechanismOutputs, OutputContext};
 use crate::credit::packet::{Packet, CNP, FECN};
+use crate::engine::memory_budget::{grown, m, MemoryEstimate, Phase};
+use serde_json::json;
+use std::fmt::Write as _;
 
 /// The monitor: a marking limit per switch input port and VL, and the marks made.
 #[derive(Debug, Clone)]
@@ -126,6 +131,45 @@ impl PortMonitor {
             path: p.path,
         })
     }
+}
+
+// --- results
+
+impl PortMonitor {
+    /// The monitor's results: summary `monitor` (its FECN marks) and `monitor_ports.csv`.
+    pub fn outputs(&self, ctx: &OutputContext, out: &mut MechanismOutputs) {
+        out.fields.push((
+            "monitor",
+            json!({
+                "fecn_marks": self.total_marks(),
+                "marking_buffers": self.marks().count(),
+            }),
+        ));
+        out.files.push(("monitor_ports.csv", self.ports_csv(ctx)));
+    }
+
+    /// `monitor_ports.csv`: FECN marks per switch input port and VL that marked.
+    fn ports_csv(&self, ctx: &OutputContext) -> String {
+        let mut s = String::from("switch,port,vl,fecn_marks\n");
+        for (g, vl, marks) in self.marks() {
+            let (switch, port) = ctx.port(g);
+            let _ = writeln!(s, "{switch},{port},{vl},{marks}");
+        }
+        s
+    }
+}
+
+/// The DRB paper's mechanisms' share of the memory estimate (drb spec A.3, A.4: DRB and
+/// IBA_CC-S1): the port monitor's limit and marks per input and VL, the state per flow, and
+/// (at most) a sample per flow and interval for drb_paths.csv / ird.csv, with its line of text.
+pub fn memory(z: &MemorySizes, est: &mut MemoryEstimate) {
+    est.add(
+        "DRB / IBA_CC-S1 state",
+        m(m(z.ports, z.vls), 12)
+            + m(z.flows, 48)
+            + grown(m(m(z.intervals, z.flows), 24 + 40 + 2 * z.name_bytes)),
+        Phase::Run,
+    );
 }
 
 #[cfg(test)]

@@ -480,7 +480,7 @@ pub(crate) fn injection_queues(
         }
         return Ok(None);
     }
-    if s.cc.enabled {
+    if crate::credit::cc::sends_cnps(s) {
         return Err(Error::input(
             "hca.injection_queues",
             "\"scheme\" cannot run with cc.enabled = true: the congestion control's per-flow injection gate acts where the per-flow model sends; allowed: \"per_flow\", or cc.enabled = false (DDBBM needs no cc.enabled)",
