@@ -404,7 +404,7 @@ impl Net {
         let (vl_select, vls, vlarb_table) = lanes(s, &traffic)?;
         let sink = SinkModel::from_config(&s.hca)?;
 
-        let mut ports = PortLayout::new(s, &fabric, queue_scheme, pkt_bytes, credit_bytes)?;
+        let mut ports = PortLayout::new(s, &fabric, queue_scheme, vls, pkt_bytes, credit_bytes)?;
         let np = ports.node_of.len();
         let (credit_keeping, credits) =
             initial_credits(buffers, &mut ports, &fabric, vls, pkt_credits)?;
@@ -701,10 +701,10 @@ impl PortLayout {
         s: &crate::config::Scenario,
         fabric: &Fabric,
         scheme: QueueScheme,
+        vls: usize,
         pkt_bytes: u32,
         credit_bytes: u32,
     ) -> Result<Self> {
-        let vls = crate::credit::cc::ddbbm_lanes::lanes(s)?;
         // global ports are numbered in u32
         let total_ports: usize = fabric.nodes.iter().map(|n| n.ports.len()).sum();
         if total_ports.saturating_mul(vls) > u32::MAX as usize {
@@ -932,19 +932,6 @@ fn congestion_management(
     multipath: Option<&MultipathRoutes>,
 ) -> Result<CongestionManagement> {
     let s = &l.scenario;
-    if s.cc.mark_buffer == crate::config::MarkBuffer::Output
-        && (s.switch.output_buffer_credits == 0
-            || !s.cc.enabled
-            || !matches!(
-                s.cc.mechanism,
-                crate::config::CcMechanism::Drb | crate::config::CcMechanism::IbS1
-            ))
-    {
-        return Err(Error::input(
-            "cc.mark_buffer",
-            "\"output\" watches the switches' output buffers for cc.mechanism = \"drb\" or \"ib_s1\" (cc.enabled = true): it needs switch.output_buffer_credits > 0 and one of those mechanisms; otherwise leave it \"input\"",
-        ));
-    }
     let class: Vec<LinkClass> = fabric
         .nodes
         .iter()
@@ -1061,27 +1048,7 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
     out.push_str(&format!(
         "  traffic: {statics} static flows, {gens} generator sources\n"
     ));
-    let cc = &l.scenario.cc;
-    if cc.enabled {
-        let what = match cc.mechanism {
-            crate::config::CcMechanism::Ib => "ib (the IBA's CC: root/victim marking at outputs, CCTI and CCT at the HCAs)".to_string(),
-            crate::config::CcMechanism::Ddbbm => "ddbbm (destination detection per frame, notifications to the sources; packets to congested destinations take the switches' dynamic queue)".to_string(),
-            crate::config::CcMechanism::Drb => format!(
-                "drb (FECN above {} of an input VL buffer; one more path per {} notifications, Eq. 1 {} per {}; one path closed per quiet {} µs)",
-                cc.mark_fraction,
-                cc.notifications_per_step,
-                l.scenario.drb.zero_counts.name(),
-                l.scenario.drb.granularity.name(),
-                cc.ccm_timer.0 as f64 / 1e6
-            ),
-            crate::config::CcMechanism::IbS1 => format!(
-                "ib_s1 (FECN above {} of an input VL buffer; IRD + {} µs per {} notifications, − one step per quiet {} µs)",
-                cc.mark_fraction,
-                cc.ird_step.0 as f64 / 1e6,
-                cc.notifications_per_step,
-                cc.ccm_timer.0 as f64 / 1e6
-            ),
-        };
+    if let Some(what) = CongestionManagement::describe(&l.scenario) {
         out.push_str(&format!("  congestion management: {what}\n"));
     }
     if let Some(mp) = &net.routes.multipath {

@@ -62,21 +62,7 @@ fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers
         m(m(f.switches, hcas + 1), 2) + m(f.switches + hcas, 4),
         Phase::Kept,
     );
-    // DRB's multipath store (drb spec A.3.5, `credit/routing/multipath_routes.rs`): a slot per (pair, path)
-    // and the paths' ports, about 2·√switches + 2 switches each (a 2D mesh/torus alternative
-    // is at most a few hops longer than its diameter)
-    if s.drb.enabled {
-        let mean_hops = 2 * (f.switches as f64).sqrt() as u64 + 2;
-        est.add(
-            "multipath routes",
-            crate::credit::routing::multipath_routes::estimated_bytes(
-                hcas,
-                s.drb.max_paths as u64,
-                mean_hops,
-            ),
-            Phase::Kept,
-        );
-    }
+    crate::credit::routing::multipath::memory(s, f, est);
     // per global port: the flat arrays of `Net` (and the copies the builder makes)
     let req_words = f.max_ports.div_ceil(64).max(1);
     let per_port = 4

@@ -455,6 +455,13 @@ impl Ddbbm {
     }
 }
 
+impl Ddbbm {
+    /// DDBBM's detection in one line (the set-up report).
+    pub fn describe() -> String {
+        "ddbbm (destination detection per frame, notifications to the sources; packets to congested destinations take the switches' dynamic queue)".to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

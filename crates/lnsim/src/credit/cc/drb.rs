@@ -336,6 +336,21 @@ impl Drb {
     }
 }
 
+impl Drb {
+    /// DRB with the scenario's parameters in one line (the set-up report).
+    pub fn describe(s: &crate::config::Scenario) -> String {
+        let cc = &s.cc;
+        format!(
+            "drb (FECN above {} of an input VL buffer; one more path per {} notifications, Eq. 1 {} per {}; one path closed per quiet {} µs)",
+            cc.mark_fraction,
+            cc.notifications_per_step,
+            s.drb.zero_counts.name(),
+            s.drb.granularity.name(),
+            cc.ccm_timer.0 as f64 / 1e6
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

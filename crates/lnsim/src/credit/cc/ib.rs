@@ -167,3 +167,8 @@ pub fn memory(z: &MemorySizes, est: &mut MemoryEstimate) {
         Phase::Run,
     );
 }
+
+/// InfiniBand CC in one line (the set-up report).
+pub fn describe() -> String {
+    "ib (the IBA's CC: root/victim marking at outputs, CCTI and CCT at the HCAs)".to_string()
+}

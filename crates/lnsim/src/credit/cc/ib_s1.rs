@@ -229,6 +229,20 @@ impl IbS1 {
     }
 }
 
+impl IbS1 {
+    /// IBA_CC-S1 with the scenario's parameters in one line (the set-up report).
+    pub fn describe(s: &crate::config::Scenario) -> String {
+        let cc = &s.cc;
+        format!(
+            "ib_s1 (FECN above {} of an input VL buffer; IRD + {} µs per {} notifications, − one step per quiet {} µs)",
+            cc.mark_fraction,
+            cc.ird_step.0 as f64 / 1e6,
+            cc.notifications_per_step,
+            cc.ccm_timer.0 as f64 / 1e6
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

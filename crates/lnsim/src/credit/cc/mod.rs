@@ -330,6 +330,7 @@ impl CongestionManagement {
         traffic: &Traffic,
         ctx: &CcContext,
     ) -> Result<Self> {
+        port_monitor::check_mark_buffer(s)?;
         let (c, drb) = (&s.cc, &s.drb);
         let mut ib = IbCc::from_config(c, ctx)?;
         if let Some(d) = Ddbbm::for_scenario(s, fabric, traffic, ctx.vls)? {
@@ -375,6 +376,20 @@ impl CongestionManagement {
             CcMechanism::Drb | CcMechanism::IbS1 => port_monitor::memory(z, est),
             CcMechanism::Ddbbm => {}
         }
+    }
+
+    /// What the mechanism scenario `s` switches on with `cc.enabled` does, in one line with its
+    /// parameters (the set-up report of `lnsim validate`); None with `cc.enabled = false`.
+    pub fn describe(s: &Scenario) -> Option<String> {
+        if !s.cc.enabled {
+            return None;
+        }
+        Some(match s.cc.mechanism {
+            CcMechanism::Ib => ib::describe(),
+            CcMechanism::Ddbbm => Ddbbm::describe(),
+            CcMechanism::Drb => Drb::describe(s),
+            CcMechanism::IbS1 => IbS1::describe(s),
+        })
     }
 
     /// The mechanism's results: its summary fields and tables (InfiniBand CC's stay in

@@ -11,12 +11,13 @@
 //! buffer instead, as the packet starts on the link (`packet_forwarded`), against the
 //! `cc.mark_fraction` of that VL's output buffer.
 
-use crate::config::MarkBuffer;
+use crate::config::{CcMechanism, MarkBuffer, Scenario};
 use crate::credit::cc::MemorySizes;
 use crate::credit::cc::{CcContext, Notification, SwitchView};
 use crate::credit::cc::{MechanismOutputs, OutputContext};
 use crate::credit::packet::{Packet, CNP, FECN};
 use crate::engine::memory_budget::{grown, m, MemoryEstimate, Phase};
+use crate::error::{Error, Result};
 use serde_json::json;
 use std::fmt::Write as _;
 
@@ -131,6 +132,22 @@ impl PortMonitor {
             path: p.path,
         })
     }
+}
+
+/// `cc.mark_buffer = "output"` needs output buffers and a mechanism with the monitor
+/// (`cc.mechanism = "drb"` or `"ib_s1"`, `cc.enabled = true`).
+pub fn check_mark_buffer(s: &Scenario) -> Result<()> {
+    if s.cc.mark_buffer == MarkBuffer::Output
+        && (s.switch.output_buffer_credits == 0
+            || !s.cc.enabled
+            || !matches!(s.cc.mechanism, CcMechanism::Drb | CcMechanism::IbS1))
+    {
+        return Err(Error::input(
+            "cc.mark_buffer",
+            "\"output\" watches the switches' output buffers for cc.mechanism = \"drb\" or \"ib_s1\" (cc.enabled = true): it needs switch.output_buffer_credits > 0 and one of those mechanisms; otherwise leave it \"input\"",
+        ));
+    }
+    Ok(())
 }
 
 // --- results

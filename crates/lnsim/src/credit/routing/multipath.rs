@@ -19,8 +19,9 @@ use crate::config::{
 use crate::credit::cc::ddbbm_lanes::VlSelect;
 use crate::credit::traffic::Traffic;
 use crate::credit::Net;
+use crate::engine::memory_budget::{MemoryEstimate, Phase};
 use crate::error::{Error, Result};
-use crate::topology::Fabric;
+use crate::topology::{Fabric, FabricSize};
 
 /// Whether a scenario has DRB multipath routes: `drb.enabled`, or DRB as its congestion
 /// management (`cc.mechanism = "drb"` implies them).
@@ -133,6 +134,21 @@ pub(crate) fn setup(
         ));
     }
     multipath_routes::build(fabric, lft, d.max_paths, s.switch.vls, d.path_mode).map(Some)
+}
+
+/// The multipath routes' share of the memory estimate (`drb.enabled`; drb spec A.3.5,
+/// `multipath_routes.rs`): a slot per (pair, path) and the paths' ports, about
+/// 2·√switches + 2 switches each (a 2D mesh/torus alternative is at most a few hops longer
+/// than its diameter).
+pub(crate) fn memory(s: &Scenario, f: &FabricSize, est: &mut MemoryEstimate) {
+    if s.drb.enabled {
+        let mean_hops = 2 * (f.switches as f64).sqrt() as u64 + 2;
+        est.add(
+            "multipath routes",
+            multipath_routes::estimated_bytes(f.hcas, s.drb.max_paths as u64, mean_hops),
+            Phase::Kept,
+        );
+    }
 }
 
 impl Net {
