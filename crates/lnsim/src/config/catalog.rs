@@ -111,7 +111,7 @@ pub const CATALOG: &[Item] = &[
     item!("cc", "voq_sw", CR, "VOQsw: a queue per output of the switch; with switch.buffer_sharing = \"static\" credits per queue and look-ahead routing (spec B.2)", "switch.queue_mapping" => "voq_sw"),
     item!("cc", "voq_net", CR, "VOQnet: a queue per destination end node (spec B.2)", "switch.queue_mapping" => "voq_net"),
     item!("cc", "dbbm", CR, "DBBM: switch.dbbm_queues queues, destination mod Q (spec B.2)", "switch.queue_mapping" => "dbbm"),
-    item!("cc", "ddbbm", CR, "DDBBM: DBBM's Q queues + a dynamic queue for packets to congested destinations; each end node detects its own congestion per frame (ddbbm.frame, dt, lt, sit, ns) and notifies the sources (spec B.2, B.3); ddbbm.mapping = \"virtual_lanes\" maps it onto VLs (spec B.4)", "switch.queue_mapping" => "ddbbm"),
+    item!("cc", "ddbbm", CR, "DDBBM: DBBM's Q queues + a dynamic queue for packets to congested destinations; each end node detects its own congestion per frame (ddbbm.frame, dt, lt, sit, ns) and notifies the sources (spec B.2, B.3); ddbbm.mapping = \"virtual_lanes\" maps it onto VLs (spec B.4); the detection is also selected by cc.mechanism = \"ddbbm\" (with cc.enabled = true)", "switch.queue_mapping" => "ddbbm"),
 ];
 
 impl Item {
