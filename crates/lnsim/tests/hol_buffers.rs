@@ -278,3 +278,39 @@ fn dbbm_victimises_the_hotspots_queue_and_voq_net_nobody() {
     // the hotspot's link is busy in both
     assert!(dbbm[30] > 0.8 && net[30] > 0.8, "{} {}", dbbm[30], net[30]);
 }
+
+/// DDBBM's destination detection has its own selection, `cc.mechanism = "ddbbm"` (with
+/// `cc.enabled = true`), meaning the same as the DDBBM queue mapping alone (the shipped
+/// scenarios' form): the same detection, notifications and deliveries. Without the DDBBM queues
+/// it is refused, naming the key and the mapping it needs.
+#[test]
+fn ddbbm_detection_is_selected_by_its_own_key_too() {
+    let d = tempfile::tempdir().unwrap();
+    let p = write(
+        d.path(),
+        "t.toml",
+        &small_tree("queue_mapping = \"ddbbm\"\ndbbm_queues = 4\n"),
+    );
+    let alone = run(&p, &d.path().join("alone"), &[]);
+    let keyed = run(
+        &p,
+        &d.path().join("keyed"),
+        &["cc.enabled=true", "cc.mechanism=\"ddbbm\""],
+    );
+    assert!(alone["ddbbm"]["frames"].as_u64().unwrap() > 0, "{alone}");
+    for k in ["ddbbm", "conservation", "throughput", "nodes"] {
+        assert_eq!(alone[k], keyed[k], "{k}");
+    }
+    let csv = |n: &str| std::fs::read_to_string(d.path().join(n).join("ddbbm.csv")).unwrap();
+    assert_eq!(csv("alone"), csv("keyed"));
+
+    let e = input_error(
+        &small_tree(""),
+        &[],
+        &["cc.enabled=true", "cc.mechanism=\"ddbbm\""],
+    );
+    assert!(
+        e.contains("cc.mechanism") && e.contains("switch.queue_mapping = \"ddbbm\""),
+        "{e}"
+    );
+}

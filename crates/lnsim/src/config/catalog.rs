@@ -105,12 +105,13 @@ pub const CATALOG: &[Item] = &[
     item!("cc", "ib", CR, "IBA congestion control, with cc.enabled = true (the default mechanism): switches mark FECN, destinations return CNPs, sources throttle by CCTI (spec §2)", "cc.mechanism" => "ib"),
     item!("cc", "ib_s1", CR, "IBA_CC-S1, the DRB paper's throttling baseline, with cc.enabled = true: an input-buffer monitor marks, sources add injection-rate delay per cc.notifications_per_step notifications, one path (drb-and-ddbbm spec A.4)", "cc.mechanism" => "ib_s1"),
     item!("cc", "drb", CR, "DRB, with cc.enabled = true: the same monitor; sources open link-disjoint paths (up to drb.max_paths) and spread packets over them, no throttling (drb-and-ddbbm spec A.3)", "cc.mechanism" => "drb"),
+    item!("cc", "ddbbm_detection", CR, "DDBBM's destination detection, with cc.enabled = true and switch.queue_mapping = \"ddbbm\" (which alone switches it on as well): end nodes detect their congestion per frame and notify the sources, whose packets then take the switches' dynamic queue; no throttling (drb-and-ddbbm spec B.3)", "cc.mechanism" => "ddbbm"),
     item!("cc", "voq", CR, "a virtual output queue per output sharing the input's credits: the InfiniBand switch (the default; spec §3.4)", "switch.queue_mapping" => "voq"),
     item!("cc", "one_queue", CR, "1Q: one FIFO per input and VL, head-of-line blocking (spec B.2)", "switch.queue_mapping" => "one_queue"),
     item!("cc", "voq_sw", CR, "VOQsw: a queue per output of the switch; with switch.buffer_sharing = \"static\" credits per queue and look-ahead routing (spec B.2)", "switch.queue_mapping" => "voq_sw"),
     item!("cc", "voq_net", CR, "VOQnet: a queue per destination end node (spec B.2)", "switch.queue_mapping" => "voq_net"),
     item!("cc", "dbbm", CR, "DBBM: switch.dbbm_queues queues, destination mod Q (spec B.2)", "switch.queue_mapping" => "dbbm"),
-    item!("cc", "ddbbm", CR, "DDBBM: DBBM's Q queues + a dynamic queue for packets to congested destinations; each end node detects its own congestion per frame (ddbbm.frame, dt, lt, sit, ns) and notifies the sources (spec B.2, B.3); ddbbm.mapping = \"virtual_lanes\" maps it onto VLs (spec B.4)", "switch.queue_mapping" => "ddbbm"),
+    item!("cc", "ddbbm", CR, "DDBBM: DBBM's Q queues + a dynamic queue for packets to congested destinations; each end node detects its own congestion per frame (ddbbm.frame, dt, lt, sit, ns) and notifies the sources (spec B.2, B.3); ddbbm.mapping = \"virtual_lanes\" maps it onto VLs (spec B.4); the detection is also selected by cc.mechanism = \"ddbbm\" (with cc.enabled = true)", "switch.queue_mapping" => "ddbbm"),
 ];
 
 impl Item {

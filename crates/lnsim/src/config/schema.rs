@@ -1858,6 +1858,12 @@ crate::choice! {
         /// per `notifications_per_step` notifications, spread packets by Eq. 1, close one path
         /// per quiet period; no throttling. Builds the multipath routes (`drb.enabled` implied).
         Drb = "drb",
+        /// DDBBM's destination congestion detection (drb-and-ddbbm spec B.3, the `[ddbbm]`
+        /// keys): end nodes detect that they are congested and notify their sources, whose
+        /// packets to them then carry the congestion bit the switches' DDBBM queue scheme
+        /// maps to its dynamic queue (`switch.queue_mapping = "ddbbm"`, required; that
+        /// mapping alone switches the detection on too); nothing is throttled.
+        Ddbbm = "ddbbm",
     }
 }
 fn default_ccti_timer() -> Duration {

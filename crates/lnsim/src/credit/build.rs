@@ -1,8 +1,10 @@
 //! Builds the network instance from a loaded scenario: topology, routing, route checks,
 //! traffic, and the flat per-port arrays.
 
-use super::{Net, PortTiming, PortTimings};
-use crate::config::{LoadedScenario, Ps};
+use super::{
+    Arbitration, Endpoints, Engine, Links, Net, PortTiming, PortTimings, Routes, SwitchBuffers,
+};
+use crate::config::{LoadedScenario, Ps, Scenario};
 use crate::credit::cc::ddbbm_lanes::VlSelect;
 use crate::credit::cc::{CcContext, CongestionManagement};
 use crate::credit::endpoint::sink::SinkModel;
@@ -155,7 +157,7 @@ fn deadlock_check(
     }
     // congestion notifications go back from every destination to its source: on the data's VL
     // (checked with the data), or on `cc.cnp_vl` as routes of their own
-    let returns: Vec<(u32, Vec<u32>)> = match (s.cc.enabled, s.cc.cnp_vl) {
+    let returns: Vec<(u32, Vec<u32>)> = match (crate::credit::cc::sends_cnps(s), s.cc.cnp_vl) {
         (true, Some(_)) => {
             let mut back: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
             for d in &demands {
@@ -209,7 +211,12 @@ fn deadlock_check(
             })
             .collect()
     };
-    let check = check_tables(fabric, lft, &demands, s.cc.enabled && s.cc.cnp_vl.is_none());
+    let check = check_tables(
+        fabric,
+        lft,
+        &demands,
+        crate::credit::cc::sends_cnps(s) && s.cc.cnp_vl.is_none(),
+    );
     if let Some(cycle) = &check.cycle {
         if !s.sim.allow_deadlock {
             let key = if s.routing.file.is_some() {
@@ -355,11 +362,15 @@ impl Net {
 
     /// The network instance with the buffer organisation `buffers` instead of the scenario's
     /// (None: the scenario's `switch.queue_mapping`, `switch.buffer_sharing` and their keys,
-    /// [`BufferChoice::from_config`]). Stages: the
-    /// checked parts ([`build_parts`]), the port layout ([`PortLayout`]), the credits
-    /// ([`initial_credits`]), request bookkeeping ([`request_counts`]), congestion management
-    /// ([`congestion_management`]), statistics ([`statistics`]), the event wheel
-    /// ([`wheel_log_buckets`]), then the flat arrays of the run state.
+    /// [`BufferChoice::from_config`]). Stages, every check before anything of the run state is
+    /// built: the checked parts ([`build_parts`]: topology, tables, traffic, route and
+    /// channel-dependency checks, multipath routes), the buffer organisation, the lanes and
+    /// their arbitration ([`lanes`]), the sink, the port layout ([`PortLayout`]), the credits
+    /// ([`initial_credits`]), the output buffers ([`output_buffers`]), request bookkeeping
+    /// ([`request_counts`]), congestion management ([`congestion_management`]), statistics
+    /// ([`statistics`]), the event wheel ([`wheel_log_buckets`]), the Input Adapter; then the
+    /// parts of [`Net`] ([`Links`], [`Arbitration`], [`SwitchBuffers`], [`Endpoints`],
+    /// [`Routes`], [`Engine`]).
     pub(crate) fn build_with(
         l: &LoadedScenario,
         setup: &mut SetupProgress,
@@ -390,64 +401,15 @@ impl Net {
             )?,
         };
         let queue_scheme = buffers.scheme;
-        // DDBBM on VLs (drb-and-ddbbm spec B.4): the source picks the VL, ports keep a
-        // management lane after the data VLs
-        let vl_select = VlSelect::from_scenario(s)?;
-        let vls = vl_select.map_or(s.switch.vls as usize, VlSelect::lanes);
-        let mut vlarb_table = VlArbTable::from_config(&s.switch.vl_arbitration, s.switch.vls)?;
-        if let Some(m) = vl_select {
-            vlarb_table.management = Some(m.management_vl());
-            let c = &s.switch.vl_arbitration;
-            if c.high.is_empty() && c.low.is_empty() {
-                vlarb_table.low = m.default_arbitration();
-            }
-        }
-        // a VL that carries traffic but sits in neither table could never be sent
-        let mut used: Vec<(u8, &str)> = traffic
-            .sources
-            .iter()
-            .map(|src| (src.vl, "traffic"))
-            .collect();
-        if s.cc.enabled {
-            // (a VL that does not exist is cc.cnp_vl's own error, below)
-            if let Some(v) = s.cc.cnp_vl.filter(|&v| v < s.switch.vls) {
-                used.push((v as u8, "cc.cnp_vl"));
-            }
-        }
-        if let Some(m) = vl_select {
-            if let Some(src) = traffic.sources.iter().find(|src| src.vl != 0) {
-                return Err(Error::input(
-                    "traffic.generators[].vl",
-                    format!(
-                        "VL {} given to traffic, but with ddbbm.mapping = \"virtual_lanes\" the source HCA picks every packet's VL (spec B.4: SBV[d] ? Q : d mod Q); allowed: 0 (the default) on every generator and flow",
-                        src.vl
-                    ),
-                ));
-            }
-            used = (0..=m.queues).map(|v| (v, "ddbbm")).collect();
-        }
-        if let Some((v, what)) = used.into_iter().find(|(v, _)| !vlarb_table.serves(*v)) {
-            return Err(Error::input(
-                "switch.vl_arbitration",
-                format!(
-                    "VL {v} carries {} but is in neither the `high` nor the `low` table, so it could never be sent; allowed: every VL in use in one of them (e.g. `low = [[{v}, 255]]`)",
-                    match what {
-                        "traffic" => "traffic",
-                        "ddbbm" => "DDBBM's queues (ddbbm.mapping = \"virtual_lanes\": VL0–VLQ)",
-                        _ => "the CNPs (cc.cnp_vl)",
-                    }
-                ),
-            ));
-        }
+        let (vl_select, vls, vlarb_table) = lanes(s, &traffic)?;
         let sink = SinkModel::from_config(&s.hca)?;
 
-        let mut ports = PortLayout::new(s, &fabric, queue_scheme, pkt_bytes, credit_bytes)?;
+        let mut ports = PortLayout::new(s, &fabric, queue_scheme, vls, pkt_bytes, credit_bytes)?;
         let np = ports.node_of.len();
         let (credit_keeping, credits) =
             initial_credits(buffers, &mut ports, &fabric, vls, pkt_credits)?;
         let obuf = output_buffers(s, buffers, &credit_keeping, &ports, vls, pkt_credits)?;
-        let (req_heads, head_rr, head_mask, head_words) =
-            request_counts(queue_scheme, &ports, &fabric, vls);
+        let requests = request_counts(queue_scheme, &ports, &fabric, vls);
         let mut cc = congestion_management(
             l,
             &ports,
@@ -459,19 +421,11 @@ impl Net {
         if let Some(m) = vl_select {
             cc.use_management_lane(m.management_vl());
         }
-        let n_hca = fabric.hcas.len();
         let mut stats = statistics(s, &fabric, &ports.is_switch, ports.n_buf as usize * vls)?;
         if let (Some(ob), true) = (&obuf, s.stats.buffer_occupancy) {
             stats.track_output_buffers(ob.len());
         }
         let wheel_log_buckets = wheel_log_buckets(&ports.timing);
-        let max_ports = fabric
-            .nodes
-            .iter()
-            .map(|n| n.ports.len())
-            .max()
-            .unwrap_or(1);
-        let req_words = max_ports.div_ceil(64).max(1);
         let PortLayout {
             port_base,
             node_of,
@@ -503,18 +457,11 @@ impl Net {
             pkt_credits,
         )?;
         let n_credit_slots = credits.len();
-        let mut net = Net {
-            vls,
-            vl_select,
-            credit_bytes,
-            pkt_bytes,
-            pkt_credits,
-            end: s.sim.end_ps(),
-            input_delay: s.switch.input_delay.0,
-            output_delay: s.switch.output_delay.0,
-            routing_delay: s.switch.routing_delay.0,
-            fabric,
-            lft,
+        let plain_buffers = !queue_scheme.several_heads_per_output()
+            && buffers.credits == CreditKeepingKind::SharedPool
+            && obuf.is_none();
+        // every check has passed: the run state, part by part
+        let links = Links {
             port_base,
             node_of,
             is_switch,
@@ -523,7 +470,101 @@ impl Net {
             wire_free: vec![0; np],
             out_busy: vec![false; np],
             credits,
-            rr: vec![u16::MAX; np * vls],
+            flow_control: crate::credit::flow_control::FlowControlPackets::from_config(
+                &s.links,
+                n_credit_slots,
+            ),
+        };
+        let arb = Arbitration::new(
+            &fabric,
+            &links.node_of,
+            vls,
+            requests,
+            vlarb_table,
+            plain_buffers,
+        );
+        let sw = SwitchBuffers {
+            in_used: vec![0; np * vls],
+            in_cap,
+            being_sent: vec![0; np],
+            max_being_sent,
+            buf_index,
+            queue_scheme,
+            credit_keeping,
+            queue_base,
+            fill_base,
+            fill: vec![0; n_fill as usize],
+            queues: vec![Default::default(); n_queues as usize],
+            obuf,
+            input_delay: s.switch.input_delay.0,
+            routing_delay: s.switch.routing_delay.0,
+            output_delay: s.switch.output_delay.0,
+        };
+        let hcas = Endpoints {
+            adapter,
+            tx_cap: s.hca.max_tx_rate.map(|r| LinkRate::bps(r.0)),
+            fairness_sources,
+            ..Endpoints::new(hca_gport, hca_of_node, sink, n_credit_slots)
+        };
+        let routes = Routes {
+            lft,
+            multipath: multipath.map(Box::new),
+            spread: s.drb.spread,
+            vl_select,
+            cdg,
+            routes_checked,
+            max_hops,
+        };
+        Ok(Net {
+            vls,
+            credit_bytes,
+            pkt_bytes,
+            pkt_credits,
+            fabric,
+            links,
+            arb,
+            sw,
+            hcas,
+            routes,
+            engine: Engine::new(wheel_log_buckets, s.sim.end_ps()),
+            traffic,
+            pkts: PacketStore::default(),
+            cc,
+            cc_out: Vec::new(),
+            stats,
+        })
+    }
+}
+
+/// What `request_counts` sizes for the queue schemes where several heads of an input can
+/// request one output: heads per (input, output, VL), the round robin among an input's
+/// queues, the output-major head masks and their words per entry.
+type RequestCounts = (Vec<u16>, Vec<u32>, Vec<u64>, usize);
+
+impl Arbitration {
+    /// Idle arbitration for the ports of `fabric` (`node_of` per gport) with `vls` lanes:
+    /// nothing requested, every round-robin pointer set so that port 0 is served first.
+    fn new(
+        fabric: &Fabric,
+        node_of: &[u32],
+        vls: usize,
+        (req_heads, head_rr, head_mask, head_words): RequestCounts,
+        vlarb_table: VlArbTable,
+        plain_buffers: bool,
+    ) -> Self {
+        let np = node_of.len();
+        let max_ports = fabric
+            .nodes
+            .iter()
+            .map(|n| n.ports.len())
+            .max()
+            .unwrap_or(1);
+        let req_words = max_ports.div_ceil(64).max(1);
+        let rr = (0..np * vls)
+            .map(|g| (fabric.nodes[node_of[g / vls] as usize].ports.len() - 1) as u16)
+            .collect();
+        Arbitration {
+            rr,
             req: vec![0; np * vls],
             req_mask: vec![0; np * vls * req_words],
             pick_skip: vec![0; np * vls * req_words],
@@ -535,21 +576,22 @@ impl Net {
             head_words,
             vlarb: vec![VlArbState::default(); np],
             vlarb_table,
-            in_used: vec![0; np * vls],
-            in_cap,
-            being_sent: vec![0; np],
-            max_being_sent,
-            buf_index,
-            plain_buffers: !queue_scheme.several_heads_per_output()
-                && buffers.credits == CreditKeepingKind::SharedPool
-                && obuf.is_none(),
-            queue_scheme,
-            credit_keeping,
-            queue_base,
-            fill_base,
-            fill: vec![0; n_fill as usize],
-            queues: vec![Default::default(); n_queues as usize],
-            obuf,
+            plain_buffers,
+        }
+    }
+}
+
+impl Endpoints {
+    /// Idle end nodes (HCA `h` at gport `hca_gport[h]`), sinks of `sink`, `n_credit_slots`
+    /// credit counters; no Input Adapter, rate cap or fairness sources.
+    fn new(
+        hca_gport: Vec<u32>,
+        hca_of_node: Vec<u32>,
+        sink: SinkModel,
+        n_credit_slots: usize,
+    ) -> Self {
+        let n_hca = hca_gport.len();
+        Endpoints {
             hca_gport,
             hca_of_node,
             sink,
@@ -564,43 +606,70 @@ impl Net {
             wake_at: vec![Ps::MAX; n_hca],
             ready: vec![Vec::new(); n_hca],
             ready_slot: vec![Vec::new(); n_hca],
-            slot_waiting: Vec::new(),
+            slot_waiting: vec![0; n_credit_slots],
             hca_rr: vec![0; n_hca],
             hca_blocked: vec![0; n_hca],
             control_q: vec![VecDeque::new(); n_hca],
-            adapter,
-            tx_cap: s.hca.max_tx_rate.map(|r| LinkRate::bps(r.0)),
-            traffic,
-            pkts: PacketStore::default(),
-            q: EventQueue::new(WHEEL_SHIFT, wheel_log_buckets),
-            cc,
-            cc_out: Vec::new(),
-            stats,
+            adapter: None,
+            tx_cap: None,
+            fairness_sources: None,
+        }
+    }
+}
+
+impl Engine {
+    /// A run ending at `end`, its wheel of `2^log_buckets` buckets, nothing done yet.
+    fn new(log_buckets: u32, end: Ps) -> Self {
+        Engine {
+            q: EventQueue::new(WHEEL_SHIFT, log_buckets),
+            end,
             events: 0,
             flit_hops: 0,
             packet_hops: 0,
-            flow_control: crate::credit::flow_control::FlowControlPackets::from_config(
-                &s.links,
-                n_credit_slots,
-            ),
             last_progress: 0,
             deadlock: None,
             fault: None,
-            routes_checked,
-            max_hops,
-            fairness_sources,
-            cdg,
-            multipath: multipath.map(Box::new),
-            spread: s.drb.spread,
-        };
-        // round-robin pointers start so that port 0 is served first
-        for (g, r) in net.rr.iter_mut().enumerate() {
-            let n = net.node_of[g / vls] as usize;
-            *r = (net.fabric.nodes[n].ports.len() - 1) as u16;
         }
-        net.slot_waiting = vec![0; net.credits.len()];
-        Ok(net)
     }
+}
+
+/// The lanes of every port and their arbitration: `switch.vls` data VLs, plus the management
+/// lane of DDBBM on VLs (`ddbbm.mapping = "virtual_lanes"`, drb-and-ddbbm spec B.4: the source
+/// picks the VL, [`VlSelect`]); a VL that carries traffic, the CNPs or DDBBM's queues but sits
+/// in neither arbitration table could never be sent, and is refused.
+fn lanes(s: &Scenario, traffic: &Traffic) -> Result<(Option<VlSelect>, usize, VlArbTable)> {
+    let vl_select = VlSelect::from_scenario(s)?;
+    let vls = vl_select.map_or(s.switch.vls as usize, VlSelect::lanes);
+    let mut vlarb_table = VlArbTable::from_config(&s.switch.vl_arbitration, s.switch.vls)?;
+    let mut used: Vec<(u8, &str)> = traffic
+        .sources
+        .iter()
+        .map(|src| (src.vl, "traffic"))
+        .collect();
+    if crate::credit::cc::sends_cnps(s) {
+        // (a VL that does not exist is cc.cnp_vl's own error, below)
+        if let Some(v) = s.cc.cnp_vl.filter(|&v| v < s.switch.vls) {
+            used.push((v as u8, "cc.cnp_vl"));
+        }
+    }
+    if let Some(m) = vl_select {
+        m.arbitrate(&mut vlarb_table, &s.switch.vl_arbitration);
+        used = m.used_lanes(traffic)?;
+    }
+    if let Some((v, what)) = used.into_iter().find(|(v, _)| !vlarb_table.serves(*v)) {
+        return Err(Error::input(
+            "switch.vl_arbitration",
+            format!(
+                "VL {v} carries {} but is in neither the `high` nor the `low` table, so it could never be sent; allowed: every VL in use in one of them (e.g. `low = [[{v}, 255]]`)",
+                match what {
+                    "traffic" => "traffic",
+                    "ddbbm" => "DDBBM's queues (ddbbm.mapping = \"virtual_lanes\": VL0–VLQ)",
+                    _ => "the CNPs (cc.cnp_vl)",
+                }
+            ),
+        ));
+    }
+    Ok((vl_select, vls, vlarb_table))
 }
 
 /// The global port numbering (`port_base[node] + port`) and every per-port constant: timing,
@@ -632,10 +701,10 @@ impl PortLayout {
         s: &crate::config::Scenario,
         fabric: &Fabric,
         scheme: QueueScheme,
+        vls: usize,
         pkt_bytes: u32,
         credit_bytes: u32,
     ) -> Result<Self> {
-        let vls = crate::credit::cc::ddbbm_lanes::lanes(s)?;
         // global ports are numbered in u32
         let total_ports: usize = fabric.nodes.iter().map(|n| n.ports.len()).sum();
         if total_ports.saturating_mul(vls) > u32::MAX as usize {
@@ -834,7 +903,7 @@ fn request_counts(
     ports: &PortLayout,
     fabric: &Fabric,
     vls: usize,
-) -> (Vec<u16>, Vec<u32>, Vec<u64>, usize) {
+) -> RequestCounts {
     if !scheme.several_heads_per_output() {
         return (Vec::new(), Vec::new(), Vec::new(), 0);
     }
@@ -863,16 +932,6 @@ fn congestion_management(
     multipath: Option<&MultipathRoutes>,
 ) -> Result<CongestionManagement> {
     let s = &l.scenario;
-    if s.cc.mark_buffer == crate::config::MarkBuffer::Output
-        && (s.switch.output_buffer_credits == 0
-            || !s.cc.enabled
-            || s.cc.mechanism == crate::config::CcMechanism::Ib)
-    {
-        return Err(Error::input(
-            "cc.mark_buffer",
-            "\"output\" watches the switches' output buffers for cc.mechanism = \"drb\" or \"ib_s1\" (cc.enabled = true): it needs switch.output_buffer_credits > 0 and one of those mechanisms; otherwise leave it \"input\"",
-        ));
-    }
     let class: Vec<LinkClass> = fabric
         .nodes
         .iter()
@@ -883,36 +942,10 @@ fn congestion_management(
         .iter()
         .map(|&n| ports.port_base[n as usize])
         .collect();
-    // DDBBM's R_max per end node: `ddbbm.r_max`, or the most its link can bring in — the
-    // link's data rate less the flow-control packets that the node's own offered sending puts
-    // on that link (one per data packet it sends: drb-and-ddbbm spec B.3.2 warning 1)
-    let r_max: Vec<f64> = if s.switch.queue_mapping == crate::config::QueueMappingKind::Ddbbm {
-        let fc = match s.links.flow_control {
-            crate::config::FlowControl::Packets => s.links.flow_control_bytes.0 as f64,
-            _ => 0.0,
-        };
-        let pkt = s.traffic.packet_bytes.0 as f64;
-        let sending = traffic.offered_sending();
-        fabric
-            .hcas
-            .iter()
-            .enumerate()
-            .map(|(i, &h)| match s.ddbbm.r_max {
-                Some(r) => r.0 as f64,
-                None => {
-                    let rate = fabric.nodes[h as usize].ports[0].link.rate.bits_per_s();
-                    rate * (1.0 - sending[i].min(1.0) * fc / pkt)
-                }
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let ddbbm = (!r_max.is_empty()).then_some((&s.ddbbm, r_max.as_slice()));
     CongestionManagement::from_config(
-        &s.cc,
-        &s.drb,
-        ddbbm,
+        s,
+        fabric,
+        traffic,
         &CcContext {
             vls: s.switch.vls as usize,
             pkt_credits,
@@ -985,7 +1018,7 @@ pub fn validate(l: &LoadedScenario) -> Result<String> {
 /// What `validate` reports about a built InfiniBand network.
 fn report(l: &LoadedScenario, net: &Net) -> String {
     let s = &l.scenario;
-    let links: usize = net.peer.len() / 2;
+    let links: usize = net.links.peer.len() / 2;
     let statics = net.traffic.flows.iter().filter(|f| f.is_static).count();
     let gens = net.traffic.sources.len() - statics;
     let routing = s
@@ -1010,34 +1043,15 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
     ));
     out.push_str(&format!(
         "  routing: {routing}, {} routes checked, longest {} switch hops\n",
-        net.routes_checked, net.max_hops
+        net.routes.routes_checked, net.routes.max_hops
     ));
     out.push_str(&format!(
         "  traffic: {statics} static flows, {gens} generator sources\n"
     ));
-    let cc = &l.scenario.cc;
-    if cc.enabled {
-        let what = match cc.mechanism {
-            crate::config::CcMechanism::Ib => "ib (the IBA's CC: root/victim marking at outputs, CCTI and CCT at the HCAs)".to_string(),
-            crate::config::CcMechanism::Drb => format!(
-                "drb (FECN above {} of an input VL buffer; one more path per {} notifications, Eq. 1 {} per {}; one path closed per quiet {} µs)",
-                cc.mark_fraction,
-                cc.notifications_per_step,
-                l.scenario.drb.zero_counts.name(),
-                l.scenario.drb.granularity.name(),
-                cc.ccm_timer.0 as f64 / 1e6
-            ),
-            crate::config::CcMechanism::IbS1 => format!(
-                "ib_s1 (FECN above {} of an input VL buffer; IRD + {} µs per {} notifications, − one step per quiet {} µs)",
-                cc.mark_fraction,
-                cc.ird_step.0 as f64 / 1e6,
-                cc.notifications_per_step,
-                cc.ccm_timer.0 as f64 / 1e6
-            ),
-        };
+    if let Some(what) = CongestionManagement::describe(&l.scenario) {
         out.push_str(&format!("  congestion management: {what}\n"));
     }
-    if let Some(mp) = &net.multipath {
+    if let Some(mp) = &net.routes.multipath {
         let hist = mp.count_histogram();
         let spread: Vec<String> = hist
             .iter()
@@ -1066,12 +1080,12 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
             mp.bytes()
         ));
     }
-    match &net.cdg.cycle {
+    match &net.routes.cdg.cycle {
         None => out.push_str(&format!(
             "  deadlock check: channel-dependency graph acyclic (channels: {}, dependencies: {}{})\n",
-            net.cdg.channels,
-            net.cdg.dependencies,
-            if net.multipath.is_some() {
+            net.routes.cdg.channels,
+            net.routes.cdg.dependencies,
+            if net.routes.multipath.is_some() {
                 ", every multipath route on its VL layer"
             } else {
                 ""
@@ -1080,19 +1094,19 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
         Some(c) => out.push_str(&format!(
             "  deadlock check: CYCLIC, {} channels: {} (allowed by sim.allow_deadlock; the run may deadlock and then exits 3)\n",
             c.len(),
-            net.cdg.describe_cycle(&net.fabric, CYCLE_SHOWN)
+            net.routes.cdg.describe_cycle(&net.fabric, CYCLE_SHOWN)
         )),
     }
-    if let Some(bps) = net.sink.effective_bps() {
+    if let Some(bps) = net.hcas.sink.effective_bps() {
         out.push_str(&format!(
             "  sink: drains at {:.3} Gbit/s on average\n",
             bps / 1e9
         ));
     }
-    if let Some(ad) = &net.adapter {
+    if let Some(ad) = &net.hcas.adapter {
         out.push_str(&format!("  injection: {}\n", ad.describe()));
     }
-    if let (Some(ob), Some(_)) = (&net.obuf, &s.switch.output_weights) {
+    if let (Some(ob), Some(_)) = (&net.sw.obuf, &s.switch.output_weights) {
         out.push_str(&format!("  output links: {}\n", ob.describe_weights()));
     }
     out.push_str(&format!(

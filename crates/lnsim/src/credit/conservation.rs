@@ -29,7 +29,7 @@ impl Net {
     /// (`Net::check_output_buffers`, which also checks the link's `sendable` bits) and the HCAs'
     /// ready-flow bookkeeping (`Net::check_ready_slots`).
     pub(crate) fn check_conservation(&self) -> Result<Conservation> {
-        let wire_pkts = match &self.credit_keeping {
+        let wire_pkts = match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => self.check_pool_credits()?,
             CreditKeeping::Partitioned(p) => self.check_queue_credits(p)?,
         };
@@ -43,12 +43,12 @@ impl Net {
     /// Credit conservation with one pool per (buffer, VL); returns the packets on wires.
     fn check_pool_credits(&self) -> Result<u64> {
         let vls = self.vls;
-        let np = self.peer.len();
+        let np = self.links.peer.len();
         let mut on_wire = vec![0u64; np * vls]; // credits of packets heading for input gport
         let mut returning = vec![0u64; np * vls]; // credits on their way to output gport
         let mut releasing = vec![0u64; np * vls]; // credits of packets leaving input gport
         let mut wire_pkts = 0u64;
-        self.q.for_each(|_, ev| match *ev {
+        self.engine.q.for_each(|_, ev| match *ev {
             Ev::HeadArrive { pkt, gport } => {
                 let p = &self.pkts[pkt];
                 on_wire[gport as usize * vls + p.vl as usize] += p.credits as u64;
@@ -74,7 +74,7 @@ impl Net {
             _ => {}
         });
         // credits freed but still waiting for their flow-control packet are on their way back
-        if let Some(fc) = &self.flow_control {
+        if let Some(fc) = &self.links.flow_control {
             for (slot, c) in fc.pending().enumerate() {
                 returning[slot] += c as u64;
             }
@@ -84,26 +84,26 @@ impl Net {
         for g in 0..np {
             for v in 0..vls {
                 let i = g * vls + v;
-                let down = self.peer[g] as usize * vls + v;
-                let held = self.credits[i] as u64
+                let down = self.links.peer[g] as usize * vls + v;
+                let held = self.links.credits[i] as u64
                     + on_wire[down]
-                    + self.in_used[down] as u64
+                    + self.sw.in_used[down] as u64
                     + returning[i];
-                if held != self.in_cap[down] as u64 {
+                if held != self.sw.in_cap[down] as u64 {
                     return Err(Error::Internal(format!(
                         "credit conservation violated on {} VL {v}: {} available + {} on the wire + {} buffered + {} returning != capacity {}",
                         self.port_name(g as u32),
-                        self.credits[i],
+                        self.links.credits[i],
                         on_wire[down],
-                        self.in_used[down],
+                        self.sw.in_used[down],
                         returning[i],
-                        self.in_cap[down]
+                        self.sw.in_cap[down]
                     )));
                 }
-                if releasing[down] > self.in_used[down] as u64 {
+                if releasing[down] > self.sw.in_used[down] as u64 {
                     return Err(Error::Internal(format!(
                         "buffer {} releases more than it holds",
-                        self.port_name(self.peer[g])
+                        self.port_name(self.links.peer[g])
                     )));
                 }
             }
@@ -120,11 +120,11 @@ impl Net {
         let mut returning = vec![0u64; n];
         let mut releasing = vec![0u64; n];
         let mut wire_pkts = 0u64;
-        self.q.for_each(|_, ev| match *ev {
+        self.engine.q.for_each(|_, ev| match *ev {
             Ev::HeadArrive { pkt, gport } => {
                 let k = &self.pkts[pkt];
                 let counter =
-                    self.downstream_counter(self.peer[gport as usize], k.dst, k.vl, k.flags);
+                    self.downstream_counter(self.links.peer[gport as usize], k.dst, k.vl, k.flags);
                 on_wire[p.in_slot(gport, counter)] += k.credits as u64;
                 wire_pkts += 1;
             }
@@ -147,20 +147,21 @@ impl Net {
             } => releasing[p.in_slot(gport, counter)] += credits as u64,
             _ => {}
         });
-        if let Some(fc) = &self.flow_control {
+        if let Some(fc) = &self.links.flow_control {
             for (slot, c) in fc.pending().enumerate() {
                 returning[slot] += c as u64;
             }
         }
-        for d in 0..self.peer.len() as u32 {
+        for d in 0..self.links.peer.len() as u32 {
             for s in p.in_slots(d) {
-                let held = self.credits[s] as u64 + on_wire[s] + p.used(s) as u64 + returning[s];
+                let held =
+                    self.links.credits[s] as u64 + on_wire[s] + p.used(s) as u64 + returning[s];
                 if held != p.cap(s) as u64 {
                     return Err(Error::Internal(format!(
                         "credit conservation violated on {} counter {}: {} available + {} on the wire + {} buffered + {} returning != share {}",
-                        self.port_name(self.peer[d as usize]),
+                        self.port_name(self.links.peer[d as usize]),
                         s - p.in_slots(d).start,
-                        self.credits[s],
+                        self.links.credits[s],
                         on_wire[s],
                         p.used(s),
                         returning[s],
@@ -181,20 +182,22 @@ impl Net {
     /// The per-output fills of a switch input add up to its occupancy.
     fn check_queue_fills(&self) -> Result<()> {
         let vls = self.vls;
-        for g in 0..self.peer.len() {
-            if self.fill_base[g] == u32::MAX {
+        for g in 0..self.links.peer.len() {
+            if self.sw.fill_base[g] == u32::MAX {
                 continue;
             }
-            let n = self.fabric.nodes[self.node_of[g] as usize].ports.len();
+            let n = self.fabric.nodes[self.links.node_of[g] as usize]
+                .ports
+                .len();
             for v in 0..vls {
                 let sum: u64 = (0..n)
-                    .map(|o| self.fill[self.fill_base[g] as usize + o * vls + v] as u64)
+                    .map(|o| self.sw.fill[self.sw.fill_base[g] as usize + o * vls + v] as u64)
                     .sum();
-                if sum != self.in_used[g * vls + v] as u64 {
+                if sum != self.sw.in_used[g * vls + v] as u64 {
                     return Err(Error::Internal(format!(
                         "queue fills of {} VL {v} add up to {sum}, buffer holds {}",
                         self.port_name(g as u32),
-                        self.in_used[g * vls + v]
+                        self.sw.in_used[g * vls + v]
                     )));
                 }
             }
@@ -208,13 +211,19 @@ impl Net {
     /// injection queues (built, not yet injected: spec B.5 Input Adapter).
     fn check_packets(&self, wire_pkts: u64, held: u64) -> Result<Conservation> {
         let queued: u64 = self
+            .sw
             .queues
             .iter()
             .map(|q| self.pkts.queue_len(q) as u64)
             .sum::<u64>()
-            + self.sink_q.iter().map(|q| q.len() as u64).sum::<u64>()
-            + self.control_q.iter().map(|q| q.len() as u64).sum::<u64>()
-            + self.obuf.as_ref().map_or(0, |ob| {
+            + self.hcas.sink_q.iter().map(|q| q.len() as u64).sum::<u64>()
+            + self
+                .hcas
+                .control_q
+                .iter()
+                .map(|q| q.len() as u64)
+                .sum::<u64>()
+            + self.sw.obuf.as_ref().map_or(0, |ob| {
                 ob.queues()
                     .map(|q| self.pkts.queue_len(q) as u64)
                     .sum::<u64>()
@@ -232,7 +241,12 @@ impl Net {
         let st = &self.stats;
         let data_alive = self.pkts.live()
             - (st.injected_control - st.delivered_control)
-            - self.control_q.iter().map(|q| q.len() as u64).sum::<u64>()
+            - self
+                .hcas
+                .control_q
+                .iter()
+                .map(|q| q.len() as u64)
+                .sum::<u64>()
             - held;
         if st.injected_packets != st.delivered_packets + data_alive {
             return Err(Error::Internal(format!(
@@ -273,7 +287,7 @@ mod tests {
     #[test]
     fn conservation_check_catches_a_created_credit() {
         let mut n = net();
-        n.credits[3] += 1;
+        n.links.credits[3] += 1;
         let e = n.check_conservation().unwrap_err().to_string();
         assert!(e.contains("credit conservation"), "{e}");
     }
@@ -282,16 +296,17 @@ mod tests {
     fn the_end_of_run_check_catches_wrong_ready_flow_bookkeeping() {
         let mut n = net();
         let h = n
+            .hcas
             .ready
             .iter()
             .position(|r| !r.is_empty())
             .expect("a ready flow");
-        let slot = n.ready_slot[h][0] as usize;
-        n.slot_waiting[slot] += 1;
+        let slot = n.hcas.ready_slot[h][0] as usize;
+        n.hcas.slot_waiting[slot] += 1;
         let e = n.check_conservation().unwrap_err().to_string();
         assert!(e.contains("miscounted"), "{e}");
-        n.slot_waiting[slot] -= 1;
-        n.ready_slot[h][0] += 1;
+        n.hcas.slot_waiting[slot] -= 1;
+        n.hcas.ready_slot[h][0] += 1;
         let e = n.check_conservation().unwrap_err().to_string();
         assert!(e.contains("recorded at credit slot"), "{e}");
     }
@@ -299,12 +314,12 @@ mod tests {
     #[test]
     fn conservation_check_catches_a_lost_packet() {
         let mut n = net();
-        let q = n
-            .queues
-            .iter()
-            .position(|q| !q.is_empty())
-            .expect("a queued packet");
-        n.pkts.pop_front(&mut n.queues[q]);
+        let q =
+            n.sw.queues
+                .iter()
+                .position(|q| !q.is_empty())
+                .expect("a queued packet");
+        n.pkts.pop_front(&mut n.sw.queues[q]);
         assert!(n.check_conservation().is_err());
     }
 }

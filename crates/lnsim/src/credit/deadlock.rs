@@ -25,35 +25,38 @@ impl Net {
     /// output queue, which waits for the next buffer.
     fn waits_for(&self, g: u32, pid: u32) -> Option<u32> {
         let p = &self.pkts[pid];
-        let sw = self.node_of[g as usize];
-        let o = self.port_base[sw as usize] + p.out_port as u32;
-        if self.obuf.is_some() {
+        let sw = self.links.node_of[g as usize];
+        let o = self.links.port_base[sw as usize] + p.out_port as u32;
+        if self.sw.obuf.is_some() {
             return self.output_waits_for(o, pid);
         }
-        let down = self.peer[o as usize];
-        let blocked = self.credits[self.credit_slot_for_flags(o, p.dst, p.vl, p.flags)] < p.credits;
-        (blocked && self.is_switch[down as usize]).then_some(down * self.vls as u32 + p.vl as u32)
+        let down = self.links.peer[o as usize];
+        let blocked =
+            self.links.credits[self.credit_slot_for_flags(o, p.dst, p.vl, p.flags)] < p.credits;
+        (blocked && self.links.is_switch[down as usize])
+            .then_some(down * self.vls as u32 + p.vl as u32)
     }
 
     /// Finds a cycle of input buffers in which every buffer holds packets and none of its
     /// queue heads can move. Returns the buffers as `gport * vls + vl`.
     pub(crate) fn find_credit_loop(&self) -> Option<Vec<u32>> {
         let vls = self.vls;
-        let n = self.peer.len() * vls;
+        let n = self.links.peer.len() * vls;
         // edges[i]: the buffers node i waits for; only for nodes whose every head is blocked
         let mut edges: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for g in 0..self.peer.len() as u32 {
-            if self.queue_base[g as usize] == u32::MAX {
+        for g in 0..self.links.peer.len() as u32 {
+            if self.sw.queue_base[g as usize] == u32::MAX {
                 continue;
             }
-            let sw = self.node_of[g as usize] as usize;
+            let sw = self.links.node_of[g as usize] as usize;
             let nq = self
+                .sw
                 .queue_scheme
                 .queues_per_input(self.fabric.nodes[sw].ports.len(), vls);
             let mut heads = vec![(0usize, true); vls]; // (heads seen, all blocked) per VL
             let mut waits: Vec<Vec<u32>> = vec![Vec::new(); vls];
             for q in 0..nq {
-                let Some(pid) = self.queues[self.queue_base[g as usize] as usize + q].front()
+                let Some(pid) = self.sw.queues[self.sw.queue_base[g as usize] as usize + q].front()
                 else {
                     continue;
                 };
@@ -111,10 +114,11 @@ impl Net {
     pub(crate) fn detect_deadlock(&self, now: Ps) -> Option<Deadlock> {
         let cycle = self.find_credit_loop()?;
         let blocked_packets = self
+            .sw
             .queues
             .iter()
             .map(|q| &q.fifo)
-            .chain(self.obuf.iter().flat_map(|ob| ob.queues()))
+            .chain(self.sw.obuf.iter().flat_map(|ob| ob.queues()))
             .map(|q| self.pkts.queue_len(q) as u64)
             .sum();
         let cycle = cycle

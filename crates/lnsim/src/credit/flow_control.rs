@@ -78,11 +78,11 @@ impl Net {
     /// the link, ideally or in a flow-control packet.
     #[inline(always)]
     pub(crate) fn return_credits(&mut self, g: u32, counter: u16, credits: u32, now: Ps) {
-        if self.flow_control.is_some() {
+        if self.links.flow_control.is_some() {
             return self.queue_flow_control(g, counter, credits, now);
         }
-        let up = self.peer[g as usize];
-        let delay = self.timing[g as usize].delay;
+        let up = self.links.peer[g as usize];
+        let delay = self.links.timing[g as usize].delay;
         self.at(
             now + delay,
             Ev::CreditArrive {
@@ -99,7 +99,11 @@ impl Net {
     #[inline(never)]
     fn queue_flow_control(&mut self, g: u32, counter: u16, credits: u32, now: Ps) {
         let slot = self.upstream_credit_slot(g, counter);
-        let fc = self.flow_control.as_mut().expect("flow-control packets");
+        let fc = self
+            .links
+            .flow_control
+            .as_mut()
+            .expect("flow-control packets");
         let interval = fc.interval;
         let st = &mut fc.slots[slot];
         st.pending += credits;
@@ -118,17 +122,21 @@ impl Net {
     /// sender of the link) as soon as the wire is free, with every credit freed so far.
     #[inline(never)]
     pub(crate) fn flow_control_send(&mut self, g: u32, counter: u16, now: Ps) {
-        let up = self.peer[g as usize];
+        let up = self.links.peer[g as usize];
         let slot = self.credit_slot(up, counter);
-        let tm = self.timing[g as usize];
-        let fc = self.flow_control.as_mut().expect("flow-control packets");
+        let tm = self.links.timing[g as usize];
+        let fc = self
+            .links
+            .flow_control
+            .as_mut()
+            .expect("flow-control packets");
         let bytes = fc.bytes;
         let st = &mut fc.slots[slot];
         let credits = std::mem::take(&mut st.pending);
         st.scheduled = false;
-        let start = now.max(self.wire_free[g as usize]);
+        let start = now.max(self.links.wire_free[g as usize]);
         let end = start + tm.rate.ser_ps(bytes);
-        self.wire_free[g as usize] = end;
+        self.links.wire_free[g as usize] = end;
         st.last_sent = start;
         fc.sent += 1;
         self.at(

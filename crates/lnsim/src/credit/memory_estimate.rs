@@ -62,21 +62,7 @@ fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers
         m(m(f.switches, hcas + 1), 2) + m(f.switches + hcas, 4),
         Phase::Kept,
     );
-    // DRB's multipath store (drb spec A.3.5, `credit/routing/multipath_routes.rs`): a slot per (pair, path)
-    // and the paths' ports, about 2·√switches + 2 switches each (a 2D mesh/torus alternative
-    // is at most a few hops longer than its diameter)
-    if s.drb.enabled {
-        let mean_hops = 2 * (f.switches as f64).sqrt() as u64 + 2;
-        est.add(
-            "multipath routes",
-            crate::credit::routing::multipath_routes::estimated_bytes(
-                hcas,
-                s.drb.max_paths as u64,
-                mean_hops,
-            ),
-            Phase::Kept,
-        );
-    }
+    crate::credit::routing::multipath::memory(s, f, est);
     // per global port: the flat arrays of `Net` (and the copies the builder makes)
     let req_words = f.max_ports.div_ceil(64).max(1);
     let per_port = 4
@@ -170,7 +156,7 @@ fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers
                 0
             },
         ) + 8 * (s.cc.ccti_limit as u64 + 1).max(128),
-        if s.cc.enabled {
+        if crate::credit::cc::sends_cnps(s) {
             Phase::Kept
         } else {
             Phase::Setup
@@ -238,7 +224,7 @@ fn packet_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers:
             + m(switch_ports, out_cap),
     );
     let mut packets = capacity / pkt_credits + hcas;
-    if s.cc.enabled {
+    if crate::credit::cc::sends_cnps(s) {
         packets = m(packets, 2);
     }
     // and never more than the run can create (a large buffer per queue, as VOQnet's, on a
@@ -449,21 +435,19 @@ fn statistics_parts(
             Phase::Run,
         );
     }
-    if s.cc.enabled && s.cc.mechanism == crate::config::CcMechanism::Ib {
-        est.add("CCTI series", m(m(n_int, hcas), 4 * 16 * 2), Phase::Run);
-    }
-    if s.cc.enabled && s.cc.mechanism != crate::config::CcMechanism::Ib {
-        // DRB / IBA_CC-S1 (drb spec A.3, A.4): the port monitor's limit and marks per input
-        // and VL, the state per flow, and (at most) a sample per flow and interval for
-        // drb_paths.csv / ird.csv, with its line of text
-        est.add(
-            "DRB / IBA_CC-S1 state",
-            m(m(np, vls), 12)
-                + m(flows, 48)
-                + grown(m(m(n_int, flows), 24 + 40 + 2 * f.name_bytes.max(4))),
-            Phase::Run,
-        );
-    }
+    // the congestion management's share (its `memory` hook)
+    crate::credit::cc::CongestionManagement::memory(
+        s,
+        &crate::credit::cc::MemorySizes {
+            ports: np,
+            hcas,
+            vls,
+            flows,
+            intervals: n_int,
+            name_bytes: f.name_bytes.max(4),
+        },
+        est,
+    );
     // results files: built as text in memory before they are written (a line per interval
     // and HCA, per interval and tracked buffer, per flow)
     let name = f.name_bytes.max(4);

@@ -4,7 +4,7 @@
 //!
 //! Where things are: `build.rs` (the instance from a scenario), `run_loop.rs` (the event loop
 //! on the timing wheel of `wheel.rs`), `conservation.rs` (the end-of-run check), `results.rs`
-//! and `results_drb.rs` (the results folder), `memory_estimate.rs`; `switch/` (input,
+//! (the results folder), `memory_estimate.rs`; `switch/` (input,
 //! arbiter, output buffers, the buffer-organisation seam `switch/buffer/`), `endpoint/` (HCAs:
 //! transmit, generators, sink, delivery, Input Adapter), `cc/` (the congestion-management
 //! seam and its mechanisms); `routing/` (forwarding tables, their builders and deadlock check,
@@ -24,7 +24,6 @@ pub mod memory_estimate;
 pub mod packet;
 pub mod prefetch;
 pub mod results;
-mod results_drb;
 pub mod routing;
 mod run_loop;
 pub mod stats;
@@ -252,34 +251,74 @@ impl std::ops::Index<usize> for PortTimings {
     }
 }
 
-/// The network instance and its run state.
+/// The network instance and its run state, in named parts: the ports and links
+/// ([`Links`]), the switches' arbitration ([`Arbitration`]) and buffers ([`SwitchBuffers`],
+/// output buffers among them), the end nodes ([`Endpoints`]), the routes and the sources'
+/// route choices ([`Routes`]), the engine ([`Engine`]), plus the traffic, the packets, the
+/// congestion management and the statistics. Every part keeps its flat arrays indexed by
+/// integer ids (gport, HCA, queue), the layout the hot path reads.
 pub struct Net {
-    // --- constants
     /// Lanes per port: `switch.vls` data VLs, plus the management lane with DDBBM on VLs.
     pub(crate) vls: usize,
-    /// DDBBM on VLs (`ddbbm.mapping = "virtual_lanes"`, drb-and-ddbbm spec B.4): the source
-    /// picks each message's VL.
-    pub(crate) vl_select: Option<cc::ddbbm_lanes::VlSelect>,
+    /// Bytes per credit (`traffic.credit_bytes`).
     pub(crate) credit_bytes: u32,
+    /// Bytes of a standard packet (`traffic.packet_bytes`).
     pub(crate) pkt_bytes: u32,
+    /// Credits of a standard packet.
     pub(crate) pkt_credits: u32,
-    pub(crate) end: Ps,
-    pub(crate) input_delay: Ps,
-    pub(crate) output_delay: Ps,
-    pub(crate) routing_delay: Ps,
+    /// The topology: nodes, their ports and the HCAs.
     pub(crate) fabric: Fabric,
-    pub(crate) lft: ForwardingTables,
-    // --- ports
+    /// The ports and links.
+    pub(crate) links: Links,
+    /// The switches' output arbitration.
+    pub(crate) arb: Arbitration,
+    /// The switches' input queues and output buffers.
+    pub(crate) sw: SwitchBuffers,
+    /// The end nodes (HCAs).
+    pub(crate) hcas: Endpoints,
+    /// The routes and the sources' route choices.
+    pub(crate) routes: Routes,
+    /// The engine: event wheel, clock limit, work counters, run faults.
+    pub(crate) engine: Engine,
+    /// The traffic: flows and sources.
+    pub(crate) traffic: Traffic,
+    /// The packets in flight.
+    pub(crate) pkts: PacketStore,
+    /// Congestion management: the hooks the switches and HCAs call ([`cc`]).
+    pub(crate) cc: CongestionManagement,
+    /// Notifications the congestion management's timer decided (reused buffer).
+    pub(crate) cc_out: Vec<(u32, cc::Notification)>,
+    /// The statistics collectors.
+    pub(crate) stats: Stats,
+}
+
+/// The ports and links: the global port numbering, each link direction's timing and wire
+/// state, and the credits each output holds for the buffer at the other end.
+pub struct Links {
+    /// `[node]`: the node's first gport.
     pub(crate) port_base: Vec<u32>,
+    /// `[gport]`: the node of the port.
     pub(crate) node_of: Vec<u32>,
+    /// `[node]`: the node is a switch (else an HCA).
     pub(crate) is_switch: Vec<bool>,
+    /// `[gport]`: the gport at the other end of the link.
     pub(crate) peer: Vec<u32>,
+    /// `[gport]`: timing of the link direction the port drives.
     pub(crate) timing: PortTimings,
+    /// `[gport]`: when the wire is free for the next packet.
     pub(crate) wire_free: Vec<Ps>,
+    /// `[gport]`: the output is sending (or its crossbar output is taken).
     pub(crate) out_busy: Vec<bool>,
     /// Credits available at the downstream buffer, per credit counter
     /// ([`Net::credit_slot`]; `[gport * vls + vl]` with a shared pool).
     pub(crate) credits: Vec<u32>,
+    /// Flow-control packets on the reverse links (`None`: ideal credit return).
+    pub(crate) flow_control: Option<flow_control::FlowControlPackets>,
+}
+
+/// The switches' output arbitration: which queue heads request which output, the round-robin
+/// pointers, the VL arbitration (`switch/arbiter.rs`).
+pub struct Arbitration {
     /// `[gport * vls + vl]`: round-robin pointer over input ports (last served).
     pub(crate) rr: Vec<u16>,
     /// `[gport * vls + vl]`: queue heads requesting this output.
@@ -311,26 +350,35 @@ pub struct Net {
     pub(crate) head_mask: Vec<u64>,
     /// Words per entry of `head_mask`: `ceil(most queues per VL of a switch input / 64)`.
     pub(crate) head_words: usize,
+    /// `[gport]`: the VL arbiter's position in its tables.
     pub(crate) vlarb: Vec<VlArbState>,
+    /// The VL arbitration tables (`switch.vl_arbitration`).
     pub(crate) vlarb_table: VlArbTable,
+    /// At most one queue of an input requests an output on a VL, and credits are kept per VL
+    /// (the organisation of every scenario today): the arbiter's fast path.
+    pub(crate) plain_buffers: bool,
+}
+
+/// The switches' buffers: the input queues and their fills, the crossbar limit, the output
+/// buffers, and the switch delays.
+pub struct SwitchBuffers {
     /// `[gport * vls + vl]`: credits occupied in this input buffer (all queues of the VL).
     pub(crate) in_used: Vec<u32>,
     /// `[gport * vls + vl]`: capacity of this input buffer.
     pub(crate) in_cap: Vec<u32>,
+    /// `[gport]`: packets this input is feeding through the crossbar.
     pub(crate) being_sent: Vec<u16>,
+    /// `[gport]`: the most packets the input may feed through the crossbar at once.
     pub(crate) max_being_sent: Vec<u16>,
     /// Tracked-buffer index of a switch input gport (for occupancy statistics).
     pub(crate) buf_index: Vec<u32>,
-    // --- switch queues
     /// Which queue of an input a packet joins ([`crate::credit::switch::buffer`]).
     pub(crate) queue_scheme: QueueScheme,
     /// How credits are kept: per VL or per queue.
     pub(crate) credit_keeping: CreditKeeping,
-    /// At most one queue of an input requests an output on a VL, and credits are kept per VL
-    /// (the organisation of every scenario today): the arbiter's fast path.
-    pub(crate) plain_buffers: bool,
+    /// Per switch input gport: its first queue in `queues`.
     pub(crate) queue_base: Vec<u32>,
-    /// Index base of a switch input gport in [`Net::fill`].
+    /// Index base of a switch input gport in [`SwitchBuffers::fill`].
     pub(crate) fill_base: Vec<u32>,
     /// `[fill_base[in] + out * vls + vl]`: credits occupied in input `in` by packets for local
     /// output `out` on `vl`, from head arrival until the tail leaves (the VoQ fill of spec
@@ -342,16 +390,34 @@ pub struct Net {
     /// Output buffers and the state of their links (`switch.output_buffer_credits` > 0; None:
     /// the input-buffered switch, spec B.5: [`switch::output_buffer`]).
     pub(crate) obuf: Option<switch::output_buffer::OutputBuffers>,
-    // --- HCAs
+    /// `switch.input_delay`.
+    pub(crate) input_delay: Ps,
+    /// `switch.routing_delay`.
+    pub(crate) routing_delay: Ps,
+    /// `switch.output_delay`.
+    pub(crate) output_delay: Ps,
+}
+
+/// The end nodes: each HCA's transmit side (ready flows, pacing, control queue, Input
+/// Adapter) and receive side (sink).
+pub struct Endpoints {
+    /// `[hca]`: the HCA's gport.
     pub(crate) hca_gport: Vec<u32>,
+    /// `[node]`: the HCA index of an HCA node.
     pub(crate) hca_of_node: Vec<u32>,
+    /// How a sink consumes packets (`hca.sink`).
     pub(crate) sink: SinkModel,
+    /// `[hca]`: packets waiting for the sink.
     pub(crate) sink_q: Vec<VecDeque<u32>>,
+    /// `[hca]`: the sink is consuming a packet.
     pub(crate) sink_busy: Vec<bool>,
     /// Per-credit sinks' state (`hca.sink.credit_return = "credit"`; empty otherwise).
     pub(crate) sink_steps: endpoint::delivery::SinkSteps,
+    /// `[hca]`: earliest time of the next transmission (rate cap).
     pub(crate) next_tx: Vec<Ps>,
+    /// `[hca]`: time of the pending wake-up (`Ps::MAX`: none).
     pub(crate) wake_at: Vec<Ps>,
+    /// `[hca]`: the flows with a packet to send.
     pub(crate) ready: Vec<Vec<u32>>,
     /// Per HCA, beside `ready`: the index in `credits` of the counter the next packet of each
     /// ready flow needs (`endpoint/hca.rs`, `Net::ready_flow_slot`); kept current when a flow
@@ -360,58 +426,71 @@ pub struct Net {
     /// Per index of `credits`: how many ready flows of the HCA driving it need that counter
     /// next (a credit coming back elsewhere cannot let any flow of the HCA send).
     pub(crate) slot_waiting: Vec<u32>,
+    /// `[hca]`: round-robin position among the ready flows.
     pub(crate) hca_rr: Vec<u32>,
     /// Per HCA: how many leading flows of `ready` are known to fail their credit check
     /// (`endpoint/hca.rs`, `Net::try_hca_send`); reset whenever that can stop holding.
     pub(crate) hca_blocked: Vec<u32>,
+    /// `[hca]`: control packets (CNPs) waiting to be sent.
     pub(crate) control_q: Vec<VecDeque<u32>>,
     /// The Input Adapter's injection queues (`hca.injection_queues = "scheme"`, drb-and-ddbbm
     /// spec B.5: [`endpoint::adapter`]); None: the flows send directly (`"per_flow"`).
     pub(crate) adapter: Option<endpoint::adapter::InjectionQueues>,
+    /// `hca.max_tx_rate`.
     pub(crate) tx_cap: Option<LinkRate>,
-    // --- traffic, packets, engine, mechanisms, stats
-    pub(crate) traffic: Traffic,
-    pub(crate) pkts: PacketStore,
+    /// `stats.fairness_sources` resolved to HCA indices.
+    pub(crate) fairness_sources: Option<Vec<u32>>,
+}
+
+/// The routes: the forwarding tables, their start-up checks, and the sources' route choices
+/// (DRB's paths, DDBBM's lanes).
+pub struct Routes {
+    /// The forwarding tables.
+    pub(crate) lft: ForwardingTables,
+    /// DRB's multipath routes (`drb.enabled`, drb spec A.3.5 mode 1): a packet with
+    /// `Packet::path > 0` follows its pair's path; VLs are the paths' layers.
+    pub(crate) multipath: Option<Box<crate::credit::routing::multipath_routes::MultipathRoutes>>,
+    /// `drb.spread`: how flows spread their packets over their paths.
+    pub(crate) spread: crate::config::Spread,
+    /// DDBBM on VLs (`ddbbm.mapping = "virtual_lanes"`, drb-and-ddbbm spec B.4): the source
+    /// picks each message's VL.
+    pub(crate) vl_select: Option<cc::ddbbm_lanes::VlSelect>,
+    /// The channel-dependency check of the forwarding tables over the traffic's routes
+    /// (reported by `validate`).
+    pub(crate) cdg: crate::credit::routing::table_dependencies::TablesCheck,
+    /// (source, destination) routes checked at start-up.
+    pub(crate) routes_checked: usize,
+    /// Longest route checked, in switch hops.
+    pub(crate) max_hops: usize,
+}
+
+/// The engine: the timing wheel, the end of the run, the work counters and what stopped a
+/// run early.
+pub struct Engine {
+    /// The timing wheel of pending events.
     pub(crate) q: EventQueue<Ev>,
-    /// Congestion management: the hooks the switches and HCAs call ([`cc`]).
-    pub(crate) cc: CongestionManagement,
-    /// Notifications the congestion management's timer decided (reused buffer).
-    pub(crate) cc_out: Vec<(u32, cc::Notification)>,
-    pub(crate) stats: Stats,
+    /// End of the simulated time (`sim.end_time`).
+    pub(crate) end: Ps,
+    /// Events handled.
     pub(crate) events: u64,
+    /// Flits moved over links.
     pub(crate) flit_hops: u64,
     /// Packets (data and CNPs) sent over a link, one per link they cross (`lnsim bench`: events
     /// per packet-hop).
     pub(crate) packet_hops: u64,
-    /// Flow-control packets on the reverse links (`None`: ideal credit return).
-    pub(crate) flow_control: Option<flow_control::FlowControlPackets>,
     /// Last time a packet moved (grant, injection or consumption): deadlock watch.
     pub(crate) last_progress: Ps,
     /// A detected deadlock (the run ended there).
     pub(crate) deadlock: Option<Deadlock>,
     /// First invariant violation seen (lossless or routing); aborts the run.
     pub(crate) fault: Option<String>,
-    /// (source, destination) routes checked at start-up.
-    pub(crate) routes_checked: usize,
-    /// Longest route checked, in switch hops.
-    pub(crate) max_hops: usize,
-    /// `stats.fairness_sources` resolved to HCA indices.
-    pub(crate) fairness_sources: Option<Vec<u32>>,
-    /// The channel-dependency check of the forwarding tables over the traffic's routes
-    /// (reported by `validate`).
-    pub(crate) cdg: crate::credit::routing::table_dependencies::TablesCheck,
-    /// DRB's multipath routes (`drb.enabled`, drb spec A.3.5 mode 1): a packet with
-    /// `Packet::path > 0` follows its pair's path; VLs are the paths' layers.
-    pub(crate) multipath: Option<Box<crate::credit::routing::multipath_routes::MultipathRoutes>>,
-    /// `drb.spread`: how flows spread their packets over their paths.
-    pub(crate) spread: crate::config::Spread,
 }
 
 impl Net {
     /// Schedules an event.
     #[inline]
     pub(crate) fn at(&mut self, t: Ps, ev: Ev) {
-        self.q.push(t, ev);
+        self.engine.q.push(t, ev);
     }
 
     /// Input port `input` (local index) of output `og`'s switch now has a queue head requesting
@@ -419,33 +498,33 @@ impl Net {
     #[inline(always)]
     pub(crate) fn add_request(&mut self, og: u32, vl: u8, input: u32) {
         let ov = og as usize * self.vls + vl as usize;
-        self.req[ov] += 1;
-        if self.queue_scheme.several_heads_per_output() {
+        self.arb.req[ov] += 1;
+        if self.sw.queue_scheme.several_heads_per_output() {
             self.count_head(og, vl, input, 1);
         }
-        self.req_mask[ov * self.req_words + (input >> 6) as usize] |= 1 << (input & 63);
-        self.pick_skip[ov * self.req_words + (input >> 6) as usize] &= !(1 << (input & 63));
-        self.req_any[(og >> 6) as usize] |= 1 << (og & 63);
+        self.arb.req_mask[ov * self.arb.req_words + (input >> 6) as usize] |= 1 << (input & 63);
+        self.arb.pick_skip[ov * self.arb.req_words + (input >> 6) as usize] &= !(1 << (input & 63));
+        self.arb.req_any[(og >> 6) as usize] |= 1 << (og & 63);
     }
 
     /// Output `og` gained room (output-buffer space or downstream credits): every input may
     /// feed it again (`pick_skip`).
     #[inline(always)]
     pub(crate) fn output_gained_room(&mut self, og: u32) {
-        let w = self.req_words * self.vls;
+        let w = self.arb.req_words * self.vls;
         let b = og as usize * w;
-        self.pick_skip[b..b + w].fill(0);
+        self.arb.pick_skip[b..b + w].fill(0);
     }
 
     /// Input port `input` (local index) of switch `sw` freed its crossbar input: it may feed
     /// every output of the switch again (`pick_skip`).
     #[inline]
     pub(crate) fn input_freed(&mut self, sw: usize, input: u32) {
-        let base = self.port_base[sw] as usize;
+        let base = self.links.port_base[sw] as usize;
         let n = self.fabric.nodes[sw].ports.len();
         let (w, bit) = ((input >> 6) as usize, !(1u64 << (input & 63)));
         for ov in base * self.vls..(base + n) * self.vls {
-            self.pick_skip[ov * self.req_words + w] &= bit;
+            self.arb.pick_skip[ov * self.arb.req_words + w] &= bit;
         }
     }
 
@@ -453,14 +532,15 @@ impl Net {
     #[inline(always)]
     pub(crate) fn drop_request(&mut self, og: u32, vl: u8, input: u32) {
         let ov = og as usize * self.vls + vl as usize;
-        self.req[ov] -= 1;
-        if self.queue_scheme.several_heads_per_output() && self.count_head(og, vl, input, -1) > 0 {
+        self.arb.req[ov] -= 1;
+        if self.sw.queue_scheme.several_heads_per_output() && self.count_head(og, vl, input, -1) > 0
+        {
             return; // another queue of this input still requests `og`
         }
-        self.req_mask[ov * self.req_words + (input >> 6) as usize] &= !(1 << (input & 63));
+        self.arb.req_mask[ov * self.arb.req_words + (input >> 6) as usize] &= !(1 << (input & 63));
         let o = og as usize * self.vls;
-        if self.req[ov] == 0 && self.req[o..o + self.vls].iter().all(|&r| r == 0) {
-            self.req_any[(og >> 6) as usize] &= !(1 << (og & 63));
+        if self.arb.req[ov] == 0 && self.arb.req[o..o + self.vls].iter().all(|&r| r == 0) {
+            self.arb.req_any[(og >> 6) as usize] &= !(1 << (og & 63));
         }
     }
 
@@ -469,19 +549,19 @@ impl Net {
     #[cold]
     #[inline(never)]
     fn count_head(&mut self, og: u32, vl: u8, input: u32, delta: i32) -> u16 {
-        let base = self.port_base[self.node_of[og as usize] as usize];
-        let k = self.fill_base[(base + input) as usize] as usize
+        let base = self.links.port_base[self.links.node_of[og as usize] as usize];
+        let k = self.sw.fill_base[(base + input) as usize] as usize
             + (og - base) as usize * self.vls
             + vl as usize;
-        self.req_heads[k] = (self.req_heads[k] as i32 + delta) as u16;
-        self.req_heads[k]
+        self.arb.req_heads[k] = (self.arb.req_heads[k] as i32 + delta) as u16;
+        self.arb.req_heads[k]
     }
 
     /// First output gport in `from..to` with a request on some VL.
     #[inline]
     pub(crate) fn next_requested(&self, from: u32, to: u32) -> Option<u32> {
         let mut w = (from >> 6) as usize;
-        let mut bits = self.req_any[w] & (!0u64 << (from & 63));
+        let mut bits = self.arb.req_any[w] & (!0u64 << (from & 63));
         loop {
             if bits != 0 {
                 let g = ((w as u32) << 6) | bits.trailing_zeros();
@@ -491,25 +571,25 @@ impl Net {
             if (w as u32) << 6 >= to {
                 return None;
             }
-            bits = self.req_any[w];
+            bits = self.arb.req_any[w];
         }
     }
 
     /// Records an invariant violation (first one wins).
     #[cold]
     pub(crate) fn fail(&mut self, msg: String) {
-        if self.fault.is_none() {
-            self.fault = Some(msg);
+        if self.engine.fault.is_none() {
+            self.engine.fault = Some(msg);
         }
     }
 
     /// Human name of a gport, e.g. `SW22 port 3`.
     pub(crate) fn port_name(&self, g: u32) -> String {
-        let n = self.node_of[g as usize];
+        let n = self.links.node_of[g as usize];
         format!(
             "{} port {}",
             self.fabric.nodes[n as usize].name,
-            g - self.port_base[n as usize]
+            g - self.links.port_base[n as usize]
         )
     }
 }

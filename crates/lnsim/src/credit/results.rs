@@ -17,13 +17,15 @@
 //!    interval (`buffers_csv`; the output queues' in `output_buffers_csv`), data bytes per
 //!    switch-output link and interval (`links_csv`);
 //! 4. the per-flow table (`flows_csv`);
-//! 5. the congestion-control tables (`cc_ports_csv`, `ccti_csv`) and DDBBM's (`ddbbm_json`,
-//!    `ddbbm_csv`: drb-and-ddbbm spec B.3);
+//! 5. the congestion-control tables (`cc_ports_csv`, `ccti_csv`); every other mechanism's
+//!    summary fields and tables come from its own file through
+//!    [`crate::credit::cc::CongestionManagement::outputs`] (DDBBM: `cc/ddbbm_detection.rs`;
+//!    DRB: `cc/drb.rs`; IBA_CC-S1: `cc/ib_s1.rs`; their port monitor: `cc/port_monitor.rs`);
 //! 6. the figures' data: the latency histogram (`latency_hist_csv`);
 //! 7. writing the folder ([`write_folder`]).
 
 use crate::config::{LoadedScenario, PS_PER_S};
-use crate::credit::cc::{Ddbbm, IbCc};
+use crate::credit::cc::{r6, secs, IbCc, OutputContext};
 use crate::credit::stats::reception;
 use crate::credit::stats::Stats;
 use crate::credit::Conservation;
@@ -56,15 +58,6 @@ fn link_gbps(net: &Net, h: usize) -> f64 {
         .map_or(0.0, |p| p.link.rate.bits_per_s() / 1e9)
 }
 
-fn r6(x: f64) -> f64 {
-    (x * 1e6).round() / 1e6
-}
-
-/// Picoseconds as seconds.
-fn secs(ps: u64) -> f64 {
-    ps as f64 / PS_PER_S as f64
-}
-
 /// `x` rounded to 6 decimals when `measured`, else null: a figure of a window the run never
 /// reached.
 fn measured(measured: bool, x: f64) -> Value {
@@ -76,7 +69,7 @@ fn measured(measured: bool, x: f64) -> Value {
 }
 
 /// Writes the results folder of a run and returns the `summary.json` text. `ending` says
-/// whether the run reached its end time; an interrupted run has simulated up to `net.end`
+/// whether the run reached its end time; an interrupted run has simulated up to `net.engine.end`
 /// (its summary says `"complete": false` and gives `planned_sim_time_s`, the end time it was
 /// configured with).
 pub fn write_results(
@@ -90,14 +83,17 @@ pub fn write_results(
     let ctx = Ctx::new(net);
     let totals = NodeTotals::new(net, &ctx);
     let mut summary = summary_json(net, l, &ctx, &totals, wall_s, c, ending);
-    // the DRB paper's mechanisms (credit/results_drb.rs)
-    let (drb_fields, drb_files) = super::results_drb::outputs(
-        net,
-        ctx.interval,
-        ctx.measured.then_some(ctx.first_after_warm as u32),
-        &ctx.names,
-    );
-    for (k, v) in drb_fields {
+    // the congestion management's own results (its `outputs` hook)
+    let mech = net.cc.outputs(&OutputContext {
+        names: &ctx.names,
+        interval: ctx.interval,
+        first_after_warm: ctx.measured.then_some(ctx.first_after_warm as u32),
+        traffic: &net.traffic,
+        fabric: &net.fabric,
+        node_of: &net.links.node_of,
+        port_base: &net.links.port_base,
+    });
+    for (k, v) in mech.fields {
         summary[k] = v;
     }
     let text = crate::stats::natural::to_json_pretty(&summary)
@@ -112,10 +108,7 @@ pub fn write_results(
         files.push(("cc_ports.csv", cc_ports_csv(net, ib)));
         files.push(("ccti.csv", ccti_csv(net, &ctx, ib)));
     }
-    if let Some(d) = net.cc.ddbbm() {
-        files.push(("ddbbm.csv", ddbbm_csv(d, &ctx)));
-    }
-    files.extend(drb_files);
+    files.extend(mech.files);
     files.push(("latency_hist.csv", latency_hist_csv(&net.stats)));
     if net.stats.buffers.is_some() {
         files.push(("buffers.csv", buffers_csv(net, &ctx)));
@@ -177,12 +170,12 @@ impl<'a> Ctx<'a> {
                 .iter()
                 .map(|&h| net.fabric.nodes[h as usize].name.as_str())
                 .collect(),
-            end: net.end,
+            end: net.engine.end,
             interval,
             first_after_warm,
             warm_start: first_after_warm as u64 * interval,
-            measured: net.end > first_after_warm as u64 * interval,
-            window_ps: net.end.saturating_sub(st.window),
+            measured: net.engine.end > first_after_warm as u64 * interval,
+            window_ps: net.engine.end.saturating_sub(st.window),
             ib: net.cc.ib(),
         }
     }
@@ -297,9 +290,9 @@ fn summary_json(
         "interval_s": secs(ctx.interval),
         "warmup_s": secs(ctx.warm_start),
         "wall_time_s": r6(wall_s),
-        "events": net.events,
-        "flit_hops": net.flit_hops,
-        "packet_hops": net.packet_hops,
+        "events": net.engine.events,
+        "flit_hops": net.engine.flit_hops,
+        "packet_hops": net.engine.packet_hops,
         "peak_rss_bytes": crate::stats::peak_rss_bytes(),
         "throughput": {
             "total_rx_gbps": r6(gbps(sum(&t.all, 1), end)),
@@ -324,7 +317,7 @@ fn summary_json(
             "out_of_order_packets": net.traffic.flows.iter().map(|f| f.out_of_order).sum::<u64>(),
         },
         "cc": cc_json(ctx.ib),
-        "deadlock": net.deadlock.as_ref().map(|d| json!({
+        "deadlock": net.engine.deadlock.as_ref().map(|d| json!({
             "time_s": secs(d.time),
             "blocked_packets": d.blocked_packets,
             "cycle": d.cycle,
@@ -340,10 +333,7 @@ fn summary_json(
     if let Some(h) = st.hotspot {
         summary["hotspot"] = hotspot_json(net, ctx, h);
     }
-    if let Some(d) = net.cc.ddbbm() {
-        summary["ddbbm"] = ddbbm_json(net, d, ctx);
-    }
-    if let Some(fc) = &net.flow_control {
+    if let Some(fc) = &net.links.flow_control {
         // only with `links.flow_control = "packets"`: default outputs stay as they were
         summary["flow_control_packets"] = json!(fc.sent);
     }
@@ -433,7 +423,7 @@ fn fairness_json(net: &Net, ctx: &Ctx, t: &NodeTotals) -> Value {
             }
         }
     }
-    let group: Vec<usize> = match &net.fairness_sources {
+    let group: Vec<usize> = match &net.hcas.fairness_sources {
         Some(srcs) => {
             let mut g = Vec::new();
             for &h in srcs {
@@ -540,7 +530,7 @@ fn latency_json(h: &hdrhistogram::Histogram<u64>, sum: u128) -> Value {
 /// The measurement window of drb-and-ddbbm spec A.7 (A.10 #11: "report the window"): from
 /// `sim.warmup` to the end of the run, in seconds.
 fn measure_window(net: &Net) -> (f64, f64) {
-    (secs(net.stats.warmup), secs(net.end))
+    (secs(net.stats.warmup), secs(net.engine.end))
 }
 
 /// Message latency (drb-and-ddbbm spec A.7): generation → last packet consumed, source queueing
@@ -562,7 +552,7 @@ fn message_latency_json(st: &Stats) -> Value {
 fn load_json(net: &Net) -> Value {
     let st = &net.stats;
     let senders = net.traffic.by_hca.iter().filter(|v| !v.is_empty()).count();
-    let window_us = net.end.saturating_sub(st.warmup) as f64 / 1e6;
+    let window_us = net.engine.end.saturating_sub(st.warmup) as f64 / 1e6;
     let per_node = |bytes: u64| {
         if window_us <= 0.0 {
             Value::Null // the run stopped before the window opened
@@ -599,14 +589,14 @@ fn interval_mbps(ctx: &Ctx, i: usize, bytes: u64) -> f64 {
 /// output of another switch whose peer is that switch, then the switch's output to the HCA; as
 /// global ports.
 pub(crate) fn hotspot_links(net: &Net, hca: u32) -> Vec<u32> {
-    let hg = net.hca_gport[hca as usize];
-    let to_hca = net.peer[hg as usize];
-    let sw = net.node_of[to_hca as usize];
-    let mut v: Vec<u32> = (0..net.peer.len() as u32)
+    let hg = net.hcas.hca_gport[hca as usize];
+    let to_hca = net.links.peer[hg as usize];
+    let sw = net.links.node_of[to_hca as usize];
+    let mut v: Vec<u32> = (0..net.links.peer.len() as u32)
         .filter(|&g| {
-            net.is_switch[g as usize]
-                && net.node_of[g as usize] != sw
-                && net.node_of[net.peer[g as usize] as usize] == sw
+            net.links.is_switch[g as usize]
+                && net.links.node_of[g as usize] != sw
+                && net.links.node_of[net.links.peer[g as usize] as usize] == sw
         })
         .collect();
     v.push(to_hca);
@@ -624,7 +614,7 @@ fn hotspot_json(net: &Net, ctx: &Ctx, h: crate::credit::stats::links::Hotspot) -
     let first = (h.from / ctx.interval) as usize;
     let n_int = net.stats.nodes.n_int;
     let name = |g: u32| {
-        let node = net.node_of[g as usize];
+        let node = net.links.node_of[g as usize];
         net.fabric.nodes[node as usize].name.as_str()
     };
     let mut best: Option<(f64, u32, usize)> = None;
@@ -645,18 +635,18 @@ fn hotspot_json(net: &Net, ctx: &Ctx, h: crate::credit::stats::links::Hotspot) -
         }
         links.push(json!({
             "from": name(g),
-            "port": g - net.port_base[net.node_of[g as usize] as usize],
-            "to": name(net.peer[g as usize]),
+            "port": g - net.links.port_base[net.links.node_of[g as usize] as usize],
+            "to": name(net.links.peer[g as usize]),
             "peak_mbps": r6(peak.map_or(0.0, |p| p.0)),
         }));
     }
-    let to_hca = net.peer[net.hca_gport[h.hca as usize] as usize];
+    let to_hca = net.links.peer[net.hcas.hca_gport[h.hca as usize] as usize];
     json!({
         "hca": ctx.names[h.hca as usize],
         "switch": name(to_hca),
         "from_s": secs(h.from),
         "peak_link_mbps": r6(best.map_or(0.0, |b| b.0)),
-        "peak_link": best.map(|(_, g, _)| format!("{}->{}", name(g), name(net.peer[g as usize]))),
+        "peak_link": best.map(|(_, g, _)| format!("{}->{}", name(g), name(net.links.peer[g as usize]))),
         "peak_t_start_s": best.map(|(_, _, k)| secs(k as u64 * ctx.interval)),
         "links": links,
     })
@@ -675,62 +665,6 @@ fn cc_json(ib: Option<&IbCc>) -> Value {
             "throttled_s": r6(secs(ib.ca.throttled.iter().sum::<u64>())),
         }),
     }
-}
-
-/// DDBBM's detection (drb-and-ddbbm spec B.3, C.1 statistics): notifications, and the nodes
-/// that declared themselves congested — a *false positive* is one that is not a hotspot of
-/// any generator (spec B.3.1, R-B4).
-fn ddbbm_json(net: &Net, d: &Ddbbm, ctx: &Ctx) -> Value {
-    let hot = net.traffic.hot_destinations();
-    let frame_s = secs(d.frame());
-    let mut congested = Vec::new();
-    let mut false_positives = 0;
-    for (i, &frames) in d.congested_frames.iter().enumerate() {
-        let first = d
-            .changes
-            .iter()
-            .find(|c| c.node as usize == i && c.congested);
-        if let Some(first) = first {
-            let is_hot = hot.binary_search(&(i as u32)).is_ok();
-            if !is_hot {
-                false_positives += 1;
-            }
-            congested.push(json!({
-                "node": ctx.names[i],
-                "hot": is_hot,
-                "first_s": secs(first.t),
-                "congested_s": r6(frames as f64 * frame_s),
-            }));
-        }
-    }
-    json!({
-        "frames": d.frames,
-        "frame_s": frame_s,
-        "notifications_start": d.starts,
-        "notifications_end": d.ends,
-        "notifications_received": d.received,
-        "congested_nodes": congested.len(),
-        "false_positives": false_positives,
-        "nodes": congested,
-    })
-}
-
-/// `ddbbm.csv`: every change of an end node's congestion bit (spec B.3.2), with the frame's
-/// received bytes (ORB) and heavy sources that decided it.
-fn ddbbm_csv(d: &Ddbbm, ctx: &Ctx) -> String {
-    let mut s = String::from("t_s,node,congested,orb_bytes,heavy_sources\n");
-    for c in &d.changes {
-        let _ = writeln!(
-            s,
-            "{},{},{},{},{}",
-            secs(c.t),
-            ctx.names[c.node as usize],
-            c.congested as u8,
-            c.orb,
-            c.heavy
-        );
-    }
-    s
 }
 
 // --- 3. the time bins
@@ -760,7 +694,7 @@ fn buffers_csv(net: &Net, ctx: &Ctx) -> String {
     let mut s = String::from("t_start_s,switch,port,vl,mean_credits,max_credits\n");
     let vls = net.vls;
     let mut tracked: Vec<(u32, u32)> = Vec::new(); // (buffer index, gport)
-    for (g, &bi) in net.buf_index.iter().enumerate() {
+    for (g, &bi) in net.sw.buf_index.iter().enumerate() {
         if bi != u32::MAX {
             tracked.push((bi, g as u32));
         }
@@ -771,8 +705,8 @@ fn buffers_csv(net: &Net, ctx: &Ctx) -> String {
             .saturating_sub(t0)
             .max(1);
         for &(bi, g) in &tracked {
-            let node = net.node_of[g as usize];
-            let port = g - net.port_base[node as usize];
+            let node = net.links.node_of[g as usize];
+            let port = g - net.links.port_base[node as usize];
             for v in 0..vls {
                 let k = bi as usize * vls + v;
                 let _ = writeln!(
@@ -798,14 +732,14 @@ fn buffers_csv(net: &Net, ctx: &Ctx) -> String {
 fn output_buffers_csv(net: &Net, ctx: &Ctx) -> String {
     let st = &net.stats;
     let ns = &st.nodes;
-    let (Some(b), Some(ob)) = (&st.out_buffers, &net.obuf) else {
+    let (Some(b), Some(ob)) = (&st.out_buffers, &net.sw.obuf) else {
         return String::new();
     };
     let mut s =
         String::from("t_start_s,switch,port,vl,queue,capacity_credits,mean_credits,max_credits\n");
     let vls = net.vls;
     // (gport, its first output queue, its queues per VL)
-    let ports: Vec<(u32, usize, usize)> = (0..net.peer.len() as u32)
+    let ports: Vec<(u32, usize, usize)> = (0..net.links.peer.len() as u32)
         .filter_map(|g| {
             let r = ob.slots(g);
             (!r.is_empty()).then_some((g, r.start, r.len() / vls))
@@ -817,8 +751,8 @@ fn output_buffers_csv(net: &Net, ctx: &Ctx) -> String {
             .saturating_sub(t0)
             .max(1);
         for &(g, base, classes) in &ports {
-            let node = net.node_of[g as usize];
-            let port = g - net.port_base[node as usize];
+            let node = net.links.node_of[g as usize];
+            let port = g - net.links.port_base[node as usize];
             let name = &net.fabric.nodes[node as usize].name;
             for v in 0..vls {
                 for c in 0..classes {
@@ -851,11 +785,11 @@ fn links_csv(net: &Net, ctx: &Ctx) -> String {
         .gports
         .iter()
         .map(|&g| {
-            let node = net.node_of[g as usize];
-            let peer = net.node_of[net.peer[g as usize] as usize];
+            let node = net.links.node_of[g as usize];
+            let peer = net.links.node_of[net.links.peer[g as usize] as usize];
             (
                 net.fabric.nodes[node as usize].name.as_str(),
-                g - net.port_base[node as usize],
+                g - net.links.port_base[node as usize],
                 net.fabric.nodes[peer as usize].name.as_str(),
             )
         })
@@ -917,18 +851,18 @@ fn flows_csv(net: &Net, ctx: &Ctx) -> String {
 fn cc_ports_csv(net: &Net, ib: &IbCc) -> String {
     let vls = net.vls;
     let mut s = String::from("switch,port,vl,fecn_marks,congested_s\n");
-    for (g, &sw) in net.is_switch.iter().enumerate() {
+    for (g, &sw) in net.links.is_switch.iter().enumerate() {
         if !sw {
             continue;
         }
-        let node = net.node_of[g] as usize;
+        let node = net.links.node_of[g] as usize;
         for v in 0..vls {
             let k = g * vls + v;
             let _ = writeln!(
                 s,
                 "{},{},{v},{},{}",
                 net.fabric.nodes[node].name,
-                g as u32 - net.port_base[node],
+                g as u32 - net.links.port_base[node],
                 ib.sw.marks[k],
                 r6(secs(ib.sw.congested_time[k]))
             );

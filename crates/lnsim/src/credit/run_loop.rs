@@ -26,7 +26,7 @@ pub fn run_scenario(
     let mut net = Net::build(l, &mut setup)?;
     setup.finish();
     let wall = Instant::now();
-    let planned_end = net.end;
+    let planned_end = net.engine.end;
     let ending = match net.run(opts.progress, interrupted)? {
         None => Ending::Complete,
         Some(t) => {
@@ -36,9 +36,10 @@ pub fn run_scenario(
     };
     let wall_s = wall.elapsed().as_secs_f64();
     let conservation = net.check_conservation()?;
-    net.stats.finish(net.end);
+    net.stats.finish(net.engine.end);
     let last = net.stats.nodes.n_int as u32 - 1;
-    net.cc.run_ended(last, net.end, net.traffic.flows.len());
+    net.cc
+        .run_ended(last, net.engine.end, net.traffic.flows.len());
     let summary = results::write_results(&net, l, out_dir, wall_s, conservation, ending)?;
     Ok(RunOutput {
         out_dir: out_dir.to_path_buf(),
@@ -61,7 +62,7 @@ impl Net {
     /// An interrupted run ends at `t`, the time of the last event it handled: the statistics
     /// cover `[0, t]` (the intervals after the one holding `t` are dropped).
     fn cut_at(&mut self, t: Ps) {
-        self.end = t;
+        self.engine.end = t;
         let ns = &mut self.stats.nodes;
         ns.n_int = ns.n_int.min((t / ns.interval) as usize + 1);
     }
@@ -87,39 +88,39 @@ impl Net {
             }
         }
         if let Some(p) = self.cc.timer_period() {
-            if p <= self.end {
+            if p <= self.engine.end {
                 self.at(p, Ev::CcTimer);
             }
         }
         let mut watch = crate::engine::progress::RunProgress::new(
             progress,
-            self.end / 1_000_000,
+            self.engine.end / 1_000_000,
             "{bar:40} {msg} sim {pos}/{len} us [{elapsed_precise} < {eta}]",
         );
         // a deadlock is looked for once packets have not moved for this long
         let stall = STALL_PS;
         let mut next_check = stall;
         let mut stopped = None;
-        while let Some((t, ev)) = self.q.pop() {
-            if t >= self.end {
-                self.q.push(t, ev); // keep it for the conservation count
+        while let Some((t, ev)) = self.engine.q.pop() {
+            if t >= self.engine.end {
+                self.engine.q.push(t, ev); // keep it for the conservation count
                 break;
             }
-            self.events += 1;
-            if let Some(&next) = self.q.peek_ahead(PREFETCH_AHEAD) {
+            self.engine.events += 1;
+            if let Some(&next) = self.engine.q.peek_ahead(PREFETCH_AHEAD) {
                 self.prefetch_event(next);
             }
-            if let Some(&next) = self.q.peek_ahead(PREFETCH_NEAR) {
+            if let Some(&next) = self.engine.q.peek_ahead(PREFETCH_NEAR) {
                 self.prefetch_packet_state(next);
             }
             self.dispatch(t, ev);
-            if self.events & 0xFFF == 0 {
-                if let Some(f) = &self.fault {
+            if self.engine.events & 0xFFF == 0 {
+                if let Some(f) = &self.engine.fault {
                     return Err(Error::Internal(f.clone()));
                 }
-                if t >= next_check && t - self.last_progress >= stall {
+                if t >= next_check && t - self.engine.last_progress >= stall {
                     if let Some(d) = self.detect_deadlock(t) {
-                        self.deadlock = Some(d);
+                        self.engine.deadlock = Some(d);
                         break;
                     }
                     next_check = t + stall;
@@ -140,13 +141,13 @@ impl Net {
             }
         }
         watch.finish();
-        if let Some(f) = &self.fault {
+        if let Some(f) = &self.engine.fault {
             return Err(Error::Internal(f.clone()));
         }
-        if stopped.is_none() && self.deadlock.is_none() && self.q.is_empty() {
+        if stopped.is_none() && self.engine.deadlock.is_none() && self.engine.q.is_empty() {
             // nothing more will ever happen: packets still queued are stuck for good
-            let t = self.last_progress;
-            self.deadlock = self.detect_deadlock(t);
+            let t = self.engine.last_progress;
+            self.engine.deadlock = self.detect_deadlock(t);
         }
         Ok(stopped)
     }
@@ -158,26 +159,29 @@ impl Net {
         match ev {
             Ev::HeadArrive { pkt, .. } | Ev::CrossbarArrive { pkt, .. } => self.pkts.prefetch(pkt),
             Ev::InputRelease { gport, counter, .. } | Ev::CrossbarDone { gport, counter, .. } => {
-                if let CreditKeeping::Partitioned(p) = &self.credit_keeping {
+                if let CreditKeeping::Partitioned(p) = &self.sw.credit_keeping {
                     p.prefetch(gport, counter);
                 }
-                if let Some(fc) = &self.flow_control {
+                if let Some(fc) = &self.links.flow_control {
                     fc.prefetch(self.upstream_credit_slot(gport, counter));
                 }
             }
             Ev::FlowControlSend { gport, counter } => {
-                if let Some(fc) = &self.flow_control {
+                if let Some(fc) = &self.links.flow_control {
                     fc.prefetch(self.upstream_credit_slot(gport, counter));
                 }
             }
             Ev::CreditArrive { gport, counter, .. } => {
-                crate::credit::prefetch::prefetch(&self.credits, self.credit_slot(gport, counter));
-                if let Some(ob) = &self.obuf {
+                crate::credit::prefetch::prefetch(
+                    &self.links.credits,
+                    self.credit_slot(gport, counter),
+                );
+                if let Some(ob) = &self.sw.obuf {
                     ob.prefetch(ob.slot(gport, counter));
                 }
             }
             Ev::OutputRelease { gport, counter, .. } | Ev::WireDone { gport, counter, .. } => {
-                if let Some(ob) = &self.obuf {
+                if let Some(ob) = &self.sw.obuf {
                     ob.prefetch(ob.slot(gport, counter));
                 }
                 self.prefetch_arbiter(gport);
@@ -199,16 +203,16 @@ impl Net {
     #[inline(always)]
     fn prefetch_arbiter(&self, og: u32) {
         use crate::credit::prefetch::prefetch;
-        let Some(&fb) = self.fill_base.get(og as usize) else {
+        let Some(&fb) = self.sw.fill_base.get(og as usize) else {
             return;
         };
-        if fb == u32::MAX || self.head_words == 0 {
+        if fb == u32::MAX || self.arb.head_words == 0 {
             return;
         }
-        let i = fb as usize * self.head_words;
-        prefetch(&self.head_mask, i);
-        prefetch(&self.head_mask, i + 8);
-        if let Some(ob) = &self.obuf {
+        let i = fb as usize * self.arb.head_words;
+        prefetch(&self.arb.head_mask, i);
+        prefetch(&self.arb.head_mask, i + 8);
+        if let Some(ob) = &self.sw.obuf {
             ob.prefetch_room(og);
         }
     }
@@ -221,12 +225,12 @@ impl Net {
         match ev {
             Ev::HeadArrive { pkt, gport } => {
                 let p = &self.pkts[pkt];
-                prefetch(&self.in_used, gport as usize * self.vls + p.vl as usize);
+                prefetch(&self.sw.in_used, gport as usize * self.vls + p.vl as usize);
                 let out = self.pkts.next_out(pkt);
-                let fb = self.fill_base[gport as usize];
+                let fb = self.sw.fill_base[gport as usize];
                 if out != crate::credit::packet::NO_LOOKAHEAD && fb != u32::MAX {
                     prefetch(
-                        &self.fill,
+                        &self.sw.fill,
                         fb as usize + out as usize * self.vls + p.vl as usize,
                     );
                     // the queue it joins, and its share's counters
@@ -237,26 +241,27 @@ impl Net {
                         vl: p.vl,
                         cbit: p.flags & crate::credit::packet::CBIT != 0,
                     };
-                    let qlocal = self.queue_scheme.queue_of(&query, self.vls);
-                    let qid = self.queue_base[gport as usize] as usize + qlocal as usize;
-                    prefetch(&self.queues, qid);
-                    if let CreditKeeping::Partitioned(pc) = &self.credit_keeping {
+                    let qlocal = self.sw.queue_scheme.queue_of(&query, self.vls);
+                    let qid = self.sw.queue_base[gport as usize] as usize + qlocal as usize;
+                    prefetch(&self.sw.queues, qid);
+                    if let CreditKeeping::Partitioned(pc) = &self.sw.credit_keeping {
                         pc.prefetch(gport, qlocal as u16);
                     }
                     // the look-ahead's table entry at the switch after this one, and what the
                     // output's arbiter reads
-                    let og = self.port_base[self.node_of[gport as usize] as usize] + out as u32;
+                    let og = self.links.port_base[self.links.node_of[gport as usize] as usize]
+                        + out as u32;
                     self.prefetch_arbiter(og);
-                    if let Some(&next) = self.peer.get(og as usize) {
-                        if self.is_switch[next as usize] {
-                            let sw = self.node_of[next as usize];
-                            self.lft.prefetch(sw, p.dst + 1);
+                    if let Some(&next) = self.links.peer.get(og as usize) {
+                        if self.links.is_switch[next as usize] {
+                            let sw = self.links.node_of[next as usize];
+                            self.routes.lft.prefetch(sw, p.dst + 1);
                         }
                     }
                 }
             }
             Ev::CrossbarArrive { pkt, gport } => {
-                if let Some(ob) = &self.obuf {
+                if let Some(ob) = &self.sw.obuf {
                     ob.prefetch(ob.slot(gport, self.pkts.down_counter(pkt)));
                 }
             }
@@ -273,10 +278,10 @@ impl Net {
                 ..
             } => {
                 let vl = self.counter_vl(counter) as usize;
-                prefetch(&self.in_used, gport as usize * self.vls + vl);
-                let fb = self.fill_base[gport as usize];
+                prefetch(&self.sw.in_used, gport as usize * self.vls + vl);
+                let fb = self.sw.fill_base[gport as usize];
                 if fb != u32::MAX {
-                    prefetch(&self.fill, fb as usize + out as usize * self.vls + vl);
+                    prefetch(&self.sw.fill, fb as usize + out as usize * self.vls + vl);
                 }
             }
             Ev::Arrival { source, dst } => {
@@ -288,7 +293,7 @@ impl Net {
             }
             Ev::CreditArrive { gport, counter, .. } => {
                 // the head of the output queue these credits are for (`link_refresh`)
-                if let Some(ob) = &self.obuf {
+                if let Some(ob) = &self.sw.obuf {
                     if let Some(pid) = ob.head(ob.slot(gport, counter)) {
                         self.pkts.prefetch(pid);
                     }
@@ -302,7 +307,7 @@ impl Net {
     fn dispatch(&mut self, t: Ps, ev: Ev) {
         match ev {
             Ev::HeadArrive { pkt, gport } => {
-                if self.is_switch[gport as usize] {
+                if self.links.is_switch[gport as usize] {
                     self.switch_receive(pkt, gport, t)
                 } else {
                     self.hca_receive(pkt, gport, t)
@@ -322,7 +327,8 @@ impl Net {
                 credits,
             } => {
                 self.input_release(gport, counter, out, credits, t);
-                let og = self.port_base[self.node_of[gport as usize] as usize] + out as u32;
+                let og =
+                    self.links.port_base[self.links.node_of[gport as usize] as usize] + out as u32;
                 self.output_ready(og, t)
             }
             Ev::CreditArrive {
@@ -331,9 +337,9 @@ impl Net {
                 credits,
             } => {
                 let slot = self.credit_slot(gport, counter);
-                self.credits[slot] += credits;
-                if self.is_switch[gport as usize] {
-                    if self.obuf.is_some() {
+                self.links.credits[slot] += credits;
+                if self.links.is_switch[gport as usize] {
+                    if self.sw.obuf.is_some() {
                         self.link_refresh(gport, counter);
                         self.try_link(gport, t);
                     } else {
@@ -343,11 +349,11 @@ impl Net {
                     let vl = self.counter_vl(counter);
                     self.cc.credits_returned(switch_view!(self), gport, vl, t);
                 } else {
-                    let h = self.hca_of_node[self.node_of[gport as usize] as usize];
+                    let h = self.hcas.hca_of_node[self.links.node_of[gport as usize] as usize];
                     // more credits: the flows that need this counter may fit again (the others
                     // still do not: only this HCA's sends take its credits)
-                    if self.slot_waiting[slot] > 0 {
-                        self.hca_blocked[h as usize] = 0;
+                    if self.hcas.slot_waiting[slot] > 0 {
+                        self.hcas.hca_blocked[h as usize] = 0;
                     }
                     self.try_hca_send(h, t)
                 }
@@ -355,8 +361,8 @@ impl Net {
             Ev::SinkDone { hca } => self.sink_done(hca, t),
             Ev::SinkCredit { hca, seq } => self.sink_credit(hca, seq, t),
             Ev::HcaWake { hca } => {
-                if t >= self.wake_at[hca as usize] {
-                    self.wake_at[hca as usize] = Ps::MAX;
+                if t >= self.hcas.wake_at[hca as usize] {
+                    self.hcas.wake_at[hca as usize] = Ps::MAX;
                 }
                 self.try_hca_send(hca, t)
             }
@@ -389,11 +395,11 @@ impl Net {
     /// take its next packet.
     #[inline]
     fn output_ready(&mut self, gport: u32, t: Ps) {
-        self.out_busy[gport as usize] = false;
-        if self.is_switch[gport as usize] {
+        self.links.out_busy[gport as usize] = false;
+        if self.links.is_switch[gport as usize] {
             self.try_output(gport, t)
         } else {
-            let h = self.hca_of_node[self.node_of[gport as usize] as usize];
+            let h = self.hcas.hca_of_node[self.links.node_of[gport as usize] as usize];
             self.try_hca_send(h, t)
         }
     }
@@ -409,12 +415,12 @@ impl Net {
         self.cc_out = out;
         if sooner {
             // IBA_CC-S1 lowered some IRDs: HCAs asleep until a later time may send now
-            for h in 0..self.hca_gport.len() as u32 {
+            for h in 0..self.hcas.hca_gport.len() as u32 {
                 self.try_hca_send(h, t);
             }
         }
         if let Some(p) = self.cc.timer_period() {
-            if t + p <= self.end {
+            if t + p <= self.engine.end {
                 self.at(t + p, Ev::CcTimer);
             }
         }

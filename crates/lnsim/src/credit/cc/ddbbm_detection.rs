@@ -26,9 +26,17 @@
 //! frame's evaluation costs what the frame received, not N².
 
 use super::Notification;
-use crate::config::{DdbbmConfig, NsCompare, Ps, SitBase, PS_PER_S};
+use super::{r6, secs, MechanismOutputs, OutputContext};
+use crate::config::{
+    CcMechanism, DdbbmConfig, FlowControl, NsCompare, Ps, QueueMappingKind, Scenario, SitBase,
+    PS_PER_S,
+};
 use crate::credit::packet::{Packet, BECN};
+use crate::credit::traffic::Traffic;
 use crate::error::{Error, Result};
+use crate::topology::Fabric;
+use serde_json::{json, Value};
+use std::fmt::Write as _;
 
 /// One change of a node's congestion bit (for `ddbbm.csv`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -109,6 +117,73 @@ fn set_bit(v: &mut [u64], i: usize, on: bool) {
 pub fn state_bytes(n: usize) -> u64 {
     let n = n as u64;
     n * n * 8 + 2 * n * n.div_ceil(64) * 8 + n * 64
+}
+
+impl Ddbbm {
+    /// True when scenario `s` runs DDBBM's detection: its own selection, `cc.mechanism =
+    /// "ddbbm"` with `cc.enabled = true`, or the switches' DDBBM queue scheme
+    /// (`switch.queue_mapping = "ddbbm"`, which switches it on as well: the shipped scenarios'
+    /// form).
+    pub fn selected(s: &Scenario) -> bool {
+        (s.cc.enabled && s.cc.mechanism == CcMechanism::Ddbbm)
+            || s.switch.queue_mapping == QueueMappingKind::Ddbbm
+    }
+
+    /// The detection of scenario `s` when it runs it ([`Ddbbm::selected`]; None otherwise),
+    /// over the end nodes of `fabric` with `traffic`'s offered sending; refused with InfiniBand
+    /// CC on.
+    pub(crate) fn for_scenario(
+        s: &Scenario,
+        fabric: &Fabric,
+        traffic: &Traffic,
+        vls: usize,
+    ) -> Result<Option<Self>> {
+        if !Self::selected(s) {
+            return Ok(None);
+        }
+        if s.cc.enabled && s.cc.mechanism != CcMechanism::Ddbbm {
+            return Err(Error::input(
+                "cc.enabled",
+                "InfiniBand CC and DDBBM (switch.queue_mapping = \"ddbbm\") cannot run together yet; \
+                 turn one off",
+            ));
+        }
+        if s.switch.queue_mapping != QueueMappingKind::Ddbbm {
+            return Err(Error::input(
+                "cc.mechanism",
+                format!(
+                    "\"ddbbm\" sends the packets to congested destinations to the switches' DDBBM dynamic queue, so it needs switch.queue_mapping = \"ddbbm\" (with switch.dbbm_queues), not \"{}\"; allowed with \"{}\": cc.mechanism = \"ib\", \"ib_s1\" or \"drb\"",
+                    s.switch.queue_mapping.name(),
+                    s.switch.queue_mapping.name()
+                ),
+            ));
+        }
+        Self::from_config(&s.ddbbm, &Self::r_max(s, fabric, traffic), vls).map(Some)
+    }
+
+    /// R_max per end node: `ddbbm.r_max`, or the most its link can bring in — the link's data
+    /// rate less the flow-control packets that the node's own offered sending puts on that
+    /// link (one per data packet it sends: drb-and-ddbbm spec B.3.2 warning 1).
+    fn r_max(s: &Scenario, fabric: &Fabric, traffic: &Traffic) -> Vec<f64> {
+        let fc = match s.links.flow_control {
+            FlowControl::Packets => s.links.flow_control_bytes.0 as f64,
+            _ => 0.0,
+        };
+        let pkt = s.traffic.packet_bytes.0 as f64;
+        let sending = traffic.offered_sending();
+        fabric
+            .hcas
+            .iter()
+            .enumerate()
+            .map(|(i, &h)| match s.ddbbm.r_max {
+                Some(r) => r.0 as f64,
+                None => {
+                    let rate = fabric.nodes[h as usize].ports[0].link.rate.bits_per_s();
+                    rate * (1.0 - sending[i].min(1.0) * fc / pkt)
+                }
+            })
+            .collect()
+    }
 }
 
 impl Ddbbm {
@@ -311,6 +386,79 @@ impl Ddbbm {
     /// CB of node `d` now.
     pub fn congested(&self, d: u32) -> bool {
         self.cb[d as usize]
+    }
+}
+
+// --- results
+
+impl Ddbbm {
+    /// DDBBM's results: summary `ddbbm` and `ddbbm.csv`.
+    pub fn outputs(&self, ctx: &OutputContext, out: &mut MechanismOutputs) {
+        out.fields.push(("ddbbm", self.summary(ctx)));
+        out.files.push(("ddbbm.csv", self.changes_csv(ctx)));
+    }
+
+    /// DDBBM's detection (drb-and-ddbbm spec B.3, C.1 statistics): notifications, and the
+    /// nodes that declared themselves congested — a *false positive* is one that is not a
+    /// hotspot of any generator (spec B.3.1, R-B4).
+    fn summary(&self, ctx: &OutputContext) -> Value {
+        let hot = ctx.traffic.hot_destinations();
+        let frame_s = secs(self.frame());
+        let mut congested = Vec::new();
+        let mut false_positives = 0;
+        for (i, &frames) in self.congested_frames.iter().enumerate() {
+            let first = self
+                .changes
+                .iter()
+                .find(|c| c.node as usize == i && c.congested);
+            if let Some(first) = first {
+                let is_hot = hot.binary_search(&(i as u32)).is_ok();
+                if !is_hot {
+                    false_positives += 1;
+                }
+                congested.push(json!({
+                    "node": ctx.names[i],
+                    "hot": is_hot,
+                    "first_s": secs(first.t),
+                    "congested_s": r6(frames as f64 * frame_s),
+                }));
+            }
+        }
+        json!({
+            "frames": self.frames,
+            "frame_s": frame_s,
+            "notifications_start": self.starts,
+            "notifications_end": self.ends,
+            "notifications_received": self.received,
+            "congested_nodes": congested.len(),
+            "false_positives": false_positives,
+            "nodes": congested,
+        })
+    }
+
+    /// `ddbbm.csv`: every change of an end node's congestion bit (spec B.3.2), with the
+    /// frame's received bytes (ORB) and heavy sources that decided it.
+    fn changes_csv(&self, ctx: &OutputContext) -> String {
+        let mut s = String::from("t_s,node,congested,orb_bytes,heavy_sources\n");
+        for c in &self.changes {
+            let _ = writeln!(
+                s,
+                "{},{},{},{},{}",
+                secs(c.t),
+                ctx.names[c.node as usize],
+                c.congested as u8,
+                c.orb,
+                c.heavy
+            );
+        }
+        s
+    }
+}
+
+impl Ddbbm {
+    /// DDBBM's detection in one line (the set-up report).
+    pub fn describe() -> String {
+        "ddbbm (destination detection per frame, notifications to the sources; packets to congested destinations take the switches' dynamic queue)".to_string()
     }
 }
 

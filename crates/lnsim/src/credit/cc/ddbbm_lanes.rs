@@ -26,7 +26,9 @@
 //!   VL come back (measured: 15 victims in #3B). A configured table must serve VL0..VLQ.
 //! - **Flow control** is per VL, IB's own: option (a) of spec B.3.4.
 
-use crate::config::{DdbbmMapping, QueueMappingKind, Scenario};
+use crate::config::{DdbbmMapping, QueueMappingKind, Scenario, VlArbitrationConfig};
+use crate::credit::switch::vl_arbitration::VlArbTable;
+use crate::credit::traffic::Traffic;
 use crate::error::{Error, Result};
 
 /// IBA's data VLs at most (spec B.4: Q + 1 ≤ 15).
@@ -101,6 +103,30 @@ impl VlSelect {
     /// The management lane (IBA's VL15): numbered after the data VLs.
     pub fn management_vl(self) -> u8 {
         self.data_vls
+    }
+
+    /// Sets the VL arbitration of DDBBM on VLs: the management lane, and, when
+    /// `switch.vl_arbitration` (`c`) gives no table, [`VlSelect::default_arbitration`].
+    pub(crate) fn arbitrate(self, table: &mut VlArbTable, c: &VlArbitrationConfig) {
+        table.management = Some(self.management_vl());
+        if c.high.is_empty() && c.low.is_empty() {
+            table.low = self.default_arbitration();
+        }
+    }
+
+    /// The lanes DDBBM's queues carry (VL0–VLQ, each `(vl, "ddbbm")`); refused when the
+    /// traffic gives a VL of its own (the source picks every packet's VL).
+    pub(crate) fn used_lanes(self, traffic: &Traffic) -> Result<Vec<(u8, &'static str)>> {
+        if let Some(src) = traffic.sources.iter().find(|src| src.vl != 0) {
+            return Err(Error::input(
+                "traffic.generators[].vl",
+                format!(
+                    "VL {} given to traffic, but with ddbbm.mapping = \"virtual_lanes\" the source HCA picks every packet's VL (spec B.4: SBV[d] ? Q : d mod Q); allowed: 0 (the default) on every generator and flow",
+                    src.vl
+                ),
+            ));
+        }
+        Ok((0..=self.queues).map(|v| (v, "ddbbm")).collect())
     }
 
     /// The default low-priority VL arbitration table: VL0..VLQ, weight 1 each (see the module

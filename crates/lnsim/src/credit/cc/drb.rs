@@ -13,12 +13,15 @@
 use crate::config::{CcConfig, CountWindow, DrbConfig, PathGranularity, Ps, ZeroCounts};
 use crate::credit::cc::port_monitor::PortMonitor;
 use crate::credit::cc::CcContext;
+use crate::credit::cc::{r6, secs, MechanismOutputs, OutputContext};
 use crate::credit::packet::{Packet, BECN};
 use crate::credit::traffic::Flow;
 use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+use serde_json::{json, Value};
+use std::fmt::Write as _;
 
 /// Most paths a connection can have (`drb.max_paths` ≤ 8).
 pub const MAX_PATHS: usize = 8;
@@ -266,6 +269,85 @@ impl Drb {
             }
         }
         self.interval_open.push((interval, sum, flows as u32));
+    }
+}
+
+// --- results
+
+impl Drb {
+    /// DRB's results (drb-and-ddbbm spec A.7): the port monitor's, summary `drb` (paths
+    /// opened/closed, most and mean open paths) and `drb_paths.csv` (open paths and
+    /// notifications per connection and statistics interval: "open paths over time").
+    pub fn outputs(&self, ctx: &OutputContext, out: &mut MechanismOutputs) {
+        self.monitor.outputs(ctx, out);
+        out.fields.push(("drb", self.summary(ctx)));
+        out.files.push(("drb_paths.csv", self.paths_csv(ctx)));
+    }
+
+    fn summary(&self, ctx: &OutputContext) -> Value {
+        // mean over the intervals after warm-up of the mean open paths per flow
+        let mean_open = ctx.first_after_warm.map(|first| {
+            let after: Vec<f64> = self
+                .interval_open
+                .iter()
+                .filter(|&&(i, _, n)| i >= first && n > 0)
+                .map(|&(_, sum, n)| sum as f64 / n as f64)
+                .collect();
+            if after.is_empty() {
+                1.0
+            } else {
+                r6(after.iter().sum::<f64>() / after.len() as f64)
+            }
+        });
+        let flows = ctx.traffic.flows.len() as u32;
+        let mut at_end = [0u64; MAX_PATHS + 1];
+        for f in 0..flows {
+            at_end[self.open_paths(f) as usize] += 1;
+        }
+        let last = at_end.iter().rposition(|&c| c > 0).unwrap_or(1);
+        json!({
+            "notifications": self.notifications,
+            "paths_opened": self.opened,
+            "paths_closed": self.closed,
+            "max_open_paths": self.max_open,
+            "mean_open_paths_after_warmup": mean_open,
+            // flows with 1, 2, … paths open when the run ended
+            "open_paths_at_end": at_end[1..=last.max(1)].to_vec(),
+        })
+    }
+
+    /// `drb_paths.csv`: per statistics interval, each connection with more than its original
+    /// path open or with notifications in the interval.
+    fn paths_csv(&self, ctx: &OutputContext) -> String {
+        let mut s = String::from("t_start_s,src,dst,open_paths,notifications\n");
+        for p in &self.samples {
+            let f = &ctx.traffic.flows[p.flow as usize];
+            let _ = writeln!(
+                s,
+                "{},{},{},{},{}",
+                secs(p.interval as u64 * ctx.interval),
+                ctx.names[f.src as usize],
+                ctx.names[f.dst as usize],
+                p.open,
+                p.notifications
+            );
+        }
+        s
+    }
+}
+
+impl Drb {
+    /// DRB with the scenario's parameters in one line (the set-up report).
+    pub fn describe(s: &crate::config::Scenario) -> String {
+        let cc = &s.cc;
+        format!(
+            "drb (FECN above {} of an input VL buffer; one more path per {} notifications, Eq. 1 {} per {}; one path closed per quiet {} µs)",
+            cc.mark_fraction,
+            cc.notifications_per_step,
+            s.drb.zero_counts.name(),
+            s.drb.granularity.name(),
+            cc.ccm_timer.0 as f64 / 1e6
+        )
     }
 }
 

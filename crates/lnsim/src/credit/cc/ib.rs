@@ -9,10 +9,11 @@
 use super::cct::CongestionControlTable;
 use super::ib_ca::CaCc;
 use super::ib_switch::SwitchCc;
-use super::{CcContext, Notification, SwitchView};
+use super::{CcContext, MemorySizes, Notification, SwitchView};
 use crate::config::{CcConfig, Ps};
 use crate::credit::packet::{Packet, BECN, FECN};
 use crate::credit::traffic::Flow;
+use crate::engine::memory_budget::{m, MemoryEstimate, Phase};
 use crate::error::Result;
 
 /// InfiniBand CC: switch and channel-adapter state.
@@ -155,4 +156,19 @@ impl IbCc {
         self.ca.sample(last, end);
         self.sw.finish(end);
     }
+}
+
+/// InfiniBand CC's share of the memory estimate beyond its state (estimated with the network,
+/// built even when off): the CCTI series of every HCA per statistics interval.
+pub fn memory(z: &MemorySizes, est: &mut MemoryEstimate) {
+    est.add(
+        "CCTI series",
+        m(m(z.intervals, z.hcas), 4 * 16 * 2),
+        Phase::Run,
+    );
+}
+
+/// InfiniBand CC in one line (the set-up report).
+pub fn describe() -> String {
+    "ib (the IBA's CC: root/victim marking at outputs, CCTI and CCT at the HCAs)".to_string()
 }

@@ -14,8 +14,11 @@
 use crate::config::{CcConfig, Ps};
 use crate::credit::cc::port_monitor::PortMonitor;
 use crate::credit::cc::CcContext;
+use crate::credit::cc::{r6, secs, MechanismOutputs, OutputContext};
 use crate::credit::packet::{Packet, BECN};
 use crate::error::{Error, Result};
+use serde_json::{json, Value};
+use std::fmt::Write as _;
 
 /// One statistics interval's IRD of a throttled flow (for `ird.csv`).
 #[derive(Debug, Clone, Copy)]
@@ -171,6 +174,72 @@ impl IbS1 {
                 });
             }
         }
+    }
+}
+
+// --- results
+
+impl IbS1 {
+    /// IBA_CC-S1's results (drb-and-ddbbm spec A.7): the port monitor's, summary `throttle`
+    /// (its IRD) and `ird.csv` (IRD per flow and interval).
+    pub fn outputs(&self, ctx: &OutputContext, out: &mut MechanismOutputs) {
+        self.monitor.outputs(ctx, out);
+        out.fields.push(("throttle", self.summary(ctx)));
+        out.files.push(("ird.csv", self.ird_csv(ctx)));
+    }
+
+    fn summary(&self, ctx: &OutputContext) -> Value {
+        // mean IRD over all flows and the intervals after warm-up
+        let flows = ctx.traffic.flows.len().max(1) as f64;
+        let last = self.samples.last().map(|x| x.interval).unwrap_or(0);
+        let mean_ird = ctx.first_after_warm.map(|first| {
+            let intervals = (last + 1).saturating_sub(first).max(1) as f64;
+            let ird_sum: f64 = self
+                .samples
+                .iter()
+                .filter(|x| x.interval >= first)
+                .map(|x| x.ird as f64)
+                .sum();
+            // (+ 0.0: an empty sum is −0.0)
+            r6(ird_sum / flows / intervals / 1e6 + 0.0)
+        });
+        json!({
+            "notifications": self.notifications,
+            "max_ird_us": r6(self.max_ird as f64 / 1e6),
+            "mean_ird_us_after_warmup": mean_ird,
+        })
+    }
+
+    /// `ird.csv`: per statistics interval, each flow with an IRD or notifications.
+    fn ird_csv(&self, ctx: &OutputContext) -> String {
+        let mut out = String::from("t_start_s,src,dst,ird_us,notifications\n");
+        for x in &self.samples {
+            let f = &ctx.traffic.flows[x.flow as usize];
+            let _ = writeln!(
+                out,
+                "{},{},{},{},{}",
+                secs(x.interval as u64 * ctx.interval),
+                ctx.names[f.src as usize],
+                ctx.names[f.dst as usize],
+                r6(x.ird as f64 / 1e6),
+                x.notifications
+            );
+        }
+        out
+    }
+}
+
+impl IbS1 {
+    /// IBA_CC-S1 with the scenario's parameters in one line (the set-up report).
+    pub fn describe(s: &crate::config::Scenario) -> String {
+        let cc = &s.cc;
+        format!(
+            "ib_s1 (FECN above {} of an input VL buffer; IRD + {} µs per {} notifications, − one step per quiet {} µs)",
+            cc.mark_fraction,
+            cc.ird_step.0 as f64 / 1e6,
+            cc.notifications_per_step,
+            cc.ccm_timer.0 as f64 / 1e6
+        )
     }
 }
 

@@ -27,11 +27,15 @@
 //!
 //! ## To add a mechanism
 //!
-//! Write one file `credit/cc/<name>.rs` with the mechanism's state and one method per hook it
-//! uses, named as the hook (like [`ib::IbCc`]); add a variant to [`CongestionManagement`] and an arm to each hook
-//! it uses (the others get `=> {}` or the neutral answer); build it in
-//! [`CongestionManagement::from_config`] from its keys (`[cc]` in `config/`); its results
-//! tables go in `credit/results.rs` next to `cc_tables`.
+//! Write one file `credit/cc/<name>.rs` with the mechanism's state, one method per hook it
+//! uses, named as the hook (like [`ib::IbCc`]), its results (`outputs`: its `summary.json`
+//! fields and tables, reading the run through an [`OutputContext`]) and its share of the
+//! memory estimate (`memory`, from the scenario's [`MemorySizes`]); add a variant to
+//! [`CongestionManagement`] and an arm to each hook it uses (the others get `=> {}` or the
+//! neutral answer), to [`CongestionManagement::outputs`] and [`CongestionManagement::memory`];
+//! build it in [`CongestionManagement::from_config`] from the scenario (its `cc.mechanism`
+//! value and keys in `config/`: `schema.rs`, `keys.rs`, its line in `catalog.rs`). Nothing
+//! goes in `credit/results.rs`, `credit/memory_estimate.rs` or `credit/build.rs`: five files.
 //! - **QCN-style feedback** (`qcn.rs`): the congestion point samples the queue in
 //!   `packet_enqueued` (every n-th byte, feedback from the queue's offset and its growth) and
 //!   returns feedback by asking the destination path — give `packet_enqueued` a
@@ -50,7 +54,10 @@
 //! queues the notifications it returns), the source keeps the status bits in
 //! `notification_received`, and the HCA reads them with [`congestion_bit`] at each message's
 //! first packet; the switches' DDBBM queue scheme (`switch/buffer/ddbbm.rs`) maps the bit to the
-//! dynamic queue. Running IB CC and DDBBM together would be one variant holding both (refused
+//! dynamic queue. It is selected by its own key, `cc.mechanism = "ddbbm"` (with `cc.enabled`),
+//! or, as the shipped scenarios do, by that queue scheme alone (`switch.queue_mapping =
+//! "ddbbm"`, [`ddbbm_detection::Ddbbm::selected`]); it builds itself, R_max included
+//! ([`ddbbm_detection::Ddbbm::for_scenario`]). Running IB CC and DDBBM together would be one variant holding both (refused
 //! for now).
 //!
 //! [`packet_enqueued`]: CongestionManagement::packet_enqueued
@@ -78,14 +85,16 @@ pub mod ib_s1;
 pub mod ib_switch;
 pub mod port_monitor;
 
-use crate::config::{CcConfig, CcMechanism, DdbbmConfig, DrbConfig, Ps};
+use crate::config::{CcMechanism, Ps, Scenario};
 use crate::credit::packet::Packet;
 use crate::credit::routing::multipath_routes::MultipathRoutes;
 use crate::credit::switch::buffer::CreditKeeping;
 use crate::credit::switch::output_queue::OutQueue;
-use crate::credit::traffic::Flow;
+use crate::credit::traffic::{Flow, Traffic};
+use crate::engine::memory_budget::MemoryEstimate;
 use crate::error::Result;
-use crate::topology::LinkClass;
+use crate::topology::{Fabric, LinkClass};
+use serde_json::Value;
 use std::path::Path;
 
 pub use ddbbm_detection::Ddbbm;
@@ -179,13 +188,13 @@ impl SwitchView<'_> {
 macro_rules! switch_view {
     ($net:expr) => {
         || $crate::credit::cc::SwitchView {
-            peer: &$net.peer,
-            fill_base: &$net.fill_base,
-            fill: &$net.fill,
-            credits: &$net.credits,
-            credit_keeping: &$net.credit_keeping,
-            in_used: &$net.in_used,
-            out_fill: match $net.obuf.as_ref() {
+            peer: &$net.links.peer,
+            fill_base: &$net.sw.fill_base,
+            fill: &$net.sw.fill,
+            credits: &$net.links.credits,
+            credit_keeping: &$net.sw.credit_keeping,
+            in_used: &$net.sw.in_used,
+            out_fill: match $net.sw.obuf.as_ref() {
                 Some(o) => o.fill_parts(),
                 None => $crate::credit::cc::OutputFill {
                     base: &[],
@@ -197,6 +206,77 @@ macro_rules! switch_view {
     };
 }
 pub(crate) use switch_view;
+
+/// What a mechanism's results read of the finished run ([`CongestionManagement::outputs`]).
+pub struct OutputContext<'a> {
+    /// The HCAs' names.
+    pub names: &'a [&'a str],
+    /// The statistics interval (ps).
+    pub interval: u64,
+    /// The first statistics interval after the warm-up (`None`: the run stopped before it,
+    /// and the after-warm-up means are null).
+    pub first_after_warm: Option<u32>,
+    /// The traffic (flows, generators).
+    pub traffic: &'a Traffic,
+    /// The topology (node names).
+    pub fabric: &'a Fabric,
+    /// `[gport]`: the node of the port.
+    pub node_of: &'a [u32],
+    /// `[node]`: the node's first gport.
+    pub port_base: &'a [u32],
+}
+
+impl OutputContext<'_> {
+    /// `(switch name, local port)` of gport `g`.
+    pub fn port(&self, g: u32) -> (&str, u32) {
+        let node = self.node_of[g as usize] as usize;
+        (&self.fabric.nodes[node].name, g - self.port_base[node])
+    }
+}
+
+/// A mechanism's results: its fields of `summary.json` and its tables (file name, text).
+#[derive(Default)]
+pub struct MechanismOutputs {
+    /// `(key, value)` added to the summary.
+    pub fields: Vec<(&'static str, Value)>,
+    /// `(file name, text)` written to the results folder.
+    pub files: Vec<(&'static str, String)>,
+}
+
+/// Picoseconds as seconds (the results' time unit).
+pub(crate) fn secs(ps: u64) -> f64 {
+    ps as f64 / crate::config::PS_PER_S as f64
+}
+
+/// `x` rounded to 6 decimals (the results' precision).
+pub(crate) fn r6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+/// The sizes a mechanism's share of the memory estimate reads
+/// ([`CongestionManagement::memory`]), from the scenario alone.
+pub struct MemorySizes {
+    /// Global ports.
+    pub ports: u64,
+    /// End nodes.
+    pub hcas: u64,
+    /// Data VLs.
+    pub vls: u64,
+    /// Flows.
+    pub flows: u64,
+    /// Statistics intervals of the run.
+    pub intervals: u64,
+    /// Bytes of a node name (at least 4).
+    pub name_bytes: u64,
+}
+
+/// True when `[cc]` switches on one of its CNP-sending mechanisms (`ib`, `ib_s1`, `drb`: their
+/// notifications take `cc.cnp_vl` or the data's VL, and the routes back are checked): not
+/// `ddbbm`, whose notifications keep their `[ddbbm]` keys, so that `cc.mechanism = "ddbbm"`
+/// means exactly what the DDBBM queue mapping alone does.
+pub fn sends_cnps(s: &Scenario) -> bool {
+    s.cc.enabled && s.cc.mechanism != CcMechanism::Ddbbm
+}
 
 /// The congestion management of a run.
 #[derive(Debug, Clone)]
@@ -242,32 +322,25 @@ pub struct CcContext<'a> {
 }
 
 impl CongestionManagement {
-    /// Builds the mechanism from `[cc]` (and `[ddbbm]` when `ddbbm` is given: the switches use
-    /// the DDBBM queue scheme); every key is checked even when it is off.
+    /// Builds the run's mechanism from scenario `s` (`[cc]`, `[ddbbm]`, `[drb]`) over `fabric`
+    /// and `traffic`; every `[cc]` key is checked even when it is off.
     pub fn from_config(
-        c: &CcConfig,
-        drb: &DrbConfig,
-        ddbbm: Option<(&DdbbmConfig, &[f64])>,
+        s: &Scenario,
+        fabric: &Fabric,
+        traffic: &Traffic,
         ctx: &CcContext,
     ) -> Result<Self> {
+        port_monitor::check_mark_buffer(s)?;
+        let (c, drb) = (&s.cc, &s.drb);
         let mut ib = IbCc::from_config(c, ctx)?;
-        if let Some((d, r_max)) = ddbbm {
-            if c.enabled {
-                return Err(crate::error::Error::input(
-                    "cc.enabled",
-                    "InfiniBand CC and DDBBM (switch.queue_mapping = \"ddbbm\") cannot run together yet; \
-                     turn one off",
-                ));
-            }
-            return Ok(CongestionManagement::Ddbbm(Box::new(Ddbbm::from_config(
-                d, r_max, ctx.vls,
-            )?)));
+        if let Some(d) = Ddbbm::for_scenario(s, fabric, traffic, ctx.vls)? {
+            return Ok(CongestionManagement::Ddbbm(Box::new(d)));
         }
         if !c.enabled {
             return Ok(CongestionManagement::Off);
         }
         match c.mechanism {
-            CcMechanism::Ib => {}
+            CcMechanism::Ib | CcMechanism::Ddbbm => {}
             CcMechanism::Drb => {
                 return Ok(CongestionManagement::Drb(Box::new(Drb::from_config(
                     c, drb, ctx,
@@ -291,37 +364,45 @@ impl CongestionManagement {
         }
     }
 
-    /// The DRB state, if that is the mechanism (for its results).
-    pub fn drb(&self) -> Option<&Drb> {
-        match self {
-            CongestionManagement::Drb(d) => Some(d),
-            _ => None,
+    /// The share of the memory estimate of the mechanism scenario `s` selects (before it is
+    /// built: `credit/memory_estimate.rs`); InfiniBand CC's state, built and checked even when
+    /// it is off, is estimated with the network.
+    pub fn memory(s: &Scenario, z: &MemorySizes, est: &mut MemoryEstimate) {
+        if !s.cc.enabled {
+            return;
+        }
+        match s.cc.mechanism {
+            CcMechanism::Ib => ib::memory(z, est),
+            CcMechanism::Drb | CcMechanism::IbS1 => port_monitor::memory(z, est),
+            CcMechanism::Ddbbm => {}
         }
     }
 
-    /// The IBA_CC-S1 state, if that is the mechanism (for its results).
-    pub fn ib_s1(&self) -> Option<&IbS1> {
-        match self {
-            CongestionManagement::IbS1(s) => Some(s),
-            _ => None,
+    /// What the mechanism scenario `s` switches on with `cc.enabled` does, in one line with its
+    /// parameters (the set-up report of `lnsim validate`); None with `cc.enabled = false`.
+    pub fn describe(s: &Scenario) -> Option<String> {
+        if !s.cc.enabled {
+            return None;
         }
+        Some(match s.cc.mechanism {
+            CcMechanism::Ib => ib::describe(),
+            CcMechanism::Ddbbm => Ddbbm::describe(),
+            CcMechanism::Drb => Drb::describe(s),
+            CcMechanism::IbS1 => IbS1::describe(s),
+        })
     }
 
-    /// The DRB paper's port monitor, if the mechanism uses it.
-    pub fn port_monitor(&self) -> Option<&port_monitor::PortMonitor> {
+    /// The mechanism's results: its summary fields and tables (InfiniBand CC's stay in
+    /// `credit/results.rs`, which every run's `cc` field and per-node figures read).
+    pub fn outputs(&self, ctx: &OutputContext) -> MechanismOutputs {
+        let mut out = MechanismOutputs::default();
         match self {
-            CongestionManagement::Drb(d) => Some(&d.monitor),
-            CongestionManagement::IbS1(s) => Some(&s.monitor),
-            _ => None,
+            CongestionManagement::Off | CongestionManagement::Ib(_) => {}
+            CongestionManagement::Ddbbm(d) => d.outputs(ctx, &mut out),
+            CongestionManagement::Drb(d) => d.outputs(ctx, &mut out),
+            CongestionManagement::IbS1(s) => s.outputs(ctx, &mut out),
         }
-    }
-
-    /// The DDBBM state, if that is the mechanism (for its results).
-    pub fn ddbbm(&self) -> Option<&Ddbbm> {
-        match self {
-            CongestionManagement::Ddbbm(d) => Some(d),
-            _ => None,
-        }
+        out
     }
 
     /// True if the mechanism samples its state at every statistics interval's end

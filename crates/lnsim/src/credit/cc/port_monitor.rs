@@ -11,9 +11,15 @@
 //! buffer instead, as the packet starts on the link (`packet_forwarded`), against the
 //! `cc.mark_fraction` of that VL's output buffer.
 
-use crate::config::MarkBuffer;
+use crate::config::{CcMechanism, MarkBuffer, Scenario};
+use crate::credit::cc::MemorySizes;
 use crate::credit::cc::{CcContext, Notification, SwitchView};
+use crate::credit::cc::{MechanismOutputs, OutputContext};
 use crate::credit::packet::{Packet, CNP, FECN};
+use crate::engine::memory_budget::{grown, m, MemoryEstimate, Phase};
+use crate::error::{Error, Result};
+use serde_json::json;
+use std::fmt::Write as _;
 
 /// The monitor: a marking limit per switch input port and VL, and the marks made.
 #[derive(Debug, Clone)]
@@ -126,6 +132,61 @@ impl PortMonitor {
             path: p.path,
         })
     }
+}
+
+/// `cc.mark_buffer = "output"` needs output buffers and a mechanism with the monitor
+/// (`cc.mechanism = "drb"` or `"ib_s1"`, `cc.enabled = true`).
+pub fn check_mark_buffer(s: &Scenario) -> Result<()> {
+    if s.cc.mark_buffer == MarkBuffer::Output
+        && (s.switch.output_buffer_credits == 0
+            || !s.cc.enabled
+            || !matches!(s.cc.mechanism, CcMechanism::Drb | CcMechanism::IbS1))
+    {
+        return Err(Error::input(
+            "cc.mark_buffer",
+            "\"output\" watches the switches' output buffers for cc.mechanism = \"drb\" or \"ib_s1\" (cc.enabled = true): it needs switch.output_buffer_credits > 0 and one of those mechanisms; otherwise leave it \"input\"",
+        ));
+    }
+    Ok(())
+}
+
+// --- results
+
+impl PortMonitor {
+    /// The monitor's results: summary `monitor` (its FECN marks) and `monitor_ports.csv`.
+    pub fn outputs(&self, ctx: &OutputContext, out: &mut MechanismOutputs) {
+        out.fields.push((
+            "monitor",
+            json!({
+                "fecn_marks": self.total_marks(),
+                "marking_buffers": self.marks().count(),
+            }),
+        ));
+        out.files.push(("monitor_ports.csv", self.ports_csv(ctx)));
+    }
+
+    /// `monitor_ports.csv`: FECN marks per switch input port and VL that marked.
+    fn ports_csv(&self, ctx: &OutputContext) -> String {
+        let mut s = String::from("switch,port,vl,fecn_marks\n");
+        for (g, vl, marks) in self.marks() {
+            let (switch, port) = ctx.port(g);
+            let _ = writeln!(s, "{switch},{port},{vl},{marks}");
+        }
+        s
+    }
+}
+
+/// The DRB paper's mechanisms' share of the memory estimate (drb spec A.3, A.4: DRB and
+/// IBA_CC-S1): the port monitor's limit and marks per input and VL, the state per flow, and
+/// (at most) a sample per flow and interval for drb_paths.csv / ird.csv, with its line of text.
+pub fn memory(z: &MemorySizes, est: &mut MemoryEstimate) {
+    est.add(
+        "DRB / IBA_CC-S1 state",
+        m(m(z.ports, z.vls), 12)
+            + m(z.flows, 48)
+            + grown(m(m(z.intervals, z.flows), 24 + 40 + 2 * z.name_bytes)),
+        Phase::Run,
+    );
 }
 
 #[cfg(test)]

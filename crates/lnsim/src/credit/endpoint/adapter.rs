@@ -268,11 +268,11 @@ impl InjectionQueues {
 
 impl Net {
     fn ad(&self) -> &InjectionQueues {
-        self.adapter.as_ref().expect("injection queues")
+        self.hcas.adapter.as_ref().expect("injection queues")
     }
 
     fn ad_mut(&mut self) -> &mut InjectionQueues {
-        self.adapter.as_mut().expect("injection queues")
+        self.hcas.adapter.as_mut().expect("injection queues")
     }
 
     /// The injection queue (= credit counter of the first switch's input) a flow's next
@@ -291,16 +291,16 @@ impl Net {
         if !std::mem::take(&mut self.ad_mut().dirty[hi]) {
             return;
         }
-        let g = self.hca_gport[hi];
+        let g = self.hcas.hca_gport[hi];
         // flows tried in turn since the last move (the pointer moves only with a move)
         let mut tried = 0usize;
         loop {
-            let n = self.ready[hi].len();
+            let n = self.hcas.ready[hi].len();
             if n == 0 || tried >= n {
                 break;
             }
-            let idx = (self.hca_rr[hi] as usize + tried) % n;
-            let counter = self.counter_of_slot(g, self.ready_slot[hi][idx]);
+            let idx = (self.hcas.hca_rr[hi] as usize + tried) % n;
+            let counter = self.counter_of_slot(g, self.hcas.ready_slot[hi][idx]);
             let s = self.ad().slot(h, counter);
             if self.ad().room(s) >= self.pkt_credits {
                 self.admit_packet(h, idx, counter, s, now);
@@ -316,7 +316,7 @@ impl Net {
     /// message's first packet and kept for the message, spec B.3.4, B.3.6).
     fn admit_packet(&mut self, h: u32, idx: usize, counter: u16, s: usize, now: Ps) {
         let hi = h as usize;
-        let f = self.ready[hi][idx];
+        let f = self.hcas.ready[hi][idx];
         let FlowPacket {
             created,
             msg_done,
@@ -328,16 +328,16 @@ impl Net {
         } = self.take_flow_packet(h, f, now);
         let src = self.traffic.flows[f as usize].source;
         if still_ready {
-            self.hca_rr[hi] = idx as u32 + 1;
+            self.hcas.hca_rr[hi] = idx as u32 + 1;
             // its next packet may start a message, which reads the status bit afresh
-            let g = self.hca_gport[hi];
+            let g = self.hcas.hca_gport[hi];
             self.update_ready_slot(h, g, idx);
         } else {
             self.traffic.flows[f as usize].ready = false;
-            self.ready[hi].remove(idx);
-            let old = self.ready_slot[hi].remove(idx);
-            self.slot_waiting[old as usize] -= 1;
-            self.hca_rr[hi] = idx as u32;
+            self.hcas.ready[hi].remove(idx);
+            let old = self.hcas.ready_slot[hi].remove(idx);
+            self.hcas.slot_waiting[old as usize] -= 1;
+            self.hcas.hca_rr[hi] = idx as u32;
         }
         let pid = self.pkts.alloc(Packet {
             src: h,
@@ -372,7 +372,7 @@ impl Net {
     /// injection queue the weighted round robin picks among those whose head finds its
     /// credits at the first switch; then admittance refills the space freed.
     pub(crate) fn adapter_send(&mut self, h: u32, now: Ps) {
-        let g = self.hca_gport[h as usize];
+        let g = self.hcas.hca_gport[h as usize];
         let base = self.credit_slot(g, 0);
         let ad = self.ad();
         let n = ad.count(h);
@@ -382,7 +382,7 @@ impl Net {
             |c| {
                 let s = ad.slot(h, c as u16);
                 match ad.queues[s].front() {
-                    Some(pid) => self.credits[base + c as usize] >= self.pkts[pid].credits,
+                    Some(pid) => self.links.credits[base + c as usize] >= self.pkts[pid].credits,
                     None => false,
                 }
             },
@@ -408,7 +408,7 @@ impl Net {
         let fl = &mut self.traffic.flows[f as usize];
         fl.tx_bytes += self.pkts[pid].bytes as u64;
         fl.tx_packets += 1;
-        self.hca_blocked[h as usize] = 0;
+        self.hcas.hca_blocked[h as usize] = 0;
         self.transmit(h, pid, now);
         self.adapter_fill(h, now);
     }
@@ -417,12 +417,12 @@ impl Net {
     /// whose counter its destination, VL and congestion bit select, the queue's credits count
     /// exactly its packets and stay within its share. Returns the packets they hold.
     pub(crate) fn check_injection_queues(&self) -> Result<u64> {
-        let Some(ad) = &self.adapter else {
+        let Some(ad) = &self.hcas.adapter else {
             return Ok(0);
         };
         let mut held = 0u64;
         for h in 0..ad.count.len() as u32 {
-            let g = self.hca_gport[h as usize];
+            let g = self.hcas.hca_gport[h as usize];
             for c in 0..ad.count(h) {
                 let s = ad.slot(h, c as u16);
                 let mut used = 0u32;
@@ -480,7 +480,7 @@ pub(crate) fn injection_queues(
         }
         return Ok(None);
     }
-    if s.cc.enabled {
+    if crate::credit::cc::sends_cnps(s) {
         return Err(Error::input(
             "hca.injection_queues",
             "\"scheme\" cannot run with cc.enabled = true: the congestion control's per-flow injection gate acts where the per-flow model sends; allowed: \"per_flow\", or cc.enabled = false (DDBBM needs no cc.enabled)",

@@ -38,22 +38,22 @@ impl Net {
             return;
         }
         self.pkts[pid].at = g;
-        let h = self.hca_of_node[self.node_of[g as usize] as usize];
-        self.sink_q[h as usize].push_back(pid);
-        if !self.sink_busy[h as usize] {
+        let h = self.hcas.hca_of_node[self.links.node_of[g as usize] as usize];
+        self.hcas.sink_q[h as usize].push_back(pid);
+        if !self.hcas.sink_busy[h as usize] {
             self.start_sink(h, now);
         }
     }
 
     fn start_sink(&mut self, h: u32, now: Ps) {
-        let pid = *self.sink_q[h as usize]
+        let pid = *self.hcas.sink_q[h as usize]
             .front()
             .expect("sink queue not empty");
         let p = &self.pkts[pid];
-        let done = self.sink.finish(now, p.bytes as u64).max(p.tail);
-        self.sink_busy[h as usize] = true;
+        let done = self.hcas.sink.finish(now, p.bytes as u64).max(p.tail);
+        self.hcas.sink_busy[h as usize] = true;
         self.at(done, Ev::SinkDone { hca: h });
-        if self.sink.per_credit {
+        if self.hcas.sink.per_credit {
             self.start_sink_credits(h, done, now);
         }
     }
@@ -63,23 +63,26 @@ impl Net {
     #[inline(never)]
     fn start_sink_credits(&mut self, h: u32, done: Ps, now: Ps) {
         let hi = h as usize;
-        self.sink_steps.seq[hi] = self.sink_steps.seq[hi].wrapping_add(1);
-        self.sink_steps.returned[hi] = 0;
-        self.sink_steps.start[hi] = now;
+        self.hcas.sink_steps.seq[hi] = self.hcas.sink_steps.seq[hi].wrapping_add(1);
+        self.hcas.sink_steps.returned[hi] = 0;
+        self.hcas.sink_steps.start[hi] = now;
         self.schedule_sink_credit(h, done, now);
     }
 
     /// Per-credit sinks: when credit `k` (1-based) of HCA `h`'s head packet has both arrived
     /// (the packet's tail less the `n − k` credits still on the wire behind it) and drained.
     fn sink_credit_time(&self, h: u32, k: u32) -> Ps {
-        let pid = *self.sink_q[h as usize].front().expect("sink has a packet");
+        let pid = *self.hcas.sink_q[h as usize]
+            .front()
+            .expect("sink has a packet");
         let p = &self.pkts[pid];
-        let g = self.hca_gport[h as usize];
-        let ser_credit = self.timing[self.peer[g as usize] as usize].ser_credit;
+        let g = self.hcas.hca_gport[h as usize];
+        let ser_credit = self.links.timing[self.links.peer[g as usize] as usize].ser_credit;
         let bytes = (k as u64 * self.credit_bytes as u64).min(p.bytes as u64);
         let arrived = p.tail.saturating_sub((p.credits - k) as u64 * ser_credit);
-        self.sink
-            .finish(self.sink_steps.start[h as usize], bytes)
+        self.hcas
+            .sink
+            .finish(self.hcas.sink_steps.start[h as usize], bytes)
             .max(arrived)
     }
 
@@ -87,14 +90,14 @@ impl Net {
     /// packet is done (`done`: [`Ev::SinkDone`] returns whatever is left).
     fn schedule_sink_credit(&mut self, h: u32, done: Ps, now: Ps) {
         let hi = h as usize;
-        let pid = *self.sink_q[hi].front().expect("sink has a packet");
-        let k = self.sink_steps.returned[hi] + 1;
+        let pid = *self.hcas.sink_q[hi].front().expect("sink has a packet");
+        let k = self.hcas.sink_steps.returned[hi] + 1;
         if k >= self.pkts[pid].credits {
             return;
         }
         let t = self.sink_credit_time(h, k).max(now);
         if t < done {
-            let seq = self.sink_steps.seq[hi];
+            let seq = self.hcas.sink_steps.seq[hi];
             self.at(t, Ev::SinkCredit { hca: h, seq });
         }
     }
@@ -103,34 +106,35 @@ impl Net {
     #[inline(never)]
     pub(crate) fn sink_credit(&mut self, h: u32, seq: u32, now: Ps) {
         let hi = h as usize;
-        if seq != self.sink_steps.seq[hi] || !self.sink_busy[hi] {
+        if seq != self.hcas.sink_steps.seq[hi] || !self.hcas.sink_busy[hi] {
             return; // a step of a packet that is done already
         }
-        let pid = *self.sink_q[hi].front().expect("sink has a packet");
+        let pid = *self.hcas.sink_q[hi].front().expect("sink has a packet");
         let (vl, done) = (
             self.pkts[pid].vl,
-            self.sink
-                .finish(self.sink_steps.start[hi], self.pkts[pid].bytes as u64)
+            self.hcas
+                .sink
+                .finish(self.hcas.sink_steps.start[hi], self.pkts[pid].bytes as u64)
                 .max(self.pkts[pid].tail),
         );
-        let g = self.hca_gport[hi];
+        let g = self.hcas.hca_gport[hi];
         self.release_input(g, vl, vl as u16, 1);
         self.return_credits(g, vl as u16, 1, now);
-        self.sink_steps.returned[hi] += 1;
+        self.hcas.sink_steps.returned[hi] += 1;
         self.schedule_sink_credit(h, done, now);
     }
 
     /// The sink of HCA `h` consumed its head packet.
     pub(crate) fn sink_done(&mut self, h: u32, now: Ps) {
-        let pid = self.sink_q[h as usize]
+        let pid = self.hcas.sink_q[h as usize]
             .pop_front()
             .expect("sink had a packet");
-        let g = self.hca_gport[h as usize];
+        let g = self.hcas.hca_gport[h as usize];
         let p = self.pkts[pid];
         // an HCA's receive buffer has one queue per VL: the counter is the VL; a per-credit
         // sink has returned some of them already
-        let left = if self.sink.per_credit {
-            p.credits - std::mem::take(&mut self.sink_steps.returned[h as usize])
+        let left = if self.hcas.sink.per_credit {
+            p.credits - std::mem::take(&mut self.hcas.sink_steps.returned[h as usize])
         } else {
             p.credits
         };
@@ -157,13 +161,13 @@ impl Net {
             self.cc.notification_received(h, &p, flow, now);
             // DDBBM: the status bits (the queue a flow's next message joins) may have changed
             self.refresh_ready_slots(h);
-            self.hca_blocked[h as usize] = 0;
+            self.hcas.hca_blocked[h as usize] = 0;
         } else if let Some(n) = self.cc.packet_received(h, &p, now) {
             self.queue_notification(h, n, now);
         }
         self.pkts.free(pid);
-        if self.sink_q[h as usize].is_empty() {
-            self.sink_busy[h as usize] = false;
+        if self.hcas.sink_q[h as usize].is_empty() {
+            self.hcas.sink_busy[h as usize] = false;
         } else {
             self.start_sink(h, now);
         }

@@ -21,7 +21,7 @@ impl Net {
                 Injection::Flood => src.start,
                 Injection::Bernoulli | Injection::Poisson => src.next_arrival(src.start),
             };
-            if t < self.end && t < src.stop {
+            if t < self.engine.end && t < src.stop {
                 self.schedule_arrival(s, t);
             }
         }
@@ -53,7 +53,7 @@ impl Net {
                 self.create_message(s, dst, now);
                 let src = &mut self.traffic.sources[s as usize];
                 let t = src.next_arrival(now);
-                if t < self.end && t < src.stop {
+                if t < self.engine.end && t < src.stop {
                     self.schedule_arrival(s, t);
                 }
             }

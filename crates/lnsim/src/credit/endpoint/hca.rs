@@ -29,36 +29,37 @@ impl Net {
     /// Asks HCA `h` to wake (and try to send) at `t`.
     #[inline]
     pub(crate) fn wake(&mut self, h: u32, t: Ps) {
-        if t < self.wake_at[h as usize] {
-            self.wake_at[h as usize] = t;
+        if t < self.hcas.wake_at[h as usize] {
+            self.hcas.wake_at[h as usize] = t;
             self.at(t, Ev::HcaWake { hca: h });
         }
     }
 
     /// HCA `h` sends its next packet if it can.
     pub(crate) fn try_hca_send(&mut self, h: u32, now: Ps) {
-        let g = self.hca_gport[h as usize] as usize;
-        if self.out_busy[g] {
+        let g = self.hcas.hca_gport[h as usize] as usize;
+        if self.links.out_busy[g] {
             return;
         }
-        if self.next_tx[h as usize] > now {
-            let t = self.next_tx[h as usize];
+        if self.hcas.next_tx[h as usize] > now {
+            let t = self.hcas.next_tx[h as usize];
             self.wake(h, t);
             return;
         }
-        if self.adapter.is_some() {
+        if self.hcas.adapter.is_some() {
             self.adapter_fill(h, now);
         }
-        if let Some(&pid) = self.control_q[h as usize].front() {
+        if let Some(&pid) = self.hcas.control_q[h as usize].front() {
             let p = &self.pkts[pid];
-            if self.credits[self.credit_slot_for_flags(g as u32, p.dst, p.vl, p.flags)] >= p.credits
+            if self.links.credits[self.credit_slot_for_flags(g as u32, p.dst, p.vl, p.flags)]
+                >= p.credits
             {
-                self.control_q[h as usize].pop_front();
+                self.hcas.control_q[h as usize].pop_front();
                 self.transmit(h, pid, now);
             }
             return;
         }
-        if self.adapter.is_some() {
+        if self.hcas.adapter.is_some() {
             // spec B.5 Input Adapter: the injection queues, not the flows, face the link
             self.adapter_send(h, now);
             return;
@@ -67,22 +68,22 @@ impl Net {
         // scan, and nothing that could change that has happened since (credits returned to
         // this HCA, a notification changed its status bits, it sent a packet): when the flows
         // added after them fail too, the scan below would send nothing and change nothing.
-        let n = self.ready[h as usize].len();
-        let known = self.hca_blocked[h as usize] as usize;
+        let n = self.hcas.ready[h as usize].len();
+        let known = self.hcas.hca_blocked[h as usize] as usize;
         if known > 0 && (known..n).all(|idx| !self.flow_fits(h, idx)) {
-            self.hca_blocked[h as usize] = n as u32;
+            self.hcas.hca_blocked[h as usize] = n as u32;
             return;
         }
         let mut cc_blocked = u64::MAX;
         for attempt in 0..2 {
-            let n = self.ready[h as usize].len();
-            let start = self.hca_rr[h as usize] as usize;
+            let n = self.hcas.ready[h as usize].len();
+            let start = self.hcas.hca_rr[h as usize] as usize;
             for k in 0..n {
                 let idx = (start + k) % n;
                 if !self.flow_fits(h, idx) {
                     continue;
                 }
-                let f = self.ready[h as usize][idx];
+                let f = self.hcas.ready[h as usize][idx];
                 let fl = &self.traffic.flows[f as usize];
                 let ra = self.cc.ready_at(f, fl);
                 if ra > now {
@@ -102,7 +103,7 @@ impl Net {
             self.wake(h, cc_blocked);
         } else {
             // every flow failed its credit check (none reached congestion control's)
-            self.hca_blocked[h as usize] = self.ready[h as usize].len() as u32;
+            self.hcas.hca_blocked[h as usize] = self.hcas.ready[h as usize].len() as u32;
         }
     }
 
@@ -110,7 +111,7 @@ impl Net {
     /// downstream (the counter `ready_slot` keeps for it: [`Net::ready_flow_slot`]).
     #[inline(always)]
     fn flow_fits(&self, h: u32, idx: usize) -> bool {
-        self.credits[self.ready_slot[h as usize][idx] as usize] >= self.pkt_credits
+        self.links.credits[self.hcas.ready_slot[h as usize][idx] as usize] >= self.pkt_credits
     }
 
     /// Index in `credits` of the counter the next packet of flow `f` of HCA `h` (output gport
@@ -126,7 +127,7 @@ impl Net {
             self.cc.congestion_bit(h, fl.dst)
         };
         let flags = if cbit { CBIT } else { 0 };
-        let vl = match self.vl_select {
+        let vl = match self.routes.vl_select {
             Some(m) => m.vl_of(fl.dst, cbit),
             None => self.next_vl(f, fl.vl),
         };
@@ -135,12 +136,12 @@ impl Net {
 
     /// Flow `f` of HCA `h` has data again: it joins the end of `ready` (and `ready_slot`).
     pub(crate) fn push_ready(&mut self, h: u32, f: u32) {
-        let g = self.hca_gport[h as usize];
+        let g = self.hcas.hca_gport[h as usize];
         let slot = self.ready_flow_slot(h, g, f);
-        self.ready[h as usize].push(f);
-        self.ready_slot[h as usize].push(slot);
-        self.slot_waiting[slot as usize] += 1;
-        if let Some(ad) = &mut self.adapter {
+        self.hcas.ready[h as usize].push(f);
+        self.hcas.ready_slot[h as usize].push(slot);
+        self.hcas.slot_waiting[slot as usize] += 1;
+        if let Some(ad) = &mut self.hcas.adapter {
             ad.touch(h);
         }
     }
@@ -148,11 +149,11 @@ impl Net {
     /// Recomputes the counter every ready flow of HCA `h` needs next (DDBBM's status bits of
     /// `h` changed: a flow not inside a message may now need the dynamic queue, or not).
     pub(crate) fn refresh_ready_slots(&mut self, h: u32) {
-        let g = self.hca_gport[h as usize];
-        for idx in 0..self.ready[h as usize].len() {
+        let g = self.hcas.hca_gport[h as usize];
+        for idx in 0..self.hcas.ready[h as usize].len() {
             self.update_ready_slot(h, g, idx);
         }
-        if let Some(ad) = &mut self.adapter {
+        if let Some(ad) = &mut self.hcas.adapter {
             ad.touch(h);
         }
     }
@@ -160,12 +161,12 @@ impl Net {
     /// End-of-run check of the HCAs' bookkeeping: every ready flow's recorded slot is the one
     /// its next packet needs, and `slot_waiting` counts them.
     pub(crate) fn check_ready_slots(&self) -> crate::error::Result<()> {
-        let mut waiting = vec![0u32; self.slot_waiting.len()];
-        for h in 0..self.ready.len() as u32 {
-            let g = self.hca_gport[h as usize];
-            for (idx, &f) in self.ready[h as usize].iter().enumerate() {
+        let mut waiting = vec![0u32; self.hcas.slot_waiting.len()];
+        for h in 0..self.hcas.ready.len() as u32 {
+            let g = self.hcas.hca_gport[h as usize];
+            for (idx, &f) in self.hcas.ready[h as usize].iter().enumerate() {
                 let want = self.ready_flow_slot(h, g, f);
-                let have = self.ready_slot[h as usize][idx];
+                let have = self.hcas.ready_slot[h as usize][idx];
                 if want != have {
                     return Err(crate::error::Error::Internal(format!(
                         "HCA {h}: ready flow {f} recorded at credit slot {have}, needs {want}"
@@ -174,7 +175,7 @@ impl Net {
                 waiting[want as usize] += 1;
             }
         }
-        if waiting != self.slot_waiting {
+        if waiting != self.hcas.slot_waiting {
             return Err(crate::error::Error::Internal(
                 "HCA ready flows per credit slot miscounted".into(),
             ));
@@ -185,12 +186,12 @@ impl Net {
     /// Recomputes `ready_slot[h][idx]` (and `slot_waiting`).
     #[inline]
     pub(crate) fn update_ready_slot(&mut self, h: u32, g: u32, idx: usize) {
-        let f = self.ready[h as usize][idx];
+        let f = self.hcas.ready[h as usize][idx];
         let new = self.ready_flow_slot(h, g, f);
-        let old = std::mem::replace(&mut self.ready_slot[h as usize][idx], new);
+        let old = std::mem::replace(&mut self.hcas.ready_slot[h as usize][idx], new);
         if old != new {
-            self.slot_waiting[old as usize] -= 1;
-            self.slot_waiting[new as usize] += 1;
+            self.hcas.slot_waiting[old as usize] -= 1;
+            self.hcas.slot_waiting[new as usize] += 1;
         }
     }
 
@@ -218,7 +219,7 @@ impl Net {
             fl.cbit = self.cc.congestion_bit(h, dst);
         }
         fl.in_message = !msg_done;
-        let vl = match self.vl_select {
+        let vl = match self.routes.vl_select {
             Some(m) => m.vl_of(dst, fl.cbit),
             None => fl.vl,
         };
@@ -247,15 +248,15 @@ impl Net {
         let s = fl.source;
         fl.tx_bytes += self.pkt_bytes as u64;
         fl.tx_packets += 1;
-        self.hca_blocked[h as usize] = 0; // the ready list and this flow's queue change
+        self.hcas.hca_blocked[h as usize] = 0; // the ready list and this flow's queue change
         if !still_ready {
             fl.ready = false;
-            self.ready[h as usize].remove(idx);
-            let old = self.ready_slot[h as usize].remove(idx);
-            self.slot_waiting[old as usize] -= 1;
-            self.hca_rr[h as usize] = idx as u32;
+            self.hcas.ready[h as usize].remove(idx);
+            let old = self.hcas.ready_slot[h as usize].remove(idx);
+            self.hcas.slot_waiting[old as usize] -= 1;
+            self.hcas.hca_rr[h as usize] = idx as u32;
         } else {
-            self.hca_rr[h as usize] = idx as u32 + 1;
+            self.hcas.hca_rr[h as usize] = idx as u32 + 1;
         }
         let vl = self.next_vl(f, vl); // DRB multipath: its path's layer (drb spec A.3.5)
         let path = self.cc.path_for(f, &self.traffic.flows[f as usize]);
@@ -263,7 +264,7 @@ impl Net {
         if still_ready {
             // its next packet may start a message, which reads the status bit afresh, and
             // may take another path (another VL) with DRB multipath
-            self.update_ready_slot(h, self.hca_gport[h as usize], idx);
+            self.update_ready_slot(h, self.hcas.hca_gport[h as usize], idx);
         }
         let pid = self.pkts.alloc(Packet {
             src: h,
@@ -285,7 +286,7 @@ impl Net {
                 self.refill(s, now);
             }
         }
-        let tm = &self.timing[self.hca_gport[h as usize] as usize];
+        let tm = &self.links.timing[self.hcas.hca_gport[h as usize] as usize];
         let ser = tm.ser_pkt.max(tm.int_pkt);
         self.cc
             .packet_sent(f, &self.traffic.flows[f as usize], ser, now);
@@ -294,14 +295,14 @@ impl Net {
 
     /// Puts packet `pid` on the wire of HCA `h`.
     pub(crate) fn transmit(&mut self, h: u32, pid: u32, now: Ps) {
-        let g = self.hca_gport[h as usize] as usize;
-        let tm = self.timing[g];
+        let g = self.hcas.hca_gport[h as usize] as usize;
+        let tm = self.links.timing[g];
         let (bytes, credits, vl, flags, dst) = {
             let p = &self.pkts[pid];
             (p.bytes, p.credits, p.vl, p.flags, p.dst)
         };
         let slot = self.credit_slot_for_flags(g as u32, dst, vl, flags);
-        self.credits[slot] -= credits;
+        self.links.credits[slot] -= credits;
         let ser = if bytes == self.pkt_bytes {
             tm.ser_pkt.max(tm.int_pkt)
         } else {
@@ -309,24 +310,24 @@ impl Net {
                 .ser_ps(bytes as u64)
                 .max(tm.internal.ser_ps(bytes as u64))
         };
-        let wire_start = now.max(self.wire_free[g]);
+        let wire_start = now.max(self.links.wire_free[g]);
         let wire_end = wire_start + ser;
-        self.wire_free[g] = wire_end;
-        self.out_busy[g] = true;
+        self.links.wire_free[g] = wire_end;
+        self.links.out_busy[g] = true;
         self.at(wire_end, Ev::OutputReady { gport: g as u32 });
-        if let Some(cap) = self.tx_cap {
-            self.next_tx[h as usize] = wire_start + cap.ser_ps(bytes as u64);
+        if let Some(cap) = self.hcas.tx_cap {
+            self.hcas.next_tx[h as usize] = wire_start + cap.ser_ps(bytes as u64);
         }
         if flags & CNP != 0 {
             self.stats.injected_control += 1;
         } else {
             self.stats.tx(h, wire_start, bytes);
         }
-        self.flit_hops += credits as u64;
-        self.packet_hops += 1;
-        self.last_progress = now;
-        let down = self.peer[g];
-        let head = wire_start + tm.ser_credit.max(tm.int_credit) + tm.delay + self.routing_delay;
+        self.engine.flit_hops += credits as u64;
+        self.engine.packet_hops += 1;
+        self.engine.last_progress = now;
+        let down = self.links.peer[g];
+        let head = wire_start + tm.ser_credit.max(tm.int_credit) + tm.delay + self.sw.routing_delay;
         let p = &mut self.pkts[pid];
         p.injected = wire_start;
         p.tail = wire_end + tm.delay;
@@ -342,7 +343,7 @@ impl Net {
     /// Queues a congestion notification packet (BECN set) at HCA `h` for `n.to`.
     pub(crate) fn queue_notification(&mut self, h: u32, n: Notification, now: Ps) {
         let bytes = n.bytes;
-        let vl = match (&self.multipath, n.vl) {
+        let vl = match (&self.routes.multipath, n.vl) {
             (_, Some(vl)) => vl,
             // DRB multipath: the notification takes the forwarding tables' route back, on
             // that route's VL layer (drb spec A.3.5, A.10 item 6)
@@ -361,7 +362,7 @@ impl Net {
             created: now,
             ..Packet::default()
         });
-        self.control_q[h as usize].push_back(pid);
+        self.hcas.control_q[h as usize].push_back(pid);
         self.try_hca_send(h, now);
     }
 }

@@ -19,8 +19,9 @@ use crate::config::{
 use crate::credit::cc::ddbbm_lanes::VlSelect;
 use crate::credit::traffic::Traffic;
 use crate::credit::Net;
+use crate::engine::memory_budget::{MemoryEstimate, Phase};
 use crate::error::{Error, Result};
-use crate::topology::Fabric;
+use crate::topology::{Fabric, FabricSize};
 
 /// Whether a scenario has DRB multipath routes: `drb.enabled`, or DRB as its congestion
 /// management (`cc.mechanism = "drb"` implies them).
@@ -76,7 +77,7 @@ pub(crate) fn setup(
     if !wanted(s) {
         return Ok(None);
     }
-    if s.cc.enabled && s.cc.cnp_vl.is_some() {
+    if crate::credit::cc::sends_cnps(s) && s.cc.cnp_vl.is_some() {
         return Err(Error::input(
             "cc.cnp_vl",
             "not with DRB's multipath routes: a notification takes its reverse route's VL layer (the one the deadlock check covers); leave it unset",
@@ -135,12 +136,27 @@ pub(crate) fn setup(
     multipath_routes::build(fabric, lft, d.max_paths, s.switch.vls, d.path_mode).map(Some)
 }
 
+/// The multipath routes' share of the memory estimate (`drb.enabled`; drb spec A.3.5,
+/// `multipath_routes.rs`): a slot per (pair, path) and the paths' ports, about
+/// 2·√switches + 2 switches each (a 2D mesh/torus alternative is at most a few hops longer
+/// than its diameter).
+pub(crate) fn memory(s: &Scenario, f: &FabricSize, est: &mut MemoryEstimate) {
+    if s.drb.enabled {
+        let mean_hops = 2 * (f.switches as f64).sqrt() as u64 + 2;
+        est.add(
+            "multipath routes",
+            multipath_routes::estimated_bytes(f.hcas, s.drb.max_paths as u64, mean_hops),
+            Phase::Kept,
+        );
+    }
+}
+
 impl Net {
     /// VL of flow `f`'s next packet: its next path's layer with DRB multipath, else `vl` (the
     /// flow's or the DDBBM lane's).
     #[inline(always)]
     pub(crate) fn next_vl(&self, f: u32, vl: u8) -> u8 {
-        match &self.multipath {
+        match &self.routes.multipath {
             None => vl,
             Some(mp) => {
                 let fl = &self.traffic.flows[f as usize];
@@ -154,13 +170,13 @@ impl Net {
     /// previous packet left, and the one after it is chosen now.
     #[inline]
     pub(crate) fn take_path(&mut self, f: u32, cc_path: u8) -> u8 {
-        let Some(mp) = &self.multipath else {
+        let Some(mp) = &self.routes.multipath else {
             return cc_path;
         };
         let fl = &mut self.traffic.flows[f as usize];
         let n = mp.count(fl.src, fl.dst).max(1);
         let now = fl.next_path;
-        fl.next_path = match self.spread {
+        fl.next_path = match self.routes.spread {
             Spread::None => cc_path % n,
             Spread::RoundRobin => (now + 1) % n,
         };

@@ -61,27 +61,27 @@ impl std::ops::DerefMut for InputQueue {
 impl Net {
     /// Lets output `og` (a switch port) start its next packet if it is idle and can.
     pub(crate) fn try_output(&mut self, og: u32, now: Ps) {
-        if self.out_busy[og as usize] {
+        if self.links.out_busy[og as usize] {
             return;
         }
         let vls = self.vls;
         if vls == 1 {
-            if self.req[og as usize] > 0 {
+            if self.arb.req[og as usize] > 0 {
                 self.pick_and_grant(og, 0, now);
             }
             return;
         }
         // the tables are moved out while the closure borrows `self` mutably
-        let tab = std::mem::take(&mut self.vlarb_table);
-        let mut st = self.vlarb[og as usize];
+        let tab = std::mem::take(&mut self.arb.vlarb_table);
+        let mut st = self.arb.vlarb[og as usize];
         tab.arbitrate(&mut st, |vl| {
-            if self.req[og as usize * vls + vl as usize] == 0 {
+            if self.arb.req[og as usize * vls + vl as usize] == 0 {
                 return None;
             }
             self.pick_and_grant(og, vl, now)
         });
-        self.vlarb_table = tab;
-        self.vlarb[og as usize] = st;
+        self.arb.vlarb_table = tab;
+        self.arb.vlarb[og as usize] = st;
     }
 
     /// Round robin over the input ports of `og`'s switch for a packet on `vl`; grants the first
@@ -92,7 +92,7 @@ impl Net {
     fn pick_and_grant(&mut self, og: u32, vl: u8, now: Ps) -> Option<u32> {
         // the plain organisation has its own copy of the loop, with the answers of the general
         // one fixed at compile time
-        if self.plain_buffers {
+        if self.arb.plain_buffers {
             self.pick::<true>(og, vl, now)
         } else {
             self.pick::<false>(og, vl, now)
@@ -103,24 +103,24 @@ impl Net {
     #[inline(always)]
     fn pick<const PLAIN: bool>(&mut self, og: u32, vl: u8, now: Ps) -> Option<u32> {
         let vls = self.vls;
-        let sw = self.node_of[og as usize] as usize;
-        let base = self.port_base[sw];
+        let sw = self.links.node_of[og as usize] as usize;
+        let base = self.links.port_base[sw];
         let n = self.fabric.nodes[sw].ports.len();
         let out_local = (og - base) as u16;
         let ov = og as usize * vls + vl as usize;
         // with a shared pool every packet of the VL draws on the same counter
-        let pool = match &self.credit_keeping {
+        let pool = match &self.sw.credit_keeping {
             _ if PLAIN => {
-                let avail = self.credits[ov];
+                let avail = self.links.credits[ov];
                 if avail < self.pkts.min_credits() {
                     return None;
                 }
                 Some(avail)
             }
             // with output buffers each packet checks the room of its output queue
-            _ if self.obuf.is_some() => None,
+            _ if self.sw.obuf.is_some() => None,
             CreditKeeping::SharedPool(_) => {
-                let avail = self.credits[ov];
+                let avail = self.links.credits[ov];
                 if avail < self.pkts.min_credits() {
                     return None; // no queued packet can fit
                 }
@@ -128,18 +128,18 @@ impl Net {
             }
             CreditKeeping::Partitioned(_) => None,
         };
-        let start = (self.rr[ov] as usize + 1) % n;
-        let single = match self.queue_scheme.requesting_queue(out_local, vl, vls) {
+        let start = (self.arb.rr[ov] as usize + 1) % n;
+        let single = match self.sw.queue_scheme.requesting_queue(out_local, vl, vls) {
             s if !PLAIN => s,
             s => Some(s.unwrap_or_default()),
         };
-        let mbase = ov * self.req_words;
+        let mbase = ov * self.arb.req_words;
         // first the inputs start..n, then 0..start
         for (from, to) in [(start, n), (0, start)] {
             let mut w = from >> 6;
             while w << 6 < to {
                 // inputs known unable to feed `og` (`pick_skip`) would fail the checks below
-                let mut bits = self.req_mask[mbase + w] & !self.pick_skip[mbase + w];
+                let mut bits = self.arb.req_mask[mbase + w] & !self.arb.pick_skip[mbase + w];
                 if w == from >> 6 {
                     bits &= !0u64 << (from & 63);
                 }
@@ -151,15 +151,15 @@ impl Net {
                     let i = ((w << 6) as u32) | bits.trailing_zeros();
                     bits &= bits - 1;
                     let ig = base + i;
-                    if self.being_sent[ig as usize] >= self.max_being_sent[ig as usize] {
-                        self.pick_skip[mbase + w] |= 1 << (i & 63);
+                    if self.sw.being_sent[ig as usize] >= self.sw.max_being_sent[ig as usize] {
+                        self.arb.pick_skip[mbase + w] |= 1 << (i & 63);
                         continue;
                     }
                     let found = match single {
                         Some(qlocal) => {
-                            let qid = (self.queue_base[ig as usize] + qlocal) as usize;
+                            let qid = (self.sw.queue_base[ig as usize] + qlocal) as usize;
                             debug_assert!(
-                                !self.queues[qid].is_empty(),
+                                !self.sw.queues[qid].is_empty(),
                                 "request bit without a queued packet"
                             );
                             self.head_fits(qid, og, out_local, vl, pool)
@@ -167,10 +167,10 @@ impl Net {
                         None => self.head_for_output(ig, i, n, og, out_local, vl, pool),
                     };
                     let Some((qid, pid, slot)) = found else {
-                        self.pick_skip[mbase + w] |= 1 << (i & 63);
+                        self.arb.pick_skip[mbase + w] |= 1 << (i & 63);
                         continue;
                     };
-                    self.rr[ov] = i as u16;
+                    self.arb.rr[ov] = i as u16;
                     let bytes = self.pkts[pid].bytes;
                     self.grant::<PLAIN>(og, ig, qid, pid, vl, slot, now);
                     return Some(bytes);
@@ -193,27 +193,27 @@ impl Net {
         vl: u8,
         pool: Option<u32>,
     ) -> Option<Eligible> {
-        let h = self.queues[qid].head;
+        let h = self.sw.queues[qid].head;
         if h.out != out_local {
             return None; // (only where several queues of an input are searched)
         }
         let (avail, slot) = match pool {
             Some(avail) => (avail, og as usize * self.vls + vl as usize),
-            None => match &self.obuf {
+            None => match &self.sw.obuf {
                 Some(ob) => {
                     let s = ob.slot(og, h.down);
                     (ob.space(s), s)
                 }
                 None => {
                     let slot = self.credit_slot(og, h.down);
-                    (self.credits[slot], slot)
+                    (self.links.credits[slot], slot)
                 }
             },
         };
         if h.credits > avail {
             return None;
         }
-        let pid = self.queues[qid].front()?;
+        let pid = self.sw.queues[qid].front()?;
         debug_assert_eq!(self.pkts[pid].vl, vl);
         debug_assert_eq!(self.pkts[pid].out_port, h.out);
         debug_assert_eq!(self.pkts.down_counter(pid), h.down);
@@ -224,7 +224,7 @@ impl Net {
     #[inline(always)]
     pub(crate) fn set_head_info(&mut self, qid: usize, pid: u32) {
         let p = &self.pkts[pid];
-        self.queues[qid].head = HeadInfo {
+        self.sw.queues[qid].head = HeadInfo {
             out: p.out_port,
             down: self.pkts.down_counter(pid),
             credits: p.credits,
@@ -250,29 +250,29 @@ impl Net {
         let vls = self.vls;
         // the classes after the last served, then up to it, in order; only those whose head
         // requests `out_local` (`head_mask`) can be granted
-        let mbase = self.head_index(og, in_local, vl) * self.head_words;
-        if self.head_words == 1 {
+        let mbase = self.head_index(og, in_local, vl) * self.arb.head_words;
+        if self.arb.head_words == 1 {
             // (the common case: no head of this input may fit, nothing else to read)
-            let mut bits = self.head_mask[mbase];
-            if let Some(ob) = &self.obuf {
+            let mut bits = self.arb.head_mask[mbase];
+            if let Some(ob) = &self.sw.obuf {
                 bits &= ob.room_word(og, vl, 0);
             }
             if bits == 0 {
                 return None;
             }
         }
-        let classes = self.queue_scheme.queues_per_vl(ports);
+        let classes = self.sw.queue_scheme.queues_per_vl(ports);
         let r = ig as usize * vls + vl as usize;
-        let last = self.head_rr[r] as usize;
-        let base = self.queue_base[ig as usize];
+        let last = self.arb.head_rr[r] as usize;
+        let base = self.sw.queue_base[ig as usize];
         for (from, to) in [(last + 1, classes), (0, last + 1)] {
             let mut w = from >> 6;
             while w << 6 < to {
-                let mut bits = self.head_mask[mbase + w];
+                let mut bits = self.arb.head_mask[mbase + w];
                 // with output buffers a head joins the output queue of its own class (these
                 // schemes pick the queue from the destination and the congestion bit only):
                 // one whose queue has no space cannot fit
-                if let Some(ob) = &self.obuf {
+                if let Some(ob) = &self.sw.obuf {
                     bits &= ob.room_word(og, vl, w);
                 }
                 if w == from >> 6 {
@@ -287,12 +287,12 @@ impl Net {
                     bits &= bits - 1;
                     let qid = (base + class * vls as u32 + vl as u32) as usize;
                     debug_assert_eq!(
-                        self.queues[qid].front().map(|p| self.pkts[p].out_port),
+                        self.sw.queues[qid].front().map(|p| self.pkts[p].out_port),
                         Some(out_local),
                         "head bit of a queue whose head does not request the output"
                     );
                     if let Some(e) = self.head_fits(qid, og, out_local, vl, pool) {
-                        self.head_rr[r] = class;
+                        self.arb.head_rr[r] = class;
                         return Some(e);
                     }
                 }
@@ -308,21 +308,21 @@ impl Net {
     /// (`fill_base[og]`, ports × VLs entries) with the roles of input and output swapped.
     #[inline(always)]
     fn head_index(&self, og: u32, in_local: u32, vl: u8) -> usize {
-        self.fill_base[og as usize] as usize + in_local as usize * self.vls + vl as usize
+        self.sw.fill_base[og as usize] as usize + in_local as usize * self.vls + vl as usize
     }
 
     /// Marks (`on`) or clears the head of queue class `class` of input `ig` on `vl` as
     /// requesting local output `out` (schemes where several queues of an input can).
     #[inline(always)]
     pub(crate) fn mark_head(&mut self, ig: u32, out: u16, vl: u8, class: u32, on: bool) {
-        let base = self.port_base[self.node_of[ig as usize] as usize];
-        let i = self.head_index(base + out as u32, ig - base, vl) * self.head_words
+        let base = self.links.port_base[self.links.node_of[ig as usize] as usize];
+        let i = self.head_index(base + out as u32, ig - base, vl) * self.arb.head_words
             + (class >> 6) as usize;
         let bit = 1u64 << (class & 63);
         if on {
-            self.head_mask[i] |= bit;
+            self.arb.head_mask[i] |= bit;
         } else {
-            self.head_mask[i] &= !bit;
+            self.arb.head_mask[i] &= !bit;
         }
     }
 
@@ -340,19 +340,19 @@ impl Net {
         slot: usize,
         now: Ps,
     ) {
-        self.pkts.pop_front(&mut self.queues[qid]);
+        self.pkts.pop_front(&mut self.sw.queues[qid]);
         let mut other = None;
-        let base = self.port_base[self.node_of[og as usize] as usize];
-        let several = !PLAIN && self.queue_scheme.several_heads_per_output();
-        let class = (qid as u32 - self.queue_base[ig as usize]) / self.vls as u32;
+        let base = self.links.port_base[self.links.node_of[og as usize] as usize];
+        let several = !PLAIN && self.sw.queue_scheme.several_heads_per_output();
+        let class = (qid as u32 - self.sw.queue_base[ig as usize]) / self.vls as u32;
         if several {
             self.mark_head(ig, (og - base) as u16, vl, class, false);
         }
         self.drop_request(og, vl, ig - base);
-        if let Some(next) = self.queues[qid].front() {
+        if let Some(next) = self.sw.queues[qid].front() {
             self.set_head_info(qid, next);
             // a VOQ's packets all want `og`; only a shared queue's head must be looked at
-            let t = if self.queue_scheme.heads_share_outputs() {
+            let t = if self.sw.queue_scheme.heads_share_outputs() {
                 base + self.pkts[next].out_port as u32
             } else {
                 og
@@ -368,11 +368,11 @@ impl Net {
                 other = Some(t);
             }
         }
-        self.being_sent[ig as usize] += 1;
+        self.sw.being_sent[ig as usize] += 1;
         // the DRB paper's port monitor samples the input buffer the packet leaves
         self.cc
             .packet_leaves_input(switch_view!(self), &mut self.pkts[pid]);
-        if !PLAIN && self.obuf.is_some() {
+        if !PLAIN && self.sw.obuf.is_some() {
             // into the output buffer (`slot` is its output queue): switch/output_buffer.rs
             let counter = self.input_counter(ig, qid, vl);
             self.cross_to_output(og, ig, counter, pid, slot, now);
@@ -381,12 +381,12 @@ impl Net {
             }
             return;
         }
-        let tm = self.timing[og as usize];
+        let tm = self.links.timing[og as usize];
         let (bytes, credits, tail, out_port) = {
             let p = &self.pkts[pid];
             (p.bytes, p.credits, p.tail, p.out_port)
         };
-        self.credits[slot] -= credits;
+        self.links.credits[slot] -= credits;
         self.cc
             .packet_forwarded(switch_view!(self), og, vl, &mut self.pkts[pid], now);
         let (int_pkt, ser_pkt) = if bytes == self.pkt_bytes {
@@ -398,7 +398,7 @@ impl Net {
             )
         };
         // tail leaves the input: after the crossbar moved the packet, never before the tail arrived
-        let release = (now + int_pkt).max(tail + tm.int_credit) + self.input_delay;
+        let release = (now + int_pkt).max(tail + tm.int_credit) + self.sw.input_delay;
         self.at(
             release,
             Ev::InputRelease {
@@ -412,11 +412,11 @@ impl Net {
                 credits,
             },
         );
-        let lead = self.input_delay + tm.int_credit + self.output_delay;
-        let wire_start = (now + lead).max(self.wire_free[og as usize]);
-        let wire_end = (wire_start + ser_pkt).max(release + self.output_delay + tm.ser_credit);
-        self.wire_free[og as usize] = wire_end;
-        self.out_busy[og as usize] = true;
+        let lead = self.sw.input_delay + tm.int_credit + self.sw.output_delay;
+        let wire_start = (now + lead).max(self.links.wire_free[og as usize]);
+        let wire_end = (wire_start + ser_pkt).max(release + self.sw.output_delay + tm.ser_credit);
+        self.links.wire_free[og as usize] = wire_end;
+        self.links.out_busy[og as usize] = true;
         self.at((wire_end - lead).max(now), Ev::OutputReady { gport: og });
         self.launch_downstream(og, pid, credits, wire_start, wire_end, now);
         if let Some(t) = other {
@@ -440,11 +440,11 @@ impl Net {
         wire_end: Ps,
         now: Ps,
     ) {
-        let tm = self.timing[og as usize];
-        self.flit_hops += credits as u64;
-        self.packet_hops += 1;
-        self.last_progress = now;
-        let down = self.peer[og as usize];
+        let tm = self.links.timing[og as usize];
+        self.engine.flit_hops += credits as u64;
+        self.engine.packet_hops += 1;
+        self.engine.last_progress = now;
+        let down = self.links.peer[og as usize];
         let head = wire_start + tm.ser_credit + tm.delay;
         let p = &mut self.pkts[pid];
         p.tail = wire_end + tm.delay;
@@ -454,8 +454,8 @@ impl Net {
             let bytes = p.bytes;
             self.stats.carried(og, wire_start, bytes);
         }
-        let extra = if self.is_switch[down as usize] {
-            self.routing_delay
+        let extra = if self.links.is_switch[down as usize] {
+            self.sw.routing_delay
         } else {
             0
         };

@@ -30,17 +30,17 @@ impl Net {
         let Some(lvl) = self.occupy(g, vl, credits) else {
             return;
         };
-        let bi = self.buf_index[g as usize];
+        let bi = self.sw.buf_index[g as usize];
         if bi != u32::MAX {
             self.stats.buffer(bi as usize * vls + vl as usize, now, lvl);
         }
-        let sw = self.node_of[g as usize];
+        let sw = self.links.node_of[g as usize];
         // DRB multipath (drb spec A.3.5 mode 1): path k > 0 is the pair's precomputed path
-        let out = match &self.multipath {
+        let out = match &self.routes.multipath {
             Some(mp) if path > 0 => mp.port(src, dst, path, hop),
             // the previous switch's look-ahead read this switch's table entry already
             _ => match self.pkts.next_out(pid) {
-                NO_LOOKAHEAD => self.lft.out_port(sw, dst + 1),
+                NO_LOOKAHEAD => self.routes.lft.out_port(sw, dst + 1),
                 o => o,
             },
         };
@@ -57,7 +57,7 @@ impl Net {
             p.out_port = out;
             p.at = g;
         }
-        let base = self.port_base[sw as usize];
+        let base = self.links.port_base[sw as usize];
         let og = base + out as u32;
         // the queue it will join at the next input, looked up once for every arbitration
         let flags = if cbit { CBIT } else { 0 };
@@ -70,26 +70,26 @@ impl Net {
             vl,
             cbit,
         };
-        let qlocal = self.queue_scheme.queue_of(&query, vls);
+        let qlocal = self.sw.queue_scheme.queue_of(&query, vls);
         if !self.occupy_queue(g, qlocal as u16, credits) {
             return;
         }
-        let qid = (self.queue_base[g as usize] + qlocal) as usize;
-        let was_empty = self.queues[qid].is_empty();
-        self.pkts.push_back(&mut self.queues[qid], pid);
+        let qid = (self.sw.queue_base[g as usize] + qlocal) as usize;
+        let was_empty = self.sw.queues[qid].is_empty();
+        self.pkts.push_back(&mut self.sw.queues[qid], pid);
         if was_empty {
             self.set_head_info(qid, pid);
         }
-        let fi = self.fill_base[g as usize] as usize + out as usize * vls + vl as usize;
-        self.fill[fi] += credits;
+        let fi = self.sw.fill_base[g as usize] as usize + out as usize * vls + vl as usize;
+        self.sw.fill[fi] += credits;
         if was_empty {
-            if self.queue_scheme.several_heads_per_output() {
+            if self.sw.queue_scheme.several_heads_per_output() {
                 self.mark_head(g, out, vl, qlocal / vls as u32, true);
             }
             self.add_request(og, vl, g - base);
             self.try_output(og, now);
         }
-        let level = self.fill[fi];
+        let level = self.sw.fill[fi];
         self.cc
             .packet_enqueued(switch_view!(self), g, out, vl, level - credits, level, now);
     }
@@ -100,9 +100,9 @@ impl Net {
         let vls = self.vls;
         let vl = self.counter_vl(counter);
         let lvl = self.release_input(g, vl, counter, credits);
-        let fi = self.fill_base[g as usize] as usize + out as usize * vls + vl as usize;
-        self.fill[fi] -= credits;
-        let level = self.fill[fi];
+        let fi = self.sw.fill_base[g as usize] as usize + out as usize * vls + vl as usize;
+        self.sw.fill[fi] -= credits;
+        let level = self.sw.fill[fi];
         self.cc.packet_dequeued(
             switch_view!(self),
             g,
@@ -112,23 +112,23 @@ impl Net {
             level,
             now,
         );
-        let bi = self.buf_index[g as usize];
+        let bi = self.sw.buf_index[g as usize];
         if bi != u32::MAX {
             self.stats.buffer(bi as usize * vls + vl as usize, now, lvl);
         }
         self.return_credits(g, counter, credits, now);
-        let was_full = self.being_sent[g as usize] >= self.max_being_sent[g as usize];
-        self.being_sent[g as usize] -= 1;
+        let was_full = self.sw.being_sent[g as usize] >= self.sw.max_being_sent[g as usize];
+        self.sw.being_sent[g as usize] -= 1;
         if was_full {
             // this input may now feed an output that skipped it
-            let sw = self.node_of[g as usize] as usize;
-            let base = self.port_base[sw];
+            let sw = self.links.node_of[g as usize] as usize;
+            let base = self.links.port_base[sw];
             self.input_freed(sw, g - base);
             let end = base + self.fabric.nodes[sw].ports.len() as u32;
             // in port order, over the outputs with requests (read afresh after every grant)
             let mut o = base;
             while let Some(r) = self.next_requested(o, end) {
-                if !self.out_busy[r as usize] {
+                if !self.links.out_busy[r as usize] {
                     self.try_output(r, now);
                 }
                 o = r + 1;

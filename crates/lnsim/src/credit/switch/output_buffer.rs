@@ -301,7 +301,7 @@ impl Net {
     /// The output buffers (only called where they exist).
     #[inline(always)]
     fn ob(&self) -> &OutputBuffers {
-        self.obuf.as_ref().expect("output buffers")
+        self.sw.obuf.as_ref().expect("output buffers")
     }
 
     /// `(credits the crossbar may move, output queue)` for packet `pid`, at a switch input
@@ -326,12 +326,12 @@ impl Net {
         slot: usize,
         now: Ps,
     ) {
-        let tm = self.timing[og as usize];
+        let tm = self.links.timing[og as usize];
         let (bytes, credits, tail, out_port) = {
             let p = &self.pkts[pid];
             (p.bytes, p.credits, p.tail, p.out_port)
         };
-        let ob = self.obuf.as_mut().expect("output buffers");
+        let ob = self.sw.obuf.as_mut().expect("output buffers");
         ob.oq[slot].space -= credits;
         let c = (slot - ob.base[og as usize] as usize) as u16;
         ob.set_room(og, c);
@@ -342,13 +342,13 @@ impl Net {
         };
         // the tail has crossed: after the crossbar moved the packet, never before it arrived
         let crossed = (now + int_pkt).max(tail + tm.int_credit);
-        let release = crossed + self.input_delay;
+        let release = crossed + self.sw.input_delay;
         // the crossbar output is free for the next packet once this one has crossed
-        self.out_busy[og as usize] = true;
+        self.links.out_busy[og as usize] = true;
         if release == crossed {
             // both at once: one event (`Ev::CrossbarDone`), which finds `og` from `out_port`
             debug_assert_eq!(
-                self.port_base[self.node_of[ig as usize] as usize] + out_port as u32,
+                self.links.port_base[self.links.node_of[ig as usize] as usize] + out_port as u32,
                 og
             );
             self.at(
@@ -372,10 +372,10 @@ impl Net {
             );
             self.at(crossed, Ev::OutputReady { gport: og });
         }
-        self.last_progress = now;
+        self.engine.last_progress = now;
         self.pkts[pid].tail = release; // its tail reaches the output buffer
         self.at(
-            now + self.input_delay + tm.int_credit,
+            now + self.sw.input_delay + tm.int_credit,
             Ev::CrossbarArrive {
                 pkt: pid,
                 gport: og,
@@ -391,7 +391,7 @@ impl Net {
             (p.vl, p.credits)
         };
         let s = self.ob().slot(og, self.pkts.down_counter(pid));
-        let ob = self.obuf.as_mut().expect("output buffers");
+        let ob = self.sw.obuf.as_mut().expect("output buffers");
         let q = &mut ob.oq[s];
         q.used += credits;
         if q.used > q.cap {
@@ -431,7 +431,7 @@ impl Net {
             }
             return;
         }
-        let tab = std::mem::take(&mut self.vlarb_table);
+        let tab = std::mem::take(&mut self.arb.vlarb_table);
         let mut st = self.ob().vlarb[og as usize];
         tab.arbitrate(&mut st, |vl| {
             if self.ob().nonempty[og as usize * vls + vl as usize] == 0 {
@@ -439,8 +439,8 @@ impl Net {
             }
             self.link_pick(og, vl, now)
         });
-        self.vlarb_table = tab;
-        self.obuf.as_mut().expect("output buffers").vlarb[og as usize] = st;
+        self.arb.vlarb_table = tab;
+        self.sw.obuf.as_mut().expect("output buffers").vlarb[og as usize] = st;
     }
 
     /// Weighted round robin over the output queues of `og` on `vl` (spec B.5): the queue
@@ -463,8 +463,8 @@ impl Net {
             .front()
             .expect("a sendable output queue has a head");
         let cs = self.credit_slot(og, counter);
-        debug_assert!(self.credits[cs] >= self.pkts[pid].credits);
-        let ob = self.obuf.as_mut().expect("output buffers");
+        debug_assert!(self.links.credits[cs] >= self.pkts[pid].credits);
+        let ob = self.sw.obuf.as_mut().expect("output buffers");
         ob.rr[r] = class;
         ob.left[r] = left;
         Some(self.link_send(og, s, counter, pid, cs, now))
@@ -479,11 +479,13 @@ impl Net {
         let ob = self.ob();
         let s = ob.slot(og, counter);
         let fits = match ob.oq[s].queue.front() {
-            Some(pid) => self.credits[self.credit_slot(og, counter)] >= self.pkts[pid].credits,
+            Some(pid) => {
+                self.links.credits[self.credit_slot(og, counter)] >= self.pkts[pid].credits
+            }
             None => false,
         };
         let (class, vl) = (counter as usize / vls, counter as usize % vls);
-        let ob = self.obuf.as_mut().expect("output buffers");
+        let ob = self.sw.obuf.as_mut().expect("output buffers");
         let i = (og as usize * vls + vl) * ob.words + (class >> 6);
         let bit = 1u64 << (class & 63);
         if fits {
@@ -498,7 +500,7 @@ impl Net {
     /// packet's bytes.
     fn link_send(&mut self, og: u32, s: usize, counter: u16, pid: u32, cs: usize, now: Ps) -> u32 {
         let vls = self.vls;
-        let ob = self.obuf.as_mut().expect("output buffers");
+        let ob = self.sw.obuf.as_mut().expect("output buffers");
         self.pkts.pop_front(&mut ob.oq[s].queue);
         let q = ob.oq[s].queue;
         let (bytes, credits, tail, vl) = {
@@ -509,21 +511,21 @@ impl Net {
             ob.nonempty[og as usize * vls + vl as usize] -= 1;
         }
         ob.link_busy[og as usize] = true;
-        self.credits[cs] -= credits;
+        self.links.credits[cs] -= credits;
         self.link_refresh(og, counter);
         self.cc
             .packet_forwarded(switch_view!(self), og, vl, &mut self.pkts[pid], now);
-        let tm = self.timing[og as usize];
+        let tm = self.links.timing[og as usize];
         let ser_pkt = if bytes == self.pkt_bytes {
             tm.ser_pkt
         } else {
             tm.rate.ser_ps(bytes as u64)
         };
-        let wire_start = (now + self.output_delay).max(self.wire_free[og as usize]);
+        let wire_start = (now + self.sw.output_delay).max(self.links.wire_free[og as usize]);
         // the tail leaves after it reached the output buffer
-        let wire_end = (wire_start + ser_pkt).max(tail + self.output_delay + tm.ser_credit);
-        self.wire_free[og as usize] = wire_end;
-        let ready = (wire_end - self.output_delay).max(now);
+        let wire_end = (wire_start + ser_pkt).max(tail + self.sw.output_delay + tm.ser_credit);
+        self.links.wire_free[og as usize] = wire_end;
+        let ready = (wire_end - self.sw.output_delay).max(now);
         if ready == wire_end {
             // both at once: one event (`Ev::WireDone`)
             self.at(
@@ -551,14 +553,14 @@ impl Net {
 
     /// The link of `og` may start its next packet.
     pub(crate) fn link_ready(&mut self, og: u32, now: Ps) {
-        self.obuf.as_mut().expect("output buffers").link_busy[og as usize] = false;
+        self.sw.obuf.as_mut().expect("output buffers").link_busy[og as usize] = false;
         self.try_link(og, now);
     }
 
     /// The tail of a packet of `credits` left output queue `counter` of `og` on the wire: its
     /// space is free for the crossbar.
     pub(crate) fn output_release(&mut self, og: u32, counter: u16, credits: u32, now: Ps) {
-        let ob = self.obuf.as_mut().expect("output buffers");
+        let ob = self.sw.obuf.as_mut().expect("output buffers");
         let s = ob.slot(og, counter);
         ob.oq[s].used -= credits;
         ob.oq[s].space += credits;
@@ -574,14 +576,14 @@ impl Net {
     /// equal its share; what it holds is its queued packets plus the tails still leaving.
     /// Returns the packets crossing the crossbar (alive, in no queue and on no wire).
     pub(crate) fn check_output_buffers(&self) -> Result<u64> {
-        let Some(ob) = &self.obuf else {
+        let Some(ob) = &self.sw.obuf else {
             return Ok(0);
         };
         let n = ob.len();
         let mut crossing = vec![0u64; n];
         let mut leaving = vec![0u64; n];
         let mut crossing_pkts = 0u64;
-        self.q.for_each(|_, ev| match *ev {
+        self.engine.q.for_each(|_, ev| match *ev {
             Ev::CrossbarArrive { pkt, gport } => {
                 let p = &self.pkts[pkt];
                 let c = self.downstream_counter(gport, p.dst, p.vl, p.flags);
@@ -600,12 +602,12 @@ impl Net {
             } => leaving[ob.slot(gport, counter)] += credits as u64,
             _ => {}
         });
-        for g in 0..self.peer.len() as u32 {
+        for g in 0..self.links.peer.len() as u32 {
             for s in ob.slots(g) {
                 // the link's `sendable` bit agrees with the queue's head and credits
                 let counter = (s - ob.base[g as usize] as usize) as u16;
                 let fits = ob.oq[s].queue.front().is_some_and(|pid| {
-                    self.credits[self.credit_slot(g, counter)] >= self.pkts[pid].credits
+                    self.links.credits[self.credit_slot(g, counter)] >= self.pkts[pid].credits
                 });
                 let (class, vl) = (counter as usize / ob.vls, counter as usize % ob.vls);
                 let i = (g as usize * ob.vls + vl) * ob.words + (class >> 6);
@@ -651,9 +653,10 @@ impl Net {
         let head = self.ob().oq[s].queue.front()?;
         let h = &self.pkts[head];
         let counter = (s - self.ob().base[o as usize] as usize) as u16;
-        let down = self.peer[o as usize];
-        let blocked = self.credits[self.credit_slot(o, counter)] < h.credits;
-        (blocked && self.is_switch[down as usize]).then_some(down * self.vls as u32 + h.vl as u32)
+        let down = self.links.peer[o as usize];
+        let blocked = self.links.credits[self.credit_slot(o, counter)] < h.credits;
+        (blocked && self.links.is_switch[down as usize])
+            .then_some(down * self.vls as u32 + h.vl as u32)
     }
 }
 
@@ -806,8 +809,8 @@ dst = "H113"
     fn run(text: &str, ov: &[&str]) -> Net {
         let mut n = net(text, ov).unwrap();
         assert_eq!(n.run(false, &mut || false).unwrap(), None);
-        assert!(n.fault.is_none(), "{:?}", n.fault);
-        assert!(n.deadlock.is_none());
+        assert!(n.engine.fault.is_none(), "{:?}", n.engine.fault);
+        assert!(n.engine.deadlock.is_none());
         n.check_conservation().unwrap();
         n
     }
@@ -815,14 +818,14 @@ dst = "H113"
     /// The gport of SW11's output to `hca`.
     fn out_to(n: &Net, hca: &str) -> u32 {
         let h = n.fabric.nodes.iter().position(|x| x.name == hca).unwrap();
-        n.peer[n.port_base[h] as usize]
+        n.links.peer[n.links.port_base[h] as usize]
     }
 
     #[test]
     fn two_inputs_into_one_output_keep_its_throughput() {
         let off = run(FAN_IN, &[]);
         let on = run(FAN_IN, &["switch.output_buffer_credits=12"]);
-        assert!(off.obuf.is_none() && on.obuf.is_some());
+        assert!(off.sw.obuf.is_none() && on.sw.obuf.is_some());
         let (a, b) = (off.stats.delivered_packets, on.stats.delivered_packets);
         assert!(a > 100, "{a}");
         // the output link is the bottleneck either way; the buffer only adds its packets of
@@ -830,7 +833,7 @@ dst = "H113"
         let d = (a as f64 - b as f64).abs() / a as f64;
         assert!(d < 0.01, "delivered without {a}, with output buffers {b}");
         // and it is full when the link, not the crossbar, is the bottleneck
-        let ob = on.obuf.as_ref().unwrap();
+        let ob = on.sw.obuf.as_ref().unwrap();
         let s = ob.slots(out_to(&on, "H113")).start;
         assert!(ob.used(s) > 0);
     }
@@ -846,7 +849,7 @@ dst = "H113"
             "hca.sink.hiccup_on=\"10ms\"",
         ];
         let n = run(FAN_IN, &blocked);
-        let ob = n.obuf.as_ref().unwrap();
+        let ob = n.sw.obuf.as_ref().unwrap();
         let og = out_to(&n, "H113");
         let s = ob.slots(og);
         assert_eq!(s.len(), 1, "one queue per VL towards an HCA");
@@ -856,14 +859,15 @@ dst = "H113"
         assert_eq!(ob.space(s), 0);
         assert_eq!(n.pkts.queue_credits(&ob.oq[s].queue), 12);
         // no credits left towards H113; the inputs hold the rest of the backlog
-        assert_eq!(n.credits[n.credit_slot(og, 0)], 0);
+        assert_eq!(n.links.credits[n.credit_slot(og, 0)], 0);
         for h in ["H111", "H112"] {
-            let ig = n.peer
-                [n.port_base[n.fabric.nodes.iter().position(|x| x.name == h).unwrap()] as usize];
-            assert!(n.in_used[ig as usize] > 0, "{h}'s input holds packets");
+            let ig = n.links.peer[n.links.port_base
+                [n.fabric.nodes.iter().position(|x| x.name == h).unwrap()]
+                as usize];
+            assert!(n.sw.in_used[ig as usize] > 0, "{h}'s input holds packets");
         }
         // other output queues stay empty
-        for g in 0..n.peer.len() as u32 {
+        for g in 0..n.links.peer.len() as u32 {
             for t in ob.slots(g) {
                 if t != s {
                     assert_eq!(ob.used(t), 0);
@@ -890,7 +894,7 @@ dst = "H113"
             ];
             let n = run(&text, &ov);
             assert_eq!(n.pkt_credits, 2);
-            let ob = n.obuf.as_ref().unwrap();
+            let ob = n.sw.obuf.as_ref().unwrap();
             let sw12 = n
                 .fabric
                 .nodes
@@ -899,11 +903,11 @@ dst = "H113"
                 .unwrap();
             let ports = n.fabric.nodes[sw12].ports.len();
             // SW11's port towards SW12
-            let og = (0..n.peer.len() as u32)
+            let og = (0..n.links.peer.len() as u32)
                 .find(|&g| {
-                    n.is_switch[g as usize]
-                        && n.node_of[g as usize] as usize != sw12
-                        && n.node_of[n.peer[g as usize] as usize] as usize == sw12
+                    n.links.is_switch[g as usize]
+                        && n.links.node_of[g as usize] as usize != sw12
+                        && n.links.node_of[n.links.peer[g as usize] as usize] as usize == sw12
                 })
                 .unwrap();
             let slots = ob.slots(og);
@@ -923,7 +927,7 @@ dst = "H113"
         ];
         let a = run(FAN_IN, &ov);
         let b = run(FAN_IN, &ov);
-        assert_eq!(a.events, b.events);
+        assert_eq!(a.engine.events, b.engine.events);
         assert_eq!(a.stats.delivered_packets, b.stats.delivered_packets);
         let rx = |n: &Net| {
             n.traffic
@@ -938,7 +942,7 @@ dst = "H113"
     #[test]
     fn the_conservation_check_catches_a_created_output_credit() {
         let mut n = run(FAN_IN, &["switch.output_buffer_credits=12"]);
-        n.obuf.as_mut().unwrap().oq[0].space += 1;
+        n.sw.obuf.as_mut().unwrap().oq[0].space += 1;
         let e = n.check_conservation().unwrap_err().to_string();
         assert!(e.contains("output buffer credit conservation"), "{e}");
     }
@@ -947,7 +951,7 @@ dst = "H113"
     fn the_end_of_run_check_catches_a_wrong_sendable_bit() {
         let mut n = run(FAN_IN, &["switch.output_buffer_credits=12"]);
         n.check_conservation().unwrap();
-        let ob = n.obuf.as_mut().unwrap();
+        let ob = n.sw.obuf.as_mut().unwrap();
         let g = (0..ob.base.len())
             .find(|&g| ob.base[g] != u32::MAX)
             .unwrap();
@@ -966,12 +970,12 @@ dst = "H113"
         ];
         let mut n = run(FAN_IN, &blocked);
         let s = {
-            let ob = n.obuf.as_ref().unwrap();
+            let ob = n.sw.obuf.as_ref().unwrap();
             (0..ob.len()).find(|&s| !ob.oq[s].queue.is_empty()).unwrap()
         };
-        let mut q = n.obuf.as_ref().unwrap().oq[s].queue;
+        let mut q = n.sw.obuf.as_ref().unwrap().oq[s].queue;
         n.pkts.pop_front(&mut q);
-        n.obuf.as_mut().unwrap().oq[s].queue = q;
+        n.sw.obuf.as_mut().unwrap().oq[s].queue = q;
         assert!(n.check_conservation().is_err());
     }
 
@@ -1122,7 +1126,7 @@ dst = "H113"
         assert!((ratio - 1.0).abs() < 0.02, "equal weights: {r:?}");
         // explicit equal weights are the default, event for event
         let ones = with(Some("switch.output_weights=[1, 1]"));
-        assert_eq!(ones.events, equal.events);
+        assert_eq!(ones.engine.events, equal.engine.events);
         assert_eq!(rx(&ones), r);
         for (w, want) in [("[3, 1]", 3.0), ("[1, 2]", 0.5)] {
             let key = format!("switch.output_weights={w}");
@@ -1178,7 +1182,7 @@ dst = "H113"
             .map(|q| {
                 let area: u64 = (0..n_int).map(|i| b.integral[i * b.n + q]).sum();
                 let max = (0..n_int).map(|i| b.max[i * b.n + q]).max().unwrap();
-                (area as f64 / n.end as f64, max)
+                (area as f64 / n.engine.end as f64, max)
             })
             .collect()
     }
@@ -1186,7 +1190,7 @@ dst = "H113"
     #[test]
     fn output_queue_statistics_see_the_congested_output_and_stay_within_capacity() {
         let n = run(FAN_IN, &["switch.output_buffer_credits=12"]);
-        let ob = n.obuf.as_ref().unwrap();
+        let ob = n.sw.obuf.as_ref().unwrap();
         let occ = occupancy(&n);
         assert_eq!(occ.len(), ob.len());
         let hot = ob.slots(out_to(&n, "H113")).start;
@@ -1229,7 +1233,7 @@ dst = "H113"
             ],
         );
         assert!(off.stats.out_buffers.is_none());
-        assert_eq!(off.events, n.events);
+        assert_eq!(off.engine.events, n.engine.events);
     }
 
     #[test]

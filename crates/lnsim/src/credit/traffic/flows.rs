@@ -7,7 +7,7 @@
 
 use crate::config::{
     BitRate, DestinationPer, Duration, GeneratorConfig, HcaNames, HotspotSplit, Injection, NodeSet,
-    Pattern, Ps, Scenario, Subset, PS_PER_S,
+    Pattern, Ps, Scenario, Subset, TrafficConfig, PS_PER_S,
 };
 use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
@@ -464,115 +464,22 @@ pub fn new_flow(src: u32, dst: u32, vl: u8, source: u32, is_static: bool) -> Flo
 /// Resolves `[traffic]` against the fabric. `host_rate` of each HCA sets Bernoulli slot times.
 pub fn build(s: &Scenario, fabric: &Fabric, seed: u64, vls: u32) -> Result<Traffic> {
     let t = &s.traffic;
-    let end = s.sim.end_ps();
     let n_hca = fabric.hcas.len();
     let hca_index = |name: &str, key: &str| -> Result<u32> {
         Ok(fabric.nodes[fabric.hca(name, key)? as usize].lid - 1)
     };
-    let pkt_bytes = t.packet_bytes.0;
-    let payload = t.payload_bytes.0;
-    if t.credit_bytes.0 == 0 {
-        return Err(Error::input("traffic.credit_bytes", "must be positive"));
-    }
-    if pkt_bytes == 0 || pkt_bytes > t.mtu_credits as u64 * t.credit_bytes.0 {
-        return Err(Error::input(
-            "traffic.packet_bytes",
-            format!(
-                "{pkt_bytes} B does not fit the MTU of {} credits × {} B",
-                t.mtu_credits, t.credit_bytes.0
-            ),
-        ));
-    }
-    if payload == 0 || payload > pkt_bytes {
-        return Err(Error::input(
-            "traffic.payload_bytes",
-            "must be positive and at most traffic.packet_bytes",
-        ));
-    }
-    if t.message_bytes.0 == 0 {
-        return Err(Error::input("traffic.message_bytes", "must be positive"));
-    }
+    check_sizes(t)?;
+    let (pkt_bytes, payload) = (t.packet_bytes.0, t.payload_bytes.0);
     let msg_packets = t.message_bytes.0.div_ceil(payload) as u32;
-    let host_rate = |h: u32| -> LinkRate {
-        fabric.nodes[fabric.hcas[h as usize] as usize].ports[0]
-            .link
-            .rate
-    };
     let mut tr = Traffic {
         by_hca: vec![Vec::new(); n_hca],
         ..Default::default()
     };
 
-    let bernoulli = |key: &str,
-                     inj: Injection,
-                     load: Option<f64>,
-                     rate: Option<BitRate>,
-                     h: u32,
-                     pkts: u32|
-     -> Result<Process> {
-        let name = inj.name();
-        if inj == Injection::Flood {
-            if load.is_some() || rate.is_some() {
-                return Err(Error::input(
-                    key,
-                    "`load`/`rate` apply only to injection = \"bernoulli\" or \"poisson\"",
-                ));
-            }
-            return Ok(Process {
-                slot_ps: 0,
-                arrivals: Bernoulli::new(1.0),
-                gaps: Exponential::new(1.0),
-                share: 1.0,
-            });
-        }
-        let p = match (load, rate) {
-            (Some(l), None) => l,
-            (None, Some(r)) => r.0 as f64 / host_rate(h).bits_per_s(),
-            _ => {
-                return Err(Error::input(
-                    key,
-                    format!("{name} injection needs exactly one of `load` (0–1] or `rate`"),
-                ))
-            }
-        };
-        // Poisson offers any rate (its messages queue at the source); a Bernoulli trial per
-        // message slot cannot offer more than the link
-        let most = if inj == Injection::Poisson && load.is_none() {
-            f64::INFINITY
-        } else {
-            1.0
-        };
-        if !(p > 0.0 && p <= most) {
-            return Err(Error::input(
-                key,
-                format!("offered load {p} outside (0, 1] of the host link"),
-            ));
-        }
-        let wire_bits = (pkt_bytes * pkts as u64 * 8) as f64;
-        let mean_gap_ps = wire_bits / (p * host_rate(h).bits_per_s()) * PS_PER_S as f64;
-        Ok(Process {
-            slot_ps: host_rate(h).ser_ps(pkt_bytes * pkts as u64).max(1),
-            arrivals: Bernoulli::new(p.min(1.0)),
-            gaps: Exponential::new(mean_gap_ps),
-            share: p,
-        })
-    };
-    let vl_ok = |key: &str, vl: u32| -> Result<u8> {
-        if vl >= vls {
-            return Err(Error::input(
-                key,
-                format!("VL {vl} does not exist; switch.vls = {vls}"),
-            ));
-        }
-        Ok(vl as u8)
-    };
-    let stop_of = |key: &str, start: Ps, stop: Option<Duration>| -> Result<Ps> {
-        let st = stop.map(|d| d.0).unwrap_or(u64::MAX);
-        if st <= start {
-            return Err(Error::input(key, "stop must be after start"));
-        }
-        let _ = end;
-        Ok(st)
+    let chk = SourceChecks {
+        fabric,
+        pkt_bytes,
+        vls,
     };
 
     for (i, f) in t.flows.iter().enumerate() {
@@ -585,8 +492,8 @@ pub fn build(s: &Scenario, fabric: &Fabric, seed: u64, vls: u32) -> Result<Traff
                 "a flow cannot go to its own source",
             ));
         }
-        let vl = vl_ok(&format!("{key}.vl"), f.vl)?;
-        let pr = bernoulli(&key, f.injection, f.load, f.rate, src, msg_packets)?;
+        let vl = chk.vl(&format!("{key}.vl"), f.vl)?;
+        let pr = chk.process(&key, f.injection, f.load, f.rate, src, msg_packets)?;
         let sid = tr.sources.len() as u32;
         let fid = tr.flows.len() as u32;
         tr.flows.push(new_flow(src, dst, vl, sid, true));
@@ -599,7 +506,7 @@ pub fn build(s: &Scenario, fabric: &Fabric, seed: u64, vls: u32) -> Result<Traff
             gaps: pr.gaps,
             share: pr.share,
             start: f.start.0,
-            stop: stop_of(&format!("{key}.stop"), f.start.0, f.stop)?,
+            stop: chk.stop(&format!("{key}.stop"), f.start.0, f.stop)?,
             vl,
             msg_packets,
             parked: 0,
@@ -621,9 +528,7 @@ pub fn build(s: &Scenario, fabric: &Fabric, seed: u64, vls: u32) -> Result<Traff
             seed,
             &static_sources,
             msg_packets,
-            &bernoulli,
-            &vl_ok,
-            &stop_of,
+            &chk,
         )?;
     }
     tr.flow_index = FlowIndex::new(tr.sources.len(), n_hca);
@@ -642,13 +547,131 @@ struct Process {
     share: f64,
 }
 
-/// Checks an injection process and returns it.
-type InjectionCheck<'a> =
-    dyn Fn(&str, Injection, Option<f64>, Option<BitRate>, u32, u32) -> Result<Process> + 'a;
-/// Checks a VL.
-type VlCheck<'a> = dyn Fn(&str, u32) -> Result<u8> + 'a;
-/// Checks a stop time against a start time.
-type StopCheck<'a> = dyn Fn(&str, Ps, Option<Duration>) -> Result<Ps> + 'a;
+/// The checks every source of `[traffic]` passes (a static flow or a generator's), with
+/// what they read: the HCAs' host links, the packet size, the VLs.
+struct SourceChecks<'a> {
+    fabric: &'a Fabric,
+    pkt_bytes: u64,
+    vls: u32,
+}
+
+impl SourceChecks<'_> {
+    /// The host link rate of HCA `h`.
+    fn host_rate(&self, h: u32) -> LinkRate {
+        self.fabric.nodes[self.fabric.hcas[h as usize] as usize].ports[0]
+            .link
+            .rate
+    }
+
+    /// The checked injection process of a source at HCA `h` whose messages are `pkts`
+    /// packets (`key` names it in errors).
+    fn process(
+        &self,
+        key: &str,
+        inj: Injection,
+        load: Option<f64>,
+        rate: Option<BitRate>,
+        h: u32,
+        pkts: u32,
+    ) -> Result<Process> {
+        let pkt_bytes = self.pkt_bytes;
+        let name = inj.name();
+        if inj == Injection::Flood {
+            if load.is_some() || rate.is_some() {
+                return Err(Error::input(
+                    key,
+                    "`load`/`rate` apply only to injection = \"bernoulli\" or \"poisson\"",
+                ));
+            }
+            return Ok(Process {
+                slot_ps: 0,
+                arrivals: Bernoulli::new(1.0),
+                gaps: Exponential::new(1.0),
+                share: 1.0,
+            });
+        }
+        let p = match (load, rate) {
+            (Some(l), None) => l,
+            (None, Some(r)) => r.0 as f64 / self.host_rate(h).bits_per_s(),
+            _ => {
+                return Err(Error::input(
+                    key,
+                    format!("{name} injection needs exactly one of `load` (0–1] or `rate`"),
+                ))
+            }
+        };
+        // Poisson offers any rate (its messages queue at the source); a Bernoulli trial per
+        // message slot cannot offer more than the link
+        let most = if inj == Injection::Poisson && load.is_none() {
+            f64::INFINITY
+        } else {
+            1.0
+        };
+        if !(p > 0.0 && p <= most) {
+            return Err(Error::input(
+                key,
+                format!("offered load {p} outside (0, 1] of the host link"),
+            ));
+        }
+        let wire_bits = (pkt_bytes * pkts as u64 * 8) as f64;
+        let mean_gap_ps = wire_bits / (p * self.host_rate(h).bits_per_s()) * PS_PER_S as f64;
+        Ok(Process {
+            slot_ps: self.host_rate(h).ser_ps(pkt_bytes * pkts as u64).max(1),
+            arrivals: Bernoulli::new(p.min(1.0)),
+            gaps: Exponential::new(mean_gap_ps),
+            share: p,
+        })
+    }
+
+    /// A source's VL, which must exist (`switch.vls`).
+    fn vl(&self, key: &str, vl: u32) -> Result<u8> {
+        let vls = self.vls;
+        if vl >= vls {
+            return Err(Error::input(
+                key,
+                format!("VL {vl} does not exist; switch.vls = {vls}"),
+            ));
+        }
+        Ok(vl as u8)
+    }
+
+    /// A source's stop time (none: never), after its `start`.
+    fn stop(&self, key: &str, start: Ps, stop: Option<Duration>) -> Result<Ps> {
+        let st = stop.map(|d| d.0).unwrap_or(u64::MAX);
+        if st <= start {
+            return Err(Error::input(key, "stop must be after start"));
+        }
+        Ok(st)
+    }
+}
+
+/// The packet, payload and message sizes of `[traffic]`: each positive, a packet within the
+/// MTU, a payload within its packet.
+fn check_sizes(t: &TrafficConfig) -> Result<()> {
+    let (pkt_bytes, payload) = (t.packet_bytes.0, t.payload_bytes.0);
+    if t.credit_bytes.0 == 0 {
+        return Err(Error::input("traffic.credit_bytes", "must be positive"));
+    }
+    if pkt_bytes == 0 || pkt_bytes > t.mtu_credits as u64 * t.credit_bytes.0 {
+        return Err(Error::input(
+            "traffic.packet_bytes",
+            format!(
+                "{pkt_bytes} B does not fit the MTU of {} credits × {} B",
+                t.mtu_credits, t.credit_bytes.0
+            ),
+        ));
+    }
+    if payload == 0 || payload > pkt_bytes {
+        return Err(Error::input(
+            "traffic.payload_bytes",
+            "must be positive and at most traffic.packet_bytes",
+        ));
+    }
+    if t.message_bytes.0 == 0 {
+        return Err(Error::input("traffic.message_bytes", "must be positive"));
+    }
+    Ok(())
+}
 
 #[allow(clippy::too_many_arguments)]
 fn add_generator(
@@ -659,9 +682,7 @@ fn add_generator(
     seed: u64,
     static_sources: &[u32],
     msg_packets: u32,
-    bernoulli: &InjectionCheck,
-    vl_ok: &VlCheck,
-    stop_of: &StopCheck,
+    chk: &SourceChecks,
 ) -> Result<()> {
     let n_hca = fabric.hcas.len() as u32;
     let idx = |name: &str, k: &str| -> Result<u32> {
@@ -810,7 +831,7 @@ fn add_generator(
         _ => vec![generator_pattern(g, key, fabric, dests, hotspot)?],
     };
     let per_packet = g.destination_per == DestinationPer::Packet;
-    let vl = vl_ok(&format!("{key}.vl"), g.vl)?;
+    let vl = chk.vl(&format!("{key}.vl"), g.vl)?;
     if sources.is_empty() {
         return Err(Error::input(&format!("{key}.sources"), "selects no HCA"));
     }
@@ -835,7 +856,7 @@ fn add_generator(
         }
         active += 1;
         let pk = if per_packet { 1 } else { msg_packets };
-        let pr = bernoulli(key, g.injection, g.load, g.rate, src, pk)?;
+        let pr = chk.process(key, g.injection, g.load, g.rate, src, pk)?;
         let sid = tr.sources.len() as u32;
         for d in reach {
             tr.pairs.push((src, d));
@@ -851,7 +872,7 @@ fn add_generator(
             gaps: pr.gaps,
             share: pr.share,
             start: g.start.0,
-            stop: stop_of(&format!("{key}.stop"), g.start.0, g.stop)?,
+            stop: chk.stop(&format!("{key}.stop"), g.start.0, g.stop)?,
             vl,
             msg_packets: pk,
             parked: 0,

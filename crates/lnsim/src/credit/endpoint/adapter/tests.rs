@@ -55,8 +55,8 @@ fn flow(n: &Net, src: &str, dst: &str) -> u32 {
 /// Runs to the end; checks the run and its conservation (injection queues included).
 fn run(mut n: Net) -> Net {
     assert_eq!(n.run(false, &mut || false).unwrap(), None);
-    assert!(n.fault.is_none(), "{:?}", n.fault);
-    assert!(n.deadlock.is_none());
+    assert!(n.engine.fault.is_none(), "{:?}", n.engine.fault);
+    assert!(n.engine.deadlock.is_none());
     n.check_conservation().unwrap();
     n
 }
@@ -119,18 +119,18 @@ fn each_scheme_gives_the_injection_queue_of_the_first_switch_queue() {
         ),
         (&["switch.queue_mapping=\"voq_sw\""], |n, g, d| {
             // look-ahead: the first switch's output towards d
-            let sw = n.node_of[n.peer[g as usize] as usize];
-            n.lft.out_port(sw, d + 1)
+            let sw = n.links.node_of[n.links.peer[g as usize] as usize];
+            n.routes.lft.out_port(sw, d + 1)
         }),
     ];
     for (i, (ov, want)) in cases.iter().enumerate() {
         let mut o: Vec<&str> = base.to_vec();
         o.extend(ov.iter());
         let n = net(&body, &o);
-        let ad = n.adapter.as_ref().unwrap();
+        let ad = n.hcas.adapter.as_ref().unwrap();
         let h = hca(&n, "H111");
-        let g = n.hca_gport[h as usize];
-        let sw = n.node_of[n.peer[g as usize] as usize];
+        let g = n.hcas.hca_gport[h as usize];
+        let sw = n.links.node_of[n.links.peer[g as usize] as usize];
         let ports = n.fabric.nodes[sw as usize].ports.len() as u32;
         let (count, share) = [(1, 8), (6, 2), (4, 2), (5, 1), (ports, 8 / ports)][i];
         assert_eq!(ad.count(h), count, "{ov:?}");
@@ -174,7 +174,7 @@ fn admittance_moves_packets_round_robin_until_the_queue_is_full() {
             n.push_ready(h, f);
         }
         n.adapter_fill(h, 0);
-        let ad = n.adapter.as_ref().unwrap();
+        let ad = n.hcas.adapter.as_ref().unwrap();
         let s = ad.slot(h, 0);
         let order: Vec<u32> = n
             .pkts
@@ -192,10 +192,10 @@ fn admittance_moves_packets_round_robin_until_the_queue_is_full() {
             .sum();
         assert_eq!(left as usize, 6 - moved);
         if moved < 6 {
-            let r = &n.ready[h as usize];
-            assert_eq!(r[n.hca_rr[h as usize] as usize % r.len()], fs[1]);
+            let r = &n.hcas.ready[h as usize];
+            assert_eq!(r[n.hcas.hca_rr[h as usize] as usize % r.len()], fs[1]);
         }
-        assert_eq!(n.ready[h as usize].len(), (6 - moved).min(3));
+        assert_eq!(n.hcas.ready[h as usize].len(), (6 - moved).min(3));
         n.check_injection_queues().unwrap();
         n.check_ready_slots().unwrap();
     }
@@ -298,7 +298,7 @@ fn a_blocked_destination_blocks_the_flow_behind_it_in_a_one_queue_source() {
     // the source's one FIFO: a packet to H121 at its head waits for credits, a packet to H112
     // waits behind it
     let h = hca(&n, "H111");
-    let ad = n.adapter.as_ref().unwrap();
+    let ad = n.hcas.adapter.as_ref().unwrap();
     let ids: Vec<u32> = n.pkts.queue_ids(&ad.queues[ad.slot(h, 0)]).collect();
     let (to_hot, to_victim) = (hca(&n, "H121"), hca(&n, "H112"));
     assert!(

@@ -16,7 +16,7 @@ impl Net {
     /// Index in `credits` of counter `counter` held by output `og`.
     #[inline(always)]
     pub(crate) fn credit_slot(&self, og: u32, counter: u16) -> usize {
-        match &self.credit_keeping {
+        match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => SharedPool::slot(og, counter, self.vls),
             CreditKeeping::Partitioned(p) => p.out_slot(og, counter),
         }
@@ -28,20 +28,20 @@ impl Net {
     /// dependent read of `peer` (the flow-control path and its prefetch).
     #[inline(always)]
     pub(crate) fn upstream_credit_slot(&self, g: u32, counter: u16) -> usize {
-        let slot = match &self.credit_keeping {
+        let slot = match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => {
-                SharedPool::slot(self.peer[g as usize], counter, self.vls)
+                SharedPool::slot(self.links.peer[g as usize], counter, self.vls)
             }
             CreditKeeping::Partitioned(p) => p.in_slot(g, counter),
         };
-        debug_assert_eq!(slot, self.credit_slot(self.peer[g as usize], counter));
+        debug_assert_eq!(slot, self.credit_slot(self.links.peer[g as usize], counter));
         slot
     }
 
     /// The VL of credit counter `counter`.
     #[inline(always)]
     pub(crate) fn counter_vl(&self, counter: u16) -> u8 {
-        match &self.credit_keeping {
+        match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => counter as u8,
             CreditKeeping::Partitioned(_) => (counter as usize % self.vls) as u8,
         }
@@ -50,9 +50,9 @@ impl Net {
     /// The counter a packet in queue `qid` (a global queue index) of input `ig` on `vl` holds.
     #[inline(always)]
     pub(crate) fn input_counter(&self, ig: u32, qid: usize, vl: u8) -> u16 {
-        match &self.credit_keeping {
+        match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => vl as u16,
-            CreditKeeping::Partitioned(_) => (qid as u32 - self.queue_base[ig as usize]) as u16,
+            CreditKeeping::Partitioned(_) => (qid as u32 - self.sw.queue_base[ig as usize]) as u16,
         }
     }
 
@@ -62,7 +62,7 @@ impl Net {
     /// routing: the next switch's forwarding table gives the output; spec B.2).
     #[inline(always)]
     pub(crate) fn downstream_counter(&self, og: u32, dst: u32, vl: u8, flags: u8) -> u16 {
-        match &self.credit_keeping {
+        match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => vl as u16,
             CreditKeeping::Partitioned(_) => self.lookahead_queue(og, dst, vl, flags & CBIT != 0),
         }
@@ -80,7 +80,7 @@ impl Net {
     /// downstream dynamic queue (spec B.3.4).
     #[inline(always)]
     pub(crate) fn credit_slot_for_flags(&self, og: u32, dst: u32, vl: u8, flags: u8) -> usize {
-        match &self.credit_keeping {
+        match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => SharedPool::slot(og, vl as u16, self.vls),
             CreditKeeping::Partitioned(_) => {
                 self.partitioned_slot_for(og, dst, vl, flags & CBIT != 0)
@@ -92,7 +92,7 @@ impl Net {
     #[cold]
     #[inline(never)]
     fn partitioned_slot_for(&self, og: u32, dst: u32, vl: u8, cbit: bool) -> usize {
-        let CreditKeeping::Partitioned(p) = &self.credit_keeping else {
+        let CreditKeeping::Partitioned(p) = &self.sw.credit_keeping else {
             unreachable!("credits kept per queue")
         };
         p.out_slot(og, self.lookahead_queue(og, dst, vl, cbit))
@@ -110,7 +110,7 @@ impl Net {
     /// next node is an HCA).
     #[inline(always)]
     pub(crate) fn downstream_lookahead(&self, og: u32, dst: u32, vl: u8, flags: u8) -> (u16, u16) {
-        match &self.credit_keeping {
+        match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => (vl as u16, NO_LOOKAHEAD),
             CreditKeeping::Partitioned(_) => self.lookahead(og, dst, vl, flags & CBIT != 0),
         }
@@ -121,12 +121,12 @@ impl Net {
     /// route).
     #[inline(never)]
     fn lookahead(&self, og: u32, dst: u32, vl: u8, cbit: bool) -> (u16, u16) {
-        let down = self.peer[og as usize];
-        if !self.is_switch[down as usize] {
+        let down = self.links.peer[og as usize];
+        if !self.links.is_switch[down as usize] {
             return (vl as u16, NO_LOOKAHEAD);
         }
-        let sw = self.node_of[down as usize];
-        let out = self.lft.out_port(sw, dst + 1);
+        let sw = self.links.node_of[down as usize];
+        let out = self.routes.lft.out_port(sw, dst + 1);
         if out == NO_PORT {
             return (vl as u16, NO_PORT); // the arrival reports the missing route
         }
@@ -137,7 +137,7 @@ impl Net {
             vl,
             cbit,
         };
-        (self.queue_scheme.queue_of(&q, self.vls) as u16, out)
+        (self.sw.queue_scheme.queue_of(&q, self.vls) as u16, out)
     }
 
     /// A packet of `credits` on `vl` entered the buffer of input `g`: takes the credits the
@@ -147,16 +147,16 @@ impl Net {
     #[inline(always)]
     pub(crate) fn occupy(&mut self, g: u32, vl: u8, credits: u32) -> Option<u32> {
         let iv = g as usize * self.vls + vl as usize;
-        self.in_used[iv] += credits;
-        if self.in_used[iv] > self.in_cap[iv] {
+        self.sw.in_used[iv] += credits;
+        if self.sw.in_used[iv] > self.sw.in_cap[iv] {
             let name = self.port_name(g);
             self.fail(format!(
                 "lossless violated: input buffer {name} VL {vl} holds {} credits, capacity {}",
-                self.in_used[iv], self.in_cap[iv]
+                self.sw.in_used[iv], self.sw.in_cap[iv]
             ));
             return None;
         }
-        Some(self.in_used[iv])
+        Some(self.sw.in_used[iv])
     }
 
     /// The packet that [`Net::occupy`] placed at input `g` joined counter `counter`: with
@@ -164,7 +164,7 @@ impl Net {
     /// Returns false (and records the fault) if the share would overflow.
     #[inline(always)]
     pub(crate) fn occupy_queue(&mut self, g: u32, counter: u16, credits: u32) -> bool {
-        match &self.credit_keeping {
+        match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => true,
             CreditKeeping::Partitioned(_) => self.occupy_share(g, counter, credits),
         }
@@ -174,7 +174,7 @@ impl Net {
     #[cold]
     #[inline(never)]
     fn occupy_share(&mut self, g: u32, counter: u16, credits: u32) -> bool {
-        let CreditKeeping::Partitioned(p) = &mut self.credit_keeping else {
+        let CreditKeeping::Partitioned(p) = &mut self.sw.credit_keeping else {
             unreachable!("credits kept per queue")
         };
         match p.occupy(g, counter, credits) {
@@ -194,10 +194,10 @@ impl Net {
     #[inline(always)]
     pub(crate) fn release_input(&mut self, g: u32, vl: u8, counter: u16, credits: u32) -> u32 {
         let iv = g as usize * self.vls + vl as usize;
-        self.in_used[iv] -= credits;
-        if let CreditKeeping::Partitioned(p) = &mut self.credit_keeping {
+        self.sw.in_used[iv] -= credits;
+        if let CreditKeeping::Partitioned(p) = &mut self.sw.credit_keeping {
             p.release(g, counter, credits);
         }
-        self.in_used[iv]
+        self.sw.in_used[iv]
     }
 }

@@ -45,8 +45,8 @@ fn run(text: &str, overrides: &[&str], scheme: QueueScheme, credits: CreditKeepi
     let choice = BufferChoice { scheme, credits };
     let mut n = Net::build_with(&l, &mut SetupProgress::hidden(), Some(choice)).unwrap();
     assert_eq!(n.run(false, &mut || false).unwrap(), None);
-    assert!(n.fault.is_none(), "{:?}", n.fault);
-    assert!(n.deadlock.is_none());
+    assert!(n.engine.fault.is_none(), "{:?}", n.engine.fault);
+    assert!(n.engine.deadlock.is_none());
     let c = n.check_conservation().unwrap();
     assert!(c.delivered > 0);
     n
@@ -60,7 +60,7 @@ fn flow_gbps(n: &Net, src: &str) -> f64 {
         .iter()
         .find(|f| n.fabric.nodes[n.fabric.hcas[f.src as usize] as usize].name == src)
         .unwrap();
-    f.rx_bytes as f64 * 8.0 / (n.end as f64 / 1e12) / 1e9
+    f.rx_bytes as f64 * 8.0 / (n.engine.end as f64 / 1e12) / 1e9
 }
 
 const VOQ_SW: QueueScheme = QueueScheme::VoqSwitch(VoqSwitch);
@@ -105,8 +105,8 @@ fn one_queue_per_vl_partitioned_is_the_shared_pool() {
             ONE_Q,
             CreditKeepingKind::Partitioned(QueueSizing::Split),
         );
-        assert_eq!(a.events, b.events);
-        assert_eq!(a.flit_hops, b.flit_hops);
+        assert_eq!(a.engine.events, b.engine.events);
+        assert_eq!(a.engine.flit_hops, b.engine.flit_hops);
         assert_eq!(a.stats.delivered_packets, b.stats.delivered_packets);
     }
 }
@@ -143,8 +143,8 @@ fn every_scheme_and_credit_keeping_conserves_under_random_traffic() {
             // several destinations' queues of one input request one output: the counts of
             // requesting heads drop back to what the queues hold
             if scheme.several_heads_per_output() {
-                let heads: u32 = n.req_heads.iter().map(|&h| h as u32).sum();
-                let nonempty = n.queues.iter().filter(|q| !q.is_empty()).count() as u32;
+                let heads: u32 = n.arb.req_heads.iter().map(|&h| h as u32).sum();
+                let nonempty = n.sw.queues.iter().filter(|q| !q.is_empty()).count() as u32;
                 assert_eq!(heads, nonempty, "{scheme:?} {credits:?}");
             }
         }
@@ -170,26 +170,26 @@ fn static_voq_sw_looks_ahead_at_the_next_switchs_output() {
         "switch.queue_mapping=\"voq_sw\"",
         "switch.buffer_sharing=\"static\"",
     ]);
-    let CreditKeeping::Partitioned(p) = &n.credit_keeping else {
+    let CreditKeeping::Partitioned(p) = &n.sw.credit_keeping else {
         panic!("static buffers keep credits per queue")
     };
     // an HCA's link to its leaf switch, and a leaf's up-link to a spine
-    let h = n.hca_gport[0];
-    let leaf_in = n.peer[h as usize];
-    let leaf = n.node_of[leaf_in as usize];
+    let h = n.hcas.hca_gport[0];
+    let leaf_in = n.links.peer[h as usize];
+    let leaf = n.links.node_of[leaf_in as usize];
     let mut checked = 0;
     for og in [h]
         .into_iter()
-        .chain((0..8).map(|i| n.port_base[leaf as usize] + i))
+        .chain((0..8).map(|i| n.links.port_base[leaf as usize] + i))
     {
-        let down = n.peer[og as usize];
-        if !n.is_switch[down as usize] {
+        let down = n.links.peer[og as usize];
+        if !n.links.is_switch[down as usize] {
             continue;
         }
-        let sw = n.node_of[down as usize];
+        let sw = n.links.node_of[down as usize];
         for dst in 0..16u32 {
             for vl in 0..2u8 {
-                let out = n.lft.out_port(sw, dst + 1);
+                let out = n.routes.lft.out_port(sw, dst + 1);
                 // the queue of the next switch: its output for dst, the packet's VL
                 let want = p.out_slot(og, (out as usize * 2 + vl as usize) as u16);
                 assert_eq!(n.credit_slot_for(og, dst, vl), want);
@@ -203,7 +203,7 @@ fn static_voq_sw_looks_ahead_at_the_next_switchs_output() {
     // mode A: 1000 credits over 8 queues of 34-credit packets = 3 packets per queue
     let s = p.in_slot(leaf_in, 5);
     assert_eq!(p.cap(s), 3 * 34);
-    assert_eq!(n.in_cap[leaf_in as usize * 2], 8 * 3 * 34);
+    assert_eq!(n.sw.in_cap[leaf_in as usize * 2], 8 * 3 * 34);
     // an HCA's receive buffer: one queue per VL, the whole VL
     let hs = p.in_slot(h, 1);
     assert_eq!(p.cap(hs), 1000);
@@ -219,12 +219,12 @@ fn static_ddbbm_credits_follow_the_congestion_bit() {
         "switch.static_mode=\"per_queue\"",
         "switch.queue_bytes=\"8KiB\"",
     ]);
-    let CreditKeeping::Partitioned(p) = &n.credit_keeping else {
+    let CreditKeeping::Partitioned(p) = &n.sw.credit_keeping else {
         panic!("static buffers keep credits per queue")
     };
-    assert_eq!(n.queue_scheme.queues_per_input(8, 2), 8);
-    let og = n.hca_gport[5];
-    let leaf_in = n.peer[og as usize];
+    assert_eq!(n.sw.queue_scheme.queues_per_input(8, 2), 8);
+    let og = n.hcas.hca_gport[5];
+    let leaf_in = n.links.peer[og as usize];
     for dst in 0..16u32 {
         for vl in 0..2u8 {
             let plain = p.out_slot(og, ((dst % 3) * 2 + vl as u32) as u16);
@@ -237,8 +237,11 @@ fn static_ddbbm_credits_follow_the_congestion_bit() {
     // mode B: 8 KiB of 64-B credits per queue, the 4 queues of a VL beyond the 1000 credits
     let s = p.in_slot(leaf_in, 7);
     assert_eq!(p.cap(s), 128);
-    assert_eq!(n.in_cap[leaf_in as usize * 2 + 1], 4 * 128);
-    assert_eq!(n.credits[n.credit_slot_for_flags(og, 4, 1, CBIT)], 128);
+    assert_eq!(n.sw.in_cap[leaf_in as usize * 2 + 1], 4 * 128);
+    assert_eq!(
+        n.links.credits[n.credit_slot_for_flags(og, 4, 1, CBIT)],
+        128
+    );
 }
 
 #[test]
@@ -255,8 +258,8 @@ fn dbbm_and_ddbbm_conserve_on_the_mesh_with_every_credit_keeping() {
             CreditKeepingKind::Partitioned(QueueSizing::Divided { min_packets: 1 }),
         ] {
             let n = run(UNIFORM, &["switch.vls=2"], scheme, credits);
-            let heads: u32 = n.req_heads.iter().map(|&h| h as u32).sum();
-            let nonempty = n.queues.iter().filter(|q| !q.is_empty()).count() as u32;
+            let heads: u32 = n.arb.req_heads.iter().map(|&h| h as u32).sum();
+            let nonempty = n.sw.queues.iter().filter(|q| !q.is_empty()).count() as u32;
             assert_eq!(heads, nonempty, "{scheme:?} {credits:?}");
         }
     }
