@@ -133,11 +133,7 @@ impl CycleNet {
                 if st.inter == NO_ROUTER {
                     continue;
                 }
-                if let Some(a) = self.acor_packet {
-                    st.level = a.packet_level_after_block(st.level);
-                } else if let Some(a) = self.acor.as_mut() {
-                    a.blocked(r, now);
-                }
+                self.mech.blocked(r, now, st);
                 self.vc[iv].head_route = NO_ROUTE;
                 self.stats.recomputations += 1;
                 super::set_bit(&mut self.alloc_work, r);
@@ -309,16 +305,9 @@ impl CycleNet {
         // latency later (the buffer's occupancy count drops when they arrive); a link has the
         // same latency both ways (the builder checks), so this port's record gives it
         if kind == PortKind::Terminal {
-            if let Some(c) = self.counters.as_mut() {
-                // TPR, LIAN: injected, no longer stored (spec §3.10.1)
-                let dst = self.term_router[self.pkts.link(id).dst as usize];
-                c.injected(r, dst, now);
-            }
-            if let Some(t) = self.ctrace.as_mut() {
-                // the observer (stats.group_counters): the same
-                let dst = self.term_router[self.pkts.link(id).dst as usize];
-                t.counters.injected(r, dst, now);
-            }
+            // on grant: injected, no longer stored
+            let dst = self.term_router[self.pkts.link(id).dst as usize];
+            self.mech.injection_granted(r, dst, now);
             self.pkts.pkt_mut(id).t_net = now;
             let when = release + self.inj_latency;
             self.cal.push(when, Ev::TermCredit { t: up });

@@ -9,25 +9,21 @@
 //! 6. calendar and state ([`CycleNet::assemble`]): the flat records of ports, VCs, routers and
 //!    terminals, the random streams, the event calendar and the statistics.
 
-use super::counter_trace::CounterTrace;
+use super::mechanism::Mechanisms;
 use super::packet::{OutQueue, PacketSlab, NIL};
 use super::params::CycleParams;
 use super::results::CycleStats;
 use super::{CycleNet, PortKind, PortState, RouterState, TermState, VcOut, VcState};
 use crate::config::LoadedScenario;
-use crate::cycle::routing::acor_levels::AcorState;
 use crate::cycle::routing::algorithm::{CycleRouting, Family, Paths};
 use crate::cycle::routing::dependency_graph;
 use crate::cycle::routing::dragonfly_paths::DragonflyPaths;
-use crate::cycle::routing::group_counters::{CounterParams, GroupCounters};
 use crate::cycle::routing::mesh_paths::MeshPaths;
-use crate::cycle::routing::piggyback::PiggybackState;
 use crate::cycle::traffic::synthetic::SyntheticTraffic;
 use crate::engine::progress::SetupProgress;
 use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
 use crate::routing::dor::Grid;
-use crate::topology::dragonfly::DragonflyShape;
 use crate::topology::{self, Fabric, LinkClass, LinkParams, LinkRate, NodeKind, Shape};
 use crate::traffic::geometry::Geometry;
 use crate::traffic::injection::Bernoulli;
@@ -108,9 +104,6 @@ impl CycleNet {
         let rc = &p.router;
         let (routers, radix, vcs) = (ports.routers, ports.radix, p.routing.vcs);
         let terminals = ports.term_gp.len() as u32;
-        let pb = routing
-            .publishes_congestion_bits()
-            .then(|| PiggybackState::new(routers as usize, rc.local_latency));
         // recomputation: the terminal ports of every router (the same ports on each)
         let recompute_mask = if routing.recomputes() {
             (0..ports.kind.len())
@@ -119,42 +112,8 @@ impl CycleNet {
         } else {
             0
         };
-        let acor_params = routing.alg.acor();
-        let acor = acor_params
-            .filter(|a| !a.per_packet)
-            .map(|a| AcorState::new(routers, a));
-        let acor_packet = acor_params.filter(|a| a.per_packet);
-        // TPR, LIAN: a router's injection inputs grant at most one packet per crossbar
-        // transfer each, so a window holds at most p · (HW / transfer + 1) injections
         let xbar_cycles = (p.pkt_phits as u64).div_ceil(rc.speedup as u64);
-        let window_max = |s: &DragonflyShape, c: &CounterParams| {
-            let per_port = c.window.div_ceil(xbar_cycles.max(1)) + 1;
-            (s.p as u64 * per_port).min(u32::MAX as u64 / 2) as u32
-        };
-        let counters = match (routing.alg.group_counters(), &routing.paths) {
-            (Some(c), Paths::Dragonfly(d)) => {
-                let s = &d.shape;
-                Some(GroupCounters::new(
-                    routers,
-                    s.a,
-                    s.groups,
-                    window_max(s, &c),
-                    c,
-                ))
-            }
-            _ => None,
-        };
-        // the observer (stats.group_counters, spec §3.10, Fig 6-8): counters of its own
-        let ctrace = match (p.group_counters, &routing.paths) {
-            (Some(c), Paths::Dragonfly(d)) => Some(CounterTrace::new(
-                d.shape,
-                c,
-                window_max(&d.shape, &c),
-                p.warmup,
-                p.bin_cycles,
-            )),
-            _ => None,
-        };
+        let mech = Mechanisms::build(routing.alg.state(), &routing.paths, p, routers, xbar_cycles);
         let mut net = CycleNet {
             pkt_phits: p.pkt_phits,
             xbar_cycles,
@@ -195,12 +154,8 @@ impl CycleNet {
             scratch_want: [0; 64],
             routing,
             route_table: Vec::new(),
-            pb,
             recompute_mask,
-            acor,
-            acor_packet,
-            counters,
-            ctrace,
+            mech,
             global_ports: ports.global_ports,
             rng_router: (0..routers)
                 .map(|i| stream(p.seed, i as u64, VALIANT))

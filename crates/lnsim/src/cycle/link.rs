@@ -44,14 +44,9 @@ impl CycleNet {
         let dst = lk.dst;
         let (r, p) = self.split_gp(gp);
         if !hop {
-            if let Some(c) = self.counters.as_mut() {
-                // TPR, LIAN: stored in the router's injection queue (spec §3.10.1)
-                c.stored(r, self.term_router[dst as usize]);
-            }
-            if let Some(t) = self.ctrace.as_mut() {
-                // the observer (stats.group_counters): the same
-                t.counters.stored(r, self.term_router[dst as usize]);
-            }
+            // on inject: stored in the router's injection queue
+            self.mech
+                .injection_stored(r, self.term_router[dst as usize]);
         }
         let vc = vc as u32;
         let i = (gp * self.vcs + vc) as usize;

@@ -5,6 +5,7 @@
 //! the source backlogs can hold, the statistics bins and ACOR-Switch's level trace.
 
 use super::calendar::Slot;
+use super::mechanism::Mechanisms;
 use super::packet::{Link, Pkt};
 use super::params::{calendar_slots, default, CycleParams, MAX_VCS};
 use super::results::Bin;
@@ -131,67 +132,15 @@ pub(crate) fn memory_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &Fab
     let events = m(network, 2) + m(terminals, 3) + m(np, 3);
     est.add("event calendar", m(slots, sz::<Slot>()), Phase::Kept);
     est.add("events", grown(m(events, 12)), Phase::Run);
-    if routing
-        .as_ref()
-        .is_some_and(|r| r.algorithm.publishes_congestion_bits())
-    {
-        est.add(
-            "piggyback state",
-            m(m(routers, rc.local_latency.saturating_add(1)), 8),
-            Phase::Kept,
-        );
-    }
-    // ACOR-Switch (Dragonfly spec §3.7): each router's level, count and interval end, and
-    // the level changes (at most a fall per interval and as many rises), copied to sort
-    // them for the trace; the trace file at about 24 bytes a line
-    if let Some(a) = routing
-        .as_ref()
-        .and_then(|r| r.algorithm.acor())
-        .filter(|a| !a.per_packet)
-    {
-        let changes = m(routers, 2 * (cycles / a.hi.max(1)) + 2);
-        est.add(
-            "ACOR levels and trace",
-            m(routers, 13) + m(changes, 2 * 16 + 24),
-            Phase::Run,
-        );
-    }
-    // TPR, LIAN (Dragonfly spec §3.9, §3.10.1): inj and stor per (router, group), each
-    // router's window ring (a power of two of p · (HW / crossbar transfer + 1) entries of 8
-    // bytes) and its head and length
-    let counters_bytes = |c: &crate::cycle::routing::group_counters::CounterParams,
-                          d: &crate::topology::dragonfly::DragonflyShape| {
-        let xbar = pkt_phits.div_ceil(rc.speedup.max(1) as u64).max(1);
-        let ring = (d.p as u64 * (c.window.div_ceil(xbar) + 1)).next_power_of_two();
-        m(m(routers, d.groups as u64), 8) + m(routers, m(ring, 8) + 8)
-    };
-    let shape = crate::topology::dragonfly::shape_of(&s.topology);
-    if let (Some(c), Ok(d)) = (
-        routing.as_ref().and_then(|r| r.algorithm.group_counters()),
-        shape.as_ref(),
-    ) {
-        est.add("group counters", counters_bytes(&c, d), Phase::Kept);
-    }
-    // the counter observer (stats.group_counters, Fig 6-8): its own counters, two sums of
-    // 2h + 2 values per router, and group_counters.csv at about 12 bytes a value per router
-    // and bin (built as text, copied once when written)
-    if let (true, Ok(c), Ok(d)) = (
-        s.stats.group_counters,
-        crate::cycle::routing::lian::counter_params(&s.routing),
-        shape.as_ref(),
-    ) {
-        let cols = 2 * d.h as u64 + 2;
-        let bins = cycles
-            .div_ceil(s.stats.bin_cycles.unwrap_or(default::BIN_CYCLES).max(1))
-            .max(1);
-        est.add(
-            "group counter trace",
-            counters_bytes(&c, d)
-                + m(routers, m(cols, 16))
-                + m(m(bins, routers), m(d.h as u64 + 7, 24)),
-            Phase::Run,
-        );
-    }
+    // the routing mechanisms' state (mechanism.rs)
+    Mechanisms::memory(
+        est,
+        l,
+        routing.as_ref().map(|r| r.algorithm.state()),
+        routers,
+        cycles,
+        pkt_phits,
+    );
     // statistics: a bin per stats.bin_cycles, per-router counters, latency counts
     let bins = cycles
         .div_ceil(s.stats.bin_cycles.unwrap_or(default::BIN_CYCLES).max(1))

@@ -47,6 +47,7 @@ mod calendar;
 mod conservation;
 mod counter_trace;
 mod link;
+mod mechanism;
 pub mod memory_estimate;
 mod occupancy;
 mod packet;
@@ -65,10 +66,7 @@ mod traffic;
 pub use build::validate_cycle;
 pub use run_loop::run_cycle_scenario;
 
-use crate::cycle::routing::acor_levels::{AcorParams, AcorState};
 use crate::cycle::routing::algorithm::CycleRouting;
-use crate::cycle::routing::group_counters::GroupCounters;
-use crate::cycle::routing::piggyback::PiggybackState;
 use crate::cycle::traffic::synthetic::SyntheticTraffic;
 use crate::traffic::injection::Bernoulli;
 use packet::PacketSlab;
@@ -278,21 +276,12 @@ pub(crate) struct CycleNet {
     /// Packed next hop per (router, destination terminal) when the routing is stateless
     /// ([`CycleNet::tabulate_routes`]); empty otherwise.
     pub route_table: Vec<u32>,
-    pub pb: Option<PiggybackState>,
     /// Recomputation (Dragonfly spec §3.4): the injection ports of a router (a bit per port,
     /// the same on every router) when the routing re-routes blocked injection heads; 0
     /// otherwise.
     pub recompute_mask: u64,
-    /// ACOR-Switch: the router levels (Dragonfly spec §3.7).
-    pub acor: Option<AcorState>,
-    /// ACOR-Packet: the level parameters (the levels are in the packets' headers).
-    pub acor_packet: Option<AcorParams>,
-    /// TPR, LIAN: the routers' per-group traffic counters (Dragonfly spec §3.9, §3.10.1),
-    /// counted at the routers' injection inputs.
-    pub counters: Option<GroupCounters>,
-    /// The group-counter observer (`stats.group_counters`, Dragonfly spec §3.10, Fig 6-8):
-    /// LIAN's counters under any routing, in an instance no decision reads.
-    pub ctrace: Option<counter_trace::CounterTrace>,
+    /// The routing mechanisms' state, behind their hooks ([`mechanism::Mechanisms`]).
+    pub mech: mechanism::Mechanisms,
     pub global_ports: Vec<u32>,
     pub rng_router: Vec<ChaCha8Rng>,
     pub router_names: Vec<String>,

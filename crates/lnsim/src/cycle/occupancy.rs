@@ -61,8 +61,6 @@ impl CycleNet {
     /// Every router recomputes its Piggyback bits from its global ports' occupancies (phits
     /// summed over VCs, spec §2.6) and publishes them for its group (spec §3.6, Eq. 2-2).
     pub(super) fn publish_piggyback(&mut self) {
-        let mut pb = self.pb.take().expect("piggyback state");
-        let alg = &self.routing.alg;
         let mut q = [0u64; 64];
         let mut k = 0usize;
         let mut cur = u32::MAX;
@@ -71,7 +69,8 @@ impl CycleNet {
             let r = self.split_gp(gp).0;
             if r != cur {
                 if cur != u32::MAX {
-                    pb.publish(self.now, cur, alg.congestion_bits(&q[..k]));
+                    let bits = self.routing.alg.congestion_bits(&q[..k]);
+                    self.mech.publish_bits(self.now, cur, bits);
                 }
                 cur = r;
                 k = 0;
@@ -86,8 +85,8 @@ impl CycleNet {
             k += 1;
         }
         if cur != u32::MAX {
-            pb.publish(self.now, cur, alg.congestion_bits(&q[..k]));
+            let bits = self.routing.alg.congestion_bits(&q[..k]);
+            self.mech.publish_bits(self.now, cur, bits);
         }
-        self.pb = Some(pb);
     }
 }

@@ -397,7 +397,8 @@ impl Window {
     }
 }
 
-fn r6(x: f64) -> f64 {
+/// `x` rounded to 6 decimals (non-finite: 0), as every figure of the summary.
+pub(super) fn r6(x: f64) -> f64 {
     if x.is_finite() {
         (x * 1e6).round() / 1e6
     } else {
@@ -554,22 +555,12 @@ pub(crate) fn write(
         summary["paths"] = serde_json::Value::Object(paths);
     }
     let mut files: Vec<(&str, String)> = Vec::new();
-    if let Some(a) = &net.acor {
-        // ACOR-Switch: the share of router-cycles at each level in the window, and the
-        // level trace of every router (Dragonfly spec §3.7, §4.3)
-        let share = a.level_share(net.warmup, st.stop);
-        summary["acor_level_share"] = w(json!(share.iter().map(|&x| r6(x)).collect::<Vec<_>>()));
-        let mut t = String::from("cycle,router,name,level\n");
-        for (c, r, lv) in a.trace() {
-            let _ = writeln!(t, "{c},{r},{},{lv}", net.router_names[r as usize]);
-        }
-        files.push(("acor_levels.csv", t));
-    }
-    if let Some(t) = &net.ctrace {
-        // the group-counter observer (stats.group_counters, Dragonfly spec §3.10, Fig 6-8)
-        summary["group_counters"] = w(t.summary());
-        files.push(("group_counters.csv", t.text(&net.router_names, st.stop)));
-    }
+    net.mech.outputs(
+        &mut summary,
+        &mut files,
+        &net.router_names,
+        (net.warmup, st.stop, reached),
+    );
     if let Ending::Interrupted { planned_end } = ending {
         summary["stop_reason"] = json!(ending.stop_reason());
         summary["simulated_cycles"] = json!(st.stop);

@@ -1,7 +1,7 @@
 //! The cycle-level wing's side of the routing seam ([`crate::cycle::routing::candidates`]): a head
 //! packet's next hop at a router input, packed into one word (output port, VC range) and
-//! cached per input VC; the source decision at the injection router (with ACOR's level,
-//! Dragonfly spec §3.7); the class of a delivered packet's path (§5); and, for a routing whose
+//! cached per input VC; the source decision at the injection router (with the routing
+//! mechanism's state, `mechanism.rs`); the class of a delivered packet's path (§5); and, for a routing whose
 //! next hop depends on the router and the destination alone, the table of every next hop.
 
 use super::occupancy::View;
@@ -101,17 +101,9 @@ impl CycleNet {
     #[inline(never)]
     fn source_decision(&mut self, r: u32, id: u32) {
         let p = self.pkts.link_mut(id);
-        // ACOR (Dragonfly spec §3.7): the router's level, or the packet's own (1 at first)
-        if let Some(a) = self.acor.as_mut() {
-            p.st.level = a.level(r, self.now);
-        } else if self.acor_packet.is_some() {
-            p.st.level = p.st.level.max(1);
-        }
+        // the routing's state before the decision (a level, the counters' window)
+        self.mech.before_decision(r, self.now, &mut p.st);
         let dst_router = self.term_router[p.dst as usize];
-        if let Some(c) = self.counters.as_mut() {
-            // TPR, LIAN: the router's window as of this cycle (spec §3.9, §3.10.1)
-            c.expire(r, self.now);
-        }
         let view = View {
             radix: self.radix,
             vcs: self.vcs,
@@ -119,8 +111,8 @@ impl CycleNet {
             vout: &self.vout,
             credit_cap_of: self.credit_cap_of,
             pkt_phits: self.pkt_phits,
-            pb: self.pb.as_ref(),
-            counters: self.counters.as_ref(),
+            pb: self.mech.pb(),
+            counters: self.mech.counters(),
             now: self.now,
         };
         self.routing.at_injection(

@@ -84,7 +84,7 @@ impl CycleNet {
             self.stats.events += slot.len() as u64;
             self.handle_events(&slot);
             self.cal.give_back(now, slot);
-            if self.pb.is_some() {
+            if self.mech.publishes_bits() {
                 self.publish_piggyback();
             }
             if self.always_wake {
@@ -111,12 +111,7 @@ impl CycleNet {
                     self.router_allocate(r);
                 }
             }
-            if let Some(t) = self.ctrace.as_mut() {
-                // the group-counter observer samples at the end of each window
-                if now == t.next {
-                    t.sample(now, &self.router_names);
-                }
-            }
+            self.mech.cycle_ended(now, &self.router_names);
             if now & 0xFF == 0xFF {
                 if let Some(f) = &self.fault {
                     return Err(Error::Internal(f.clone()));
@@ -137,10 +132,7 @@ impl CycleNet {
             self.now += 1;
         }
         self.stats.stop = self.now;
-        if let Some(a) = self.acor.as_mut() {
-            // ACOR-Switch: the interval ends up to the last simulated cycle
-            a.finish(self.now);
-        }
+        self.mech.run_ended(self.now);
         watch.finish();
         if let Some(f) = &self.fault {
             return Err(Error::Internal(f.clone()));

@@ -1,6 +1,7 @@
 //! Whole-network checks of the cycle-level model that need its internals: exact zero-load
 //! latency per packet (Dragonfly spec §2.5) and the conservation check catching faults.
 
+use super::mechanism::RoutingState;
 use super::CycleNet;
 use crate::config::load_str;
 use crate::cycle::routing::dragonfly_paths as minimal;
@@ -498,7 +499,10 @@ fn blocked_re_routings_raise_the_acor_level_of_the_router_or_the_packet() {
     for _ in 0..8 {
         allocate_router_0(&mut n);
         let now = n.now;
-        levels.push(n.acor.as_mut().unwrap().level(0, now));
+        let RoutingState::AcorSwitch(a, _) = &mut n.mech.state else {
+            panic!("ACOR-Switch keeps router levels")
+        };
+        levels.push(a.level(0, now));
         // a level-1 draw is -g- (the landing router of one of router 0's own links)
         if n.pkts.link(id).st.level == 1 {
             assert_eq!(class(&n), PathClass::DashGDash);
@@ -518,7 +522,7 @@ fn blocked_re_routings_raise_the_acor_level_of_the_router_or_the_packet() {
         ],
         70,
     );
-    assert!(n.acor.is_none());
+    assert!(!matches!(n.mech.state, RoutingState::AcorSwitch(..)));
     block_router_0(&mut n, true);
     let mut levels = vec![];
     for _ in 0..3 {
@@ -559,7 +563,7 @@ fn group_counters_follow_the_injection_queues() {
     use super::PortKind;
     for alg in ["tpr", "lian"] {
         let n = saturated_adv1(alg, false);
-        let c = n.counters.clone().expect("counters");
+        let c = n.mech.counters().cloned().expect("counters");
         let groups = c.groups();
         let mut want = vec![0u32; (n.routers * groups) as usize];
         for gp in 0..n.port.len() as u32 {
@@ -611,8 +615,8 @@ fn group_counters_follow_the_injection_queues() {
 fn the_counter_observer_follows_the_routings_counters() {
     for alg in ["lian", "tpr"] {
         let n = saturated_adv1(alg, true);
-        let mut theirs = n.counters.clone().expect("counters");
-        let mut ours = n.ctrace.as_ref().expect("observer").counters.clone();
+        let mut theirs = n.mech.counters().cloned().expect("counters");
+        let mut ours = n.mech.observer.as_ref().expect("observer").counters.clone();
         let now = n.now;
         let mut stored = 0;
         for r in 0..n.routers {
