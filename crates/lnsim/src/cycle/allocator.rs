@@ -5,6 +5,7 @@
 //! grant moves the packet through the crossbar into the output buffer and sends its credits
 //! back upstream.
 
+use super::congestion::Side;
 use super::link::wake_output_at;
 use super::packet::NIL;
 use super::route::{unpack, NO_ROUTE};
@@ -274,6 +275,7 @@ impl CycleNet {
         // the packet leaves this buffer (its space is free for good at `release`, before its
         // credits can come back)
         s.in_used -= l;
+        let in_used = s.in_used;
         let id = self.pkts.pop(&mut s.in_q);
         let next = s.in_q.0;
         let emptied = next == NIL;
@@ -294,6 +296,8 @@ impl CycleNet {
         }
         inp.xin_free = release;
         let (kind, up, lat) = (inp.kind, inp.peer, inp.latency);
+        self.cm
+            .packet_dequeued(Side::Input, gi, v as u32, in_used, inp.in_count);
         if inp.in_count == 0 {
             self.rs[r as usize].in_mask &= !(1 << (gi - r * self.radix));
         } else if inp.flags & flag::XIN_EVT == 0 {
@@ -312,16 +316,21 @@ impl CycleNet {
             let when = release + self.inj_latency;
             self.cal.push(when, Ev::TermCredit { t: up });
         } else {
-            self.cal
-                .push(release + lat as u64, Ev::Credit { gp: up, vc: v });
+            self.fc
+                .input_drained(&mut self.cal, up, v, release + lat as u64);
         }
         let oi = (og * vcs) as usize + ov as usize;
         let o = &mut self.vout[oi];
         o.used += l;
+        let o_used = o.used;
         self.pkts.out_push(&mut o.q, id, ready);
         let out = &mut self.port[og as usize];
         out.xout_free = now + self.xbar_cycles;
         out.out_count += 1;
+        let (used, out_count) = (o_used, out.out_count);
+        self.cm
+            .packet_enqueued(Side::Output, og, ov as u32, used, out_count);
+        let out = &mut self.port[og as usize];
         // ready times grow with grant order, so a pending wake-up of this output comes first
         // and re-arms itself for later heads (see `router_links`)
         if out.out_wake_at == u64::MAX {

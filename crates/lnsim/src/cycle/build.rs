@@ -9,6 +9,8 @@
 //! 6. calendar and state ([`CycleNet::assemble`]): the flat records of ports, VCs, routers and
 //!    terminals, the random streams, the event calendar and the statistics.
 
+use super::congestion::CongestionManagement;
+use super::flow_control::FlowControl;
 use super::mechanism::Mechanisms;
 use super::packet::{OutQueue, PacketSlab, NIL};
 use super::params::CycleParams;
@@ -156,6 +158,8 @@ impl CycleNet {
             route_table: Vec::new(),
             recompute_mask,
             mech,
+            cm: CongestionManagement::build(),
+            fc: FlowControl::Credits,
             global_ports: ports.global_ports,
             rng_router: (0..routers)
                 .map(|i| stream(p.seed, i as u64, VALIANT))

@@ -5,6 +5,7 @@
 //! terminal.
 
 use super::calendar::Calendar;
+use super::congestion::Side;
 use super::packet::NIL;
 use super::separable_allocator::{after, round_robin};
 use super::{flag, CycleNet, Ev, PortKind, PortState};
@@ -58,6 +59,9 @@ impl CycleNet {
             s.head_route = self.route_table[(r * self.terminals + dst) as usize];
         }
         self.pkts.push(&mut s.in_q, id);
+        let in_count = self.port[gp as usize].in_count;
+        self.cm.packet_enqueued(Side::Input, gp, vc, used, in_count);
+        self.fc.input_filled(gp, vc, used, cap);
         if used > cap {
             self.lossless_violated(gp, vc, used, cap);
         }
@@ -104,7 +108,7 @@ impl CycleNet {
                 // departure time of the head, kept flat (no packet memory touched); without
                 // branches (an empty VC's u64::MAX is later than now and changes no minimum)
                 let t = o.q.head_ready;
-                let go = (t <= now) & (terminal | (o.credits >= l));
+                let go = (t <= now) & (terminal | self.fc.may_send(o, l));
                 ready |= (go as u64) << v;
                 next_ready = next_ready.min(if t > now { t } else { u64::MAX });
             }
@@ -119,8 +123,9 @@ impl CycleNet {
             // the packet leaves the output buffer over the next L cycles: its space counts as
             // occupied until the link is free (`out_occupancy`)
             o.used -= l;
+            let used = o.used;
             if !terminal {
-                o.credits -= l;
+                self.fc.sent(o, l);
             }
             port.link_ptr = after(v, n as u32) as u8;
             port.out_count -= 1;
@@ -135,6 +140,9 @@ impl CycleNet {
                 self.cal.push(free, Ev::SpaceFree { gp });
             }
             let (down, latency) = (port.peer, port.latency as u64);
+            let out_count = port.out_count;
+            self.cm
+                .packet_dequeued(Side::Output, gp, v, used, out_count);
             self.stats.phit_hops += l as u64;
             if terminal {
                 let done = now + self.ej_latency + l as u64;

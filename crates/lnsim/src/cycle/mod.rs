@@ -44,8 +44,10 @@
 mod allocator;
 mod build;
 mod calendar;
+mod congestion;
 mod conservation;
 mod counter_trace;
+mod flow_control;
 mod link;
 mod mechanism;
 pub mod memory_estimate;
@@ -282,6 +284,10 @@ pub(crate) struct CycleNet {
     pub recompute_mask: u64,
     /// The routing mechanisms' state, behind their hooks ([`mechanism::Mechanisms`]).
     pub mech: mechanism::Mechanisms,
+    /// The congestion management ([`congestion::CongestionManagement`]; `Off`: no cost).
+    pub cm: congestion::CongestionManagement,
+    /// The link-level flow control ([`flow_control::FlowControl`]: credits).
+    pub fc: flow_control::FlowControl,
     pub global_ports: Vec<u32>,
     pub rng_router: Vec<ChaCha8Rng>,
     pub router_names: Vec<String>,

@@ -112,6 +112,7 @@ impl CycleNet {
                 }
             }
             self.mech.cycle_ended(now, &self.router_names);
+            self.cm.cycle_ended(now);
             if now & 0xFF == 0xFF {
                 if let Some(f) = &self.fault {
                     return Err(Error::Internal(f.clone()));
@@ -176,7 +177,8 @@ impl CycleNet {
     #[inline(always)]
     fn on_credit(&mut self, (gp, vc): (u32, u8)) {
         let l = self.pkt_phits;
-        self.vout[(gp * self.vcs) as usize + vc as usize].credits += l;
+        let o = &mut self.vout[(gp * self.vcs) as usize + vc as usize];
+        self.fc.credits_returned(o, l);
         // (the downstream buffer's occupancy count dropped when the packet left it)
         if self.port[gp as usize].out_count > 0 {
             self.mark_output(gp);

@@ -73,7 +73,10 @@ impl CycleNet {
         );
         self.stats.generated(now, self.pkt_phits);
         let waiting = self.term[ti].backlog_len;
-        if waiting == 0 && self.term[ti].credits >= self.pkt_phits && self.term[ti].link_free <= now
+        if waiting == 0
+            && self.term[ti].credits >= self.pkt_phits
+            && self.term[ti].link_free <= now
+            && self.cm.ready_at(t, now) == now
         {
             // what `term_send` does with a backlog of this packet alone
             self.inject(t, id);
@@ -112,6 +115,15 @@ impl CycleNet {
             }
             return;
         }
+        // the congestion management's injection decision
+        let ready = self.cm.ready_at(t, now);
+        if ready > now {
+            if self.term[ti].try_at != ready {
+                self.term[ti].try_at = ready;
+                self.at(ready, Ev::TermTry { t });
+            }
+            return;
+        }
         let mut q = self.term[ti].backlog;
         let id = self.pkts.pop(&mut q);
         self.term[ti].backlog = q;
@@ -132,6 +144,7 @@ impl CycleNet {
         let now = self.now;
         self.term[ti].credits -= self.pkt_phits;
         self.term[ti].link_free = now + self.pkt_phits as u64;
+        self.cm.packet_sent(t, now);
         self.stats
             .injected(now, self.term_router[ti], self.pkt_phits);
         let gp = self.term_gp[ti];
