@@ -39,6 +39,7 @@ impl CycleNet {
         let hop_kind = port.kind;
         let hop = hop_kind != PortKind::Terminal;
         port.in_vcs |= 1 << vc;
+        let in_count = port.in_count;
         let lk = self.pkts.link_mut(id);
         lk.ready = self.now;
         lk.hops += hop as u8;
@@ -59,7 +60,6 @@ impl CycleNet {
             s.head_route = self.route_table[(r * self.terminals + dst) as usize];
         }
         self.pkts.push(&mut s.in_q, id);
-        let in_count = self.port[gp as usize].in_count;
         self.cm.packet_enqueued(Side::Input, gp, vc, used, in_count);
         self.fc.input_filled(gp, vc, used, cap);
         if used > cap {
