@@ -28,7 +28,7 @@ impl CycleNet {
     #[inline(never)]
     pub(super) fn router_allocate(&mut self, r: u32) {
         let now = self.now;
-        let radix = self.radix;
+        let radix = self.k.radix;
         let base = r * radix;
         // inputs holding packets whose crossbar port is free, and busy ones with no wake-up
         // pending (without data-dependent branches)
@@ -51,7 +51,7 @@ impl CycleNet {
         if in_free == 0 {
             return;
         }
-        if in_free & (in_free - 1) == 0 && self.iterations >= 1 {
+        if in_free & (in_free - 1) == 0 && self.k.iterations >= 1 {
             // one free input: its request, if any, meets no competitor at its output and
             // wins it (the general loop below gives the same grant)
             let ip = in_free.trailing_zeros();
@@ -69,7 +69,7 @@ impl CycleNet {
             return;
         }
         let mut out_taken = 0u64;
-        for _ in 0..self.iterations {
+        for _ in 0..self.k.iterations {
             let mut outs = 0u64;
             let mut requesters = 0u64;
             for ip in bits(in_free) {
@@ -124,9 +124,9 @@ impl CycleNet {
     #[inline(never)]
     fn recompute_blocked(&mut self, r: u32, mask: u64) {
         let now = self.now;
-        let vcs = self.vcs;
+        let vcs = self.k.vcs;
         for ip in bits(mask) {
-            let gi = r * self.radix + ip;
+            let gi = r * self.k.radix + ip;
             for v in bits(self.port[gi as usize].in_vcs) {
                 let iv = (gi * vcs + v) as usize;
                 let id = self.vc[iv].in_q.0;
@@ -155,7 +155,7 @@ impl CycleNet {
         out_taken: u64,
     ) -> Option<(u8, u8, u32)> {
         let now = self.now;
-        let vcs = self.vcs;
+        let vcs = self.k.vcs;
         let gi = base + ip;
         let inp = &self.port[gi as usize];
         // the VCs holding packets in round-robin order from the pointer: those at or above
@@ -176,7 +176,7 @@ impl CycleNet {
                 } else {
                     // a stateless routing: its next hop from the table
                     let dst = self.pkts.link(id).dst;
-                    self.route_table[(r * self.terminals + dst) as usize]
+                    self.route_table[(r * self.k.terminals + dst) as usize]
                 };
                 self.vc[iv].head_route = rt;
             }
@@ -198,7 +198,7 @@ impl CycleNet {
             }
             let obase = (og * vcs) as usize;
             let vout = &self.vout[obase..];
-            let (l, cap) = (self.pkt_phits, self.out_cap);
+            let (l, cap) = (self.k.pkt_phits, self.out_cap);
             let Some(ov) = Self::pick_out_vc(out, vout, now, l, cap, lo, hi) else {
                 // no room in the output buffer: retry when a departing tail frees some
                 let out = &mut self.port[og as usize];
@@ -267,9 +267,9 @@ impl CycleNet {
     /// Moves the head packet of input `gi`/`v` through the crossbar into output `og`/`ov`.
     fn grant(&mut self, r: u32, gi: u32, v: u8, og: u32, ov: u8) {
         let now = self.now;
-        let vcs = self.vcs;
-        let l = self.pkt_phits;
-        let ready = now + self.router_latency;
+        let vcs = self.k.vcs;
+        let l = self.k.pkt_phits;
+        let ready = now + self.k.router_latency;
         let s = &mut self.vc[(gi * vcs) as usize + v as usize];
         s.head_route = NO_ROUTE;
         // the packet leaves this buffer (its space is free for good at `release`, before its
@@ -283,12 +283,12 @@ impl CycleNet {
             // the new head: a stateless routing's next hop from its table now
             let dst = self.pkts.link(next).dst;
             let s = &mut self.vc[(gi * vcs) as usize + v as usize];
-            s.head_route = self.route_table[(r * self.terminals + dst) as usize];
+            s.head_route = self.route_table[(r * self.k.terminals + dst) as usize];
         }
         let lk = self.pkts.link_mut(id);
         let arrived = lk.ready;
         lk.ready = ready;
-        let release = (now + self.xbar_cycles).max(arrived + l as u64);
+        let release = (now + self.k.xbar_cycles).max(arrived + l as u64);
         let inp = &mut self.port[gi as usize];
         inp.in_count -= 1;
         if emptied {
@@ -299,7 +299,7 @@ impl CycleNet {
         self.cm
             .packet_dequeued(Side::Input, gi, v as u32, in_used, inp.in_count);
         if inp.in_count == 0 {
-            self.rs[r as usize].in_mask &= !(1 << (gi - r * self.radix));
+            self.rs[r as usize].in_mask &= !(1 << (gi - r * self.k.radix));
         } else if inp.flags & flag::XIN_EVT == 0 {
             // more packets wait at this input: allocate again when its crossbar port frees
             inp.flags |= flag::XIN_EVT;
@@ -313,7 +313,7 @@ impl CycleNet {
             let dst = self.term_router[self.pkts.link(id).dst as usize];
             self.mech.injection_granted(r, dst, now);
             self.pkts.pkt_mut(id).t_net = now;
-            let when = release + self.inj_latency;
+            let when = release + self.k.inj_latency;
             self.cal.push(when, Ev::TermCredit { t: up });
         } else {
             self.fc
@@ -325,7 +325,7 @@ impl CycleNet {
         let o_used = o.used;
         self.pkts.out_push(&mut o.q, id, ready);
         let out = &mut self.port[og as usize];
-        out.xout_free = now + self.xbar_cycles;
+        out.xout_free = now + self.k.xbar_cycles;
         out.out_count += 1;
         let (used, out_count) = (o_used, out.out_count);
         self.cm

@@ -15,7 +15,7 @@ use super::mechanism::Mechanisms;
 use super::packet::{OutQueue, PacketSlab, NIL};
 use super::params::CycleParams;
 use super::results::CycleStats;
-use super::{CycleNet, PortKind, PortState, RouterState, TermState, VcOut, VcState};
+use super::{Consts, CycleNet, PortKind, PortState, RouterState, TermState, VcOut, VcState};
 use crate::config::LoadedScenario;
 use crate::cycle::routing::algorithm::{CycleRouting, Family, Paths};
 use crate::cycle::routing::dependency_graph;
@@ -53,13 +53,13 @@ pub fn validate_cycle(l: &LoadedScenario) -> Result<String> {
          traffic: {}\n  sim: {} warm-up + {} measured cycles, seed {}\n",
         l.name,
         net.stats.topology,
-        net.routers,
-        net.terminals,
+        net.k.routers,
+        net.k.terminals,
         net.routing.alg.name(),
-        net.vcs,
+        net.k.vcs,
         net.traffic.label(),
-        net.warmup,
-        net.end - net.warmup,
+        net.k.warmup,
+        net.k.end - net.k.warmup,
         l.scenario.sim.seed,
     ))
 }
@@ -117,25 +117,27 @@ impl CycleNet {
         let xbar_cycles = (p.pkt_phits as u64).div_ceil(rc.speedup as u64);
         let mech = Mechanisms::build(routing.alg.state(), &routing.paths, p, routers, xbar_cycles);
         let mut net = CycleNet {
-            pkt_phits: p.pkt_phits,
-            xbar_cycles,
-            router_latency: rc.latency,
-            iterations: rc.allocator_iterations,
-            radix,
-            radix_magic: if radix == 0 {
-                0
-            } else {
-                (1u64 << 32).div_ceil(radix as u64)
+            k: Consts {
+                pkt_phits: p.pkt_phits,
+                xbar_cycles,
+                router_latency: rc.latency,
+                iterations: rc.allocator_iterations,
+                radix,
+                radix_magic: if radix == 0 {
+                    0
+                } else {
+                    (1u64 << 32).div_ceil(radix as u64)
+                },
+                vcs,
+                routers,
+                terminals,
+                inj_latency: rc.injection_latency,
+                ej_latency: rc.ejection_latency,
+                warmup: p.warmup,
+                end: p.end(),
+                sat_queue: p.sat_queue,
+                sat_min: p.sat_min,
             },
-            vcs,
-            routers,
-            terminals,
-            inj_latency: rc.injection_latency,
-            ej_latency: rc.ejection_latency,
-            warmup: p.warmup,
-            end: p.end(),
-            sat_queue: p.sat_queue,
-            sat_min: p.sat_min,
             port: ports.records(),
             vout: buffers.output_sides(&ports, vcs),
             vc: vec![

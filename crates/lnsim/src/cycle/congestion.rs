@@ -245,7 +245,7 @@ pub(crate) mod tests {
         let mut n = CycleNet::new(&l).unwrap();
         n.cm = CongestionManagement::Counting(Box::new(Counting {
             pace,
-            pkt_phits: n.pkt_phits,
+            pkt_phits: n.k.pkt_phits,
             ..Default::default()
         }));
         n.run(false, &mut || false).unwrap();

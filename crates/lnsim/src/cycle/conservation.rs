@@ -19,11 +19,11 @@ impl CycleNet {
     /// True when the run must stop: the sources' queues grow without bound and the
     /// measurement has lasted at least `sim.saturation_min_cycles`.
     pub(super) fn saturation_watch(&mut self) -> bool {
-        if self.now < self.warmup + self.sat_min {
+        if self.now < self.k.warmup + self.k.sat_min {
             return false;
         }
         let active = self.traffic.active_count(self.now).max(1) as f64;
-        if self.at_sources() as f64 / active > self.sat_queue {
+        if self.at_sources() as f64 / active > self.k.sat_queue {
             self.stats.stopped_early = true;
             return true;
         }
@@ -34,7 +34,7 @@ impl CycleNet {
     /// buffer or on a link; on every link and VC the credits held upstream plus those in
     /// flight and in the downstream buffer equal its capacity.
     pub(crate) fn check_conservation(&self) -> Result<Counts> {
-        let vcs = self.vcs as usize;
+        let vcs = self.k.vcs as usize;
         let np = self.port.len();
         let mut on_wire = vec![0u64; np * vcs];
         let mut wire_pkts = 0u64;
@@ -44,15 +44,16 @@ impl CycleNet {
                 match ev {
                     Ev::Arrive { pkt: _, gp, vc } => {
                         let v = vc as usize;
-                        on_wire[gp as usize * vcs + v] += self.pkt_phits as u64;
+                        on_wire[gp as usize * vcs + v] += self.k.pkt_phits as u64;
                         wire_pkts += 1;
                     }
                     Ev::Credit { gp, vc } => {
                         releasing[self.port[gp as usize].peer as usize * vcs + vc as usize] +=
-                            self.pkt_phits as u64;
+                            self.k.pkt_phits as u64;
                     }
                     Ev::TermCredit { t } => {
-                        releasing[self.term_gp[t as usize] as usize * vcs] += self.pkt_phits as u64;
+                        releasing[self.term_gp[t as usize] as usize * vcs] +=
+                            self.k.pkt_phits as u64;
                     }
                     _ => {}
                 }
@@ -78,7 +79,7 @@ impl CycleNet {
                 }
             }
         }
-        for t in 0..self.terminals as usize {
+        for t in 0..self.k.terminals as usize {
             let g = self.term_gp[t] as usize;
             let held = self.term[t].credits as u64
                 + on_wire[g * vcs]
@@ -96,7 +97,7 @@ impl CycleNet {
         for i in 0..releasing.len() {
             let n = self.pkts.len(self.vc[i].in_q);
             queued += n;
-            if n * self.pkt_phits as u64 != self.vc[i].in_used as u64 {
+            if n * self.k.pkt_phits as u64 != self.vc[i].in_used as u64 {
                 return Err(Error::Internal(format!(
                     "buffer accounting violated at {} VC {}: {} packets queued, {} phits used",
                     self.port_name((i / vcs) as u32),

@@ -138,7 +138,7 @@ mod tests {
             if matches!(p.kind, PortKind::Local | PortKind::Global) {
                 assert_eq!(p.in_count, 0, "a packet crossed into port {g}");
                 for v in 0..p.nvc as usize {
-                    let o = &halted.vout[g * halted.vcs as usize + v];
+                    let o = &halted.vout[g * halted.k.vcs as usize + v];
                     assert_eq!(o.credits, halted.credit_cap(g as u32), "port {g} VC {v}");
                 }
             }

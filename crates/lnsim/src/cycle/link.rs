@@ -51,13 +51,13 @@ impl CycleNet {
                 .injection_stored(r, self.term_router[dst as usize]);
         }
         let vc = vc as u32;
-        let i = (gp * self.vcs + vc) as usize;
+        let i = (gp * self.k.vcs + vc) as usize;
         let s = &mut self.vc[i];
-        s.in_used += self.pkt_phits;
+        s.in_used += self.k.pkt_phits;
         let (used, cap) = (s.in_used, self.in_cap_of[hop_kind as usize]);
         if s.in_q.0 == NIL && !self.route_table.is_empty() {
             // a new head: a stateless routing's next hop from its table now
-            s.head_route = self.route_table[(r * self.terminals + dst) as usize];
+            s.head_route = self.route_table[(r * self.k.terminals + dst) as usize];
         }
         self.pkts.push(&mut s.in_q, id);
         self.cm.packet_enqueued(Side::Input, gp, vc, used, in_count);
@@ -83,15 +83,15 @@ impl CycleNet {
     #[inline]
     pub(super) fn router_links(&mut self, r: u32) {
         let now = self.now;
-        let vcs = self.vcs;
-        let l = self.pkt_phits;
+        let vcs = self.k.vcs;
+        let l = self.k.pkt_phits;
         // examined now: each output sleeps until an event (ready head, credits, free link)
         // wakes it
         let mut mask = std::mem::take(&mut self.rs[r as usize].out_mask);
         while mask != 0 {
             let p = mask.trailing_zeros();
             mask &= mask - 1;
-            let gp = r * self.radix + p;
+            let gp = r * self.k.radix + p;
             // one reference to the port record for the whole look
             let port = &mut self.port[gp as usize];
             if port.link_free > now {
@@ -145,7 +145,7 @@ impl CycleNet {
                 .packet_dequeued(Side::Output, gp, v, used, out_count);
             self.stats.phit_hops += l as u64;
             if terminal {
-                let done = now + self.ej_latency + l as u64;
+                let done = now + self.k.ej_latency + l as u64;
                 let (p, lk) = (self.pkts.pkt(id), self.pkts.link(id));
                 let class = self.path_class(p.src, lk);
                 let src_router = self.term_router[p.src as usize];

@@ -226,10 +226,11 @@ pub(crate) struct RouterState {
     pub out_mask: u64,
 }
 
-/// The network of the cycle-level model in flat arrays indexed by router port `gp =
-/// router · radix + port` and `(gp, vc)` = `gp · vcs + vc`.
-pub(crate) struct CycleNet {
-    // --- constants
+/// The constants of a cycle-level run: sizes, latencies, the run's length and the saturation
+/// watch's thresholds ([`CycleNet::k`]).
+pub(crate) struct Consts {
+    /// Packet size in phits; crossbar transfer of a packet, router latency (cycles); allocator
+    /// iterations.
     pub pkt_phits: u32,
     pub xbar_cycles: u64,
     pub router_latency: u64,
@@ -246,6 +247,13 @@ pub(crate) struct CycleNet {
     pub end: u64,
     pub sat_queue: f64,
     pub sat_min: u64,
+}
+
+/// The network of the cycle-level model in flat arrays indexed by router port `gp =
+/// router · radix + port` and `(gp, vc)` = `gp · vcs + vc`.
+pub(crate) struct CycleNet {
+    /// The constants of the run ([`Consts`]).
+    pub k: Consts,
     // --- ports and their VCs
     /// Per router port `gp`.
     pub port: Vec<PortState>,
@@ -335,8 +343,8 @@ impl CycleNet {
     /// `gp · radix < 2³²`, which the builder checks for every port.
     #[inline]
     pub(crate) fn split_gp(&self, gp: u32) -> (u32, u32) {
-        let r = ((gp as u64 * self.radix_magic) >> 32) as u32;
-        (r, gp - r * self.radix)
+        let r = ((gp as u64 * self.k.radix_magic) >> 32) as u32;
+        (r, gp - r * self.k.radix)
     }
 
     /// Records the first invariant violation.
@@ -361,8 +369,8 @@ impl CycleNet {
 
     /// Human name of router port `gp`.
     pub(crate) fn port_name(&self, gp: u32) -> String {
-        let r = gp / self.radix;
-        let p = gp % self.radix;
+        let r = gp / self.k.radix;
+        let p = gp % self.k.radix;
         let k = match self.port[gp as usize].kind {
             PortKind::Terminal => "terminal",
             PortKind::Local => "local",

@@ -52,10 +52,10 @@ impl CycleNet {
     /// still leaving on the link.
     #[inline]
     pub(crate) fn out_occupancy(&self, gp: u32, vc: u32) -> u32 {
-        let i = (gp * self.vcs + vc) as usize;
+        let i = (gp * self.k.vcs + vc) as usize;
         let g = gp as usize;
         let leaving = self.port[g].link_free > self.now && self.port[g].last_vc as u32 == vc;
-        self.vout[i].used + if leaving { self.pkt_phits } else { 0 }
+        self.vout[i].used + if leaving { self.k.pkt_phits } else { 0 }
     }
 
     /// Every router recomputes its Piggyback bits from its global ports' occupancies (phits
@@ -77,7 +77,7 @@ impl CycleNet {
             }
             let mut sum = 0u64;
             for v in 0..self.port[gp as usize].nvc as u32 {
-                let i = (gp * self.vcs + v) as usize;
+                let i = (gp * self.k.vcs + v) as usize;
                 sum +=
                     (self.out_occupancy(gp, v) + self.credit_cap(gp) - self.vout[i].credits) as u64;
             }

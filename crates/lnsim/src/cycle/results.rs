@@ -434,16 +434,16 @@ fn window_figures(net: &CycleNet, c: &Counts) -> Figures {
     let st = &net.stats;
     // a run interrupted before the warm-up's end has no measurement window: its window
     // figures are null, not rates over a made-up window
-    let reached = st.stop > net.warmup;
-    let measured = st.stop.saturating_sub(net.warmup).max(1);
+    let reached = st.stop > net.k.warmup;
+    let measured = st.stop.saturating_sub(net.k.warmup).max(1);
     let active = net
         .traffic
-        .active_count(net.warmup.min(st.stop.saturating_sub(1)))
+        .active_count(net.k.warmup.min(st.stop.saturating_sub(1)))
         .max(1) as f64;
     let per_node = |phits: u64| r6(phits as f64 / active / measured as f64);
     let accepted = per_node(st.w_delivered_phits);
     let generated = per_node(st.w_generated);
-    let p = net.terminals / net.routers.max(1);
+    let p = net.k.terminals / net.k.routers.max(1);
     let per_router = |v: &[u64]| -> Vec<f64> {
         v.iter()
             .map(|&x| x as f64 / p.max(1) as f64 / measured as f64)
@@ -453,19 +453,19 @@ fn window_figures(net: &CycleNet, c: &Counts) -> Figures {
     let mut verdict = Window {
         stopped_early: st.stopped_early,
         growth: (c.waiting as f64 - st.waiting_start.unwrap_or(0) as f64) / active,
-        generated_packets: st.w_generated as f64 / net.pkt_phits as f64 / active,
+        generated_packets: st.w_generated as f64 / net.k.pkt_phits as f64 / active,
         generated_load: generated,
         accepted_load: accepted,
         delivered: st.w_delivered,
         mean_latency: st.w_lat_sum as f64 / n,
-        settle: net.warmup as f64
+        settle: net.k.warmup as f64
             - net
                 .traffic
                 .change_cycle()
                 .filter(|&c| c < st.stop)
                 .unwrap_or(0) as f64,
         measured,
-        pkt_phits: net.pkt_phits,
+        pkt_phits: net.k.pkt_phits,
     }
     .saturation();
     if !reached {
@@ -473,7 +473,7 @@ fn window_figures(net: &CycleNet, c: &Counts) -> Figures {
         verdict.warnings = vec![format!(
             "no measurement window reached: the run stopped at cycle {}, before the warm-up's \
              end at cycle {}",
-            st.stop, net.warmup
+            st.stop, net.k.warmup
         )];
     }
     Figures {
@@ -534,7 +534,7 @@ fn summary(
         "vlb_policy": policy,
         "pattern": net.traffic.label(),
         "change_cycle": net.traffic.change_cycle(),
-        "packet_phits": net.pkt_phits,
+        "packet_phits": net.k.pkt_phits,
         "offered_load": r6(offered),
         "generated_load": w(json!(f.generated)),
         "injected_load": w(json!(per_node(st.w_injected))),
@@ -557,7 +557,7 @@ fn summary(
         "saturation_undecided": f.verdict.undecided,
         "warnings": f.verdict.warnings,
         "stopped_early": st.stopped_early,
-        "warmup_cycles": net.warmup,
+        "warmup_cycles": net.k.warmup,
         "measured_cycles": if reached { measured } else { 0 },
         "active_nodes": active as u64,
         "fairness": {
@@ -594,7 +594,7 @@ fn summary(
         &mut summary,
         files,
         &net.router_names,
-        (net.warmup, st.stop, reached),
+        (net.k.warmup, st.stop, reached),
     );
     if let Ending::Interrupted { planned_end } = ending {
         summary["stop_reason"] = json!(ending.stop_reason());
@@ -617,7 +617,7 @@ fn routers_csv(net: &CycleNet, f: &Figures, dragonfly: bool) -> String {
         }
     }
     routers.push('\n');
-    for r in 0..net.routers as usize {
+    for r in 0..net.k.routers as usize {
         let _ = write!(
             routers,
             "{r},{},{},{},{}",

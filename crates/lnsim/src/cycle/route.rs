@@ -76,13 +76,13 @@ impl CycleNet {
     /// packed next hop once (by the same code as [`CycleNet::route_head`]) so that routing a
     /// head is one table read; nothing for other routings or beyond [`Self::MAX_ROUTE_TABLE`].
     pub(crate) fn tabulate_routes(&mut self) {
-        let n = self.routers as u64 * self.terminals as u64;
+        let n = self.k.routers as u64 * self.k.terminals as u64;
         if !self.routing.stateless() || n > Self::MAX_ROUTE_TABLE {
             return;
         }
         let mut table = Vec::with_capacity(n as usize);
-        for r in 0..self.routers {
-            for dst in 0..self.terminals {
+        for r in 0..self.k.routers {
+            for dst in 0..self.k.terminals {
                 let dst_router = self.term_router[dst as usize];
                 let mut st = RouteState::default();
                 table.push(match self.routing.next_hop(r, dst_router, &mut st) {
@@ -105,12 +105,12 @@ impl CycleNet {
         self.mech.before_decision(r, self.now, &mut p.st);
         let dst_router = self.term_router[p.dst as usize];
         let view = View {
-            radix: self.radix,
-            vcs: self.vcs,
+            radix: self.k.radix,
+            vcs: self.k.vcs,
             port: &self.port,
             vout: &self.vout,
             credit_cap_of: self.credit_cap_of,
-            pkt_phits: self.pkt_phits,
+            pkt_phits: self.k.pkt_phits,
             pb: self.mech.pb(),
             counters: self.mech.counters(),
             now: self.now,

@@ -33,7 +33,7 @@ pub fn run_cycle_scenario(
     setup.finish();
     net.stats.setup_s = setup.elapsed();
     let wall = Instant::now();
-    let planned_end = net.end;
+    let planned_end = net.k.end;
     let ending = if net.run(opts.progress, interrupted)? {
         Ending::Interrupted { planned_end }
     } else {
@@ -64,19 +64,19 @@ impl CycleNet {
         let change = self
             .traffic
             .change_cycle()
-            .filter(|&c| c > 0 && c < self.end);
+            .filter(|&c| c > 0 && c < self.k.end);
         let mut watch = crate::engine::progress::RunProgress::new(
             progress,
-            self.end,
+            self.k.end,
             "{bar:40} cycle {pos}/{len} [{elapsed_precise} < {eta}]",
         );
         let mut stopped = false;
-        while self.now < self.end {
+        while self.now < self.k.end {
             let now = self.now;
             if change == Some(now) {
                 self.traffic_change();
             }
-            if now == self.warmup {
+            if now == self.k.warmup {
                 let n = self.at_sources();
                 self.stats.mark_sources(n);
             }
@@ -176,8 +176,8 @@ impl CycleNet {
     /// Credits for one packet reach output `gp`/`vc`.
     #[inline(always)]
     fn on_credit(&mut self, (gp, vc): (u32, u8)) {
-        let l = self.pkt_phits;
-        let o = &mut self.vout[(gp * self.vcs) as usize + vc as usize];
+        let l = self.k.pkt_phits;
+        let o = &mut self.vout[(gp * self.k.vcs) as usize + vc as usize];
         self.fc.credits_returned(o, l);
         // (the downstream buffer's occupancy count dropped when the packet left it)
         if self.port[gp as usize].out_count > 0 {
@@ -207,7 +207,7 @@ impl CycleNet {
         if self.prefetch && flag == flag::XIN_EVT {
             // large networks: the allocator will route this input's unrouted heads later in
             // this cycle; fetch their records now
-            let base = gp * self.vcs;
+            let base = gp * self.k.vcs;
             for v in bits(port.in_vcs) {
                 let s = &self.vc[(base + v) as usize];
                 if s.head_route == NO_ROUTE {
@@ -254,12 +254,12 @@ impl CycleNet {
     fn prefetch_arrival(&self, a: Arrival) {
         prefetch(self.pkts.links(), a.pkt as usize);
         prefetch(&self.port, a.gp as usize);
-        prefetch(&self.vc, (a.gp * self.vcs) as usize + a.vc as usize);
+        prefetch(&self.vc, (a.gp * self.k.vcs) as usize + a.vc as usize);
     }
 
     #[inline(always)]
     fn prefetch_credit(&self, (gp, vc): (u32, u8)) {
-        prefetch(&self.vout, (gp * self.vcs) as usize + vc as usize);
+        prefetch(&self.vout, (gp * self.k.vcs) as usize + vc as usize);
         prefetch(&self.port, gp as usize);
     }
 
@@ -291,7 +291,7 @@ impl CycleNet {
     /// The traffic changes (transient pattern): every generator restarts with the new load.
     fn traffic_change(&mut self) {
         let now = self.now;
-        for t in 0..self.terminals {
+        for t in 0..self.k.terminals {
             self.term[t as usize].epoch += 1;
         }
         self.start_generators(now);
@@ -301,10 +301,10 @@ impl CycleNet {
     /// output with packets and its allocator, every cycle — what the wake-up events must
     /// reproduce exactly.
     fn wake_everything(&mut self) {
-        for r in 0..self.routers {
+        for r in 0..self.k.routers {
             let mut outs = 0u64;
-            for p in 0..self.radix {
-                if self.port[(r * self.radix + p) as usize].out_count > 0 {
+            for p in 0..self.k.radix {
+                if self.port[(r * self.k.radix + p) as usize].out_count > 0 {
                     outs |= 1 << p;
                 }
             }

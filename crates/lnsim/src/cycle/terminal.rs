@@ -11,8 +11,8 @@ impl CycleNet {
     /// (Re)starts every terminal's Bernoulli process at cycle `from` with the load then in force.
     pub(super) fn start_generators(&mut self, from: u64) {
         let load = self.traffic.load_at(from);
-        self.gen = Bernoulli::new((load / self.pkt_phits as f64).min(1.0));
-        for t in 0..self.terminals {
+        self.gen = Bernoulli::new((load / self.k.pkt_phits as f64).min(1.0));
+        for t in 0..self.k.terminals {
             if self.traffic.active(t, from) {
                 self.schedule_gen(t, from);
             }
@@ -33,7 +33,7 @@ impl CycleNet {
             self.generate_at(t);
             self.schedule_gen(t, when + 1);
         } else if when - self.now <= self.cal.mask {
-            if when < self.end {
+            if when < self.k.end {
                 let epoch = self.term[t as usize].epoch;
                 self.at(when, Ev::Gen { t, epoch });
             }
@@ -42,7 +42,7 @@ impl CycleNet {
             // so the gap is drawn afresh from there (deciding "after the end" from this draw
             // would bias the count, the redraw must be unconditional)
             let h = self.now + self.cal.mask;
-            if h < self.end {
+            if h < self.k.end {
                 let epoch = self.term[t as usize].epoch;
                 self.at(h, Ev::GenWait { t, epoch });
             }
@@ -71,10 +71,10 @@ impl CycleNet {
             },
             dst,
         );
-        self.stats.generated(now, self.pkt_phits);
+        self.stats.generated(now, self.k.pkt_phits);
         let waiting = self.term[ti].backlog_len;
         if waiting == 0
-            && self.term[ti].credits >= self.pkt_phits
+            && self.term[ti].credits >= self.k.pkt_phits
             && self.term[ti].link_free <= now
             && self.cm.ready_at(t, now) == now
         {
@@ -92,7 +92,7 @@ impl CycleNet {
     #[inline]
     pub(super) fn term_credit(&mut self, t: u32) {
         let ti = t as usize;
-        self.term[ti].credits += self.pkt_phits;
+        self.term[ti].credits += self.k.pkt_phits;
         if self.term[ti].backlog_len > 0 {
             self.term_send(t);
         }
@@ -103,7 +103,7 @@ impl CycleNet {
     #[inline(never)]
     pub(super) fn term_send(&mut self, t: u32) {
         let ti = t as usize;
-        if self.term[ti].backlog_len == 0 || self.term[ti].credits < self.pkt_phits {
+        if self.term[ti].backlog_len == 0 || self.term[ti].credits < self.k.pkt_phits {
             return;
         }
         let now = self.now;
@@ -129,7 +129,7 @@ impl CycleNet {
         self.term[ti].backlog = q;
         self.term[ti].backlog_len -= 1;
         self.inject(t, id);
-        if self.term[ti].backlog_len > 0 && self.term[ti].credits >= self.pkt_phits {
+        if self.term[ti].backlog_len > 0 && self.term[ti].credits >= self.k.pkt_phits {
             let at = self.term[ti].link_free;
             self.term[ti].try_at = at;
             self.at(at, Ev::TermTry { t });
@@ -142,16 +142,16 @@ impl CycleNet {
     fn inject(&mut self, t: u32, id: u32) {
         let ti = t as usize;
         let now = self.now;
-        self.term[ti].credits -= self.pkt_phits;
-        self.term[ti].link_free = now + self.pkt_phits as u64;
+        self.term[ti].credits -= self.k.pkt_phits;
+        self.term[ti].link_free = now + self.k.pkt_phits as u64;
         self.cm.packet_sent(t, now);
         self.stats
-            .injected(now, self.term_router[ti], self.pkt_phits);
+            .injected(now, self.term_router[ti], self.k.pkt_phits);
         let gp = self.term_gp[ti];
-        if self.inj_latency == 0 {
+        if self.k.inj_latency == 0 {
             self.arrive(id, gp, 0);
         } else {
-            let when = now + self.inj_latency;
+            let when = now + self.k.inj_latency;
             self.at(when, Ev::Arrive { pkt: id, gp, vc: 0 });
         }
     }

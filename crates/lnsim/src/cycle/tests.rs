@@ -103,8 +103,8 @@ fn delivered_load_is_counted_at_the_source_router() {
     n.stats.trace = Some(Vec::new());
     n.run(false, &mut || false).unwrap();
     let trace = n.stats.trace.take().unwrap();
-    let mut by_src = vec![0u64; n.routers as usize];
-    let mut by_dst = vec![0u64; n.routers as usize];
+    let mut by_src = vec![0u64; n.k.routers as usize];
+    let mut by_dst = vec![0u64; n.k.routers as usize];
     for &(_, _, src, dst, _) in &trace {
         by_src[(src / 2) as usize] += 10;
         by_dst[(dst / 2) as usize] += 10;
@@ -129,10 +129,10 @@ fn conservation_check_catches_a_created_credit_and_a_lost_packet() {
         .iter()
         .position(|p| matches!(p.kind, super::PortKind::Local | super::PortKind::Global))
         .unwrap();
-    n.vout[g * n.vcs as usize].credits += 1;
+    n.vout[g * n.k.vcs as usize].credits += 1;
     let e = n.check_conservation().unwrap_err().to_string();
     assert!(e.contains("credit conservation"), "{e}");
-    n.vout[g * n.vcs as usize].credits -= 1;
+    n.vout[g * n.k.vcs as usize].credits -= 1;
     // a packet dropped from a queue
     let q =
         n.vc.iter()
@@ -261,7 +261,7 @@ fn dragonflies_from_72_to_16512_nodes_build() {
              [routing]\nalgorithm = \"pb\"\n[traffic]\npattern = \"uniform\"\nload = 0.1\n"
         );
         let n = net(&text, &[]);
-        assert_eq!((n.routers, n.terminals), (routers, nodes));
+        assert_eq!((n.k.routers, n.k.terminals), (routers, nodes));
     }
 }
 
@@ -339,7 +339,7 @@ fn channel_dependency_graph_matches_the_pairwise_construction() {
                 m.classes /= 2;
             }
         }
-        let (radix, vcs) = (n.radix, n.vcs);
+        let (radix, vcs) = (n.k.radix, n.k.vcs);
         let link = |r: u32, p: u32| -> Option<(u32, u32)> {
             let g = (r * radix + p) as usize;
             matches!(
@@ -348,15 +348,15 @@ fn channel_dependency_graph_matches_the_pairwise_construction() {
             )
             .then(|| n.split_gp(n.port[g].peer))
         };
-        let fast = build(&routing, n.routers, radix, vcs, &link).unwrap();
-        let want = naive_edges(&routing, n.routers, radix, vcs, &link);
+        let fast = build(&routing, n.k.routers, radix, vcs, &link).unwrap();
+        let want = naive_edges(&routing, n.k.routers, radix, vcs, &link);
         assert!(!want.is_empty());
         assert_eq!(
             fast.vc_edges(vcs),
             want,
             "{text} (no dateline: {no_dateline})"
         );
-        let reference = ChannelGraph::from_edges(n.routers * radix * vcs, &want);
+        let reference = ChannelGraph::from_edges(n.k.routers * radix * vcs, &want);
         let c = fast.find_cycle();
         assert_eq!(
             c.is_some(),
@@ -395,9 +395,9 @@ fn one_injection_head(over: &[&str], dst: u32) -> (CycleNet, u32, u32) {
 
 /// Fills (or empties) every output buffer of router 0: no head can be granted.
 fn block_router_0(n: &mut CycleNet, full: bool) {
-    for gp in 0..n.radix {
-        for v in 0..n.vcs {
-            n.vout[(gp * n.vcs + v) as usize].used = if full { n.out_cap } else { 0 };
+    for gp in 0..n.k.radix {
+        for v in 0..n.k.vcs {
+            n.vout[(gp * n.k.vcs + v) as usize].used = if full { n.out_cap } else { 0 };
         }
     }
 }
@@ -417,7 +417,7 @@ fn allocate_router_0(n: &mut CycleNet) -> bool {
 #[test]
 fn a_blocked_valiant_injection_head_draws_a_new_intermediate_each_cycle() {
     use crate::cycle::routing::candidates::NO_ROUTER;
-    let head = |n: &CycleNet, gp: u32| n.vc[(gp * n.vcs) as usize];
+    let head = |n: &CycleNet, gp: u32| n.vc[(gp * n.k.vcs) as usize];
     for recompute in [true, false] {
         let key = format!("routing.recompute={recompute}");
         let (mut n, id, gp) = one_injection_head(&["routing.algorithm=\"vlb\"", &key], 70);
@@ -565,14 +565,14 @@ fn group_counters_follow_the_injection_queues() {
         let n = saturated_adv1(alg, false);
         let c = n.mech.counters().cloned().expect("counters");
         let groups = c.groups();
-        let mut want = vec![0u32; (n.routers * groups) as usize];
+        let mut want = vec![0u32; (n.k.routers * groups) as usize];
         for gp in 0..n.port.len() as u32 {
             if n.port[gp as usize].kind != PortKind::Terminal {
                 continue;
             }
-            let r = gp / n.radix;
-            for v in 0..n.vcs {
-                let mut id = n.vc[(gp * n.vcs + v) as usize].in_q.0;
+            let r = gp / n.k.radix;
+            for v in 0..n.k.vcs {
+                let mut id = n.vc[(gp * n.k.vcs + v) as usize].in_q.0;
                 while id != NIL {
                     let dst = n.term_router[n.pkts.link(id).dst as usize];
                     want[(r * groups + c.offset(r, dst)) as usize] += 1;
@@ -581,7 +581,7 @@ fn group_counters_follow_the_injection_queues() {
             }
         }
         let mut stored = 0;
-        for r in 0..n.routers {
+        for r in 0..n.k.routers {
             for o in 0..groups {
                 assert_eq!(
                     c.stor(r, o),
@@ -596,12 +596,12 @@ fn group_counters_follow_the_injection_queues() {
         let mut c = c;
         let (now, hw) = (n.now, c.params().window);
         let mut injected = 0;
-        for r in 0..n.routers {
+        for r in 0..n.k.routers {
             c.expire(r, now);
             injected += (0..groups).map(|o| c.inj(r, o)).sum::<u32>();
         }
         assert!(injected > 100, "{alg}: {injected} in the window");
-        for r in 0..n.routers {
+        for r in 0..n.k.routers {
             c.expire(r, now + hw);
             assert!((0..groups).all(|o| c.inj(r, o) == 0), "{alg}: router {r}");
         }
@@ -619,7 +619,7 @@ fn the_counter_observer_follows_the_routings_counters() {
         let mut ours = n.mech.observer.as_ref().expect("observer").counters.clone();
         let now = n.now;
         let mut stored = 0;
-        for r in 0..n.routers {
+        for r in 0..n.k.routers {
             theirs.expire(r, now);
             ours.expire(r, now);
             for o in 0..theirs.groups() {
