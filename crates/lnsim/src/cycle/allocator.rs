@@ -310,7 +310,7 @@ impl CycleNet {
         // same latency both ways (the builder checks), so this port's record gives it
         if kind == PortKind::Terminal {
             // on grant: injected, no longer stored
-            let dst = self.term_router[self.pkts.link(id).dst as usize];
+            let dst = self.terms.router[self.pkts.link(id).dst as usize];
             self.mech.injection_granted(r, dst, now);
             self.pkts.pkt_mut(id).t_net = now;
             let when = release + self.k.inj_latency;

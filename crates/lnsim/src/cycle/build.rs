@@ -15,7 +15,9 @@ use super::mechanism::Mechanisms;
 use super::packet::{OutQueue, PacketSlab, NIL};
 use super::params::CycleParams;
 use super::results::CycleStats;
-use super::{Consts, CycleNet, PortKind, PortState, RouterState, TermState, VcOut, VcState};
+use super::{
+    Consts, CycleNet, PortKind, PortState, RouterState, TermState, Terminals, VcOut, VcState,
+};
 use crate::config::LoadedScenario;
 use crate::cycle::routing::algorithm::{CycleRouting, Family, Paths};
 use crate::cycle::routing::dependency_graph;
@@ -57,7 +59,7 @@ pub fn validate_cycle(l: &LoadedScenario) -> Result<String> {
         net.k.terminals,
         net.routing.alg.name(),
         net.k.vcs,
-        net.traffic.label(),
+        net.terms.traffic.label(),
         net.k.warmup,
         net.k.end - net.k.warmup,
         l.scenario.sim.seed,
@@ -169,24 +171,26 @@ impl CycleNet {
             router_names: (0..routers)
                 .map(|i| fabric.nodes[i as usize].name.clone())
                 .collect(),
-            term_router: ports.term_gp.iter().map(|&g| g / radix).collect(),
-            term_gp: ports.term_gp,
-            term: vec![
-                TermState {
-                    backlog: (NIL, NIL),
-                    backlog_len: 0,
-                    credits: rc.injection_queue_phits,
-                    link_free: 0,
-                    try_at: u64::MAX,
-                    epoch: 0,
-                };
-                terminals as usize
-            ],
-            rng_term: (0..terminals)
-                .map(|i| stream(p.seed, (1 << 32) | i as u64, purpose::ARRIVALS))
-                .collect(),
-            traffic,
-            gen: Bernoulli::new(0.0),
+            terms: Terminals {
+                router: ports.term_gp.iter().map(|&g| g / radix).collect(),
+                gp: ports.term_gp,
+                state: vec![
+                    TermState {
+                        backlog: (NIL, NIL),
+                        backlog_len: 0,
+                        credits: rc.injection_queue_phits,
+                        link_free: 0,
+                        try_at: u64::MAX,
+                        epoch: 0,
+                    };
+                    terminals as usize
+                ],
+                rng: (0..terminals)
+                    .map(|i| stream(p.seed, (1 << 32) | i as u64, purpose::ARRIVALS))
+                    .collect(),
+                traffic,
+                gen: Bernoulli::new(0.0),
+            },
             pkts: PacketSlab::new(),
             cal: super::calendar::Calendar::new(p.calendar_slots()),
             now: 0,
@@ -210,7 +214,7 @@ impl CycleNet {
             + self.vout.len() * size_of::<VcOut>()
             + self.vc.len() * size_of::<VcState>()
             + self.rs.len() * size_of::<RouterState>()
-            + self.rng_term.len() * size_of::<rand_chacha::ChaCha8Rng>()
+            + self.terms.rng.len() * size_of::<rand_chacha::ChaCha8Rng>()
     }
 }
 

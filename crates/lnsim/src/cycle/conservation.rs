@@ -9,8 +9,8 @@ use crate::error::{Error, Result};
 impl CycleNet {
     /// Packets waiting at the sources (backlog and injection queues).
     pub(super) fn at_sources(&self) -> u64 {
-        let mut n: u64 = self.term.iter().map(|x| x.backlog_len as u64).sum();
-        for &g in &self.term_gp {
+        let mut n: u64 = self.terms.state.iter().map(|x| x.backlog_len as u64).sum();
+        for &g in &self.terms.gp {
             n += self.port[g as usize].in_count as u64;
         }
         n
@@ -22,7 +22,7 @@ impl CycleNet {
         if self.now < self.k.warmup + self.k.sat_min {
             return false;
         }
-        let active = self.traffic.active_count(self.now).max(1) as f64;
+        let active = self.terms.traffic.active_count(self.now).max(1) as f64;
         if self.at_sources() as f64 / active > self.k.sat_queue {
             self.stats.stopped_early = true;
             return true;
@@ -52,7 +52,7 @@ impl CycleNet {
                             self.k.pkt_phits as u64;
                     }
                     Ev::TermCredit { t } => {
-                        releasing[self.term_gp[t as usize] as usize * vcs] +=
+                        releasing[self.terms.gp[t as usize] as usize * vcs] +=
                             self.k.pkt_phits as u64;
                     }
                     _ => {}
@@ -80,8 +80,8 @@ impl CycleNet {
             }
         }
         for t in 0..self.k.terminals as usize {
-            let g = self.term_gp[t] as usize;
-            let held = self.term[t].credits as u64
+            let g = self.terms.gp[t] as usize;
+            let held = self.terms.state[t].credits as u64
                 + on_wire[g * vcs]
                 + self.vc[g * vcs].in_used as u64
                 + releasing[g * vcs];
@@ -108,7 +108,7 @@ impl CycleNet {
             }
             queued += self.pkts.out_len(&self.vout[i].q);
         }
-        let at_sources: u64 = self.term.iter().map(|x| x.backlog_len as u64).sum();
+        let at_sources: u64 = self.terms.state.iter().map(|x| x.backlog_len as u64).sum();
         let in_network = queued + wire_pkts;
         if in_network + at_sources != self.pkts.live() {
             return Err(Error::Internal(format!(

@@ -48,7 +48,7 @@ impl CycleNet {
         if !hop {
             // on inject: stored in the router's injection queue
             self.mech
-                .injection_stored(r, self.term_router[dst as usize]);
+                .injection_stored(r, self.terms.router[dst as usize]);
         }
         let vc = vc as u32;
         let i = (gp * self.k.vcs + vc) as usize;
@@ -148,7 +148,7 @@ impl CycleNet {
                 let done = now + self.k.ej_latency + l as u64;
                 let (p, lk) = (self.pkts.pkt(id), self.pkts.link(id));
                 let class = self.path_class(p.src, lk);
-                let src_router = self.term_router[p.src as usize];
+                let src_router = self.terms.router[p.src as usize];
                 self.stats
                     .delivered_at(p, lk, now, done, l, r, src_router, class);
                 self.pkts.free(id);

@@ -249,6 +249,23 @@ pub(crate) struct Consts {
     pub sat_min: u64,
 }
 
+/// The terminals of a cycle-level network: where each attaches, its source state and random
+/// stream, and the traffic that drives them ([`CycleNet::terms`]).
+pub(crate) struct Terminals {
+    /// Per terminal: its router port and its router.
+    pub gp: Vec<u32>,
+    pub router: Vec<u32>,
+    /// Per terminal: its source state, in one record.
+    pub state: Vec<TermState>,
+    /// Per terminal: its random stream (generation, destinations).
+    pub rng: Vec<ChaCha8Rng>,
+    /// The synthetic traffic and its phases.
+    pub traffic: SyntheticTraffic,
+    /// The terminals' packet generation: one Bernoulli trial per cycle with probability
+    /// load / packet size (spec §4.1), set for the load in force.
+    pub gen: Bernoulli,
+}
+
 /// The network of the cycle-level model in flat arrays indexed by router port `gp =
 /// router · radix + port` and `(gp, vc)` = `gp · vcs + vc`.
 pub(crate) struct CycleNet {
@@ -300,15 +317,8 @@ pub(crate) struct CycleNet {
     pub rng_router: Vec<ChaCha8Rng>,
     pub router_names: Vec<String>,
     // --- terminals
-    pub term_gp: Vec<u32>,
-    pub term_router: Vec<u32>,
-    /// Per terminal: its source state, in one record.
-    pub term: Vec<TermState>,
-    pub rng_term: Vec<ChaCha8Rng>,
-    pub traffic: SyntheticTraffic,
-    /// The terminals' packet generation: one Bernoulli trial per cycle with probability
-    /// load / packet size (spec §4.1), set for the load in force.
-    pub gen: Bernoulli,
+    /// The terminals: their ports, sources and traffic ([`Terminals`]).
+    pub terms: Terminals,
     // --- engine
     pub pkts: PacketSlab,
     pub cal: calendar::Calendar,

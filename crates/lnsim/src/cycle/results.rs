@@ -437,6 +437,7 @@ fn window_figures(net: &CycleNet, c: &Counts) -> Figures {
     let reached = st.stop > net.k.warmup;
     let measured = st.stop.saturating_sub(net.k.warmup).max(1);
     let active = net
+        .terms
         .traffic
         .active_count(net.k.warmup.min(st.stop.saturating_sub(1)))
         .max(1) as f64;
@@ -460,6 +461,7 @@ fn window_figures(net: &CycleNet, c: &Counts) -> Figures {
         mean_latency: st.w_lat_sum as f64 / n,
         settle: net.k.warmup as f64
             - net
+                .terms
                 .traffic
                 .change_cycle()
                 .filter(|&c| c < st.stop)
@@ -502,7 +504,7 @@ fn summary(
     let (lat, nlat) = (st.lat.histogram(), st.net.histogram());
     let (reached, measured, active, n) = (f.reached, f.measured, f.active, f.n);
     let per_node = |phits: u64| r6(phits as f64 / active / measured as f64);
-    let offered = net.traffic.load_at(st.stop.saturating_sub(1));
+    let offered = net.terms.traffic.load_at(st.stop.saturating_sub(1));
     let (min_r, max_r) = f
         .inj_r
         .iter()
@@ -532,8 +534,8 @@ fn summary(
         "topology": st.topology,
         "routing": routing_name,
         "vlb_policy": policy,
-        "pattern": net.traffic.label(),
-        "change_cycle": net.traffic.change_cycle(),
+        "pattern": net.terms.traffic.label(),
+        "change_cycle": net.terms.traffic.change_cycle(),
         "packet_phits": net.k.pkt_phits,
         "offered_load": r6(offered),
         "generated_load": w(json!(f.generated)),
@@ -676,7 +678,7 @@ fn bins_csv(net: &CycleNet, dragonfly: bool) -> String {
             b.generated,
             b.delivered,
             r6(b.delivered_phits as f64
-                / net.traffic.active_count(t0).max(1) as f64
+                / net.terms.traffic.active_count(t0).max(1) as f64
                 / (t1 - t0) as f64),
             r6(b.lat_sum as f64 / d),
             r6(b.nonmin as f64 / d)

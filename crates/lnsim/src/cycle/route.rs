@@ -38,7 +38,7 @@ impl CycleNet {
         }
         let p = self.pkts.link_mut(id);
         let dst = p.dst;
-        let dst_router = self.term_router[dst as usize];
+        let dst_router = self.terms.router[dst as usize];
         match self.routing.next_hop(r, dst_router, &mut p.st) {
             Ok(Some(c)) => pack(c.port as u32, c.vc_lo, c.vc_hi),
             Ok(None) => self.ejection_hop(dst),
@@ -55,7 +55,7 @@ impl CycleNet {
     pub(super) fn path_class(&self, src: u32, lk: &Link) -> PathClass {
         match &self.routing.paths {
             Paths::Dragonfly(d) if lk.st.nonminimal => {
-                path_class(&d.shape, self.term_router[src as usize], &lk.st)
+                path_class(&d.shape, self.terms.router[src as usize], &lk.st)
             }
             _ => PathClass::Min,
         }
@@ -64,7 +64,7 @@ impl CycleNet {
     /// The packed hop onto destination terminal `dst`'s port.
     #[inline]
     fn ejection_hop(&self, dst: u32) -> u32 {
-        pack(self.split_gp(self.term_gp[dst as usize]).1, 0, 0)
+        pack(self.split_gp(self.terms.gp[dst as usize]).1, 0, 0)
     }
 
     /// Largest route table (entries: routers × terminals) [`CycleNet::tabulate_routes`]
@@ -83,7 +83,7 @@ impl CycleNet {
         let mut table = Vec::with_capacity(n as usize);
         for r in 0..self.k.routers {
             for dst in 0..self.k.terminals {
-                let dst_router = self.term_router[dst as usize];
+                let dst_router = self.terms.router[dst as usize];
                 let mut st = RouteState::default();
                 table.push(match self.routing.next_hop(r, dst_router, &mut st) {
                     Ok(Some(c)) => pack(c.port as u32, c.vc_lo, c.vc_hi),
@@ -103,7 +103,7 @@ impl CycleNet {
         let p = self.pkts.link_mut(id);
         // the routing's state before the decision (a level, the counters' window)
         self.mech.before_decision(r, self.now, &mut p.st);
-        let dst_router = self.term_router[p.dst as usize];
+        let dst_router = self.terms.router[p.dst as usize];
         let view = View {
             radix: self.k.radix,
             vcs: self.k.vcs,

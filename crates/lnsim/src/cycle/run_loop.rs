@@ -62,6 +62,7 @@ impl CycleNet {
     ) -> Result<bool> {
         self.start_generators(0);
         let change = self
+            .terms
             .traffic
             .change_cycle()
             .filter(|&c| c > 0 && c < self.k.end);
@@ -155,14 +156,14 @@ impl CycleNet {
         self.drain(&slot.term_credit, Self::prefetch_term, Self::term_credit);
         self.drain(&slot.gen, Self::prefetch_generator, Self::on_gen);
         for &(t, epoch) in &slot.gen_wait {
-            if epoch == self.term[t as usize].epoch {
+            if epoch == self.terms.state[t as usize].epoch {
                 let now = self.now;
                 self.schedule_gen(t, now);
             }
         }
         for &t in &slot.term_try {
-            if self.term[t as usize].try_at == self.now {
-                self.term[t as usize].try_at = u64::MAX;
+            if self.terms.state[t as usize].try_at == self.now {
+                self.terms.state[t as usize].try_at = u64::MAX;
                 self.term_send(t);
             }
         }
@@ -221,7 +222,7 @@ impl CycleNet {
     /// Terminal `t`'s generation (stale from an older epoch).
     #[inline(always)]
     fn on_gen(&mut self, (t, epoch): (u32, u32)) {
-        if epoch == self.term[t as usize].epoch {
+        if epoch == self.terms.state[t as usize].epoch {
             self.generate(t);
         }
     }
@@ -275,14 +276,14 @@ impl CycleNet {
 
     #[inline(always)]
     fn prefetch_term(&self, t: u32) {
-        prefetch(&self.term, t as usize);
+        prefetch(&self.terms.state, t as usize);
     }
 
     #[inline(always)]
     fn prefetch_generator(&self, (t, _): (u32, u32)) {
-        prefetch(&self.term, t as usize);
+        prefetch(&self.terms.state, t as usize);
         // the generator's state and its buffer of random words
-        let rng = &self.rng_term[t as usize] as *const ChaCha8Rng as *const u8;
+        let rng = &self.terms.rng[t as usize] as *const ChaCha8Rng as *const u8;
         for k in (0..std::mem::size_of::<ChaCha8Rng>()).step_by(64) {
             prefetch_ptr(rng.wrapping_add(k));
         }
@@ -292,7 +293,7 @@ impl CycleNet {
     fn traffic_change(&mut self) {
         let now = self.now;
         for t in 0..self.k.terminals {
-            self.term[t as usize].epoch += 1;
+            self.terms.state[t as usize].epoch += 1;
         }
         self.start_generators(now);
     }

@@ -388,7 +388,7 @@ fn one_injection_head(over: &[&str], dst: u32) -> (CycleNet, u32, u32) {
         t_net: 0,
     };
     let id = n.pkts.alloc(p, dst);
-    let gp = n.term_gp[0];
+    let gp = n.terms.gp[0];
     n.arrive(id, gp, 0);
     (n, id, gp)
 }
@@ -574,7 +574,7 @@ fn group_counters_follow_the_injection_queues() {
             for v in 0..n.k.vcs {
                 let mut id = n.vc[(gp * n.k.vcs + v) as usize].in_q.0;
                 while id != NIL {
-                    let dst = n.term_router[n.pkts.link(id).dst as usize];
+                    let dst = n.terms.router[n.pkts.link(id).dst as usize];
                     want[(r * groups + c.offset(r, dst)) as usize] += 1;
                     id = n.pkts.link(id).next;
                 }
