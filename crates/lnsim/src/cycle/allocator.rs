@@ -46,7 +46,7 @@ impl CycleNet {
             let port = &mut self.port[gi as usize];
             port.flags |= flag::XIN_EVT;
             let t = port.xin_free;
-            self.cal.push(t, Ev::XinFree { gp: gi });
+            self.eng.cal.push(t, Ev::XinFree { gp: gi });
         }
         if in_free == 0 {
             return;
@@ -130,7 +130,7 @@ impl CycleNet {
             for v in bits(self.port[gi as usize].in_vcs) {
                 let iv = (gi * vcs + v) as usize;
                 let id = self.vc[iv].in_q.0;
-                let st = &mut self.pkts.link_mut(id).st;
+                let st = &mut self.eng.pkts.link_mut(id).st;
                 if st.inter == NO_ROUTER {
                     continue;
                 }
@@ -175,7 +175,7 @@ impl CycleNet {
                     self.route_head(r, id)
                 } else {
                     // a stateless routing: its next hop from the table
-                    let dst = self.pkts.link(id).dst;
+                    let dst = self.eng.pkts.link(id).dst;
                     self.route_table[(r * self.k.terminals + dst) as usize]
                 };
                 self.vc[iv].head_route = rt;
@@ -192,7 +192,7 @@ impl CycleNet {
                 if out.flags & flag::XOUT_EVT == 0 {
                     out.flags |= flag::XOUT_EVT;
                     let t = out.xout_free;
-                    self.cal.push(t, Ev::XoutFree { gp: og });
+                    self.eng.cal.push(t, Ev::XoutFree { gp: og });
                 }
                 continue;
             }
@@ -206,7 +206,7 @@ impl CycleNet {
                     if out.link_free > now {
                         out.flags |= flag::SPACE_EVT;
                         let t = out.link_free;
-                        self.cal.push(t, Ev::SpaceFree { gp: og });
+                        self.eng.cal.push(t, Ev::SpaceFree { gp: og });
                     } else {
                         out.flags |= flag::SPACE_WAIT;
                     }
@@ -276,16 +276,16 @@ impl CycleNet {
         // credits can come back)
         s.in_used -= l;
         let in_used = s.in_used;
-        let id = self.pkts.pop(&mut s.in_q);
+        let id = self.eng.pkts.pop(&mut s.in_q);
         let next = s.in_q.0;
         let emptied = next == NIL;
         if !emptied && !self.route_table.is_empty() {
             // the new head: a stateless routing's next hop from its table now
-            let dst = self.pkts.link(next).dst;
+            let dst = self.eng.pkts.link(next).dst;
             let s = &mut self.vc[(gi * vcs) as usize + v as usize];
             s.head_route = self.route_table[(r * self.k.terminals + dst) as usize];
         }
-        let lk = self.pkts.link_mut(id);
+        let lk = self.eng.pkts.link_mut(id);
         let arrived = lk.ready;
         lk.ready = ready;
         let release = (now + self.k.xbar_cycles).max(arrived + l as u64);
@@ -303,27 +303,27 @@ impl CycleNet {
         } else if inp.flags & flag::XIN_EVT == 0 {
             // more packets wait at this input: allocate again when its crossbar port frees
             inp.flags |= flag::XIN_EVT;
-            self.cal.push(release, Ev::XinFree { gp: gi });
+            self.eng.cal.push(release, Ev::XinFree { gp: gi });
         }
         // the buffer space is free at `release`; the credits reach the upstream one link
         // latency later (the buffer's occupancy count drops when they arrive); a link has the
         // same latency both ways (the builder checks), so this port's record gives it
         if kind == PortKind::Terminal {
             // on grant: injected, no longer stored
-            let dst = self.terms.router[self.pkts.link(id).dst as usize];
+            let dst = self.terms.router[self.eng.pkts.link(id).dst as usize];
             self.mech.injection_granted(r, dst, now);
-            self.pkts.pkt_mut(id).t_net = now;
+            self.eng.pkts.pkt_mut(id).t_net = now;
             let when = release + self.k.inj_latency;
-            self.cal.push(when, Ev::TermCredit { t: up });
+            self.eng.cal.push(when, Ev::TermCredit { t: up });
         } else {
             self.fc
-                .input_drained(&mut self.cal, up, v, release + lat as u64);
+                .input_drained(&mut self.eng.cal, up, v, release + lat as u64);
         }
         let oi = (og * vcs) as usize + ov as usize;
         let o = &mut self.vout[oi];
         o.used += l;
         let o_used = o.used;
-        self.pkts.out_push(&mut o.q, id, ready);
+        self.eng.pkts.out_push(&mut o.q, id, ready);
         let out = &mut self.port[og as usize];
         out.xout_free = now + self.k.xbar_cycles;
         out.out_count += 1;
@@ -334,7 +334,7 @@ impl CycleNet {
         // ready times grow with grant order, so a pending wake-up of this output comes first
         // and re-arms itself for later heads (see `router_links`)
         if out.out_wake_at == u64::MAX {
-            wake_output_at(out, &mut self.cal, og, ready);
+            wake_output_at(out, &mut self.eng.cal, og, ready);
         }
     }
 }

@@ -16,7 +16,8 @@ use super::packet::{OutQueue, PacketSlab, NIL};
 use super::params::CycleParams;
 use super::results::CycleStats;
 use super::{
-    Consts, CycleNet, PortKind, PortState, RouterState, TermState, Terminals, VcOut, VcState,
+    Consts, CycleNet, Engine, PortKind, PortState, RouterState, TermState, Terminals, VcOut,
+    VcState,
 };
 use crate::config::LoadedScenario;
 use crate::cycle::routing::algorithm::{CycleRouting, Family, Paths};
@@ -191,15 +192,17 @@ impl CycleNet {
                 traffic,
                 gen: Bernoulli::new(0.0),
             },
-            pkts: PacketSlab::new(),
-            cal: super::calendar::Calendar::new(p.calendar_slots()),
+            eng: Engine {
+                pkts: PacketSlab::new(),
+                cal: super::calendar::Calendar::new(p.calendar_slots()),
+                fault: None,
+                prefetch: false,
+                always_wake: false,
+            },
             now: 0,
-            fault: None,
-            always_wake: false,
-            prefetch: false,
             stats: CycleStats::new(routers, terminals, p.warmup, p.end(), p.bin_cycles),
         };
-        net.prefetch = net.hot_bytes() > super::prefetch::PREFETCH_MIN_BYTES;
+        net.eng.prefetch = net.hot_bytes() > super::prefetch::PREFETCH_MIN_BYTES;
         net.stats.topology = topology_label(&fabric.shape, p);
         net
     }

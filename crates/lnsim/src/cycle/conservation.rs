@@ -40,7 +40,7 @@ impl CycleNet {
         let mut wire_pkts = 0u64;
         let mut releasing = vec![0u64; np * vcs];
         {
-            for ev in self.cal.events() {
+            for ev in self.eng.cal.events() {
                 match ev {
                     Ev::Arrive { pkt: _, gp, vc } => {
                         let v = vc as usize;
@@ -95,7 +95,7 @@ impl CycleNet {
         // every input buffer's occupancy count is what its queue holds
         let mut queued = 0u64;
         for i in 0..releasing.len() {
-            let n = self.pkts.len(self.vc[i].in_q);
+            let n = self.eng.pkts.len(self.vc[i].in_q);
             queued += n;
             if n * self.k.pkt_phits as u64 != self.vc[i].in_used as u64 {
                 return Err(Error::Internal(format!(
@@ -106,23 +106,23 @@ impl CycleNet {
                     self.vc[i].in_used
                 )));
             }
-            queued += self.pkts.out_len(&self.vout[i].q);
+            queued += self.eng.pkts.out_len(&self.vout[i].q);
         }
         let at_sources: u64 = self.terms.state.iter().map(|x| x.backlog_len as u64).sum();
         let in_network = queued + wire_pkts;
-        if in_network + at_sources != self.pkts.live() {
+        if in_network + at_sources != self.eng.pkts.live() {
             return Err(Error::Internal(format!(
                 "flit conservation violated: {} packets alive but {} in buffers, {} on links and {} at sources",
-                self.pkts.live(), queued, wire_pkts, at_sources
+                self.eng.pkts.live(), queued, wire_pkts, at_sources
             )));
         }
         let st = &self.stats;
-        if st.total_generated != st.total_delivered + self.pkts.live() {
+        if st.total_generated != st.total_delivered + self.eng.pkts.live() {
             return Err(Error::Internal(format!(
                 "flit conservation violated: {} packets generated, {} delivered, {} alive",
                 st.total_generated,
                 st.total_delivered,
-                self.pkts.live()
+                self.eng.pkts.live()
             )));
         }
         Ok(Counts {

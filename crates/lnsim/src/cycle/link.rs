@@ -40,7 +40,7 @@ impl CycleNet {
         let hop = hop_kind != PortKind::Terminal;
         port.in_vcs |= 1 << vc;
         let in_count = port.in_count;
-        let lk = self.pkts.link_mut(id);
+        let lk = self.eng.pkts.link_mut(id);
         lk.ready = self.now;
         lk.hops += hop as u8;
         let dst = lk.dst;
@@ -59,7 +59,7 @@ impl CycleNet {
             // a new head: a stateless routing's next hop from its table now
             s.head_route = self.route_table[(r * self.k.terminals + dst) as usize];
         }
-        self.pkts.push(&mut s.in_q, id);
+        self.eng.pkts.push(&mut s.in_q, id);
         self.cm.packet_enqueued(Side::Input, gp, vc, used, in_count);
         self.fc.input_filled(gp, vc, used, cap);
         if used > cap {
@@ -96,7 +96,7 @@ impl CycleNet {
             let port = &mut self.port[gp as usize];
             if port.link_free > now {
                 let t = port.link_free;
-                wake_output_at(port, &mut self.cal, gp, t);
+                wake_output_at(port, &mut self.eng.cal, gp, t);
                 continue;
             }
             let n = port.nvc as usize;
@@ -113,13 +113,13 @@ impl CycleNet {
                 next_ready = next_ready.min(if t > now { t } else { u64::MAX });
             }
             // (no-op when no head waits: u64::MAX is never below `out_wake_at`)
-            wake_output_at(port, &mut self.cal, gp, next_ready);
+            wake_output_at(port, &mut self.eng.cal, gp, next_ready);
             let Some(v) = round_robin(ready, port.link_ptr as u32) else {
                 continue;
             };
             let i = base + v as usize;
             let o = &mut self.vout[i];
-            let id = self.pkts.out_pop(&mut o.q);
+            let id = self.eng.pkts.out_pop(&mut o.q);
             // the packet leaves the output buffer over the next L cycles: its space counts as
             // occupied until the link is free (`out_occupancy`)
             o.used -= l;
@@ -133,11 +133,11 @@ impl CycleNet {
             let free = now + l as u64;
             port.link_free = free;
             if port.out_count > 0 {
-                wake_output_at(port, &mut self.cal, gp, free);
+                wake_output_at(port, &mut self.eng.cal, gp, free);
             }
             if port.flags & flag::SPACE_WAIT != 0 {
                 port.flags = port.flags & !flag::SPACE_WAIT | flag::SPACE_EVT;
-                self.cal.push(free, Ev::SpaceFree { gp });
+                self.eng.cal.push(free, Ev::SpaceFree { gp });
             }
             let (down, latency) = (port.peer, port.latency as u64);
             let out_count = port.out_count;
@@ -146,12 +146,12 @@ impl CycleNet {
             self.stats.phit_hops += l as u64;
             if terminal {
                 let done = now + self.k.ej_latency + l as u64;
-                let (p, lk) = (self.pkts.pkt(id), self.pkts.link(id));
+                let (p, lk) = (self.eng.pkts.pkt(id), self.eng.pkts.link(id));
                 let class = self.path_class(p.src, lk);
                 let src_router = self.terms.router[p.src as usize];
                 self.stats
                     .delivered_at(p, lk, now, done, l, r, src_router, class);
-                self.pkts.free(id);
+                self.eng.pkts.free(id);
             } else {
                 // (the packet counts the hop on arrival)
                 let ev = Ev::Arrive {
@@ -159,7 +159,7 @@ impl CycleNet {
                     gp: down,
                     vc: v as u8,
                 };
-                self.cal.push(now + latency, ev);
+                self.eng.cal.push(now + latency, ev);
             }
         }
     }

@@ -266,6 +266,22 @@ pub(crate) struct Terminals {
     pub gen: Bernoulli,
 }
 
+/// The engine of a cycle-level run: the packets, the event calendar, the first invariant
+/// violation and the loop's modes ([`CycleNet::eng`]).
+pub(crate) struct Engine {
+    /// The packet slab and its queues.
+    pub pkts: PacketSlab,
+    /// The event calendar.
+    pub cal: calendar::Calendar,
+    /// The first invariant violation (fails the run).
+    pub fault: Option<String>,
+    /// The cycle loop prefetches the records of upcoming events: the hot state is larger than
+    /// [`prefetch::PREFETCH_MIN_BYTES`] (decided by the builder).
+    pub prefetch: bool,
+    /// Tests: wake every router every cycle (reference for the wake-up events).
+    pub always_wake: bool,
+}
+
 /// The network of the cycle-level model in flat arrays indexed by router port `gp =
 /// router · radix + port` and `(gp, vc)` = `gp · vcs + vc`.
 pub(crate) struct CycleNet {
@@ -320,15 +336,10 @@ pub(crate) struct CycleNet {
     /// The terminals: their ports, sources and traffic ([`Terminals`]).
     pub terms: Terminals,
     // --- engine
-    pub pkts: PacketSlab,
-    pub cal: calendar::Calendar,
+    /// The engine: packets, calendar, first fault, run modes ([`Engine`]).
+    pub eng: Engine,
+    /// The current cycle.
     pub now: u64,
-    pub fault: Option<String>,
-    /// The cycle loop prefetches the records of upcoming events: the hot state is larger than
-    /// [`prefetch::PREFETCH_MIN_BYTES`] (decided by the builder).
-    pub prefetch: bool,
-    /// Tests: wake every router every cycle (reference for the wake-up events).
-    pub always_wake: bool,
     // --- statistics
     pub stats: results::CycleStats,
 }
@@ -344,8 +355,8 @@ impl CycleNet {
     /// Schedules `ev` at cycle `t` (> now).
     #[inline]
     pub(crate) fn at(&mut self, t: u64, ev: Ev) {
-        debug_assert!(t > self.now && t - self.now <= self.cal.mask);
-        self.cal.push(t, ev);
+        debug_assert!(t > self.now && t - self.now <= self.eng.cal.mask);
+        self.eng.cal.push(t, ev);
     }
 
     /// Router and port number of router port `gp` (`gp / radix`, `gp % radix`) by a multiply
@@ -360,8 +371,8 @@ impl CycleNet {
     /// Records the first invariant violation.
     #[cold]
     pub(crate) fn fail(&mut self, msg: String) {
-        if self.fault.is_none() {
-            self.fault = Some(msg);
+        if self.eng.fault.is_none() {
+            self.eng.fault = Some(msg);
         }
     }
 

@@ -33,10 +33,10 @@ impl CycleNet {
     #[inline(never)]
     pub(super) fn route_head(&mut self, r: u32, id: u32) -> u32 {
         // (MIN and DOR do not read the hop count)
-        if self.routing.decides_at_injection() && self.pkts.link(id).hops == 0 {
+        if self.routing.decides_at_injection() && self.eng.pkts.link(id).hops == 0 {
             self.source_decision(r, id);
         }
-        let p = self.pkts.link_mut(id);
+        let p = self.eng.pkts.link_mut(id);
         let dst = p.dst;
         let dst_router = self.terms.router[dst as usize];
         match self.routing.next_hop(r, dst_router, &mut p.st) {
@@ -100,7 +100,7 @@ impl CycleNet {
     /// decide nothing: the packet keeps the default header state it was generated with).
     #[inline(never)]
     fn source_decision(&mut self, r: u32, id: u32) {
-        let p = self.pkts.link_mut(id);
+        let p = self.eng.pkts.link_mut(id);
         // the routing's state before the decision (a level, the counters' window)
         self.mech.before_decision(r, self.now, &mut p.st);
         let dst_router = self.terms.router[p.dst as usize];

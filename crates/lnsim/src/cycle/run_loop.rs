@@ -81,14 +81,14 @@ impl CycleNet {
                 let n = self.at_sources();
                 self.stats.mark_sources(n);
             }
-            let slot = self.cal.take(now);
+            let slot = self.eng.cal.take(now);
             self.stats.events += slot.len() as u64;
             self.handle_events(&slot);
-            self.cal.give_back(now, slot);
+            self.eng.cal.give_back(now, slot);
             if self.mech.publishes_bits() {
                 self.publish_piggyback();
             }
-            if self.always_wake {
+            if self.eng.always_wake {
                 self.wake_everything();
             }
             // every link stage, then every allocator, in increasing router order (neither
@@ -115,7 +115,7 @@ impl CycleNet {
             self.mech.cycle_ended(now, &self.router_names);
             self.cm.cycle_ended(now);
             if now & 0xFF == 0xFF {
-                if let Some(f) = &self.fault {
+                if let Some(f) = &self.eng.fault {
                     return Err(Error::Internal(f.clone()));
                 }
                 if self.saturation_watch() {
@@ -136,7 +136,7 @@ impl CycleNet {
         self.stats.stop = self.now;
         self.mech.run_ended(self.now);
         watch.finish();
-        if let Some(f) = &self.fault {
+        if let Some(f) = &self.eng.fault {
             return Err(Error::Internal(f.clone()));
         }
         Ok(stopped)
@@ -205,14 +205,14 @@ impl CycleNet {
     fn on_port_free(&mut self, (gp, flag): (u32, u8)) {
         let port = &mut self.port[gp as usize];
         port.flags &= !flag;
-        if self.prefetch && flag == flag::XIN_EVT {
+        if self.eng.prefetch && flag == flag::XIN_EVT {
             // large networks: the allocator will route this input's unrouted heads later in
             // this cycle; fetch their records now
             let base = gp * self.k.vcs;
             for v in bits(port.in_vcs) {
                 let s = &self.vc[(base + v) as usize];
                 if s.head_route == NO_ROUTE {
-                    prefetch(self.pkts.links(), s.in_q.0 as usize);
+                    prefetch(self.eng.pkts.links(), s.in_q.0 as usize);
                 }
             }
         }
@@ -232,7 +232,7 @@ impl CycleNet {
     /// fetched (`fetch`) while one is handled.
     #[inline(always)]
     fn drain<T: Copy>(&mut self, list: &[T], fetch: fn(&Self, T), handle: fn(&mut Self, T)) {
-        if self.prefetch {
+        if self.eng.prefetch {
             for &x in list.iter().take(PREFETCH_AHEAD) {
                 fetch(self, x);
             }
@@ -253,7 +253,7 @@ impl CycleNet {
 
     #[inline(always)]
     fn prefetch_arrival(&self, a: Arrival) {
-        prefetch(self.pkts.links(), a.pkt as usize);
+        prefetch(self.eng.pkts.links(), a.pkt as usize);
         prefetch(&self.port, a.gp as usize);
         prefetch(&self.vc, (a.gp * self.k.vcs) as usize + a.vc as usize);
     }

@@ -32,7 +32,7 @@ impl CycleNet {
             // same cycle: generate now (only at start or change, from == now)
             self.generate_at(t);
             self.schedule_gen(t, when + 1);
-        } else if when - self.now <= self.cal.mask {
+        } else if when - self.now <= self.eng.cal.mask {
             if when < self.k.end {
                 let epoch = self.terms.state[t as usize].epoch;
                 self.at(when, Ev::Gen { t, epoch });
@@ -41,7 +41,7 @@ impl CycleNet {
             // beyond the calendar: no packet before the horizon; the process is memoryless,
             // so the gap is drawn afresh from there (deciding "after the end" from this draw
             // would bias the count, the redraw must be unconditional)
-            let h = self.now + self.cal.mask;
+            let h = self.now + self.eng.cal.mask;
             if h < self.k.end {
                 let epoch = self.terms.state[t as usize].epoch;
                 self.at(h, Ev::GenWait { t, epoch });
@@ -66,7 +66,7 @@ impl CycleNet {
             .terms
             .traffic
             .destination(t, now, &mut self.terms.rng[ti]);
-        let id = self.pkts.alloc(
+        let id = self.eng.pkts.alloc(
             Pkt {
                 src: t,
                 gen: now,
@@ -86,7 +86,7 @@ impl CycleNet {
             return;
         }
         let mut q = self.terms.state[ti].backlog;
-        self.pkts.push(&mut q, id);
+        self.eng.pkts.push(&mut q, id);
         self.terms.state[ti].backlog = q;
         self.terms.state[ti].backlog_len = waiting + 1;
         self.term_send(t);
@@ -129,7 +129,7 @@ impl CycleNet {
             return;
         }
         let mut q = self.terms.state[ti].backlog;
-        let id = self.pkts.pop(&mut q);
+        let id = self.eng.pkts.pop(&mut q);
         self.terms.state[ti].backlog = q;
         self.terms.state[ti].backlog_len -= 1;
         self.inject(t, id);

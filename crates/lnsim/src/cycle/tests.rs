@@ -139,7 +139,7 @@ fn conservation_check_catches_a_created_credit_and_a_lost_packet() {
             .position(|v| v.in_q.0 != super::packet::NIL)
             .expect("a queued packet");
     let mut head = n.vc[q].in_q;
-    n.pkts.pop(&mut head);
+    n.eng.pkts.pop(&mut head);
     n.vc[q].in_q = head;
     assert!(n.check_conservation().is_err());
 }
@@ -149,7 +149,7 @@ fn conservation_check_catches_a_created_credit_and_a_lost_packet() {
 /// deliveries of one cycle may be recorded in another order.
 fn traced(text: &str, over: &[&str], reference: bool) -> Vec<super::results::TraceRecord> {
     let mut n = net(text, over);
-    n.always_wake = reference;
+    n.eng.always_wake = reference;
     n.stats.trace = Some(Vec::new());
     n.run(false, &mut || false).unwrap();
     let mut t = n.stats.trace.take().unwrap();
@@ -387,7 +387,7 @@ fn one_injection_head(over: &[&str], dst: u32) -> (CycleNet, u32, u32) {
         gen: 0,
         t_net: 0,
     };
-    let id = n.pkts.alloc(p, dst);
+    let id = n.eng.pkts.alloc(p, dst);
     let gp = n.terms.gp[0];
     n.arrive(id, gp, 0);
     (n, id, gp)
@@ -425,7 +425,7 @@ fn a_blocked_valiant_injection_head_draws_a_new_intermediate_each_cycle() {
         let mut inters = std::collections::BTreeSet::new();
         for round in 1..=40u64 {
             let again = allocate_router_0(&mut n);
-            let st = n.pkts.link(id).st;
+            let st = n.eng.pkts.link(id).st;
             assert_ne!(
                 st.inter, NO_ROUTER,
                 "an inter-group VLB packet has an intermediate"
@@ -453,12 +453,12 @@ fn a_blocked_valiant_injection_head_draws_a_new_intermediate_each_cycle() {
         let count = n.stats.recomputations;
         allocate_router_0(&mut n);
         assert_ne!(head(&n, gp).in_q.0, id, "granted");
-        let inter = n.pkts.link(id).st.inter;
+        let inter = n.eng.pkts.link(id).st.inter;
         block_router_0(&mut n, true);
         for _ in 0..3 {
             allocate_router_0(&mut n);
         }
-        assert_eq!(n.pkts.link(id).st.inter, inter);
+        assert_eq!(n.eng.pkts.link(id).st.inter, inter);
         assert_eq!(n.stats.recomputations, count);
     }
     // a packet to its own router goes minimally: blocked, it keeps its route
@@ -466,7 +466,7 @@ fn a_blocked_valiant_injection_head_draws_a_new_intermediate_each_cycle() {
         one_injection_head(&["routing.algorithm=\"vlb\"", "routing.recompute=true"], 1);
     block_router_0(&mut n, true);
     allocate_router_0(&mut n);
-    assert_eq!(n.pkts.link(id).st.inter, NO_ROUTER);
+    assert_eq!(n.eng.pkts.link(id).st.inter, NO_ROUTER);
     assert_eq!(head(&n, gp).in_q.0, id);
     assert_ne!(head(&n, gp).head_route, super::route::NO_ROUTE);
     assert_eq!(n.stats.recomputations, 0);
@@ -491,7 +491,7 @@ fn blocked_re_routings_raise_the_acor_level_of_the_router_or_the_packet() {
     );
     block_router_0(&mut n, true);
     let class = |n: &CycleNet| {
-        let mut st = n.pkts.link(id).st;
+        let mut st = n.eng.pkts.link(id).st;
         st.nonminimal = true;
         path_class(&shape, 0, &st)
     };
@@ -504,7 +504,7 @@ fn blocked_re_routings_raise_the_acor_level_of_the_router_or_the_packet() {
         };
         levels.push(a.level(0, now));
         // a level-1 draw is -g- (the landing router of one of router 0's own links)
-        if n.pkts.link(id).st.level == 1 {
+        if n.eng.pkts.link(id).st.level == 1 {
             assert_eq!(class(&n), PathClass::DashGDash);
         }
     }
@@ -512,7 +512,7 @@ fn blocked_re_routings_raise_the_acor_level_of_the_router_or_the_packet() {
     assert_eq!(levels, [1, 1, 2, 2, 2, 2, 3, 3]);
     // the decision after the last rise used level 3 (lgl)
     allocate_router_0(&mut n);
-    assert_eq!(n.pkts.link(id).st.level, 3);
+    assert_eq!(n.eng.pkts.link(id).st.level, 3);
     // ACOR-Packet, 2L-B: the packet's level goes 1 → 2 and stays; no router state
     let (mut n, id, _) = one_injection_head(
         &[
@@ -527,7 +527,7 @@ fn blocked_re_routings_raise_the_acor_level_of_the_router_or_the_packet() {
     let mut levels = vec![];
     for _ in 0..3 {
         allocate_router_0(&mut n);
-        levels.push(n.pkts.link(id).st.level);
+        levels.push(n.eng.pkts.link(id).st.level);
     }
     // blocked after each routing: raised before the next one
     assert_eq!(levels, [2, 2, 2]);
@@ -574,9 +574,9 @@ fn group_counters_follow_the_injection_queues() {
             for v in 0..n.k.vcs {
                 let mut id = n.vc[(gp * n.k.vcs + v) as usize].in_q.0;
                 while id != NIL {
-                    let dst = n.terms.router[n.pkts.link(id).dst as usize];
+                    let dst = n.terms.router[n.eng.pkts.link(id).dst as usize];
                     want[(r * groups + c.offset(r, dst)) as usize] += 1;
-                    id = n.pkts.link(id).next;
+                    id = n.eng.pkts.link(id).next;
                 }
             }
         }
