@@ -5,6 +5,7 @@
 //! grant moves the packet through the crossbar into the output buffer and sends its credits
 //! back upstream.
 
+use super::congestion::Side;
 use super::link::wake_output_at;
 use super::packet::NIL;
 use super::route::{unpack, NO_ROUTE};
@@ -27,7 +28,7 @@ impl CycleNet {
     #[inline(never)]
     pub(super) fn router_allocate(&mut self, r: u32) {
         let now = self.now;
-        let radix = self.radix;
+        let radix = self.k.radix;
         let base = r * radix;
         // inputs holding packets whose crossbar port is free, and busy ones with no wake-up
         // pending (without data-dependent branches)
@@ -45,12 +46,12 @@ impl CycleNet {
             let port = &mut self.port[gi as usize];
             port.flags |= flag::XIN_EVT;
             let t = port.xin_free;
-            self.cal.push(t, Ev::XinFree { gp: gi });
+            self.eng.cal.push(t, Ev::XinFree { gp: gi });
         }
         if in_free == 0 {
             return;
         }
-        if in_free & (in_free - 1) == 0 && self.iterations >= 1 {
+        if in_free & (in_free - 1) == 0 && self.k.iterations >= 1 {
             // one free input: its request, if any, meets no competitor at its output and
             // wins it (the general loop below gives the same grant)
             let ip = in_free.trailing_zeros();
@@ -68,7 +69,7 @@ impl CycleNet {
             return;
         }
         let mut out_taken = 0u64;
-        for _ in 0..self.iterations {
+        for _ in 0..self.k.iterations {
             let mut outs = 0u64;
             let mut requesters = 0u64;
             for ip in bits(in_free) {
@@ -123,21 +124,17 @@ impl CycleNet {
     #[inline(never)]
     fn recompute_blocked(&mut self, r: u32, mask: u64) {
         let now = self.now;
-        let vcs = self.vcs;
+        let vcs = self.k.vcs;
         for ip in bits(mask) {
-            let gi = r * self.radix + ip;
+            let gi = r * self.k.radix + ip;
             for v in bits(self.port[gi as usize].in_vcs) {
                 let iv = (gi * vcs + v) as usize;
                 let id = self.vc[iv].in_q.0;
-                let st = &mut self.pkts.link_mut(id).st;
+                let st = &mut self.eng.pkts.link_mut(id).st;
                 if st.inter == NO_ROUTER {
                     continue;
                 }
-                if let Some(a) = self.acor_packet {
-                    st.level = a.packet_level_after_block(st.level);
-                } else if let Some(a) = self.acor.as_mut() {
-                    a.blocked(r, now);
-                }
+                self.mech.blocked(r, now, st);
                 self.vc[iv].head_route = NO_ROUTE;
                 self.stats.recomputations += 1;
                 super::set_bit(&mut self.alloc_work, r);
@@ -158,7 +155,7 @@ impl CycleNet {
         out_taken: u64,
     ) -> Option<(u8, u8, u32)> {
         let now = self.now;
-        let vcs = self.vcs;
+        let vcs = self.k.vcs;
         let gi = base + ip;
         let inp = &self.port[gi as usize];
         // the VCs holding packets in round-robin order from the pointer: those at or above
@@ -178,8 +175,8 @@ impl CycleNet {
                     self.route_head(r, id)
                 } else {
                     // a stateless routing: its next hop from the table
-                    let dst = self.pkts.link(id).dst;
-                    self.route_table[(r * self.terminals + dst) as usize]
+                    let dst = self.eng.pkts.link(id).dst;
+                    self.route_table[(r * self.k.terminals + dst) as usize]
                 };
                 self.vc[iv].head_route = rt;
             }
@@ -195,13 +192,13 @@ impl CycleNet {
                 if out.flags & flag::XOUT_EVT == 0 {
                     out.flags |= flag::XOUT_EVT;
                     let t = out.xout_free;
-                    self.cal.push(t, Ev::XoutFree { gp: og });
+                    self.eng.cal.push(t, Ev::XoutFree { gp: og });
                 }
                 continue;
             }
             let obase = (og * vcs) as usize;
             let vout = &self.vout[obase..];
-            let (l, cap) = (self.pkt_phits, self.out_cap);
+            let (l, cap) = (self.k.pkt_phits, self.out_cap);
             let Some(ov) = Self::pick_out_vc(out, vout, now, l, cap, lo, hi) else {
                 // no room in the output buffer: retry when a departing tail frees some
                 let out = &mut self.port[og as usize];
@@ -209,7 +206,7 @@ impl CycleNet {
                     if out.link_free > now {
                         out.flags |= flag::SPACE_EVT;
                         let t = out.link_free;
-                        self.cal.push(t, Ev::SpaceFree { gp: og });
+                        self.eng.cal.push(t, Ev::SpaceFree { gp: og });
                     } else {
                         out.flags |= flag::SPACE_WAIT;
                     }
@@ -270,27 +267,28 @@ impl CycleNet {
     /// Moves the head packet of input `gi`/`v` through the crossbar into output `og`/`ov`.
     fn grant(&mut self, r: u32, gi: u32, v: u8, og: u32, ov: u8) {
         let now = self.now;
-        let vcs = self.vcs;
-        let l = self.pkt_phits;
-        let ready = now + self.router_latency;
+        let vcs = self.k.vcs;
+        let l = self.k.pkt_phits;
+        let ready = now + self.k.router_latency;
         let s = &mut self.vc[(gi * vcs) as usize + v as usize];
         s.head_route = NO_ROUTE;
         // the packet leaves this buffer (its space is free for good at `release`, before its
         // credits can come back)
         s.in_used -= l;
-        let id = self.pkts.pop(&mut s.in_q);
+        let in_used = s.in_used;
+        let id = self.eng.pkts.pop(&mut s.in_q);
         let next = s.in_q.0;
         let emptied = next == NIL;
         if !emptied && !self.route_table.is_empty() {
             // the new head: a stateless routing's next hop from its table now
-            let dst = self.pkts.link(next).dst;
+            let dst = self.eng.pkts.link(next).dst;
             let s = &mut self.vc[(gi * vcs) as usize + v as usize];
-            s.head_route = self.route_table[(r * self.terminals + dst) as usize];
+            s.head_route = self.route_table[(r * self.k.terminals + dst) as usize];
         }
-        let lk = self.pkts.link_mut(id);
+        let lk = self.eng.pkts.link_mut(id);
         let arrived = lk.ready;
         lk.ready = ready;
-        let release = (now + self.xbar_cycles).max(arrived + l as u64);
+        let release = (now + self.k.xbar_cycles).max(arrived + l as u64);
         let inp = &mut self.port[gi as usize];
         inp.in_count -= 1;
         if emptied {
@@ -298,45 +296,45 @@ impl CycleNet {
         }
         inp.xin_free = release;
         let (kind, up, lat) = (inp.kind, inp.peer, inp.latency);
+        self.cm
+            .packet_dequeued(Side::Input, gi, v as u32, in_used, inp.in_count);
         if inp.in_count == 0 {
-            self.rs[r as usize].in_mask &= !(1 << (gi - r * self.radix));
+            self.rs[r as usize].in_mask &= !(1 << (gi - r * self.k.radix));
         } else if inp.flags & flag::XIN_EVT == 0 {
             // more packets wait at this input: allocate again when its crossbar port frees
             inp.flags |= flag::XIN_EVT;
-            self.cal.push(release, Ev::XinFree { gp: gi });
+            self.eng.cal.push(release, Ev::XinFree { gp: gi });
         }
         // the buffer space is free at `release`; the credits reach the upstream one link
         // latency later (the buffer's occupancy count drops when they arrive); a link has the
         // same latency both ways (the builder checks), so this port's record gives it
         if kind == PortKind::Terminal {
-            if let Some(c) = self.counters.as_mut() {
-                // TPR, LIAN: injected, no longer stored (spec §3.10.1)
-                let dst = self.term_router[self.pkts.link(id).dst as usize];
-                c.injected(r, dst, now);
-            }
-            if let Some(t) = self.ctrace.as_mut() {
-                // the observer (stats.group_counters): the same
-                let dst = self.term_router[self.pkts.link(id).dst as usize];
-                t.counters.injected(r, dst, now);
-            }
-            self.pkts.pkt_mut(id).t_net = now;
-            let when = release + self.inj_latency;
-            self.cal.push(when, Ev::TermCredit { t: up });
+            // on grant: injected, no longer stored
+            let dst = self.terms.router[self.eng.pkts.link(id).dst as usize];
+            self.mech.injection_granted(r, dst, now);
+            self.eng.pkts.pkt_mut(id).t_net = now;
+            let when = release + self.k.inj_latency;
+            self.eng.cal.push(when, Ev::TermCredit { t: up });
         } else {
-            self.cal
-                .push(release + lat as u64, Ev::Credit { gp: up, vc: v });
+            self.fc
+                .input_drained(&mut self.eng.cal, up, v, release + lat as u64);
         }
         let oi = (og * vcs) as usize + ov as usize;
         let o = &mut self.vout[oi];
         o.used += l;
-        self.pkts.out_push(&mut o.q, id, ready);
+        let o_used = o.used;
+        self.eng.pkts.out_push(&mut o.q, id, ready);
         let out = &mut self.port[og as usize];
-        out.xout_free = now + self.xbar_cycles;
+        out.xout_free = now + self.k.xbar_cycles;
         out.out_count += 1;
+        let (used, out_count) = (o_used, out.out_count);
+        self.cm
+            .packet_enqueued(Side::Output, og, ov as u32, used, out_count);
+        let out = &mut self.port[og as usize];
         // ready times grow with grant order, so a pending wake-up of this output comes first
         // and re-arms itself for later heads (see `router_links`)
         if out.out_wake_at == u64::MAX {
-            wake_output_at(out, &mut self.cal, og, ready);
+            wake_output_at(out, &mut self.eng.cal, og, ready);
         }
     }
 }

@@ -9,25 +9,26 @@
 //! 6. calendar and state ([`CycleNet::assemble`]): the flat records of ports, VCs, routers and
 //!    terminals, the random streams, the event calendar and the statistics.
 
-use super::counter_trace::CounterTrace;
+use super::congestion::CongestionManagement;
+use super::flow_control::FlowControl;
+use super::mechanism::Mechanisms;
 use super::packet::{OutQueue, PacketSlab, NIL};
 use super::params::CycleParams;
 use super::results::CycleStats;
-use super::{CycleNet, PortKind, PortState, RouterState, TermState, VcOut, VcState};
+use super::{
+    Consts, CycleNet, Engine, PortKind, PortState, RouterState, TermState, Terminals, VcOut,
+    VcState,
+};
 use crate::config::LoadedScenario;
-use crate::cycle::routing::acor_levels::AcorState;
 use crate::cycle::routing::algorithm::{CycleRouting, Family, Paths};
 use crate::cycle::routing::dependency_graph;
 use crate::cycle::routing::dragonfly_paths::DragonflyPaths;
-use crate::cycle::routing::group_counters::{CounterParams, GroupCounters};
 use crate::cycle::routing::mesh_paths::MeshPaths;
-use crate::cycle::routing::piggyback::PiggybackState;
 use crate::cycle::traffic::synthetic::SyntheticTraffic;
 use crate::engine::progress::SetupProgress;
 use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
 use crate::routing::dor::Grid;
-use crate::topology::dragonfly::DragonflyShape;
 use crate::topology::{self, Fabric, LinkClass, LinkParams, LinkRate, NodeKind, Shape};
 use crate::traffic::geometry::Geometry;
 use crate::traffic::injection::Bernoulli;
@@ -55,13 +56,13 @@ pub fn validate_cycle(l: &LoadedScenario) -> Result<String> {
          traffic: {}\n  sim: {} warm-up + {} measured cycles, seed {}\n",
         l.name,
         net.stats.topology,
-        net.routers,
-        net.terminals,
+        net.k.routers,
+        net.k.terminals,
         net.routing.alg.name(),
-        net.vcs,
-        net.traffic.label(),
-        net.warmup,
-        net.end - net.warmup,
+        net.k.vcs,
+        net.terms.traffic.label(),
+        net.k.warmup,
+        net.k.end - net.k.warmup,
         l.scenario.sim.seed,
     ))
 }
@@ -108,9 +109,6 @@ impl CycleNet {
         let rc = &p.router;
         let (routers, radix, vcs) = (ports.routers, ports.radix, p.routing.vcs);
         let terminals = ports.term_gp.len() as u32;
-        let pb = routing
-            .publishes_congestion_bits()
-            .then(|| PiggybackState::new(routers as usize, rc.local_latency));
         // recomputation: the terminal ports of every router (the same ports on each)
         let recompute_mask = if routing.recomputes() {
             (0..ports.kind.len())
@@ -119,62 +117,30 @@ impl CycleNet {
         } else {
             0
         };
-        let acor_params = routing.alg.acor();
-        let acor = acor_params
-            .filter(|a| !a.per_packet)
-            .map(|a| AcorState::new(routers, a));
-        let acor_packet = acor_params.filter(|a| a.per_packet);
-        // TPR, LIAN: a router's injection inputs grant at most one packet per crossbar
-        // transfer each, so a window holds at most p · (HW / transfer + 1) injections
         let xbar_cycles = (p.pkt_phits as u64).div_ceil(rc.speedup as u64);
-        let window_max = |s: &DragonflyShape, c: &CounterParams| {
-            let per_port = c.window.div_ceil(xbar_cycles.max(1)) + 1;
-            (s.p as u64 * per_port).min(u32::MAX as u64 / 2) as u32
-        };
-        let counters = match (routing.alg.group_counters(), &routing.paths) {
-            (Some(c), Paths::Dragonfly(d)) => {
-                let s = &d.shape;
-                Some(GroupCounters::new(
-                    routers,
-                    s.a,
-                    s.groups,
-                    window_max(s, &c),
-                    c,
-                ))
-            }
-            _ => None,
-        };
-        // the observer (stats.group_counters, spec §3.10, Fig 6-8): counters of its own
-        let ctrace = match (p.group_counters, &routing.paths) {
-            (Some(c), Paths::Dragonfly(d)) => Some(CounterTrace::new(
-                d.shape,
-                c,
-                window_max(&d.shape, &c),
-                p.warmup,
-                p.bin_cycles,
-            )),
-            _ => None,
-        };
+        let mech = Mechanisms::build(routing.alg.state(), &routing.paths, p, routers, xbar_cycles);
         let mut net = CycleNet {
-            pkt_phits: p.pkt_phits,
-            xbar_cycles,
-            router_latency: rc.latency,
-            iterations: rc.allocator_iterations,
-            radix,
-            radix_magic: if radix == 0 {
-                0
-            } else {
-                (1u64 << 32).div_ceil(radix as u64)
+            k: Consts {
+                pkt_phits: p.pkt_phits,
+                xbar_cycles,
+                router_latency: rc.latency,
+                iterations: rc.allocator_iterations,
+                radix,
+                radix_magic: if radix == 0 {
+                    0
+                } else {
+                    (1u64 << 32).div_ceil(radix as u64)
+                },
+                vcs,
+                routers,
+                terminals,
+                inj_latency: rc.injection_latency,
+                ej_latency: rc.ejection_latency,
+                warmup: p.warmup,
+                end: p.end(),
+                sat_queue: p.sat_queue,
+                sat_min: p.sat_min,
             },
-            vcs,
-            routers,
-            terminals,
-            inj_latency: rc.injection_latency,
-            ej_latency: rc.ejection_latency,
-            warmup: p.warmup,
-            end: p.end(),
-            sat_queue: p.sat_queue,
-            sat_min: p.sat_min,
             port: ports.records(),
             vout: buffers.output_sides(&ports, vcs),
             vc: vec![
@@ -195,12 +161,10 @@ impl CycleNet {
             scratch_want: [0; 64],
             routing,
             route_table: Vec::new(),
-            pb,
             recompute_mask,
-            acor,
-            acor_packet,
-            counters,
-            ctrace,
+            mech,
+            cm: CongestionManagement::build(),
+            fc: FlowControl::Credits,
             global_ports: ports.global_ports,
             rng_router: (0..routers)
                 .map(|i| stream(p.seed, i as u64, VALIANT))
@@ -208,33 +172,37 @@ impl CycleNet {
             router_names: (0..routers)
                 .map(|i| fabric.nodes[i as usize].name.clone())
                 .collect(),
-            term_router: ports.term_gp.iter().map(|&g| g / radix).collect(),
-            term_gp: ports.term_gp,
-            term: vec![
-                TermState {
-                    backlog: (NIL, NIL),
-                    backlog_len: 0,
-                    credits: rc.injection_queue_phits,
-                    link_free: 0,
-                    try_at: u64::MAX,
-                    epoch: 0,
-                };
-                terminals as usize
-            ],
-            rng_term: (0..terminals)
-                .map(|i| stream(p.seed, (1 << 32) | i as u64, purpose::ARRIVALS))
-                .collect(),
-            traffic,
-            gen: Bernoulli::new(0.0),
-            pkts: PacketSlab::new(),
-            cal: super::calendar::Calendar::new(p.calendar_slots()),
+            terms: Terminals {
+                router: ports.term_gp.iter().map(|&g| g / radix).collect(),
+                gp: ports.term_gp,
+                state: vec![
+                    TermState {
+                        backlog: (NIL, NIL),
+                        backlog_len: 0,
+                        credits: rc.injection_queue_phits,
+                        link_free: 0,
+                        try_at: u64::MAX,
+                        epoch: 0,
+                    };
+                    terminals as usize
+                ],
+                rng: (0..terminals)
+                    .map(|i| stream(p.seed, (1 << 32) | i as u64, purpose::ARRIVALS))
+                    .collect(),
+                traffic,
+                gen: Bernoulli::new(0.0),
+            },
+            eng: Engine {
+                pkts: PacketSlab::new(),
+                cal: super::calendar::Calendar::new(p.calendar_slots()),
+                fault: None,
+                prefetch: false,
+                always_wake: false,
+            },
             now: 0,
-            fault: None,
-            always_wake: false,
-            prefetch: false,
             stats: CycleStats::new(routers, terminals, p.warmup, p.end(), p.bin_cycles),
         };
-        net.prefetch = net.hot_bytes() > super::prefetch::PREFETCH_MIN_BYTES;
+        net.eng.prefetch = net.hot_bytes() > super::prefetch::PREFETCH_MIN_BYTES;
         net.stats.topology = topology_label(&fabric.shape, p);
         net
     }
@@ -249,7 +217,7 @@ impl CycleNet {
             + self.vout.len() * size_of::<VcOut>()
             + self.vc.len() * size_of::<VcState>()
             + self.rs.len() * size_of::<RouterState>()
-            + self.rng_term.len() * size_of::<rand_chacha::ChaCha8Rng>()
+            + self.terms.rng.len() * size_of::<rand_chacha::ChaCha8Rng>()
     }
 }
 

@@ -9,8 +9,8 @@ use crate::error::{Error, Result};
 impl CycleNet {
     /// Packets waiting at the sources (backlog and injection queues).
     pub(super) fn at_sources(&self) -> u64 {
-        let mut n: u64 = self.term.iter().map(|x| x.backlog_len as u64).sum();
-        for &g in &self.term_gp {
+        let mut n: u64 = self.terms.state.iter().map(|x| x.backlog_len as u64).sum();
+        for &g in &self.terms.gp {
             n += self.port[g as usize].in_count as u64;
         }
         n
@@ -19,11 +19,11 @@ impl CycleNet {
     /// True when the run must stop: the sources' queues grow without bound and the
     /// measurement has lasted at least `sim.saturation_min_cycles`.
     pub(super) fn saturation_watch(&mut self) -> bool {
-        if self.now < self.warmup + self.sat_min {
+        if self.now < self.k.warmup + self.k.sat_min {
             return false;
         }
-        let active = self.traffic.active_count(self.now).max(1) as f64;
-        if self.at_sources() as f64 / active > self.sat_queue {
+        let active = self.terms.traffic.active_count(self.now).max(1) as f64;
+        if self.at_sources() as f64 / active > self.k.sat_queue {
             self.stats.stopped_early = true;
             return true;
         }
@@ -34,25 +34,26 @@ impl CycleNet {
     /// buffer or on a link; on every link and VC the credits held upstream plus those in
     /// flight and in the downstream buffer equal its capacity.
     pub(crate) fn check_conservation(&self) -> Result<Counts> {
-        let vcs = self.vcs as usize;
+        let vcs = self.k.vcs as usize;
         let np = self.port.len();
         let mut on_wire = vec![0u64; np * vcs];
         let mut wire_pkts = 0u64;
         let mut releasing = vec![0u64; np * vcs];
         {
-            for ev in self.cal.events() {
+            for ev in self.eng.cal.events() {
                 match ev {
                     Ev::Arrive { pkt: _, gp, vc } => {
                         let v = vc as usize;
-                        on_wire[gp as usize * vcs + v] += self.pkt_phits as u64;
+                        on_wire[gp as usize * vcs + v] += self.k.pkt_phits as u64;
                         wire_pkts += 1;
                     }
                     Ev::Credit { gp, vc } => {
                         releasing[self.port[gp as usize].peer as usize * vcs + vc as usize] +=
-                            self.pkt_phits as u64;
+                            self.k.pkt_phits as u64;
                     }
                     Ev::TermCredit { t } => {
-                        releasing[self.term_gp[t as usize] as usize * vcs] += self.pkt_phits as u64;
+                        releasing[self.terms.gp[t as usize] as usize * vcs] +=
+                            self.k.pkt_phits as u64;
                     }
                     _ => {}
                 }
@@ -78,9 +79,9 @@ impl CycleNet {
                 }
             }
         }
-        for t in 0..self.terminals as usize {
-            let g = self.term_gp[t] as usize;
-            let held = self.term[t].credits as u64
+        for t in 0..self.k.terminals as usize {
+            let g = self.terms.gp[t] as usize;
+            let held = self.terms.state[t].credits as u64
                 + on_wire[g * vcs]
                 + self.vc[g * vcs].in_used as u64
                 + releasing[g * vcs];
@@ -94,9 +95,9 @@ impl CycleNet {
         // every input buffer's occupancy count is what its queue holds
         let mut queued = 0u64;
         for i in 0..releasing.len() {
-            let n = self.pkts.len(self.vc[i].in_q);
+            let n = self.eng.pkts.len(self.vc[i].in_q);
             queued += n;
-            if n * self.pkt_phits as u64 != self.vc[i].in_used as u64 {
+            if n * self.k.pkt_phits as u64 != self.vc[i].in_used as u64 {
                 return Err(Error::Internal(format!(
                     "buffer accounting violated at {} VC {}: {} packets queued, {} phits used",
                     self.port_name((i / vcs) as u32),
@@ -105,23 +106,23 @@ impl CycleNet {
                     self.vc[i].in_used
                 )));
             }
-            queued += self.pkts.out_len(&self.vout[i].q);
+            queued += self.eng.pkts.out_len(&self.vout[i].q);
         }
-        let at_sources: u64 = self.term.iter().map(|x| x.backlog_len as u64).sum();
+        let at_sources: u64 = self.terms.state.iter().map(|x| x.backlog_len as u64).sum();
         let in_network = queued + wire_pkts;
-        if in_network + at_sources != self.pkts.live() {
+        if in_network + at_sources != self.eng.pkts.live() {
             return Err(Error::Internal(format!(
                 "flit conservation violated: {} packets alive but {} in buffers, {} on links and {} at sources",
-                self.pkts.live(), queued, wire_pkts, at_sources
+                self.eng.pkts.live(), queued, wire_pkts, at_sources
             )));
         }
         let st = &self.stats;
-        if st.total_generated != st.total_delivered + self.pkts.live() {
+        if st.total_generated != st.total_delivered + self.eng.pkts.live() {
             return Err(Error::Internal(format!(
                 "flit conservation violated: {} packets generated, {} delivered, {} alive",
                 st.total_generated,
                 st.total_delivered,
-                self.pkts.live()
+                self.eng.pkts.live()
             )));
         }
         Ok(Counts {

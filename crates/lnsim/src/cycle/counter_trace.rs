@@ -4,7 +4,7 @@
 //!
 //! - **Counters**: [`GroupCounters`] with LIAN's parameters
 //!   ([`crate::cycle::routing::lian::counter_params`]: `routing.lian.window_cycles`, `counters`, `w`),
-//!   fed by the same two events as the routing's own ([`CycleNet::counters`]): a packet's head
+//!   fed by the same two events as the routing's own (the mechanism hooks of `mechanism.rs`): a packet's head
 //!   reaching a router's terminal input (stored) and its grant out of it (injected). Values are
 //!   in **packets per window summed over the router's injection ports** (spec §3.10.1 units
 //!   note, A6): the thesis's "phits/interval".
@@ -19,7 +19,6 @@
 //! - **Summary** (`summary.json` `group_counters`): the samples whose window lies in the
 //!   measurement window: per k the mean over routers and samples and the largest router mean.
 //!
-//! [`CycleNet::counters`]: super::CycleNet::counters
 
 use crate::cycle::routing::group_counters::{CounterParams, GroupCounters};
 use crate::cycle::routing::lian::il;
@@ -81,6 +80,12 @@ impl CounterTrace {
             win_samples: 0,
             csv,
         }
+    }
+
+    /// The observer's counter parameters: LIAN's (`routing.lian.window_cycles`, `counters`,
+    /// `w`), with their defaults.
+    pub fn params(cfg: &crate::config::RoutingConfig) -> crate::error::Result<CounterParams> {
+        crate::cycle::routing::lian::counter_params(cfg)
     }
 
     fn cols_of(s: &DragonflyShape) -> usize {

@@ -5,6 +5,7 @@
 //! terminal.
 
 use super::calendar::Calendar;
+use super::congestion::Side;
 use super::packet::NIL;
 use super::separable_allocator::{after, round_robin};
 use super::{flag, CycleNet, Ev, PortKind, PortState};
@@ -38,31 +39,29 @@ impl CycleNet {
         let hop_kind = port.kind;
         let hop = hop_kind != PortKind::Terminal;
         port.in_vcs |= 1 << vc;
-        let lk = self.pkts.link_mut(id);
+        let in_count = port.in_count;
+        let lk = self.eng.pkts.link_mut(id);
         lk.ready = self.now;
         lk.hops += hop as u8;
         let dst = lk.dst;
         let (r, p) = self.split_gp(gp);
         if !hop {
-            if let Some(c) = self.counters.as_mut() {
-                // TPR, LIAN: stored in the router's injection queue (spec §3.10.1)
-                c.stored(r, self.term_router[dst as usize]);
-            }
-            if let Some(t) = self.ctrace.as_mut() {
-                // the observer (stats.group_counters): the same
-                t.counters.stored(r, self.term_router[dst as usize]);
-            }
+            // on inject: stored in the router's injection queue
+            self.mech
+                .injection_stored(r, self.terms.router[dst as usize]);
         }
         let vc = vc as u32;
-        let i = (gp * self.vcs + vc) as usize;
+        let i = (gp * self.k.vcs + vc) as usize;
         let s = &mut self.vc[i];
-        s.in_used += self.pkt_phits;
+        s.in_used += self.k.pkt_phits;
         let (used, cap) = (s.in_used, self.in_cap_of[hop_kind as usize]);
         if s.in_q.0 == NIL && !self.route_table.is_empty() {
             // a new head: a stateless routing's next hop from its table now
-            s.head_route = self.route_table[(r * self.terminals + dst) as usize];
+            s.head_route = self.route_table[(r * self.k.terminals + dst) as usize];
         }
-        self.pkts.push(&mut s.in_q, id);
+        self.eng.pkts.push(&mut s.in_q, id);
+        self.cm.packet_enqueued(Side::Input, gp, vc, used, in_count);
+        self.fc.input_filled(gp, vc, used, cap);
         if used > cap {
             self.lossless_violated(gp, vc, used, cap);
         }
@@ -84,20 +83,20 @@ impl CycleNet {
     #[inline]
     pub(super) fn router_links(&mut self, r: u32) {
         let now = self.now;
-        let vcs = self.vcs;
-        let l = self.pkt_phits;
+        let vcs = self.k.vcs;
+        let l = self.k.pkt_phits;
         // examined now: each output sleeps until an event (ready head, credits, free link)
         // wakes it
         let mut mask = std::mem::take(&mut self.rs[r as usize].out_mask);
         while mask != 0 {
             let p = mask.trailing_zeros();
             mask &= mask - 1;
-            let gp = r * self.radix + p;
+            let gp = r * self.k.radix + p;
             // one reference to the port record for the whole look
             let port = &mut self.port[gp as usize];
             if port.link_free > now {
                 let t = port.link_free;
-                wake_output_at(port, &mut self.cal, gp, t);
+                wake_output_at(port, &mut self.eng.cal, gp, t);
                 continue;
             }
             let n = port.nvc as usize;
@@ -109,23 +108,24 @@ impl CycleNet {
                 // departure time of the head, kept flat (no packet memory touched); without
                 // branches (an empty VC's u64::MAX is later than now and changes no minimum)
                 let t = o.q.head_ready;
-                let go = (t <= now) & (terminal | (o.credits >= l));
+                let go = (t <= now) & (terminal | self.fc.may_send(o, l));
                 ready |= (go as u64) << v;
                 next_ready = next_ready.min(if t > now { t } else { u64::MAX });
             }
             // (no-op when no head waits: u64::MAX is never below `out_wake_at`)
-            wake_output_at(port, &mut self.cal, gp, next_ready);
+            wake_output_at(port, &mut self.eng.cal, gp, next_ready);
             let Some(v) = round_robin(ready, port.link_ptr as u32) else {
                 continue;
             };
             let i = base + v as usize;
             let o = &mut self.vout[i];
-            let id = self.pkts.out_pop(&mut o.q);
+            let id = self.eng.pkts.out_pop(&mut o.q);
             // the packet leaves the output buffer over the next L cycles: its space counts as
             // occupied until the link is free (`out_occupancy`)
             o.used -= l;
+            let used = o.used;
             if !terminal {
-                o.credits -= l;
+                self.fc.sent(o, l);
             }
             port.link_ptr = after(v, n as u32) as u8;
             port.out_count -= 1;
@@ -133,22 +133,25 @@ impl CycleNet {
             let free = now + l as u64;
             port.link_free = free;
             if port.out_count > 0 {
-                wake_output_at(port, &mut self.cal, gp, free);
+                wake_output_at(port, &mut self.eng.cal, gp, free);
             }
             if port.flags & flag::SPACE_WAIT != 0 {
                 port.flags = port.flags & !flag::SPACE_WAIT | flag::SPACE_EVT;
-                self.cal.push(free, Ev::SpaceFree { gp });
+                self.eng.cal.push(free, Ev::SpaceFree { gp });
             }
             let (down, latency) = (port.peer, port.latency as u64);
+            let out_count = port.out_count;
+            self.cm
+                .packet_dequeued(Side::Output, gp, v, used, out_count);
             self.stats.phit_hops += l as u64;
             if terminal {
-                let done = now + self.ej_latency + l as u64;
-                let (p, lk) = (self.pkts.pkt(id), self.pkts.link(id));
+                let done = now + self.k.ej_latency + l as u64;
+                let (p, lk) = (self.eng.pkts.pkt(id), self.eng.pkts.link(id));
                 let class = self.path_class(p.src, lk);
-                let src_router = self.term_router[p.src as usize];
+                let src_router = self.terms.router[p.src as usize];
                 self.stats
                     .delivered_at(p, lk, now, done, l, r, src_router, class);
-                self.pkts.free(id);
+                self.eng.pkts.free(id);
             } else {
                 // (the packet counts the hop on arrival)
                 let ev = Ev::Arrive {
@@ -156,7 +159,7 @@ impl CycleNet {
                     gp: down,
                     vc: v as u8,
                 };
-                self.cal.push(now + latency, ev);
+                self.eng.cal.push(now + latency, ev);
             }
         }
     }

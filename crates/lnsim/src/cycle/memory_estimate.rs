@@ -5,6 +5,7 @@
 //! the source backlogs can hold, the statistics bins and ACOR-Switch's level trace.
 
 use super::calendar::Slot;
+use super::mechanism::Mechanisms;
 use super::packet::{Link, Pkt};
 use super::params::{calendar_slots, default, CycleParams, MAX_VCS};
 use super::results::Bin;
@@ -20,13 +21,39 @@ use rand_chacha::ChaCha8Rng;
 /// the scenario with the parameters' defaults, and the routing's VCs from the parameters when
 /// they resolve (else from the VC keys, one VC per port by default).
 pub(crate) fn memory_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) {
+    let z = network_state(est, l, f);
+    packets_and_events(est, l, f, &z);
+    // the routing mechanisms' state (mechanism.rs)
+    Mechanisms::memory(
+        est,
+        l,
+        z.routing.as_ref().map(|r| r.algorithm.state()),
+        f.switches,
+        z.cycles,
+        z.pkt_phits,
+    );
+    statistics_and_files(est, l, f, z.cycles);
+}
+
+/// What the stages of [`memory_parts`] share: the routing as resolved (when it resolves),
+/// the VCs per port, the packet size and the simulated cycles.
+struct Sizes {
+    routing: Option<super::params::RoutingParams>,
+    vcs: u64,
+    global_vcs: u32,
+    pkt_phits: u64,
+    cycles: u64,
+}
+
+/// Stage 1 of [`memory_parts`]: the records of ports, VCs, routers and terminals, the route
+/// tables and the channel-dependency graph of the start-up check.
+fn network_state(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) -> Sizes {
     let s = &l.scenario;
     let rc = &s.router;
     let routers = f.switches;
     let terminals = f.hcas;
     let radix = f.max_ports;
     let np = m(routers, radix);
-    let dragonfly = s.topology.kind == TopologyKind::Dragonfly;
     let routing = CycleParams::resolve(l).ok().map(|p| p.routing);
     // VCs per port, as the builder chooses them
     let (vcs, global_vcs) = match &routing {
@@ -82,12 +109,33 @@ pub(crate) fn memory_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &Fab
         Phase::Setup,
     );
 
+    Sizes {
+        routing,
+        vcs,
+        global_vcs,
+        pkt_phits: s
+            .traffic
+            .packet_phits
+            .unwrap_or(default::PACKET_PHITS)
+            .max(1) as u64,
+        cycles: s
+            .sim
+            .warmup_cycles
+            .unwrap_or(default::WARMUP_CYCLES)
+            .saturating_add(s.sim.measure_cycles.unwrap_or(0)),
+    }
+}
+
+/// Stage 2 of [`memory_parts`]: the packets the buffers and the source backlogs can hold,
+/// the event calendar and its events.
+fn packets_and_events(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize, z: &Sizes) {
+    let s = &l.scenario;
+    let rc = &s.router;
+    let (routers, terminals) = (f.switches, f.hcas);
+    let np = m(routers, f.max_ports);
+    let dragonfly = s.topology.kind == TopologyKind::Dragonfly;
+    let (vcs, global_vcs, pkt_phits, cycles) = (z.vcs, z.global_vcs, z.pkt_phits, z.cycles);
     // the calendar: a slot per cycle of the longest delay, rounded up to a power of two
-    let pkt_phits = s
-        .traffic
-        .packet_phits
-        .unwrap_or(default::PACKET_PHITS)
-        .max(1) as u64;
     let slots = calendar_slots(rc, pkt_phits);
     // packets: what the buffers hold, plus the source backlogs up to the saturation limit
     // (or what the sources can generate, if less)
@@ -106,11 +154,6 @@ pub(crate) fn memory_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &Fab
             rc.output_buffer_phits as u64,
         )
         + m(m(global_ports, global_vcs), rc.output_buffer_phits as u64);
-    let cycles = s
-        .sim
-        .warmup_cycles
-        .unwrap_or(default::WARMUP_CYCLES)
-        .saturating_add(s.sim.measure_cycles.unwrap_or(0));
     let load = s.traffic.load.unwrap_or(1.0).clamp(0.0, 1.0);
     let generated = m(terminals, (cycles as f64 * load) as u64 / pkt_phits + 1);
     let sat = s
@@ -131,67 +174,13 @@ pub(crate) fn memory_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &Fab
     let events = m(network, 2) + m(terminals, 3) + m(np, 3);
     est.add("event calendar", m(slots, sz::<Slot>()), Phase::Kept);
     est.add("events", grown(m(events, 12)), Phase::Run);
-    if routing
-        .as_ref()
-        .is_some_and(|r| r.algorithm.publishes_congestion_bits())
-    {
-        est.add(
-            "piggyback state",
-            m(m(routers, rc.local_latency.saturating_add(1)), 8),
-            Phase::Kept,
-        );
-    }
-    // ACOR-Switch (Dragonfly spec §3.7): each router's level, count and interval end, and
-    // the level changes (at most a fall per interval and as many rises), copied to sort
-    // them for the trace; the trace file at about 24 bytes a line
-    if let Some(a) = routing
-        .as_ref()
-        .and_then(|r| r.algorithm.acor())
-        .filter(|a| !a.per_packet)
-    {
-        let changes = m(routers, 2 * (cycles / a.hi.max(1)) + 2);
-        est.add(
-            "ACOR levels and trace",
-            m(routers, 13) + m(changes, 2 * 16 + 24),
-            Phase::Run,
-        );
-    }
-    // TPR, LIAN (Dragonfly spec §3.9, §3.10.1): inj and stor per (router, group), each
-    // router's window ring (a power of two of p · (HW / crossbar transfer + 1) entries of 8
-    // bytes) and its head and length
-    let counters_bytes = |c: &crate::cycle::routing::group_counters::CounterParams,
-                          d: &crate::topology::dragonfly::DragonflyShape| {
-        let xbar = pkt_phits.div_ceil(rc.speedup.max(1) as u64).max(1);
-        let ring = (d.p as u64 * (c.window.div_ceil(xbar) + 1)).next_power_of_two();
-        m(m(routers, d.groups as u64), 8) + m(routers, m(ring, 8) + 8)
-    };
-    let shape = crate::topology::dragonfly::shape_of(&s.topology);
-    if let (Some(c), Ok(d)) = (
-        routing.as_ref().and_then(|r| r.algorithm.group_counters()),
-        shape.as_ref(),
-    ) {
-        est.add("group counters", counters_bytes(&c, d), Phase::Kept);
-    }
-    // the counter observer (stats.group_counters, Fig 6-8): its own counters, two sums of
-    // 2h + 2 values per router, and group_counters.csv at about 12 bytes a value per router
-    // and bin (built as text, copied once when written)
-    if let (true, Ok(c), Ok(d)) = (
-        s.stats.group_counters,
-        crate::cycle::routing::lian::counter_params(&s.routing),
-        shape.as_ref(),
-    ) {
-        let cols = 2 * d.h as u64 + 2;
-        let bins = cycles
-            .div_ceil(s.stats.bin_cycles.unwrap_or(default::BIN_CYCLES).max(1))
-            .max(1);
-        est.add(
-            "group counter trace",
-            counters_bytes(&c, d)
-                + m(routers, m(cols, 16))
-                + m(m(bins, routers), m(d.h as u64 + 7, 24)),
-            Phase::Run,
-        );
-    }
+}
+
+/// Stage 4 of [`memory_parts`] (after the mechanisms'): statistics bins, traffic tables and
+/// the results files built as text.
+fn statistics_and_files(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize, cycles: u64) {
+    let s = &l.scenario;
+    let (routers, terminals) = (f.switches, f.hcas);
     // statistics: a bin per stats.bin_cycles, per-router counters, latency counts
     let bins = cycles
         .div_ceil(s.stats.bin_cycles.unwrap_or(default::BIN_CYCLES).max(1))

@@ -44,9 +44,12 @@
 mod allocator;
 mod build;
 mod calendar;
+mod congestion;
 mod conservation;
 mod counter_trace;
+mod flow_control;
 mod link;
+mod mechanism;
 pub mod memory_estimate;
 mod occupancy;
 mod packet;
@@ -65,10 +68,7 @@ mod traffic;
 pub use build::validate_cycle;
 pub use run_loop::run_cycle_scenario;
 
-use crate::cycle::routing::acor_levels::{AcorParams, AcorState};
 use crate::cycle::routing::algorithm::CycleRouting;
-use crate::cycle::routing::group_counters::GroupCounters;
-use crate::cycle::routing::piggyback::PiggybackState;
 use crate::cycle::traffic::synthetic::SyntheticTraffic;
 use crate::traffic::injection::Bernoulli;
 use packet::PacketSlab;
@@ -226,10 +226,11 @@ pub(crate) struct RouterState {
     pub out_mask: u64,
 }
 
-/// The network of the cycle-level model in flat arrays indexed by router port `gp =
-/// router · radix + port` and `(gp, vc)` = `gp · vcs + vc`.
-pub(crate) struct CycleNet {
-    // --- constants
+/// The constants of a cycle-level run: sizes, latencies, the run's length and the saturation
+/// watch's thresholds ([`CycleNet::k`]).
+pub(crate) struct Consts {
+    /// Packet size in phits; crossbar transfer of a packet, router latency (cycles); allocator
+    /// iterations.
     pub pkt_phits: u32,
     pub xbar_cycles: u64,
     pub router_latency: u64,
@@ -246,6 +247,46 @@ pub(crate) struct CycleNet {
     pub end: u64,
     pub sat_queue: f64,
     pub sat_min: u64,
+}
+
+/// The terminals of a cycle-level network: where each attaches, its source state and random
+/// stream, and the traffic that drives them ([`CycleNet::terms`]).
+pub(crate) struct Terminals {
+    /// Per terminal: its router port and its router.
+    pub gp: Vec<u32>,
+    pub router: Vec<u32>,
+    /// Per terminal: its source state, in one record.
+    pub state: Vec<TermState>,
+    /// Per terminal: its random stream (generation, destinations).
+    pub rng: Vec<ChaCha8Rng>,
+    /// The synthetic traffic and its phases.
+    pub traffic: SyntheticTraffic,
+    /// The terminals' packet generation: one Bernoulli trial per cycle with probability
+    /// load / packet size (spec §4.1), set for the load in force.
+    pub gen: Bernoulli,
+}
+
+/// The engine of a cycle-level run: the packets, the event calendar, the first invariant
+/// violation and the loop's modes ([`CycleNet::eng`]).
+pub(crate) struct Engine {
+    /// The packet slab and its queues.
+    pub pkts: PacketSlab,
+    /// The event calendar.
+    pub cal: calendar::Calendar,
+    /// The first invariant violation (fails the run).
+    pub fault: Option<String>,
+    /// The cycle loop prefetches the records of upcoming events: the hot state is larger than
+    /// [`prefetch::PREFETCH_MIN_BYTES`] (decided by the builder).
+    pub prefetch: bool,
+    /// Tests: wake every router every cycle (reference for the wake-up events).
+    pub always_wake: bool,
+}
+
+/// The network of the cycle-level model in flat arrays indexed by router port `gp =
+/// router · radix + port` and `(gp, vc)` = `gp · vcs + vc`.
+pub(crate) struct CycleNet {
+    /// The constants of the run ([`Consts`]).
+    pub k: Consts,
     // --- ports and their VCs
     /// Per router port `gp`.
     pub port: Vec<PortState>,
@@ -278,44 +319,27 @@ pub(crate) struct CycleNet {
     /// Packed next hop per (router, destination terminal) when the routing is stateless
     /// ([`CycleNet::tabulate_routes`]); empty otherwise.
     pub route_table: Vec<u32>,
-    pub pb: Option<PiggybackState>,
     /// Recomputation (Dragonfly spec §3.4): the injection ports of a router (a bit per port,
     /// the same on every router) when the routing re-routes blocked injection heads; 0
     /// otherwise.
     pub recompute_mask: u64,
-    /// ACOR-Switch: the router levels (Dragonfly spec §3.7).
-    pub acor: Option<AcorState>,
-    /// ACOR-Packet: the level parameters (the levels are in the packets' headers).
-    pub acor_packet: Option<AcorParams>,
-    /// TPR, LIAN: the routers' per-group traffic counters (Dragonfly spec §3.9, §3.10.1),
-    /// counted at the routers' injection inputs.
-    pub counters: Option<GroupCounters>,
-    /// The group-counter observer (`stats.group_counters`, Dragonfly spec §3.10, Fig 6-8):
-    /// LIAN's counters under any routing, in an instance no decision reads.
-    pub ctrace: Option<counter_trace::CounterTrace>,
+    /// The routing mechanisms' state, behind their hooks ([`mechanism::Mechanisms`]).
+    pub mech: mechanism::Mechanisms,
+    /// The congestion management ([`congestion::CongestionManagement`]; `Off`: no cost).
+    pub cm: congestion::CongestionManagement,
+    /// The link-level flow control ([`flow_control::FlowControl`]: credits).
+    pub fc: flow_control::FlowControl,
     pub global_ports: Vec<u32>,
     pub rng_router: Vec<ChaCha8Rng>,
     pub router_names: Vec<String>,
     // --- terminals
-    pub term_gp: Vec<u32>,
-    pub term_router: Vec<u32>,
-    /// Per terminal: its source state, in one record.
-    pub term: Vec<TermState>,
-    pub rng_term: Vec<ChaCha8Rng>,
-    pub traffic: SyntheticTraffic,
-    /// The terminals' packet generation: one Bernoulli trial per cycle with probability
-    /// load / packet size (spec §4.1), set for the load in force.
-    pub gen: Bernoulli,
+    /// The terminals: their ports, sources and traffic ([`Terminals`]).
+    pub terms: Terminals,
     // --- engine
-    pub pkts: PacketSlab,
-    pub cal: calendar::Calendar,
+    /// The engine: packets, calendar, first fault, run modes ([`Engine`]).
+    pub eng: Engine,
+    /// The current cycle.
     pub now: u64,
-    pub fault: Option<String>,
-    /// The cycle loop prefetches the records of upcoming events: the hot state is larger than
-    /// [`prefetch::PREFETCH_MIN_BYTES`] (decided by the builder).
-    pub prefetch: bool,
-    /// Tests: wake every router every cycle (reference for the wake-up events).
-    pub always_wake: bool,
     // --- statistics
     pub stats: results::CycleStats,
 }
@@ -331,8 +355,8 @@ impl CycleNet {
     /// Schedules `ev` at cycle `t` (> now).
     #[inline]
     pub(crate) fn at(&mut self, t: u64, ev: Ev) {
-        debug_assert!(t > self.now && t - self.now <= self.cal.mask);
-        self.cal.push(t, ev);
+        debug_assert!(t > self.now && t - self.now <= self.eng.cal.mask);
+        self.eng.cal.push(t, ev);
     }
 
     /// Router and port number of router port `gp` (`gp / radix`, `gp % radix`) by a multiply
@@ -340,15 +364,15 @@ impl CycleNet {
     /// `gp · radix < 2³²`, which the builder checks for every port.
     #[inline]
     pub(crate) fn split_gp(&self, gp: u32) -> (u32, u32) {
-        let r = ((gp as u64 * self.radix_magic) >> 32) as u32;
-        (r, gp - r * self.radix)
+        let r = ((gp as u64 * self.k.radix_magic) >> 32) as u32;
+        (r, gp - r * self.k.radix)
     }
 
     /// Records the first invariant violation.
     #[cold]
     pub(crate) fn fail(&mut self, msg: String) {
-        if self.fault.is_none() {
-            self.fault = Some(msg);
+        if self.eng.fault.is_none() {
+            self.eng.fault = Some(msg);
         }
     }
 
@@ -366,8 +390,8 @@ impl CycleNet {
 
     /// Human name of router port `gp`.
     pub(crate) fn port_name(&self, gp: u32) -> String {
-        let r = gp / self.radix;
-        let p = gp % self.radix;
+        let r = gp / self.k.radix;
+        let p = gp % self.k.radix;
         let k = match self.port[gp as usize].kind {
             PortKind::Terminal => "terminal",
             PortKind::Local => "local",

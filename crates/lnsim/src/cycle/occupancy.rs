@@ -52,17 +52,15 @@ impl CycleNet {
     /// still leaving on the link.
     #[inline]
     pub(crate) fn out_occupancy(&self, gp: u32, vc: u32) -> u32 {
-        let i = (gp * self.vcs + vc) as usize;
+        let i = (gp * self.k.vcs + vc) as usize;
         let g = gp as usize;
         let leaving = self.port[g].link_free > self.now && self.port[g].last_vc as u32 == vc;
-        self.vout[i].used + if leaving { self.pkt_phits } else { 0 }
+        self.vout[i].used + if leaving { self.k.pkt_phits } else { 0 }
     }
 
     /// Every router recomputes its Piggyback bits from its global ports' occupancies (phits
     /// summed over VCs, spec §2.6) and publishes them for its group (spec §3.6, Eq. 2-2).
     pub(super) fn publish_piggyback(&mut self) {
-        let mut pb = self.pb.take().expect("piggyback state");
-        let alg = &self.routing.alg;
         let mut q = [0u64; 64];
         let mut k = 0usize;
         let mut cur = u32::MAX;
@@ -71,14 +69,15 @@ impl CycleNet {
             let r = self.split_gp(gp).0;
             if r != cur {
                 if cur != u32::MAX {
-                    pb.publish(self.now, cur, alg.congestion_bits(&q[..k]));
+                    let bits = self.routing.alg.congestion_bits(&q[..k]);
+                    self.mech.publish_bits(self.now, cur, bits);
                 }
                 cur = r;
                 k = 0;
             }
             let mut sum = 0u64;
             for v in 0..self.port[gp as usize].nvc as u32 {
-                let i = (gp * self.vcs + v) as usize;
+                let i = (gp * self.k.vcs + v) as usize;
                 sum +=
                     (self.out_occupancy(gp, v) + self.credit_cap(gp) - self.vout[i].credits) as u64;
             }
@@ -86,8 +85,8 @@ impl CycleNet {
             k += 1;
         }
         if cur != u32::MAX {
-            pb.publish(self.now, cur, alg.congestion_bits(&q[..k]));
+            let bits = self.routing.alg.congestion_bits(&q[..k]);
+            self.mech.publish_bits(self.now, cur, bits);
         }
-        self.pb = Some(pb);
     }
 }

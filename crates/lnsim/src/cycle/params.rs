@@ -204,7 +204,7 @@ impl<'a> CycleParams<'a> {
                     "applies to Dragonflies (the counters are per destination group, spec §3.10)",
                 ));
             }
-            let c = crate::cycle::routing::lian::counter_params(&s.routing)?;
+            let c = super::counter_trace::CounterTrace::params(&s.routing)?;
             if bin_cycles < c.window {
                 return Err(Error::input(
                     "stats.bin_cycles",

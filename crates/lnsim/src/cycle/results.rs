@@ -397,7 +397,8 @@ impl Window {
     }
 }
 
-fn r6(x: f64) -> f64 {
+/// `x` rounded to 6 decimals (non-finite: 0), as every figure of the summary.
+pub(super) fn r6(x: f64) -> f64 {
     if x.is_finite() {
         (x * 1e6).round() / 1e6
     } else {
@@ -405,60 +406,68 @@ fn r6(x: f64) -> f64 {
     }
 }
 
-/// Writes the results folder of a cycle-level run; returns the `summary.json` text. An
-/// interrupted run (`ending`) has simulated the cycles `[0, stats.stop)`: its summary says
-/// `"complete": false` and gives `simulated_cycles` and `planned_cycles`.
-pub(crate) fn write(
-    net: &CycleNet,
-    l: &LoadedScenario,
-    out: &Path,
-    wall_s: f64,
-    c: Counts,
-    ending: Ending,
-) -> Result<String> {
+/// The measurement window's figures of a finished run, which the summary and `routers.csv`
+/// both read.
+struct Figures {
+    /// The run got past the warm-up (else the window's figures are null).
+    reached: bool,
+    /// Measured cycles (at least 1).
+    measured: u64,
+    /// Terminals active at the window's start (at least 1).
+    active: f64,
+    /// Delivered packets of the window (at least 1, a divisor).
+    n: f64,
+    /// Loads per router (phits per terminal and cycle): injected, accepted (delivered at its
+    /// terminals), sent (its terminals' packets delivered anywhere).
+    inj_r: Vec<f64>,
+    acc_r: Vec<f64>,
+    sent_r: Vec<f64>,
+    /// The saturation verdict.
+    verdict: Verdict,
+    /// Generated and accepted load per node.
+    generated: f64,
+    accepted: f64,
+}
+
+/// Stage 1 of [`write`]: the measurement window's figures and the saturation verdict.
+fn window_figures(net: &CycleNet, c: &Counts) -> Figures {
     let st = &net.stats;
-    let (lat, nlat) = (st.lat.histogram(), st.net.histogram());
     // a run interrupted before the warm-up's end has no measurement window: its window
     // figures are null, not rates over a made-up window
-    let reached = st.stop > net.warmup;
-    let measured = st.stop.saturating_sub(net.warmup).max(1);
+    let reached = st.stop > net.k.warmup;
+    let measured = st.stop.saturating_sub(net.k.warmup).max(1);
     let active = net
+        .terms
         .traffic
-        .active_count(net.warmup.min(st.stop.saturating_sub(1)))
+        .active_count(net.k.warmup.min(st.stop.saturating_sub(1)))
         .max(1) as f64;
     let per_node = |phits: u64| r6(phits as f64 / active / measured as f64);
-    let offered = net.traffic.load_at(st.stop.saturating_sub(1));
     let accepted = per_node(st.w_delivered_phits);
     let generated = per_node(st.w_generated);
-    let p = net.terminals / net.routers.max(1);
+    let p = net.k.terminals / net.k.routers.max(1);
     let per_router = |v: &[u64]| -> Vec<f64> {
         v.iter()
             .map(|&x| x as f64 / p.max(1) as f64 / measured as f64)
             .collect()
     };
-    let acc_r = per_router(&st.router_acc);
-    let sent_r = per_router(&st.router_sent);
-    let inj_r = per_router(&st.router_inj);
-    let (min_r, max_r) = inj_r
-        .iter()
-        .fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
     let n = st.w_delivered.max(1) as f64;
     let mut verdict = Window {
         stopped_early: st.stopped_early,
         growth: (c.waiting as f64 - st.waiting_start.unwrap_or(0) as f64) / active,
-        generated_packets: st.w_generated as f64 / net.pkt_phits as f64 / active,
+        generated_packets: st.w_generated as f64 / net.k.pkt_phits as f64 / active,
         generated_load: generated,
         accepted_load: accepted,
         delivered: st.w_delivered,
         mean_latency: st.w_lat_sum as f64 / n,
-        settle: net.warmup as f64
+        settle: net.k.warmup as f64
             - net
+                .terms
                 .traffic
                 .change_cycle()
                 .filter(|&c| c < st.stop)
                 .unwrap_or(0) as f64,
         measured,
-        pkt_phits: net.pkt_phits,
+        pkt_phits: net.k.pkt_phits,
     }
     .saturation();
     if !reached {
@@ -466,9 +475,40 @@ pub(crate) fn write(
         verdict.warnings = vec![format!(
             "no measurement window reached: the run stopped at cycle {}, before the warm-up's \
              end at cycle {}",
-            st.stop, net.warmup
+            st.stop, net.k.warmup
         )];
     }
+    Figures {
+        reached,
+        measured,
+        active,
+        n,
+        inj_r: per_router(&st.router_inj),
+        acc_r: per_router(&st.router_acc),
+        sent_r: per_router(&st.router_sent),
+        verdict,
+        generated,
+        accepted,
+    }
+}
+
+/// Stage 2 of [`write`]: `summary.json` (with the mechanisms' fields and files, `files`).
+fn summary(
+    net: &CycleNet,
+    l: &LoadedScenario,
+    (wall_s, c, ending): (f64, &Counts, Ending),
+    f: &Figures,
+    files: &mut Vec<(&'static str, String)>,
+) -> Result<String> {
+    let st = &net.stats;
+    let (lat, nlat) = (st.lat.histogram(), st.net.histogram());
+    let (reached, measured, active, n) = (f.reached, f.measured, f.active, f.n);
+    let per_node = |phits: u64| r6(phits as f64 / active / measured as f64);
+    let offered = net.terms.traffic.load_at(st.stop.saturating_sub(1));
+    let (min_r, max_r) = f
+        .inj_r
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
     let q = |h: &Histogram<u64>, x: f64| {
         if h.is_empty() {
             0
@@ -494,13 +534,13 @@ pub(crate) fn write(
         "topology": st.topology,
         "routing": routing_name,
         "vlb_policy": policy,
-        "pattern": net.traffic.label(),
-        "change_cycle": net.traffic.change_cycle(),
-        "packet_phits": net.pkt_phits,
+        "pattern": net.terms.traffic.label(),
+        "change_cycle": net.terms.traffic.change_cycle(),
+        "packet_phits": net.k.pkt_phits,
         "offered_load": r6(offered),
-        "generated_load": w(json!(generated)),
+        "generated_load": w(json!(f.generated)),
         "injected_load": w(json!(per_node(st.w_injected))),
-        "accepted_load": w(json!(accepted)),
+        "accepted_load": w(json!(f.accepted)),
         "latency_cycles": {
             "mean": w(json!(r6(st.w_lat_sum as f64 / n))),
             "p50": w(json!(q(&lat, 0.5))),
@@ -515,15 +555,15 @@ pub(crate) fn write(
         "nonminimal_fraction": w(json!(r6(st.w_nonmin as f64 / n))),
         "recomputations": st.recomputations,
         "avg_hops": w(json!(r6(st.w_hops as f64 / n))),
-        "saturated": verdict.saturated,
-        "saturation_undecided": verdict.undecided,
-        "warnings": verdict.warnings,
+        "saturated": f.verdict.saturated,
+        "saturation_undecided": f.verdict.undecided,
+        "warnings": f.verdict.warnings,
         "stopped_early": st.stopped_early,
-        "warmup_cycles": net.warmup,
+        "warmup_cycles": net.k.warmup,
         "measured_cycles": if reached { measured } else { 0 },
         "active_nodes": active as u64,
         "fairness": {
-            "jain_routers": w(json!(jain(&inj_r).map(r6))),
+            "jain_routers": w(json!(jain(&f.inj_r).map(r6))),
             "min_router_load": w(json!(r6(if min_r.is_finite() { min_r } else { 0.0 }))),
             "max_router_load": w(json!(r6(max_r))),
         },
@@ -541,8 +581,7 @@ pub(crate) fn write(
         "router_visits": st.router_visits,
         "phit_hops_per_s": r6(events_per_s),
     });
-    let dragonfly = matches!(net.routing.paths, Paths::Dragonfly(_));
-    if dragonfly {
+    if matches!(net.routing.paths, Paths::Dragonfly(_)) {
         // the path breakdown (Dragonfly spec §5, Fig 6-13): share of the delivered packets
         let mut paths = serde_json::Map::new();
         for c in PathClass::ALL {
@@ -553,34 +592,26 @@ pub(crate) fn write(
         }
         summary["paths"] = serde_json::Value::Object(paths);
     }
-    let mut files: Vec<(&str, String)> = Vec::new();
-    if let Some(a) = &net.acor {
-        // ACOR-Switch: the share of router-cycles at each level in the window, and the
-        // level trace of every router (Dragonfly spec §3.7, §4.3)
-        let share = a.level_share(net.warmup, st.stop);
-        summary["acor_level_share"] = w(json!(share.iter().map(|&x| r6(x)).collect::<Vec<_>>()));
-        let mut t = String::from("cycle,router,name,level\n");
-        for (c, r, lv) in a.trace() {
-            let _ = writeln!(t, "{c},{r},{},{lv}", net.router_names[r as usize]);
-        }
-        files.push(("acor_levels.csv", t));
-    }
-    if let Some(t) = &net.ctrace {
-        // the group-counter observer (stats.group_counters, Dragonfly spec §3.10, Fig 6-8)
-        summary["group_counters"] = w(t.summary());
-        files.push(("group_counters.csv", t.text(&net.router_names, st.stop)));
-    }
+    net.mech.outputs(
+        &mut summary,
+        files,
+        &net.router_names,
+        (net.k.warmup, st.stop, reached),
+    );
     if let Ending::Interrupted { planned_end } = ending {
         summary["stop_reason"] = json!(ending.stop_reason());
         summary["simulated_cycles"] = json!(st.stop);
         summary["planned_cycles"] = json!(planned_end);
     }
-    let text = crate::stats::natural::to_json_pretty(&summary)
+    Ok(crate::stats::natural::to_json_pretty(&summary)
         .map_err(|e| Error::Internal(e.to_string()))?
-        + "\n";
+        + "\n")
+}
 
-    // on a Dragonfly, each router's sourced packets per path class (share of those delivered
-    // in the window)
+/// Stage 3 of [`write`]: `routers.csv`, each router's loads and, on a Dragonfly, its sourced
+/// packets per path class (share of those delivered in the window).
+fn routers_csv(net: &CycleNet, f: &Figures, dragonfly: bool) -> String {
+    let st = &net.stats;
     let mut routers = String::from("router,name,injected_load,accepted_load,delivered_load");
     if dragonfly {
         for c in PathClass::ALL {
@@ -588,14 +619,14 @@ pub(crate) fn write(
         }
     }
     routers.push('\n');
-    for r in 0..net.routers as usize {
+    for r in 0..net.k.routers as usize {
         let _ = write!(
             routers,
             "{r},{},{},{},{}",
             net.router_names[r],
-            r6(inj_r[r]),
-            r6(acc_r[r]),
-            r6(sent_r[r])
+            r6(f.inj_r[r]),
+            r6(f.acc_r[r]),
+            r6(f.sent_r[r])
         );
         if dragonfly {
             let k = &st.router_paths[r];
@@ -606,6 +637,12 @@ pub(crate) fn write(
         }
         routers.push('\n');
     }
+    routers
+}
+
+/// Stage 4 of [`write`]: `latency_hist.csv`, the packet latency histogram's buckets.
+fn latency_hist_csv(net: &CycleNet) -> String {
+    let lat = net.stats.lat.histogram();
     let mut hist = String::from("lo_cycles,hi_cycles,count\n");
     let mut lower = 0u64;
     for v in lat.iter_recorded() {
@@ -613,6 +650,12 @@ pub(crate) fn write(
         let _ = writeln!(hist, "{lower},{upper},{}", v.count_since_last_iteration());
         lower = upper + 1;
     }
+    hist
+}
+
+/// Stage 5 of [`write`]: `bins.csv`, the figures of every `stats.bin_cycles` bin.
+fn bins_csv(net: &CycleNet, dragonfly: bool) -> String {
+    let st = &net.stats;
     let mut bins = String::from(
         "start_cycle,end_cycle,generated,delivered,accepted_load,latency_mean,nonminimal_fraction",
     );
@@ -635,7 +678,7 @@ pub(crate) fn write(
             b.generated,
             b.delivered,
             r6(b.delivered_phits as f64
-                / net.traffic.active_count(t0).max(1) as f64
+                / net.terms.traffic.active_count(t0).max(1) as f64
                 / (t1 - t0) as f64),
             r6(b.lat_sum as f64 / d),
             r6(b.nonmin as f64 / d)
@@ -648,6 +691,30 @@ pub(crate) fn write(
             bins.push('\n');
         }
     }
+    bins
+}
+
+/// Writes the results folder of a cycle-level run; returns the `summary.json` text. An
+/// interrupted run (`ending`) has simulated the cycles `[0, stats.stop)`: its summary says
+/// `"complete": false` and gives `simulated_cycles` and `planned_cycles`. Stages: the window's
+/// figures ([`window_figures`]), the summary with the mechanisms' outputs ([`summary`]), the
+/// tables ([`routers_csv`], [`latency_hist_csv`], [`bins_csv`]), then the folder, written
+/// atomically.
+pub(crate) fn write(
+    net: &CycleNet,
+    l: &LoadedScenario,
+    out: &Path,
+    wall_s: f64,
+    c: Counts,
+    ending: Ending,
+) -> Result<String> {
+    let dragonfly = matches!(net.routing.paths, Paths::Dragonfly(_));
+    let figures = window_figures(net, &c);
+    let mut files: Vec<(&str, String)> = Vec::new();
+    let text = summary(net, l, (wall_s, &c, ending), &figures, &mut files)?;
+    let routers = routers_csv(net, &figures, dragonfly);
+    let hist = latency_hist_csv(net);
+    let bins = bins_csv(net, dragonfly);
     let scenario = toml::to_string(&l.merged).unwrap_or_default();
     let marker = Marker::results(ending.is_complete(), ending.stop_reason());
     write_folder(

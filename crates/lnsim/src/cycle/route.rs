@@ -1,7 +1,7 @@
 //! The cycle-level wing's side of the routing seam ([`crate::cycle::routing::candidates`]): a head
 //! packet's next hop at a router input, packed into one word (output port, VC range) and
-//! cached per input VC; the source decision at the injection router (with ACOR's level,
-//! Dragonfly spec §3.7); the class of a delivered packet's path (§5); and, for a routing whose
+//! cached per input VC; the source decision at the injection router (with the routing
+//! mechanism's state, `mechanism.rs`); the class of a delivered packet's path (§5); and, for a routing whose
 //! next hop depends on the router and the destination alone, the table of every next hop.
 
 use super::occupancy::View;
@@ -33,12 +33,12 @@ impl CycleNet {
     #[inline(never)]
     pub(super) fn route_head(&mut self, r: u32, id: u32) -> u32 {
         // (MIN and DOR do not read the hop count)
-        if self.routing.decides_at_injection() && self.pkts.link(id).hops == 0 {
+        if self.routing.decides_at_injection() && self.eng.pkts.link(id).hops == 0 {
             self.source_decision(r, id);
         }
-        let p = self.pkts.link_mut(id);
+        let p = self.eng.pkts.link_mut(id);
         let dst = p.dst;
-        let dst_router = self.term_router[dst as usize];
+        let dst_router = self.terms.router[dst as usize];
         match self.routing.next_hop(r, dst_router, &mut p.st) {
             Ok(Some(c)) => pack(c.port as u32, c.vc_lo, c.vc_hi),
             Ok(None) => self.ejection_hop(dst),
@@ -55,7 +55,7 @@ impl CycleNet {
     pub(super) fn path_class(&self, src: u32, lk: &Link) -> PathClass {
         match &self.routing.paths {
             Paths::Dragonfly(d) if lk.st.nonminimal => {
-                path_class(&d.shape, self.term_router[src as usize], &lk.st)
+                path_class(&d.shape, self.terms.router[src as usize], &lk.st)
             }
             _ => PathClass::Min,
         }
@@ -64,7 +64,7 @@ impl CycleNet {
     /// The packed hop onto destination terminal `dst`'s port.
     #[inline]
     fn ejection_hop(&self, dst: u32) -> u32 {
-        pack(self.split_gp(self.term_gp[dst as usize]).1, 0, 0)
+        pack(self.split_gp(self.terms.gp[dst as usize]).1, 0, 0)
     }
 
     /// Largest route table (entries: routers × terminals) [`CycleNet::tabulate_routes`]
@@ -76,14 +76,14 @@ impl CycleNet {
     /// packed next hop once (by the same code as [`CycleNet::route_head`]) so that routing a
     /// head is one table read; nothing for other routings or beyond [`Self::MAX_ROUTE_TABLE`].
     pub(crate) fn tabulate_routes(&mut self) {
-        let n = self.routers as u64 * self.terminals as u64;
+        let n = self.k.routers as u64 * self.k.terminals as u64;
         if !self.routing.stateless() || n > Self::MAX_ROUTE_TABLE {
             return;
         }
         let mut table = Vec::with_capacity(n as usize);
-        for r in 0..self.routers {
-            for dst in 0..self.terminals {
-                let dst_router = self.term_router[dst as usize];
+        for r in 0..self.k.routers {
+            for dst in 0..self.k.terminals {
+                let dst_router = self.terms.router[dst as usize];
                 let mut st = RouteState::default();
                 table.push(match self.routing.next_hop(r, dst_router, &mut st) {
                     Ok(Some(c)) => pack(c.port as u32, c.vc_lo, c.vc_hi),
@@ -100,27 +100,19 @@ impl CycleNet {
     /// decide nothing: the packet keeps the default header state it was generated with).
     #[inline(never)]
     fn source_decision(&mut self, r: u32, id: u32) {
-        let p = self.pkts.link_mut(id);
-        // ACOR (Dragonfly spec §3.7): the router's level, or the packet's own (1 at first)
-        if let Some(a) = self.acor.as_mut() {
-            p.st.level = a.level(r, self.now);
-        } else if self.acor_packet.is_some() {
-            p.st.level = p.st.level.max(1);
-        }
-        let dst_router = self.term_router[p.dst as usize];
-        if let Some(c) = self.counters.as_mut() {
-            // TPR, LIAN: the router's window as of this cycle (spec §3.9, §3.10.1)
-            c.expire(r, self.now);
-        }
+        let p = self.eng.pkts.link_mut(id);
+        // the routing's state before the decision (a level, the counters' window)
+        self.mech.before_decision(r, self.now, &mut p.st);
+        let dst_router = self.terms.router[p.dst as usize];
         let view = View {
-            radix: self.radix,
-            vcs: self.vcs,
+            radix: self.k.radix,
+            vcs: self.k.vcs,
             port: &self.port,
             vout: &self.vout,
             credit_cap_of: self.credit_cap_of,
-            pkt_phits: self.pkt_phits,
-            pb: self.pb.as_ref(),
-            counters: self.counters.as_ref(),
+            pkt_phits: self.k.pkt_phits,
+            pb: self.mech.pb(),
+            counters: self.mech.counters(),
             now: self.now,
         };
         self.routing.at_injection(

@@ -33,7 +33,7 @@ pub fn run_cycle_scenario(
     setup.finish();
     net.stats.setup_s = setup.elapsed();
     let wall = Instant::now();
-    let planned_end = net.end;
+    let planned_end = net.k.end;
     let ending = if net.run(opts.progress, interrupted)? {
         Ending::Interrupted { planned_end }
     } else {
@@ -62,32 +62,33 @@ impl CycleNet {
     ) -> Result<bool> {
         self.start_generators(0);
         let change = self
+            .terms
             .traffic
             .change_cycle()
-            .filter(|&c| c > 0 && c < self.end);
+            .filter(|&c| c > 0 && c < self.k.end);
         let mut watch = crate::engine::progress::RunProgress::new(
             progress,
-            self.end,
+            self.k.end,
             "{bar:40} cycle {pos}/{len} [{elapsed_precise} < {eta}]",
         );
         let mut stopped = false;
-        while self.now < self.end {
+        while self.now < self.k.end {
             let now = self.now;
             if change == Some(now) {
                 self.traffic_change();
             }
-            if now == self.warmup {
+            if now == self.k.warmup {
                 let n = self.at_sources();
                 self.stats.mark_sources(n);
             }
-            let slot = self.cal.take(now);
+            let slot = self.eng.cal.take(now);
             self.stats.events += slot.len() as u64;
             self.handle_events(&slot);
-            self.cal.give_back(now, slot);
-            if self.pb.is_some() {
+            self.eng.cal.give_back(now, slot);
+            if self.mech.publishes_bits() {
                 self.publish_piggyback();
             }
-            if self.always_wake {
+            if self.eng.always_wake {
                 self.wake_everything();
             }
             // every link stage, then every allocator, in increasing router order (neither
@@ -111,14 +112,10 @@ impl CycleNet {
                     self.router_allocate(r);
                 }
             }
-            if let Some(t) = self.ctrace.as_mut() {
-                // the group-counter observer samples at the end of each window
-                if now == t.next {
-                    t.sample(now, &self.router_names);
-                }
-            }
+            self.mech.cycle_ended(now, &self.router_names);
+            self.cm.cycle_ended(now);
             if now & 0xFF == 0xFF {
-                if let Some(f) = &self.fault {
+                if let Some(f) = &self.eng.fault {
                     return Err(Error::Internal(f.clone()));
                 }
                 if self.saturation_watch() {
@@ -137,12 +134,9 @@ impl CycleNet {
             self.now += 1;
         }
         self.stats.stop = self.now;
-        if let Some(a) = self.acor.as_mut() {
-            // ACOR-Switch: the interval ends up to the last simulated cycle
-            a.finish(self.now);
-        }
+        self.mech.run_ended(self.now);
         watch.finish();
-        if let Some(f) = &self.fault {
+        if let Some(f) = &self.eng.fault {
             return Err(Error::Internal(f.clone()));
         }
         Ok(stopped)
@@ -162,14 +156,14 @@ impl CycleNet {
         self.drain(&slot.term_credit, Self::prefetch_term, Self::term_credit);
         self.drain(&slot.gen, Self::prefetch_generator, Self::on_gen);
         for &(t, epoch) in &slot.gen_wait {
-            if epoch == self.term[t as usize].epoch {
+            if epoch == self.terms.state[t as usize].epoch {
                 let now = self.now;
                 self.schedule_gen(t, now);
             }
         }
         for &t in &slot.term_try {
-            if self.term[t as usize].try_at == self.now {
-                self.term[t as usize].try_at = u64::MAX;
+            if self.terms.state[t as usize].try_at == self.now {
+                self.terms.state[t as usize].try_at = u64::MAX;
                 self.term_send(t);
             }
         }
@@ -183,8 +177,9 @@ impl CycleNet {
     /// Credits for one packet reach output `gp`/`vc`.
     #[inline(always)]
     fn on_credit(&mut self, (gp, vc): (u32, u8)) {
-        let l = self.pkt_phits;
-        self.vout[(gp * self.vcs) as usize + vc as usize].credits += l;
+        let l = self.k.pkt_phits;
+        let o = &mut self.vout[(gp * self.k.vcs) as usize + vc as usize];
+        self.fc.credits_returned(o, l);
         // (the downstream buffer's occupancy count dropped when the packet left it)
         if self.port[gp as usize].out_count > 0 {
             self.mark_output(gp);
@@ -210,14 +205,14 @@ impl CycleNet {
     fn on_port_free(&mut self, (gp, flag): (u32, u8)) {
         let port = &mut self.port[gp as usize];
         port.flags &= !flag;
-        if self.prefetch && flag == flag::XIN_EVT {
+        if self.eng.prefetch && flag == flag::XIN_EVT {
             // large networks: the allocator will route this input's unrouted heads later in
             // this cycle; fetch their records now
-            let base = gp * self.vcs;
+            let base = gp * self.k.vcs;
             for v in bits(port.in_vcs) {
                 let s = &self.vc[(base + v) as usize];
                 if s.head_route == NO_ROUTE {
-                    prefetch(self.pkts.links(), s.in_q.0 as usize);
+                    prefetch(self.eng.pkts.links(), s.in_q.0 as usize);
                 }
             }
         }
@@ -227,7 +222,7 @@ impl CycleNet {
     /// Terminal `t`'s generation (stale from an older epoch).
     #[inline(always)]
     fn on_gen(&mut self, (t, epoch): (u32, u32)) {
-        if epoch == self.term[t as usize].epoch {
+        if epoch == self.terms.state[t as usize].epoch {
             self.generate(t);
         }
     }
@@ -237,7 +232,7 @@ impl CycleNet {
     /// fetched (`fetch`) while one is handled.
     #[inline(always)]
     fn drain<T: Copy>(&mut self, list: &[T], fetch: fn(&Self, T), handle: fn(&mut Self, T)) {
-        if self.prefetch {
+        if self.eng.prefetch {
             for &x in list.iter().take(PREFETCH_AHEAD) {
                 fetch(self, x);
             }
@@ -258,14 +253,14 @@ impl CycleNet {
 
     #[inline(always)]
     fn prefetch_arrival(&self, a: Arrival) {
-        prefetch(self.pkts.links(), a.pkt as usize);
+        prefetch(self.eng.pkts.links(), a.pkt as usize);
         prefetch(&self.port, a.gp as usize);
-        prefetch(&self.vc, (a.gp * self.vcs) as usize + a.vc as usize);
+        prefetch(&self.vc, (a.gp * self.k.vcs) as usize + a.vc as usize);
     }
 
     #[inline(always)]
     fn prefetch_credit(&self, (gp, vc): (u32, u8)) {
-        prefetch(&self.vout, (gp * self.vcs) as usize + vc as usize);
+        prefetch(&self.vout, (gp * self.k.vcs) as usize + vc as usize);
         prefetch(&self.port, gp as usize);
     }
 
@@ -281,14 +276,14 @@ impl CycleNet {
 
     #[inline(always)]
     fn prefetch_term(&self, t: u32) {
-        prefetch(&self.term, t as usize);
+        prefetch(&self.terms.state, t as usize);
     }
 
     #[inline(always)]
     fn prefetch_generator(&self, (t, _): (u32, u32)) {
-        prefetch(&self.term, t as usize);
+        prefetch(&self.terms.state, t as usize);
         // the generator's state and its buffer of random words
-        let rng = &self.rng_term[t as usize] as *const ChaCha8Rng as *const u8;
+        let rng = &self.terms.rng[t as usize] as *const ChaCha8Rng as *const u8;
         for k in (0..std::mem::size_of::<ChaCha8Rng>()).step_by(64) {
             prefetch_ptr(rng.wrapping_add(k));
         }
@@ -297,8 +292,8 @@ impl CycleNet {
     /// The traffic changes (transient pattern): every generator restarts with the new load.
     fn traffic_change(&mut self) {
         let now = self.now;
-        for t in 0..self.terminals {
-            self.term[t as usize].epoch += 1;
+        for t in 0..self.k.terminals {
+            self.terms.state[t as usize].epoch += 1;
         }
         self.start_generators(now);
     }
@@ -307,10 +302,10 @@ impl CycleNet {
     /// output with packets and its allocator, every cycle — what the wake-up events must
     /// reproduce exactly.
     fn wake_everything(&mut self) {
-        for r in 0..self.routers {
+        for r in 0..self.k.routers {
             let mut outs = 0u64;
-            for p in 0..self.radix {
-                if self.port[(r * self.radix + p) as usize].out_count > 0 {
+            for p in 0..self.k.radix {
+                if self.port[(r * self.k.radix + p) as usize].out_count > 0 {
                     outs |= 1 << p;
                 }
             }

@@ -10,10 +10,10 @@ use crate::traffic::injection::Bernoulli;
 impl CycleNet {
     /// (Re)starts every terminal's Bernoulli process at cycle `from` with the load then in force.
     pub(super) fn start_generators(&mut self, from: u64) {
-        let load = self.traffic.load_at(from);
-        self.gen = Bernoulli::new((load / self.pkt_phits as f64).min(1.0));
-        for t in 0..self.terminals {
-            if self.traffic.active(t, from) {
+        let load = self.terms.traffic.load_at(from);
+        self.terms.gen = Bernoulli::new((load / self.k.pkt_phits as f64).min(1.0));
+        for t in 0..self.k.terminals {
+            if self.terms.traffic.active(t, from) {
                 self.schedule_gen(t, from);
             }
         }
@@ -23,27 +23,27 @@ impl CycleNet {
     /// cycle with probability load / L), counting from cycle `from` inclusive.
     #[inline]
     pub(super) fn schedule_gen(&mut self, t: u32, from: u64) {
-        if self.gen.never() {
+        if self.terms.gen.never() {
             return;
         }
-        let gap = self.gen.failures(&mut self.rng_term[t as usize]);
+        let gap = self.terms.gen.failures(&mut self.terms.rng[t as usize]);
         let when = from + gap;
         if when == self.now {
             // same cycle: generate now (only at start or change, from == now)
             self.generate_at(t);
             self.schedule_gen(t, when + 1);
-        } else if when - self.now <= self.cal.mask {
-            if when < self.end {
-                let epoch = self.term[t as usize].epoch;
+        } else if when - self.now <= self.eng.cal.mask {
+            if when < self.k.end {
+                let epoch = self.terms.state[t as usize].epoch;
                 self.at(when, Ev::Gen { t, epoch });
             }
         } else {
             // beyond the calendar: no packet before the horizon; the process is memoryless,
             // so the gap is drawn afresh from there (deciding "after the end" from this draw
             // would bias the count, the redraw must be unconditional)
-            let h = self.now + self.cal.mask;
-            if h < self.end {
-                let epoch = self.term[t as usize].epoch;
+            let h = self.now + self.eng.cal.mask;
+            if h < self.k.end {
+                let epoch = self.terms.state[t as usize].epoch;
                 self.at(h, Ev::GenWait { t, epoch });
             }
         }
@@ -62,8 +62,11 @@ impl CycleNet {
     fn generate_at(&mut self, t: u32) {
         let now = self.now;
         let ti = t as usize;
-        let dst = self.traffic.destination(t, now, &mut self.rng_term[ti]);
-        let id = self.pkts.alloc(
+        let dst = self
+            .terms
+            .traffic
+            .destination(t, now, &mut self.terms.rng[ti]);
+        let id = self.eng.pkts.alloc(
             Pkt {
                 src: t,
                 gen: now,
@@ -71,26 +74,29 @@ impl CycleNet {
             },
             dst,
         );
-        self.stats.generated(now, self.pkt_phits);
-        let waiting = self.term[ti].backlog_len;
-        if waiting == 0 && self.term[ti].credits >= self.pkt_phits && self.term[ti].link_free <= now
+        self.stats.generated(now, self.k.pkt_phits);
+        let waiting = self.terms.state[ti].backlog_len;
+        if waiting == 0
+            && self.terms.state[ti].credits >= self.k.pkt_phits
+            && self.terms.state[ti].link_free <= now
+            && self.cm.ready_at(t, now) == now
         {
             // what `term_send` does with a backlog of this packet alone
             self.inject(t, id);
             return;
         }
-        let mut q = self.term[ti].backlog;
-        self.pkts.push(&mut q, id);
-        self.term[ti].backlog = q;
-        self.term[ti].backlog_len = waiting + 1;
+        let mut q = self.terms.state[ti].backlog;
+        self.eng.pkts.push(&mut q, id);
+        self.terms.state[ti].backlog = q;
+        self.terms.state[ti].backlog_len = waiting + 1;
         self.term_send(t);
     }
 
     #[inline]
     pub(super) fn term_credit(&mut self, t: u32) {
         let ti = t as usize;
-        self.term[ti].credits += self.pkt_phits;
-        if self.term[ti].backlog_len > 0 {
+        self.terms.state[ti].credits += self.k.pkt_phits;
+        if self.terms.state[ti].backlog_len > 0 {
             self.term_send(t);
         }
     }
@@ -100,26 +106,37 @@ impl CycleNet {
     #[inline(never)]
     pub(super) fn term_send(&mut self, t: u32) {
         let ti = t as usize;
-        if self.term[ti].backlog_len == 0 || self.term[ti].credits < self.pkt_phits {
+        if self.terms.state[ti].backlog_len == 0 || self.terms.state[ti].credits < self.k.pkt_phits
+        {
             return;
         }
         let now = self.now;
-        let free = self.term[ti].link_free;
+        let free = self.terms.state[ti].link_free;
         if free > now {
-            if self.term[ti].try_at != free {
-                self.term[ti].try_at = free;
+            if self.terms.state[ti].try_at != free {
+                self.terms.state[ti].try_at = free;
                 self.at(free, Ev::TermTry { t });
             }
             return;
         }
-        let mut q = self.term[ti].backlog;
-        let id = self.pkts.pop(&mut q);
-        self.term[ti].backlog = q;
-        self.term[ti].backlog_len -= 1;
+        // the congestion management's injection decision
+        let ready = self.cm.ready_at(t, now);
+        if ready > now {
+            if self.terms.state[ti].try_at != ready {
+                self.terms.state[ti].try_at = ready;
+                self.at(ready, Ev::TermTry { t });
+            }
+            return;
+        }
+        let mut q = self.terms.state[ti].backlog;
+        let id = self.eng.pkts.pop(&mut q);
+        self.terms.state[ti].backlog = q;
+        self.terms.state[ti].backlog_len -= 1;
         self.inject(t, id);
-        if self.term[ti].backlog_len > 0 && self.term[ti].credits >= self.pkt_phits {
-            let at = self.term[ti].link_free;
-            self.term[ti].try_at = at;
+        if self.terms.state[ti].backlog_len > 0 && self.terms.state[ti].credits >= self.k.pkt_phits
+        {
+            let at = self.terms.state[ti].link_free;
+            self.terms.state[ti].try_at = at;
             self.at(at, Ev::TermTry { t });
         }
     }
@@ -130,15 +147,16 @@ impl CycleNet {
     fn inject(&mut self, t: u32, id: u32) {
         let ti = t as usize;
         let now = self.now;
-        self.term[ti].credits -= self.pkt_phits;
-        self.term[ti].link_free = now + self.pkt_phits as u64;
+        self.terms.state[ti].credits -= self.k.pkt_phits;
+        self.terms.state[ti].link_free = now + self.k.pkt_phits as u64;
+        self.cm.packet_sent(t, now);
         self.stats
-            .injected(now, self.term_router[ti], self.pkt_phits);
-        let gp = self.term_gp[ti];
-        if self.inj_latency == 0 {
+            .injected(now, self.terms.router[ti], self.k.pkt_phits);
+        let gp = self.terms.gp[ti];
+        if self.k.inj_latency == 0 {
             self.arrive(id, gp, 0);
         } else {
-            let when = now + self.inj_latency;
+            let when = now + self.k.inj_latency;
             self.at(when, Ev::Arrive { pkt: id, gp, vc: 0 });
         }
     }

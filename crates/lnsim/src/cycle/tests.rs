@@ -1,6 +1,7 @@
 //! Whole-network checks of the cycle-level model that need its internals: exact zero-load
 //! latency per packet (Dragonfly spec §2.5) and the conservation check catching faults.
 
+use super::mechanism::RoutingState;
 use super::CycleNet;
 use crate::config::load_str;
 use crate::cycle::routing::dragonfly_paths as minimal;
@@ -102,8 +103,8 @@ fn delivered_load_is_counted_at_the_source_router() {
     n.stats.trace = Some(Vec::new());
     n.run(false, &mut || false).unwrap();
     let trace = n.stats.trace.take().unwrap();
-    let mut by_src = vec![0u64; n.routers as usize];
-    let mut by_dst = vec![0u64; n.routers as usize];
+    let mut by_src = vec![0u64; n.k.routers as usize];
+    let mut by_dst = vec![0u64; n.k.routers as usize];
     for &(_, _, src, dst, _) in &trace {
         by_src[(src / 2) as usize] += 10;
         by_dst[(dst / 2) as usize] += 10;
@@ -128,17 +129,17 @@ fn conservation_check_catches_a_created_credit_and_a_lost_packet() {
         .iter()
         .position(|p| matches!(p.kind, super::PortKind::Local | super::PortKind::Global))
         .unwrap();
-    n.vout[g * n.vcs as usize].credits += 1;
+    n.vout[g * n.k.vcs as usize].credits += 1;
     let e = n.check_conservation().unwrap_err().to_string();
     assert!(e.contains("credit conservation"), "{e}");
-    n.vout[g * n.vcs as usize].credits -= 1;
+    n.vout[g * n.k.vcs as usize].credits -= 1;
     // a packet dropped from a queue
     let q =
         n.vc.iter()
             .position(|v| v.in_q.0 != super::packet::NIL)
             .expect("a queued packet");
     let mut head = n.vc[q].in_q;
-    n.pkts.pop(&mut head);
+    n.eng.pkts.pop(&mut head);
     n.vc[q].in_q = head;
     assert!(n.check_conservation().is_err());
 }
@@ -148,7 +149,7 @@ fn conservation_check_catches_a_created_credit_and_a_lost_packet() {
 /// deliveries of one cycle may be recorded in another order.
 fn traced(text: &str, over: &[&str], reference: bool) -> Vec<super::results::TraceRecord> {
     let mut n = net(text, over);
-    n.always_wake = reference;
+    n.eng.always_wake = reference;
     n.stats.trace = Some(Vec::new());
     n.run(false, &mut || false).unwrap();
     let mut t = n.stats.trace.take().unwrap();
@@ -260,7 +261,7 @@ fn dragonflies_from_72_to_16512_nodes_build() {
              [routing]\nalgorithm = \"pb\"\n[traffic]\npattern = \"uniform\"\nload = 0.1\n"
         );
         let n = net(&text, &[]);
-        assert_eq!((n.routers, n.terminals), (routers, nodes));
+        assert_eq!((n.k.routers, n.k.terminals), (routers, nodes));
     }
 }
 
@@ -338,7 +339,7 @@ fn channel_dependency_graph_matches_the_pairwise_construction() {
                 m.classes /= 2;
             }
         }
-        let (radix, vcs) = (n.radix, n.vcs);
+        let (radix, vcs) = (n.k.radix, n.k.vcs);
         let link = |r: u32, p: u32| -> Option<(u32, u32)> {
             let g = (r * radix + p) as usize;
             matches!(
@@ -347,15 +348,15 @@ fn channel_dependency_graph_matches_the_pairwise_construction() {
             )
             .then(|| n.split_gp(n.port[g].peer))
         };
-        let fast = build(&routing, n.routers, radix, vcs, &link).unwrap();
-        let want = naive_edges(&routing, n.routers, radix, vcs, &link);
+        let fast = build(&routing, n.k.routers, radix, vcs, &link).unwrap();
+        let want = naive_edges(&routing, n.k.routers, radix, vcs, &link);
         assert!(!want.is_empty());
         assert_eq!(
             fast.vc_edges(vcs),
             want,
             "{text} (no dateline: {no_dateline})"
         );
-        let reference = ChannelGraph::from_edges(n.routers * radix * vcs, &want);
+        let reference = ChannelGraph::from_edges(n.k.routers * radix * vcs, &want);
         let c = fast.find_cycle();
         assert_eq!(
             c.is_some(),
@@ -386,17 +387,17 @@ fn one_injection_head(over: &[&str], dst: u32) -> (CycleNet, u32, u32) {
         gen: 0,
         t_net: 0,
     };
-    let id = n.pkts.alloc(p, dst);
-    let gp = n.term_gp[0];
+    let id = n.eng.pkts.alloc(p, dst);
+    let gp = n.terms.gp[0];
     n.arrive(id, gp, 0);
     (n, id, gp)
 }
 
 /// Fills (or empties) every output buffer of router 0: no head can be granted.
 fn block_router_0(n: &mut CycleNet, full: bool) {
-    for gp in 0..n.radix {
-        for v in 0..n.vcs {
-            n.vout[(gp * n.vcs + v) as usize].used = if full { n.out_cap } else { 0 };
+    for gp in 0..n.k.radix {
+        for v in 0..n.k.vcs {
+            n.vout[(gp * n.k.vcs + v) as usize].used = if full { n.out_cap } else { 0 };
         }
     }
 }
@@ -416,7 +417,7 @@ fn allocate_router_0(n: &mut CycleNet) -> bool {
 #[test]
 fn a_blocked_valiant_injection_head_draws_a_new_intermediate_each_cycle() {
     use crate::cycle::routing::candidates::NO_ROUTER;
-    let head = |n: &CycleNet, gp: u32| n.vc[(gp * n.vcs) as usize];
+    let head = |n: &CycleNet, gp: u32| n.vc[(gp * n.k.vcs) as usize];
     for recompute in [true, false] {
         let key = format!("routing.recompute={recompute}");
         let (mut n, id, gp) = one_injection_head(&["routing.algorithm=\"vlb\"", &key], 70);
@@ -424,7 +425,7 @@ fn a_blocked_valiant_injection_head_draws_a_new_intermediate_each_cycle() {
         let mut inters = std::collections::BTreeSet::new();
         for round in 1..=40u64 {
             let again = allocate_router_0(&mut n);
-            let st = n.pkts.link(id).st;
+            let st = n.eng.pkts.link(id).st;
             assert_ne!(
                 st.inter, NO_ROUTER,
                 "an inter-group VLB packet has an intermediate"
@@ -452,12 +453,12 @@ fn a_blocked_valiant_injection_head_draws_a_new_intermediate_each_cycle() {
         let count = n.stats.recomputations;
         allocate_router_0(&mut n);
         assert_ne!(head(&n, gp).in_q.0, id, "granted");
-        let inter = n.pkts.link(id).st.inter;
+        let inter = n.eng.pkts.link(id).st.inter;
         block_router_0(&mut n, true);
         for _ in 0..3 {
             allocate_router_0(&mut n);
         }
-        assert_eq!(n.pkts.link(id).st.inter, inter);
+        assert_eq!(n.eng.pkts.link(id).st.inter, inter);
         assert_eq!(n.stats.recomputations, count);
     }
     // a packet to its own router goes minimally: blocked, it keeps its route
@@ -465,7 +466,7 @@ fn a_blocked_valiant_injection_head_draws_a_new_intermediate_each_cycle() {
         one_injection_head(&["routing.algorithm=\"vlb\"", "routing.recompute=true"], 1);
     block_router_0(&mut n, true);
     allocate_router_0(&mut n);
-    assert_eq!(n.pkts.link(id).st.inter, NO_ROUTER);
+    assert_eq!(n.eng.pkts.link(id).st.inter, NO_ROUTER);
     assert_eq!(head(&n, gp).in_q.0, id);
     assert_ne!(head(&n, gp).head_route, super::route::NO_ROUTE);
     assert_eq!(n.stats.recomputations, 0);
@@ -490,7 +491,7 @@ fn blocked_re_routings_raise_the_acor_level_of_the_router_or_the_packet() {
     );
     block_router_0(&mut n, true);
     let class = |n: &CycleNet| {
-        let mut st = n.pkts.link(id).st;
+        let mut st = n.eng.pkts.link(id).st;
         st.nonminimal = true;
         path_class(&shape, 0, &st)
     };
@@ -498,9 +499,12 @@ fn blocked_re_routings_raise_the_acor_level_of_the_router_or_the_packet() {
     for _ in 0..8 {
         allocate_router_0(&mut n);
         let now = n.now;
-        levels.push(n.acor.as_mut().unwrap().level(0, now));
+        let RoutingState::AcorSwitch(a, _) = &mut n.mech.state else {
+            panic!("ACOR-Switch keeps router levels")
+        };
+        levels.push(a.level(0, now));
         // a level-1 draw is -g- (the landing router of one of router 0's own links)
-        if n.pkts.link(id).st.level == 1 {
+        if n.eng.pkts.link(id).st.level == 1 {
             assert_eq!(class(&n), PathClass::DashGDash);
         }
     }
@@ -508,7 +512,7 @@ fn blocked_re_routings_raise_the_acor_level_of_the_router_or_the_packet() {
     assert_eq!(levels, [1, 1, 2, 2, 2, 2, 3, 3]);
     // the decision after the last rise used level 3 (lgl)
     allocate_router_0(&mut n);
-    assert_eq!(n.pkts.link(id).st.level, 3);
+    assert_eq!(n.eng.pkts.link(id).st.level, 3);
     // ACOR-Packet, 2L-B: the packet's level goes 1 → 2 and stays; no router state
     let (mut n, id, _) = one_injection_head(
         &[
@@ -518,12 +522,12 @@ fn blocked_re_routings_raise_the_acor_level_of_the_router_or_the_packet() {
         ],
         70,
     );
-    assert!(n.acor.is_none());
+    assert!(!matches!(n.mech.state, RoutingState::AcorSwitch(..)));
     block_router_0(&mut n, true);
     let mut levels = vec![];
     for _ in 0..3 {
         allocate_router_0(&mut n);
-        levels.push(n.pkts.link(id).st.level);
+        levels.push(n.eng.pkts.link(id).st.level);
     }
     // blocked after each routing: raised before the next one
     assert_eq!(levels, [2, 2, 2]);
@@ -559,25 +563,25 @@ fn group_counters_follow_the_injection_queues() {
     use super::PortKind;
     for alg in ["tpr", "lian"] {
         let n = saturated_adv1(alg, false);
-        let c = n.counters.clone().expect("counters");
+        let c = n.mech.counters().cloned().expect("counters");
         let groups = c.groups();
-        let mut want = vec![0u32; (n.routers * groups) as usize];
+        let mut want = vec![0u32; (n.k.routers * groups) as usize];
         for gp in 0..n.port.len() as u32 {
             if n.port[gp as usize].kind != PortKind::Terminal {
                 continue;
             }
-            let r = gp / n.radix;
-            for v in 0..n.vcs {
-                let mut id = n.vc[(gp * n.vcs + v) as usize].in_q.0;
+            let r = gp / n.k.radix;
+            for v in 0..n.k.vcs {
+                let mut id = n.vc[(gp * n.k.vcs + v) as usize].in_q.0;
                 while id != NIL {
-                    let dst = n.term_router[n.pkts.link(id).dst as usize];
+                    let dst = n.terms.router[n.eng.pkts.link(id).dst as usize];
                     want[(r * groups + c.offset(r, dst)) as usize] += 1;
-                    id = n.pkts.link(id).next;
+                    id = n.eng.pkts.link(id).next;
                 }
             }
         }
         let mut stored = 0;
-        for r in 0..n.routers {
+        for r in 0..n.k.routers {
             for o in 0..groups {
                 assert_eq!(
                     c.stor(r, o),
@@ -592,12 +596,12 @@ fn group_counters_follow_the_injection_queues() {
         let mut c = c;
         let (now, hw) = (n.now, c.params().window);
         let mut injected = 0;
-        for r in 0..n.routers {
+        for r in 0..n.k.routers {
             c.expire(r, now);
             injected += (0..groups).map(|o| c.inj(r, o)).sum::<u32>();
         }
         assert!(injected > 100, "{alg}: {injected} in the window");
-        for r in 0..n.routers {
+        for r in 0..n.k.routers {
             c.expire(r, now + hw);
             assert!((0..groups).all(|o| c.inj(r, o) == 0), "{alg}: router {r}");
         }
@@ -611,11 +615,11 @@ fn group_counters_follow_the_injection_queues() {
 fn the_counter_observer_follows_the_routings_counters() {
     for alg in ["lian", "tpr"] {
         let n = saturated_adv1(alg, true);
-        let mut theirs = n.counters.clone().expect("counters");
-        let mut ours = n.ctrace.as_ref().expect("observer").counters.clone();
+        let mut theirs = n.mech.counters().cloned().expect("counters");
+        let mut ours = n.mech.observer.as_ref().expect("observer").counters.clone();
         let now = n.now;
         let mut stored = 0;
-        for r in 0..n.routers {
+        for r in 0..n.k.routers {
             theirs.expire(r, now);
             ours.expire(r, now);
             for o in 0..theirs.groups() {

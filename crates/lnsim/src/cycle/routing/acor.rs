@@ -23,7 +23,7 @@
 //! [`RouteState::level`], which the model sets before each decision.
 
 use super::acor_levels::AcorParams;
-use super::algorithm::{CycleAlgorithm, Paths, VcNeeds};
+use super::algorithm::{CycleAlgorithm, Paths, StateNeeds, VcNeeds};
 use super::candidates::{Occupancy, RouteState};
 use super::piggyback::Piggyback;
 use super::valiant::{Valiant, VlbPolicy};
@@ -71,8 +71,11 @@ impl CycleAlgorithm for Acor {
     fn recomputes(&self) -> bool {
         true
     }
-    fn acor(&self) -> Option<AcorParams> {
-        Some(self.params)
+    fn state(&self) -> StateNeeds {
+        StateNeeds::Levels {
+            params: self.params,
+            congestion_bits: false,
+        }
     }
     fn at_injection(
         &self,
@@ -123,8 +126,11 @@ impl CycleAlgorithm for PbAcor {
     fn recomputes(&self) -> bool {
         true
     }
-    fn acor(&self) -> Option<AcorParams> {
-        Some(self.params)
+    fn state(&self) -> StateNeeds {
+        StateNeeds::Levels {
+            params: self.params,
+            congestion_bits: true,
+        }
     }
     fn at_injection(
         &self,
@@ -143,9 +149,6 @@ impl CycleAlgorithm for PbAcor {
         if !self.pb.goes_minimally(d, r, dst, &draw, occ) {
             draw.take(&d.shape, r, dst, st);
         }
-    }
-    fn publishes_congestion_bits(&self) -> bool {
-        true
     }
     #[inline]
     fn congestion_bits(&self, q_gc: &[u64]) -> u64 {

@@ -56,6 +56,32 @@ pub enum VcNeeds {
     Phases(u8),
 }
 
+/// The state an algorithm's decisions read that the model keeps between packets
+/// ([`CycleAlgorithm::state`]): the cycle wing's routing-mechanism seam (`cycle/mechanism.rs`)
+/// builds it, feeds it (arrivals at and grants out of injection inputs, source decisions,
+/// blocked injection heads, the end of a cycle or a run), gives its outputs and its share of
+/// the memory estimate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StateNeeds {
+    /// Nothing (MIN, VLB, UGAL, DOR, …).
+    None,
+    /// Every router publishes congestion bits for its group each cycle, which the decisions
+    /// read ([`Occupancy::pb_bits`]; Piggyback, spec §3.6).
+    CongestionBits,
+    /// The decisions draw by level (spec §3.7, §3.8): the model keeps the levels (per router
+    /// or per packet) and sets [`RouteState::level`] before each decision; with congestion
+    /// bits too when `congestion_bits` (PB-ACOR).
+    Levels {
+        /// The level parameters.
+        params: AcorParams,
+        /// Congestion bits published as for [`StateNeeds::CongestionBits`].
+        congestion_bits: bool,
+    },
+    /// Per-group traffic counters (spec §3.9, §3.10.1), read through
+    /// [`Occupancy::counters`] (TPR, LIAN).
+    GroupCounters(CounterParams),
+}
+
 /// A routing algorithm of the cycle-level model: one file in `routing/`, one arm in
 /// [`super::cycle_algorithm`]. The hop-by-hop work along the family's paths is shared
 /// ([`Paths::follow`]); an algorithm says what it decides. Decisions are made once per packet
@@ -108,18 +134,11 @@ pub trait CycleAlgorithm: std::fmt::Debug + Send + Sync {
         false
     }
 
-    /// ACOR's level parameters when the algorithm draws by level (spec §3.7, §3.8): the model
-    /// keeps the levels (per router or per packet) and sets [`RouteState::level`] before each
-    /// decision.
-    fn acor(&self) -> Option<AcorParams> {
-        None
-    }
-
-    /// The per-group traffic counters its decisions read (TPR, LIAN: Dragonfly spec §3.9,
-    /// §3.10.1): the model keeps them ([`super::group_counters::GroupCounters`], read through
-    /// [`Occupancy::counters`]).
-    fn group_counters(&self) -> Option<CounterParams> {
-        None
+    /// The state its decisions need the model to keep between packets (the cycle wing's
+    /// routing-mechanism seam, `cycle/mechanism.rs`, builds it, feeds it through its hooks and
+    /// writes its outputs); none by default.
+    fn state(&self) -> StateNeeds {
+        StateNeeds::None
     }
 
     /// Does the algorithm propose every hop itself ([`CycleAlgorithm::next_hop`]) rather than
@@ -153,14 +172,8 @@ pub trait CycleAlgorithm: std::fmt::Debug + Send + Sync {
         None
     }
 
-    /// Does every router publish congestion bits for its group each cycle, which the
-    /// algorithm's decisions read ([`Occupancy::pb_bits`]; Piggyback)?
-    fn publishes_congestion_bits(&self) -> bool {
-        false
-    }
-
     /// The congestion bits of one router from the occupancies of its global ports, in phits
-    /// (when it [`CycleAlgorithm::publishes_congestion_bits`]).
+    /// (when its [`CycleAlgorithm::state`] publishes them).
     fn congestion_bits(&self, q_gc: &[u64]) -> u64 {
         let _ = q_gc;
         0
@@ -211,11 +224,10 @@ pub struct CycleRouting {
     pub alg: Arc<dyn CycleAlgorithm>,
     /// The paths of the topology.
     pub paths: Paths,
-    /// [`CycleAlgorithm::decides_at_injection`], [`CycleAlgorithm::hop_by_hop`] and
-    /// [`CycleAlgorithm::publishes_congestion_bits`], asked once.
+    /// [`CycleAlgorithm::decides_at_injection`] and [`CycleAlgorithm::hop_by_hop`], asked
+    /// once.
     decides: bool,
     hop_by_hop: bool,
-    publishes: bool,
     /// [`CycleAlgorithm::recomputes`], asked once.
     recomputes: bool,
 }
@@ -226,7 +238,6 @@ impl CycleRouting {
         CycleRouting {
             decides: alg.decides_at_injection(),
             hop_by_hop: alg.hop_by_hop(),
-            publishes: alg.publishes_congestion_bits(),
             recomputes: alg.recomputes(),
             alg,
             paths,
@@ -248,11 +259,6 @@ impl CycleRouting {
     /// Are blocked Valiant-routed injection heads routed again every cycle (spec §3.4)?
     pub fn recomputes(&self) -> bool {
         self.recomputes
-    }
-
-    /// Do the routers publish congestion bits (Piggyback)?
-    pub fn publishes_congestion_bits(&self) -> bool {
-        self.publishes
     }
 
     /// Decides at the injection router `r` how a packet to router `dst` travels, and writes it

@@ -24,7 +24,7 @@
 //! rotational symmetry (§3.10.4); on a consecutive arrangement it is computed the same way
 //! and means less.
 
-use super::algorithm::{CycleAlgorithm, Paths, VcNeeds};
+use super::algorithm::{CycleAlgorithm, Paths, StateNeeds, VcNeeds};
 use super::candidates::{Occupancy, RouteState};
 use super::group_counters::{CounterParams, GroupCounters};
 use super::tpr::UgalModulation;
@@ -195,8 +195,8 @@ impl CycleAlgorithm for Lian {
     fn recomputes(&self) -> bool {
         self.recompute
     }
-    fn group_counters(&self) -> Option<CounterParams> {
-        Some(self.counters)
+    fn state(&self) -> StateNeeds {
+        StateNeeds::GroupCounters(self.counters)
     }
     fn at_injection(
         &self,

@@ -6,7 +6,7 @@
 //! head whose first hop is blocked is re-decided every cycle: a new intermediate and a new
 //! minimal-or-Valiant choice.
 
-use super::algorithm::{CycleAlgorithm, Paths, VcNeeds};
+use super::algorithm::{CycleAlgorithm, Paths, StateNeeds, VcNeeds};
 use super::candidates::{Occupancy, RouteState};
 use super::dragonfly_paths::DragonflyPaths;
 use super::ugal::Ugal;
@@ -122,8 +122,8 @@ impl CycleAlgorithm for Piggyback {
     fn vlb_policy(&self) -> Option<&'static str> {
         Some(self.ugal.valiant.policy.name())
     }
-    fn publishes_congestion_bits(&self) -> bool {
-        true
+    fn state(&self) -> StateNeeds {
+        StateNeeds::CongestionBits
     }
     #[inline]
     fn congestion_bits(&self, q_gc: &[u64]) -> u64 {

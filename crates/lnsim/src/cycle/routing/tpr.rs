@@ -10,7 +10,7 @@
 //! Intra-group packets weigh RVLB's intermediate (spec §3.3) with T from the counter of the
 //! router's own group (offset 0) \[A\]: the thesis counts inter-group traffic only.
 
-use super::algorithm::{CycleAlgorithm, Paths, VcNeeds};
+use super::algorithm::{CycleAlgorithm, Paths, StateNeeds, VcNeeds};
 use super::candidates::{Occupancy, RouteState};
 use super::group_counters::{CounterMode, CounterParams};
 use super::ugal::prefer_minimal;
@@ -131,8 +131,8 @@ impl CycleAlgorithm for Tpr {
     fn recomputes(&self) -> bool {
         self.valiant.recompute
     }
-    fn group_counters(&self) -> Option<CounterParams> {
-        Some(self.counters)
+    fn state(&self) -> StateNeeds {
+        StateNeeds::GroupCounters(self.counters)
     }
     fn at_injection(
         &self,
@@ -224,7 +224,7 @@ mod tests {
         // how many of 200 decisions go Valiant with `n` packets injected towards group 3 and
         // every queue at `q` phits
         let mut valiant = |n: u32, q: u64| {
-            let p = tpr.group_counters().unwrap();
+            let p = tpr.counters;
             let mut c = GroupCounters::new(s.routers(), s.a, s.groups, 64, p);
             for k in 0..n {
                 c.stored(r, dst);
@@ -252,7 +252,7 @@ mod tests {
         assert_eq!(valiant(5, 0), 200);
         assert_eq!(valiant(5, 200), 200);
         // the window: counted injections expire, the traffic turns benign again
-        let p = tpr.group_counters().unwrap();
+        let p = tpr.counters;
         let mut c = GroupCounters::new(s.routers(), s.a, s.groups, 64, p);
         for k in 0..6 {
             c.stored(r, dst);
