@@ -21,8 +21,14 @@ then reports
 * a wing-only file in the foundation: a foundation file that one wing alone uses, directly or
   through foundation files only that wing uses (a file imported from above the wings, `api.rs`,
   serves both), belongs in that wing,
+* a mechanism (LIAN, ACOR, DDBBM, DRB: `MECHANISMS`) named in the code of a file other than its
+  own and its seams' registrations (a registry's dispatch arm, its keys' declaration); the places
+  still to remove are listed with their reason and printed as notes (`--graph` or
+  `--mechanisms`), and a listed place that no longer names it must leave the list,
 * a Rust file without its row in docs/architecture.md's file table, or a row of a file that is
   gone.
+
+    python3 scripts/structure_check.py --mechanisms   # per mechanism, the files naming it outside its own
 
 Python (python/lnsim, packages included): `import lnsim.x`, `from lnsim.x import …`,
 `from . import x`, `from .x import …` and `from .. import y` — function-local imports included —
@@ -296,6 +302,102 @@ def wing_only_in_foundation(graph: dict, mods, registered: dict) -> list[str]:
     return out
 
 
+#: The mechanisms whose spread the check bounds: per mechanism, the words that name it in code
+#: (identifiers split at `_` and at case changes: `DdbbmLanes`, `ddbbm_detection`), its own files
+#: (paths under crates/lnsim/src, a trailing `/` for a folder), and its seams' registrations: the
+#: files that may name it to plug it in (a dispatch arm, a key's declaration). Any other file
+#: naming it is reported. Comments, strings and tests are not code and are not counted.
+MECHANISMS: dict[str, dict] = {
+    "LIAN": {
+        "words": {"lian"},
+        # the group counters and their observer serve TPR and LIAN; LIAN's mode extends them
+        "own": ["cycle/routing/lian.rs", "cycle/routing/group_counters.rs", "cycle/counter_trace.rs"],
+        "registrations": ["config/schema.rs", "config/keys.rs", "cycle/routing/mod.rs"],
+        "pending": {
+            "cycle/params.rs": "the group-counter observer's key checks (the typed configuration moves them beside the keys)",
+        },
+    },
+    "ACOR": {
+        "words": {"acor"},
+        "own": ["cycle/routing/acor.rs", "cycle/routing/acor_levels.rs"],
+        # the routing registry, the routing-state seam's variant and the state the algorithm asks for
+        "registrations": [
+            "config/schema.rs",
+            "config/keys.rs",
+            "cycle/routing/mod.rs",
+            "cycle/mechanism.rs",
+            "cycle/routing/algorithm.rs",
+        ],
+        "pending": {},
+    },
+    "DDBBM": {
+        "words": {"ddbbm"},
+        "own": ["credit/cc/ddbbm_detection.rs", "credit/cc/ddbbm_lanes.rs", "credit/switch/buffer/ddbbm.rs"],
+        # congestion management's and the queue schemes' registries
+        "registrations": ["config/schema.rs", "config/keys.rs", "credit/cc/mod.rs", "credit/switch/buffer/mod.rs"],
+        "pending": {
+            "credit/build.rs": "DDBBM-on-VLs' lane choice (a source-lane-choice seam would own it)",
+            "credit/memory_estimate.rs": "DDBBM-on-VLs' lane count (same seam)",
+            "credit/mod.rs": "the lane choice's field in Routes (same seam)",
+            "credit/routing/multipath.rs": "the lane choice read when DRB's paths are built (same seam)",
+        },
+    },
+    "DRB": {
+        "words": {"drb"},
+        "own": ["credit/cc/drb.rs", "credit/cc/port_monitor.rs", "credit/routing/multipath.rs"],
+        "registrations": ["config/schema.rs", "credit/cc/mod.rs"],
+        "pending": {
+            "credit/build.rs": "reads drb.spread into the routes (the typed configuration's mechanism variant would carry it)",
+            "credit/endpoint/adapter.rs": "the Input Adapter refuses DRB (a capability the mechanism could declare)",
+        },
+    },
+}
+
+
+def identifier_words(code: str) -> set[str]:
+    """The lower-cased words of every identifier of `code` (`PbAcor` → pb, acor)."""
+    out = set()
+    for ident in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", code):
+        for part in ident.split("_"):
+            out.update(w.lower() for w in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+", part))
+    return out
+
+
+def mechanism_mentions() -> dict[str, list[str]]:
+    """Per mechanism of MECHANISMS, the source files outside its own that name it in code."""
+    words = {}
+    for f in sorted(SRC.rglob("*.rs")):
+        if f.name != "tests.rs":
+            words[f.relative_to(SRC).as_posix()] = identifier_words(strip_comments_and_tests(f.read_text()))
+    out = {}
+    for mech, spec in MECHANISMS.items():
+        own = spec["own"]
+        out[mech] = [
+            f
+            for f, w in words.items()
+            if w & set(spec["words"]) and not any(f == o or (o.endswith("/") and f.startswith(o)) for o in own)
+        ]
+    return out
+
+
+def mechanisms_spread() -> tuple[list[str], list[str]]:
+    """A mechanism named outside its own files anywhere but in its seams' registrations is a
+    problem, unless it is one of the known places still to remove (`pending`, each with its
+    reason): those are reported as notes, and a pending place that no longer names it is a
+    problem too (the list must shrink with the code)."""
+    problems, notes = [], []
+    for mech, files in mechanism_mentions().items():
+        spec = MECHANISMS[mech]
+        for f in files:
+            if f in spec["pending"]:
+                notes.append(f"still to remove: {mech} named in {f}: {spec['pending'][f]}")
+            elif f not in spec["registrations"]:
+                problems.append(f"mechanism named outside its files and its seams' registrations: {mech} in {f}")
+        for f in sorted(set(spec["pending"]) - set(files)):
+            problems.append(f"{mech} is no longer named in {f}: remove it from MECHANISMS' pending list")
+    return problems, notes
+
+
 def check_rust(show: bool) -> list[str]:
     graph, mods, registered = rust_graph()
     problems = []
@@ -316,6 +418,11 @@ def check_rust(show: bool) -> list[str]:
     for comp in sccs(graph):
         problems.append("circle of files: " + " <-> ".join(rust_name(m, mods) for m in comp))
     problems += wing_only_in_foundation(graph, mods, registered)
+    spread, notes = mechanisms_spread()
+    problems += spread
+    if show:
+        for n in notes:
+            print(n)
     if show:
         for a in sorted(graph):
             print(rust_name(a, mods), "->", ", ".join(rust_name(b, mods) for b in sorted(graph[a])))
@@ -412,13 +519,23 @@ def main(argv: list[str]) -> int:
         root = Path(argv[argv.index("--root") + 1])
         SRC, PY = root / "crates" / "lnsim" / "src", root / "python" / "lnsim"
         DOC = root / "docs" / "architecture.md"
+    if "--mechanisms" in argv:
+        # the files that name each mechanism outside its own (the closing notes' figure)
+        for mech, files in mechanism_mentions().items():
+            print(f"{mech}: {len(files)} file(s) outside its own: {', '.join(files) or '-'}")
+        for n in mechanisms_spread()[1]:
+            print(n)
+        return 0
     problems = check_rust(show) + check_python(show) + check_docs()
     for p in problems:
         print(p)
     if problems:
         print(f"structure check: {len(problems)} problem(s)")
         return 1
-    print("structure check: ok (layers hold, wings independent, no circle of files, no wing-only file in the foundation)")
+    print(
+        "structure check: ok (layers hold, wings independent, no circle of files, no wing-only file in the foundation, "
+        "no mechanism named outside its files but in its seams' registrations and the places listed as still to remove)"
+    )
     return 0
 
 

@@ -97,3 +97,30 @@ def test_architecture_file_table_follows_the_files(tmp_path):
     assert p.returncode == 1, p.stdout
     assert "docs/architecture.md: no row for traffic/planted.rs" in p.stdout
     assert "docs/architecture.md: row for traffic/injection.rs, which does not exist" in p.stdout
+
+
+def test_a_mechanism_named_outside_its_files_and_registrations_is_reported(tmp_path):
+    root = copy_tree(tmp_path)
+    src = root / "crates/lnsim/src"
+    # code naming ACOR in the link stage is reported; a comment or a string naming it is not
+    with open(src / "cycle/link.rs", "a") as f:
+        f.write('\nfn planted() { let acor_level = 0; let _ = acor_level; }\n')
+    with open(src / "cycle/allocator.rs", "a") as f:
+        f.write('\n// ACOR and LIAN are only mentioned here\nfn planted_text() -> &\'static str { "acor lian" }\n')
+    p = check("--root", str(root))
+    assert p.returncode == 1, p.stdout
+    assert "mechanism named outside its files and its seams' registrations: ACOR in cycle/link.rs" in p.stdout
+    assert "cycle/allocator.rs" not in p.stdout
+
+
+def test_a_place_listed_as_still_to_remove_must_leave_the_list_once_it_is_gone(tmp_path):
+    root = copy_tree(tmp_path)
+    src = root / "crates/lnsim/src"
+    # the Input Adapter stops naming DRB (its refusal reads a renamed field): the pending entry is stale
+    f = src / "credit/endpoint/adapter.rs"
+    f.write_text(f.read_text().replace("s.drb.enabled", "s.multipath_enabled"))
+    p = check("--root", str(root))
+    assert p.returncode == 1, p.stdout
+    assert "DRB is no longer named in credit/endpoint/adapter.rs: remove it from MECHANISMS' pending list" in p.stdout
+    listing = check("--root", str(root), "--mechanisms")
+    assert "DRB: 3 file(s) outside its own" in listing.stdout, listing.stdout

@@ -17,10 +17,23 @@ pub mod updown;
 
 pub use tables::ForwardingTables;
 
-use crate::config::{RoutingAlgorithm, Scenario, TopologyKind};
+use crate::config::{catalog, Model, RoutingAlgorithm, Scenario, TopologyKind};
 use crate::error::{Error, Result};
 use crate::topology::{Fabric, Shape};
 use std::path::Path;
+
+/// The routings of the cycle-level model, from the catalogue (`lnsim list routing`): "a, b and c".
+fn cycle_level_routings() -> String {
+    let names: Vec<&str> = catalog::CATALOG
+        .iter()
+        .filter(|i| i.category == "routing" && i.model == Some(Model::Cycle))
+        .map(|i| i.name)
+        .collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.join(""),
+    }
+}
 
 /// Builds the forwarding tables a scenario asks for (default by topology kind).
 pub fn build(s: &Scenario, fabric: &Fabric, base_dir: &Path) -> Result<ForwardingTables> {
@@ -59,16 +72,14 @@ pub fn build(s: &Scenario, fabric: &Fabric, base_dir: &Path) -> Result<Forwardin
             )),
         },
         RoutingAlgorithm::Updown => updown::build(fabric),
-        RoutingAlgorithm::Min
-        | RoutingAlgorithm::Vlb
-        | RoutingAlgorithm::Ugal
-        | RoutingAlgorithm::Pb
-        | RoutingAlgorithm::Acor
-        | RoutingAlgorithm::PbAcor
-        | RoutingAlgorithm::Tpr
-        | RoutingAlgorithm::Lian => Err(Error::input(
+        // every other algorithm is the cycle-level wing's: the catalogue names them, so this
+        // wing need not
+        _ => Err(Error::input(
             "routing.algorithm",
-            "min, vlb, ugal, pb, acor, pb_acor, tpr and lian run on the cycle-level router model (give sim.measure_cycles)",
+            format!(
+                "{} run on the cycle-level router model (give sim.measure_cycles)",
+                cycle_level_routings()
+            ),
         )),
         RoutingAlgorithm::LftFile => {
             let f = s.routing.file.as_ref().ok_or_else(|| {
@@ -79,5 +90,20 @@ pub fn build(s: &Scenario, fabric: &Fabric, base_dir: &Path) -> Result<Forwardin
             })?;
             tables::load_fdbs(&base_dir.join(f), fabric)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cycle_level_routing_is_refused_naming_every_one_the_catalogue_lists() {
+        let text = cycle_level_routings();
+        for item in catalog::CATALOG.iter().filter(|i| i.category == "routing") {
+            let named = text.split([',', ' ']).any(|w| w == item.name);
+            assert_eq!(named, item.model == Some(Model::Cycle), "{}: {text}", item.name);
+        }
+        assert!(text.contains(" and "), "{text}");
     }
 }
