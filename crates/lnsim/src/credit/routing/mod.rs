@@ -35,6 +35,27 @@ fn cycle_level_routings() -> String {
     }
 }
 
+/// Why `alg` has no forwarding tables here: a cycle-level routing (the catalogue's model for
+/// it) is named with its siblings; any other would be a credit-level routing whose builder is
+/// missing, said as such rather than misread.
+fn not_a_credit_routing(alg: RoutingAlgorithm) -> String {
+    let model = catalog::CATALOG
+        .iter()
+        .find(|i| i.category == "routing" && i.name == alg.name())
+        .and_then(|i| i.model);
+    if model == Some(Model::Cycle) {
+        format!(
+            "{} run on the cycle-level router model (give sim.measure_cycles)",
+            cycle_level_routings()
+        )
+    } else {
+        format!(
+            "\"{}\" has no forwarding-table builder in the credit-level model",
+            alg.name()
+        )
+    }
+}
+
 /// Builds the forwarding tables a scenario asks for (default by topology kind).
 pub fn build(s: &Scenario, fabric: &Fabric, base_dir: &Path) -> Result<ForwardingTables> {
     let alg = s.routing.algorithm.unwrap_or(match s.topology.kind {
@@ -72,15 +93,6 @@ pub fn build(s: &Scenario, fabric: &Fabric, base_dir: &Path) -> Result<Forwardin
             )),
         },
         RoutingAlgorithm::Updown => updown::build(fabric),
-        // every other algorithm is the cycle-level wing's: the catalogue names them, so this
-        // wing need not
-        _ => Err(Error::input(
-            "routing.algorithm",
-            format!(
-                "{} run on the cycle-level router model (give sim.measure_cycles)",
-                cycle_level_routings()
-            ),
-        )),
         RoutingAlgorithm::LftFile => {
             let f = s.routing.file.as_ref().ok_or_else(|| {
                 Error::input(
@@ -90,6 +102,12 @@ pub fn build(s: &Scenario, fabric: &Fabric, base_dir: &Path) -> Result<Forwardin
             })?;
             tables::load_fdbs(&base_dir.join(f), fabric)
         }
+        // every other algorithm is the cycle-level wing's: the catalogue says which, so this
+        // wing need not name them
+        other => Err(Error::input(
+            "routing.algorithm",
+            not_a_credit_routing(other),
+        )),
     }
 }
 
@@ -102,8 +120,24 @@ mod tests {
         let text = cycle_level_routings();
         for item in catalog::CATALOG.iter().filter(|i| i.category == "routing") {
             let named = text.split([',', ' ']).any(|w| w == item.name);
-            assert_eq!(named, item.model == Some(Model::Cycle), "{}: {text}", item.name);
+            assert_eq!(
+                named,
+                item.model == Some(Model::Cycle),
+                "{}: {text}",
+                item.name
+            );
         }
         assert!(text.contains(" and "), "{text}");
+        for alg in [
+            RoutingAlgorithm::Lian,
+            RoutingAlgorithm::Min,
+            RoutingAlgorithm::PbAcor,
+        ] {
+            assert!(not_a_credit_routing(alg).contains("run on the cycle-level router model"));
+        }
+        // a credit-level routing that reached this arm would be said to lack its builder
+        assert!(
+            not_a_credit_routing(RoutingAlgorithm::LftFile).contains("no forwarding-table builder")
+        );
     }
 }
