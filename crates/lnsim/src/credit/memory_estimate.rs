@@ -28,42 +28,61 @@ pub fn check(l: &LoadedScenario, max_memory: Option<u64>) -> Result<MemoryEstima
 }
 
 /// The credit-level model: the network instance ([`super::Net`]), its tables, traffic,
-/// congestion control, statistics and the results files written at the end — in stages, in
-/// the order the parts are listed.
+/// congestion control, statistics and the results files written at the end — the keys the
+/// estimate reads checked first, then the parts in stages, in the order they are listed.
 fn ib_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) -> Result<()> {
     let s = &l.scenario;
-    // the buffer organisation's keys are checked here, before anything is allocated
+    // the buffer organisation's keys and the host link are checked here, before anything is
+    // estimated
     let credit = s.traffic.credit_bytes.0.max(1);
     let pkt_credits = s.traffic.packet_bytes.0.div_ceil(credit).max(1);
     let buffers =
         BufferChoice::for_scenario(s, f.hcas.min(u32::MAX as u64) as u32, credit, pkt_credits)?;
+    let host = LinkParams::from_config(&s.links.host, "links.host")?;
     network_parts(est, s, f, buffers);
     packet_parts(est, s, f, buffers);
-    let flows = traffic_parts(est, s, f)?;
+    let flows = traffic_parts(est, s, f, &host);
     statistics_parts(est, s, f, flows, output_queues(s, f, buffers));
     Ok(())
 }
 
-/// Forwarding tables, the per-port arrays, switch queues and their credits, congestion
-/// control, HCAs.
-fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers: BufferChoice) {
-    use super::PortTiming;
-    use crate::credit::packet::PacketQueue;
-    use crate::credit::switch::vl_arbitration::VlArbState;
-    // the data VLs and, with DDBBM on VLs (spec B.4), the management lane
-    let vls = crate::credit::cc::ddbbm_lanes::lanes(s)
+/// The VLs a switch port keeps state for: the data VLs and, with DDBBM on VLs (spec B.4), the
+/// management lane.
+fn port_lanes(s: &Scenario) -> u64 {
+    crate::credit::cc::ddbbm_lanes::lanes(s)
         .unwrap_or(s.switch.vls as usize)
-        .max(1) as u64;
-    let (np, hcas) = (f.ports, f.hcas);
-    let switch_ports = np.saturating_sub(hcas);
+        .max(1) as u64
+}
+
+/// The queues per VL of a switch input under the buffer organisation (spec B.2: VOQnet's grow
+/// with the destinations).
+fn queues_per_vl(f: &FabricSize, buffers: BufferChoice) -> u64 {
+    buffers
+        .scheme
+        .queues_per_vl(f.max_ports.min(usize::MAX as u64) as usize) as u64
+}
+
+/// Forwarding tables, the per-port arrays, switch queues and their credits, output buffers
+/// and injection queues, congestion control, HCAs.
+fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers: BufferChoice) {
+    let vls = port_lanes(s);
     // forwarding tables: a u16 port per switch and LID
     est.add(
         "forwarding tables",
-        m(m(f.switches, hcas + 1), 2) + m(f.switches + hcas, 4),
+        m(m(f.switches, f.hcas + 1), 2) + m(f.switches + f.hcas, 4),
         Phase::Kept,
     );
     crate::credit::routing::multipath::memory(s, f, est);
-    // per global port: the flat arrays of `Net` (and the copies the builder makes)
+    port_parts(est, f, vls);
+    switch_queue_parts(est, f, buffers, vls);
+    output_buffer_parts(est, s, f, buffers, vls);
+    endpoint_parts(est, s, f, vls);
+}
+
+/// Per global port: the flat arrays of `Net` (and the copies the builder makes).
+fn port_parts(est: &mut MemoryEstimate, f: &FabricSize, vls: u64) {
+    use super::PortTiming;
+    use crate::credit::switch::vl_arbitration::VlArbState;
     let req_words = f.max_ports.div_ceil(64).max(1);
     let per_port = 4
         + 1
@@ -80,20 +99,19 @@ fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers
         + 1
         + sz::<VlArbState>()
         + vls * (4 + 2 + 4 + 4 + 4 + 8 * req_words);
-    est.add("ports and VLs", m(np, per_port), Phase::Kept);
-    // queues: per switch input, a fill counter per (output, VL), the scheme's queues (spec
-    // B.2: VOQnet's grow with the destinations), and where several queues request one
-    // output a count of requesting heads per (output, VL) and which queues they are
-    let scheme = buffers.scheme;
-    let queues_per_input = m(
-        scheme.queues_per_vl(f.max_ports.min(usize::MAX as u64) as usize) as u64,
-        vls,
-    );
-    let heads = if scheme.several_heads_per_output() {
+    est.add("ports and VLs", m(f.ports, per_port), Phase::Kept);
+}
+
+/// The switch inputs' queues: per input, a fill counter per (output, VL), the scheme's queues,
+/// and where several queues request one output a count of requesting heads per (output, VL)
+/// and which queues they are; with static buffers, per queue its credits.
+fn switch_queue_parts(est: &mut MemoryEstimate, f: &FabricSize, buffers: BufferChoice, vls: u64) {
+    use crate::credit::packet::PacketQueue;
+    let switch_ports = f.ports.saturating_sub(f.hcas);
+    let queues_per_input = m(queues_per_vl(f, buffers), vls);
+    let heads = if buffers.scheme.several_heads_per_output() {
         // a count and a bit set over the VL's queues per (output, VL), the round robin per VL
-        let words = scheme
-            .queues_per_vl(f.max_ports.min(usize::MAX as u64) as usize)
-            .div_ceil(64) as u64;
+        let words = queues_per_vl(f, buffers).div_ceil(64);
         m(f.max_ports, vls) * 2 + m(m(f.max_ports, vls), words * 8) + vls * 4
     } else {
         0
@@ -110,12 +128,26 @@ fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers
     if let CreditKeepingKind::Partitioned(_) = buffers.credits {
         est.add(
             "credits per queue",
-            m(m(switch_ports, queues_per_input) + m(hcas, vls), 3 * 4) + m(np, 8),
+            m(m(switch_ports, queues_per_input) + m(f.hcas, vls), 3 * 4) + m(f.ports, 8),
             Phase::Kept,
         );
     }
-    // output buffers (spec B.5): per switch port a queue, three counters per downstream
-    // counter (at most the scheme's queues), and per port and VL the link's state and WRR turn
+}
+
+/// The output buffers (spec B.5) and the Input Adapter's injection queues
+/// (`hca.injection_queues = "scheme"`, spec B.5).
+fn output_buffer_parts(
+    est: &mut MemoryEstimate,
+    s: &Scenario,
+    f: &FabricSize,
+    buffers: BufferChoice,
+    vls: u64,
+) {
+    use crate::credit::packet::PacketQueue;
+    use crate::credit::switch::vl_arbitration::VlArbState;
+    let switch_ports = f.ports.saturating_sub(f.hcas);
+    // per switch port a queue, three counters per downstream counter (at most the scheme's
+    // queues), and per port and VL the link's state and WRR turn
     let out_queues = output_queues(s, f, buffers);
     if out_queues > 0 {
         est.add(
@@ -125,24 +157,28 @@ fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers
             Phase::Kept,
         );
     }
-    // the Input Adapter's injection queues (`hca.injection_queues = "scheme"`, spec B.5): per
-    // HCA one queue and two counters per credit counter of the first switch's input (at most
-    // the scheme's queues), a base, a count, the WRR state and a flag
-    if s.hca.injection_queues == crate::config::InjectionQueues::Scheme {
+    // per HCA one queue and two counters per credit counter of the first switch's input (at
+    // most the scheme's queues), a base, a count, the WRR state and a flag
+    if s.hca.injection_queues == InjectionQueues::Scheme {
         let per_hca = match buffers.credits {
-            CreditKeepingKind::Partitioned(_) => queues_per_input,
+            CreditKeepingKind::Partitioned(_) => m(queues_per_vl(f, buffers), vls),
             CreditKeepingKind::SharedPool => vls,
         };
         est.add(
             "injection queues",
             m(
-                hcas,
+                f.hcas,
                 m(per_hca, sz::<PacketQueue>() + 2 * 4) + 4 + 4 + 8 + 1,
             ),
             Phase::Kept,
         );
     }
-    // congestion control is built (and checked) even when it is off
+}
+
+/// Congestion control (built and checked even when it is off), the HCAs, and the flow-control
+/// packets' state.
+fn endpoint_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, vls: u64) {
+    let (np, hcas) = (f.ports, f.hcas);
     est.add(
         "congestion control",
         m(
@@ -182,10 +218,30 @@ fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers
 fn packet_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers: BufferChoice) {
     use super::Ev;
     use crate::credit::packet::Packet;
+    let mut packets = buffered_packets(s, f, buffers);
+    if let Some(created) = created_packets(s, f) {
+        packets = packets.min(created);
+    }
+    // a 64-byte row (the record, its queue link and look-ahead) and a sequence number
+    let row = sz::<Packet>().next_multiple_of(64) + 4;
+    est.add("packets", grown(m(packets, row)), Phase::Run);
+    // events: a few per packet, port and HCA, in wheel buckets (at most 2^14) that keep the
+    // capacity they once needed
+    let events = m(packets, 3) + m(f.ports, 2) + m(f.hcas, 3);
+    let slot = sz::<Ev>() + 8;
+    est.add(
+        "event queue",
+        grown(m(events, slot)) + (1 << 14) * (sz::<Vec<u8>>() + 4 * slot),
+        Phase::Run,
+    );
+}
+
+/// The live packets the buffers can hold: every live packet holds credits in some buffer (a
+/// CNP answers a marked one).
+fn buffered_packets(s: &Scenario, f: &FabricSize, buffers: BufferChoice) -> u64 {
     let vls = s.switch.vls.max(1) as u64;
-    let (np, hcas) = (f.ports, f.hcas);
-    let switch_ports = np.saturating_sub(hcas);
-    // packets: every live packet holds credits in some buffer (a CNP answers a marked one)
+    let hcas = f.hcas;
+    let switch_ports = f.ports.saturating_sub(hcas);
     let host_cap = s
         .switch
         .host_ports
@@ -203,9 +259,7 @@ fn packet_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers:
         let CreditKeepingKind::Partitioned(sizing) = buffers.credits else {
             return cap;
         };
-        let per_vl = buffers
-            .scheme
-            .queues_per_vl(f.max_ports.min(usize::MAX as u64) as usize) as u64;
+        let per_vl = queues_per_vl(f, buffers);
         let c = |x: u64| x.min(u32::MAX as u64) as u32;
         let share = sizing
             .share(c(cap), c(per_vl), c(pkt_credits))
@@ -223,54 +277,58 @@ fn packet_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers:
             + m(switch_ports.saturating_sub(hcas), space(fabric_cap))
             + m(switch_ports, out_cap),
     );
-    let mut packets = capacity / pkt_credits + hcas;
+    let packets = capacity / pkt_credits + hcas;
     if crate::credit::cc::sends_cnps(s) {
-        packets = m(packets, 2);
+        m(packets, 2)
+    } else {
+        packets
     }
-    // and never more than the run can create (a large buffer per queue, as VOQnet's, on a
-    // short run): with one queue per flow an HCA creates a data packet as it puts it on its
-    // link, at most one per packet time of the fastest link class, and every control packet
-    // (a CNP, a DRB or DDBBM notification) answers data packets that arrived, at most two per
-    // data packet (DDBBM: a start for a source seen since its last end, then that end); not
-    // for a topology file, whose links may each have a rate of their own
-    if s.hca.injection_queues == InjectionQueues::PerFlow && s.topology.kind != TopologyKind::File {
-        let fastest = |c: &crate::config::LinkConfig, key| LinkParams::from_config(c, key).ok();
-        let ser = [
-            fastest(&s.links.host, "links.host"),
-            fastest(&s.links.fabric, "links.fabric"),
-        ]
-        .iter()
-        .flatten()
-        .map(|l| l.rate.ser_ps(s.traffic.packet_bytes.0).max(1))
-        .min();
-        if let Some(ser) = ser {
-            let data = m(hcas, s.sim.end_ps() / ser + 2);
-            packets = packets.min(m(data, 3));
-        }
-    }
-    // a 64-byte row (the record, its queue link and look-ahead) and a sequence number
-    let row = sz::<Packet>().next_multiple_of(64) + 4;
-    est.add("packets", grown(m(packets, row)), Phase::Run);
-    // events: a few per packet, port and HCA, in wheel buckets (at most 2^14) that keep the
-    // capacity they once needed
-    let events = m(packets, 3) + m(np, 2) + m(hcas, 3);
-    let slot = sz::<Ev>() + 8;
-    est.add(
-        "event queue",
-        grown(m(events, slot)) + (1 << 14) * (sz::<Vec<u8>>() + 4 * slot),
-        Phase::Run,
-    );
 }
 
-/// Traffic sources, the pairs whose routes are checked, the flows; returns the flows.
-fn traffic_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize) -> Result<u64> {
-    use crate::credit::traffic::{Flow, Message, Source};
+/// The packets the run can create at most (a bound for a large buffer per queue, as VOQnet's,
+/// on a short run): with one queue per flow an HCA creates a data packet as it puts it on its
+/// link, at most one per packet time of the fastest link class, and every control packet (a
+/// CNP, a DRB or DDBBM notification) answers data packets that arrived, at most two per data
+/// packet (DDBBM: a start for a source seen since its last end, then that end). None (no
+/// bound) with shared injection queues or for a topology file, whose links may each have a
+/// rate of their own.
+fn created_packets(s: &Scenario, f: &FabricSize) -> Option<u64> {
+    if s.hca.injection_queues != InjectionQueues::PerFlow || s.topology.kind == TopologyKind::File {
+        return None;
+    }
+    let fastest = |c: &crate::config::LinkConfig, key| LinkParams::from_config(c, key).ok();
+    let ser = [
+        fastest(&s.links.host, "links.host"),
+        fastest(&s.links.fabric, "links.fabric"),
+    ]
+    .iter()
+    .flatten()
+    .map(|l| l.rate.ser_ps(s.traffic.packet_bytes.0).max(1))
+    .min()?;
+    let data = m(f.hcas, s.sim.end_ps() / ser + 2);
+    Some(m(data, 3))
+}
+
+/// What the traffic of `[traffic]` creates at most: its sources, their destination-list
+/// entries, the flows (queue pairs) and the messages queued at the sources.
+struct TrafficCounts {
+    /// Sources (static flows and generators' sources).
+    sources: u64,
+    /// Destination-list entries of the generators' sources (one pair each).
+    dest_entries: u64,
+    /// Flows the run creates.
+    flows: u64,
+    /// Messages queued at the sources (not with flood injection).
+    queued_msgs: u64,
+    /// Static flows (one source, flow and pair each).
+    n_static: u64,
+}
+
+/// The counts of [`TrafficCounts`] over the run, with messages and packets timed on the
+/// `host` link.
+fn traffic_counts(s: &Scenario, f: &FabricSize, host: &LinkParams) -> TrafficCounts {
     let hcas = f.hcas;
     let end = s.sim.end_ps();
-    // traffic: sources with their destination lists (one per generator, and per source while
-    // the channel dependencies are checked), the (src, dst) pairs whose routes are checked
-    // (sorted in a copy), and the flows (queue pairs) the run creates
-    let host = LinkParams::from_config(&s.links.host, "links.host")?;
     let payload = s.traffic.payload_bytes.0.max(1);
     let msg_packets = s.traffic.message_bytes.0.div_ceil(payload).max(1);
     let msg_time = host
@@ -278,10 +336,14 @@ fn traffic_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize) -> Resu
         .ser_ps(s.traffic.packet_bytes.0.saturating_mul(msg_packets))
         .max(1);
     let pkt_time = host.rate.ser_ps(s.traffic.packet_bytes.0).max(1);
-    let (mut sources, mut dest_entries, mut flows, mut queued_msgs) = (0u64, 0u64, 0u64, 0u64);
     let n_static = s.traffic.flows.len() as u64;
-    sources += n_static;
-    flows += n_static;
+    let mut c = TrafficCounts {
+        sources: n_static,
+        dest_entries: 0,
+        flows: n_static,
+        queued_msgs: 0,
+        n_static,
+    };
     for g in &s.traffic.generators {
         let count = |set: &NodeSet| match set {
             NodeSet::List(v) => (v.len() as u64).min(hcas),
@@ -298,31 +360,37 @@ fn traffic_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize) -> Resu
             msg_time
         };
         let msgs = active / unit + 2;
-        sources += srcs;
-        dest_entries = dest_entries.saturating_add(m(srcs, dsts));
-        flows = flows.saturating_add(m(srcs, dsts.min(msgs)));
+        c.sources += srcs;
+        c.dest_entries = c.dest_entries.saturating_add(m(srcs, dsts));
+        c.flows = c.flows.saturating_add(m(srcs, dsts.min(msgs)));
         if g.injection != Injection::Flood {
-            queued_msgs = queued_msgs.saturating_add(m(srcs, msgs));
+            c.queued_msgs = c.queued_msgs.saturating_add(m(srcs, msgs));
         }
     }
     for fl in &s.traffic.flows {
         if fl.injection != Injection::Flood {
-            queued_msgs = queued_msgs.saturating_add(end / msg_time + 2);
+            c.queued_msgs = c.queued_msgs.saturating_add(end / msg_time + 2);
         }
     }
+    c
+}
+
+/// Traffic sources with their destination lists (one per generator, and per source while the
+/// channel dependencies are checked), the (src, dst) pairs whose routes are checked (sorted in
+/// a copy), the flows (queue pairs) the run creates; returns the flows.
+fn traffic_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, host: &LinkParams) -> u64 {
+    use crate::credit::traffic::{Flow, Message, Source};
+    let hcas = f.hcas;
+    let c = traffic_counts(s, f, host);
     est.add(
         "traffic sources",
-        m(sources, sz::<Source>()) + m(dest_entries, 4) + m(hcas, 24),
+        m(c.sources, sz::<Source>()) + m(c.dest_entries, 4) + m(hcas, 24),
         Phase::Kept,
     );
     // the pairs are pushed and kept; the set-up sorts a copy
-    est.add(
-        "traffic pairs",
-        grown(m(dest_entries + n_static, 8)),
-        Phase::Kept,
-    );
+    let pairs = c.dest_entries + c.n_static;
+    est.add("traffic pairs", grown(m(pairs, 8)), Phase::Kept);
     // (a sorted copy, and a sample of it when there are too many to check one by one)
-    let pairs = dest_entries + n_static;
     est.add(
         "route checks",
         m(pairs, 8) + m(pairs.min(super::build::MAX_ROUTE_CHECKS as u64), 8),
@@ -330,7 +398,7 @@ fn traffic_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize) -> Resu
     );
     est.add(
         "flows",
-        grown(m(flows, sz::<Flow>() + 16)) + grown(m(queued_msgs, sz::<Message>())),
+        grown(m(c.flows, sz::<Flow>() + 16)) + grown(m(c.queued_msgs, sz::<Message>())),
         Phase::Run,
     );
     // the random sources' (source, destination) → flow table: dense while small enough (a
@@ -338,10 +406,10 @@ fn traffic_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize) -> Resu
     // table counted is the largest one it allows
     est.add(
         "flow index",
-        m(sources, hcas).min(crate::credit::traffic::flows::DENSE_FLOW_INDEX_ENTRIES) * 4,
+        m(c.sources, hcas).min(crate::credit::traffic::flows::DENSE_FLOW_INDEX_ENTRIES) * 4,
         Phase::Kept,
     );
-    Ok(flows)
+    c.flows
 }
 
 /// The output queues of the network at most (`switch.output_buffer_credits` > 0, spec B.5): per
@@ -351,16 +419,9 @@ fn output_queues(s: &Scenario, f: &FabricSize, buffers: BufferChoice) -> u64 {
     if s.switch.output_buffer_credits == 0 {
         return 0;
     }
-    let vls = crate::credit::cc::ddbbm_lanes::lanes(s)
-        .unwrap_or(s.switch.vls as usize)
-        .max(1) as u64;
+    let vls = port_lanes(s);
     let per_out = match buffers.credits {
-        CreditKeepingKind::Partitioned(_) => m(
-            buffers
-                .scheme
-                .queues_per_vl(f.max_ports.min(usize::MAX as u64) as usize) as u64,
-            vls,
-        ),
+        CreditKeepingKind::Partitioned(_) => m(queues_per_vl(f, buffers), vls),
         CreditKeepingKind::SharedPool => vls,
     };
     m(f.ports.saturating_sub(f.hcas), per_out)
@@ -376,71 +437,16 @@ fn statistics_parts(
     out_queues: u64,
 ) {
     let vls = s.switch.vls.max(1) as u64;
-    let (np, hcas) = (f.ports, f.hcas);
-    let switch_ports = np.saturating_sub(hcas);
-    let end = s.sim.end_ps();
-    // statistics: bytes per HCA per interval, buffer occupancy per switch input and VL per
-    // interval, latency histograms, the CCTI series
-    let interval = s.sim.interval.0.max(1);
-    let n_int = end.div_ceil(interval).max(1);
-    est.add("statistics per node", m(m(n_int, hcas), 16), Phase::Kept);
-    let tracked = if s.stats.buffer_occupancy {
-        m(switch_ports, vls)
-    } else {
-        0
-    };
-    est.add(
-        "statistics per buffer",
-        m(tracked, 12) + m(m(n_int, tracked), 12),
-        Phase::Kept,
-    );
-    // and per output queue (spec B.5), with `output_buffers.csv`, a line per interval and queue
-    let tracked_out = if s.stats.buffer_occupancy {
-        out_queues
-    } else {
-        0
-    };
-    if tracked_out > 0 {
-        est.add(
-            "statistics per output queue",
-            m(tracked_out, 12) + m(m(n_int, tracked_out), 12),
-            Phase::Kept,
-        );
-        est.add(
-            "output_buffers.csv",
-            grown(m(m(n_int, tracked_out), 36 + f.name_bytes.max(4))),
-            Phase::Run,
-        );
-    }
+    let n_int = s.sim.end_ps().div_ceil(s.sim.interval.0.max(1)).max(1);
+    let tracked = buffer_statistics_parts(est, s, f, n_int, out_queues);
     est.add("latency histograms", 3 * 400 * 1024, Phase::Kept); // packet, network, message
-                                                                // data bytes per switch output and interval (`stats.links`, `stats.hotspot`: drb spec A.7),
-                                                                // and `links.csv`, a line per switch output and interval
-    let links = if s.stats.links || s.stats.hotspot.is_some() {
-        switch_ports
-    } else {
-        0
-    };
-    if links > 0 {
-        est.add(
-            "statistics per link",
-            m(m(n_int, links), 8) + m(np, 4),
-            Phase::Kept,
-        );
-    }
-    if s.stats.links {
-        let name = f.name_bytes.max(4);
-        est.add(
-            "links.csv",
-            grown(m(m(n_int, links), 40 + 2 * name)),
-            Phase::Run,
-        );
-    }
+    link_statistics_parts(est, s, f, n_int);
     // the congestion management's share (its `memory` hook)
     crate::credit::cc::CongestionManagement::memory(
         s,
         &crate::credit::cc::MemorySizes {
-            ports: np,
-            hcas,
+            ports: f.ports,
+            hcas: f.hcas,
             vls,
             flows,
             intervals: n_int,
@@ -453,9 +459,75 @@ fn statistics_parts(
     let name = f.name_bytes.max(4);
     est.add(
         "results files",
-        grown(m(m(n_int, hcas), 24 + name) + m(m(n_int, tracked), 28 + name) + m(flows, 120)),
+        grown(m(m(n_int, f.hcas), 24 + name) + m(m(n_int, tracked), 28 + name) + m(flows, 120)),
         Phase::Run,
     );
+}
+
+/// The statistics of each of the `n_int` intervals per HCA and, with `stats.buffer_occupancy`,
+/// per switch input and VL and per output queue (spec B.5, with `output_buffers.csv`); returns
+/// the switch inputs' (port, VL) buffers tracked.
+fn buffer_statistics_parts(
+    est: &mut MemoryEstimate,
+    s: &Scenario,
+    f: &FabricSize,
+    n_int: u64,
+    out_queues: u64,
+) -> u64 {
+    let vls = s.switch.vls.max(1) as u64;
+    let switch_ports = f.ports.saturating_sub(f.hcas);
+    // bytes per HCA per interval, buffer occupancy per switch input and VL per interval
+    est.add("statistics per node", m(m(n_int, f.hcas), 16), Phase::Kept);
+    let (tracked, tracked_out) = if s.stats.buffer_occupancy {
+        (m(switch_ports, vls), out_queues)
+    } else {
+        (0, 0)
+    };
+    est.add(
+        "statistics per buffer",
+        m(tracked, 12) + m(m(n_int, tracked), 12),
+        Phase::Kept,
+    );
+    // and per output queue, with `output_buffers.csv`, a line per interval and queue
+    if tracked_out > 0 {
+        est.add(
+            "statistics per output queue",
+            m(tracked_out, 12) + m(m(n_int, tracked_out), 12),
+            Phase::Kept,
+        );
+        est.add(
+            "output_buffers.csv",
+            grown(m(m(n_int, tracked_out), 36 + f.name_bytes.max(4))),
+            Phase::Run,
+        );
+    }
+    tracked
+}
+
+/// Data bytes per switch output and interval (`stats.links`, `stats.hotspot`: drb spec A.7),
+/// and `links.csv`, a line per switch output and interval.
+fn link_statistics_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, n_int: u64) {
+    let switch_ports = f.ports.saturating_sub(f.hcas);
+    let links = if s.stats.links || s.stats.hotspot.is_some() {
+        switch_ports
+    } else {
+        0
+    };
+    if links > 0 {
+        est.add(
+            "statistics per link",
+            m(m(n_int, links), 8) + m(f.ports, 4),
+            Phase::Kept,
+        );
+    }
+    if s.stats.links {
+        let name = f.name_bytes.max(4);
+        est.add(
+            "links.csv",
+            grown(m(m(n_int, links), 40 + 2 * name)),
+            Phase::Run,
+        );
+    }
 }
 
 #[cfg(test)]

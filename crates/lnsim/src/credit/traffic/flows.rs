@@ -465,9 +465,6 @@ pub fn new_flow(src: u32, dst: u32, vl: u8, source: u32, is_static: bool) -> Flo
 pub fn build(s: &Scenario, fabric: &Fabric, seed: u64, vls: u32) -> Result<Traffic> {
     let t = &s.traffic;
     let n_hca = fabric.hcas.len();
-    let hca_index = |name: &str, key: &str| -> Result<u32> {
-        Ok(fabric.nodes[fabric.hca(name, key)? as usize].lid - 1)
-    };
     check_sizes(t)?;
     let (pkt_bytes, payload) = (t.packet_bytes.0, t.payload_bytes.0);
     let msg_packets = t.message_bytes.0.div_ceil(payload) as u32;
@@ -484,8 +481,8 @@ pub fn build(s: &Scenario, fabric: &Fabric, seed: u64, vls: u32) -> Result<Traff
 
     for (i, f) in t.flows.iter().enumerate() {
         let key = format!("traffic.flows[{i}]");
-        let src = hca_index(&f.src, &format!("{key}.src"))?;
-        let dst = hca_index(&f.dst, &format!("{key}.dst"))?;
+        let src = hca_index(fabric, &f.src, &format!("{key}.src"))?;
+        let dst = hca_index(fabric, &f.dst, &format!("{key}.dst"))?;
         if src == dst {
             return Err(Error::input(
                 &format!("{key}.dst"),
@@ -673,6 +670,8 @@ fn check_sizes(t: &TrafficConfig) -> Result<()> {
     Ok(())
 }
 
+/// Adds generator `g` (at `key`) to `tr`: every check first, in one pass ([`GeneratorPlan::check`]),
+/// then its sources and patterns; nothing is added unless every check holds.
 #[allow(clippy::too_many_arguments)]
 fn add_generator(
     tr: &mut Traffic,
@@ -684,56 +683,142 @@ fn add_generator(
     msg_packets: u32,
     chk: &SourceChecks,
 ) -> Result<()> {
-    let n_hca = fabric.hcas.len() as u32;
-    let idx = |name: &str, k: &str| -> Result<u32> {
-        Ok(fabric.nodes[fabric.hca(name, k)? as usize].lid - 1)
-    };
-    let mut idle = Vec::new();
-    for (j, n) in g.idle.iter().enumerate() {
-        idle.push(idx(n, &format!("{key}.idle[{j}]"))?);
-    }
-    // HCAs already sending: static flows and earlier generators ("rest" leaves them out)
-    let mut taken = vec![false; n_hca as usize];
-    for src in &tr.sources {
-        taken[src.hca as usize] = true;
-    }
-    let resolve = |set: &NodeSet, k: &str, allow_named: bool| -> Result<Vec<u32>> {
-        let v: Vec<u32> = match set {
-            NodeSet::Named(s) if s == "all" => (0..n_hca).collect(),
-            NodeSet::Named(s) if s == "others" && allow_named => {
-                (0..n_hca).filter(|h| !static_sources.contains(h)).collect()
-            }
-            NodeSet::Named(s) if s == "rest" && allow_named => {
-                (0..n_hca).filter(|&h| !taken[h as usize]).collect()
-            }
-            NodeSet::Named(s) => {
-                return Err(Error::input(
-                    k,
-                    format!(
-                        "unknown node set \"{s}\"; allowed: \"all\"{}, or a list of HCA names",
-                        if allow_named {
-                            ", \"others\", \"rest\""
-                        } else {
-                            ""
-                        }
-                    ),
-                ))
-            }
-            NodeSet::List(l) => {
-                let mut v = Vec::new();
-                for (j, n) in l.iter().enumerate() {
-                    v.push(idx(n, &format!("{k}[{j}]"))?);
-                }
-                v.sort_unstable();
-                v.dedup();
-                v
-            }
+    let plan = GeneratorPlan::check(tr, g, key, fabric, seed, static_sources, msg_packets, chk)?;
+    plan.add_to(tr, g, seed);
+    Ok(())
+}
+
+/// A generator of `[traffic]`, checked and resolved, not yet added: its destination patterns
+/// (one, or one per hotspot with `hotspot_split = "source"`), its VL and its sending sources.
+struct GeneratorPlan {
+    /// The destination patterns; source `i` of the generator's set uses pattern `i mod k`.
+    patterns: Vec<DestinationPattern>,
+    /// The VL every source sends on.
+    vl: u8,
+    /// The sources that send (a permutation's fixed points left out), in LID order.
+    sources: Vec<PlannedSource>,
+}
+
+/// One sending source of a [`GeneratorPlan`]: its HCA, which of the generator's patterns it
+/// draws from, the HCAs it can reach, its injection process and its message size.
+struct PlannedSource {
+    /// The source HCA.
+    hca: u32,
+    /// Its pattern, an index into [`GeneratorPlan::patterns`].
+    pattern: u32,
+    /// The destinations its pattern can give it (their routes must exist).
+    reach: Vec<u32>,
+    /// Its checked injection process.
+    process: Process,
+    /// Packets per message (1 with `destination_per = "packet"`).
+    msg_packets: u32,
+    /// Its stop time.
+    stop: Ps,
+}
+
+impl GeneratorPlan {
+    /// Every check of generator `g` (at `key`), in the order its keys are read: the idle HCAs,
+    /// the hotspot, the source and destination sets and their subsets, the patterns, the VL,
+    /// then each source's destinations, injection process and stop time.
+    #[allow(clippy::too_many_arguments)]
+    fn check(
+        tr: &Traffic,
+        g: &GeneratorConfig,
+        key: &str,
+        fabric: &Fabric,
+        seed: u64,
+        static_sources: &[u32],
+        msg_packets: u32,
+        chk: &SourceChecks,
+    ) -> Result<Self> {
+        let mut idle = Vec::new();
+        for (j, n) in g.idle.iter().enumerate() {
+            idle.push(hca_index(fabric, n, &format!("{key}.idle[{j}]"))?);
+        }
+        let hotspot = generator_hotspot(g, key, fabric)?;
+        let sets = NodeSets::new(fabric, static_sources, &tr.sources);
+        // the subset stream is the generator's: numbered by the sources before it
+        let rng = stream(seed, u64::MAX - tr.sources.len() as u64, purpose::SUBSET);
+        let mut subsets = Subsets {
+            kind: g.subset,
+            rng,
         };
-        Ok(v)
-    };
-    // the hot HCAs, in the order given (spec B.6)
+        // a pure hotspot generator (fraction 1) never has a hot HCA among its sources: it would
+        // have no destination but itself or another hotspot (spec B.6: hot sources exclude the hotspot)
+        let excluded: Vec<u32> = match &hotspot {
+            Some((h, f)) if *f >= 1.0 => h.clone(),
+            _ => Vec::new(),
+        };
+        let mut sources = sets.resolve(&g.sources, &format!("{key}.sources"), true)?;
+        sources.retain(|h| !idle.contains(h));
+        let sources = subsets.keep(
+            sources,
+            g.source_fraction,
+            &excluded,
+            &format!("{key}.source_fraction"),
+        )?;
+        let dests = sets.resolve(&g.destinations, &format!("{key}.destinations"), false)?;
+        let dests = subsets.keep(
+            dests,
+            g.destination_fraction,
+            &[],
+            &format!("{key}.destination_fraction"),
+        )?;
+        let patterns = generator_patterns(g, key, fabric, dests, hotspot)?;
+        let vl = chk.vl(&format!("{key}.vl"), g.vl)?;
+        let sources = plan_sources(g, key, fabric, &sources, &patterns, msg_packets, chk)?;
+        Ok(Self {
+            patterns,
+            vl,
+            sources,
+        })
+    }
+
+    /// Adds the planned sources and their patterns to `tr` (each source's random streams are
+    /// numbered by its place among all of `tr`'s sources).
+    fn add_to(self, tr: &mut Traffic, g: &GeneratorConfig, seed: u64) {
+        let pid = tr.patterns.len() as u32;
+        for s in self.sources {
+            let sid = tr.sources.len() as u32;
+            tr.pairs.extend(s.reach.iter().map(|&d| (s.hca, d)));
+            tr.sources.push(Source {
+                hca: s.hca,
+                dest: Destinations::Random {
+                    pattern: pid + s.pattern,
+                },
+                injection: g.injection,
+                slot_ps: s.process.slot_ps,
+                arrivals: s.process.arrivals,
+                gaps: s.process.gaps,
+                share: s.process.share,
+                start: g.start.0,
+                stop: s.stop,
+                vl: self.vl,
+                msg_packets: s.msg_packets,
+                parked: 0,
+                rng_dest: stream(seed, sid as u64, purpose::DESTINATION),
+                rng_arr: stream(seed, sid as u64, purpose::ARRIVALS),
+            });
+            tr.by_hca[s.hca as usize].push(sid);
+        }
+        tr.patterns.extend(self.patterns);
+    }
+}
+
+/// The HCA index of HCA `name` (at `key` in errors).
+fn hca_index(fabric: &Fabric, name: &str, key: &str) -> Result<u32> {
+    Ok(fabric.nodes[fabric.hca(name, key)? as usize].lid - 1)
+}
+
+/// The hot HCAs of generator `g` (at `key`), in the order given, with their fraction (spec
+/// B.6): both `hotspot` and `hotspot_fraction` or neither; `hotspot_split = "source"` needs them.
+fn generator_hotspot(
+    g: &GeneratorConfig,
+    key: &str,
+    fabric: &Fabric,
+) -> Result<Option<(Vec<u32>, f64)>> {
     let hot_key = format!("{key}.hotspot");
-    let hotspot: Option<(Vec<u32>, f64)> = match (&g.hotspot, g.hotspot_fraction) {
+    let hotspot = match (&g.hotspot, g.hotspot_fraction) {
         (None, None) => None,
         (Some(h), Some(f)) if (0.0..=1.0).contains(&f) => {
             let mut v = Vec::new();
@@ -742,7 +827,7 @@ fn add_generator(
                     HcaNames::One(_) => hot_key.clone(),
                     HcaNames::List(_) => format!("{hot_key}[{j}]"),
                 };
-                let x = idx(n, &k)?;
+                let x = hca_index(fabric, n, &k)?;
                 if v.contains(&x) {
                     return Err(Error::input(&k, format!("names {n} twice")));
                 }
@@ -772,71 +857,156 @@ fn add_generator(
             "\"source\" binds each source to one hotspot: give `hotspot` and `hotspot_fraction`",
         ));
     }
-    // a pure hotspot generator (fraction 1) never has a hot HCA among its sources: it would
-    // have no destination but itself or another hotspot (spec B.6: hot sources exclude the hotspot)
-    let excluded: Vec<u32> = match &hotspot {
-        Some((h, f)) if *f >= 1.0 => h.clone(),
-        _ => Vec::new(),
-    };
-    let mut subset_rng = stream(seed, u64::MAX - tr.sources.len() as u64, purpose::SUBSET);
-    // keeps round(|v|·f) of `v` (the count is of the whole set), never an `exclude`d HCA
-    let mut subset =
-        |v: Vec<u32>, frac: Option<f64>, exclude: &[u32], k: &str| -> Result<Vec<u32>> {
-            let Some(f) = frac else {
-                return Ok(v.into_iter().filter(|h| !exclude.contains(h)).collect());
-            };
-            if !(f > 0.0 && f <= 1.0) {
-                return Err(Error::input(k, format!("{f} outside (0, 1]")));
+    Ok(hotspot)
+}
+
+/// What a generator's node sets (`sources`, `destinations`) resolve against: the fabric's
+/// HCAs, the static flows' sources (`"others"` leaves them out) and the HCAs already sending,
+/// static flows and earlier generators (`"rest"` leaves them out).
+struct NodeSets<'a> {
+    /// The fabric whose HCAs the sets name.
+    fabric: &'a Fabric,
+    /// The static flows' sources.
+    static_sources: &'a [u32],
+    /// Per HCA: already sending.
+    taken: Vec<bool>,
+}
+
+impl<'a> NodeSets<'a> {
+    /// The node sets over `fabric`, with `sources` already sending.
+    fn new(fabric: &'a Fabric, static_sources: &'a [u32], sources: &[Source]) -> Self {
+        let mut taken = vec![false; fabric.hcas.len()];
+        for src in sources {
+            taken[src.hca as usize] = true;
+        }
+        Self {
+            fabric,
+            static_sources,
+            taken,
+        }
+    }
+
+    /// The HCAs of `set` (at `k`), in LID order: `"all"`, with `allow_named` also `"others"`
+    /// and `"rest"`, or a list of HCA names.
+    fn resolve(&self, set: &NodeSet, k: &str, allow_named: bool) -> Result<Vec<u32>> {
+        let n_hca = self.fabric.hcas.len() as u32;
+        let v: Vec<u32> = match set {
+            NodeSet::Named(s) if s == "all" => (0..n_hca).collect(),
+            NodeSet::Named(s) if s == "others" && allow_named => (0..n_hca)
+                .filter(|h| !self.static_sources.contains(h))
+                .collect(),
+            NodeSet::Named(s) if s == "rest" && allow_named => {
+                (0..n_hca).filter(|&h| !self.taken[h as usize]).collect()
             }
-            match g.subset {
-                // even spread in LID order: keep element i when floor((i+1)·f) > floor(i·f)
-                Subset::EveryOther => Ok(v
-                    .into_iter()
-                    .enumerate()
-                    .filter(|(i, _)| (((*i + 1) as f64) * f).floor() > ((*i as f64) * f).floor())
-                    .map(|(_, h)| h)
-                    .filter(|h| !exclude.contains(h))
-                    .collect()),
-                Subset::Random => {
-                    let keep = ((v.len() as f64) * f).round() as usize;
-                    let mut v: Vec<u32> = v.into_iter().filter(|h| !exclude.contains(h)).collect();
-                    v.shuffle(&mut subset_rng);
-                    v.truncate(keep);
-                    v.sort_unstable();
-                    Ok(v)
+            NodeSet::Named(s) => {
+                return Err(Error::input(
+                    k,
+                    format!(
+                        "unknown node set \"{s}\"; allowed: \"all\"{}, or a list of HCA names",
+                        if allow_named {
+                            ", \"others\", \"rest\""
+                        } else {
+                            ""
+                        }
+                    ),
+                ))
+            }
+            NodeSet::List(l) => {
+                let mut v = Vec::new();
+                for (j, n) in l.iter().enumerate() {
+                    v.push(hca_index(self.fabric, n, &format!("{k}[{j}]"))?);
                 }
+                v.sort_unstable();
+                v.dedup();
+                v
             }
         };
-    let mut sources = resolve(&g.sources, &format!("{key}.sources"), true)?;
-    sources.retain(|h| !idle.contains(h));
-    let sources = subset(
-        sources,
-        g.source_fraction,
-        &excluded,
-        &format!("{key}.source_fraction"),
-    )?;
-    let dests = resolve(&g.destinations, &format!("{key}.destinations"), false)?;
-    let dests = subset(
-        dests,
-        g.destination_fraction,
-        &[],
-        &format!("{key}.destination_fraction"),
-    )?;
-    // one pattern, or with `hotspot_split = "source"` one per hotspot (source i uses i mod k)
-    let patterns: Vec<DestinationPattern> = match &hotspot {
+        Ok(v)
+    }
+}
+
+/// A generator's `subset` rule with its random stream (`"random"` draws from it, sources first).
+struct Subsets {
+    /// How a fraction of a set is kept.
+    kind: Subset,
+    /// The generator's subset stream.
+    rng: ChaCha8Rng,
+}
+
+impl Subsets {
+    /// Keeps round(|v|·frac) of `v` (the count is of the whole set; no `frac`: all of it),
+    /// never an `exclude`d HCA; `k` names `frac` in errors.
+    fn keep(
+        &mut self,
+        v: Vec<u32>,
+        frac: Option<f64>,
+        exclude: &[u32],
+        k: &str,
+    ) -> Result<Vec<u32>> {
+        let Some(f) = frac else {
+            return Ok(v.into_iter().filter(|h| !exclude.contains(h)).collect());
+        };
+        if !(f > 0.0 && f <= 1.0) {
+            return Err(Error::input(k, format!("{f} outside (0, 1]")));
+        }
+        match self.kind {
+            // even spread in LID order: keep element i when floor((i+1)·f) > floor(i·f)
+            Subset::EveryOther => Ok(v
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| (((*i + 1) as f64) * f).floor() > ((*i as f64) * f).floor())
+                .map(|(_, h)| h)
+                .filter(|h| !exclude.contains(h))
+                .collect()),
+            Subset::Random => {
+                let keep = ((v.len() as f64) * f).round() as usize;
+                let mut v: Vec<u32> = v.into_iter().filter(|h| !exclude.contains(h)).collect();
+                v.shuffle(&mut self.rng);
+                v.truncate(keep);
+                v.sort_unstable();
+                Ok(v)
+            }
+        }
+    }
+}
+
+/// The destination patterns of generator `g` (at `key`) over `dests`: one, or with
+/// `hotspot_split = "source"` one per hotspot (source i uses i mod k).
+fn generator_patterns(
+    g: &GeneratorConfig,
+    key: &str,
+    fabric: &Fabric,
+    dests: Vec<u32>,
+    hotspot: Option<(Vec<u32>, f64)>,
+) -> Result<Vec<DestinationPattern>> {
+    match &hotspot {
         Some((h, f)) if g.hotspot_split == HotspotSplit::Source => h
             .iter()
             .map(|&x| generator_pattern(g, key, fabric, dests.clone(), Some((vec![x], *f))))
-            .collect::<Result<_>>()?,
-        _ => vec![generator_pattern(g, key, fabric, dests, hotspot)?],
-    };
-    let per_packet = g.destination_per == DestinationPer::Packet;
-    let vl = chk.vl(&format!("{key}.vl"), g.vl)?;
+            .collect(),
+        _ => Ok(vec![generator_pattern(g, key, fabric, dests, hotspot)?]),
+    }
+}
+
+/// The sending sources of generator `g` (at `key`) among `sources`, each with its pattern
+/// (source i uses pattern i mod k), the destinations it can reach and its checked injection
+/// process and stop time; a permutation's fixed point sends nothing. Refused: no source, a
+/// source with no destination but itself, or a permutation that maps every source onto itself.
+fn plan_sources(
+    g: &GeneratorConfig,
+    key: &str,
+    fabric: &Fabric,
+    sources: &[u32],
+    patterns: &[DestinationPattern],
+    msg_packets: u32,
+    chk: &SourceChecks,
+) -> Result<Vec<PlannedSource>> {
     if sources.is_empty() {
         return Err(Error::input(&format!("{key}.sources"), "selects no HCA"));
     }
-    let pid = tr.patterns.len() as u32;
-    let mut active = 0;
+    let per_packet = g.destination_per == DestinationPer::Packet;
+    let pk = if per_packet { 1 } else { msg_packets };
+    let mut planned = Vec::new();
     for (i, &src) in sources.iter().enumerate() {
         let which = i % patterns.len();
         let pattern = &patterns[which];
@@ -854,34 +1024,18 @@ fn add_generator(
                 ),
             ));
         }
-        active += 1;
-        let pk = if per_packet { 1 } else { msg_packets };
-        let pr = chk.process(key, g.injection, g.load, g.rate, src, pk)?;
-        let sid = tr.sources.len() as u32;
-        for d in reach {
-            tr.pairs.push((src, d));
-        }
-        tr.sources.push(Source {
+        let process = chk.process(key, g.injection, g.load, g.rate, src, pk)?;
+        let stop = chk.stop(&format!("{key}.stop"), g.start.0, g.stop)?;
+        planned.push(PlannedSource {
             hca: src,
-            dest: Destinations::Random {
-                pattern: pid + which as u32,
-            },
-            injection: g.injection,
-            slot_ps: pr.slot_ps,
-            arrivals: pr.arrivals,
-            gaps: pr.gaps,
-            share: pr.share,
-            start: g.start.0,
-            stop: chk.stop(&format!("{key}.stop"), g.start.0, g.stop)?,
-            vl,
+            pattern: which as u32,
+            reach,
+            process,
             msg_packets: pk,
-            parked: 0,
-            rng_dest: stream(seed, sid as u64, purpose::DESTINATION),
-            rng_arr: stream(seed, sid as u64, purpose::ARRIVALS),
+            stop,
         });
-        tr.by_hca[src as usize].push(sid);
     }
-    if active == 0 {
+    if planned.is_empty() {
         return Err(Error::input(
             &format!("{key}.pattern"),
             format!(
@@ -890,8 +1044,7 @@ fn add_generator(
             ),
         ));
     }
-    tr.patterns.extend(patterns);
-    Ok(())
+    Ok(planned)
 }
 
 /// The steady pattern of generator `g` (at `key`) over the fabric's HCAs: `uniform` over the
