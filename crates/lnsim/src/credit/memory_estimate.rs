@@ -50,8 +50,8 @@ fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers
     use super::PortTiming;
     use crate::credit::packet::PacketQueue;
     use crate::credit::switch::vl_arbitration::VlArbState;
-    // the data VLs and, with DDBBM on VLs (spec B.4), the management lane
-    let vls = crate::credit::cc::ddbbm_lanes::lanes(s)
+    // the data VLs and those the source lane choice adds (`credit/lanes.rs`)
+    let vls = crate::credit::lanes::lanes(s)
         .unwrap_or(s.switch.vls as usize)
         .max(1) as u64;
     let (np, hcas) = (f.ports, f.hcas);
@@ -351,7 +351,7 @@ fn output_queues(s: &Scenario, f: &FabricSize, buffers: BufferChoice) -> u64 {
     if s.switch.output_buffer_credits == 0 {
         return 0;
     }
-    let vls = crate::credit::cc::ddbbm_lanes::lanes(s)
+    let vls = crate::credit::lanes::lanes(s)
         .unwrap_or(s.switch.vls as usize)
         .max(1) as u64;
     let per_out = match buffers.credits {

@@ -102,7 +102,12 @@ mod tests {
         let text = cycle_level_routings();
         for item in catalog::CATALOG.iter().filter(|i| i.category == "routing") {
             let named = text.split([',', ' ']).any(|w| w == item.name);
-            assert_eq!(named, item.model == Some(Model::Cycle), "{}: {text}", item.name);
+            assert_eq!(
+                named,
+                item.model == Some(Model::Cycle),
+                "{}: {text}",
+                item.name
+            );
         }
         assert!(text.contains(" and "), "{text}");
     }
