@@ -72,15 +72,6 @@ pub fn build(s: &Scenario, fabric: &Fabric, base_dir: &Path) -> Result<Forwardin
             )),
         },
         RoutingAlgorithm::Updown => updown::build(fabric),
-        // every other algorithm is the cycle-level wing's: the catalogue names them, so this
-        // wing need not
-        _ => Err(Error::input(
-            "routing.algorithm",
-            format!(
-                "{} run on the cycle-level router model (give sim.measure_cycles)",
-                cycle_level_routings()
-            ),
-        )),
         RoutingAlgorithm::LftFile => {
             let f = s.routing.file.as_ref().ok_or_else(|| {
                 Error::input(
@@ -90,6 +81,15 @@ pub fn build(s: &Scenario, fabric: &Fabric, base_dir: &Path) -> Result<Forwardin
             })?;
             tables::load_fdbs(&base_dir.join(f), fabric)
         }
+        // every other algorithm is the cycle-level wing's: the catalogue names them, so this
+        // wing need not
+        _ => Err(Error::input(
+            "routing.algorithm",
+            format!(
+                "{} run on the cycle-level router model (give sim.measure_cycles)",
+                cycle_level_routings()
+            ),
+        )),
     }
 }
 
