@@ -333,23 +333,21 @@ MECHANISMS: dict[str, dict] = {
     "DDBBM": {
         "words": {"ddbbm"},
         "own": ["credit/cc/ddbbm_detection.rs", "credit/cc/ddbbm_lanes.rs", "credit/switch/buffer/ddbbm.rs"],
-        # congestion management's and the queue schemes' registries
-        "registrations": ["config/schema.rs", "config/keys.rs", "credit/cc/mod.rs", "credit/switch/buffer/mod.rs"],
-        "pending": {
-            "credit/build.rs": "DDBBM-on-VLs' lane choice (a source-lane-choice seam would own it)",
-            "credit/memory_estimate.rs": "DDBBM-on-VLs' lane count (same seam)",
-            "credit/mod.rs": "the lane choice's field in Routes (same seam)",
-            "credit/routing/multipath.rs": "the lane choice read when DRB's paths are built (same seam)",
-        },
+        # congestion management's, the queue schemes' and the source lane choice's registries
+        "registrations": [
+            "config/schema.rs",
+            "config/keys.rs",
+            "credit/cc/mod.rs",
+            "credit/switch/buffer/mod.rs",
+            "credit/lanes.rs",
+        ],
+        "pending": {},
     },
     "DRB": {
         "words": {"drb"},
         "own": ["credit/cc/drb.rs", "credit/cc/port_monitor.rs", "credit/routing/multipath.rs"],
         "registrations": ["config/schema.rs", "credit/cc/mod.rs"],
-        "pending": {
-            "credit/build.rs": "reads drb.spread into the routes (the typed configuration's mechanism variant would carry it)",
-            "credit/endpoint/adapter.rs": "the Input Adapter refuses DRB (a capability the mechanism could declare)",
-        },
+        "pending": {},
     },
 }
 

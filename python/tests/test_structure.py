@@ -116,11 +116,12 @@ def test_a_mechanism_named_outside_its_files_and_registrations_is_reported(tmp_p
 def test_a_place_listed_as_still_to_remove_must_leave_the_list_once_it_is_gone(tmp_path):
     root = copy_tree(tmp_path)
     src = root / "crates/lnsim/src"
-    # the Input Adapter stops naming DRB (its refusal reads a renamed field): the pending entry is stale
-    f = src / "credit/endpoint/adapter.rs"
-    f.write_text(f.read_text().replace("s.drb.enabled", "s.multipath_enabled"))
+    # the group-counter observer's key checks stop naming LIAN (a renamed constant): the pending
+    # entry is stale
+    f = src / "cycle/params.rs"
+    f.write_text(f.read_text().replace("OBSERVER_LIAN_KEYS", "OBSERVER_WINDOW_KEYS"))
     p = check("--root", str(root))
     assert p.returncode == 1, p.stdout
-    assert "DRB is no longer named in credit/endpoint/adapter.rs: remove it from MECHANISMS' pending list" in p.stdout
+    assert "LIAN is no longer named in cycle/params.rs: remove it from MECHANISMS' pending list" in p.stdout
     listing = check("--root", str(root), "--mechanisms")
-    assert "DRB: 3 file(s) outside its own" in listing.stdout, listing.stdout
+    assert "LIAN: 3 file(s) outside its own" in listing.stdout, listing.stdout

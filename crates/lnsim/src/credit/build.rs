@@ -5,9 +5,9 @@ use super::{
     Arbitration, Endpoints, Engine, Links, Net, PortTiming, PortTimings, Routes, SwitchBuffers,
 };
 use crate::config::{LoadedScenario, Ps, Scenario};
-use crate::credit::cc::ddbbm_lanes::VlSelect;
 use crate::credit::cc::{CcContext, CongestionManagement};
 use crate::credit::endpoint::sink::SinkModel;
+use crate::credit::lanes::LaneChoice;
 use crate::credit::packet::PacketStore;
 use crate::credit::routing::multipath_routes::MultipathRoutes;
 use crate::credit::routing::table_dependencies::{check_tables, Demand, TablesCheck};
@@ -177,28 +177,10 @@ fn deadlock_check(
             vl: cnp_vl,
         });
     }
-    // DDBBM on VLs (drb-and-ddbbm spec B.4): a source reaches destination d on VL d mod Q or,
-    // while d is congested, on VL Q; notifications come back on the management lane
-    let mut on_lanes: Vec<(u32, Vec<u32>, u8)> = Vec::new();
-    if let Some(m) = VlSelect::from_scenario(s)? {
-        let q = m.queues as u32;
-        let mut back: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
-        for d in &demands {
-            for v in 0..q {
-                let dsts: Vec<u32> = d.dsts.iter().copied().filter(|x| x % q == v).collect();
-                if !dsts.is_empty() {
-                    on_lanes.push((d.src, dsts, v as u8));
-                }
-            }
-            on_lanes.push((d.src, d.dsts.to_vec(), m.queues));
-            for &dst in d.dsts {
-                back.entry(dst).or_default().push(d.src);
-            }
-        }
-        for (dst, srcs) in back {
-            on_lanes.push((dst, srcs, m.management_vl()));
-        }
-    }
+    // a source lane choice that picks the VL spreads the routes over its lanes
+    let on_lanes = LaneChoice::for_scenario(s)?
+        .route_demands(&demands)
+        .unwrap_or_default();
     let demands: Vec<Demand<'_>> = if on_lanes.is_empty() {
         demands
     } else {
@@ -401,7 +383,7 @@ impl Net {
             )?,
         };
         let queue_scheme = buffers.scheme;
-        let (vl_select, vls, vlarb_table) = lanes(s, &traffic)?;
+        let (lane_choice, vls, vlarb_table) = lanes(s, &traffic)?;
         let sink = SinkModel::from_config(&s.hca)?;
 
         let mut ports = PortLayout::new(s, &fabric, queue_scheme, vls, pkt_bytes, credit_bytes)?;
@@ -418,8 +400,8 @@ impl Net {
             pkt_credits,
             multipath.as_ref(),
         )?;
-        if let Some(m) = vl_select {
-            cc.use_management_lane(m.management_vl());
+        if let Some(v) = lane_choice.management_lane() {
+            cc.use_management_lane(v);
         }
         let mut stats = statistics(s, &fabric, &ports.is_switch, ports.n_buf as usize * vls)?;
         if let (Some(ob), true) = (&obuf, s.stats.buffer_occupancy) {
@@ -509,8 +491,8 @@ impl Net {
         let routes = Routes {
             lft,
             multipath: multipath.map(Box::new),
-            spread: s.drb.spread,
-            vl_select,
+            spread: super::routing::multipath::spread(s),
+            lane_choice,
             cdg,
             routes_checked,
             max_hops,
@@ -633,13 +615,13 @@ impl Engine {
     }
 }
 
-/// The lanes of every port and their arbitration: `switch.vls` data VLs, plus the management
-/// lane of DDBBM on VLs (`ddbbm.mapping = "virtual_lanes"`, drb-and-ddbbm spec B.4: the source
-/// picks the VL, [`VlSelect`]); a VL that carries traffic, the CNPs or DDBBM's queues but sits
-/// in neither arbitration table could never be sent, and is refused.
-fn lanes(s: &Scenario, traffic: &Traffic) -> Result<(Option<VlSelect>, usize, VlArbTable)> {
-    let vl_select = VlSelect::from_scenario(s)?;
-    let vls = vl_select.map_or(s.switch.vls as usize, VlSelect::lanes);
+/// The lanes of every port and their arbitration: `switch.vls` data VLs, plus those of a source
+/// lane choice that picks the VL itself ([`LaneChoice`], which also sets what it needs of the
+/// arbitration); a VL that carries traffic, the CNPs or the lane choice's data but sits in
+/// neither arbitration table could never be sent, and is refused.
+fn lanes(s: &Scenario, traffic: &Traffic) -> Result<(LaneChoice, usize, VlArbTable)> {
+    let lane_choice = LaneChoice::for_scenario(s)?;
+    let vls = lane_choice.lanes(s.switch.vls);
     let mut vlarb_table = VlArbTable::from_config(&s.switch.vl_arbitration, s.switch.vls)?;
     let mut used: Vec<(u8, &str)> = traffic
         .sources
@@ -649,27 +631,23 @@ fn lanes(s: &Scenario, traffic: &Traffic) -> Result<(Option<VlSelect>, usize, Vl
     if crate::credit::cc::sends_cnps(s) {
         // (a VL that does not exist is cc.cnp_vl's own error, below)
         if let Some(v) = s.cc.cnp_vl.filter(|&v| v < s.switch.vls) {
-            used.push((v as u8, "cc.cnp_vl"));
+            used.push((v as u8, "the CNPs (cc.cnp_vl)"));
         }
     }
-    if let Some(m) = vl_select {
-        m.arbitrate(&mut vlarb_table, &s.switch.vl_arbitration);
-        used = m.used_lanes(traffic)?;
+    if let Some(lanes) =
+        lane_choice.arbitrate(&mut vlarb_table, &s.switch.vl_arbitration, traffic)?
+    {
+        used = lanes;
     }
     if let Some((v, what)) = used.into_iter().find(|(v, _)| !vlarb_table.serves(*v)) {
         return Err(Error::input(
             "switch.vl_arbitration",
             format!(
-                "VL {v} carries {} but is in neither the `high` nor the `low` table, so it could never be sent; allowed: every VL in use in one of them (e.g. `low = [[{v}, 255]]`)",
-                match what {
-                    "traffic" => "traffic",
-                    "ddbbm" => "DDBBM's queues (ddbbm.mapping = \"virtual_lanes\": VL0–VLQ)",
-                    _ => "the CNPs (cc.cnp_vl)",
-                }
+                "VL {v} carries {what} but is in neither the `high` nor the `low` table, so it could never be sent; allowed: every VL in use in one of them (e.g. `low = [[{v}, 255]]`)"
             ),
         ));
     }
-    Ok((vl_select, vls, vlarb_table))
+    Ok((lane_choice, vls, vlarb_table))
 }
 
 /// The global port numbering (`port_base[node] + port`) and every per-port constant: timing,

@@ -46,10 +46,10 @@ fn ib_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) -> Res
     Ok(())
 }
 
-/// The VLs a switch port keeps state for: the data VLs and, with DDBBM on VLs (spec B.4), the
-/// management lane.
+/// The VLs a switch port keeps state for: the data VLs and those the source lane choice adds
+/// (`credit/lanes.rs`).
 fn port_lanes(s: &Scenario) -> u64 {
-    crate::credit::cc::ddbbm_lanes::lanes(s)
+    crate::credit::lanes::lanes(s)
         .unwrap_or(s.switch.vls as usize)
         .max(1) as u64
 }

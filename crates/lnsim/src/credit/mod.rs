@@ -20,6 +20,7 @@ mod conservation;
 mod deadlock;
 pub mod endpoint;
 pub mod flow_control;
+pub mod lanes;
 pub mod memory_estimate;
 pub mod packet;
 pub mod prefetch;
@@ -452,9 +453,9 @@ pub struct Routes {
     pub(crate) multipath: Option<Box<crate::credit::routing::multipath_routes::MultipathRoutes>>,
     /// `drb.spread`: how flows spread their packets over their paths.
     pub(crate) spread: crate::config::Spread,
-    /// DDBBM on VLs (`ddbbm.mapping = "virtual_lanes"`, drb-and-ddbbm spec B.4): the source
-    /// picks each message's VL.
-    pub(crate) vl_select: Option<cc::ddbbm_lanes::VlSelect>,
+    /// Who picks a data packet's VL at its source (the source-lane-choice seam, `lanes.rs`):
+    /// the flow, or a mechanism that picks each message's VL (DDBBM on VLs).
+    pub(crate) lane_choice: lanes::LaneChoice,
     /// The channel-dependency check of the forwarding tables over the traffic's routes
     /// (reported by `validate`).
     pub(crate) cdg: crate::credit::routing::table_dependencies::TablesCheck,

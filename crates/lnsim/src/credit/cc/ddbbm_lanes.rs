@@ -27,6 +27,7 @@
 //! - **Flow control** is per VL, IB's own: option (a) of spec B.3.4.
 
 use crate::config::{DdbbmMapping, QueueMappingKind, Scenario, VlArbitrationConfig};
+use crate::credit::routing::table_dependencies::Demand;
 use crate::credit::switch::vl_arbitration::VlArbTable;
 use crate::credit::traffic::Traffic;
 use crate::error::{Error, Result};
@@ -114,7 +115,7 @@ impl VlSelect {
         }
     }
 
-    /// The lanes DDBBM's queues carry (VL0–VLQ, each `(vl, "ddbbm")`); refused when the
+    /// The lanes DDBBM's queues carry (VL0–VLQ, each with what it carries); refused when the
     /// traffic gives a VL of its own (the source picks every packet's VL).
     pub(crate) fn used_lanes(self, traffic: &Traffic) -> Result<Vec<(u8, &'static str)>> {
         if let Some(src) = traffic.sources.iter().find(|src| src.vl != 0) {
@@ -126,7 +127,39 @@ impl VlSelect {
                 ),
             ));
         }
-        Ok((0..=self.queues).map(|v| (v, "ddbbm")).collect())
+        Ok((0..=self.queues)
+            .map(|v| {
+                (
+                    v,
+                    "DDBBM's queues (ddbbm.mapping = \"virtual_lanes\": VL0–VLQ)",
+                )
+            })
+            .collect())
+    }
+
+    /// The routes the deadlock check covers for `demands` (the traffic's and the CNPs'):
+    /// a source reaches destination d on VL d mod Q or, while d is congested, on VL Q; the
+    /// notifications come back on the management lane. Each is (source, destinations, VL).
+    pub(crate) fn route_demands(self, demands: &[Demand<'_>]) -> Vec<(u32, Vec<u32>, u8)> {
+        let q = self.queues as u32;
+        let mut on_lanes: Vec<(u32, Vec<u32>, u8)> = Vec::new();
+        let mut back: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+        for d in demands {
+            for v in 0..q {
+                let dsts: Vec<u32> = d.dsts.iter().copied().filter(|x| x % q == v).collect();
+                if !dsts.is_empty() {
+                    on_lanes.push((d.src, dsts, v as u8));
+                }
+            }
+            on_lanes.push((d.src, d.dsts.to_vec(), self.queues));
+            for &dst in d.dsts {
+                back.entry(dst).or_default().push(d.src);
+            }
+        }
+        for (dst, srcs) in back {
+            on_lanes.push((dst, srcs, self.management_vl()));
+        }
+        on_lanes
     }
 
     /// The default low-priority VL arbitration table: VL0..VLQ, weight 1 each (see the module

@@ -81,6 +81,13 @@ pub struct Drb {
 }
 
 impl Drb {
+    /// Whether scenario `s` runs DRB's multipath routes, whose flows choose their path per
+    /// packet at the source (`drb.enabled`, or `cc.mechanism = "drb"`, which implies them;
+    /// the congestion-management seam's [`super::chooses_paths`]).
+    pub fn chooses_paths(s: &crate::config::Scenario) -> bool {
+        crate::credit::routing::multipath::wanted(s)
+    }
+
     /// DRB from `[cc]` and `[drb]` over the multipath routes in `ctx`.
     pub fn from_config(c: &CcConfig, d: &DrbConfig, ctx: &CcContext) -> Result<Self> {
         let mp = ctx

@@ -278,6 +278,15 @@ pub fn sends_cnps(s: &Scenario) -> bool {
     s.cc.enabled && s.cc.mechanism != CcMechanism::Ddbbm
 }
 
+/// True when scenario `s`'s congestion management chooses a flow's path per packet at its
+/// source, over routes of several paths per pair (a capability each mechanism declares here:
+/// DRB's multipath routes, `drb.enabled` or `cc.mechanism = "drb"`,
+/// `credit/routing/multipath.rs`). What acts per flow at the wire cannot run behind the Input
+/// Adapter's shared injection queues, which refuses it (`endpoint/adapter.rs`).
+pub fn chooses_paths(s: &Scenario) -> bool {
+    Drb::chooses_paths(s)
+}
+
 /// The congestion management of a run.
 #[derive(Debug, Clone)]
 pub enum CongestionManagement {

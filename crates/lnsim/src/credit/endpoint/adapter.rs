@@ -453,8 +453,8 @@ impl Net {
 /// The injection queues of `hca.injection_queues = "scheme"` (None with `"per_flow"`), one
 /// per credit counter of the input each HCA's link drives (spec B.5). Refuses the keys where
 /// they mean nothing, and `"scheme"` with a congestion control that paces flows (IB CC) or
-/// spreads them over paths (DRB): those act per flow at the wire, which the adapter does not
-/// model.
+/// chooses their paths per packet ([`crate::credit::cc::chooses_paths`]): those act per flow
+/// at the wire, which the adapter does not model.
 pub(crate) fn injection_queues(
     s: &crate::config::Scenario,
     keeping: &CreditKeeping,
@@ -486,7 +486,7 @@ pub(crate) fn injection_queues(
             "\"scheme\" cannot run with cc.enabled = true: the congestion control's per-flow injection gate acts where the per-flow model sends; allowed: \"per_flow\", or cc.enabled = false (DDBBM needs no cc.enabled)",
         ));
     }
-    if s.drb.enabled {
+    if crate::credit::cc::chooses_paths(s) {
         return Err(Error::input(
             "hca.injection_queues",
             "\"scheme\" cannot run with drb.enabled = true (DRB's multipath choice is made per flow at the wire); allowed: \"per_flow\"",

@@ -127,8 +127,8 @@ impl Net {
             self.cc.congestion_bit(h, fl.dst)
         };
         let flags = if cbit { CBIT } else { 0 };
-        let vl = match self.routes.vl_select {
-            Some(m) => m.vl_of(fl.dst, cbit),
+        let vl = match self.routes.lane_choice.vl_of(fl.dst, cbit) {
+            Some(vl) => vl,
             None => self.next_vl(f, fl.vl),
         };
         self.credit_slot_for_flags(g, fl.dst, vl, flags) as u32
@@ -219,8 +219,8 @@ impl Net {
             fl.cbit = self.cc.congestion_bit(h, dst);
         }
         fl.in_message = !msg_done;
-        let vl = match self.routes.vl_select {
-            Some(m) => m.vl_of(dst, fl.cbit),
+        let vl = match self.routes.lane_choice.vl_of(dst, fl.cbit) {
+            Some(vl) => vl,
             None => fl.vl,
         };
         FlowPacket {

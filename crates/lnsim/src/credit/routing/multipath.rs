@@ -16,7 +16,7 @@ use crate::config::{
     BufferSharing, CcMechanism, CountWindow, PathGranularity, PathMode, Scenario, Spread,
     ZeroCounts,
 };
-use crate::credit::cc::ddbbm_lanes::VlSelect;
+use crate::credit::lanes::LaneChoice;
 use crate::credit::traffic::Traffic;
 use crate::credit::Net;
 use crate::engine::memory_budget::{MemoryEstimate, Phase};
@@ -89,7 +89,7 @@ pub(crate) fn setup(
             "only \"shared\" with drb.enabled for now (credits kept per queue look ahead through the forwarding tables, not the packet's path)",
         ));
     }
-    if VlSelect::from_scenario(s)?.is_some() {
+    if LaneChoice::for_scenario(s)?.picks_lanes() {
         return Err(Error::input(
             "ddbbm.mapping",
             "\"virtual_lanes\" picks the VL, as drb.enabled does (its path's layer): use one of them",
@@ -134,6 +134,12 @@ pub(crate) fn setup(
         ));
     }
     multipath_routes::build(fabric, lft, d.max_paths, s.switch.vls, d.path_mode).map(Some)
+}
+
+/// How the flows of scenario `s` spread their packets over their multipath routes
+/// (`drb.spread`), kept in the routes for [`Net::take_path`].
+pub(crate) fn spread(s: &Scenario) -> Spread {
+    s.drb.spread
 }
 
 /// The multipath routes' share of the memory estimate (`drb.enabled`; drb spec A.3.5,

@@ -332,3 +332,25 @@ fn a_blocked_destination_blocks_the_flow_behind_it_in_a_one_queue_source() {
         "per flow: victim {v_flow} Gb/s, hot {hot_flow} Gb/s"
     );
 }
+
+#[test]
+fn routes_that_choose_paths_per_packet_are_refused_naming_the_key() {
+    let body = flows(&[("H111", "H121")]);
+    let text = format!(
+        "[sim]\nend_time = \"10us\"\n[topology]\nkind = \"mesh\"\ndims = [1, 2]\nhcas_per_switch = 3\n{body}"
+    );
+    let ov: Vec<String> = [SCHEME, "drb.enabled=true"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let l = load_str(&text, "t", std::path::Path::new("."), "t", &ov, None).unwrap();
+    let e = Net::new(&l).err().expect("refused");
+    assert!(matches!(e, crate::error::Error::Input(_)), "{e}");
+    let e = e.to_string();
+    assert!(
+        e.contains("hca.injection_queues")
+            && e.contains("drb.enabled")
+            && e.contains("\"per_flow\""),
+        "{e}"
+    );
+}
