@@ -375,9 +375,10 @@ def test_every_shipped_scenario_validates_against_the_json_schema(tmp_path):
         (lambda d: d.setdefault("traffic", {}).setdefault("flows", [{}]).__setitem__(0, {"src": "H111"}), "dst"),
         (lambda d: d.setdefault("cc", {}).update(victim_mask="fabric_ports"), "fabric_ports"),
         (lambda d: d.setdefault("links", {}).setdefault("host", {}).update(speed="XDR"), "XDR"),
+        (lambda d: d["topology"].update(k=4), "'k'"),
     ],
     ids=["unknown key", "unknown kind", "bad unit", "negative seed", "range", "zero dim", "no topology",
-         "flow without dst", "victim mask", "link speed"],
+         "flow without dst", "victim mask", "link speed", "key of another topology kind"],
 )
 def test_bad_scenarios_do_not_validate_against_the_json_schema(tmp_path, edit, where):
     import jsonschema

@@ -270,7 +270,7 @@ fn keys(py: Python<'_>) -> PyResult<Vec<Py<PyDict>>> {
             },
         )?;
         d.set_item("required", k.required)?;
-        d.set_item("doc", k.doc)?;
+        d.set_item("doc", k.doc_text())?;
         out.push(d.unbind());
     }
     Ok(out)

@@ -294,28 +294,28 @@ pub const KEYS: &[KeyInfo] = &[
         "run even though the channel-dependency graph of the routes is cyclic (to study deadlock). Without it, `validate` and `run` refuse such a scenario (exit 2) naming the cycle; a run that then deadlocks writes its results and exits 3"),
     key!(required "topology.kind", ValueKind::Choice(TopologyKind::NAMES), "", None,
         "the fabric to build (`lnsim list` describes each); `dragonfly` runs on the cycle-level model only, `fat_tree`, `gran_testbed` and `file` on the credit-level model only"),
-    key!("topology.dims", ValueKind::IntList { min: 1, max: 1_000_000, min_len: 1, max_len: 24 }, "switches", "—", None,
-        "mesh/torus: switches per dimension, `[rows, columns]` in 2D (`[3, 3, 3]` in 3D). Names `SW<r><c>`, HCAs `H<r><c><k>` (subscripts joined by `_` when a dimension exceeds 9); HCA LIDs in naming order; the cycle-level model takes at most 4096 routers per dimension"),
-    key!("topology.hcas_per_switch", int(1, 4096), "", "—", None,
-        "mesh/torus: HCAs per switch (on ports 0 … k−1); a credit-level switch has at most 254 ports in all"),
+    key!("topology.dims", ValueKind::IntList { min: 1, max: 1_000_000, min_len: 1, max_len: 24 }, "switches", "required (mesh, torus)", None,
+        "switches per dimension, `[rows, columns]` in 2D (`[3, 3, 3]` in 3D). Names `SW<r><c>`, HCAs `H<r><c><k>` (subscripts joined by `_` when a dimension exceeds 9); HCA LIDs in naming order; the cycle-level model takes at most 4096 routers per dimension"),
+    key!("topology.hcas_per_switch", int(1, 4096), "", "required (mesh, torus)", None,
+        "HCAs per switch (on ports 0 … k−1); a credit-level switch has at most 254 ports in all"),
     key!("topology.port_numbering", ValueKind::Choice(PortNumbering::NAMES), "", "`zeru` for 2D meshes, else `dimension`", None,
-        "mesh/torus: `zeru` is the port table of [Z] §3.3.1 (2D meshes only); `dimension` numbers per dimension the minus, then the plus neighbour"),
-    key!("topology.k", int(1, 1024), "", "—", CR, "fat_tree: arity k of a k-ary n-tree"),
-    key!("topology.n", int(1, 16), "", "—", CR, "fat_tree: levels n of a k-ary n-tree"),
+        "`zeru` is the port table of [Z] §3.3.1 (2D meshes only); `dimension` numbers per dimension the minus, then the plus neighbour"),
+    key!("topology.k", int(1, 1024), "", "—", CR, "arity k of a k-ary n-tree"),
+    key!("topology.n", int(1, 16), "", "—", CR, "levels n of a k-ary n-tree"),
     key!("topology.down", ValueKind::IntList { min: 1, max: 65535, min_len: 1, max_len: 16 }, "", "—", CR,
-        "fat_tree as XGFT: children per node at each level, bottom up (`down = [18, 36]`, `up = [1, 18]` is the 648-HCA two-level tree). HCAs `H1…`, switches `L<level>_<index>`"),
+        "XGFT form: children per node at each level, bottom up (`down = [18, 36]`, `up = [1, 18]` is the 648-HCA two-level tree). HCAs `H1…`, switches `L<level>_<index>`"),
     key!("topology.up", ValueKind::IntList { min: 1, max: 65535, min_len: 1, max_len: 16 }, "", "—", CR,
-        "fat_tree as XGFT: parents per node at each level, bottom up (`up[0]` = 1)"),
-    key!("topology.file", ValueKind::Str, "", "—", CR,
-        "file: edge list (`switch NAME [ports=N]`, `hca NAME`, `link A B [rate=…] [speed=… width=…] [delay=…]`), relative to the scenario. Every `link` takes the next free port of each end; a self-loop (`link S1 S1`), a second link of an HCA, or more links on a switch than its `ports=N` (at most 254, the InfiniBand limit, also the default) are errors naming `file:line`"),
+        "XGFT form: parents per node at each level, bottom up (`up[0]` = 1)"),
+    key!("topology.file", ValueKind::Str, "", "required (file)", CR,
+        "edge list (`switch NAME [ports=N]`, `hca NAME`, `link A B [rate=…] [speed=… width=…] [delay=…]`), relative to the scenario. Every `link` takes the next free port of each end; a self-loop (`link S1 S1`), a second link of an HCA, or more links on a switch than its `ports=N` (at most 254, the InfiniBand limit, also the default) are errors naming `file:line`"),
     key!("topology.p", int(1, 1024), "", "required (dragonfly)", CY,
-        "dragonfly: terminals per router p (Dragonfly spec §1.1). Routers `G<g>R<i>`, terminals `N<t>` (terminal t on router t div p, groups of a routers)"),
+        "terminals per router p (Dragonfly spec §1.1). Routers `G<g>R<i>`, terminals `N<t>` (terminal t on router t div p, groups of a routers)"),
     key!("topology.a", int(1, 1024), "", "2h (balanced: a = 2p = 2h)", CY,
-        "dragonfly: routers per group"),
+        "routers per group"),
     key!("topology.h", int(1, 1024), "", "p", CY,
-        "dragonfly: global links per router; the network has a·h + 1 groups (one global link per pair of groups)"),
+        "global links per router; the network has a·h + 1 groups (one global link per pair of groups)"),
     key!("topology.arrangement", ValueKind::Choice(Arrangement::NAMES), "", "`palmtree`", CY,
-        "dragonfly: global link arrangement, `palmtree` (spec §1.1.2) or `consecutive`"),
+        "global link arrangement, `palmtree` (spec §1.1.2) or `consecutive`"),
     key!("links.<class>.width", ValueKind::Choice(LinkWidth::NAMES), "", "`4x`", CR,
         "link width in lanes"),
     key!("links.<class>.speed", ValueKind::Choice(LinkSpeed::NAMES), "", "host `SDR`, fabric `QDR`", CR,
@@ -805,10 +805,37 @@ impl KeyInfo {
     /// The README's meaning column: the doc, after `cycle-level:` for keys only the cycle-level
     /// model reads.
     pub fn meaning(&self) -> String {
+        let doc = self.doc_text();
         match self.model {
-            Some(Model::Cycle) => format!("cycle-level: {}", self.doc),
-            _ => self.doc.to_string(),
+            Some(Model::Cycle) => format!("cycle-level: {doc}"),
+            _ => doc,
         }
+    }
+
+    /// What the key means: the doc, after the kinds that take it for a key of a table typed
+    /// per kind (`mesh, torus: switches per dimension …`).
+    pub fn doc_text(&self) -> String {
+        match self.kinds() {
+            Some(kinds) => format!("{}: {}", kinds.join(", "), self.doc),
+            None => self.doc.to_string(),
+        }
+    }
+
+    /// For a key of a table typed per kind (`topology.dims`), the kinds that take it, read from
+    /// their types ([`super::kinds`]); `None` for any other key and for the selector itself.
+    pub fn kinds(&self) -> Option<Vec<&'static str>> {
+        let (table, key) = self.path.rsplit_once('.')?;
+        let kt = super::kinds::kind_table(table)?;
+        if key == kt.selector {
+            return None;
+        }
+        Some(
+            (kt.kinds)()
+                .iter()
+                .copied()
+                .filter(|k| (kt.keys_of)(k).is_some_and(|keys| keys.contains(&key)))
+                .collect(),
+        )
     }
 }
 
@@ -1395,7 +1422,7 @@ fn value_schema(k: &KeyInfo) -> serde_json::Value {
     let default = k.default.replace('`', "");
     v["description"] = json!(format!(
         "{} [{}; {}; default: {default}]",
-        k.doc.replace('`', ""),
+        k.doc_text().replace('`', ""),
         k.type_text(),
         k.model_text()
     ));
@@ -1511,6 +1538,23 @@ pub fn json_schema() -> serde_json::Value {
             "then": keys_of_other_models(m),
         }))
         .collect::<Vec<_>>());
+    // a table typed per kind takes, for each kind, the selector and that kind's keys only
+    for kt in super::kinds::KIND_TABLES {
+        let segs: Vec<&str> = kt.table.split('.').collect();
+        let rules: Vec<serde_json::Value> = (kt.kinds)()
+            .iter()
+            .filter_map(|kind| {
+                let keys = (kt.keys_of)(kind)?;
+                let mut names = vec![kt.selector];
+                names.extend(keys.iter().copied());
+                Some(json!({
+                    "if": {"properties": {kt.selector: {"const": kind}}},
+                    "then": {"propertyNames": {"enum": names}},
+                }))
+            })
+            .collect();
+        table_at(&mut root, &segs)["allOf"] = json!(rules);
+    }
     for t in REQUIRED_TABLES {
         for concrete in expand(t) {
             let segs: Vec<&str> = concrete.split('.').collect();

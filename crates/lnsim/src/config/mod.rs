@@ -5,6 +5,7 @@ pub mod catalog;
 pub mod choice;
 pub mod input_files;
 pub mod keys;
+pub mod kinds;
 pub mod model;
 pub mod model_choice;
 pub mod schema;
@@ -141,6 +142,15 @@ pub fn load_str(
             let inner = e.into_inner().to_string();
             let inner = inner.trim().trim_end_matches('.').replace('\n', " ");
             let inner = without_key_suffix(&inner);
+            if let Some((key, why)) = kinds::explain(&path, &table) {
+                let mut why = without_key_suffix(&why);
+                if why.starts_with("missing") {
+                    if let Some(k) = keys::lookup(&key) {
+                        why = format!("{why} ({})", k.doc);
+                    }
+                }
+                return Error::Input(format!("{}: key `{key}`: {why}", blame(&key)));
+            }
             if path == "." || path.is_empty() {
                 Error::Input(format!("{origin}: {inner}"))
             } else {
@@ -408,6 +418,52 @@ mod tests {
     }
 
     #[test]
+    fn a_topology_key_of_another_kind_is_refused_by_its_type_naming_the_kinds_keys() {
+        let base = "[sim]\nend_time = \"1ms\"\n[topology]\n";
+        let cases = [
+            ("kind = \"mesh\"\ndims = [2, 2]\nhcas_per_switch = 1\nk = 4\n", "topology.k",
+             "is not a key of topology.kind = \"mesh\"; its keys: kind, dims, hcas_per_switch, port_numbering"),
+            ("kind = \"fat_tree\"\nk = 4\nn = 2\ndims = [2]\n", "topology.dims",
+             "is not a key of topology.kind = \"fat_tree\"; its keys: kind, k, n, down, up"),
+            ("kind = \"gran_testbed\"\nhcas_per_switch = 2\n", "topology.hcas_per_switch",
+             "is not a key of topology.kind = \"gran_testbed\"; it takes no key besides `kind`"),
+            ("kind = \"file\"\nfile = \"x.topo\"\nk = 2\n", "topology.k",
+             "its keys: kind, file"),
+        ];
+        for (topo, key, why) in cases {
+            let e = load(&format!("{base}{topo}"), &[]).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("t.toml: key `{key}`: ")), "{e}");
+            assert!(e.contains(why), "{e}");
+        }
+        // through an override, the override is blamed
+        let mesh = "kind = \"mesh\"\ndims = [2, 2]\nhcas_per_switch = 1\n";
+        let e = load(&format!("{base}{mesh}"), &["topology.n=3"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("--set topology.n=3: key `topology.n`: is not a key of"),
+            "{e}"
+        );
+        // a key the kind requires is named, with what it means
+        let e = load(&format!("{base}kind = \"mesh\"\ndims = [2, 2]\n"), &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("t.toml: key `topology.hcas_per_switch`: missing: topology.kind = \"mesh\" requires it (HCAs per switch"),
+            "{e}"
+        );
+        let e = load(&format!("{base}kind = \"file\"\n"), &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(
+                "t.toml: key `topology.file`: missing: topology.kind = \"file\" requires it"
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn the_model_is_named_or_inferred_as_before() {
         let l = load(MIN, &[]).unwrap();
         assert_eq!(l.model(), Model::Credit);
@@ -420,7 +476,7 @@ mod tests {
         assert_eq!(l.model(), Model::Credit);
         assert_eq!(l.model_choice.note(), None);
         assert_eq!(l.model_choice.how(), "sim.model = \"credit\"");
-        let cycle = "[sim]\nmeasure_cycles = 100\n[topology]\nkind = \"mesh\"\ndims = [2, 2]\n";
+        let cycle = "[sim]\nmeasure_cycles = 100\n[topology]\nkind = \"mesh\"\ndims = [2, 2]\nhcas_per_switch = 1\n";
         let l = load(cycle, &[]).unwrap();
         assert_eq!(l.model(), Model::Cycle);
         assert!(l

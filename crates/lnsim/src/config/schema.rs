@@ -162,50 +162,108 @@ crate::choice! {
     }
 }
 
-/// `[topology]`: which fabric to build; which keys apply depends on `kind`.
+/// `[topology]`: which fabric to build, one variant per `kind` with that kind's own keys
+/// (spec §4; Dragonfly spec §1.1). A key of another kind is refused by the type itself
+/// (`deny_unknown_fields` on each variant), and the scenario loader names it with the keys the
+/// kind takes.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "kind")]
+pub enum TopologyConfig {
+    /// `kind = "mesh"`: n-dimensional mesh.
+    #[serde(rename = "mesh")]
+    Mesh(MeshTorusConfig),
+    /// `kind = "torus"`: n-dimensional torus (mesh with wrap-around links).
+    #[serde(rename = "torus")]
+    Torus(MeshTorusConfig),
+    /// `kind = "fat_tree"`: k-ary n-tree or XGFT Clos.
+    #[serde(rename = "fat_tree")]
+    FatTree(FatTreeConfig),
+    /// `kind = "gran_testbed"`: the two-switch, seven-host test bed of \[G\] (spec §4.1).
+    #[serde(rename = "gran_testbed")]
+    GranTestbed(GranTestbedConfig),
+    /// `kind = "dragonfly"`: canonical Dragonfly (Dragonfly spec §1.1).
+    #[serde(rename = "dragonfly")]
+    Dragonfly(DragonflyConfig),
+    /// `kind = "file"`: a fabric from an edge-list file.
+    #[serde(rename = "file")]
+    File(FileTopologyConfig),
+}
+
+impl TopologyConfig {
+    /// The kind this variant is (`topology.kind`).
+    pub fn kind(&self) -> TopologyKind {
+        match self {
+            TopologyConfig::Mesh(_) => TopologyKind::Mesh,
+            TopologyConfig::Torus(_) => TopologyKind::Torus,
+            TopologyConfig::FatTree(_) => TopologyKind::FatTree,
+            TopologyConfig::GranTestbed(_) => TopologyKind::GranTestbed,
+            TopologyConfig::Dragonfly(_) => TopologyKind::Dragonfly,
+            TopologyConfig::File(_) => TopologyKind::File,
+        }
+    }
+}
+
+/// `[topology]` of a mesh or torus (spec §4.3).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct TopologyConfig {
-    /// The kind of topology.
-    pub kind: TopologyKind,
-    /// mesh/torus: switches per dimension, e.g. `[5, 5]` (rows, columns) or `[3, 3, 3]`.
-    #[serde(default)]
-    pub dims: Option<Vec<u32>>,
-    /// mesh/torus: HCAs attached to each switch.
-    #[serde(default)]
-    pub hcas_per_switch: Option<u32>,
-    /// mesh/torus: port numbering, `"zeru"` (spec §3.6 table, 2D mesh only) or `"dimension"`
-    /// (default: `zeru` for 2D meshes, else `dimension`).
+pub struct MeshTorusConfig {
+    /// Switches per dimension, e.g. `[5, 5]` (rows, columns) or `[3, 3, 3]`.
+    pub dims: Vec<u32>,
+    /// HCAs attached to each switch.
+    pub hcas_per_switch: u32,
+    /// Port numbering, `"zeru"` (spec §3.6 table, 2D mesh only) or `"dimension"`; absent:
+    /// `zeru` for 2D meshes, else `dimension` (the default depends on `dims` and the kind).
     #[serde(default)]
     pub port_numbering: Option<PortNumbering>,
-    /// fat_tree: arity k of a k-ary n-tree.
+}
+
+/// `[topology]` of a fat tree (spec §4.2): a k-ary n-tree (`k`, `n`) or an XGFT Clos (`down`,
+/// `up`); exactly one of the two forms.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct FatTreeConfig {
+    /// Arity k of a k-ary n-tree.
     #[serde(default)]
     pub k: Option<u32>,
-    /// fat_tree: number of levels n of a k-ary n-tree.
+    /// Number of levels n of a k-ary n-tree.
     #[serde(default)]
     pub n: Option<u32>,
-    /// fat_tree (XGFT form): children per node at each level, bottom up, e.g. `[18, 36]`.
+    /// XGFT form: children per node at each level, bottom up, e.g. `[18, 36]`.
     #[serde(default)]
     pub down: Option<Vec<u32>>,
-    /// fat_tree (XGFT form): parents per node at each level, bottom up, e.g. `[1, 18]`.
+    /// XGFT form: parents per node at each level, bottom up, e.g. `[1, 18]`.
     #[serde(default)]
     pub up: Option<Vec<u32>>,
-    /// file: path of the edge-list file (relative to the scenario file).
-    #[serde(default)]
-    pub file: Option<String>,
-    /// dragonfly: terminals per router p (Dragonfly spec §1.1).
-    #[serde(default)]
-    pub p: Option<u32>,
-    /// dragonfly: routers per group a (default 2p, balanced).
+}
+
+/// `[topology]` of the test bed of \[G\]: no keys besides `kind`.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct GranTestbedConfig {}
+
+/// `[topology]` of a canonical Dragonfly (Dragonfly spec §1.1).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DragonflyConfig {
+    /// Terminals per router p.
+    pub p: u32,
+    /// Routers per group a; absent: 2h (balanced; depends on `h`).
     #[serde(default)]
     pub a: Option<u32>,
-    /// dragonfly: global links per router h (default p, balanced).
+    /// Global links per router h; absent: p (balanced; depends on `p`).
     #[serde(default)]
     pub h: Option<u32>,
-    /// dragonfly: global link arrangement, `"palmtree"` (default, spec §1.1.2) or
-    /// `"consecutive"`.
+    /// Global link arrangement, `"palmtree"` (default, spec §1.1.2) or `"consecutive"`.
     #[serde(default)]
-    pub arrangement: Option<Arrangement>,
+    pub arrangement: Arrangement,
+}
+
+/// `[topology]` of a fabric read from an edge-list file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileTopologyConfig {
+    /// Path of the edge-list file (relative to the scenario file).
+    pub file: String,
 }
 
 crate::choice! {

@@ -999,22 +999,12 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
     let links: usize = net.links.peer.len() / 2;
     let statics = net.traffic.flows.iter().filter(|f| f.is_static).count();
     let gens = net.traffic.sources.len() - statics;
-    let routing = s
-        .routing
-        .algorithm
-        .unwrap_or(match s.topology.kind {
-            crate::config::TopologyKind::Mesh | crate::config::TopologyKind::Torus => {
-                crate::config::RoutingAlgorithm::Dor
-            }
-            crate::config::TopologyKind::FatTree => crate::config::RoutingAlgorithm::Dmodk,
-            _ => crate::config::RoutingAlgorithm::Updown,
-        })
-        .name();
+    let routing = crate::credit::routing::algorithm_of(s).name();
     let mut out = String::new();
     out.push_str(&format!("scenario {}: OK (credit-level model)\n", l.name));
     out.push_str(&format!(
         "  topology: {}, {} switches, {} HCAs, {} links\n",
-        s.topology.kind.name(),
+        s.topology.kind().name(),
         net.fabric.switches.len(),
         net.fabric.hcas.len(),
         links

@@ -293,7 +293,8 @@ fn buffered_packets(s: &Scenario, f: &FabricSize, buffers: BufferChoice) -> u64 
 /// bound) with shared injection queues or for a topology file, whose links may each have a
 /// rate of their own.
 fn created_packets(s: &Scenario, f: &FabricSize) -> Option<u64> {
-    if s.hca.injection_queues != InjectionQueues::PerFlow || s.topology.kind == TopologyKind::File {
+    if s.hca.injection_queues != InjectionQueues::PerFlow || s.topology.kind() == TopologyKind::File
+    {
         return None;
     }
     let fastest = |c: &crate::config::LinkConfig, key| LinkParams::from_config(c, key).ok();

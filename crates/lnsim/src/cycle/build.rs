@@ -230,7 +230,15 @@ fn fabric(p: &CycleParams) -> Result<Fabric> {
         lanes: 1,
     };
     let fabric = match p.routing.family {
-        Family::Dragonfly => topology::dragonfly::build(p.topology, lp, lp)?,
+        Family::Dragonfly => match p.topology {
+            crate::config::TopologyConfig::Dragonfly(t) => topology::dragonfly::build(t, lp, lp)?,
+            other => {
+                return Err(Error::Internal(format!(
+                    "a Dragonfly routing family on a {} topology",
+                    other.kind().name()
+                )))
+            }
+        },
         Family::MeshTorus => topology::mesh_torus::build(p.topology, lp, lp)?,
     };
     fabric.check()?;
@@ -534,7 +542,10 @@ fn topology_label(shape: &Shape, p: &CycleParams) -> String {
             d.p,
             d.a,
             d.h,
-            p.topology.arrangement.unwrap_or_default().name()
+            match p.topology {
+                crate::config::TopologyConfig::Dragonfly(t) => t.arrangement.name(),
+                _ => "",
+            }
         ),
         Shape::MeshTorus { dims, torus, .. } => format!(
             "{} {}",

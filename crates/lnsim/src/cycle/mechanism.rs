@@ -329,14 +329,14 @@ impl Mechanisms {
             let ring = (d.p as u64 * (c.window.div_ceil(xbar) + 1)).next_power_of_two();
             m(m(routers, d.groups as u64), 8) + m(routers, m(ring, 8) + 8)
         };
-        let shape = crate::topology::dragonfly::shape_of(&s.topology);
-        if let (Some(StateNeeds::GroupCounters(c)), Ok(d)) = (needs, shape.as_ref()) {
+        let shape = crate::topology::dragonfly::shape_of_topology(&s.topology);
+        if let (Some(StateNeeds::GroupCounters(c)), Some(d)) = (needs, shape.as_ref()) {
             est.add("group counters", counters_bytes(&c, d), Phase::Kept);
         }
         // the counter observer (stats.group_counters, Fig 6-8): its own counters, two sums of
         // 2h + 2 values per router, and group_counters.csv at about 12 bytes a value per router
         // and bin (built as text, copied once when written)
-        if let (true, Ok(c), Ok(d)) = (
+        if let (true, Ok(c), Some(d)) = (
             s.stats.group_counters,
             CounterTrace::params(&s.routing),
             shape.as_ref(),

@@ -87,7 +87,7 @@ fn network_state(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) -
     );
     // mesh DOR tables: the next port per (router, router) and the packed next hop per
     // (router, terminal), each built only below its size limit
-    let mesh_dor = s.topology.kind == TopologyKind::Mesh
+    let mesh_dor = s.topology.kind() == TopologyKind::Mesh
         && routing.as_ref().is_some_and(|r| r.algorithm.stateless());
     if mesh_dor && routers <= 4096 {
         let table = m(m(routers, routers), 2);
@@ -101,7 +101,10 @@ fn network_state(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) -
     // channel-dependency graph: an edge list per channel (a channel leads to at most one VC
     // of each other router-facing port), 2× for growth, and the search's marks
     let fabric_ports = radix
-        .saturating_sub(s.topology.p.unwrap_or(0) as u64)
+        .saturating_sub(match &s.topology {
+            crate::config::TopologyConfig::Dragonfly(t) => t.p as u64,
+            _ => 0,
+        })
         .max(1);
     est.add(
         "channel-dependency graph",
@@ -133,7 +136,7 @@ fn packets_and_events(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSi
     let rc = &s.router;
     let (routers, terminals) = (f.switches, f.hcas);
     let np = m(routers, f.max_ports);
-    let dragonfly = s.topology.kind == TopologyKind::Dragonfly;
+    let dragonfly = s.topology.kind() == TopologyKind::Dragonfly;
     let (vcs, global_vcs, pkt_phits, cycles) = (z.vcs, z.global_vcs, z.pkt_phits, z.cycles);
     // the calendar: a slot per cycle of the longest delay, rounded up to a power of two
     let slots = calendar_slots(rc, pkt_phits);
@@ -141,10 +144,11 @@ fn packets_and_events(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSi
     // (or what the sources can generate, if less)
     // router-to-router ports by class, with their VCs and input buffers
     let used_router_ports = f.ports.saturating_sub(2 * terminals);
-    let (global_ports, global_vcs) = match crate::topology::dragonfly::shape_of(&s.topology) {
-        Ok(d) if dragonfly => (m(routers, d.h as u64), (global_vcs as u64).min(vcs)),
-        _ => (0, 0),
-    };
+    let (global_ports, global_vcs) =
+        match crate::topology::dragonfly::shape_of_topology(&s.topology) {
+            Some(d) if dragonfly => (m(routers, d.h as u64), (global_vcs as u64).min(vcs)),
+            _ => (0, 0),
+        };
     let local_ports = used_router_ports.saturating_sub(global_ports);
     let buffered = m(terminals, rc.injection_queue_phits as u64)
         + m(m(local_ports, vcs), rc.local_buffer_phits as u64)

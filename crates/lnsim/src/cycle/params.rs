@@ -156,7 +156,8 @@ pub(crate) fn check_scalars(l: &LoadedScenario) -> Result<Scalars> {
     }
     // the mesh/torus channel-dependency check walks every pair of routers of each line:
     // its cost grows with the square of a dimension's length
-    if let Some(dims) = &s.topology.dims {
+    if let TopologyConfig::Mesh(m) | TopologyConfig::Torus(m) = &s.topology {
+        let dims = &m.dims;
         if let Some(&d) = dims.iter().find(|&&d| d > MAX_DIMENSION as _) {
             return Err(Error::input(
                 "topology.dims",
@@ -184,7 +185,7 @@ impl<'a> CycleParams<'a> {
             bin_cycles,
         } = check_scalars(l)?;
         let s = &l.scenario;
-        let family = match s.topology.kind {
+        let family = match s.topology.kind() {
             TopologyKind::Dragonfly => Family::Dragonfly,
             TopologyKind::Mesh | TopologyKind::Torus => Family::MeshTorus,
             other => {
@@ -194,7 +195,7 @@ impl<'a> CycleParams<'a> {
                 ))
             }
         };
-        let torus = s.topology.kind == TopologyKind::Torus;
+        let torus = s.topology.kind() == TopologyKind::Torus;
         let observe = s.stats.group_counters;
         let routing = routing_params(l, family, torus, pkt_phits, observe)?;
         let group_counters = if observe {

@@ -10,9 +10,9 @@
 //! links (neighbour router `n` on port `p + n` if `n < A`, else `p + n − 1`, i.e. skipping self),
 //! ports `p+a−1..p+a−1+h` the global links `q = 0..h`.
 
-use crate::config::TopologyConfig;
+use crate::config::DragonflyConfig;
 use crate::error::{Error, Result};
-use crate::topology::{reject_keys, Fabric, LinkClass, LinkParams, NodeKind, Port, Shape};
+use crate::topology::{Fabric, LinkClass, LinkParams, NodeKind, Port, Shape};
 
 /// Largest Dragonfly the builder accepts (terminals), well above h = 8's 16,512.
 const MAX_TERMINALS: u64 = 2_000_000;
@@ -170,17 +170,23 @@ impl DragonflyShape {
 }
 
 /// The checked shape `[topology]` describes (errors name the key).
-pub fn shape_of(t: &TopologyConfig) -> Result<DragonflyShape> {
-    reject_keys(t, &["p", "a", "h", "arrangement"])?;
-    let p =
-        t.p.ok_or_else(|| Error::input("topology.p", "missing: terminals per router, e.g. 6"))?;
-    let h = t.h.unwrap_or(p);
+pub fn shape_of(t: &DragonflyConfig) -> Result<DragonflyShape> {
+    let h = t.h.unwrap_or(t.p);
     let a = t.a.unwrap_or(h.saturating_mul(2));
-    DragonflyShape::new(p, a, h, t.arrangement.unwrap_or_default())
+    DragonflyShape::new(t.p, a, h, t.arrangement)
+}
+
+/// The checked shape of a scenario's `[topology]` when it is a Dragonfly (`None` for another
+/// kind or a shape the checks refuse).
+pub fn shape_of_topology(t: &crate::config::TopologyConfig) -> Option<DragonflyShape> {
+    match t {
+        crate::config::TopologyConfig::Dragonfly(d) => shape_of(d).ok(),
+        _ => None,
+    }
 }
 
 /// The size of the Dragonfly `t` describes, without building it (for the memory estimate).
-pub fn size(t: &TopologyConfig) -> Result<super::FabricSize> {
+pub fn size(t: &DragonflyConfig) -> Result<super::FabricSize> {
     let s = shape_of(t)?;
     let routers = s.routers() as u64;
     let terminals = s.terminals() as u64;
@@ -196,7 +202,7 @@ pub fn size(t: &TopologyConfig) -> Result<super::FabricSize> {
 
 /// Builds a Dragonfly from `[topology]` (`p`, `a` = 2p and `h` = p by default, `arrangement`).
 /// `host` and `fabric` are the link parameters recorded on terminal and router links.
-pub fn build(t: &TopologyConfig, host: LinkParams, fabric: LinkParams) -> Result<Fabric> {
+pub fn build(t: &DragonflyConfig, host: LinkParams, fabric: LinkParams) -> Result<Fabric> {
     let shape = shape_of(t)?;
     let (p, a, h) = (shape.p, shape.a, shape.h);
     let mut f = Fabric::new(Shape::Dragonfly(shape));
@@ -394,8 +400,11 @@ mod tests {
 
     #[test]
     fn built_fabric_has_fogsim_port_order() {
-        let t: TopologyConfig =
+        let t: crate::config::TopologyConfig =
             toml::from_str("kind = \"dragonfly\"\np = 2").expect("topology config");
+        let crate::config::TopologyConfig::Dragonfly(t) = t else {
+            panic!("a Dragonfly")
+        };
         let lp = LinkParams {
             rate: crate::topology::LinkRate::bps(1),
             delay_ps: 0,
@@ -427,8 +436,9 @@ mod tests {
             }
         }
         // (an unknown arrangement is refused by the schema's enum, naming the allowed ones)
-        let bad =
-            toml::from_str::<TopologyConfig>("kind = \"dragonfly\"\np = 2\narrangement = \"ring\"");
+        let bad = toml::from_str::<crate::config::TopologyConfig>(
+            "kind = \"dragonfly\"\np = 2\narrangement = \"ring\"",
+        );
         let e = bad.unwrap_err().to_string();
         assert!(e.contains("\"ring\"") && e.contains("\"palmtree\""), "{e}");
     }

@@ -23,17 +23,16 @@
 //! parent order (port down[l−1] + p = parent with digit b_{l+1} = p). Host links use
 //! `[links.host]`, switch ↔ switch links `[links.fabric]`.
 
-use crate::config::TopologyConfig;
+use crate::config::FatTreeConfig;
 use crate::error::{Error, Result};
-use crate::topology::{reject_keys, Fabric, LinkClass, LinkParams, NodeKind, Shape};
+use crate::topology::{Fabric, LinkClass, LinkParams, NodeKind, Shape};
 
 /// Largest fabric (switches + HCAs) a fat tree may have.
 const MAX_NODES: u64 = 1_000_000;
 
 /// The checked XGFT parameters `(down, up)` of `[topology]` and the node count of each level
 /// (errors name the key; the tree stays within [`MAX_NODES`] and 65535 ports per switch).
-fn checked(t: &TopologyConfig) -> Result<(Vec<u32>, Vec<u32>, Vec<u64>)> {
-    reject_keys(t, &["k", "n", "down", "up"])?;
+fn checked(t: &FatTreeConfig) -> Result<(Vec<u32>, Vec<u32>, Vec<u64>)> {
     let (down, up) = params(t)?;
     let h = down.len();
     let key = if t.k.is_some() {
@@ -71,7 +70,7 @@ fn checked(t: &TopologyConfig) -> Result<(Vec<u32>, Vec<u32>, Vec<u64>)> {
 }
 
 /// The size of the fat tree `t` describes, without building it (for the memory estimate).
-pub fn size(t: &TopologyConfig) -> Result<super::FabricSize> {
+pub fn size(t: &FatTreeConfig) -> Result<super::FabricSize> {
     let (down, up, counts) = checked(t)?;
     let h = down.len();
     // every node of level l−1 has up[l−1] links to level l
@@ -92,7 +91,7 @@ pub fn size(t: &TopologyConfig) -> Result<super::FabricSize> {
 
 /// Builds a fat tree from `[topology]` (`kind = "fat_tree"`, spec §4.2, §4.6); see the module
 /// documentation for the wiring, names and port order.
-pub fn build(t: &TopologyConfig, host: LinkParams, fabric: LinkParams) -> Result<Fabric> {
+pub fn build(t: &FatTreeConfig, host: LinkParams, fabric: LinkParams) -> Result<Fabric> {
     let (down, up, counts) = checked(t)?;
     let h = down.len();
     let mut f = Fabric::new(Shape::FatTree {
@@ -138,7 +137,7 @@ pub fn build(t: &TopologyConfig, host: LinkParams, fabric: LinkParams) -> Result
 }
 
 /// Resolves `k`/`n` or `down`/`up` into the XGFT parameters, with errors naming the key.
-fn params(t: &TopologyConfig) -> Result<(Vec<u32>, Vec<u32>)> {
+fn params(t: &FatTreeConfig) -> Result<(Vec<u32>, Vec<u32>)> {
     let kn = t.k.is_some() || t.n.is_some();
     let du = t.down.is_some() || t.up.is_some();
     if kn && du {
@@ -281,7 +280,6 @@ pub fn encode(digits: &[u32], radices: &[u32]) -> u64 {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::config::TopologyKind;
     use crate::topology::mesh_torus::tests::link;
 
     pub(crate) fn cfg(
@@ -289,32 +287,18 @@ pub(crate) mod tests {
         n: Option<u32>,
         down: Option<Vec<u32>>,
         up: Option<Vec<u32>>,
-    ) -> TopologyConfig {
-        TopologyConfig {
-            kind: TopologyKind::FatTree,
-            dims: None,
-            hcas_per_switch: None,
-            port_numbering: None,
-            k,
-            n,
-            down,
-            up,
-            file: None,
-            p: None,
-            a: None,
-            h: None,
-            arrangement: None,
-        }
+    ) -> FatTreeConfig {
+        FatTreeConfig { k, n, down, up }
     }
 
     /// Builds and checks a fat tree.
-    pub(crate) fn tree(t: &TopologyConfig) -> Fabric {
+    pub(crate) fn tree(t: &FatTreeConfig) -> Fabric {
         let f = build(t, link(), link()).unwrap();
         f.check().unwrap();
         f
     }
 
-    fn err(t: &TopologyConfig) -> String {
+    fn err(t: &FatTreeConfig) -> String {
         build(t, link(), link()).unwrap_err().to_string()
     }
 
@@ -435,9 +419,6 @@ pub(crate) mod tests {
         assert!(e.starts_with("topology.n:"), "{e}");
         let e = err(&cfg(Some(u32::MAX), Some(3), None, None));
         assert!(e.contains("exceeds the limit"), "{e}");
-        let mut t = cfg(Some(4), Some(2), None, None);
-        t.dims = Some(vec![2]);
-        assert!(err(&t).starts_with("topology.dims:"));
     }
 
     #[test]

@@ -34,29 +34,21 @@
 //!
 //! Every error is an input error `"{path}:{line}: {message}"`.
 
-use crate::config::{BitRate, Duration, LinkSpeed, TopologyConfig};
+use crate::config::{BitRate, Duration, FileTopologyConfig, LinkSpeed};
 use crate::error::{Error, Result};
-use crate::topology::{
-    reject_keys, Fabric, LinkClass, LinkParams, LinkRate, NodeKind, Shape, MAX_SWITCH_PORTS,
-};
+use crate::topology::{Fabric, LinkClass, LinkParams, LinkRate, NodeKind, Shape, MAX_SWITCH_PORTS};
 use std::collections::HashMap;
 use std::path::Path;
 
 /// Builds the fabric described by the edge-list file `base_dir/topology.file` (format in the
 /// module documentation).
 pub fn build(
-    t: &TopologyConfig,
+    t: &FileTopologyConfig,
     base_dir: &Path,
     host: LinkParams,
     fabric: LinkParams,
 ) -> Result<Fabric> {
-    reject_keys(t, &["file"])?;
-    let rel = t.file.as_ref().ok_or_else(|| {
-        Error::input(
-            "topology.file",
-            "missing: give the path of the edge-list file",
-        )
-    })?;
+    let rel = &t.file;
     let path = base_dir.join(rel);
     let text = crate::config::input_files::read_text(&path)
         .map_err(|why| Error::input("topology.file", format!("`{}` {why}", path.display())))?;
@@ -283,7 +275,6 @@ fn overrides(opts: &[&str], base: LinkParams) -> std::result::Result<LinkParams,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::TopologyKind;
     use crate::topology::mesh_torus::tests::link;
     use std::io::Write;
 
@@ -345,12 +336,12 @@ link S1 S2 speed=QDR width=4x
             .unwrap()
             .write_all(EXAMPLE.as_bytes())
             .unwrap();
-        let mut t = crate::topology::testbed::tests::cfg();
-        t.kind = TopologyKind::File;
-        t.file = Some("x.topo".into());
+        let mut t = FileTopologyConfig {
+            file: "x.topo".into(),
+        };
         let f = build(&t, dir.path(), link(), link()).unwrap();
         assert_eq!(f.nodes.len(), 5);
-        t.file = Some("missing.topo".into());
+        t.file = "missing.topo".into();
         let e = build(&t, dir.path(), link(), link())
             .unwrap_err()
             .to_string();
@@ -364,7 +355,7 @@ link S1 S2 speed=QDR width=4x
             .status()
             .is_ok_and(|s| s.success());
         if made {
-            t.file = Some("fifo.topo".into());
+            t.file = "fifo.topo".into();
             let e = build(&t, dir.path(), link(), link())
                 .unwrap_err()
                 .to_string();
@@ -373,17 +364,6 @@ link S1 S2 speed=QDR width=4x
                 "{e}"
             );
         }
-        t.file = None;
-        assert!(build(&t, dir.path(), link(), link())
-            .unwrap_err()
-            .to_string()
-            .starts_with("topology.file:"));
-        t.file = Some("x.topo".into());
-        t.k = Some(2);
-        assert!(build(&t, dir.path(), link(), link())
-            .unwrap_err()
-            .to_string()
-            .starts_with("topology.k:"));
     }
 
     #[test]

@@ -35,9 +35,9 @@
 //! Host links (HCA ↔ switch) use the `[links.host]` parameters, switch ↔ switch links
 //! `[links.fabric]`.
 
-use crate::config::{PortNumbering, TopologyConfig, TopologyKind};
+use crate::config::{MeshTorusConfig, PortNumbering, TopologyConfig};
 use crate::error::{Error, Result};
-use crate::topology::{reject_keys, Fabric, LinkClass, LinkParams, NodeKind, Port, Shape};
+use crate::topology::{Fabric, LinkClass, LinkParams, NodeKind, Port, Shape};
 
 /// Largest fabric (switches + HCAs) a mesh or torus may have.
 const MAX_NODES: u64 = 1_000_000;
@@ -54,24 +54,18 @@ type Slot = (usize, bool);
 
 /// The checked parameters of a mesh or torus: torus or not, `topology.dims`, HCAs per switch and
 /// the number of switches (errors name the key; the fabric stays within [`MAX_NODES`]).
-fn params(t: &TopologyConfig) -> Result<(bool, Vec<u32>, u32, u64)> {
-    reject_keys(t, &["dims", "hcas_per_switch", "port_numbering"])?;
-    let torus = match t.kind {
-        TopologyKind::Mesh => false,
-        TopologyKind::Torus => true,
+fn params(t: &TopologyConfig) -> Result<(bool, &MeshTorusConfig, u64)> {
+    let (torus, m) = match t {
+        TopologyConfig::Mesh(m) => (false, m),
+        TopologyConfig::Torus(m) => (true, m),
         other => {
             return Err(Error::Internal(format!(
                 "mesh_torus::build called for kind {}",
-                other.name()
+                other.kind().name()
             )))
         }
     };
-    let subs = t.dims.as_ref().ok_or_else(|| {
-        Error::input(
-            "topology.dims",
-            "missing: give the switches per dimension, e.g. [5, 5] (rows, columns)",
-        )
-    })?;
+    let subs = &m.dims;
     if subs.is_empty() {
         return Err(Error::input(
             "topology.dims",
@@ -84,12 +78,7 @@ fn params(t: &TopologyConfig) -> Result<(bool, Vec<u32>, u32, u64)> {
             format!("entry {i} is 0; every dimension needs at least 1 switch"),
         ));
     }
-    let k = t.hcas_per_switch.ok_or_else(|| {
-        Error::input(
-            "topology.hcas_per_switch",
-            "missing: give the number of HCAs per switch (≥ 1)",
-        )
-    })?;
+    let k = m.hcas_per_switch;
     if k == 0 {
         return Err(Error::input(
             "topology.hcas_per_switch",
@@ -110,15 +99,16 @@ fn params(t: &TopologyConfig) -> Result<(bool, Vec<u32>, u32, u64)> {
                 format!("{subs:?} with {k} HCAs per switch exceeds the limit of {MAX_NODES} nodes"),
             )
         })?;
-    Ok((torus, subs.clone(), k, switches))
+    Ok((torus, m, switches))
 }
 
 /// The size of the mesh or torus `t` describes, without building it (for the memory estimate).
 pub fn size(t: &TopologyConfig) -> Result<super::FabricSize> {
-    let (torus, subs, k, switches) = params(t)?;
+    let (torus, m, switches) = params(t)?;
+    let (subs, k) = (&m.dims, m.hcas_per_switch);
     let mut fabric_ports = 0u64;
     let mut max_links = 0u64;
-    for &d in &subs {
+    for &d in subs {
         let d = d as u64;
         if d < 2 {
             continue;
@@ -149,9 +139,10 @@ pub fn size(t: &TopologyConfig) -> Result<super::FabricSize> {
 /// Builds a mesh (`kind = "mesh"`) or torus (`kind = "torus"`) from `[topology]` (spec §4.3–§4.5);
 /// see the module documentation for names, LIDs, coordinates and port numbering.
 pub fn build(t: &TopologyConfig, host: LinkParams, fabric: LinkParams) -> Result<Fabric> {
-    let (torus, subs, k, switches) = params(t)?;
+    let (torus, m, switches) = params(t)?;
+    let (subs, k) = (m.dims.clone(), m.hcas_per_switch);
     let nd = subs.len();
-    let numbering = match t.port_numbering {
+    let numbering = match m.port_numbering {
         None if nd == 2 && !torus => Numbering::Zeru,
         None => Numbering::Dimension,
         Some(PortNumbering::Zeru) if torus => {
@@ -315,6 +306,7 @@ fn zeru_slots(c: &[u32], size: &[u32]) -> Vec<Slot> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::config::TopologyKind;
     use crate::topology::{LinkRate, NodeId};
 
     pub(crate) fn link() -> LinkParams {
@@ -331,23 +323,26 @@ pub(crate) mod tests {
         k: u32,
         numbering: Option<&str>,
     ) -> TopologyConfig {
-        TopologyConfig {
-            kind,
-            dims: Some(dims.to_vec()),
-            hcas_per_switch: Some(k),
+        let m = MeshTorusConfig {
+            dims: dims.to_vec(),
+            hcas_per_switch: k,
             port_numbering: numbering.map(|n| {
                 let i = PortNumbering::NAMES.iter().position(|x| *x == n);
                 PortNumbering::ALL[i.expect("a port numbering")]
             }),
-            k: None,
-            n: None,
-            down: None,
-            up: None,
-            file: None,
-            p: None,
-            a: None,
-            h: None,
-            arrangement: None,
+        };
+        match kind {
+            TopologyKind::Mesh => TopologyConfig::Mesh(m),
+            TopologyKind::Torus => TopologyConfig::Torus(m),
+            other => panic!("not a mesh or torus: {}", other.name()),
+        }
+    }
+
+    /// The mesh/torus keys of `t`, to change one.
+    fn keys(t: &mut TopologyConfig) -> &mut MeshTorusConfig {
+        match t {
+            TopologyConfig::Mesh(m) | TopologyConfig::Torus(m) => m,
+            _ => unreachable!(),
         }
     }
 
@@ -534,33 +529,26 @@ pub(crate) mod tests {
     #[test]
     fn input_errors() {
         let mut t = cfg(TopologyKind::Mesh, &[3, 3], 2, None);
-        t.dims = None;
-        assert!(err(&t).starts_with("topology.dims:"), "{}", err(&t));
-        t.dims = Some(vec![]);
+        keys(&mut t).dims = vec![];
         assert!(err(&t).starts_with("topology.dims:"));
-        t.dims = Some(vec![3, 0]);
+        keys(&mut t).dims = vec![3, 0];
         assert!(
             err(&t).starts_with("topology.dims: entry 1 is 0"),
             "{}",
             err(&t)
         );
-        t.dims = Some(vec![1000, 1000, 1000]);
+        keys(&mut t).dims = vec![1000, 1000, 1000];
         assert!(err(&t).contains("exceeds the limit"), "{}", err(&t));
-        t.dims = Some(vec![3, 3]);
-        t.hcas_per_switch = Some(0);
+        keys(&mut t).dims = vec![3, 3];
+        keys(&mut t).hcas_per_switch = 0;
         assert!(err(&t).starts_with("topology.hcas_per_switch:"));
-        t.hcas_per_switch = None;
-        assert!(err(&t).starts_with("topology.hcas_per_switch:"));
-        t.dims = Some(vec![1]);
-        t.hcas_per_switch = Some(70_000);
+        keys(&mut t).dims = vec![1];
+        keys(&mut t).hcas_per_switch = 70_000;
         assert!(err(&t).contains("ports per switch"), "{}", err(&t));
         let t = cfg(TopologyKind::Torus, &[3, 3], 2, Some("zeru"));
         assert!(err(&t).starts_with("topology.port_numbering:"));
         let t = cfg(TopologyKind::Mesh, &[3, 3, 3], 2, Some("zeru"));
         assert!(err(&t).starts_with("topology.port_numbering:"));
-        let mut t = cfg(TopologyKind::Mesh, &[3, 3], 2, None);
-        t.k = Some(4);
-        assert!(err(&t).starts_with("topology.k:"));
     }
 
     #[test]

@@ -7,7 +7,7 @@ pub mod file;
 pub mod mesh_torus;
 pub mod testbed;
 
-use crate::config::{LinkConfig, LinkSpeed, Ps, Scenario, TopologyKind};
+use crate::config::{LinkConfig, LinkSpeed, Ps, Scenario, TopologyConfig};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::path::Path;
@@ -376,12 +376,13 @@ impl FabricSize {
 /// structured topologies (meshes, tori, fat trees, Dragonflies) without building them; the
 /// test bed and edge-list files, whose size is that of their description, are built.
 pub fn size(s: &Scenario, base_dir: &Path) -> Result<FabricSize> {
-    let t = &s.topology;
-    match t.kind {
-        TopologyKind::Mesh | TopologyKind::Torus => mesh_torus::size(t),
-        TopologyKind::FatTree => fat_tree::size(t),
-        TopologyKind::Dragonfly => dragonfly::size(t),
-        TopologyKind::GranTestbed | TopologyKind::File => Ok(FabricSize::of(&build(s, base_dir)?)),
+    match &s.topology {
+        t @ (TopologyConfig::Mesh(_) | TopologyConfig::Torus(_)) => mesh_torus::size(t),
+        TopologyConfig::FatTree(t) => fat_tree::size(t),
+        TopologyConfig::Dragonfly(t) => dragonfly::size(t),
+        TopologyConfig::GranTestbed(_) | TopologyConfig::File(_) => {
+            Ok(FabricSize::of(&build(s, base_dir)?))
+        }
     }
 }
 
@@ -389,48 +390,17 @@ pub fn size(s: &Scenario, base_dir: &Path) -> Result<FabricSize> {
 pub fn build(s: &Scenario, base_dir: &Path) -> Result<Fabric> {
     let host = LinkParams::from_config(&s.links.host, "links.host")?;
     let fabric_link = LinkParams::from_config(&s.links.fabric, "links.fabric")?;
-    let t = &s.topology;
-    let f = match t.kind {
-        TopologyKind::Mesh | TopologyKind::Torus => mesh_torus::build(t, host, fabric_link)?,
-        TopologyKind::FatTree => fat_tree::build(t, host, fabric_link)?,
-        TopologyKind::GranTestbed => testbed::build(t, host, fabric_link)?,
-        TopologyKind::File => file::build(t, base_dir, host, fabric_link)?,
-        TopologyKind::Dragonfly => dragonfly::build(t, host, fabric_link)?,
+    let f = match &s.topology {
+        t @ (TopologyConfig::Mesh(_) | TopologyConfig::Torus(_)) => {
+            mesh_torus::build(t, host, fabric_link)?
+        }
+        TopologyConfig::FatTree(t) => fat_tree::build(t, host, fabric_link)?,
+        TopologyConfig::GranTestbed(_) => testbed::build(host, fabric_link)?,
+        TopologyConfig::File(t) => file::build(t, base_dir, host, fabric_link)?,
+        TopologyConfig::Dragonfly(t) => dragonfly::build(t, host, fabric_link)?,
     };
     f.check()?;
     Ok(f)
-}
-
-/// Error for a `[topology]` key that does not apply to the chosen kind.
-pub fn reject_keys(t: &crate::config::TopologyConfig, allowed: &[&str]) -> Result<()> {
-    let present: [(&str, bool); 13] = [
-        ("dims", t.dims.is_some()),
-        ("hcas_per_switch", t.hcas_per_switch.is_some()),
-        ("port_numbering", t.port_numbering.is_some()),
-        ("k", t.k.is_some()),
-        ("n", t.n.is_some()),
-        ("down", t.down.is_some()),
-        ("up", t.up.is_some()),
-        ("file", t.file.is_some()),
-        ("p", t.p.is_some()),
-        ("a", t.a.is_some()),
-        ("h", t.h.is_some()),
-        ("arrangement", t.arrangement.is_some()),
-        ("", false),
-    ];
-    for (k, p) in present {
-        if p && !allowed.contains(&k) {
-            return Err(Error::input(
-                &format!("topology.{k}"),
-                format!(
-                    "does not apply to kind \"{}\"; allowed keys: kind, {}",
-                    t.kind.name(),
-                    allowed.join(", ")
-                ),
-            ));
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -5,13 +5,11 @@
 //! `[links.host]` (the spec's 20 Gbit/s, 4x DDR), the S1–S2 link `[links.fabric]` (40 Gbit/s,
 //! 4x QDR). The attachment of the hosts is derived from the flow descriptions (spec §4.1).
 
-use crate::config::TopologyConfig;
 use crate::error::Result;
-use crate::topology::{reject_keys, Fabric, LinkClass, LinkParams, NodeKind, Shape};
+use crate::topology::{Fabric, LinkClass, LinkParams, NodeKind, Shape};
 
 /// Builds the \[G\] test bed (`kind = "gran_testbed"`, spec §4.1); it takes no other keys.
-pub fn build(t: &TopologyConfig, host: LinkParams, fabric: LinkParams) -> Result<Fabric> {
-    reject_keys(t, &[])?;
+pub fn build(host: LinkParams, fabric: LinkParams) -> Result<Fabric> {
     let mut f = Fabric::new(Shape::Generic);
     let s1 = f.add_node("S1".into(), NodeKind::Switch, Vec::new(), 0)?;
     let s2 = f.add_node("S2".into(), NodeKind::Switch, Vec::new(), 0)?;
@@ -26,31 +24,12 @@ pub fn build(t: &TopologyConfig, host: LinkParams, fabric: LinkParams) -> Result
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::config::TopologyKind;
     use crate::topology::mesh_torus::tests::link;
     use crate::topology::LinkRate;
 
-    pub(crate) fn cfg() -> TopologyConfig {
-        TopologyConfig {
-            kind: TopologyKind::GranTestbed,
-            dims: None,
-            hcas_per_switch: None,
-            port_numbering: None,
-            k: None,
-            n: None,
-            down: None,
-            up: None,
-            file: None,
-            p: None,
-            a: None,
-            h: None,
-            arrangement: None,
-        }
-    }
-
     /// The checked test bed.
     pub(crate) fn testbed() -> Fabric {
-        let f = build(&cfg(), link(), link()).unwrap();
+        let f = build(link(), link()).unwrap();
         f.check().unwrap();
         f
     }
@@ -62,7 +41,7 @@ pub(crate) mod tests {
             delay_ps: 5_000,
             lanes: 4,
         };
-        let f = build(&cfg(), link(), fast).unwrap();
+        let f = build(link(), fast).unwrap();
         f.check().unwrap();
         assert_eq!(f.switches.len(), 2);
         assert_eq!(f.hcas.len(), 7);
@@ -82,13 +61,5 @@ pub(crate) mod tests {
         assert_eq!(s1.ports[3].class, LinkClass::Fabric);
         assert_eq!(s1.ports[3].link, fast);
         assert_eq!(f.nodes[f.by_name["S2"] as usize].ports.len(), 5);
-    }
-
-    #[test]
-    fn rejects_keys() {
-        let mut t = cfg();
-        t.hcas_per_switch = Some(2);
-        let e = build(&t, link(), link()).unwrap_err().to_string();
-        assert!(e.starts_with("topology.hcas_per_switch:"), "{e}");
     }
 }

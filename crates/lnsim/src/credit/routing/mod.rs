@@ -56,13 +56,19 @@ fn not_a_credit_routing(alg: RoutingAlgorithm) -> String {
     }
 }
 
-/// Builds the forwarding tables a scenario asks for (default by topology kind).
-pub fn build(s: &Scenario, fabric: &Fabric, base_dir: &Path) -> Result<ForwardingTables> {
-    let alg = s.routing.algorithm.unwrap_or(match s.topology.kind {
+/// The forwarding algorithm of a credit-level scenario: `routing.algorithm`, else by topology
+/// kind (DOR on meshes and tori, D-mod-k on fat trees, up*/down* otherwise).
+pub fn algorithm_of(s: &Scenario) -> RoutingAlgorithm {
+    s.routing.algorithm.unwrap_or(match s.topology.kind() {
         TopologyKind::Mesh | TopologyKind::Torus => RoutingAlgorithm::Dor,
         TopologyKind::FatTree => RoutingAlgorithm::Dmodk,
         _ => RoutingAlgorithm::Updown,
-    });
+    })
+}
+
+/// Builds the forwarding tables a scenario asks for (default by topology kind).
+pub fn build(s: &Scenario, fabric: &Fabric, base_dir: &Path) -> Result<ForwardingTables> {
+    let alg = algorithm_of(s);
     if alg != RoutingAlgorithm::Dmodk && s.routing.dmodk_digits.is_some() {
         return Err(Error::input(
             "routing.dmodk_digits",

@@ -516,9 +516,9 @@ SW12: 255 2 2 0 1 3 3 2 2 4 4 3 3 2 2 4 4 3
         }
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("big.topo"), &text).unwrap();
-        let mut cfg = crate::topology::testbed::tests::cfg();
-        cfg.kind = TopologyKind::File;
-        cfg.file = Some("big.topo".into());
+        let cfg = crate::config::FileTopologyConfig {
+            file: "big.topo".into(),
+        };
         let l = crate::topology::mesh_torus::tests::link();
         let f = crate::topology::file::build(&cfg, dir.path(), l, l).unwrap();
         let s = f.by_name["S"];

@@ -272,9 +272,9 @@ mod tests {
         // C and D form an island (self-loops are refused, so C gets a neighbour)
         let text = "switch A\nswitch B\nswitch C\nswitch D\nhca H1\nhca H2\nhca H3\nlink H1 A\nlink H2 B\nlink H3 C\nlink A B\nlink C D\n";
         std::fs::write(dir.path().join("t.topo"), text).unwrap();
-        let mut c = crate::topology::testbed::tests::cfg();
-        c.kind = TopologyKind::File;
-        c.file = Some("t.topo".into());
+        let c = crate::config::FileTopologyConfig {
+            file: "t.topo".into(),
+        };
         let l = crate::topology::mesh_torus::tests::link();
         let f = crate::topology::file::build(&c, dir.path(), l, l).unwrap();
         let t = build(&f).unwrap();
@@ -297,9 +297,9 @@ mod tests {
             text += &format!("link S{i} S{}\n", (i + 1) % 5);
         }
         std::fs::write(dir.path().join("r.topo"), text).unwrap();
-        let mut c = crate::topology::testbed::tests::cfg();
-        c.kind = TopologyKind::File;
-        c.file = Some("r.topo".into());
+        let c = crate::config::FileTopologyConfig {
+            file: "r.topo".into(),
+        };
         let l = crate::topology::mesh_torus::tests::link();
         let f = crate::topology::file::build(&c, dir.path(), l, l).unwrap();
         check_all_pairs(&f, false);

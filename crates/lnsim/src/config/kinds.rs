@@ -1,0 +1,180 @@
+//! Tables typed per kind: a table whose keys depend on the value of one of its keys (the
+//! selector), e.g. `[topology]` by `kind`. Each kind is a variant of a tagged serde enum with
+//! its own struct and `deny_unknown_fields`, so a key of another kind is refused by the type;
+//! this module reads the keys each kind takes from the variant's own `Deserialize` (never from a
+//! hand-kept list) and turns serde's refusals into messages that name the key, the kind and the
+//! keys that kind takes.
+
+use super::schema::{
+    DragonflyConfig, FatTreeConfig, FileTopologyConfig, GranTestbedConfig, MeshTorusConfig,
+    TopologyKind,
+};
+use serde::de::{self, Deserialize, Deserializer, Visitor};
+
+/// The field names of the struct `T` as its derived `Deserialize` declares them (the keys of
+/// its table, in declaration order).
+pub fn fields_of<T: for<'de> Deserialize<'de>>() -> &'static [&'static str] {
+    let mut found = None;
+    // the probe stops at `deserialize_struct`; the error it returns is expected
+    let _ = T::deserialize(Probe(&mut found));
+    found.unwrap_or(&[])
+}
+
+/// A deserializer that records the field list a derived struct asks for and stops.
+struct Probe<'a>(&'a mut Option<&'static [&'static str]>);
+
+impl<'de> Deserializer<'de> for Probe<'_> {
+    type Error = de::value::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+        Err(de::Error::custom("not a struct"))
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        _visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        *self.0 = Some(fields);
+        Err(de::Error::custom("fields recorded"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
+        ignored_any
+    }
+}
+
+/// A table typed per kind: where it is, its selector key, and the keys of each kind.
+pub struct KindTable {
+    /// The table's key path (`"topology"`).
+    pub table: &'static str,
+    /// The key whose value selects the kind (`"kind"`).
+    pub selector: &'static str,
+    /// The kinds, as scenarios write them.
+    pub kinds: fn() -> &'static [&'static str],
+    /// The keys a kind takes besides the selector (`None`: not a kind of this table).
+    pub keys_of: fn(&str) -> Option<&'static [&'static str]>,
+    /// Deserialises the table (without its selector) as the kind's own struct and returns
+    /// serde's refusal with the path inside the table (`port_numbering`, or `.` for the table
+    /// itself), which the tagged enum loses; `None` when it is accepted or not a kind.
+    pub locate: fn(&str, toml::Table) -> Option<(String, String)>,
+}
+
+/// serde's refusal of `table` as a `T`, with its path inside the table.
+fn refusal<T: for<'de> Deserialize<'de>>(table: toml::Table) -> Option<(String, String)> {
+    serde_path_to_error::deserialize::<_, T>(toml::Value::Table(table))
+        .err()
+        .map(|e| (e.path().to_string(), e.into_inner().to_string()))
+}
+
+/// [`KindTable::locate`] of `[topology]`.
+fn topology_locate(kind: &str, table: toml::Table) -> Option<(String, String)> {
+    let kind = TopologyKind::NAMES.iter().position(|n| *n == kind)?;
+    match TopologyKind::ALL[kind] {
+        TopologyKind::Mesh | TopologyKind::Torus => refusal::<MeshTorusConfig>(table),
+        TopologyKind::FatTree => refusal::<FatTreeConfig>(table),
+        TopologyKind::GranTestbed => refusal::<GranTestbedConfig>(table),
+        TopologyKind::Dragonfly => refusal::<DragonflyConfig>(table),
+        TopologyKind::File => refusal::<FileTopologyConfig>(table),
+    }
+}
+
+/// The keys of each `topology.kind`, read from its variant's struct.
+fn topology_keys(kind: &str) -> Option<&'static [&'static str]> {
+    let kind = TopologyKind::NAMES.iter().position(|n| *n == kind)?;
+    Some(match TopologyKind::ALL[kind] {
+        TopologyKind::Mesh | TopologyKind::Torus => fields_of::<MeshTorusConfig>(),
+        TopologyKind::FatTree => fields_of::<FatTreeConfig>(),
+        TopologyKind::GranTestbed => fields_of::<GranTestbedConfig>(),
+        TopologyKind::Dragonfly => fields_of::<DragonflyConfig>(),
+        TopologyKind::File => fields_of::<FileTopologyConfig>(),
+    })
+}
+
+/// Every table typed per kind.
+pub const KIND_TABLES: &[KindTable] = &[KindTable {
+    table: "topology",
+    selector: "kind",
+    kinds: || TopologyKind::NAMES,
+    keys_of: topology_keys,
+    locate: topology_locate,
+}];
+
+/// The kind table at `path`, if any.
+pub fn kind_table(path: &str) -> Option<&'static KindTable> {
+    KIND_TABLES.iter().find(|k| k.table == path)
+}
+
+/// Explains serde's refusal of the table at `path` of `merged` when that table is typed per
+/// kind: the key inside it that was refused (which the tagged enum's error loses) and why — a
+/// key of another kind, a key its kind requires, or a value of the wrong type or set. Returns the
+/// key path to blame and the message, or `None` when `path` is not such a table.
+pub fn explain(path: &str, merged: &toml::Table) -> Option<(String, String)> {
+    let kt = kind_table(path)?;
+    let table = path
+        .split('.')
+        .try_fold(merged, |t, seg| t.get(seg)?.as_table())?;
+    let kind = table.get(kt.selector)?.as_str()?;
+    let keys = (kt.keys_of)(kind)?;
+    let mut rest = table.clone();
+    rest.remove(kt.selector);
+    let (at, inner) = (kt.locate)(kind, rest)?;
+    let inner = inner.trim().trim_end_matches('.').replace('\n', " ");
+    let field = |prefix: &str| {
+        let rest = inner.strip_prefix(prefix)?;
+        rest.split_once('`').map(|(f, _)| f.to_string())
+    };
+    let its_keys = if keys.is_empty() {
+        format!("it takes no key besides `{}`", kt.selector)
+    } else {
+        format!("its keys: {}, {}", kt.selector, keys.join(", "))
+    };
+    let selected = format!("{path}.{} = \"{kind}\"", kt.selector);
+    if let Some(f) = field("unknown field `") {
+        return Some((
+            format!("{path}.{f}"),
+            format!("is not a key of {selected}; {its_keys}"),
+        ));
+    }
+    if let Some(f) = field("missing field `") {
+        return Some((
+            format!("{path}.{f}"),
+            format!("missing: {selected} requires it"),
+        ));
+    }
+    let key = if at == "." || at.is_empty() {
+        path.to_string()
+    } else {
+        format!("{path}.{at}")
+    };
+    Some((key, inner))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_keys_of_a_kind_are_its_structs_fields() {
+        assert_eq!(
+            fields_of::<MeshTorusConfig>(),
+            &["dims", "hcas_per_switch", "port_numbering"]
+        );
+        assert_eq!(fields_of::<GranTestbedConfig>(), &[] as &[&str]);
+        assert_eq!(
+            topology_keys("dragonfly"),
+            Some(&["p", "a", "h", "arrangement"][..])
+        );
+        assert_eq!(topology_keys("ring"), None);
+    }
+
+    #[test]
+    fn every_kind_of_a_kind_table_is_known() {
+        for name in TopologyKind::NAMES {
+            assert!(topology_keys(name).is_some(), "{name}");
+        }
+    }
+}
