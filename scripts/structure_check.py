@@ -312,10 +312,8 @@ MECHANISMS: dict[str, dict] = {
         "words": {"lian"},
         # the group counters and their observer serve TPR and LIAN; LIAN's mode extends them
         "own": ["cycle/routing/lian.rs", "cycle/routing/group_counters.rs", "cycle/counter_trace.rs"],
-        "registrations": ["config/schema.rs", "config/keys.rs", "cycle/routing/mod.rs"],
-        "pending": {
-            "cycle/params.rs": "the group-counter observer's key checks (the typed configuration moves them beside the keys)",
-        },
+        "registrations": ["config/schema.rs", "config/keys.rs", "config/kinds.rs", "cycle/routing/mod.rs"],
+        "pending": {},
     },
     "ACOR": {
         "words": {"acor"},
@@ -324,6 +322,7 @@ MECHANISMS: dict[str, dict] = {
         "registrations": [
             "config/schema.rs",
             "config/keys.rs",
+            "config/kinds.rs",
             "cycle/routing/mod.rs",
             "cycle/mechanism.rs",
             "cycle/routing/algorithm.rs",

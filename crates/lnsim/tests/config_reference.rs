@@ -21,7 +21,18 @@ const PREFIX: &[(&str, &str)] = &[
     ("VlArbitrationConfig", "switch.vl_arbitration"),
     ("SinkConfig", "hca.sink"),
     ("HcaConfig", "hca"),
-    ("RoutingConfig", "routing"),
+    ("DorRouting", "routing"),
+    ("DmodkRouting", "routing"),
+    ("LftFileRouting", "routing"),
+    ("MinRouting", "routing"),
+    ("VlbRouting", "routing"),
+    ("UgalRouting", "routing"),
+    ("PbRouting", "routing"),
+    ("AcorRouting", "routing"),
+    ("PbAcorRouting", "routing"),
+    ("TprRouting", "routing"),
+    ("LianRouting", "routing"),
+    ("GroupCounterKeys", "routing.lian"),
     ("AcorConfig", "routing.acor"),
     ("TprConfig", "routing.tpr"),
     ("LianConfig", "routing.lian"),
@@ -107,7 +118,7 @@ fn schema_fields() -> Vec<(String, String)> {
 }
 
 /// Enums tagged by one of their keys (tables typed per kind), and where they live.
-const TAGGED: &[(&str, &str)] = &[("TopologyConfig", "topology")];
+const TAGGED: &[(&str, &str)] = &[("TopologyConfig", "topology"), ("RoutingConfig", "routing")];
 
 fn metadata_keys() -> BTreeSet<String> {
     KEYS.iter().map(|k| k.path.to_string()).collect()
@@ -246,25 +257,31 @@ fn sample(kind: ValueKind) -> Option<toml::Value> {
 /// A scenario table with the smallest `[topology]` of the kind that takes the key `path`
 /// (for a key of a table typed per kind) or a 2-switch mesh.
 fn base_for(path: &str) -> toml::Table {
-    let mut kind = "mesh";
-    if let Some((table, key)) = path.rsplit_once('.') {
-        if let Some(kt) = lnsim::config::kinds::kind_table(table) {
-            if key != kt.selector {
-                kind = (kt.kinds)()
-                    .iter()
-                    .find(|k| (kt.keys_of)(k).is_some_and(|keys| keys.contains(&key)))
-                    .unwrap_or_else(|| panic!("{path}: no kind of [{table}] takes it"));
-            }
-        }
-    }
-    let topology = match kind {
+    let taking = lnsim::config::kinds::kinds_taking(path);
+    let kind = |table: &str| match &taking {
+        Some((kt, kinds)) if kt.table == table => Some(
+            *kinds
+                .first()
+                .unwrap_or_else(|| panic!("{path}: no kind of [{table}] takes it")),
+        ),
+        _ => None,
+    };
+    let topology = match kind("topology").unwrap_or("mesh") {
         "mesh" => "kind = \"mesh\"\ndims = [2]\nhcas_per_switch = 1",
         "fat_tree" => "kind = \"fat_tree\"\nk = 2\nn = 1",
         "dragonfly" => "kind = \"dragonfly\"\np = 1",
         "file" => "kind = \"file\"\nfile = \"x.topo\"",
         other => panic!("no minimal topology of kind {other}"),
     };
-    format!("[sim]\n[topology]\n{topology}\n").parse().unwrap()
+    let routing = match kind("routing") {
+        Some("lft_file") => "[routing]\nalgorithm = \"lft_file\"\nfile = \"x.fdbs\"\n".to_string(),
+        Some(alg) => format!("[routing]\nalgorithm = \"{alg}\"\n"),
+        None if kind("topology") == Some("dragonfly") => "[routing]\nalgorithm = \"min\"\n".into(),
+        None => String::new(),
+    };
+    format!("[sim]\n[topology]\n{topology}\n{routing}")
+        .parse()
+        .unwrap()
 }
 
 /// Sets `path` (`a.b[].c` segments) in `t`, creating tables and one-entry arrays of tables.

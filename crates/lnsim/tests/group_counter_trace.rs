@@ -215,7 +215,7 @@ fn bad_observer_settings_name_the_key() {
         0.1,
     ));
     assert!(
-        m.contains("routing.lian.ilc_th") && m.contains("stats.group_counters"),
+        m.contains("key `routing.lian.ilc_th`: is not a key of [routing.lian] under routing.algorithm = \"vlb\" (it applies to lian); there it takes one of `window_cycles`, `counters`, `w`"),
         "{m}"
     );
     let m = e(&df("algorithm = \"vlb\"\nlian.w = 0.5", "uniform", 0.1, 1));

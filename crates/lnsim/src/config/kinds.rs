@@ -6,8 +6,9 @@
 //! keys that kind takes.
 
 use super::schema::{
-    DragonflyConfig, FatTreeConfig, FileTopologyConfig, GranTestbedConfig, MeshTorusConfig,
-    TopologyKind,
+    AcorRouting, DmodkRouting, DorRouting, DragonflyConfig, FatTreeConfig, FileTopologyConfig,
+    GranTestbedConfig, LftFileRouting, LianRouting, MeshTorusConfig, MinRouting, PbAcorRouting,
+    PbRouting, RoutingAlgorithm, TopologyKind, TprRouting, UgalRouting, UpdownRouting, VlbRouting,
 };
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 
@@ -94,18 +95,102 @@ fn topology_keys(kind: &str) -> Option<&'static [&'static str]> {
     })
 }
 
+/// Calls `$then::<T>()` with `T` the struct of the routing algorithm named `$kind`, or
+/// returns `None` for another name.
+macro_rules! routing_struct {
+    ($kind:expr, $then:ident $(, $arg:expr)?) => {{
+        use RoutingAlgorithm as A;
+        let i = RoutingAlgorithm::NAMES.iter().position(|n| *n == $kind)?;
+        match RoutingAlgorithm::ALL[i] {
+            A::Dor => $then::<DorRouting>($($arg)?),
+            A::Dmodk => $then::<DmodkRouting>($($arg)?),
+            A::Updown => $then::<UpdownRouting>($($arg)?),
+            A::LftFile => $then::<LftFileRouting>($($arg)?),
+            A::Min => $then::<MinRouting>($($arg)?),
+            A::Vlb => $then::<VlbRouting>($($arg)?),
+            A::Ugal => $then::<UgalRouting>($($arg)?),
+            A::Pb => $then::<PbRouting>($($arg)?),
+            A::Acor => $then::<AcorRouting>($($arg)?),
+            A::PbAcor => $then::<PbAcorRouting>($($arg)?),
+            A::Tpr => $then::<TprRouting>($($arg)?),
+            A::Lian => $then::<LianRouting>($($arg)?),
+        }
+    }};
+}
+
+/// The keys of each `routing.algorithm`, read from its variant's struct.
+fn routing_keys(kind: &str) -> Option<&'static [&'static str]> {
+    Some(routing_struct!(kind, fields_of))
+}
+
+/// [`KindTable::locate`] of `[routing]`.
+fn routing_locate(kind: &str, table: toml::Table) -> Option<(String, String)> {
+    routing_struct!(kind, refusal, table)
+}
+
 /// Every table typed per kind.
-pub const KIND_TABLES: &[KindTable] = &[KindTable {
-    table: "topology",
-    selector: "kind",
-    kinds: || TopologyKind::NAMES,
-    keys_of: topology_keys,
-    locate: topology_locate,
-}];
+pub const KIND_TABLES: &[KindTable] = &[
+    KindTable {
+        table: "topology",
+        selector: "kind",
+        kinds: || TopologyKind::NAMES,
+        keys_of: topology_keys,
+        locate: topology_locate,
+    },
+    KindTable {
+        table: "routing",
+        selector: "algorithm",
+        kinds: || RoutingAlgorithm::NAMES,
+        keys_of: routing_keys,
+        locate: routing_locate,
+    },
+];
 
 /// The kind table at `path`, if any.
 pub fn kind_table(path: &str) -> Option<&'static KindTable> {
     KIND_TABLES.iter().find(|k| k.table == path)
+}
+
+/// For a key inside a table typed per kind (`topology.dims`, `routing.lian.w`), the table and
+/// the kinds that take it (the kinds whose struct has the key's first segment below the
+/// table); `None` for any other key and for the selector itself.
+pub fn kinds_taking(path: &str) -> Option<(&'static KindTable, Vec<&'static str>)> {
+    let kt = KIND_TABLES
+        .iter()
+        .find(|kt| path.starts_with(kt.table) && path[kt.table.len()..].starts_with('.'))?;
+    let rest = &path[kt.table.len() + 1..];
+    if rest == kt.selector || rest.contains(['[', '<']) {
+        return None;
+    }
+    let kinds = (kt.kinds)()
+        .iter()
+        .copied()
+        .filter(|k| takes(kt, k, rest))
+        .collect();
+    Some((kt, kinds))
+}
+
+/// Does `kind` of `kt` take the key at `rest` (`dims`, `lian.w`)? Its struct is given that key
+/// alone, with a value of no key's type: only a key it does not have is refused as unknown.
+fn takes(kt: &KindTable, kind: &str, rest: &str) -> bool {
+    let mut segs: Vec<&str> = rest.split('.').collect();
+    let Some(last) = segs.pop() else { return false };
+    let mut v = toml::Value::Datetime("1979-05-27T07:32:00Z".parse().expect("a TOML datetime"));
+    let mut leaf = toml::Table::new();
+    leaf.insert(last.to_string(), v);
+    v = toml::Value::Table(leaf);
+    for seg in segs.iter().rev() {
+        let mut t = toml::Table::new();
+        t.insert(seg.to_string(), v);
+        v = toml::Value::Table(t);
+    }
+    let toml::Value::Table(table) = v else {
+        return false;
+    };
+    match (kt.locate)(kind, table) {
+        Some((_, why)) => !why.starts_with("unknown field"),
+        None => true,
+    }
 }
 
 /// Explains serde's refusal of the table at `path` of `merged` when that table is typed per
@@ -133,11 +218,39 @@ pub fn explain(path: &str, merged: &toml::Table) -> Option<(String, String)> {
         format!("its keys: {}, {}", kt.selector, keys.join(", "))
     };
     let selected = format!("{path}.{} = \"{kind}\"", kt.selector);
+    let inside = at != "." && !at.is_empty();
     if let Some(f) = field("unknown field `") {
-        return Some((
-            format!("{path}.{f}"),
-            format!("is not a key of {selected}; {its_keys}"),
-        ));
+        // serde's path ends with the refused key itself
+        let parent = at
+            .strip_suffix(f.as_str())
+            .map(|p| p.trim_end_matches('.'))
+            .filter(|p| !p.is_empty());
+        let key = match parent {
+            Some(parent) => format!("{path}.{parent}.{f}"),
+            None => format!("{path}.{f}"),
+        };
+        let owners = kinds_taking(&key).map(|(_, k)| k).unwrap_or_default();
+        let whose = match owners.split_last() {
+            None => String::new(),
+            Some((one, [])) => format!(" (it applies to {one})"),
+            Some((last, rest)) => format!(" (it applies to {} and {last})", rest.join(", ")),
+        };
+        return Some(match parent {
+            // a key of a table inside the kind's table (`[routing.lian]`): serde's own list
+            Some(parent) => {
+                let here = inner
+                    .split_once(", expected ")
+                    .map(|(_, list)| format!("; there it takes {list}"))
+                    .unwrap_or_default();
+                let why =
+                    format!("is not a key of [{path}.{parent}] under {selected}{whose}{here}");
+                (key, why)
+            }
+            None => (
+                key,
+                format!("is not a key of {selected}{whose}; {its_keys}"),
+            ),
+        });
     }
     if let Some(f) = field("missing field `") {
         return Some((
@@ -145,10 +258,10 @@ pub fn explain(path: &str, merged: &toml::Table) -> Option<(String, String)> {
             format!("missing: {selected} requires it"),
         ));
     }
-    let key = if at == "." || at.is_empty() {
-        path.to_string()
-    } else {
+    let key = if inside {
         format!("{path}.{at}")
+    } else {
+        path.to_string()
     };
     Some((key, inner))
 }
@@ -173,8 +286,12 @@ mod tests {
 
     #[test]
     fn every_kind_of_a_kind_table_is_known() {
-        for name in TopologyKind::NAMES {
-            assert!(topology_keys(name).is_some(), "{name}");
+        for kt in KIND_TABLES {
+            for name in (kt.kinds)() {
+                assert!((kt.keys_of)(name).is_some(), "{} {name}", kt.table);
+            }
+            assert!((kt.keys_of)("no such kind").is_none());
         }
+        assert_eq!(routing_keys("dmodk"), Some(&["dmodk_digits"][..]));
     }
 }

@@ -136,8 +136,15 @@ pub fn load_str(
             }
             other => other,
         })?;
-    let scenario: Scenario = serde_path_to_error::deserialize(toml::Value::Table(table.clone()))
-        .map_err(|e| {
+    // a scenario that does not name its routing gets the model's default for its topology,
+    // named before `[routing]` is read as that algorithm's keys (the file itself is kept as is)
+    let mut typed = table.clone();
+    name_default_routing(&mut typed, chosen.model).map_err(|e| match e {
+        Error::Input(m) => Error::Input(format!("{origin}: {m}")),
+        other => other,
+    })?;
+    let scenario: Scenario =
+        serde_path_to_error::deserialize(toml::Value::Table(typed)).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner().to_string();
             let inner = inner.trim().trim_end_matches('.').replace('\n', " ");
@@ -185,6 +192,58 @@ pub fn load_str(
         name,
         model_choice: chosen,
     })
+}
+
+/// A scenario parsed as `lnsim run` would (for tests of the model code); panics on an error.
+#[cfg(test)]
+pub(crate) fn parse_for_test(text: &str) -> Scenario {
+    load_str(text, "test.toml", Path::new("."), "test", &[], None)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .scenario
+}
+
+/// Sets `routing.algorithm` in `table` to the default of `model` for its topology kind when
+/// the scenario does not name one ([`schema::default_routing`]); a topology without a default
+/// (a Dragonfly) is an error naming the key.
+fn name_default_routing(table: &mut toml::Table, model: Model) -> Result<()> {
+    let named = table
+        .get("routing")
+        .and_then(|r| r.as_table())
+        .is_some_and(|r| r.contains_key("algorithm"));
+    if named {
+        return Ok(());
+    }
+    let kind = table
+        .get("topology")
+        .and_then(|t| t.get("kind"))
+        .and_then(|k| k.as_str())
+        .and_then(|k| TopologyKind::NAMES.iter().position(|n| *n == k))
+        .map(|i| TopologyKind::ALL[i]);
+    // no topology kind: serde names the missing key
+    let Some(kind) = kind else { return Ok(()) };
+    let Some(alg) = schema::default_routing(model, kind) else {
+        let routings: Vec<&str> = catalog::CATALOG
+            .iter()
+            .filter(|i| i.category == "routing" && i.model == Some(model))
+            .map(|i| i.name)
+            .collect();
+        let (last, rest) = routings.split_last().expect("the model has routings");
+        return Err(Error::Input(format!(
+            "key `routing.algorithm`: required for a {}: {} or {last}",
+            kind.name().replace('_', " "),
+            rest.join(", ")
+        )));
+    };
+    let routing = table
+        .entry("routing")
+        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    if let Some(r) = routing.as_table_mut() {
+        r.insert(
+            "algorithm".into(),
+            toml::Value::String(alg.name().to_string()),
+        );
+    }
+    Ok(())
 }
 
 /// Checks that a scenario name can name its default results folder `results/<name>/`: one
@@ -422,11 +481,11 @@ mod tests {
         let base = "[sim]\nend_time = \"1ms\"\n[topology]\n";
         let cases = [
             ("kind = \"mesh\"\ndims = [2, 2]\nhcas_per_switch = 1\nk = 4\n", "topology.k",
-             "is not a key of topology.kind = \"mesh\"; its keys: kind, dims, hcas_per_switch, port_numbering"),
+             "is not a key of topology.kind = \"mesh\" (it applies to fat_tree); its keys: kind, dims, hcas_per_switch, port_numbering"),
             ("kind = \"fat_tree\"\nk = 4\nn = 2\ndims = [2]\n", "topology.dims",
-             "is not a key of topology.kind = \"fat_tree\"; its keys: kind, k, n, down, up"),
+             "is not a key of topology.kind = \"fat_tree\" (it applies to mesh and torus); its keys: kind, k, n, down, up"),
             ("kind = \"gran_testbed\"\nhcas_per_switch = 2\n", "topology.hcas_per_switch",
-             "is not a key of topology.kind = \"gran_testbed\"; it takes no key besides `kind`"),
+             "is not a key of topology.kind = \"gran_testbed\" (it applies to mesh and torus); it takes no key besides `kind`"),
             ("kind = \"file\"\nfile = \"x.topo\"\nk = 2\n", "topology.k",
              "its keys: kind, file"),
         ];
@@ -484,7 +543,7 @@ mod tests {
             .note()
             .unwrap()
             .ends_with("inferred cycle from sim.measure_cycles; add sim.model = \"cycle\""));
-        let df = "[sim]\n[topology]\nkind = \"dragonfly\"\np = 2\n";
+        let df = "[sim]\n[topology]\nkind = \"dragonfly\"\np = 2\n[routing]\nalgorithm = \"min\"\n";
         let l = load(df, &[]).unwrap();
         assert_eq!(l.model(), Model::Cycle);
         assert_eq!(

@@ -28,8 +28,8 @@ pub struct Scenario {
     /// Host channel adapters (`[hca]`).
     #[serde(default)]
     pub hca: HcaConfig,
-    /// Forwarding (`[routing]`).
-    #[serde(default)]
+    /// Forwarding (`[routing]`); the loader names the default algorithm when the scenario
+    /// does not ([`default_routing`]).
     pub routing: RoutingConfig,
     /// Traffic (`[traffic]`, `[[traffic.flows]]`, `[[traffic.generators]]`).
     #[serde(default)]
@@ -711,68 +711,360 @@ crate::choice! {
     }
 }
 
-/// `[routing]`.
-#[derive(Debug, Clone, Deserialize, Default)]
+/// `[routing]`, one variant per `routing.algorithm` with that algorithm's own keys (spec §3.6;
+/// Dragonfly spec §3). A key of another algorithm is refused by the type itself
+/// (`deny_unknown_fields` on each variant), named by [`super::kinds`]. Without
+/// `routing.algorithm` the scenario loader names the model's default for the topology
+/// ([`default_routing`]) before the table is read, so a scenario always has a variant.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "algorithm")]
+pub enum RoutingConfig {
+    /// `dor`: dimension-order routing on meshes and tori (both models).
+    #[serde(rename = "dor")]
+    Dor(DorRouting),
+    /// `dmodk`: D-mod-k on fat trees (credit-level model).
+    #[serde(rename = "dmodk")]
+    Dmodk(DmodkRouting),
+    /// `updown`: up*/down* over a BFS spanning tree (credit-level model).
+    #[serde(rename = "updown")]
+    Updown(UpdownRouting),
+    /// `lft_file`: linear forwarding tables from a `.fdbs` file (credit-level model).
+    #[serde(rename = "lft_file")]
+    LftFile(LftFileRouting),
+    /// `min`: minimal routing on a Dragonfly (Dragonfly spec §3.1).
+    #[serde(rename = "min")]
+    Min(MinRouting),
+    /// `vlb`: Valiant (Dragonfly spec §3.2; DOR via a random router on meshes and tori).
+    #[serde(rename = "vlb")]
+    Vlb(VlbRouting),
+    /// `ugal`: UGAL with source-router queues (Dragonfly spec §3.5).
+    #[serde(rename = "ugal")]
+    Ugal(UgalRouting),
+    /// `pb`: Piggyback (Dragonfly spec §3.6).
+    #[serde(rename = "pb")]
+    Pb(PbRouting),
+    /// `acor`: ACOR (Dragonfly spec §3.7).
+    #[serde(rename = "acor")]
+    Acor(AcorRouting),
+    /// `pb_acor`: PB-ACOR (Dragonfly spec §3.8).
+    #[serde(rename = "pb_acor")]
+    PbAcor(PbAcorRouting),
+    /// `tpr`: TPR as the thesis implements it (Dragonfly spec §3.9).
+    #[serde(rename = "tpr")]
+    Tpr(TprRouting),
+    /// `lian`: LIAN (Dragonfly spec §3.10).
+    #[serde(rename = "lian")]
+    Lian(LianRouting),
+}
+
+/// The routing a scenario that does not name `routing.algorithm` gets: on the credit-level
+/// model DOR on meshes and tori, D-mod-k on fat trees, up*/down* otherwise; on the
+/// cycle-level model DOR on meshes and tori, and none for a Dragonfly (it must name one).
+pub fn default_routing(model: Model, topology: TopologyKind) -> Option<RoutingAlgorithm> {
+    match (model, topology) {
+        (_, TopologyKind::Mesh | TopologyKind::Torus) => Some(RoutingAlgorithm::Dor),
+        (Model::Credit, TopologyKind::FatTree) => Some(RoutingAlgorithm::Dmodk),
+        (Model::Cycle, TopologyKind::Dragonfly) => None,
+        (Model::Credit, _) => Some(RoutingAlgorithm::Updown),
+        (Model::Cycle, _) => None,
+    }
+}
+
+impl RoutingConfig {
+    /// The algorithm this variant is (`routing.algorithm`).
+    pub fn algorithm(&self) -> RoutingAlgorithm {
+        use RoutingAlgorithm as A;
+        match self {
+            RoutingConfig::Dor(_) => A::Dor,
+            RoutingConfig::Dmodk(_) => A::Dmodk,
+            RoutingConfig::Updown(_) => A::Updown,
+            RoutingConfig::LftFile(_) => A::LftFile,
+            RoutingConfig::Min(_) => A::Min,
+            RoutingConfig::Vlb(_) => A::Vlb,
+            RoutingConfig::Ugal(_) => A::Ugal,
+            RoutingConfig::Pb(_) => A::Pb,
+            RoutingConfig::Acor(_) => A::Acor,
+            RoutingConfig::PbAcor(_) => A::PbAcor,
+            RoutingConfig::Tpr(_) => A::Tpr,
+            RoutingConfig::Lian(_) => A::Lian,
+        }
+    }
+
+    /// `alg` with every key at its default (for the registries' names and messages).
+    pub fn with_defaults(alg: RoutingAlgorithm) -> Option<RoutingConfig> {
+        let mut t = toml::Table::new();
+        t.insert("algorithm".into(), toml::Value::String(alg.name().into()));
+        toml::Value::Table(t).try_into().ok()
+    }
+
+    /// `routing.vc_template` of a Dragonfly routing (`None` when not given or not one).
+    pub fn vc_template(&self) -> Option<&Vec<String>> {
+        match self {
+            RoutingConfig::Min(k) => k.vc_template.as_ref(),
+            RoutingConfig::Vlb(k) => k.vc_template.as_ref(),
+            RoutingConfig::Ugal(k) => k.vc_template.as_ref(),
+            RoutingConfig::Pb(k) => k.vc_template.as_ref(),
+            RoutingConfig::Acor(k) => k.vc_template.as_ref(),
+            RoutingConfig::PbAcor(k) => k.vc_template.as_ref(),
+            RoutingConfig::Tpr(k) => k.vc_template.as_ref(),
+            RoutingConfig::Lian(k) => k.vc_template.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The group-counter keys the counter observer (`stats.group_counters`) reads: LIAN's
+    /// `[routing.lian]` under `lian`, the observer's own table under another Dragonfly routing
+    /// (`None` when not given or under a routing without one).
+    pub fn counter_keys(&self) -> Option<GroupCounterKeys> {
+        match self {
+            RoutingConfig::Lian(k) => Some(GroupCounterKeys {
+                window_cycles: k.lian.window_cycles,
+                counters: k.lian.counters,
+                w: k.lian.w,
+            }),
+            RoutingConfig::Min(MinRouting { lian, .. })
+            | RoutingConfig::Vlb(VlbRouting { lian, .. })
+            | RoutingConfig::Ugal(UgalRouting { lian, .. })
+            | RoutingConfig::Pb(PbRouting { lian, .. })
+            | RoutingConfig::Acor(AcorRouting { lian, .. })
+            | RoutingConfig::PbAcor(PbAcorRouting { lian, .. })
+            | RoutingConfig::Tpr(TprRouting { lian, .. }) => lian.clone(),
+            _ => None,
+        }
+    }
+}
+
+/// `[routing]` of `dor`.
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RoutingConfig {
-    /// The algorithm; default depends on the topology (DOR for mesh/torus, D-mod-k for fat
-    /// trees, up*/down* otherwise).
+pub struct DorRouting {
+    /// Torus, cycle-level model: dateline VC classes (default true). False uses one class and
+    /// deadlocks; the channel-dependency check refuses it.
+    #[serde(default = "yes")]
+    pub dateline: bool,
+}
+
+/// `[routing]` of `dmodk`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DmodkRouting {
+    /// Which of the destination's digits choose the up ports, level by level
+    /// (`"low_first"`, the default, or `"high_first"`; drb-and-ddbbm spec B.6).
     #[serde(default)]
-    pub algorithm: Option<RoutingAlgorithm>,
-    /// `.fdbs` file for `lft_file` (relative to the scenario file).
-    #[serde(default)]
-    pub file: Option<String>,
-    /// Valiant phase-A policy on a Dragonfly: `lgl` (default), `lg-`, `-gl`, `-g-` (Dragonfly
-    /// spec §3.0.2); used by vlb, ugal, pb and tpr.
-    #[serde(default)]
-    pub vlb_policy: Option<VlbPolicy>,
-    /// May an inter-group packet pick its Valiant intermediate in its own group? Default false
-    /// (spec A17, FOGSim SRCEXC); intra-group packets always stay in their group (RVLB, §3.3).
-    #[serde(default)]
-    pub valiant_source_group: Option<bool>,
-    /// Restricted VLB (Dragonfly spec §3.3): an intra-group packet draws its Valiant
-    /// intermediate in its own group (default true); false: any intermediate, as for an
-    /// inter-group packet (plain VLB/PB). Used by vlb, ugal and pb.
-    #[serde(default)]
-    pub vlb_restricted: Option<bool>,
-    /// Recomputation (Dragonfly spec §3.4): a Valiant-routed packet at the head of an
-    /// injection queue whose first hop is blocked draws a new intermediate (and PB re-decides)
-    /// every cycle until it leaves the injection buffer (default false). Used by vlb and pb.
-    #[serde(default)]
-    pub recompute: Option<bool>,
-    /// UGAL/PB threshold T of Eq. 2-1 in packets (default 0, Table 3-1).
-    #[serde(default)]
-    pub ugal_threshold: Option<i64>,
-    /// PB: factor F of Eq. 2-2 in percent (default 120, Table 3-1).
-    #[serde(default)]
-    pub pb_factor: Option<u32>,
-    /// PB: threshold T of Eq. 2-2 in packets (default 5, Table 3-1).
-    #[serde(default)]
-    pub pb_threshold: Option<u32>,
+    pub dmodk_digits: DmodkDigits,
+}
+
+/// `[routing]` of `updown`: no keys besides `algorithm`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UpdownRouting {}
+
+/// `[routing]` of `lft_file`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LftFileRouting {
+    /// The `.fdbs` file (relative to the scenario file).
+    pub file: String,
+}
+
+/// `[routing]` of `min`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MinRouting {
     /// Explicit hop-type template for VC assignment, e.g. `["L0", "G0", "L1"]` (default: the
     /// routing's own, spec §3.0.3). The channel-dependency check refuses a cyclic one.
     #[serde(default)]
     pub vc_template: Option<Vec<String>>,
-    /// Torus: dateline VC classes (default true). False uses one class and deadlocks; the
-    /// channel-dependency check refuses it.
+    /// The counter observer's keys (`[routing.lian]`, with `stats.group_counters` only).
     #[serde(default)]
-    pub dateline: Option<bool>,
-    /// D-mod-k: which of the destination's digits choose the up ports, level by level
-    /// (`"low_first"`, the default, or `"high_first"`; drb-and-ddbbm spec B.6).
+    pub lian: Option<GroupCounterKeys>,
+}
+
+/// `[routing]` of `vlb`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VlbRouting {
+    /// Valiant phase-A policy on a Dragonfly: `lgl` (default), `lg-`, `-gl`, `-g-` (Dragonfly
+    /// spec §3.0.2).
     #[serde(default)]
-    pub dmodk_digits: Option<DmodkDigits>,
-    /// ACOR's level machinery (`[routing.acor]`, Dragonfly spec §3.7, §3.8, Table 5-3); used
-    /// by acor and pb_acor.
+    pub vlb_policy: VlbPolicy,
+    /// May an inter-group packet pick its Valiant intermediate in its own group? Default false
+    /// (spec A17, FOGSim SRCEXC); intra-group packets always stay in their group (RVLB, §3.3).
+    #[serde(default)]
+    pub valiant_source_group: bool,
+    /// Restricted VLB (Dragonfly spec §3.3): an intra-group packet draws its Valiant
+    /// intermediate in its own group (default true); false: any intermediate.
+    #[serde(default = "yes")]
+    pub vlb_restricted: bool,
+    /// Recomputation (Dragonfly spec §3.4): a Valiant-routed packet at the head of an
+    /// injection queue whose first hop is blocked draws a new intermediate every cycle until
+    /// it leaves the injection buffer (default false).
+    #[serde(default)]
+    pub recompute: bool,
+    /// Explicit hop-type template for VC assignment (see [`MinRouting::vc_template`]).
+    #[serde(default)]
+    pub vc_template: Option<Vec<String>>,
+    /// The counter observer's keys (`[routing.lian]`, with `stats.group_counters` only).
+    #[serde(default)]
+    pub lian: Option<GroupCounterKeys>,
+}
+
+/// `[routing]` of `ugal`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UgalRouting {
+    /// Valiant phase-A policy of the non-minimal candidate (see [`VlbRouting::vlb_policy`]).
+    #[serde(default)]
+    pub vlb_policy: VlbPolicy,
+    /// See [`VlbRouting::valiant_source_group`].
+    #[serde(default)]
+    pub valiant_source_group: bool,
+    /// See [`VlbRouting::vlb_restricted`].
+    #[serde(default = "yes")]
+    pub vlb_restricted: bool,
+    /// Threshold T of Eq. 2-1 in packets (default 0, Table 3-1).
+    #[serde(default)]
+    pub ugal_threshold: i64,
+    /// Explicit hop-type template for VC assignment (see [`MinRouting::vc_template`]).
+    #[serde(default)]
+    pub vc_template: Option<Vec<String>>,
+    /// The counter observer's keys (`[routing.lian]`, with `stats.group_counters` only).
+    #[serde(default)]
+    pub lian: Option<GroupCounterKeys>,
+}
+
+/// `[routing]` of `pb`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PbRouting {
+    /// See [`VlbRouting::vlb_policy`].
+    #[serde(default)]
+    pub vlb_policy: VlbPolicy,
+    /// See [`VlbRouting::valiant_source_group`].
+    #[serde(default)]
+    pub valiant_source_group: bool,
+    /// See [`VlbRouting::vlb_restricted`].
+    #[serde(default = "yes")]
+    pub vlb_restricted: bool,
+    /// Recomputation: PB re-decides every cycle a Valiant head is blocked (default false).
+    #[serde(default)]
+    pub recompute: bool,
+    /// UGAL threshold T of Eq. 2-1 in packets (default 0, Table 3-1).
+    #[serde(default)]
+    pub ugal_threshold: i64,
+    /// Factor F of Eq. 2-2 in percent (default 120, Table 3-1).
+    #[serde(default = "pb_factor")]
+    pub pb_factor: u32,
+    /// Threshold T of Eq. 2-2 in packets (default 5, Table 3-1).
+    #[serde(default = "pb_threshold")]
+    pub pb_threshold: u32,
+    /// Explicit hop-type template for VC assignment (see [`MinRouting::vc_template`]).
+    #[serde(default)]
+    pub vc_template: Option<Vec<String>>,
+    /// The counter observer's keys (`[routing.lian]`, with `stats.group_counters` only).
+    #[serde(default)]
+    pub lian: Option<GroupCounterKeys>,
+}
+
+/// `[routing]` of `acor`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AcorRouting {
+    /// ACOR's level machinery (`[routing.acor]`, Dragonfly spec §3.7, Table 5-3).
     #[serde(default)]
     pub acor: AcorConfig,
-    /// TPR's counters and thresholds (`[routing.tpr]`, Dragonfly spec §3.9, Table 6-1); used
-    /// by tpr.
+    /// Explicit hop-type template for VC assignment (see [`MinRouting::vc_template`]).
+    #[serde(default)]
+    pub vc_template: Option<Vec<String>>,
+    /// The counter observer's keys (`[routing.lian]`, with `stats.group_counters` only).
+    #[serde(default)]
+    pub lian: Option<GroupCounterKeys>,
+}
+
+/// `[routing]` of `pb_acor`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PbAcorRouting {
+    /// UGAL threshold T of Eq. 2-1 in packets (default 0, Table 3-1).
+    #[serde(default)]
+    pub ugal_threshold: i64,
+    /// PB's factor F of Eq. 2-2 in percent (default 120).
+    #[serde(default = "pb_factor")]
+    pub pb_factor: u32,
+    /// PB's threshold T of Eq. 2-2 in packets (default 5).
+    #[serde(default = "pb_threshold")]
+    pub pb_threshold: u32,
+    /// ACOR's level machinery (`[routing.acor]`, Dragonfly spec §3.8, Table 5-3).
+    #[serde(default)]
+    pub acor: AcorConfig,
+    /// Explicit hop-type template for VC assignment (see [`MinRouting::vc_template`]).
+    #[serde(default)]
+    pub vc_template: Option<Vec<String>>,
+    /// The counter observer's keys (`[routing.lian]`, with `stats.group_counters` only).
+    #[serde(default)]
+    pub lian: Option<GroupCounterKeys>,
+}
+
+/// `[routing]` of `tpr`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TprRouting {
+    /// See [`VlbRouting::vlb_policy`].
+    #[serde(default)]
+    pub vlb_policy: VlbPolicy,
+    /// Recomputation of Valiant heads (default false).
+    #[serde(default)]
+    pub recompute: bool,
+    /// TPR's counters and thresholds (`[routing.tpr]`, Dragonfly spec §3.9, Table 6-1).
     #[serde(default)]
     pub tpr: TprConfig,
-    /// LIAN's counters and thresholds (`[routing.lian]`, Dragonfly spec §3.10, Table 6-1);
-    /// used by lian.
+    /// Explicit hop-type template for VC assignment (see [`MinRouting::vc_template`]).
+    #[serde(default)]
+    pub vc_template: Option<Vec<String>>,
+    /// The counter observer's keys (`[routing.lian]`, with `stats.group_counters` only).
+    #[serde(default)]
+    pub lian: Option<GroupCounterKeys>,
+}
+
+/// `[routing]` of `lian`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LianRouting {
+    /// Recomputation of Valiant heads (default true for LIAN, spec A16).
+    #[serde(default = "yes")]
+    pub recompute: bool,
+    /// LIAN's counters and thresholds (`[routing.lian]`, Dragonfly spec §3.10, Table 6-1).
     #[serde(default)]
     pub lian: LianConfig,
+    /// Explicit hop-type template for VC assignment (see [`MinRouting::vc_template`]).
+    #[serde(default)]
+    pub vc_template: Option<Vec<String>>,
+}
+
+fn yes() -> bool {
+    true
+}
+fn pb_factor() -> u32 {
+    120
+}
+fn pb_threshold() -> u32 {
+    5
+}
+
+/// `[routing.lian]` under a Dragonfly routing other than `lian`: the counter keys the counter
+/// observer (`stats.group_counters`, Fig 6-8) reads (spec §3.10.1).
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct GroupCounterKeys {
+    /// History window HW of inj_i in cycles (default 200).
+    #[serde(default)]
+    pub window_cycles: Option<u64>,
+    /// Counter model (default `"extended"`).
+    #[serde(default)]
+    pub counters: Option<LianCounters>,
+    /// w of Eq. 6-1 (default 0.1).
+    #[serde(default)]
+    pub w: Option<f64>,
 }
 
 /// `[routing.tpr]`: TPR as the thesis implements it (Dragonfly spec §3.9, Table 6-1): the

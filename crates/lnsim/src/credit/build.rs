@@ -201,7 +201,7 @@ fn deadlock_check(
     );
     if let Some(cycle) = &check.cycle {
         if !s.sim.allow_deadlock {
-            let key = if s.routing.file.is_some() {
+            let key = if matches!(s.routing, crate::config::RoutingConfig::LftFile(_)) {
                 "routing.file"
             } else {
                 "routing.algorithm"

@@ -111,7 +111,7 @@ mod tests {
         let text = format!(
             "[sim]\nmodel = \"credit\"\nend_time = \"1us\"\n[topology]\nkind = \"mesh\"\ndims = [2]\nhcas_per_switch = 1\n{extra}"
         );
-        toml::from_str(&text).unwrap()
+        crate::config::parse_for_test(&text)
     }
 
     #[test]

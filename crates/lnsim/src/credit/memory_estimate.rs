@@ -646,8 +646,8 @@ mod tests {
             "kind = \"torus\"\ndims = [5]\nhcas_per_switch = 3",
             "kind = \"fat_tree\"\nk = 4\nn = 3",
             "kind = \"fat_tree\"\ndown = [18, 36]\nup = [1, 18]",
-            "kind = \"dragonfly\"\np = 2",
-            "kind = \"dragonfly\"\np = 3\na = 4\nh = 2",
+            "kind = \"dragonfly\"\np = 2\n[routing]\nalgorithm = \"min\"",
+            "kind = \"dragonfly\"\np = 3\na = 4\nh = 2\n[routing]\nalgorithm = \"min\"",
         ] {
             // (no sim.end_time: a Dragonfly is a cycle-level scenario, which refuses it)
             let l = load(&format!("[sim]\n[topology]\n{topo}\n"));

@@ -85,7 +85,29 @@ impl CounterTrace {
     /// The observer's counter parameters: LIAN's (`routing.lian.window_cycles`, `counters`,
     /// `w`), with their defaults.
     pub fn params(cfg: &crate::config::RoutingConfig) -> crate::error::Result<CounterParams> {
-        crate::cycle::routing::lian::counter_params(cfg)
+        crate::cycle::routing::lian::counter_params(&cfg.counter_keys().unwrap_or_default())
+    }
+
+    /// Refuses the observer's keys (`[routing.lian]`) under a routing that takes them only for
+    /// the observer (every Dragonfly routing but LIAN) when the observer is off (`observe`).
+    pub fn check_keys(
+        l: &crate::config::LoadedScenario,
+        observe: bool,
+    ) -> crate::error::Result<()> {
+        let r = &l.scenario.routing;
+        let own = matches!(r, crate::config::RoutingConfig::Lian(_));
+        if observe || own || r.counter_keys().is_none() {
+            return Ok(());
+        }
+        Err(crate::error::Error::input(
+            "routing.lian",
+            format!(
+                "applies to Dragonfly lian, and under another routing (here \"{}\") only with \
+                 stats.group_counters, whose counters read routing.lian.window_cycles, counters \
+                 and w",
+                r.algorithm().name()
+            ),
+        ))
     }
 
     fn cols_of(s: &DragonflyShape) -> usize {
@@ -217,8 +239,7 @@ fn r6(x: f64) -> f64 {
 mod tests {
     use super::*;
     use crate::config::RoutingConfig;
-    use crate::cycle::routing::algorithm::CycleAlgorithm;
-    use crate::cycle::routing::lian::{counter_params, Lian};
+    use crate::cycle::routing::lian::Lian;
     use crate::topology::dragonfly::Arrangement;
 
     fn h3() -> DragonflyShape {
@@ -235,11 +256,13 @@ mod tests {
     #[test]
     fn the_observer_counts_what_lian_reads() {
         let s = h3();
-        let mut cfg = RoutingConfig::default();
-        cfg.lian.w = Some(0.25);
-        cfg.lian.window_cycles = Some(100);
-        let lian = Lian::new(&cfg, 10).unwrap();
-        let p = counter_params(&cfg).unwrap();
+        let text = "algorithm = \"lian\"\n[lian]\nw = 0.25\nwindow_cycles = 100\n";
+        let cfg: RoutingConfig = toml::from_str(text).unwrap();
+        let RoutingConfig::Lian(k) = &cfg else {
+            panic!("lian")
+        };
+        let lian = Lian::new(k, 10).unwrap();
+        let p = CounterTrace::params(&cfg).unwrap();
         assert_eq!(p, lian.counters);
         let mut theirs = GroupCounters::new(s.routers(), s.a, s.groups, 64, lian.counters);
         let mut t = CounterTrace::new(s, p, 64, 0, 1000);

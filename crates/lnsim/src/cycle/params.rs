@@ -9,8 +9,12 @@
 //! A routing algorithm's own keys and their defaults belong to the algorithm
 //! ([`crate::cycle::routing::algorithm::CycleAlgorithm::new`]).
 
-use crate::config::{LoadedScenario, RouterConfig, TopologyConfig, TopologyKind, TrafficConfig};
+use crate::config::{
+    kinds, LoadedScenario, RouterConfig, RoutingAlgorithm, RoutingConfig, TopologyConfig,
+    TopologyKind, TrafficConfig,
+};
 use crate::cycle::routing::algorithm::{CycleAlgorithm, Family, VcNeeds};
+use crate::cycle::routing::cycle_algorithm;
 use crate::cycle::routing::group_counters::CounterParams;
 use crate::cycle::routing::vc_template::{HopClass, VcTemplate};
 use crate::error::{Error, Result};
@@ -28,10 +32,6 @@ pub(crate) mod default {
     pub const SATURATION_MIN_CYCLES: u64 = 5000;
     /// Cycles per time bin of `bins.csv`.
     pub const BIN_CYCLES: u64 = 1000;
-    /// Torus dateline VC classes.
-    pub const DATELINE: bool = true;
-    /// The routing of a mesh or torus (a Dragonfly's must be given).
-    pub const MESH_ROUTING: crate::config::RoutingAlgorithm = crate::config::RoutingAlgorithm::Dor;
 }
 
 /// Longest mesh/torus dimension of the cycle-level model, in routers (a 4096-router line takes
@@ -323,17 +323,8 @@ fn routing_params(
     let (r, rc) = (&s.routing, &s.router);
     let registered = crate::cycle::routing::cycle_algorithms(family);
     let names: Vec<&str> = registered.iter().map(|a| a.name()).collect();
-    let name = match (r.algorithm, family) {
-        (Some(a), _) => a,
-        (None, Family::MeshTorus) => default::MESH_ROUTING,
-        (None, Family::Dragonfly) => {
-            return Err(Error::input(
-                "routing.algorithm",
-                format!("required for a Dragonfly: {}", list(&names, "or")),
-            ))
-        }
-    };
-    let algorithm = match crate::cycle::routing::cycle_algorithm(name, family, r, pkt_phits) {
+    let name = r.algorithm();
+    let algorithm = match crate::cycle::routing::cycle_algorithm(r, family, pkt_phits) {
         Some(a) => a?,
         None => {
             let what = match family {
@@ -348,7 +339,7 @@ fn routing_params(
             ));
         }
     };
-    reject_other_algorithms_keys(l, algorithm.as_ref(), observe)?;
+    reject_dragonfly_keys(l, family, observe)?;
     let dragonfly = family == Family::Dragonfly;
     let reject = |key: &str, set: bool, why: &str| -> Result<()> {
         if set {
@@ -357,14 +348,10 @@ fn routing_params(
             Ok(())
         }
     };
-    reject(
-        "routing.vc_template",
-        r.vc_template.is_some() && !dragonfly,
-        "applies to Dragonflies (meshes and tori use VC classes)",
-    )?;
+    let given = |key: &str| l.merged.get("routing").and_then(|t| t.get(key)).is_some();
     reject(
         "routing.dateline",
-        r.dateline.is_some() && !torus,
+        given("dateline") && !torus,
         "applies to tori",
     )?;
     reject(
@@ -372,10 +359,13 @@ fn routing_params(
         rc.global_vcs.is_some() && !dragonfly,
         "applies to Dragonflies",
     )?;
-    let dateline = r.dateline.unwrap_or(default::DATELINE);
+    let dateline = match r {
+        RoutingConfig::Dor(k) => k.dateline,
+        _ => true,
+    };
     let (template, phases, classes, local_vcs, global_vcs) = match (family, algorithm.vcs()) {
         (Family::Dragonfly, VcNeeds::Template(own)) => {
-            let template = match &r.vc_template {
+            let template = match r.vc_template() {
                 Some(items) => VcTemplate::parse(items)?,
                 None => own,
             };
@@ -420,9 +410,9 @@ fn routing_params(
     if local_vcs > MAX_VCS || global_vcs > MAX_VCS {
         return Err(Error::input("router.local_vcs", "at most 64 VCs per port"));
     }
-    let deadlock_key = if r.vc_template.is_some() {
+    let deadlock_key = if r.vc_template().is_some() {
         "routing.vc_template"
-    } else if r.dateline == Some(false) {
+    } else if !dateline {
         "routing.dateline"
     } else {
         "routing"
@@ -450,70 +440,31 @@ fn list(names: &[&str], conj: &str) -> String {
     }
 }
 
-/// LIAN's counter keys, which the counter observer (`stats.group_counters`) reads under any
-/// routing.
-const OBSERVER_LIAN_KEYS: [&str; 3] = ["window_cycles", "counters", "w"];
-
-/// Refuses a `[routing]` key that another registered algorithm reads but `alg` does not,
-/// naming the algorithms it applies to; with the counter observer (`observe`), LIAN's counter
-/// keys ([`OBSERVER_LIAN_KEYS`]) apply to any algorithm.
-fn reject_other_algorithms_keys(
-    l: &LoadedScenario,
-    alg: &dyn CycleAlgorithm,
-    observe: bool,
-) -> Result<()> {
+/// Refuses what the type of `[routing]` cannot: on a mesh or torus, a key of the algorithm's
+/// Dragonfly form (`vlb` takes no Valiant keys there), naming the Dragonfly routings that take
+/// it; and, through the counter observer's own check, its keys without it.
+fn reject_dragonfly_keys(l: &LoadedScenario, family: Family, observe: bool) -> Result<()> {
+    super::counter_trace::CounterTrace::check_keys(l, observe)?;
     let Some(set) = l.merged.get("routing").and_then(|t| t.as_table()) else {
         return Ok(());
     };
-    let mut all = Vec::new();
-    for family in [Family::Dragonfly, Family::MeshTorus] {
-        for a in crate::cycle::routing::cycle_algorithms(family) {
-            all.push((family, a));
-        }
-    }
-    let mut seen: Vec<&str> = Vec::new();
-    for (_, a) in &all {
-        for &k in a.keys() {
-            if seen.contains(&k) {
-                continue;
-            }
-            seen.push(k);
-            if !set.contains_key(k) || alg.keys().contains(&k) {
-                continue;
-            }
-            if observe && k == "lian" {
-                // the observer's keys only; another one names LIAN as its user below
-                let sub = set.get(k).and_then(|t| t.as_table());
-                let other =
-                    sub.and_then(|t| t.keys().find(|x| !OBSERVER_LIAN_KEYS.contains(&x.as_str())));
-                match other {
-                    None => continue,
-                    Some(x) => {
-                        return Err(Error::input(
-                            &format!("routing.lian.{x}"),
-                            format!(
-                                "applies to Dragonfly lian; with stats.group_counters only \
-                                 routing.lian.{} apply to \"{}\"",
-                                OBSERVER_LIAN_KEYS.join(", "),
-                                alg.name()
-                            ),
-                        ))
-                    }
-                }
-            }
-            let users: Vec<&(Family, Arc<dyn CycleAlgorithm>)> =
-                all.iter().filter(|(_, b)| b.keys().contains(&k)).collect();
-            let names: Vec<&str> = users.iter().map(|(_, b)| b.name()).collect();
-            let family = users[0].0;
-            let prefix = if users.iter().all(|(f, _)| *f == family) {
-                format!("{} ", family.name())
+    for k in set.keys().filter(|k| k.as_str() != "algorithm") {
+        if family == Family::MeshTorus && k != "dateline" {
+            // the Dragonfly routings whose keys include it
+            let takers = kinds::kinds_taking(&format!("routing.{k}")).map_or(vec![], |t| t.1);
+            let users: Vec<&str> = RoutingAlgorithm::ALL
+                .iter()
+                .filter(|a| takers.contains(&a.name()))
+                .filter_map(|&a| RoutingConfig::with_defaults(a))
+                .filter(|c| cycle_algorithm(c, Family::Dragonfly, 1).is_some())
+                .map(|c| c.algorithm().name())
+                .collect();
+            let why = if k == "vc_template" {
+                "applies to Dragonflies (meshes and tori use VC classes)".to_string()
             } else {
-                String::new()
+                format!("applies to Dragonfly {}", list(&users, "and"))
             };
-            return Err(Error::input(
-                &format!("routing.{k}"),
-                format!("applies to {prefix}{}", list(&names, "and")),
-            ));
+            return Err(Error::input(&format!("routing.{k}"), why));
         }
     }
     Ok(())
@@ -551,7 +502,10 @@ fn reject_credit_level_keys(l: &LoadedScenario) -> Result<()> {
         ),
         ("traffic.flows", !s.traffic.flows.is_empty()),
         ("traffic.generators", !s.traffic.generators.is_empty()),
-        ("routing.file", s.routing.file.is_some()),
+        (
+            "routing.file",
+            matches!(s.routing, crate::config::RoutingConfig::LftFile(_)),
+        ),
         (
             "stats.buffer_occupancy",
             l.merged

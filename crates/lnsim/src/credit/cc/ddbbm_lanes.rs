@@ -195,7 +195,7 @@ mod tests {
     fn scenario(extra: &str) -> Scenario {
         let text =
             format!("[sim]\nmodel = \"credit\"\nend_time = \"1us\"\n[topology]\nkind = \"mesh\"\ndims = [2]\nhcas_per_switch = 1\n[switch]\nqueue_mapping = \"ddbbm\"\n{extra}");
-        toml::from_str(&text).unwrap()
+        crate::config::parse_for_test(&text)
     }
 
     fn err(extra: &str, ddbbm: &str) -> String {

@@ -17,7 +17,7 @@ pub mod updown;
 
 pub use tables::ForwardingTables;
 
-use crate::config::{catalog, Model, RoutingAlgorithm, Scenario, TopologyKind};
+use crate::config::{catalog, Model, RoutingAlgorithm, RoutingConfig, Scenario};
 use crate::error::{Error, Result};
 use crate::topology::{Fabric, Shape};
 use std::path::Path;
@@ -56,63 +56,36 @@ fn not_a_credit_routing(alg: RoutingAlgorithm) -> String {
     }
 }
 
-/// The forwarding algorithm of a credit-level scenario: `routing.algorithm`, else by topology
-/// kind (DOR on meshes and tori, D-mod-k on fat trees, up*/down* otherwise).
+/// The forwarding algorithm of a credit-level scenario: `routing.algorithm` (the loader names
+/// the topology's default when a scenario does not: [`crate::config::default_routing`]).
 pub fn algorithm_of(s: &Scenario) -> RoutingAlgorithm {
-    s.routing.algorithm.unwrap_or(match s.topology.kind() {
-        TopologyKind::Mesh | TopologyKind::Torus => RoutingAlgorithm::Dor,
-        TopologyKind::FatTree => RoutingAlgorithm::Dmodk,
-        _ => RoutingAlgorithm::Updown,
-    })
+    s.routing.algorithm()
 }
 
-/// Builds the forwarding tables a scenario asks for (default by topology kind).
+/// Builds the forwarding tables a scenario's `[routing]` asks for.
 pub fn build(s: &Scenario, fabric: &Fabric, base_dir: &Path) -> Result<ForwardingTables> {
-    let alg = algorithm_of(s);
-    if alg != RoutingAlgorithm::Dmodk && s.routing.dmodk_digits.is_some() {
-        return Err(Error::input(
-            "routing.dmodk_digits",
-            "only used with routing.algorithm = \"dmodk\" (the fat-tree default)",
-        ));
-    }
-    if alg != RoutingAlgorithm::LftFile && s.routing.file.is_some() {
-        return Err(Error::input(
-            "routing.file",
-            "only used with routing.algorithm = \"lft_file\"",
-        ));
-    }
-    match alg {
-        RoutingAlgorithm::Dor => match &fabric.shape {
+    match &s.routing {
+        RoutingConfig::Dor(_) => match &fabric.shape {
             Shape::MeshTorus { .. } => dor_tables::build(fabric),
             _ => Err(Error::input(
                 "routing.algorithm",
                 "\"dor\" needs a mesh or torus topology",
             )),
         },
-        RoutingAlgorithm::Dmodk => match &fabric.shape {
-            Shape::FatTree { .. } => {
-                dmodk::build(fabric, s.routing.dmodk_digits.unwrap_or_default())
-            }
+        RoutingConfig::Dmodk(k) => match &fabric.shape {
+            Shape::FatTree { .. } => dmodk::build(fabric, k.dmodk_digits),
             _ => Err(Error::input(
                 "routing.algorithm",
                 "\"dmodk\" needs a fat_tree topology",
             )),
         },
-        RoutingAlgorithm::Updown => updown::build(fabric),
-        RoutingAlgorithm::LftFile => {
-            let f = s.routing.file.as_ref().ok_or_else(|| {
-                Error::input(
-                    "routing.file",
-                    "required with routing.algorithm = \"lft_file\"",
-                )
-            })?;
-            tables::load_fdbs(&base_dir.join(f), fabric)
-        }
+        RoutingConfig::Updown(_) => updown::build(fabric),
+        RoutingConfig::LftFile(k) => tables::load_fdbs(&base_dir.join(&k.file), fabric),
         // every other algorithm is the cycle-level wing's: the catalogue says which, so this
         // wing need not name them
         other => Err(Error::input(
             "routing.algorithm",
-            not_a_credit_routing(other),
+            not_a_credit_routing(other.algorithm()),
         )),
     }
 }

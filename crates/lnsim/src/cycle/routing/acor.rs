@@ -26,10 +26,10 @@ use super::acor_levels::AcorParams;
 use super::algorithm::{CycleAlgorithm, Paths, StateNeeds, VcNeeds};
 use super::candidates::{Occupancy, RouteState};
 use super::piggyback::Piggyback;
+use super::ugal::Ugal;
 use super::valiant::{Valiant, VlbPolicy};
 use super::vc_template::VcTemplate;
-use crate::config::RoutingConfig;
-use crate::error::Result;
+use crate::config::{AcorRouting, PbAcorRouting};
 use rand_chacha::ChaCha8Rng;
 
 /// The Valiant draw of a level: `policy`, RVLB for intra-group packets, the source group
@@ -50,20 +50,21 @@ pub struct Acor {
     pub params: AcorParams,
 }
 
-impl CycleAlgorithm for Acor {
-    fn new(cfg: &RoutingConfig, _: u32) -> Result<Self> {
-        Ok(Acor {
-            params: AcorParams::new(cfg, 500),
-        })
+impl Acor {
+    /// ACOR from its `[routing]` keys (`routing.algorithm = "acor"`; IT2 default 500).
+    pub fn new(k: &AcorRouting) -> Self {
+        Acor {
+            params: AcorParams::new(&k.acor, 500),
+        }
     }
+}
+
+impl CycleAlgorithm for Acor {
     fn name(&self) -> &'static str {
         "acor"
     }
     fn vcs(&self) -> VcNeeds {
         VcNeeds::Template(VcTemplate::valiant())
-    }
-    fn keys(&self) -> &'static [&'static str] {
-        &["acor"]
     }
     fn decides_at_injection(&self) -> bool {
         true
@@ -104,21 +105,23 @@ pub struct PbAcor {
     pub params: AcorParams,
 }
 
-impl CycleAlgorithm for PbAcor {
-    fn new(cfg: &RoutingConfig, pkt_phits: u32) -> Result<Self> {
-        Ok(PbAcor {
-            pb: Piggyback::new(cfg, pkt_phits)?,
-            params: AcorParams::new(cfg, 50),
-        })
+impl PbAcor {
+    /// PB-ACOR from its `[routing]` keys (`routing.algorithm = "pb_acor"`; IT2 default 50).
+    pub fn new(k: &PbAcorRouting, pkt_phits: u32) -> Self {
+        let ugal = Ugal::with(Valiant::plain(), k.ugal_threshold, pkt_phits);
+        PbAcor {
+            pb: Piggyback::with(ugal, k.pb_factor, k.pb_threshold, pkt_phits),
+            params: AcorParams::new(&k.acor, 50),
+        }
     }
+}
+
+impl CycleAlgorithm for PbAcor {
     fn name(&self) -> &'static str {
         "pb_acor"
     }
     fn vcs(&self) -> VcNeeds {
         VcNeeds::Template(VcTemplate::valiant())
-    }
-    fn keys(&self) -> &'static [&'static str] {
-        &["ugal_threshold", "pb_factor", "pb_threshold", "acor"]
     }
     fn decides_at_injection(&self) -> bool {
         true

@@ -6,7 +6,7 @@
 //! threshold (DT1, DT2) (FOGSim's `≥` and `≤`); and every level change, for the level trace.
 //! The algorithms that draw by level are in [`super::acor`].
 
-use crate::config::{AcorSequence, AcorVariant, RoutingConfig, VlbPolicy};
+use crate::config::{AcorConfig, AcorSequence, AcorVariant, VlbPolicy};
 
 /// No threshold (a level that never rises, or never falls).
 const NEVER: u32 = u32::MAX;
@@ -34,8 +34,7 @@ pub struct AcorParams {
 impl AcorParams {
     /// The parameters of `[routing.acor]` with Table 5-3's defaults (IT2 = `it2_default`:
     /// 500 for ACOR, 50 for PB-ACOR).
-    pub fn new(cfg: &RoutingConfig, it2_default: u32) -> Self {
-        let a = &cfg.acor;
+    pub fn new(a: &AcorConfig, it2_default: u32) -> Self {
         AcorParams {
             per_packet: a.variant.unwrap_or_default() == AcorVariant::Packet,
             sequence: a.sequence.unwrap_or_default(),

@@ -21,8 +21,6 @@ use super::dragonfly_paths::DragonflyPaths;
 use super::group_counters::CounterParams;
 use super::mesh_paths::MeshPaths;
 use super::vc_template::VcTemplate;
-use crate::config::RoutingConfig;
-use crate::error::Result;
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 
@@ -87,23 +85,11 @@ pub enum StateNeeds {
 /// ([`Paths::follow`]); an algorithm says what it decides. Decisions are made once per packet
 /// (at its injection router) unless the algorithm routes [`CycleAlgorithm::hop_by_hop`].
 pub trait CycleAlgorithm: std::fmt::Debug + Send + Sync {
-    /// Builds it from the scenario's `[routing]` table (its own keys, with their defaults) for
-    /// packets of `pkt_phits` phits.
-    fn new(cfg: &RoutingConfig, pkt_phits: u32) -> Result<Self>
-    where
-        Self: Sized;
-
     /// The name scenarios give it (`routing.algorithm`).
     fn name(&self) -> &'static str;
 
     /// The VCs its packets need.
     fn vcs(&self) -> VcNeeds;
-
-    /// The `[routing]` keys it reads besides `algorithm` (`"vlb_policy"`, …): a scenario that
-    /// sets another algorithm's key is refused, naming it.
-    fn keys(&self) -> &'static [&'static str] {
-        &[]
-    }
 
     /// Does [`CycleAlgorithm::at_injection`] decide anything? (If not, every packet keeps the
     /// default header and follows the minimal or dimension-order path.)
@@ -298,18 +284,20 @@ impl CycleRouting {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::RoutingAlgorithm;
+    use crate::config::{RoutingAlgorithm, RoutingConfig};
     use crate::topology::dragonfly::{Arrangement, DragonflyShape};
 
     /// Every registered algorithm states the VC needs of its family, and its name is the one
     /// it is registered under.
     #[test]
     fn the_registry_builds_every_algorithm_under_its_name() {
-        let cfg = RoutingConfig::default();
         let mut n = 0;
         for family in [Family::Dragonfly, Family::MeshTorus] {
             for &a in RoutingAlgorithm::ALL.iter() {
-                let Some(alg) = super::super::cycle_algorithm(a, family, &cfg, 10) else {
+                let Some(cfg) = RoutingConfig::with_defaults(a) else {
+                    continue;
+                };
+                let Some(alg) = super::super::cycle_algorithm(&cfg, family, 10) else {
                     continue;
                 };
                 let alg = alg.unwrap();
@@ -332,9 +320,6 @@ mod tests {
     struct OwnHops;
 
     impl CycleAlgorithm for OwnHops {
-        fn new(_: &RoutingConfig, _: u32) -> Result<Self> {
-            Ok(OwnHops)
-        }
         fn name(&self) -> &'static str {
             "own"
         }

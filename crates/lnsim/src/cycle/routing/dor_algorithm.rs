@@ -4,8 +4,6 @@
 //! to decide. On a torus the paths use dateline VC classes.
 
 use super::algorithm::{CycleAlgorithm, VcNeeds};
-use crate::config::RoutingConfig;
-use crate::error::Result;
 
 /// DOR on a mesh or torus in the cycle-level model: every packet takes the dimension-order
 /// path; nothing to decide.
@@ -13,9 +11,6 @@ use crate::error::Result;
 pub struct Dor;
 
 impl CycleAlgorithm for Dor {
-    fn new(_: &RoutingConfig, _: u32) -> Result<Self> {
-        Ok(Dor)
-    }
     fn name(&self) -> &'static str {
         "dor"
     }

@@ -31,7 +31,7 @@ use super::tpr::UgalModulation;
 use super::ugal::prefer_minimal;
 use super::valiant::{Valiant, VlbPolicy};
 use super::vc_template::VcTemplate;
-use crate::config::RoutingConfig;
+use crate::config::{GroupCounterKeys, LianRouting};
 use crate::error::{Error, Result};
 use crate::topology::dragonfly::DragonflyShape;
 use rand_chacha::ChaCha8Rng;
@@ -143,8 +143,7 @@ impl Lian {
 /// LIAN's counter parameters from `[routing.lian]` (spec §3.10.1, Table 6-1: HW = 200 cycles,
 /// the extended model, w = 0.1): what LIAN reads and what the counter observer
 /// (`stats.group_counters`, Fig 6-8) keeps under any routing.
-pub fn counter_params(cfg: &RoutingConfig) -> Result<CounterParams> {
-    let l = &cfg.lian;
+pub fn counter_params(l: &GroupCounterKeys) -> Result<CounterParams> {
     let w = l.w.unwrap_or(0.1);
     if !w.is_finite() || w < 0.0 {
         return Err(Error::input("routing.lian.w", "must be a finite w ≥ 0"));
@@ -156,11 +155,18 @@ pub fn counter_params(cfg: &RoutingConfig) -> Result<CounterParams> {
     })
 }
 
-impl CycleAlgorithm for Lian {
-    fn new(cfg: &RoutingConfig, pkt_phits: u32) -> Result<Self> {
-        let l = &cfg.lian;
+impl Lian {
+    /// LIAN from its `[routing]` keys (`routing.algorithm = "lian"`) for packets of
+    /// `pkt_phits` phits.
+    pub fn new(k: &LianRouting, pkt_phits: u32) -> Result<Self> {
+        let l = &k.lian;
+        let counters = GroupCounterKeys {
+            window_cycles: l.window_cycles,
+            counters: l.counters,
+            w: l.w,
+        };
         Ok(Lian {
-            counters: counter_params(cfg)?,
+            counters: counter_params(&counters)?,
             modulation: UgalModulation::new(
                 "lian",
                 l.li_low,
@@ -176,18 +182,18 @@ impl CycleAlgorithm for Lian {
                 sgc_inclusive: l.sgc_inclusive.unwrap_or(false),
                 ilc_th: l.ilc_th.unwrap_or(20.0),
             },
-            recompute: cfg.recompute.unwrap_or(true),
+            recompute: k.recompute,
             recompute_policy: l.recompute_policy.unwrap_or(false),
         })
     }
+}
+
+impl CycleAlgorithm for Lian {
     fn name(&self) -> &'static str {
         "lian"
     }
     fn vcs(&self) -> VcNeeds {
         VcNeeds::Template(VcTemplate::valiant())
-    }
-    fn keys(&self) -> &'static [&'static str] {
-        &["recompute", "lian"]
     }
     fn decides_at_injection(&self) -> bool {
         true
@@ -385,13 +391,18 @@ mod tests {
         }
     }
 
+    /// LIAN's `[routing]` keys, all at their defaults.
+    fn defaults() -> LianRouting {
+        toml::from_str("").unwrap()
+    }
+
     /// The whole decision on scripted counters: the path classes a router's packets to one
     /// destination take (spec §3.10.4).
     #[test]
     fn the_policy_and_the_ugal_modulation() {
         let s = h6();
         let paths = Paths::Dragonfly(DragonflyPaths::new(s, VcTemplate::valiant()));
-        let lian = Lian::new(&RoutingConfig::default(), 10).unwrap();
+        let lian = Lian::new(&defaults(), 10).unwrap();
         let r = 11; // R_11 of group 0
         let dst = s.a + 3; // group 1, offset +1
         let mut rng = ChaCha8Rng::seed_from_u64(3);
@@ -447,7 +458,7 @@ mod tests {
     fn a_re_routed_head_keeps_its_policy() {
         let s = h6();
         let paths = Paths::Dragonfly(DragonflyPaths::new(s, VcTemplate::valiant()));
-        let mut cfg = RoutingConfig::default();
+        let mut cfg = defaults();
         let r = 11;
         let dst = s.a + 3;
         let mut c = counters(&s);
@@ -467,10 +478,8 @@ mod tests {
             assert_ne!(st.inter, NO_ROUTER, "adversarial on empty queues: Valiant");
         }
         // recomputation is on by default (spec A16), off on request
-        assert!(Lian::new(&RoutingConfig::default(), 10)
-            .unwrap()
-            .recomputes());
-        cfg.recompute = Some(false);
+        assert!(Lian::new(&defaults(), 10).unwrap().recomputes());
+        cfg.recompute = false;
         assert!(!Lian::new(&cfg, 10).unwrap().recomputes());
     }
 }

@@ -4,17 +4,12 @@
 
 use super::algorithm::{CycleAlgorithm, VcNeeds};
 use super::vc_template::VcTemplate;
-use crate::config::RoutingConfig;
-use crate::error::Result;
 
 /// MIN (spec §3.1): every packet takes the minimal path; nothing to decide.
 #[derive(Debug, Clone, Copy)]
 pub struct Min;
 
 impl CycleAlgorithm for Min {
-    fn new(_: &RoutingConfig, _: u32) -> Result<Self> {
-        Ok(Min)
-    }
     fn name(&self) -> &'static str {
         "min"
     }

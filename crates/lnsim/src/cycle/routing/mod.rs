@@ -58,27 +58,26 @@ use std::sync::Arc;
 /// `routing.algorithm` names on a topology family, built from the scenario's `[routing]` table
 /// for packets of `pkt_phits` phits; `None` when the name does not route that family.
 pub fn cycle_algorithm(
-    alg: RoutingAlgorithm,
-    family: Family,
     cfg: &RoutingConfig,
+    family: Family,
     pkt_phits: u32,
 ) -> Option<Result<Arc<dyn CycleAlgorithm>>> {
     use Family::{Dragonfly, MeshTorus};
-    use RoutingAlgorithm as A;
+    use RoutingConfig as R;
     fn built<T: CycleAlgorithm + 'static>(a: Result<T>) -> Result<Arc<dyn CycleAlgorithm>> {
         a.map(|a| Arc::new(a) as Arc<dyn CycleAlgorithm>)
     }
-    Some(match (alg, family) {
-        (A::Min, Dragonfly) => built(minimal::Min::new(cfg, pkt_phits)),
-        (A::Vlb, Dragonfly) => built(valiant::Valiant::new(cfg, pkt_phits)),
-        (A::Ugal, Dragonfly) => built(ugal::Ugal::new(cfg, pkt_phits)),
-        (A::Pb, Dragonfly) => built(piggyback::Piggyback::new(cfg, pkt_phits)),
-        (A::Acor, Dragonfly) => built(acor::Acor::new(cfg, pkt_phits)),
-        (A::PbAcor, Dragonfly) => built(acor::PbAcor::new(cfg, pkt_phits)),
-        (A::Tpr, Dragonfly) => built(tpr::Tpr::new(cfg, pkt_phits)),
-        (A::Lian, Dragonfly) => built(lian::Lian::new(cfg, pkt_phits)),
-        (A::Dor, MeshTorus) => built(dor_algorithm::Dor::new(cfg, pkt_phits)),
-        (A::Vlb, MeshTorus) => built(valiant::MeshValiant::new(cfg, pkt_phits)),
+    Some(match (cfg, family) {
+        (R::Min(_), Dragonfly) => built(Ok(minimal::Min)),
+        (R::Vlb(k), Dragonfly) => built(Ok(valiant::Valiant::new(k))),
+        (R::Ugal(k), Dragonfly) => built(Ok(ugal::Ugal::new(k, pkt_phits))),
+        (R::Pb(k), Dragonfly) => built(Ok(piggyback::Piggyback::new(k, pkt_phits))),
+        (R::Acor(k), Dragonfly) => built(Ok(acor::Acor::new(k))),
+        (R::PbAcor(k), Dragonfly) => built(Ok(acor::PbAcor::new(k, pkt_phits))),
+        (R::Tpr(k), Dragonfly) => built(tpr::Tpr::new(k, pkt_phits)),
+        (R::Lian(k), Dragonfly) => built(lian::Lian::new(k, pkt_phits)),
+        (R::Dor(_), MeshTorus) => built(Ok(dor_algorithm::Dor)),
+        (R::Vlb(_), MeshTorus) => built(Ok(valiant::MeshValiant)),
         _ => return None,
     })
 }
@@ -88,7 +87,8 @@ pub fn cycle_algorithm(
 pub fn cycle_algorithms(family: Family) -> Vec<Arc<dyn CycleAlgorithm>> {
     RoutingAlgorithm::ALL
         .iter()
-        .filter_map(|&a| cycle_algorithm(a, family, &RoutingConfig::default(), 1))
+        .filter_map(|&a| RoutingConfig::with_defaults(a))
+        .filter_map(|cfg| cycle_algorithm(&cfg, family, 1))
         .filter_map(|a| a.ok())
         .collect()
 }

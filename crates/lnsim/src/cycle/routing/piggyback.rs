@@ -10,10 +10,9 @@ use super::algorithm::{CycleAlgorithm, Paths, StateNeeds, VcNeeds};
 use super::candidates::{Occupancy, RouteState};
 use super::dragonfly_paths::DragonflyPaths;
 use super::ugal::Ugal;
-use super::valiant::ValiantDraw;
+use super::valiant::{Valiant, ValiantDraw};
 use super::vc_template::VcTemplate;
-use crate::config::RoutingConfig;
-use crate::error::Result;
+use crate::config::PbRouting;
 use rand_chacha::ChaCha8Rng;
 
 /// PB on a Dragonfly: UGAL, and a minimal path only when its global channel is not marked
@@ -68,32 +67,43 @@ impl Piggyback {
     }
 }
 
-impl CycleAlgorithm for Piggyback {
-    fn new(cfg: &RoutingConfig, pkt_phits: u32) -> Result<Self> {
-        Ok(Piggyback {
-            ugal: Ugal::new(cfg, pkt_phits)?,
-            rule: CongestionRule {
-                factor_pct: cfg.pb_factor.unwrap_or(120) as u64,
-                t_phits: cfg.pb_threshold.unwrap_or(5) as u64 * pkt_phits as u64,
-            },
-        })
+impl Piggyback {
+    /// Piggyback from its `[routing]` keys (`routing.algorithm = "pb"`) for packets of
+    /// `pkt_phits` phits.
+    pub fn new(k: &PbRouting, pkt_phits: u32) -> Self {
+        let valiant = Valiant {
+            policy: k.vlb_policy,
+            source_group: k.valiant_source_group,
+            restricted: k.vlb_restricted,
+            recompute: k.recompute,
+        };
+        Piggyback::with(
+            Ugal::with(valiant, k.ugal_threshold, pkt_phits),
+            k.pb_factor,
+            k.pb_threshold,
+            pkt_phits,
+        )
     }
+
+    /// Piggyback over `ugal` with Eq. 2-2's factor F (`factor_pct` percent) and threshold T
+    /// (`threshold` packets).
+    pub fn with(ugal: Ugal, factor_pct: u32, threshold: u32, pkt_phits: u32) -> Self {
+        Piggyback {
+            ugal,
+            rule: CongestionRule {
+                factor_pct: factor_pct as u64,
+                t_phits: threshold as u64 * pkt_phits as u64,
+            },
+        }
+    }
+}
+
+impl CycleAlgorithm for Piggyback {
     fn name(&self) -> &'static str {
         "pb"
     }
     fn vcs(&self) -> VcNeeds {
         VcNeeds::Template(VcTemplate::valiant())
-    }
-    fn keys(&self) -> &'static [&'static str] {
-        &[
-            "vlb_policy",
-            "valiant_source_group",
-            "vlb_restricted",
-            "recompute",
-            "ugal_threshold",
-            "pb_factor",
-            "pb_threshold",
-        ]
     }
     fn decides_at_injection(&self) -> bool {
         true

@@ -14,9 +14,9 @@ use super::algorithm::{CycleAlgorithm, Paths, StateNeeds, VcNeeds};
 use super::candidates::{Occupancy, RouteState};
 use super::group_counters::{CounterMode, CounterParams};
 use super::ugal::prefer_minimal;
-use super::valiant::{Valiant, VlbPolicy};
+use super::valiant::Valiant;
 use super::vc_template::VcTemplate;
-use crate::config::RoutingConfig;
+use crate::config::TprRouting;
 use crate::error::{Error, Result};
 use rand_chacha::ChaCha8Rng;
 
@@ -90,15 +90,17 @@ pub struct Tpr {
     pub counters: CounterParams,
 }
 
-impl CycleAlgorithm for Tpr {
-    fn new(cfg: &RoutingConfig, pkt_phits: u32) -> Result<Self> {
-        let t = &cfg.tpr;
+impl Tpr {
+    /// TPR from its `[routing]` keys (`routing.algorithm = "tpr"`) for packets of `pkt_phits`
+    /// phits.
+    pub fn new(k: &TprRouting, pkt_phits: u32) -> Result<Self> {
+        let t = &k.tpr;
         Ok(Tpr {
             valiant: Valiant {
-                policy: cfg.vlb_policy.unwrap_or(VlbPolicy::Lgl),
+                policy: k.vlb_policy,
                 source_group: false,
                 restricted: true,
-                recompute: cfg.recompute.unwrap_or(false),
+                recompute: k.recompute,
             },
             modulation: UgalModulation::new(
                 "tpr",
@@ -116,14 +118,14 @@ impl CycleAlgorithm for Tpr {
             },
         })
     }
+}
+
+impl CycleAlgorithm for Tpr {
     fn name(&self) -> &'static str {
         "tpr"
     }
     fn vcs(&self) -> VcNeeds {
         VcNeeds::Template(VcTemplate::valiant())
-    }
-    fn keys(&self) -> &'static [&'static str] {
-        &["vlb_policy", "recompute", "tpr"]
     }
     fn decides_at_injection(&self) -> bool {
         true
@@ -215,9 +217,7 @@ mod tests {
     fn decisions_follow_the_destination_groups_counter() {
         let s = DragonflyShape::new(2, 4, 2, Arrangement::Palmtree).unwrap();
         let paths = Paths::Dragonfly(DragonflyPaths::new(s, VcTemplate::valiant()));
-        let mut cfg = RoutingConfig::default();
-        cfg.tpr.li_low = Some(2.0);
-        cfg.tpr.li_high = Some(4.0);
+        let cfg: TprRouting = toml::from_str("[tpr]\nli_low = 2.0\nli_high = 4.0").unwrap();
         let tpr = Tpr::new(&cfg, 10).unwrap();
         let (r, dst) = (0, 3 * s.a + 1); // router 0 to a router of group 3
         let mut rng = ChaCha8Rng::seed_from_u64(7);

@@ -8,8 +8,7 @@ use super::candidates::{Occupancy, RouteState};
 use super::dragonfly_paths::DragonflyPaths;
 use super::valiant::{Valiant, ValiantDraw};
 use super::vc_template::VcTemplate;
-use crate::config::RoutingConfig;
-use crate::error::Result;
+use crate::config::UgalRouting;
 use rand_chacha::ChaCha8Rng;
 
 /// UGAL on a Dragonfly: the packet goes minimally, or through the Valiant intermediate it drew,
@@ -40,26 +39,34 @@ impl Ugal {
     }
 }
 
-impl CycleAlgorithm for Ugal {
-    fn new(cfg: &RoutingConfig, pkt_phits: u32) -> Result<Self> {
-        Ok(Ugal {
-            valiant: Valiant::new(cfg, pkt_phits)?,
-            t_phits: cfg.ugal_threshold.unwrap_or(0) * pkt_phits as i64,
-        })
+impl Ugal {
+    /// UGAL from its `[routing]` keys (`routing.algorithm = "ugal"`) for packets of
+    /// `pkt_phits` phits.
+    pub fn new(k: &UgalRouting, pkt_phits: u32) -> Self {
+        let valiant = Valiant {
+            policy: k.vlb_policy,
+            source_group: k.valiant_source_group,
+            restricted: k.vlb_restricted,
+            recompute: false,
+        };
+        Ugal::with(valiant, k.ugal_threshold, pkt_phits)
     }
+
+    /// UGAL over the Valiant candidate `valiant` with threshold `threshold` packets (Eq. 2-1).
+    pub fn with(valiant: Valiant, threshold: i64, pkt_phits: u32) -> Self {
+        Ugal {
+            valiant,
+            t_phits: threshold * pkt_phits as i64,
+        }
+    }
+}
+
+impl CycleAlgorithm for Ugal {
     fn name(&self) -> &'static str {
         "ugal"
     }
     fn vcs(&self) -> VcNeeds {
         VcNeeds::Template(VcTemplate::valiant())
-    }
-    fn keys(&self) -> &'static [&'static str] {
-        &[
-            "vlb_policy",
-            "valiant_source_group",
-            "vlb_restricted",
-            "ugal_threshold",
-        ]
     }
     fn decides_at_injection(&self) -> bool {
         true

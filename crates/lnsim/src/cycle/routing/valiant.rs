@@ -9,8 +9,7 @@
 use super::algorithm::{CycleAlgorithm, Paths, VcNeeds};
 use super::candidates::{Occupancy, RouteState, NO_ROUTER};
 use super::vc_template::VcTemplate;
-use crate::config::RoutingConfig;
-use crate::error::Result;
+use crate::config::VlbRouting;
 use crate::topology::dragonfly::DragonflyShape;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -83,28 +82,36 @@ impl ValiantDraw {
     }
 }
 
-impl CycleAlgorithm for Valiant {
-    fn new(cfg: &RoutingConfig, _: u32) -> Result<Self> {
-        Ok(Valiant {
-            policy: cfg.vlb_policy.unwrap_or_default(),
-            source_group: cfg.valiant_source_group.unwrap_or(false),
-            restricted: cfg.vlb_restricted.unwrap_or(true),
-            recompute: cfg.recompute.unwrap_or(false),
-        })
+impl Valiant {
+    /// Valiant from its `[routing]` keys (`routing.algorithm = "vlb"`).
+    pub fn new(k: &VlbRouting) -> Self {
+        Valiant {
+            policy: k.vlb_policy,
+            source_group: k.valiant_source_group,
+            restricted: k.vlb_restricted,
+            recompute: k.recompute,
+        }
     }
+
+    /// Valiant with every key at its default (phase A `lgl`, intermediates outside the source
+    /// group, restricted VLB, no recomputation): the Valiant candidate of a routing that has no
+    /// Valiant keys of its own.
+    pub fn plain() -> Self {
+        Valiant {
+            policy: VlbPolicy::default(),
+            source_group: false,
+            restricted: true,
+            recompute: false,
+        }
+    }
+}
+
+impl CycleAlgorithm for Valiant {
     fn name(&self) -> &'static str {
         "vlb"
     }
     fn vcs(&self) -> VcNeeds {
         VcNeeds::Template(VcTemplate::valiant())
-    }
-    fn keys(&self) -> &'static [&'static str] {
-        &[
-            "vlb_policy",
-            "valiant_source_group",
-            "vlb_restricted",
-            "recompute",
-        ]
     }
     fn decides_at_injection(&self) -> bool {
         true
@@ -138,9 +145,6 @@ impl CycleAlgorithm for Valiant {
 pub struct MeshValiant;
 
 impl CycleAlgorithm for MeshValiant {
-    fn new(_: &RoutingConfig, _: u32) -> Result<Self> {
-        Ok(MeshValiant)
-    }
     fn name(&self) -> &'static str {
         "vlb"
     }
