@@ -91,22 +91,23 @@ pub struct SimConfig {
     /// Warm-up: throughput "after warm-up" and fairness use the time after it.
     #[serde(default)]
     pub warmup: Duration,
-    /// Cycle-level model: warm-up cycles before measurement (Dragonfly spec §5: 60,000).
-    /// Without `sim.model`, giving `measure_cycles` selects the cycle-level HPC router model.
+    /// Cycle-level model: warm-up cycles before measurement (default 0; Dragonfly spec §5:
+    /// 60,000).
     #[serde(default)]
-    pub warmup_cycles: Option<u64>,
+    pub warmup_cycles: u64,
     /// Cycle-level model: measured cycles after the warm-up (Dragonfly spec §5: 60,000).
+    /// Without `sim.model`, giving `measure_cycles` selects the cycle-level HPC router model.
     #[serde(default)]
     pub measure_cycles: Option<u64>,
     /// Cycle-level model: a point is saturated, and stops early, when the packets waiting at
     /// the sources exceed this many per node on average (the injection queues grow without
     /// bound; default 50 packets).
-    #[serde(default)]
-    pub saturation_queue_packets: Option<f64>,
+    #[serde(default = "default_saturation_queue_packets")]
+    pub saturation_queue_packets: f64,
     /// Cycle-level model: a saturated point still measures at least this many cycles before it
     /// stops, so its accepted load is a steady-state figure (default 5,000).
-    #[serde(default)]
-    pub saturation_min_cycles: Option<u64>,
+    #[serde(default = "default_saturation_min_cycles")]
+    pub saturation_min_cycles: u64,
     /// Credit-level model: run even when the channel-dependency graph of the routes the traffic
     /// uses has a cycle, i.e. the network can deadlock (to study deadlock). Without it such a
     /// scenario is refused (exit 2) naming the cycle; a run that deadlocks exits 3.
@@ -118,6 +119,12 @@ fn default_seed() -> u64 {
 }
 fn default_interval() -> Duration {
     Duration(5_000_000_000)
+}
+fn default_saturation_queue_packets() -> f64 {
+    50.0
+}
+fn default_saturation_min_cycles() -> u64 {
+    5000
 }
 
 crate::choice! {
@@ -654,7 +661,7 @@ crate::choice! {
 }
 
 /// `[routing]`.
-#[derive(Debug, Clone, Deserialize, Default)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RoutingConfig {
     /// The algorithm; default depends on the topology (DOR for mesh/torus, D-mod-k for fat
@@ -667,42 +674,43 @@ pub struct RoutingConfig {
     /// Valiant phase-A policy on a Dragonfly: `lgl` (default), `lg-`, `-gl`, `-g-` (Dragonfly
     /// spec §3.0.2); used by vlb, ugal, pb and tpr.
     #[serde(default)]
-    pub vlb_policy: Option<VlbPolicy>,
+    pub vlb_policy: VlbPolicy,
     /// May an inter-group packet pick its Valiant intermediate in its own group? Default false
     /// (spec A17, FOGSim SRCEXC); intra-group packets always stay in their group (RVLB, §3.3).
     #[serde(default)]
-    pub valiant_source_group: Option<bool>,
+    pub valiant_source_group: bool,
     /// Restricted VLB (Dragonfly spec §3.3): an intra-group packet draws its Valiant
     /// intermediate in its own group (default true); false: any intermediate, as for an
     /// inter-group packet (plain VLB/PB). Used by vlb, ugal and pb.
-    #[serde(default)]
-    pub vlb_restricted: Option<bool>,
+    #[serde(default = "default_true")]
+    pub vlb_restricted: bool,
     /// Recomputation (Dragonfly spec §3.4): a Valiant-routed packet at the head of an
     /// injection queue whose first hop is blocked draws a new intermediate (and PB re-decides)
-    /// every cycle until it leaves the injection buffer (default false). Used by vlb and pb.
+    /// every cycle until it leaves the injection buffer (default false; true for lian, spec
+    /// A16). Used by vlb, pb, tpr and lian.
     #[serde(default)]
     pub recompute: Option<bool>,
     /// UGAL/PB threshold T of Eq. 2-1 in packets (default 0, Table 3-1).
     #[serde(default)]
-    pub ugal_threshold: Option<i64>,
+    pub ugal_threshold: i64,
     /// PB: factor F of Eq. 2-2 in percent (default 120, Table 3-1).
-    #[serde(default)]
-    pub pb_factor: Option<u32>,
+    #[serde(default = "default_pb_factor")]
+    pub pb_factor: u32,
     /// PB: threshold T of Eq. 2-2 in packets (default 5, Table 3-1).
-    #[serde(default)]
-    pub pb_threshold: Option<u32>,
+    #[serde(default = "default_pb_threshold")]
+    pub pb_threshold: u32,
     /// Explicit hop-type template for VC assignment, e.g. `["L0", "G0", "L1"]` (default: the
     /// routing's own, spec §3.0.3). The channel-dependency check refuses a cyclic one.
     #[serde(default)]
     pub vc_template: Option<Vec<String>>,
     /// Torus: dateline VC classes (default true). False uses one class and deadlocks; the
     /// channel-dependency check refuses it.
-    #[serde(default)]
-    pub dateline: Option<bool>,
+    #[serde(default = "default_true")]
+    pub dateline: bool,
     /// D-mod-k: which of the destination's digits choose the up ports, level by level
     /// (`"low_first"`, the default, or `"high_first"`; drb-and-ddbbm spec B.6).
     #[serde(default)]
-    pub dmodk_digits: Option<DmodkDigits>,
+    pub dmodk_digits: DmodkDigits,
     /// ACOR's level machinery (`[routing.acor]`, Dragonfly spec §3.7, §3.8, Table 5-3); used
     /// by acor and pb_acor.
     #[serde(default)]
@@ -716,83 +724,140 @@ pub struct RoutingConfig {
     #[serde(default)]
     pub lian: LianConfig,
 }
+impl Default for RoutingConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("routing defaults")
+    }
+}
+fn default_pb_factor() -> u32 {
+    120
+}
+fn default_pb_threshold() -> u32 {
+    5
+}
 
 /// `[routing.tpr]`: TPR as the thesis implements it (Dragonfly spec §3.9, Table 6-1): the
 /// packets a router injected towards each group over a sliding window select UGAL's
 /// threshold T (benign, mixed, adversarial).
-#[derive(Debug, Clone, Deserialize, Default)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TprConfig {
     /// History window HW in cycles (default 200).
-    #[serde(default)]
-    pub window_cycles: Option<u64>,
+    #[serde(default = "default_window_cycles")]
+    pub window_cycles: u64,
     /// LI_l: a counter below it is benign (default 3 packets per window).
-    #[serde(default)]
-    pub li_low: Option<f64>,
+    #[serde(default = "default_li_low")]
+    pub li_low: f64,
     /// LI_h: a counter above it is adversarial, in between mixed (default 5).
-    #[serde(default)]
-    pub li_high: Option<f64>,
+    #[serde(default = "default_li_high")]
+    pub li_high: f64,
     /// UGAL threshold T (packets) for benign traffic (default 150).
-    #[serde(default)]
-    pub t_benign: Option<i64>,
+    #[serde(default = "default_t_benign")]
+    pub t_benign: i64,
     /// T for mixed traffic (default −30).
-    #[serde(default)]
-    pub t_mix: Option<i64>,
+    #[serde(default = "default_t_mix")]
+    pub t_mix: i64,
     /// T for adversarial traffic (default −150).
-    #[serde(default)]
-    pub t_adversarial: Option<i64>,
+    #[serde(default = "default_t_adversarial")]
+    pub t_adversarial: i64,
+}
+impl Default for TprConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("tpr defaults")
+    }
+}
+/// HW of TPR and LIAN (Table 6-1: 200 cycles).
+fn default_window_cycles() -> u64 {
+    200
+}
+/// LI_l of TPR and LIAN (Table 6-1: 3 packets per window).
+fn default_li_low() -> f64 {
+    3.0
+}
+/// LI_h of TPR and LIAN (Table 6-1: 5).
+fn default_li_high() -> f64 {
+    5.0
+}
+/// T for benign traffic of TPR and LIAN (Table 6-1: 150 packets).
+fn default_t_benign() -> i64 {
+    150
+}
+/// T for mixed traffic of TPR and LIAN (Table 6-1: −30).
+fn default_t_mix() -> i64 {
+    -30
+}
+/// T for adversarial traffic of TPR and LIAN (Table 6-1: −150).
+fn default_t_adversarial() -> i64 {
+    -150
 }
 
 /// `[routing.lian]`: LIAN (Dragonfly spec §3.10, Table 6-1): extended per-group counters
 /// (Eq. 6-1), the l1 rule (GCSth, SGCth), the l2 rule on the intermediate-local counters
 /// (Eq. 6-2, ILCth), UGAL's threshold by load level (LI_l, LI_h, T).
-#[derive(Debug, Clone, Deserialize, Default)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LianConfig {
     /// History window HW of inj_i in cycles (default 200).
-    #[serde(default)]
-    pub window_cycles: Option<u64>,
+    #[serde(default = "default_window_cycles")]
+    pub window_cycles: u64,
     /// Counter model (spec §3.10.1, Fig 6-7): `"extended"` (inj + w·stor, default),
     /// `"injected"` (inj alone, w = 0) or `"stored"` (stor alone).
     #[serde(default)]
-    pub counters: Option<LianCounters>,
+    pub counters: LianCounters,
     /// w of Eq. 6-1 (default 0.1).
-    #[serde(default)]
-    pub w: Option<f64>,
+    #[serde(default = "default_lian_w")]
+    pub w: f64,
     /// LI_l: below it the destination group's counter is benign (default 3).
-    #[serde(default)]
-    pub li_low: Option<f64>,
+    #[serde(default = "default_li_low")]
+    pub li_low: f64,
     /// LI_h: above it adversarial, in between mixed (default 5).
-    #[serde(default)]
-    pub li_high: Option<f64>,
+    #[serde(default = "default_li_high")]
+    pub li_high: f64,
     /// UGAL threshold T (packets) for benign traffic (default 150).
-    #[serde(default)]
-    pub t_benign: Option<i64>,
+    #[serde(default = "default_t_benign")]
+    pub t_benign: i64,
     /// T for mixed traffic (default −30).
-    #[serde(default)]
-    pub t_mix: Option<i64>,
+    #[serde(default = "default_t_mix")]
+    pub t_mix: i64,
     /// T for adversarial traffic (default −150).
-    #[serde(default)]
-    pub t_adversarial: Option<i64>,
+    #[serde(default = "default_t_adversarial")]
+    pub t_adversarial: i64,
     /// GCSth: a global counter above it is saturated (default 5).
-    #[serde(default)]
-    pub gcs_th: Option<f64>,
+    #[serde(default = "default_gcs_th")]
+    pub gcs_th: f64,
     /// SGCth: more saturated counters than this among the groups of the router's own global
     /// links use l1 (default 3).
-    #[serde(default)]
-    pub sgc_th: Option<u32>,
+    #[serde(default = "default_sgc_th")]
+    pub sgc_th: u32,
     /// Use l1 when the saturated counters are at least SGCth rather than more (default
     /// false: `count > SGCth`, spec A7).
     #[serde(default)]
-    pub sgc_inclusive: Option<bool>,
+    pub sgc_inclusive: bool,
     /// ILCth: an intermediate-local counter above it uses l2 (default 20).
-    #[serde(default)]
-    pub ilc_th: Option<f64>,
+    #[serde(default = "default_ilc_th")]
+    pub ilc_th: f64,
     /// A re-routed injection head (recomputation) chooses its phase-A policy again from the
     /// counters (default false: it keeps the policy of its first decision and draws a new
     /// intermediate, spec A16).
     #[serde(default)]
-    pub recompute_policy: Option<bool>,
+    pub recompute_policy: bool,
+}
+impl Default for LianConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("lian defaults")
+    }
+}
+fn default_lian_w() -> f64 {
+    0.1
+}
+fn default_gcs_th() -> f64 {
+    5.0
+}
+fn default_sgc_th() -> u32 {
+    3
+}
+fn default_ilc_th() -> f64 {
+    20.0
 }
 
 crate::choice! {
@@ -813,32 +878,49 @@ crate::choice! {
 /// changes (Dragonfly spec §3.7, Table 5-2, Table 5-3). Thresholds count blocked re-routings
 /// of Valiant-routed injection heads (all injection ports of a router together, ACOR-Switch;
 /// the packet's own, ACOR-Packet).
-#[derive(Debug, Clone, Deserialize, Default)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AcorConfig {
     /// Where the level is kept: `"switch"` (ACOR-Switch, default) or `"packet"` (ACOR-Packet).
     #[serde(default)]
-    pub variant: Option<AcorVariant>,
+    pub variant: AcorVariant,
     /// Level sequence (Table 5-2): `"3L"` (default), `"2L-A"` or `"2L-B"`.
     #[serde(default)]
-    pub sequence: Option<AcorSequence>,
+    pub sequence: AcorSequence,
     /// ACOR-Switch: hysteresis interval HI in cycles (default 500 = 500 ns at 1 GHz).
-    #[serde(default)]
-    pub hysteresis_cycles: Option<u64>,
+    #[serde(default = "default_hysteresis_cycles")]
+    pub hysteresis_cycles: u64,
     /// ACOR-Switch: blocked re-routings in one interval that raise level 1 (IT1, default 15).
-    #[serde(default)]
-    pub it1: Option<u32>,
+    #[serde(default = "default_it1")]
+    pub it1: u32,
     /// ACOR-Switch 3L: blocked re-routings that raise level 2 (IT2, default 500 for acor, 50
     /// for pb_acor).
     #[serde(default)]
     pub it2: Option<u32>,
     /// ACOR-Switch: at most this many blocked re-routings in an interval lower level 2 (DT1,
     /// default 5).
-    #[serde(default)]
-    pub dt1: Option<u32>,
+    #[serde(default = "default_dt1")]
+    pub dt1: u32,
     /// ACOR-Switch 3L: at most this many lower level 3 (DT2, default 15).
-    #[serde(default)]
-    pub dt2: Option<u32>,
+    #[serde(default = "default_dt2")]
+    pub dt2: u32,
+}
+impl Default for AcorConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("acor defaults")
+    }
+}
+fn default_hysteresis_cycles() -> u64 {
+    500
+}
+fn default_it1() -> u32 {
+    15
+}
+fn default_dt1() -> u32 {
+    5
+}
+fn default_dt2() -> u32 {
+    15
 }
 
 crate::choice! {
@@ -1136,8 +1218,8 @@ pub struct TrafficConfig {
     #[serde(default)]
     pub shift: Option<i64>,
     /// Cycle-level model: packet size in phits (default 10, Table 3-1).
-    #[serde(default)]
-    pub packet_phits: Option<u32>,
+    #[serde(default = "default_packet_phits")]
+    pub packet_phits: u32,
     /// Cycle-level model, pattern `mix`: the component patterns and their load fractions.
     #[serde(default)]
     pub mix: Vec<MixComponent>,
@@ -1149,8 +1231,8 @@ pub struct TrafficConfig {
     pub hotspots: Option<Vec<u32>>,
     /// Cycle-level model, pattern `hotspot`: fraction of packets sent to a hot terminal (the
     /// rest is uniform; default 0.1).
-    #[serde(default)]
-    pub hotspot_fraction: Option<f64>,
+    #[serde(default = "default_hotspot_fraction")]
+    pub hotspot_fraction: f64,
 }
 
 /// `[[traffic.mix]]` (and `mix` inside a transient phase): one component of a mixed pattern.
@@ -1215,6 +1297,12 @@ fn default_message() -> Bytes {
 fn default_payload() -> Bytes {
     Bytes(2048)
 }
+fn default_packet_phits() -> u32 {
+    10
+}
+fn default_hotspot_fraction() -> f64 {
+    0.1
+}
 
 /// `[stats]`: what to collect.
 #[derive(Debug, Clone, Deserialize)]
@@ -1245,8 +1333,8 @@ pub struct StatsConfig {
     pub hotspot_from: Option<Duration>,
     /// Cycle-level model: width in cycles of the time bins of `bins.csv` (latency, accepted
     /// load and misrouted fraction over time; default 1,000).
-    #[serde(default)]
-    pub bin_cycles: Option<u64>,
+    #[serde(default = "default_bin_cycles")]
+    pub bin_cycles: u64,
     /// Cycle-level Dragonfly: observe the per-router group counters of TPR/LIAN (Dragonfly
     /// spec §3.10.1 Eq. 6-1, §3.10.3 Eq. 6-2) under any routing, without changing a decision,
     /// and write their trace (`group_counters.csv`, `summary.json` `group_counters`; Fig 6-8).
@@ -1260,6 +1348,9 @@ impl Default for StatsConfig {
 }
 fn default_true() -> bool {
     true
+}
+fn default_bin_cycles() -> u64 {
+    1000
 }
 
 /// `[router]`: the cycle-level CIOQ router with credit-based virtual cut-through (Dragonfly

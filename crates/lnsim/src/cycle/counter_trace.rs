@@ -236,8 +236,8 @@ mod tests {
     fn the_observer_counts_what_lian_reads() {
         let s = h3();
         let mut cfg = RoutingConfig::default();
-        cfg.lian.w = Some(0.25);
-        cfg.lian.window_cycles = Some(100);
+        cfg.lian.w = 0.25;
+        cfg.lian.window_cycles = 100;
         let lian = Lian::new(&cfg, 10).unwrap();
         let p = counter_params(&cfg).unwrap();
         assert_eq!(p, lian.counters);

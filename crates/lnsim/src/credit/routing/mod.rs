@@ -17,10 +17,9 @@ pub mod updown;
 
 pub use tables::ForwardingTables;
 
-use crate::config::{catalog, Model, RoutingAlgorithm, Scenario, TopologyKind};
+use crate::config::{catalog, LoadedScenario, Model, RoutingAlgorithm, TopologyKind};
 use crate::error::{Error, Result};
 use crate::topology::{Fabric, Shape};
-use std::path::Path;
 
 /// The routings of the cycle-level model, from the catalogue (`lnsim list routing`): "a, b and c".
 fn cycle_level_routings() -> String {
@@ -56,14 +55,16 @@ fn not_a_credit_routing(alg: RoutingAlgorithm) -> String {
     }
 }
 
-/// Builds the forwarding tables a scenario asks for (default by topology kind).
-pub fn build(s: &Scenario, fabric: &Fabric, base_dir: &Path) -> Result<ForwardingTables> {
+/// Builds the forwarding tables a scenario asks for (default by topology kind); a
+/// `routing.file` is read relative to the scenario's folder.
+pub fn build(l: &LoadedScenario, fabric: &Fabric) -> Result<ForwardingTables> {
+    let (s, base_dir) = (&l.scenario, l.base_dir.as_path());
     let alg = s.routing.algorithm.unwrap_or(match s.topology.kind {
         TopologyKind::Mesh | TopologyKind::Torus => RoutingAlgorithm::Dor,
         TopologyKind::FatTree => RoutingAlgorithm::Dmodk,
         _ => RoutingAlgorithm::Updown,
     });
-    if alg != RoutingAlgorithm::Dmodk && s.routing.dmodk_digits.is_some() {
+    if alg != RoutingAlgorithm::Dmodk && l.given("routing.dmodk_digits") {
         return Err(Error::input(
             "routing.dmodk_digits",
             "only used with routing.algorithm = \"dmodk\" (the fat-tree default)",
@@ -84,9 +85,7 @@ pub fn build(s: &Scenario, fabric: &Fabric, base_dir: &Path) -> Result<Forwardin
             )),
         },
         RoutingAlgorithm::Dmodk => match &fabric.shape {
-            Shape::FatTree { .. } => {
-                dmodk::build(fabric, s.routing.dmodk_digits.unwrap_or_default())
-            }
+            Shape::FatTree { .. } => dmodk::build(fabric, s.routing.dmodk_digits),
             _ => Err(Error::input(
                 "routing.algorithm",
                 "\"dmodk\" needs a fat_tree topology",

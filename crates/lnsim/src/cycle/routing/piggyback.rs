@@ -73,8 +73,8 @@ impl CycleAlgorithm for Piggyback {
         Ok(Piggyback {
             ugal: Ugal::new(cfg, pkt_phits)?,
             rule: CongestionRule {
-                factor_pct: cfg.pb_factor.unwrap_or(120) as u64,
-                t_phits: cfg.pb_threshold.unwrap_or(5) as u64 * pkt_phits as u64,
+                factor_pct: cfg.pb_factor as u64,
+                t_phits: cfg.pb_threshold as u64 * pkt_phits as u64,
             },
         })
     }

@@ -14,7 +14,7 @@ use super::algorithm::{CycleAlgorithm, Paths, StateNeeds, VcNeeds};
 use super::candidates::{Occupancy, RouteState};
 use super::group_counters::{CounterMode, CounterParams};
 use super::ugal::prefer_minimal;
-use super::valiant::{Valiant, VlbPolicy};
+use super::valiant::Valiant;
 use super::vc_template::VcTemplate;
 use crate::config::RoutingConfig;
 use crate::error::{Error, Result};
@@ -33,19 +33,19 @@ pub struct UgalModulation {
 }
 
 impl UgalModulation {
-    /// From the keys of `[routing.<table>]` (`table` names them in errors), with Table 6-1's
-    /// defaults; T given in packets of `pkt_phits` phits.
+    /// From the keys of `[routing.<table>]` (`table` names them in errors); T given in
+    /// packets of `pkt_phits` phits.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         table: &str,
-        li_low: Option<f64>,
-        li_high: Option<f64>,
-        t_benign: Option<i64>,
-        t_mix: Option<i64>,
-        t_adversarial: Option<i64>,
+        li_low: f64,
+        li_high: f64,
+        t_benign: i64,
+        t_mix: i64,
+        t_adversarial: i64,
         pkt_phits: u32,
     ) -> Result<Self> {
-        let (lo, hi) = (li_low.unwrap_or(3.0), li_high.unwrap_or(5.0));
+        let (lo, hi) = (li_low, li_high);
         if lo > hi {
             return Err(Error::input(
                 &format!("routing.{table}.li_high"),
@@ -56,11 +56,7 @@ impl UgalModulation {
         Ok(UgalModulation {
             li_low: lo,
             li_high: hi,
-            t_phits: [
-                t_benign.unwrap_or(150) * l,
-                t_mix.unwrap_or(-30) * l,
-                t_adversarial.unwrap_or(-150) * l,
-            ],
+            t_phits: [t_benign * l, t_mix * l, t_adversarial * l],
         })
     }
 
@@ -95,7 +91,7 @@ impl CycleAlgorithm for Tpr {
         let t = &cfg.tpr;
         Ok(Tpr {
             valiant: Valiant {
-                policy: cfg.vlb_policy.unwrap_or(VlbPolicy::Lgl),
+                policy: cfg.vlb_policy,
                 source_group: false,
                 restricted: true,
                 recompute: cfg.recompute.unwrap_or(false),
@@ -110,7 +106,7 @@ impl CycleAlgorithm for Tpr {
                 pkt_phits,
             )?,
             counters: CounterParams {
-                window: t.window_cycles.unwrap_or(200),
+                window: t.window_cycles,
                 mode: CounterMode::Injected,
                 w: 0.0,
             },
@@ -178,14 +174,16 @@ mod tests {
 
     #[test]
     fn thresholds_by_region_of_table_6_1() {
-        let m = UgalModulation::new("tpr", None, None, None, None, None, 10).unwrap();
+        let d = crate::config::TprConfig::default();
+        let (tb, tm, ta) = (d.t_benign, d.t_mix, d.t_adversarial);
+        let m = UgalModulation::new("tpr", d.li_low, d.li_high, tb, tm, ta, 10).unwrap();
         assert_eq!(m.threshold(0.0), 1500);
         assert_eq!(m.threshold(2.9), 1500);
         // LI_l itself is mixed, LI_h itself still mixed (spec A7)
         assert_eq!(m.threshold(3.0), -300);
         assert_eq!(m.threshold(5.0), -300);
         assert_eq!(m.threshold(5.1), -1500);
-        let e = UgalModulation::new("tpr", Some(6.0), Some(5.0), None, None, None, 10)
+        let e = UgalModulation::new("tpr", 6.0, 5.0, tb, tm, ta, 10)
             .unwrap_err()
             .to_string();
         assert!(e.contains("routing.tpr.li_high"), "{e}");
@@ -216,8 +214,8 @@ mod tests {
         let s = DragonflyShape::new(2, 4, 2, Arrangement::Palmtree).unwrap();
         let paths = Paths::Dragonfly(DragonflyPaths::new(s, VcTemplate::valiant()));
         let mut cfg = RoutingConfig::default();
-        cfg.tpr.li_low = Some(2.0);
-        cfg.tpr.li_high = Some(4.0);
+        cfg.tpr.li_low = 2.0;
+        cfg.tpr.li_high = 4.0;
         let tpr = Tpr::new(&cfg, 10).unwrap();
         let (r, dst) = (0, 3 * s.a + 1); // router 0 to a router of group 3
         let mut rng = ChaCha8Rng::seed_from_u64(7);

@@ -44,7 +44,7 @@ impl CycleAlgorithm for Ugal {
     fn new(cfg: &RoutingConfig, pkt_phits: u32) -> Result<Self> {
         Ok(Ugal {
             valiant: Valiant::new(cfg, pkt_phits)?,
-            t_phits: cfg.ugal_threshold.unwrap_or(0) * pkt_phits as i64,
+            t_phits: cfg.ugal_threshold * pkt_phits as i64,
         })
     }
     fn name(&self) -> &'static str {

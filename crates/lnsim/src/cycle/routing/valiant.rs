@@ -86,9 +86,9 @@ impl ValiantDraw {
 impl CycleAlgorithm for Valiant {
     fn new(cfg: &RoutingConfig, _: u32) -> Result<Self> {
         Ok(Valiant {
-            policy: cfg.vlb_policy.unwrap_or_default(),
-            source_group: cfg.valiant_source_group.unwrap_or(false),
-            restricted: cfg.vlb_restricted.unwrap_or(true),
+            policy: cfg.vlb_policy,
+            source_group: cfg.valiant_source_group,
+            restricted: cfg.vlb_restricted,
             recompute: cfg.recompute.unwrap_or(false),
         })
     }
