@@ -309,29 +309,44 @@ fn documented_value(default: &str) -> Option<toml::Value> {
     }
 }
 
-/// Defaults are declared once: each default the reference documents as a value is the schema's
-/// own default (the key's table present but the key left out parses exactly as the key set to
-/// its documented default), except for `Option` fields, whose default the model's builder
-/// applies (none is declared in config/).
-#[test]
-fn documented_defaults_are_the_schema_defaults() {
-    let types: std::collections::HashMap<String, String> = schema_fields().into_iter().collect();
-    let mut compared = 0;
-    for k in KEYS {
-        if k.path.contains("[]") || k.required {
-            continue;
+/// The `Option` keys whose reference documents a value default that holds only in some context,
+/// so that the schema cannot declare it beside the field, in the order of the reference; every
+/// other documented value default must be the schema's own.
+const CONTEXTUAL_DEFAULTS: &[&str] = &[
+    // `palmtree` is the Dragonfly's; [topology] is left to its rewrite as one table per kind
+    "topology.arrangement",
+    // `divided` applies with switch.buffer_sharing = "static"; the key is refused with "shared",
+    // by the switch buffers' builder, which sees [switch] only
+    "switch.static_mode",
+    // VL 0 with ddbbm.mapping = "queues"; with "virtual_lanes" notifications take the
+    // management lane and the key is refused
+    "ddbbm.notification_vl",
+    // 3 applies with cc.cct.algorithm = "quadratic"; the key is refused with another algorithm,
+    // by the table's builder, which sees [cc.cct] only
+    "cc.cct.scale",
+];
+
+/// A scenario with what a key of `model` needs around it: the required tables, `sim.model`, and
+/// for a key of an array of tables (`traffic.generators[].vl`) one entry with its required keys.
+fn around(path: &str, model: Option<lnsim::config::Model>) -> toml::Table {
+    let mut t: toml::Table = "[sim]\n[topology]\nkind = \"mesh\"\n".parse().unwrap();
+    if let Some(m) = model {
+        set(&mut t, "sim.model", toml::Value::String(m.name().into()));
+    }
+    let (parent, _) = path.rsplit_once('.').unwrap();
+    if parent.ends_with("[]") {
+        for k in KEYS {
+            let sibling = k
+                .path
+                .strip_prefix(parent)
+                .and_then(|r| r.strip_prefix('.'));
+            if k.required && sibling.is_some_and(|r| !r.contains('.')) {
+                set(&mut t, k.path, sample(k.kind).unwrap());
+            }
         }
-        let Some(value) = documented_value(k.default) else {
-            continue;
-        };
-        let path = &expand(k.path)[0];
-        let mut base: toml::Table = "[sim]\n[topology]\nkind = \"mesh\"\n".parse().unwrap();
-        if let Some(m) = k.model {
-            set(&mut base, "sim.model", toml::Value::String(m.name().into()));
-        }
+    } else {
         // the key's table, present and empty
-        let (parent, _) = path.rsplit_once('.').unwrap();
-        let mut cur = &mut base;
+        let mut cur = &mut t;
         for seg in parent.split('.') {
             cur = cur
                 .entry(seg.to_string())
@@ -339,6 +354,28 @@ fn documented_defaults_are_the_schema_defaults() {
                 .as_table_mut()
                 .unwrap();
         }
+    }
+    t
+}
+
+/// Defaults are declared once, in the schema beside the field: each default the reference
+/// documents as a value is the schema's own (the key left out parses exactly as the key set to
+/// its documented default), except for the `Option` keys of [`CONTEXTUAL_DEFAULTS`].
+#[test]
+fn documented_defaults_are_the_schema_defaults() {
+    let types: std::collections::HashMap<String, String> = schema_fields().into_iter().collect();
+    let mut compared = 0;
+    let mut contextual = Vec::new();
+    let mut wrong = Vec::new();
+    for k in KEYS {
+        if k.required {
+            continue;
+        }
+        let Some(value) = documented_value(k.default) else {
+            continue;
+        };
+        let path = &expand(k.path)[0];
+        let base = around(path, k.model);
         let mut given = base.clone();
         set(&mut given, path, value.clone());
         let load = |t: &toml::Table| {
@@ -350,18 +387,66 @@ fn documented_defaults_are_the_schema_defaults() {
                 &[],
                 None,
             )
-            .unwrap_or_else(|e| panic!("{path} = {value}: {e}"))
+            .map(|l| format!("{:?}", l.scenario))
         };
-        let (a, b) = (load(&base), load(&given));
-        if format!("{:?}", a.scenario) != format!("{:?}", b.scenario) {
-            let ty = &types[k.path];
-            assert!(
-                ty.starts_with("Option<"),
-                "{path}: documented default {} is not the schema's default (type {ty})",
+        let ty = &types[k.path];
+        match (load(&base), load(&given)) {
+            (Err(e), _) => panic!("{path} left out: {e}"),
+            (_, Err(e)) => wrong.push(format!(
+                "{path}: the documented default {} is not a value of the key: {e}",
                 k.default
-            );
+            )),
+            _ if CONTEXTUAL_DEFAULTS.contains(&k.path) => {
+                assert!(
+                    ty.starts_with("Option<"),
+                    "{path}: listed as contextual, but its type {ty} declares a default"
+                );
+                contextual.push(k.path);
+            }
+            (Ok(a), Ok(b)) if a != b => wrong.push(format!(
+                "{path}: the documented default {} is not the schema's default (type {ty}); \
+                 declare it beside the field",
+                k.default
+            )),
+            _ => {}
         }
         compared += 1;
     }
-    assert!(compared >= 70, "{compared}");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(
+        contextual, CONTEXTUAL_DEFAULTS,
+        "every contextual key is documented with a value default"
+    );
+    assert!(compared >= 110, "{compared}");
+}
+
+/// A key whose default is declared in the schema is still refused where it does not apply when
+/// the scenario gives it, even at its default value: presence, not value, is what is refused.
+#[test]
+fn a_key_given_at_its_default_is_refused_where_it_does_not_apply() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/ibcc");
+    let credit = std::fs::read_to_string(dir.join("zeru_a.toml")).unwrap();
+    let cycle = "[sim]\nmeasure_cycles = 100\n[topology]\nkind = \"mesh\"\ndims = [2, 2]\n\
+                 hcas_per_switch = 1\n[traffic]\nload = 0.1\n";
+    for (text, set, key) in [
+        (
+            &*credit,
+            "routing.dmodk_digits=\"low_first\"",
+            "routing.dmodk_digits",
+        ),
+        (cycle, "routing.dateline=true", "routing.dateline"),
+        (
+            cycle,
+            "traffic.hotspot_fraction=0.1",
+            "traffic.hotspot_fraction",
+        ),
+    ] {
+        let validate = |over: &[String]| {
+            let l = lnsim::config::load_str(text, "t.toml", &dir, "t", over, None)?;
+            lnsim::api::validate_scenario(&l, None)
+        };
+        validate(&[]).unwrap_or_else(|e| panic!("without {set}: {e}"));
+        let e = validate(&[set.to_string()]).unwrap_err().to_string();
+        assert!(e.contains(key), "{set}: {e}");
+    }
 }
