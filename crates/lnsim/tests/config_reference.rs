@@ -315,15 +315,9 @@ fn documented_value(default: &str) -> Option<toml::Value> {
 const CONTEXTUAL_DEFAULTS: &[&str] = &[
     // `palmtree` is the Dragonfly's; [topology] is left to its rewrite as one table per kind
     "topology.arrangement",
-    // `divided` applies with switch.buffer_sharing = "static"; the key is refused with "shared",
-    // by the switch buffers' builder, which sees [switch] only
-    "switch.static_mode",
     // VL 0 with ddbbm.mapping = "queues"; with "virtual_lanes" notifications take the
     // management lane and the key is refused
     "ddbbm.notification_vl",
-    // 3 applies with cc.cct.algorithm = "quadratic"; the key is refused with another algorithm,
-    // by the table's builder, which sees [cc.cct] only
-    "cc.cct.scale",
 ];
 
 /// A scenario with what a key of `model` needs around it: the required tables, `sim.model`, and

@@ -472,7 +472,7 @@ pub struct SwitchConfig {
     pub buffer_sharing: BufferSharing,
     /// With "static": "divided" (default, spec B.5 mode A), "split" or "per_queue" (mode B).
     #[serde(default)]
-    pub static_mode: Option<StaticMode>,
+    pub static_mode: StaticMode,
     /// With `static_mode = "per_queue"`: bytes of every queue (spec B.5 mode B: 1 KB).
     #[serde(default)]
     pub queue_bytes: Option<Bytes>,
@@ -1517,13 +1517,18 @@ pub struct CctConfig {
     pub file: Option<String>,
     /// `"quadratic"`: the IRD at CCTI = div, in packet times (default 3, fitted once on \[Z\] C4;
     /// the public OMNeT++ generators' unfitted constant is 3300/512: docs/calibration.md).
-    #[serde(default)]
-    pub scale: Option<f64>,
+    #[serde(default = "default_cct_scale")]
+    pub scale: f64,
 }
 impl Default for CctConfig {
     fn default() -> Self {
         toml::from_str("").expect("cct defaults")
     }
+}
+/// Default `cc.cct.scale`: the one constant fitted on \[Z\]'s C4 calibration point (CC on,
+/// 19.8 GB/s published) with `div = 95` as \[Z\] gives it (docs/calibration.md).
+fn default_cct_scale() -> f64 {
+    3.0
 }
 
 crate::choice! {

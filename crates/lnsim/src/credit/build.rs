@@ -376,7 +376,7 @@ impl Net {
         let buffers = match buffers {
             Some(b) => b,
             None => BufferChoice::for_scenario(
-                s,
+                l,
                 fabric.hcas.len() as u32,
                 credit_bytes as u64,
                 pkt_credits as u64,
@@ -935,6 +935,7 @@ fn congestion_management(
             seed: s.sim.seed,
             base_dir: &l.base_dir,
             multipath,
+            given: &|k| l.given(k),
         },
     )
 }
