@@ -103,7 +103,7 @@ fn schema_fields() -> Vec<(String, String)> {
         }
     }
     // the selector of a table typed per kind is the tag of its enum (`#[serde(tag = "kind")]`)
-    for (name, prefix) in TAGGED {
+    for (name, prefix, ty) in TAGGED {
         let at = src
             .find(&format!("pub enum {name} {{"))
             .unwrap_or_else(|| panic!("enum {name} not in schema.rs"));
@@ -112,13 +112,18 @@ fn schema_fields() -> Vec<(String, String)> {
             .map(|i| &src[i + 15..at])
             .unwrap_or_else(|| panic!("enum {name} has no serde tag"));
         let tag = attr.split('"').next().unwrap();
-        keys.push((format!("{prefix}.{tag}"), format!("{name}Kind")));
+        keys.push((format!("{prefix}.{tag}"), ty.to_string()));
     }
     keys
 }
 
 /// Enums tagged by one of their keys (tables typed per kind), and where they live.
-const TAGGED: &[(&str, &str)] = &[("TopologyConfig", "topology"), ("RoutingConfig", "routing")];
+/// (enum, table, the Rust type of its selector as a field would have it).
+const TAGGED: &[(&str, &str, &str)] = &[
+    ("TopologyConfig", "topology", "TopologyKind"),
+    // without `routing.algorithm` the loader names the topology's default
+    ("RoutingConfig", "routing", "Option<RoutingAlgorithm>"),
+];
 
 fn metadata_keys() -> BTreeSet<String> {
     KEYS.iter().map(|k| k.path.to_string()).collect()
@@ -369,29 +374,130 @@ fn documented_value(default: &str) -> Option<toml::Value> {
     }
 }
 
-/// Defaults are declared once: each default the reference documents as a value is the schema's
-/// own default (the key's table present but the key left out parses exactly as the key set to
-/// its documented default), except for `Option` fields, whose default the model's builder
-/// applies (none is declared in config/).
+/// The `Option` keys whose default depends on another key or on where the key is, each with its
+/// reason: the schema cannot declare such a default beside the field. Every other `Option` key has no default (documented as `—` or required); every key
+/// with a fixed default declares it in the schema.
+const CONTEXTUAL_DEFAULTS: &[&str] = &[
+    // the file's stem
+    "scenario.name",
+    // inferred from sim.measure_cycles and topology.kind
+    "sim.model",
+    // by the number of dimensions and mesh or torus
+    "topology.port_numbering",
+    // from topology.h and topology.p
+    "topology.a",
+    "topology.h",
+    // by the link class: host SDR, fabric QDR
+    "links.<class>.speed",
+    // one weight per queue of the switch's queue scheme
+    "switch.output_weights",
+    // switch.output_buffer_credits
+    "hca.injection_credits",
+    // one weight per injection queue of the queue scheme
+    "hca.injection_weights",
+    // by topology.kind
+    "routing.algorithm",
+    // the algorithm's own template
+    "routing.vc_template",
+    // by routing.algorithm: 500 for acor, 50 for pb_acor
+    "routing.acor.it2",
+    // traffic.load
+    "traffic.transient.<phase>.load",
+    // the end of the warm-up (sim.warmup_cycles)
+    "traffic.transient.at_cycle",
+    // until sim.end_time
+    "traffic.flows[].stop",
+    "traffic.generators[].stop",
+    // the flows into the busiest destination
+    "stats.fairness_sources",
+    // sim.warmup
+    "stats.fairness_from",
+    // the generators sending only to stats.hotspot, else sim.warmup
+    "stats.hotspot_from",
+    // what the routing's VC template or classes need
+    "router.local_vcs",
+    "router.global_vcs",
+    // by cc.cct.algorithm: 95 for quadratic, 25 for linear and rate_linear
+    "cc.cct.div",
+    // the VL of the flow a CNP is about
+    "cc.cnp_vl",
+    // the node's link rate less its own flow-control packets
+    "ddbbm.r_max",
+    // VL 0 with ddbbm.mapping = "queues"; the management lane with "virtual_lanes"
+    "ddbbm.notification_vl",
+];
+
+/// An `Option` key without a default: documented as none or as required.
+fn no_default(documented: &str) -> bool {
+    documented == "—" || documented.starts_with("required")
+}
+
+/// Every `Option` key of the schema is either without a default or listed, with its reason, in
+/// [`CONTEXTUAL_DEFAULTS`]: a new `Option` key with a fixed default fails here (declare the
+/// default beside the field instead).
 #[test]
-fn documented_defaults_are_the_schema_defaults() {
+fn option_keys_have_no_default_or_a_contextual_one() {
     let types: std::collections::HashMap<String, String> = schema_fields().into_iter().collect();
-    let mut compared = 0;
+    let mut contextual = Vec::new();
     for k in KEYS {
-        if k.path.contains("[]") || k.required {
-            continue;
-        }
-        let Some(value) = documented_value(k.default) else {
-            continue;
+        let Some(ty) = types.get(k.path) else {
+            continue; // a free-form table's keys (`sweep.<key path>`)
         };
-        let path = &expand(k.path)[0];
-        let mut base = base_for(path);
-        if let Some(m) = k.model {
-            set(&mut base, "sim.model", toml::Value::String(m.name().into()));
+        let listed = CONTEXTUAL_DEFAULTS.contains(&k.path);
+        if !ty.starts_with("Option<") {
+            assert!(
+                !listed,
+                "{}: listed as contextual, but its type {ty} declares a default",
+                k.path
+            );
+        } else if listed {
+            assert!(
+                !no_default(k.default),
+                "{}: listed as contextual, but documented without a default ({})",
+                k.path,
+                k.default
+            );
+            contextual.push(k.path);
+        } else {
+            assert!(
+                no_default(k.default),
+                "{}: type {ty} and documented default {}: declare a fixed default beside the \
+                 field, or list the key in CONTEXTUAL_DEFAULTS with the key it depends on",
+                k.path,
+                k.default
+            );
         }
+    }
+    let mut listed = CONTEXTUAL_DEFAULTS.to_vec();
+    listed.sort_unstable();
+    contextual.sort_unstable();
+    assert_eq!(
+        contextual, listed,
+        "each key of CONTEXTUAL_DEFAULTS once, and a key of schema.rs"
+    );
+}
+
+/// A scenario with what a key of `model` needs around it: the required tables, `sim.model`, and
+/// for a key of an array of tables (`traffic.generators[].vl`) one entry with its required keys.
+fn around(path: &str, model: Option<lnsim::config::Model>) -> toml::Table {
+    let mut t = base_for(path);
+    if let Some(m) = model {
+        set(&mut t, "sim.model", toml::Value::String(m.name().into()));
+    }
+    let (parent, _) = path.rsplit_once('.').unwrap();
+    if parent.ends_with("[]") {
+        for k in KEYS {
+            let sibling = k
+                .path
+                .strip_prefix(parent)
+                .and_then(|r| r.strip_prefix('.'));
+            if k.required && sibling.is_some_and(|r| !r.contains('.')) {
+                set(&mut t, k.path, sample(k.kind).unwrap());
+            }
+        }
+    } else {
         // the key's table, present and empty
-        let (parent, _) = path.rsplit_once('.').unwrap();
-        let mut cur = &mut base;
+        let mut cur = &mut t;
         for seg in parent.split('.') {
             cur = cur
                 .entry(seg.to_string())
@@ -399,6 +505,27 @@ fn documented_defaults_are_the_schema_defaults() {
                 .as_table_mut()
                 .unwrap();
         }
+    }
+    t
+}
+
+/// Defaults are declared once, in the schema beside the field: each default the reference
+/// documents as a value is the schema's own (the key left out parses exactly as the key set to
+/// its documented default), except for the `Option` keys of [`CONTEXTUAL_DEFAULTS`].
+#[test]
+fn documented_defaults_are_the_schema_defaults() {
+    let types: std::collections::HashMap<String, String> = schema_fields().into_iter().collect();
+    let mut compared = 0;
+    let mut wrong = Vec::new();
+    for k in KEYS {
+        if k.required {
+            continue;
+        }
+        let Some(value) = documented_value(k.default) else {
+            continue;
+        };
+        let path = &expand(k.path)[0];
+        let base = around(path, k.model);
         let mut given = base.clone();
         set(&mut given, path, value.clone());
         let load = |t: &toml::Table| {
@@ -410,18 +537,56 @@ fn documented_defaults_are_the_schema_defaults() {
                 &[],
                 None,
             )
-            .unwrap_or_else(|e| panic!("{path} = {value}: {e}"))
+            .map(|l| format!("{:?}", l.scenario))
         };
-        let (a, b) = (load(&base), load(&given));
-        if format!("{:?}", a.scenario) != format!("{:?}", b.scenario) {
-            let ty = &types[k.path];
-            assert!(
-                ty.starts_with("Option<"),
-                "{path}: documented default {} is not the schema's default (type {ty})",
+        let ty = &types[k.path];
+        match (load(&base), load(&given)) {
+            (Err(e), _) => panic!("{path} left out: {e}"),
+            (_, Err(e)) => wrong.push(format!(
+                "{path}: the documented default {} is not a value of the key: {e}",
                 k.default
-            );
+            )),
+            _ if CONTEXTUAL_DEFAULTS.contains(&k.path) => {}
+            (Ok(a), Ok(b)) if a != b => wrong.push(format!(
+                "{path}: the documented default {} is not the schema's default (type {ty}); \
+                 declare it beside the field",
+                k.default
+            )),
+            _ => {}
         }
         compared += 1;
     }
-    assert!(compared >= 70, "{compared}");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(compared >= 110, "{compared}");
+}
+
+/// A key whose default is declared in the schema is still refused where it does not apply when
+/// the scenario gives it, even at its default value: presence, not value, is what is refused.
+#[test]
+fn a_key_given_at_its_default_is_refused_where_it_does_not_apply() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/ibcc");
+    let credit = std::fs::read_to_string(dir.join("zeru_a.toml")).unwrap();
+    let cycle = "[sim]\nmeasure_cycles = 100\n[topology]\nkind = \"mesh\"\ndims = [2, 2]\n\
+                 hcas_per_switch = 1\n[traffic]\nload = 0.1\n";
+    for (text, set, key) in [
+        (
+            &*credit,
+            "routing.dmodk_digits=\"low_first\"",
+            "routing.dmodk_digits",
+        ),
+        (cycle, "routing.dateline=true", "routing.dateline"),
+        (
+            cycle,
+            "traffic.hotspot_fraction=0.1",
+            "traffic.hotspot_fraction",
+        ),
+    ] {
+        let validate = |over: &[String]| {
+            let l = lnsim::config::load_str(text, "t.toml", &dir, "t", over, None)?;
+            lnsim::api::validate_scenario(&l, None)
+        };
+        validate(&[]).unwrap_or_else(|e| panic!("without {set}: {e}"));
+        let e = validate(&[set.to_string()]).unwrap_err().to_string();
+        assert!(e.contains(key), "{set}: {e}");
+    }
 }

@@ -46,6 +46,23 @@ impl LoadedScenario {
     pub fn model(&self) -> Model {
         self.model_choice.model
     }
+
+    /// Whether the scenario itself gives the key at `path` (`"routing.dateline"`), overrides
+    /// included: a key refused where it does not apply is refused because it is present, even
+    /// when its value is the default the typed scenario holds.
+    pub fn given(&self, path: &str) -> bool {
+        let mut cur = &self.merged;
+        let mut segs = path.split('.').peekable();
+        while let Some(seg) = segs.next() {
+            match cur.get(seg) {
+                None => return false,
+                Some(_) if segs.peek().is_none() => return true,
+                Some(toml::Value::Table(t)) => cur = t,
+                Some(_) => return false,
+            }
+        }
+        false
+    }
 }
 
 /// The text of the scenario file at `path`: a regular UTF-8 file of at most

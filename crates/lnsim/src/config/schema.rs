@@ -91,22 +91,23 @@ pub struct SimConfig {
     /// Warm-up: throughput "after warm-up" and fairness use the time after it.
     #[serde(default)]
     pub warmup: Duration,
-    /// Cycle-level model: warm-up cycles before measurement (Dragonfly spec §5: 60,000).
-    /// Without `sim.model`, giving `measure_cycles` selects the cycle-level HPC router model.
+    /// Cycle-level model: warm-up cycles before measurement (default 0; Dragonfly spec §5:
+    /// 60,000).
     #[serde(default)]
-    pub warmup_cycles: Option<u64>,
+    pub warmup_cycles: u64,
     /// Cycle-level model: measured cycles after the warm-up (Dragonfly spec §5: 60,000).
+    /// Without `sim.model`, giving `measure_cycles` selects the cycle-level HPC router model.
     #[serde(default)]
     pub measure_cycles: Option<u64>,
     /// Cycle-level model: a point is saturated, and stops early, when the packets waiting at
     /// the sources exceed this many per node on average (the injection queues grow without
     /// bound; default 50 packets).
-    #[serde(default)]
-    pub saturation_queue_packets: Option<f64>,
+    #[serde(default = "default_saturation_queue_packets")]
+    pub saturation_queue_packets: f64,
     /// Cycle-level model: a saturated point still measures at least this many cycles before it
     /// stops, so its accepted load is a steady-state figure (default 5,000).
-    #[serde(default)]
-    pub saturation_min_cycles: Option<u64>,
+    #[serde(default = "default_saturation_min_cycles")]
+    pub saturation_min_cycles: u64,
     /// Credit-level model: run even when the channel-dependency graph of the routes the traffic
     /// uses has a cycle, i.e. the network can deadlock (to study deadlock). Without it such a
     /// scenario is refused (exit 2) naming the cycle; a run that deadlocks exits 3.
@@ -118,6 +119,12 @@ fn default_seed() -> u64 {
 }
 fn default_interval() -> Duration {
     Duration(5_000_000_000)
+}
+fn default_saturation_queue_packets() -> f64 {
+    50.0
+}
+fn default_saturation_min_cycles() -> u64 {
+    5000
 }
 
 crate::choice! {
@@ -523,7 +530,7 @@ pub struct SwitchConfig {
     pub buffer_sharing: BufferSharing,
     /// With "static": "divided" (default, spec B.5 mode A), "split" or "per_queue" (mode B).
     #[serde(default)]
-    pub static_mode: Option<StaticMode>,
+    pub static_mode: StaticMode,
     /// With `static_mode = "per_queue"`: bytes of every queue (spec B.5 mode B: 1 KB).
     #[serde(default)]
     pub queue_bytes: Option<Bytes>,
@@ -840,7 +847,7 @@ impl RoutingConfig {
 pub struct DorRouting {
     /// Torus, cycle-level model: dateline VC classes (default true). False uses one class and
     /// deadlocks; the channel-dependency check refuses it.
-    #[serde(default = "yes")]
+    #[serde(default = "default_true")]
     pub dateline: bool,
 }
 
@@ -894,7 +901,7 @@ pub struct VlbRouting {
     pub valiant_source_group: bool,
     /// Restricted VLB (Dragonfly spec §3.3): an intra-group packet draws its Valiant
     /// intermediate in its own group (default true); false: any intermediate.
-    #[serde(default = "yes")]
+    #[serde(default = "default_true")]
     pub vlb_restricted: bool,
     /// Recomputation (Dragonfly spec §3.4): a Valiant-routed packet at the head of an
     /// injection queue whose first hop is blocked draws a new intermediate every cycle until
@@ -920,7 +927,7 @@ pub struct UgalRouting {
     #[serde(default)]
     pub valiant_source_group: bool,
     /// See [`VlbRouting::vlb_restricted`].
-    #[serde(default = "yes")]
+    #[serde(default = "default_true")]
     pub vlb_restricted: bool,
     /// Threshold T of Eq. 2-1 in packets (default 0, Table 3-1).
     #[serde(default)]
@@ -944,7 +951,7 @@ pub struct PbRouting {
     #[serde(default)]
     pub valiant_source_group: bool,
     /// See [`VlbRouting::vlb_restricted`].
-    #[serde(default = "yes")]
+    #[serde(default = "default_true")]
     pub vlb_restricted: bool,
     /// Recomputation: PB re-decides every cycle a Valiant head is blocked (default false).
     #[serde(default)]
@@ -953,10 +960,10 @@ pub struct PbRouting {
     #[serde(default)]
     pub ugal_threshold: i64,
     /// Factor F of Eq. 2-2 in percent (default 120, Table 3-1).
-    #[serde(default = "pb_factor")]
+    #[serde(default = "default_pb_factor")]
     pub pb_factor: u32,
     /// Threshold T of Eq. 2-2 in packets (default 5, Table 3-1).
-    #[serde(default = "pb_threshold")]
+    #[serde(default = "default_pb_threshold")]
     pub pb_threshold: u32,
     /// Explicit hop-type template for VC assignment (see [`MinRouting::vc_template`]).
     #[serde(default)]
@@ -989,10 +996,10 @@ pub struct PbAcorRouting {
     #[serde(default)]
     pub ugal_threshold: i64,
     /// PB's factor F of Eq. 2-2 in percent (default 120).
-    #[serde(default = "pb_factor")]
+    #[serde(default = "default_pb_factor")]
     pub pb_factor: u32,
     /// PB's threshold T of Eq. 2-2 in packets (default 5).
-    #[serde(default = "pb_threshold")]
+    #[serde(default = "default_pb_threshold")]
     pub pb_threshold: u32,
     /// ACOR's level machinery (`[routing.acor]`, Dragonfly spec §3.8, Table 5-3).
     #[serde(default)]
@@ -1031,7 +1038,7 @@ pub struct TprRouting {
 #[serde(deny_unknown_fields)]
 pub struct LianRouting {
     /// Recomputation of Valiant heads (default true for LIAN, spec A16).
-    #[serde(default = "yes")]
+    #[serde(default = "default_true")]
     pub recompute: bool,
     /// LIAN's counters and thresholds (`[routing.lian]`, Dragonfly spec §3.10, Table 6-1).
     #[serde(default)]
@@ -1041,108 +1048,157 @@ pub struct LianRouting {
     pub vc_template: Option<Vec<String>>,
 }
 
-fn yes() -> bool {
-    true
-}
-fn pb_factor() -> u32 {
-    120
-}
-fn pb_threshold() -> u32 {
-    5
-}
-
 /// `[routing.lian]` under a Dragonfly routing other than `lian`: the counter keys the counter
-/// observer (`stats.group_counters`, Fig 6-8) reads (spec §3.10.1).
-#[derive(Debug, Clone, Deserialize, Default)]
+/// observer (`stats.group_counters`, Fig 6-8) reads (spec §3.10.1), with LIAN's defaults.
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GroupCounterKeys {
     /// History window HW of inj_i in cycles (default 200).
-    #[serde(default)]
-    pub window_cycles: Option<u64>,
+    #[serde(default = "default_window_cycles")]
+    pub window_cycles: u64,
     /// Counter model (default `"extended"`).
     #[serde(default)]
-    pub counters: Option<LianCounters>,
+    pub counters: LianCounters,
     /// w of Eq. 6-1 (default 0.1).
-    #[serde(default)]
-    pub w: Option<f64>,
+    #[serde(default = "default_lian_w")]
+    pub w: f64,
+}
+
+impl Default for GroupCounterKeys {
+    fn default() -> Self {
+        toml::from_str("").expect("the group counters' defaults")
+    }
+}
+
+fn default_pb_factor() -> u32 {
+    120
+}
+fn default_pb_threshold() -> u32 {
+    5
 }
 
 /// `[routing.tpr]`: TPR as the thesis implements it (Dragonfly spec §3.9, Table 6-1): the
 /// packets a router injected towards each group over a sliding window select UGAL's
 /// threshold T (benign, mixed, adversarial).
-#[derive(Debug, Clone, Deserialize, Default)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TprConfig {
     /// History window HW in cycles (default 200).
-    #[serde(default)]
-    pub window_cycles: Option<u64>,
+    #[serde(default = "default_window_cycles")]
+    pub window_cycles: u64,
     /// LI_l: a counter below it is benign (default 3 packets per window).
-    #[serde(default)]
-    pub li_low: Option<f64>,
+    #[serde(default = "default_li_low")]
+    pub li_low: f64,
     /// LI_h: a counter above it is adversarial, in between mixed (default 5).
-    #[serde(default)]
-    pub li_high: Option<f64>,
+    #[serde(default = "default_li_high")]
+    pub li_high: f64,
     /// UGAL threshold T (packets) for benign traffic (default 150).
-    #[serde(default)]
-    pub t_benign: Option<i64>,
+    #[serde(default = "default_t_benign")]
+    pub t_benign: i64,
     /// T for mixed traffic (default −30).
-    #[serde(default)]
-    pub t_mix: Option<i64>,
+    #[serde(default = "default_t_mix")]
+    pub t_mix: i64,
     /// T for adversarial traffic (default −150).
-    #[serde(default)]
-    pub t_adversarial: Option<i64>,
+    #[serde(default = "default_t_adversarial")]
+    pub t_adversarial: i64,
+}
+impl Default for TprConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("tpr defaults")
+    }
+}
+/// HW of TPR and LIAN (Table 6-1: 200 cycles).
+fn default_window_cycles() -> u64 {
+    200
+}
+/// LI_l of TPR and LIAN (Table 6-1: 3 packets per window).
+fn default_li_low() -> f64 {
+    3.0
+}
+/// LI_h of TPR and LIAN (Table 6-1: 5).
+fn default_li_high() -> f64 {
+    5.0
+}
+/// T for benign traffic of TPR and LIAN (Table 6-1: 150 packets).
+fn default_t_benign() -> i64 {
+    150
+}
+/// T for mixed traffic of TPR and LIAN (Table 6-1: −30).
+fn default_t_mix() -> i64 {
+    -30
+}
+/// T for adversarial traffic of TPR and LIAN (Table 6-1: −150).
+fn default_t_adversarial() -> i64 {
+    -150
 }
 
 /// `[routing.lian]`: LIAN (Dragonfly spec §3.10, Table 6-1): extended per-group counters
 /// (Eq. 6-1), the l1 rule (GCSth, SGCth), the l2 rule on the intermediate-local counters
 /// (Eq. 6-2, ILCth), UGAL's threshold by load level (LI_l, LI_h, T).
-#[derive(Debug, Clone, Deserialize, Default)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LianConfig {
     /// History window HW of inj_i in cycles (default 200).
-    #[serde(default)]
-    pub window_cycles: Option<u64>,
+    #[serde(default = "default_window_cycles")]
+    pub window_cycles: u64,
     /// Counter model (spec §3.10.1, Fig 6-7): `"extended"` (inj + w·stor, default),
     /// `"injected"` (inj alone, w = 0) or `"stored"` (stor alone).
     #[serde(default)]
-    pub counters: Option<LianCounters>,
+    pub counters: LianCounters,
     /// w of Eq. 6-1 (default 0.1).
-    #[serde(default)]
-    pub w: Option<f64>,
+    #[serde(default = "default_lian_w")]
+    pub w: f64,
     /// LI_l: below it the destination group's counter is benign (default 3).
-    #[serde(default)]
-    pub li_low: Option<f64>,
+    #[serde(default = "default_li_low")]
+    pub li_low: f64,
     /// LI_h: above it adversarial, in between mixed (default 5).
-    #[serde(default)]
-    pub li_high: Option<f64>,
+    #[serde(default = "default_li_high")]
+    pub li_high: f64,
     /// UGAL threshold T (packets) for benign traffic (default 150).
-    #[serde(default)]
-    pub t_benign: Option<i64>,
+    #[serde(default = "default_t_benign")]
+    pub t_benign: i64,
     /// T for mixed traffic (default −30).
-    #[serde(default)]
-    pub t_mix: Option<i64>,
+    #[serde(default = "default_t_mix")]
+    pub t_mix: i64,
     /// T for adversarial traffic (default −150).
-    #[serde(default)]
-    pub t_adversarial: Option<i64>,
+    #[serde(default = "default_t_adversarial")]
+    pub t_adversarial: i64,
     /// GCSth: a global counter above it is saturated (default 5).
-    #[serde(default)]
-    pub gcs_th: Option<f64>,
+    #[serde(default = "default_gcs_th")]
+    pub gcs_th: f64,
     /// SGCth: more saturated counters than this among the groups of the router's own global
     /// links use l1 (default 3).
-    #[serde(default)]
-    pub sgc_th: Option<u32>,
+    #[serde(default = "default_sgc_th")]
+    pub sgc_th: u32,
     /// Use l1 when the saturated counters are at least SGCth rather than more (default
     /// false: `count > SGCth`, spec A7).
     #[serde(default)]
-    pub sgc_inclusive: Option<bool>,
+    pub sgc_inclusive: bool,
     /// ILCth: an intermediate-local counter above it uses l2 (default 20).
-    #[serde(default)]
-    pub ilc_th: Option<f64>,
+    #[serde(default = "default_ilc_th")]
+    pub ilc_th: f64,
     /// A re-routed injection head (recomputation) chooses its phase-A policy again from the
     /// counters (default false: it keeps the policy of its first decision and draws a new
     /// intermediate, spec A16).
     #[serde(default)]
-    pub recompute_policy: Option<bool>,
+    pub recompute_policy: bool,
+}
+impl Default for LianConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("lian defaults")
+    }
+}
+fn default_lian_w() -> f64 {
+    0.1
+}
+fn default_gcs_th() -> f64 {
+    5.0
+}
+fn default_sgc_th() -> u32 {
+    3
+}
+fn default_ilc_th() -> f64 {
+    20.0
 }
 
 crate::choice! {
@@ -1163,32 +1219,49 @@ crate::choice! {
 /// changes (Dragonfly spec §3.7, Table 5-2, Table 5-3). Thresholds count blocked re-routings
 /// of Valiant-routed injection heads (all injection ports of a router together, ACOR-Switch;
 /// the packet's own, ACOR-Packet).
-#[derive(Debug, Clone, Deserialize, Default)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AcorConfig {
     /// Where the level is kept: `"switch"` (ACOR-Switch, default) or `"packet"` (ACOR-Packet).
     #[serde(default)]
-    pub variant: Option<AcorVariant>,
+    pub variant: AcorVariant,
     /// Level sequence (Table 5-2): `"3L"` (default), `"2L-A"` or `"2L-B"`.
     #[serde(default)]
-    pub sequence: Option<AcorSequence>,
+    pub sequence: AcorSequence,
     /// ACOR-Switch: hysteresis interval HI in cycles (default 500 = 500 ns at 1 GHz).
-    #[serde(default)]
-    pub hysteresis_cycles: Option<u64>,
+    #[serde(default = "default_hysteresis_cycles")]
+    pub hysteresis_cycles: u64,
     /// ACOR-Switch: blocked re-routings in one interval that raise level 1 (IT1, default 15).
-    #[serde(default)]
-    pub it1: Option<u32>,
+    #[serde(default = "default_it1")]
+    pub it1: u32,
     /// ACOR-Switch 3L: blocked re-routings that raise level 2 (IT2, default 500 for acor, 50
     /// for pb_acor).
     #[serde(default)]
     pub it2: Option<u32>,
     /// ACOR-Switch: at most this many blocked re-routings in an interval lower level 2 (DT1,
     /// default 5).
-    #[serde(default)]
-    pub dt1: Option<u32>,
+    #[serde(default = "default_dt1")]
+    pub dt1: u32,
     /// ACOR-Switch 3L: at most this many lower level 3 (DT2, default 15).
-    #[serde(default)]
-    pub dt2: Option<u32>,
+    #[serde(default = "default_dt2")]
+    pub dt2: u32,
+}
+impl Default for AcorConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("acor defaults")
+    }
+}
+fn default_hysteresis_cycles() -> u64 {
+    500
+}
+fn default_it1() -> u32 {
+    15
+}
+fn default_dt1() -> u32 {
+    5
+}
+fn default_dt2() -> u32 {
+    15
 }
 
 crate::choice! {
@@ -1486,8 +1559,8 @@ pub struct TrafficConfig {
     #[serde(default)]
     pub shift: Option<i64>,
     /// Cycle-level model: packet size in phits (default 10, Table 3-1).
-    #[serde(default)]
-    pub packet_phits: Option<u32>,
+    #[serde(default = "default_packet_phits")]
+    pub packet_phits: u32,
     /// Cycle-level model, pattern `mix`: the component patterns and their load fractions.
     #[serde(default)]
     pub mix: Vec<MixComponent>,
@@ -1499,8 +1572,8 @@ pub struct TrafficConfig {
     pub hotspots: Option<Vec<u32>>,
     /// Cycle-level model, pattern `hotspot`: fraction of packets sent to a hot terminal (the
     /// rest is uniform; default 0.1).
-    #[serde(default)]
-    pub hotspot_fraction: Option<f64>,
+    #[serde(default = "default_hotspot_fraction")]
+    pub hotspot_fraction: f64,
 }
 
 /// `[[traffic.mix]]` (and `mix` inside a transient phase): one component of a mixed pattern.
@@ -1565,6 +1638,12 @@ fn default_message() -> Bytes {
 fn default_payload() -> Bytes {
     Bytes(2048)
 }
+fn default_packet_phits() -> u32 {
+    10
+}
+fn default_hotspot_fraction() -> f64 {
+    0.1
+}
 
 /// `[stats]`: what to collect.
 #[derive(Debug, Clone, Deserialize)]
@@ -1595,8 +1674,8 @@ pub struct StatsConfig {
     pub hotspot_from: Option<Duration>,
     /// Cycle-level model: width in cycles of the time bins of `bins.csv` (latency, accepted
     /// load and misrouted fraction over time; default 1,000).
-    #[serde(default)]
-    pub bin_cycles: Option<u64>,
+    #[serde(default = "default_bin_cycles")]
+    pub bin_cycles: u64,
     /// Cycle-level Dragonfly: observe the per-router group counters of TPR/LIAN (Dragonfly
     /// spec §3.10.1 Eq. 6-1, §3.10.3 Eq. 6-2) under any routing, without changing a decision,
     /// and write their trace (`group_counters.csv`, `summary.json` `group_counters`; Fig 6-8).
@@ -1610,6 +1689,9 @@ impl Default for StatsConfig {
 }
 fn default_true() -> bool {
     true
+}
+fn default_bin_cycles() -> u64 {
+    1000
 }
 
 /// `[router]`: the cycle-level CIOQ router with credit-based virtual cut-through (Dragonfly
@@ -1776,13 +1858,18 @@ pub struct CctConfig {
     pub file: Option<String>,
     /// `"quadratic"`: the IRD at CCTI = div, in packet times (default 3, fitted once on \[Z\] C4;
     /// the public OMNeT++ generators' unfitted constant is 3300/512: docs/calibration.md).
-    #[serde(default)]
-    pub scale: Option<f64>,
+    #[serde(default = "default_cct_scale")]
+    pub scale: f64,
 }
 impl Default for CctConfig {
     fn default() -> Self {
         toml::from_str("").expect("cct defaults")
     }
+}
+/// Default `cc.cct.scale`: the one constant fitted on \[Z\]'s C4 calibration point (CC on,
+/// 19.8 GB/s published) with `div = 95` as \[Z\] gives it (docs/calibration.md).
+fn default_cct_scale() -> f64 {
+    3.0
 }
 
 crate::choice! {

@@ -56,7 +56,7 @@ pub(crate) fn build_parts(l: &LoadedScenario, setup: &mut SetupProgress) -> Resu
     let fabric = topology::build(s, &l.base_dir)?;
     check_switch_ports(&fabric)?;
     setup.phase("forwarding tables");
-    let lft = routing::build(s, &fabric, &l.base_dir)?;
+    let lft = routing::build(l, &fabric)?;
     setup.phase("traffic");
     let traffic = traffic::build(s, &fabric, s.sim.seed, s.switch.vls)?;
     // every route the traffic can take must exist and be loop-free
@@ -376,7 +376,7 @@ impl Net {
         let buffers = match buffers {
             Some(b) => b,
             None => BufferChoice::for_scenario(
-                s,
+                l,
                 fabric.hcas.len() as u32,
                 credit_bytes as u64,
                 pkt_credits as u64,
@@ -935,6 +935,7 @@ fn congestion_management(
             seed: s.sim.seed,
             base_dir: &l.base_dir,
             multipath,
+            given: &|k| l.given(k),
         },
     )
 }

@@ -37,7 +37,7 @@ fn ib_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) -> Res
     let credit = s.traffic.credit_bytes.0.max(1);
     let pkt_credits = s.traffic.packet_bytes.0.div_ceil(credit).max(1);
     let buffers =
-        BufferChoice::for_scenario(s, f.hcas.min(u32::MAX as u64) as u32, credit, pkt_credits)?;
+        BufferChoice::for_scenario(l, f.hcas.min(u32::MAX as u64) as u32, credit, pkt_credits)?;
     let host = LinkParams::from_config(&s.links.host, "links.host")?;
     network_parts(est, s, f, buffers);
     packet_parts(est, s, f, buffers);

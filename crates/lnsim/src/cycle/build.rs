@@ -88,7 +88,7 @@ impl CycleNet {
         setup.phase("channel-dependency check");
         check_deadlock_free(&routing, &ports, &fabric, &p)?;
         setup.phase("traffic");
-        let traffic = traffic(&p, &fabric)?;
+        let traffic = traffic(l, &p, &fabric)?;
         setup.phase("network state");
         Ok(Self::assemble(
             &p, &fabric, ports, buffers, routing, traffic,
@@ -523,9 +523,9 @@ impl Buffers {
 
 /// The traffic of the scenario on the fabric's terminals: destination patterns and injection
 /// processes over the topology's geometry.
-fn traffic(p: &CycleParams, fabric: &Fabric) -> Result<SyntheticTraffic> {
+fn traffic(l: &LoadedScenario, p: &CycleParams, fabric: &Fabric) -> Result<SyntheticTraffic> {
     let geo = Geometry::of(fabric)?;
-    let traffic = SyntheticTraffic::from_config(p.traffic, &geo, p.warmup)?;
+    let traffic = SyntheticTraffic::from_config(p.traffic, &geo, p.warmup, &|k| l.given(k))?;
     if traffic.terminals() != fabric.hcas.len() as u32 {
         return Err(Error::Internal(
             "traffic and topology disagree on the terminals".into(),

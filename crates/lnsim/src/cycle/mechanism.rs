@@ -39,7 +39,7 @@
 //! [`memory`]: Mechanisms::memory
 
 use super::counter_trace::CounterTrace;
-use super::params::{default, CycleParams};
+use super::params::CycleParams;
 use super::results::r6;
 use crate::config::LoadedScenario;
 use crate::cycle::routing::acor_levels::{AcorParams, AcorState};
@@ -342,9 +342,7 @@ impl Mechanisms {
             shape.as_ref(),
         ) {
             let cols = 2 * d.h as u64 + 2;
-            let bins = cycles
-                .div_ceil(s.stats.bin_cycles.unwrap_or(default::BIN_CYCLES).max(1))
-                .max(1);
+            let bins = cycles.div_ceil(s.stats.bin_cycles.max(1)).max(1);
             est.add(
                 "group counter trace",
                 counters_bytes(&c, d)

@@ -7,7 +7,7 @@
 use super::calendar::Slot;
 use super::mechanism::Mechanisms;
 use super::packet::{Link, Pkt};
-use super::params::{calendar_slots, default, CycleParams, MAX_VCS};
+use super::params::{calendar_slots, CycleParams, MAX_VCS};
 use super::results::Bin;
 use super::{PortState, RouterState, TermState, VcOut, VcState};
 use crate::config::{LoadedScenario, TopologyKind};
@@ -116,15 +116,10 @@ fn network_state(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) -
         routing,
         vcs,
         global_vcs,
-        pkt_phits: s
-            .traffic
-            .packet_phits
-            .unwrap_or(default::PACKET_PHITS)
-            .max(1) as u64,
+        pkt_phits: s.traffic.packet_phits.max(1) as u64,
         cycles: s
             .sim
             .warmup_cycles
-            .unwrap_or(default::WARMUP_CYCLES)
             .saturating_add(s.sim.measure_cycles.unwrap_or(0)),
     }
 }
@@ -160,11 +155,7 @@ fn packets_and_events(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSi
         + m(m(global_ports, global_vcs), rc.output_buffer_phits as u64);
     let load = s.traffic.load.unwrap_or(1.0).clamp(0.0, 1.0);
     let generated = m(terminals, (cycles as f64 * load) as u64 / pkt_phits + 1);
-    let sat = s
-        .sim
-        .saturation_queue_packets
-        .unwrap_or(default::SATURATION_QUEUE_PACKETS)
-        .max(1.0);
+    let sat = s.sim.saturation_queue_packets.max(1.0);
     // (never more than the sources generate in the whole run)
     let network = (buffered / pkt_phits).min(generated);
     let backlog = (m(terminals, (2.0 * sat).min(1e12) as u64)).min(generated);
@@ -186,9 +177,7 @@ fn statistics_and_files(est: &mut MemoryEstimate, l: &LoadedScenario, f: &Fabric
     let s = &l.scenario;
     let (routers, terminals) = (f.switches, f.hcas);
     // statistics: a bin per stats.bin_cycles, per-router counters, latency counts
-    let bins = cycles
-        .div_ceil(s.stats.bin_cycles.unwrap_or(default::BIN_CYCLES).max(1))
-        .max(1);
+    let bins = cycles.div_ceil(s.stats.bin_cycles.max(1)).max(1);
     est.add(
         "statistics",
         m(bins, sz::<Bin>()) + m(routers, 16) + 4 * (1 << 19),

@@ -2,12 +2,13 @@
 //! applies and every check of a single value or key, in one place. The builder
 //! ([`super::build`]) and the memory estimate ([`super::memory`]) read these only.
 //!
-//! Defaults: the router's latencies, buffers, speed-up and allocator iterations are those of
-//! [`crate::config::RouterConfig`] (the Dragonfly spec's Table 3-1); the rest are here
-//! ([`default`]), and the VCs per port follow from the routing ([`RoutingParams`]): on a
-//! Dragonfly what its VC template needs (spec §3.0.3), on a mesh or torus one VC per class.
-//! A routing algorithm's own keys and their defaults belong to the algorithm
-//! ([`crate::cycle::routing::algorithm::CycleAlgorithm::new`]).
+//! Defaults: every key with a fixed default has it declared beside its field in
+//! [`crate::config::schema`] (the router's are the Dragonfly spec's Table 3-1); the defaults
+//! that depend on the topology are here ([`default`]: a mesh or torus routes by DOR), and the
+//! VCs per port follow from the routing ([`RoutingParams`]): on a Dragonfly what its VC
+//! template needs (spec §3.0.3), on a mesh or torus one VC per class. A routing algorithm's own
+//! keys belong to the algorithm ([`crate::cycle::routing::algorithm::CycleAlgorithm::new`]),
+//! which applies the defaults that depend on it (`routing.recompute`, `routing.acor.it2`).
 
 use crate::config::{
     kinds, LoadedScenario, RouterConfig, RoutingAlgorithm, RoutingConfig, TopologyConfig,
@@ -19,20 +20,6 @@ use crate::cycle::routing::group_counters::CounterParams;
 use crate::cycle::routing::vc_template::{HopClass, VcTemplate};
 use crate::error::{Error, Result};
 use std::sync::Arc;
-
-/// The defaults of the cycle-level model that the configuration leaves open.
-pub(crate) mod default {
-    /// Packet size in phits (Table 3-1: 10 phits = 250 B).
-    pub const PACKET_PHITS: u32 = 10;
-    /// Warm-up cycles.
-    pub const WARMUP_CYCLES: u64 = 0;
-    /// Packets waiting per active source above which a run stops as saturated.
-    pub const SATURATION_QUEUE_PACKETS: f64 = 50.0;
-    /// Measured cycles before the saturation watch may stop a run.
-    pub const SATURATION_MIN_CYCLES: u64 = 5000;
-    /// Cycles per time bin of `bins.csv`.
-    pub const BIN_CYCLES: u64 = 1000;
-}
 
 /// Longest mesh/torus dimension of the cycle-level model, in routers (a 4096-router line takes
 /// its channel-dependency check about 3 s; BookSim-sized networks are 64 × 64 or 16⁴).
@@ -128,21 +115,18 @@ pub(crate) fn check_scalars(l: &LoadedScenario) -> Result<Scalars> {
         )
     })?;
     positive("sim.measure_cycles", measure)?;
-    let warmup = s.sim.warmup_cycles.unwrap_or(default::WARMUP_CYCLES);
-    let pkt_phits = s.traffic.packet_phits.unwrap_or(default::PACKET_PHITS);
+    let warmup = s.sim.warmup_cycles;
+    let pkt_phits = s.traffic.packet_phits;
     positive("traffic.packet_phits", pkt_phits as u64)?;
     check_router(&s.router, pkt_phits)?;
-    let sat_queue = s
-        .sim
-        .saturation_queue_packets
-        .unwrap_or(default::SATURATION_QUEUE_PACKETS);
+    let sat_queue = s.sim.saturation_queue_packets;
     if !(sat_queue > 0.0 && sat_queue.is_finite()) {
         return Err(Error::input(
             "sim.saturation_queue_packets",
             "must be a positive number of packets",
         ));
     }
-    let bin_cycles = s.stats.bin_cycles.unwrap_or(default::BIN_CYCLES);
+    let bin_cycles = s.stats.bin_cycles;
     positive("stats.bin_cycles", bin_cycles)?;
     let cycles = warmup + measure;
     if cycles / bin_cycles > MAX_BINS {
@@ -227,10 +211,7 @@ impl<'a> CycleParams<'a> {
             seed: s.sim.seed,
             pkt_phits,
             sat_queue,
-            sat_min: s
-                .sim
-                .saturation_min_cycles
-                .unwrap_or(default::SATURATION_MIN_CYCLES),
+            sat_min: s.sim.saturation_min_cycles,
             bin_cycles,
             router: &s.router,
             routing,
@@ -348,10 +329,9 @@ fn routing_params(
             Ok(())
         }
     };
-    let given = |key: &str| l.merged.get("routing").and_then(|t| t.get(key)).is_some();
     reject(
         "routing.dateline",
-        given("dateline") && !torus,
+        l.given("routing.dateline") && !torus,
         "applies to tori",
     )?;
     reject(
@@ -493,26 +473,14 @@ fn reject_credit_level_keys(l: &LoadedScenario) -> Result<()> {
     let present = [
         ("sim.end_time", s.sim.end_time.is_some()),
         ("sim.warmup", s.sim.warmup.0 != 0),
-        (
-            "sim.interval",
-            l.merged
-                .get("sim")
-                .and_then(|t| t.get("interval"))
-                .is_some(),
-        ),
+        ("sim.interval", l.given("sim.interval")),
         ("traffic.flows", !s.traffic.flows.is_empty()),
         ("traffic.generators", !s.traffic.generators.is_empty()),
         (
             "routing.file",
             matches!(s.routing, crate::config::RoutingConfig::LftFile(_)),
         ),
-        (
-            "stats.buffer_occupancy",
-            l.merged
-                .get("stats")
-                .and_then(|t| t.get("buffer_occupancy"))
-                .is_some(),
-        ),
+        ("stats.buffer_occupancy", l.given("stats.buffer_occupancy")),
         ("stats.fairness_sources", s.stats.fairness_sources.is_some()),
         ("stats.fairness_from", s.stats.fairness_from.is_some()),
     ];

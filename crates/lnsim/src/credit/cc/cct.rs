@@ -17,10 +17,6 @@ use std::path::Path;
 /// packet at 32 Gbit/s, i.e. 3300/512 packet times at `i = K` (docs/calibration.md).
 pub const GENERATOR_SCALE: f64 = 3300.0 / 512.0;
 
-/// Default `cc.cct.scale`: the one constant fitted on \[Z\]'s C4 calibration point (CC on,
-/// 19.8 GB/s published) with `div = 95` as \[Z\] gives it (docs/calibration.md).
-pub const QUADRATIC_SCALE: f64 = 3.0;
-
 /// Default `cc.cct.div` of the quadratic table: \[Z\]'s `CCT_Div = 95` (spec Z-Tab 3.6).
 pub const QUADRATIC_DIV: f64 = 95.0;
 
@@ -38,8 +34,14 @@ pub struct CongestionControlTable {
 }
 
 impl CongestionControlTable {
-    /// Builds the table of `entries` entries from `[cc.cct]`.
-    pub fn from_config(c: &CctConfig, entries: usize, base_dir: &Path) -> Result<Self> {
+    /// Builds the table of `entries` entries from `[cc.cct]`; a key the scenario gives
+    /// (`given`, [`crate::config::LoadedScenario::given`]) for another algorithm is refused.
+    pub fn from_config(
+        c: &CctConfig,
+        entries: usize,
+        base_dir: &Path,
+        given: &dyn Fn(&str) -> bool,
+    ) -> Result<Self> {
         let n = entries.max(MIN_ENTRIES);
         let div_ok = || -> Result<f64> {
             let d = c.div.unwrap_or(match c.algorithm {
@@ -55,7 +57,7 @@ impl CongestionControlTable {
                 ))
             }
         };
-        if c.algorithm != CctAlgorithm::Quadratic && c.scale.is_some() {
+        if c.algorithm != CctAlgorithm::Quadratic && given("cc.cct.scale") {
             return Err(Error::input(
                 "cc.cct.scale",
                 "only used with cc.cct.algorithm = \"quadratic\"",
@@ -86,7 +88,7 @@ impl CongestionControlTable {
             }
             CctAlgorithm::Quadratic => {
                 let d = div_ok()?;
-                let scale = c.scale.unwrap_or(QUADRATIC_SCALE);
+                let scale = c.scale;
                 if !(scale.is_finite() && scale > 0.0) {
                     return Err(Error::input(
                         "cc.cct.scale",
@@ -165,33 +167,41 @@ fn load(path: &Path) -> Result<Vec<f64>> {
 mod tests {
     use super::*;
 
+    /// The table of the `[cc.cct]` keys `text`.
+    fn table(text: &str, entries: usize, dir: &Path) -> Result<CongestionControlTable> {
+        let c: CctConfig = toml::from_str(text).unwrap();
+        let keys: toml::Table = text.parse().unwrap();
+        let given = |k: &str| keys.contains_key(k.trim_start_matches("cc.cct."));
+        CongestionControlTable::from_config(&c, entries, dir, &given)
+    }
+
     #[test]
     fn generated_tables_are_monotone() {
-        let c: CctConfig = toml::from_str("algorithm = \"linear\"\ndiv = 95.0").unwrap();
-        let t = CongestionControlTable::from_config(&c, 129, Path::new(".")).unwrap();
+        let c = "algorithm = \"linear\"\ndiv = 95.0";
+        let t = table(c, 129, Path::new(".")).unwrap();
         assert_eq!(t.ird.len(), 129);
         assert_eq!(t.ird[0], 0.0);
         assert!((t.ird[95] - 1.0).abs() < 1e-12); // half rate at CCTI 95
-        let c: CctConfig = toml::from_str("algorithm = \"rate_linear\"\ndiv = 100.0").unwrap();
-        let t = CongestionControlTable::from_config(&c, 128, Path::new(".")).unwrap();
+        let c = "algorithm = \"rate_linear\"\ndiv = 100.0";
+        let t = table(c, 128, Path::new(".")).unwrap();
         assert!((1.0 / (1.0 + t.ird[50]) - 0.5).abs() < 1e-12); // rate 1 − 50/100
         assert!(t.ird.windows(2).all(|w| w[1] >= w[0]));
-        let c: CctConfig = toml::from_str("").unwrap(); // the default: quadratic, div 95, scale 3
-        let t = CongestionControlTable::from_config(&c, 129, Path::new(".")).unwrap();
+        let c = ""; // the default: quadratic, div 95, scale 3
+        let t = table(c, 129, Path::new(".")).unwrap();
         assert_eq!(t.ird[0], 0.0);
         assert!((t.ird[95] - 3.0).abs() < 1e-12);
         assert!((t.ird[19] - 3.0 * 0.04).abs() < 1e-12); // (19/95)² = 0.04
         assert!((t.ird[128] - 3.0 * (128.0f64 / 95.0).powi(2)).abs() < 1e-12);
         assert!(t.ird.windows(2).all(|w| w[1] > w[0]));
-        let c: CctConfig =
-            toml::from_str("algorithm = \"quadratic\"\ndiv = 10.0\nscale = 2.0").unwrap();
-        let t = CongestionControlTable::from_config(&c, 128, Path::new(".")).unwrap();
+        let c = "algorithm = \"quadratic\"\ndiv = 10.0\nscale = 2.0";
+        let t = table(c, 128, Path::new(".")).unwrap();
         assert!((t.ird[20] - 8.0).abs() < 1e-12);
-        let c: CctConfig = toml::from_str("algorithm = \"linear\"\nscale = 2.0").unwrap();
-        let e = CongestionControlTable::from_config(&c, 128, Path::new("."))
-            .unwrap_err()
-            .to_string();
+        let c = "algorithm = \"linear\"\nscale = 2.0";
+        let e = table(c, 128, Path::new(".")).unwrap_err().to_string();
         assert!(e.starts_with("cc.cct.scale:"), "{e}");
+        // refused where it does not apply even at its default value
+        let e = table("algorithm = \"linear\"\nscale = 3.0", 128, Path::new("."));
+        assert!(e.is_err_and(|e| e.to_string().starts_with("cc.cct.scale:")));
     }
 
     #[test]
@@ -202,11 +212,11 @@ mod tests {
             text.push_str(&format!("{} 2\n", i));
         }
         std::fs::write(d.path().join("t.cct"), &text).unwrap();
-        let c: CctConfig = toml::from_str("algorithm = \"file\"\nfile = \"t.cct\"").unwrap();
-        let t = CongestionControlTable::from_config(&c, 128, d.path()).unwrap();
+        let c = "algorithm = \"file\"\nfile = \"t.cct\"";
+        let t = table(c, 128, d.path()).unwrap();
         assert_eq!(t.ird[8], 2.0);
         std::fs::write(d.path().join("bad.cct"), "3 1\n2 1\n").unwrap();
-        let c: CctConfig = toml::from_str("algorithm = \"file\"\nfile = \"bad.cct\"").unwrap();
-        assert!(CongestionControlTable::from_config(&c, 128, d.path()).is_err());
+        let c = "algorithm = \"file\"\nfile = \"bad.cct\"";
+        assert!(table(c, 128, d.path()).is_err());
     }
 }

@@ -384,6 +384,7 @@ mod tests {
             seed: 3,
             base_dir: std::path::Path::new("."),
             multipath: None,
+            given: &|_| false,
         };
         Drb {
             monitor: PortMonitor::new(0.8, 64, &ctx),

@@ -29,8 +29,12 @@ impl IbCc {
     /// Builds both sides from `[cc]`, checking every key (the buffer capacities are given
     /// separately: [`IbCc::set_capacities`]).
     pub fn from_config(c: &CcConfig, ctx: &CcContext) -> Result<Self> {
-        let table =
-            CongestionControlTable::from_config(&c.cct, c.ccti_limit as usize + 1, ctx.base_dir)?;
+        let table = CongestionControlTable::from_config(
+            &c.cct,
+            c.ccti_limit as usize + 1,
+            ctx.base_dir,
+            ctx.given,
+        )?;
         let sw = SwitchCc::new(
             c,
             ctx.vls,

@@ -239,9 +239,13 @@ mod tests {
 
     fn ca(extra: &str) -> CaCc {
         let c: CcConfig = toml::from_str(&format!("enabled = true\n{extra}")).unwrap();
-        let t =
-            CongestionControlTable::from_config(&c.cct, c.ccti_limit as usize + 1, Path::new("."))
-                .unwrap();
+        let t = CongestionControlTable::from_config(
+            &c.cct,
+            c.ccti_limit as usize + 1,
+            Path::new("."),
+            &|_| false,
+        )
+        .unwrap();
         CaCc::new(&c, 1, 4, t).unwrap()
     }
     const US: Ps = 1_000_000;

@@ -264,6 +264,7 @@ mod tests {
             seed: 1,
             base_dir: std::path::Path::new("."),
             multipath: None,
+            given: &|_| false,
         };
         let c: CcConfig = toml::from_str("").expect("defaults");
         IbS1::from_config(&c, &ctx).expect("valid")

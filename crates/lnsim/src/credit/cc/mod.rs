@@ -328,6 +328,9 @@ pub struct CcContext<'a> {
     pub base_dir: &'a Path,
     /// DRB's multipath routes (`drb.enabled` or `cc.mechanism = "drb"`).
     pub multipath: Option<&'a MultipathRoutes>,
+    /// Whether the scenario gives a key ([`crate::config::LoadedScenario::given`]), for a key
+    /// refused where it does not apply.
+    pub given: &'a dyn Fn(&str) -> bool,
 }
 
 impl CongestionManagement {

@@ -207,6 +207,7 @@ mod tests {
             seed: 1,
             base_dir: Path::new("."),
             multipath: None,
+            given: &|_| false,
         }
     }
 

@@ -17,10 +17,9 @@ pub mod updown;
 
 pub use tables::ForwardingTables;
 
-use crate::config::{catalog, Model, RoutingAlgorithm, RoutingConfig, Scenario};
+use crate::config::{catalog, LoadedScenario, Model, RoutingAlgorithm, RoutingConfig, Scenario};
 use crate::error::{Error, Result};
 use crate::topology::{Fabric, Shape};
-use std::path::Path;
 
 /// The routings of the cycle-level model, from the catalogue (`lnsim list routing`): "a, b and c".
 fn cycle_level_routings() -> String {
@@ -62,8 +61,10 @@ pub fn algorithm_of(s: &Scenario) -> RoutingAlgorithm {
     s.routing.algorithm()
 }
 
-/// Builds the forwarding tables a scenario's `[routing]` asks for.
-pub fn build(s: &Scenario, fabric: &Fabric, base_dir: &Path) -> Result<ForwardingTables> {
+/// Builds the forwarding tables a scenario's `[routing]` asks for; a `routing.file` is read
+/// relative to the scenario's folder.
+pub fn build(l: &LoadedScenario, fabric: &Fabric) -> Result<ForwardingTables> {
+    let (s, base_dir) = (&l.scenario, l.base_dir.as_path());
     match &s.routing {
         RoutingConfig::Dor(_) => match &fabric.shape {
             Shape::MeshTorus { .. } => dor_tables::build(fabric),

@@ -36,13 +36,13 @@ impl AcorParams {
     /// 500 for ACOR, 50 for PB-ACOR).
     pub fn new(a: &AcorConfig, it2_default: u32) -> Self {
         AcorParams {
-            per_packet: a.variant.unwrap_or_default() == AcorVariant::Packet,
-            sequence: a.sequence.unwrap_or_default(),
-            hi: a.hysteresis_cycles.unwrap_or(500),
-            it1: a.it1.unwrap_or(15),
+            per_packet: a.variant == AcorVariant::Packet,
+            sequence: a.sequence,
+            hi: a.hysteresis_cycles,
+            it1: a.it1,
             it2: a.it2.unwrap_or(it2_default),
-            dt1: a.dt1.unwrap_or(5),
-            dt2: a.dt2.unwrap_or(15),
+            dt1: a.dt1,
+            dt2: a.dt2,
         }
     }
 

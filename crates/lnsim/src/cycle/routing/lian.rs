@@ -144,13 +144,13 @@ impl Lian {
 /// the extended model, w = 0.1): what LIAN reads and what the counter observer
 /// (`stats.group_counters`, Fig 6-8) keeps under any routing.
 pub fn counter_params(l: &GroupCounterKeys) -> Result<CounterParams> {
-    let w = l.w.unwrap_or(0.1);
+    let w = l.w;
     if !w.is_finite() || w < 0.0 {
         return Err(Error::input("routing.lian.w", "must be a finite w ≥ 0"));
     }
     Ok(CounterParams {
-        window: l.window_cycles.unwrap_or(200),
-        mode: l.counters.unwrap_or_default(),
+        window: l.window_cycles,
+        mode: l.counters,
         w,
     })
 }
@@ -177,13 +177,13 @@ impl Lian {
                 pkt_phits,
             )?,
             rules: HopRules {
-                gcs_th: l.gcs_th.unwrap_or(5.0),
-                sgc_th: l.sgc_th.unwrap_or(3),
-                sgc_inclusive: l.sgc_inclusive.unwrap_or(false),
-                ilc_th: l.ilc_th.unwrap_or(20.0),
+                gcs_th: l.gcs_th,
+                sgc_th: l.sgc_th,
+                sgc_inclusive: l.sgc_inclusive,
+                ilc_th: l.ilc_th,
             },
             recompute: k.recompute,
-            recompute_policy: l.recompute_policy.unwrap_or(false),
+            recompute_policy: l.recompute_policy,
         })
     }
 }
@@ -466,7 +466,7 @@ mod tests {
         let occ = Idle { c };
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         for (again, want) in [(false, VlbPolicy::Lgl), (true, VlbPolicy::DashGDash)] {
-            cfg.lian.recompute_policy = Some(again);
+            cfg.lian.recompute_policy = again;
             let lian = Lian::new(&cfg, 10).unwrap();
             // the first decision chose lgl (as the header says)
             let mut st = RouteState {

@@ -33,19 +33,19 @@ pub struct UgalModulation {
 }
 
 impl UgalModulation {
-    /// From the keys of `[routing.<table>]` (`table` names them in errors), with Table 6-1's
-    /// defaults; T given in packets of `pkt_phits` phits.
+    /// From the keys of `[routing.<table>]` (`table` names them in errors); T given in
+    /// packets of `pkt_phits` phits.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         table: &str,
-        li_low: Option<f64>,
-        li_high: Option<f64>,
-        t_benign: Option<i64>,
-        t_mix: Option<i64>,
-        t_adversarial: Option<i64>,
+        li_low: f64,
+        li_high: f64,
+        t_benign: i64,
+        t_mix: i64,
+        t_adversarial: i64,
         pkt_phits: u32,
     ) -> Result<Self> {
-        let (lo, hi) = (li_low.unwrap_or(3.0), li_high.unwrap_or(5.0));
+        let (lo, hi) = (li_low, li_high);
         if lo > hi {
             return Err(Error::input(
                 &format!("routing.{table}.li_high"),
@@ -56,11 +56,7 @@ impl UgalModulation {
         Ok(UgalModulation {
             li_low: lo,
             li_high: hi,
-            t_phits: [
-                t_benign.unwrap_or(150) * l,
-                t_mix.unwrap_or(-30) * l,
-                t_adversarial.unwrap_or(-150) * l,
-            ],
+            t_phits: [t_benign * l, t_mix * l, t_adversarial * l],
         })
     }
 
@@ -112,7 +108,7 @@ impl Tpr {
                 pkt_phits,
             )?,
             counters: CounterParams {
-                window: t.window_cycles.unwrap_or(200),
+                window: t.window_cycles,
                 mode: CounterMode::Injected,
                 w: 0.0,
             },
@@ -180,14 +176,16 @@ mod tests {
 
     #[test]
     fn thresholds_by_region_of_table_6_1() {
-        let m = UgalModulation::new("tpr", None, None, None, None, None, 10).unwrap();
+        let d = crate::config::TprConfig::default();
+        let (tb, tm, ta) = (d.t_benign, d.t_mix, d.t_adversarial);
+        let m = UgalModulation::new("tpr", d.li_low, d.li_high, tb, tm, ta, 10).unwrap();
         assert_eq!(m.threshold(0.0), 1500);
         assert_eq!(m.threshold(2.9), 1500);
         // LI_l itself is mixed, LI_h itself still mixed (spec A7)
         assert_eq!(m.threshold(3.0), -300);
         assert_eq!(m.threshold(5.0), -300);
         assert_eq!(m.threshold(5.1), -1500);
-        let e = UgalModulation::new("tpr", Some(6.0), Some(5.0), None, None, None, 10)
+        let e = UgalModulation::new("tpr", 6.0, 5.0, tb, tm, ta, 10)
             .unwrap_err()
             .to_string();
         assert!(e.contains("routing.tpr.li_high"), "{e}");

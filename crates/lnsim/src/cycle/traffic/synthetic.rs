@@ -255,9 +255,16 @@ impl Resolver<'_> {
 impl SyntheticTraffic {
     /// Resolves `[traffic]` (`pattern` — default `uniform` —, `load`, `shift`, `mix`,
     /// `transient`, `hotspots`, `hotspot_fraction`) against `geo` (Dragonfly spec §4.1–§4.3).
-    /// `warmup_cycles` is the default `transient.at_cycle` (the spec's t = 0). Every bad or
-    /// inapplicable key is an [`Error::Input`] naming its key path and what is allowed.
-    pub fn from_config(t: &TrafficConfig, geo: &Geometry, warmup_cycles: u64) -> Result<Self> {
+    /// `warmup_cycles` is the default `transient.at_cycle` (the spec's t = 0); `given` says
+    /// whether the scenario itself gives a key ([`crate::config::LoadedScenario::given`]), for
+    /// a key refused where it does not apply. Every bad or inapplicable key is an
+    /// [`Error::Input`] naming its key path and what is allowed.
+    pub fn from_config(
+        t: &TrafficConfig,
+        geo: &Geometry,
+        warmup_cycles: u64,
+        given: &dyn Fn(&str) -> bool,
+    ) -> Result<Self> {
         if matches!(geo, Geometry::Flat { .. }) {
             return Err(Error::Internal(
                 "cycle-level traffic needs a Dragonfly, mesh or torus".into(),
@@ -284,16 +291,13 @@ impl SyntheticTraffic {
             }
             hot.sort_unstable();
         }
-        let hot_frac = match t.hotspot_fraction {
-            None => 0.1,
-            Some(f) if (0.0..=1.0).contains(&f) => f,
-            Some(f) => {
-                return Err(Error::input(
-                    "traffic.hotspot_fraction",
-                    format!("{f}; allowed: [0, 1]"),
-                ))
-            }
-        };
+        let hot_frac = t.hotspot_fraction;
+        if !(0.0..=1.0).contains(&hot_frac) {
+            return Err(Error::input(
+                "traffic.hotspot_fraction",
+                format!("{hot_frac}; allowed: [0, 1]"),
+            ));
+        }
         let top_load = t.load.map(|l| check_load("traffic.load", l)).transpose()?;
 
         let mut r = Resolver {
@@ -381,7 +385,7 @@ impl SyntheticTraffic {
                     "applies only to pattern \"hotspot\" (also as a mix component or transient phase)",
                 ));
             }
-            if t.hotspot_fraction.is_some() {
+            if given("traffic.hotspot_fraction") {
                 return Err(Error::input(
                     "traffic.hotspot_fraction",
                     "applies only to pattern \"hotspot\" (also as a mix component or transient phase)",
@@ -499,7 +503,9 @@ mod tests {
     }
     fn build(toml_text: &str, geo: &Geometry) -> Result<SyntheticTraffic> {
         let c: TrafficConfig = toml::from_str(toml_text).expect("toml");
-        SyntheticTraffic::from_config(&c, geo, 1000)
+        let table: toml::Table = toml_text.parse().expect("toml");
+        let given = |k: &str| table.contains_key(k.trim_start_matches("traffic."));
+        SyntheticTraffic::from_config(&c, geo, 1000, &given)
     }
     fn ok(toml_text: &str, geo: &Geometry) -> SyntheticTraffic {
         build(toml_text, geo).unwrap()

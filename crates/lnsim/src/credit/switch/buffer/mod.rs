@@ -273,16 +273,18 @@ pub struct BufferChoice {
 }
 
 impl BufferChoice {
-    /// [`BufferChoice::from_config`] of scenario `s`, where `ddbbm.mapping = "virtual_lanes"`
+    /// [`BufferChoice::from_config`] of scenario `l`, where `ddbbm.mapping = "virtual_lanes"`
     /// (drb-and-ddbbm spec B.4) turns DDBBM's queues into VLs: one queue per VL
     /// ([`one_queue`]), the source choosing the VL (`credit/cc/ddbbm_lanes.rs`).
     pub fn for_scenario(
-        s: &crate::config::Scenario,
+        l: &crate::config::LoadedScenario,
         destinations: u32,
         credit_bytes: u64,
         pkt_credits: u64,
     ) -> Result<Self> {
-        let mut b = Self::from_config(&s.switch, destinations, credit_bytes, pkt_credits)?;
+        let s = &l.scenario;
+        let given = |k: &str| l.given(k);
+        let mut b = Self::from_config(&s.switch, destinations, credit_bytes, pkt_credits, &given)?;
         if crate::credit::cc::ddbbm_lanes::VlSelect::from_scenario(s)?.is_some() {
             b.scheme = QueueScheme::OneQueue(OneQueue);
         }
@@ -292,17 +294,19 @@ impl BufferChoice {
     /// From the scenario keys `switch.queue_mapping`, `switch.dbbm_queues`,
     /// `switch.buffer_sharing`, `switch.static_mode` and `switch.queue_bytes` of a network of
     /// `destinations` HCAs with packets of `pkt_credits` credits of `credit_bytes` bytes.
-    /// Refuses every key set where it means nothing, and a mode-B queue under one packet.
+    /// Refuses every key the scenario gives (`given`, [`crate::config::LoadedScenario::given`])
+    /// where it means nothing, and a mode-B queue under one packet.
     pub fn from_config(
         s: &SwitchConfig,
         destinations: u32,
         credit_bytes: u64,
         pkt_credits: u64,
+        given: &dyn Fn(&str) -> bool,
     ) -> Result<Self> {
         let scheme = QueueScheme::from_config(s, destinations)?;
         let credits = match s.buffer_sharing {
             BufferSharing::Shared => {
-                if s.static_mode.is_some() {
+                if given("switch.static_mode") {
                     return Err(Error::input(
                         "switch.static_mode",
                         "is only for switch.buffer_sharing = \"static\"; remove it or set the sharing to \"static\"",
@@ -323,7 +327,7 @@ impl BufferChoice {
                         "\"static\" with switch.queue_mapping = \"voq\" (the shared-pool VOQ of the credit-level model); for static VOQsw write switch.queue_mapping = \"voq_sw\"",
                     ));
                 }
-                let mode = s.static_mode.unwrap_or_default();
+                let mode = s.static_mode;
                 if mode != StaticMode::PerQueue && s.queue_bytes.is_some() {
                     return Err(Error::input(
                         "switch.queue_bytes",
