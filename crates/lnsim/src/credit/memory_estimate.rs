@@ -557,6 +557,25 @@ mod tests {
         );
     }
 
+    /// DDBBM's detection state is estimated whenever it runs (the queue scheme alone switches
+    /// it on): its SRB matrix alone is 8 bytes per (destination, source) pair of end nodes.
+    #[test]
+    fn ddbbm_detection_state_is_in_the_estimate() {
+        let text = "[sim]\nend_time = \"100us\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nn = 3\n\
+                    [switch]\nqueue_mapping = \"ddbbm\"\ndbbm_queues = 4\n\
+                    [[traffic.generators]]\nsources = \"all\"\n";
+        let part = |text: &str| {
+            let e = estimate(&load(text)).unwrap();
+            e.parts
+                .iter()
+                .find(|p| p.0 == "DDBBM detection")
+                .map(|p| p.1)
+        };
+        let bytes = part(text).expect("a DDBBM detection part");
+        assert!(bytes >= 64 * 64 * 8, "{bytes}");
+        assert_eq!(part(&text.replace("\"ddbbm\"", "\"dbbm\"")), None);
+    }
+
     /// The live packets' part: every buffer's capacity (output buffers included), but never
     /// more than the run can create — three per packet time and HCA on the fastest link — and
     /// the capacity alone with the B.5 adapter, which creates packets ahead of its link.

@@ -25,14 +25,15 @@
 //! `N × N` bits; the sources seen in a frame and the sources notified are per-node lists, so a
 //! frame's evaluation costs what the frame received, not N².
 
-use super::Notification;
 use super::{r6, secs, MechanismOutputs, OutputContext};
+use super::{MemorySizes, Notification};
 use crate::config::{
     CcMechanism, DdbbmConfig, FlowControl, NsCompare, Ps, QueueMappingKind, Scenario, SitBase,
     PS_PER_S,
 };
 use crate::credit::packet::{Packet, BECN};
 use crate::credit::traffic::Traffic;
+use crate::engine::memory_budget::{grown, m, MemoryEstimate, Phase};
 use crate::error::{Error, Result};
 use crate::topology::Fabric;
 use serde_json::{json, Value};
@@ -456,6 +457,21 @@ impl Ddbbm {
 }
 
 impl Ddbbm {
+    /// DDBBM's share of the memory estimate (drb-and-ddbbm spec B.3): per end node its
+    /// thresholds, ORB, CB and frame count; the SRB of every (destination, source) pair and the
+    /// NBV and SBV bit matrices; the (source, flow) lists of SRB > 0 and NBV (at most one entry
+    /// per flow each); and the CB changes, at most one per node and frame of the run.
+    pub fn memory(s: &Scenario, z: &MemorySizes, est: &mut MemoryEstimate) {
+        let n = z.hcas;
+        let per_node = m(n, 3 * 8 + 8 + 1 + 8 + 2 * 24);
+        let pairs = m(m(n, n), 8) + 2 * m(m(n, n.div_ceil(64)), 8);
+        let lists = m(z.flows.min(m(n, n)), 2 * 8);
+        let frames = s.sim.end_ps() / s.ddbbm.frame.0.max(1) + 1;
+        let changes = m(m(frames, n), std::mem::size_of::<CbChange>() as u64);
+        est.add("DDBBM detection", per_node + pairs + lists, Phase::Kept);
+        est.add("DDBBM congestion-bit changes", grown(changes), Phase::Run);
+    }
+
     /// DDBBM's detection in one line (the set-up report).
     pub fn describe() -> String {
         "ddbbm (destination detection per frame, notifications to the sources; packets to congested destinations take the switches' dynamic queue)".to_string()

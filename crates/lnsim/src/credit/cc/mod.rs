@@ -380,6 +380,9 @@ impl CongestionManagement {
     /// built: `credit/memory_estimate.rs`); InfiniBand CC's state, built and checked even when
     /// it is off, is estimated with the network.
     pub fn memory(s: &Scenario, z: &MemorySizes, est: &mut MemoryEstimate) {
+        if Ddbbm::selected(s) {
+            return Ddbbm::memory(s, z, est);
+        }
         if !s.cc.enabled {
             return;
         }
