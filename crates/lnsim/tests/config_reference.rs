@@ -44,6 +44,9 @@ const PREFIX: &[(&str, &str)] = &[
     ("TrafficConfig", "traffic"),
     ("StatsConfig", "stats"),
     ("CcConfig", "cc"),
+    ("IbCcKeys", "cc"),
+    ("IbS1Keys", "cc"),
+    ("DrbCcKeys", "cc"),
     ("CcPortOverrides", "cc.<class>_ports"),
     ("CctConfig", "cc.cct"),
     ("DdbbmConfig", "ddbbm"),
@@ -55,6 +58,8 @@ const PREFIX: &[(&str, &str)] = &[
 /// Fields that are tables of their own (documented through their keys). `mix` covers both
 /// `traffic.mix` and `traffic.transient.<phase>.mix`, whose entries are `traffic.mix[]` ones.
 const NESTED: &[&str] = &[
+    // `[cc]`'s mechanism keys (CcKeys), documented through their structs
+    "keys",
     "acor",
     "tpr",
     "lian",
@@ -284,9 +289,20 @@ fn base_for(path: &str) -> toml::Table {
         None if kind("topology") == Some("dragonfly") => "[routing]\nalgorithm = \"min\"\n".into(),
         None => String::new(),
     };
-    format!("[sim]\n[topology]\n{topology}\n{routing}")
+    let mut t: toml::Table = format!("[sim]\n[topology]\n{topology}\n{routing}")
         .parse()
-        .unwrap()
+        .unwrap();
+    // any other table typed per kind: its selector names a kind that takes the key
+    if let Some((kt, kinds)) = &taking {
+        if kt.table != "topology" && kt.table != "routing" {
+            let kind = kinds
+                .first()
+                .unwrap_or_else(|| panic!("{path}: no kind takes it"));
+            let selector = format!("{}.{}", kt.table, kt.selector);
+            set(&mut t, &selector, toml::Value::String(kind.to_string()));
+        }
+    }
+    t
 }
 
 /// Sets `path` (`a.b[].c` segments) in `t`, creating tables and one-entry arrays of tables.

@@ -551,15 +551,15 @@ pub const KEYS: &[KeyInfo] = &[
     key!("cc.mechanism", ValueKind::Choice(CcMechanism::NAMES), "", "`ib`", CR,
         "what `cc.enabled` turns on: `ib` (the IBA's CC: the `cc.*` keys below), `ib_s1` (the DRB paper's IBA_CC baseline, drb-and-ddbbm spec A.4: input-buffer monitor, IRD + `cc.ird_step` per `cc.notifications_per_step` notifications, − one step per quiet `cc.ccm_timer`, one path), `drb` (spec A.3: the same monitor, one more link-disjoint path per `cc.notifications_per_step` notifications up to `drb.max_paths`, packets spread by Eq. 1, one path closed per quiet timer period, no throttling; builds the multipath routes, `drb.enabled` implied) or `ddbbm` (spec B.3: DDBBM's destination detection with the `ddbbm.*` keys; needs `switch.queue_mapping = \"ddbbm\"`, which alone, with `cc.enabled = false`, switches the detection on as well; adds `summary.json` `ddbbm.*` and `ddbbm.csv`). `ib_s1`/`drb` add `summary.json` `monitor.*`, `drb.*`/`throttle.*`, `monitor_ports.csv` and `drb_paths.csv`/`ird.csv` per interval"),
     key!("cc.mark_fraction", frac(true), "", "0.8", CR,
-        "`ib_s1`/`drb`: the port monitor marks FECN on a packet leaving a switch input VL buffer whose occupancy (the packet included) exceeds this fraction of the buffer (spec A.3.2)"),
+        "the port monitor marks FECN on a packet leaving a switch input VL buffer whose occupancy (the packet included) exceeds this fraction of the buffer (spec A.3.2)"),
     key!("cc.mark_buffer", ValueKind::Choice(MarkBuffer::NAMES), "", "`input`", CR,
-        "`ib_s1`/`drb`: the buffer the port monitor watches: `input` (the switch input VL buffer a packet leaves, spec A.10 item 7) or `output` (the output VL buffer it leaves for the link; needs `switch.output_buffer_credits`)"),
+        "the buffer the port monitor watches: `input` (the switch input VL buffer a packet leaves, spec A.10 item 7) or `output` (the output VL buffer it leaves for the link; needs `switch.output_buffer_credits`)"),
     key!("cc.ccm_timer", dur(), "", "`\"100us\"`", CR,
-        "`ib_s1`/`drb`: the sources' CCM timer: a period without notifications closes one DRB path or removes one IRD step (spec A.3.4, A.4)"),
+        "the sources' CCM timer: a period without notifications closes one DRB path or removes one IRD step (spec A.3.4, A.4)"),
     key!("cc.notifications_per_step", int(1, 1_000_000), "", "10", CR,
-        "`ib_s1`/`drb`: notifications per step (one more path; one more `cc.ird_step`)"),
+        "notifications per step (one more path; one more `cc.ird_step`)"),
     key!("cc.ird_step", dur(), "", "`\"5us\"`", CR,
-        "`ib_s1`: injection rate delay per step: after a packet of the flow ends, its next may start IRD later (spec A.4)"),
+        "injection rate delay per step: after a packet of the flow ends, its next may start IRD later (spec A.4)"),
     key!("cc.threshold", WEIGHT, "", "2", CR, "switch Threshold weight (0: never mark; 1 high … 15 low)"),
     key!("cc.threshold_mapping", ValueKind::Choice(ThresholdMapping::NAMES), "", "`sixteenths`", CR,
         "weight → fill level: `sixteenths` ((16 − w)/16: 2 → 87.5 %) or `fifteenths` ((16 − w)/15)"),
@@ -1537,7 +1537,7 @@ pub fn json_schema() -> serde_json::Value {
                 let mut names = vec![kt.selector];
                 names.extend(keys.iter().copied());
                 Some(json!({
-                    "if": {"properties": {kt.selector: {"const": kind}}},
+                    "if": {"required": [kt.selector], "properties": {kt.selector: {"const": kind}}},
                     "then": {"propertyNames": {"enum": names}},
                 }))
             })

@@ -10,6 +10,7 @@ use super::schema::{
     GranTestbedConfig, LftFileRouting, LianRouting, MeshTorusConfig, MinRouting, PbAcorRouting,
     PbRouting, RoutingAlgorithm, TopologyKind, TprRouting, UgalRouting, UpdownRouting, VlbRouting,
 };
+use super::schema::{CcMechanism, DdbbmCcKeys, DrbCcKeys, IbCcKeys, IbS1Keys};
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 
 /// The field names of the struct `T` as its derived `Deserialize` declares them (the keys of
@@ -54,6 +55,11 @@ pub struct KindTable {
     pub table: &'static str,
     /// The key whose value selects the kind (`"kind"`).
     pub selector: &'static str,
+    /// The kind of a table that does not name one (`None`: the selector is required, or its
+    /// default depends on other tables and the loader names it).
+    pub default_kind: Option<&'static str>,
+    /// Keys every kind takes, outside the kinds' structs (`cc.enabled`).
+    pub common: &'static [&'static str],
     /// The kinds, as scenarios write them.
     pub kinds: fn() -> &'static [&'static str],
     /// The keys a kind takes besides the selector (`None`: not a kind of this table).
@@ -128,11 +134,36 @@ fn routing_locate(kind: &str, table: toml::Table) -> Option<(String, String)> {
     routing_struct!(kind, refusal, table)
 }
 
+/// Calls `$then::<T>()` with `T` the struct of the congestion mechanism named `$kind`.
+macro_rules! cc_struct {
+    ($kind:expr, $then:ident $(, $arg:expr)?) => {{
+        let i = CcMechanism::NAMES.iter().position(|n| *n == $kind)?;
+        match CcMechanism::ALL[i] {
+            CcMechanism::Ib => $then::<IbCcKeys>($($arg)?),
+            CcMechanism::IbS1 => $then::<IbS1Keys>($($arg)?),
+            CcMechanism::Drb => $then::<DrbCcKeys>($($arg)?),
+            CcMechanism::Ddbbm => $then::<DdbbmCcKeys>($($arg)?),
+        }
+    }};
+}
+
+/// The keys of each `cc.mechanism`, read from its struct.
+fn cc_keys(kind: &str) -> Option<&'static [&'static str]> {
+    Some(cc_struct!(kind, fields_of))
+}
+
+/// [`KindTable::locate`] of `[cc]`.
+fn cc_locate(kind: &str, table: toml::Table) -> Option<(String, String)> {
+    cc_struct!(kind, refusal, table)
+}
+
 /// Every table typed per kind.
 pub const KIND_TABLES: &[KindTable] = &[
     KindTable {
         table: "topology",
         selector: "kind",
+        default_kind: None,
+        common: &[],
         kinds: || TopologyKind::NAMES,
         keys_of: topology_keys,
         locate: topology_locate,
@@ -140,9 +171,20 @@ pub const KIND_TABLES: &[KindTable] = &[
     KindTable {
         table: "routing",
         selector: "algorithm",
+        default_kind: None,
+        common: &[],
         kinds: || RoutingAlgorithm::NAMES,
         keys_of: routing_keys,
         locate: routing_locate,
+    },
+    KindTable {
+        table: "cc",
+        selector: "mechanism",
+        default_kind: Some("ib"),
+        common: &["enabled"],
+        kinds: || CcMechanism::NAMES,
+        keys_of: cc_keys,
+        locate: cc_locate,
     },
 ];
 
@@ -159,7 +201,8 @@ pub fn kinds_taking(path: &str) -> Option<(&'static KindTable, Vec<&'static str>
         .iter()
         .find(|kt| path.starts_with(kt.table) && path[kt.table.len()..].starts_with('.'))?;
     let rest = &path[kt.table.len() + 1..];
-    if rest == kt.selector || rest.contains(['[', '<']) {
+    let first = rest.split('.').next().unwrap_or(rest);
+    if first == kt.selector || kt.common.contains(&first) || rest.contains(['[', '<']) {
         return None;
     }
     let kinds = (kt.kinds)()
@@ -202,10 +245,19 @@ pub fn explain(path: &str, merged: &toml::Table) -> Option<(String, String)> {
     let table = path
         .split('.')
         .try_fold(merged, |t, seg| t.get(seg)?.as_table())?;
-    let kind = table.get(kt.selector)?.as_str()?;
-    let keys = (kt.keys_of)(kind)?;
+    let kind = match table.get(kt.selector) {
+        Some(k) => k.as_str()?,
+        None => kt.default_kind?,
+    };
+    let Some(keys) = (kt.keys_of)(kind) else {
+        let why = super::choice::unknown_value(kind, (kt.kinds)());
+        return Some((format!("{path}.{}", kt.selector), why));
+    };
     let mut rest = table.clone();
     rest.remove(kt.selector);
+    for c in kt.common {
+        rest.remove(*c);
+    }
     let (at, inner) = (kt.locate)(kind, rest)?;
     let inner = inner.trim().trim_end_matches('.').replace('\n', " ");
     let field = |prefix: &str| {
@@ -213,9 +265,14 @@ pub fn explain(path: &str, merged: &toml::Table) -> Option<(String, String)> {
         rest.split_once('`').map(|(f, _)| f.to_string())
     };
     let its_keys = if keys.is_empty() {
-        format!("it takes no key besides `{}`", kt.selector)
+        let mut all: Vec<String> = kt.common.iter().map(|c| format!("`{c}`")).collect();
+        all.push(format!("`{}`", kt.selector));
+        format!("it takes no key besides {}", all.join(" and "))
     } else {
-        format!("its keys: {}, {}", kt.selector, keys.join(", "))
+        let mut all: Vec<&str> = kt.common.to_vec();
+        all.push(kt.selector);
+        all.extend(keys.iter().copied());
+        format!("its keys: {}", all.join(", "))
     };
     let selected = format!("{path}.{} = \"{kind}\"", kt.selector);
     let inside = at != "." && !at.is_empty();

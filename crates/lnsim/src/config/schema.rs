@@ -1947,38 +1947,124 @@ crate::choice! {
     }
 }
 
-/// `[cc]`: InfiniBand congestion control (spec §2); defaults are \[Z\]'s (spec §2.4).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// `[cc]`: congestion management in the credit-level model: `enabled`, and the keys of the
+/// mechanism `mechanism` selects (default `"ib"`), one struct per mechanism
+/// ([`CcKeys`]); a key of another mechanism is refused by the type, named by
+/// [`super::kinds`]. Defaults are \[Z\]'s (spec §2.4) and the DRB paper's (drb-and-ddbbm spec
+/// A.4).
+#[derive(Debug, Clone)]
 pub struct CcConfig {
     /// Switch IB CC on or off.
-    #[serde(default)]
     pub enabled: bool,
     /// Which congestion management `enabled` turns on: the InfiniBand CC of the IBA (`"ib"`,
     /// ib-congestion-control spec §2), the DRB paper's throttling baseline (`"ib_s1"`,
-    /// drb-and-ddbbm spec A.4) or DRB's path expansion (`"drb"`, spec A.3).
-    #[serde(default)]
+    /// drb-and-ddbbm spec A.4), DRB's path expansion (`"drb"`, spec A.3) or DDBBM's detection
+    /// (`"ddbbm"`, spec B.3).
     pub mechanism: CcMechanism,
-    /// `ib_s1`/`drb`: the switch port monitor marks FECN on a packet leaving an input VL
-    /// buffer filled above this fraction of its capacity (drb-and-ddbbm spec A.3.2, A.3.7: 0.8).
-    #[serde(default = "default_mark_fraction")]
-    pub mark_fraction: f64,
-    /// `ib_s1`/`drb`: the buffer the port monitor watches: the switch `"input"` VL buffer a
-    /// packet leaves (default, spec A.10 item 7) or the `"output"` VL buffer it leaves
-    /// (the option; needs `switch.output_buffer_credits`).
-    #[serde(default)]
-    pub mark_buffer: MarkBuffer,
-    /// `ib_s1`/`drb`: the source's CCM timer (spec A.3.4, A.4: 100 µs).
-    #[serde(default = "default_ccm_timer")]
-    pub ccm_timer: Duration,
-    /// `ib_s1`/`drb`: notifications per step: DRB opens one more path, IBA_CC-S1 adds one
-    /// `ird_step` (spec A.3.7, A.4: 10).
-    #[serde(default = "default_notifications_per_step")]
-    pub notifications_per_step: u32,
-    /// `ib_s1`: the injection rate delay added per step and removed per quiet timer period
-    /// (spec A.4: 5 µs).
-    #[serde(default = "default_ird_step")]
-    pub ird_step: Duration,
+    /// The mechanism's own keys.
+    pub keys: CcKeys,
+}
+
+/// The keys of `[cc]` besides `enabled`, one variant per `cc.mechanism`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "mechanism")]
+pub enum CcKeys {
+    /// `ib`: the IBA's congestion control (ib-congestion-control spec §2).
+    #[serde(rename = "ib")]
+    Ib(IbCcKeys),
+    /// `ib_s1`: IBA_CC-S1 (drb-and-ddbbm spec A.4).
+    #[serde(rename = "ib_s1")]
+    IbS1(IbS1Keys),
+    /// `drb`: DRB (drb-and-ddbbm spec A.3).
+    #[serde(rename = "drb")]
+    Drb(DrbCcKeys),
+    /// `ddbbm`: DDBBM's detection, whose keys are `[ddbbm]`'s.
+    #[serde(rename = "ddbbm")]
+    Ddbbm(DdbbmCcKeys),
+}
+
+impl<'de> Deserialize<'de> for CcConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let mut t = toml::Table::deserialize(d)?;
+        let enabled = match t.remove("enabled") {
+            Some(v) => bool::deserialize(v).map_err(D::Error::custom)?,
+            None => false,
+        };
+        t.entry("mechanism")
+            .or_insert_with(|| toml::Value::String(CcMechanism::default().name().into()));
+        let keys = CcKeys::deserialize(toml::Value::Table(t)).map_err(D::Error::custom)?;
+        Ok(CcConfig {
+            enabled,
+            mechanism: keys.mechanism(),
+            keys,
+        })
+    }
+}
+
+impl Default for CcConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("the [cc] defaults")
+    }
+}
+
+impl CcKeys {
+    /// The mechanism of this variant (`cc.mechanism`).
+    pub fn mechanism(&self) -> CcMechanism {
+        match self {
+            CcKeys::Ib(_) => CcMechanism::Ib,
+            CcKeys::IbS1(_) => CcMechanism::IbS1,
+            CcKeys::Drb(_) => CcMechanism::Drb,
+            CcKeys::Ddbbm(_) => CcMechanism::Ddbbm,
+        }
+    }
+}
+
+/// InfiniBand CC's keys at their defaults (its state is built and checked in every credit-level
+/// run, whatever the mechanism).
+static IB_DEFAULTS: std::sync::LazyLock<IbCcKeys> =
+    std::sync::LazyLock::new(|| toml::from_str("").expect("the IB CC defaults"));
+
+impl CcConfig {
+    /// InfiniBand CC's keys: the scenario's under `cc.mechanism = "ib"`, the defaults under
+    /// another mechanism (which takes none of them).
+    pub fn ib(&self) -> &IbCcKeys {
+        match &self.keys {
+            CcKeys::Ib(k) => k,
+            _ => &IB_DEFAULTS,
+        }
+    }
+
+    /// The CNPs' size and VL (`cc.cnp_bytes`, `cc.cnp_vl`) of the CNP-sending mechanisms
+    /// (`ib`, `ib_s1`, `drb`); the defaults under `ddbbm`.
+    pub fn cnp(&self) -> (Bytes, Option<u32>) {
+        match &self.keys {
+            CcKeys::Ib(k) => (k.cnp_bytes, k.cnp_vl),
+            CcKeys::IbS1(k) => (k.cnp_bytes, k.cnp_vl),
+            CcKeys::Drb(k) => (k.cnp_bytes, k.cnp_vl),
+            CcKeys::Ddbbm(_) => (IB_DEFAULTS.cnp_bytes, None),
+        }
+    }
+
+    /// `cc.cnp_vl`.
+    pub fn cnp_vl(&self) -> Option<u32> {
+        self.cnp().1
+    }
+
+    /// The port monitor's buffer (`cc.mark_buffer`) under `ib_s1` and `drb`; `input` otherwise.
+    pub fn mark_buffer(&self) -> MarkBuffer {
+        match &self.keys {
+            CcKeys::IbS1(k) => k.mark_buffer,
+            CcKeys::Drb(k) => k.mark_buffer,
+            _ => MarkBuffer::default(),
+        }
+    }
+}
+
+/// `[cc]` of `mechanism = "ib"`: the IBA's congestion control (spec §2).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IbCcKeys {
     /// Threshold weight 0–15 (0: never mark; 1 high threshold … 15 low), spec §2.2.2.
     #[serde(default = "default_threshold")]
     pub threshold: u32,
@@ -2042,6 +2128,75 @@ pub struct CcConfig {
     #[serde(default)]
     pub fabric_ports: CcPortOverrides,
 }
+
+/// `[cc]` of `mechanism = "ib_s1"`: the port monitor and the sources' IRD steps (drb-and-ddbbm
+/// spec A.4).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IbS1Keys {
+    /// the switch port monitor marks FECN on a packet leaving an input VL
+    /// buffer filled above this fraction of its capacity (drb-and-ddbbm spec A.3.2, A.3.7: 0.8).
+    #[serde(default = "default_mark_fraction")]
+    pub mark_fraction: f64,
+    /// the buffer the port monitor watches: the switch `"input"` VL buffer a
+    /// packet leaves (default, spec A.10 item 7) or the `"output"` VL buffer it leaves
+    /// (the option; needs `switch.output_buffer_credits`).
+    #[serde(default)]
+    pub mark_buffer: MarkBuffer,
+    /// the source's CCM timer (spec A.3.4, A.4: 100 µs).
+    #[serde(default = "default_ccm_timer")]
+    pub ccm_timer: Duration,
+    /// notifications per step: DRB opens one more path, IBA_CC-S1 adds one
+    /// `ird_step` (spec A.3.7, A.4: 10).
+    #[serde(default = "default_notifications_per_step")]
+    pub notifications_per_step: u32,
+    /// the injection rate delay added per step and removed per quiet timer period
+    /// (spec A.4: 5 µs).
+    #[serde(default = "default_ird_step")]
+    pub ird_step: Duration,
+    /// CNP size on the wire.
+    #[serde(default = "default_cnp_bytes")]
+    pub cnp_bytes: Bytes,
+    /// The VL CNPs travel on (absent: the VL of the flow they are about, spec §2.3.1 \[A\]); with
+    /// a high-priority entry in `switch.vl_arbitration.high` they overtake data in switches.
+    #[serde(default)]
+    pub cnp_vl: Option<u32>,
+}
+
+/// `[cc]` of `mechanism = "drb"`: the port monitor and the sources' path expansion
+/// (drb-and-ddbbm spec A.3); the multipath set-up is `[drb]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DrbCcKeys {
+    /// the switch port monitor marks FECN on a packet leaving an input VL
+    /// buffer filled above this fraction of its capacity (drb-and-ddbbm spec A.3.2, A.3.7: 0.8).
+    #[serde(default = "default_mark_fraction")]
+    pub mark_fraction: f64,
+    /// the buffer the port monitor watches: the switch `"input"` VL buffer a
+    /// packet leaves (default, spec A.10 item 7) or the `"output"` VL buffer it leaves
+    /// (the option; needs `switch.output_buffer_credits`).
+    #[serde(default)]
+    pub mark_buffer: MarkBuffer,
+    /// the source's CCM timer (spec A.3.4, A.4: 100 µs).
+    #[serde(default = "default_ccm_timer")]
+    pub ccm_timer: Duration,
+    /// notifications per step: DRB opens one more path, IBA_CC-S1 adds one
+    /// `ird_step` (spec A.3.7, A.4: 10).
+    #[serde(default = "default_notifications_per_step")]
+    pub notifications_per_step: u32,
+    /// CNP size on the wire.
+    #[serde(default = "default_cnp_bytes")]
+    pub cnp_bytes: Bytes,
+    /// The VL CNPs travel on (absent: the VL of the flow they are about, spec §2.3.1 \[A\]); with
+    /// a high-priority entry in `switch.vl_arbitration.high` they overtake data in switches.
+    #[serde(default)]
+    pub cnp_vl: Option<u32>,
+}
+
+/// `[cc]` of `mechanism = "ddbbm"`: no keys besides `enabled` (DDBBM's are `[ddbbm]`'s).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DdbbmCcKeys {}
 crate::choice! {
     /// How DDBBM's count of heavy sources is compared with NS (drb-and-ddbbm spec B.3.2).
     #[derive(Default)]
@@ -2242,11 +2397,6 @@ fn default_one_u32() -> u32 {
     1
 }
 
-impl Default for CcConfig {
-    fn default() -> Self {
-        toml::from_str("").expect("cc defaults")
-    }
-}
 fn default_threshold() -> u32 {
     2
 }

@@ -157,7 +157,7 @@ fn deadlock_check(
     }
     // congestion notifications go back from every destination to its source: on the data's VL
     // (checked with the data), or on `cc.cnp_vl` as routes of their own
-    let returns: Vec<(u32, Vec<u32>)> = match (crate::credit::cc::sends_cnps(s), s.cc.cnp_vl) {
+    let returns: Vec<(u32, Vec<u32>)> = match (crate::credit::cc::sends_cnps(s), s.cc.cnp_vl()) {
         (true, Some(_)) => {
             let mut back: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
             for d in &demands {
@@ -169,7 +169,7 @@ fn deadlock_check(
         }
         _ => Vec::new(),
     };
-    let cnp_vl = s.cc.cnp_vl.unwrap_or(0) as u8;
+    let cnp_vl = s.cc.cnp_vl().unwrap_or(0) as u8;
     for (dst, srcs) in &returns {
         demands.push(Demand {
             src: *dst,
@@ -197,7 +197,7 @@ fn deadlock_check(
         fabric,
         lft,
         &demands,
-        crate::credit::cc::sends_cnps(s) && s.cc.cnp_vl.is_none(),
+        crate::credit::cc::sends_cnps(s) && s.cc.cnp_vl().is_none(),
     );
     if let Some(cycle) = &check.cycle {
         if !s.sim.allow_deadlock {
@@ -630,7 +630,7 @@ fn lanes(s: &Scenario, traffic: &Traffic) -> Result<(LaneChoice, usize, VlArbTab
         .collect();
     if crate::credit::cc::sends_cnps(s) {
         // (a VL that does not exist is cc.cnp_vl's own error, below)
-        if let Some(v) = s.cc.cnp_vl.filter(|&v| v < s.switch.vls) {
+        if let Some(v) = s.cc.cnp_vl().filter(|&v| v < s.switch.vls) {
             used.push((v as u8, "the CNPs (cc.cnp_vl)"));
         }
     }

@@ -186,12 +186,12 @@ fn endpoint_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, vls: u
             crate::credit::cc::ib_switch::SwitchCc::bytes_per_port(vls),
         ) + m(
             hcas,
-            16 + if s.cc.level == CcLevel::Sl {
+            16 + if s.cc.ib().level == CcLevel::Sl {
                 vls * 25
             } else {
                 0
             },
-        ) + 8 * (s.cc.ccti_limit as u64 + 1).max(128),
+        ) + 8 * (s.cc.ib().ccti_limit as u64 + 1).max(128),
         if crate::credit::cc::sends_cnps(s) {
             Phase::Kept
         } else {

@@ -10,7 +10,7 @@
 //! (spec A.3.2 \[A\]). One timer for all sources, period `cc.ccm_timer`, is the CCM timer
 //! (spec A.3.4; the paper does not say how the sources' timers are phased \[A\]).
 
-use crate::config::{CcConfig, CountWindow, DrbConfig, PathGranularity, Ps, ZeroCounts};
+use crate::config::{CountWindow, DrbCcKeys, DrbConfig, PathGranularity, Ps, ZeroCounts};
 use crate::credit::cc::port_monitor::PortMonitor;
 use crate::credit::cc::CcContext;
 use crate::credit::cc::{r6, secs, MechanismOutputs, OutputContext};
@@ -89,7 +89,7 @@ impl Drb {
     }
 
     /// DRB from `[cc]` and `[drb]` over the multipath routes in `ctx`.
-    pub fn from_config(c: &CcConfig, d: &DrbConfig, ctx: &CcContext) -> Result<Self> {
+    pub fn from_config(c: &DrbCcKeys, d: &DrbConfig, ctx: &CcContext) -> Result<Self> {
         let mp = ctx
             .multipath
             .ok_or_else(|| Error::Internal("DRB built without its multipath routes".to_string()))?;
@@ -346,7 +346,9 @@ impl Drb {
 impl Drb {
     /// DRB with the scenario's parameters in one line (the set-up report).
     pub fn describe(s: &crate::config::Scenario) -> String {
-        let cc = &s.cc;
+        let crate::config::CcKeys::Drb(cc) = &s.cc.keys else {
+            return "drb".to_string();
+        };
         format!(
             "drb (FECN above {} of an input VL buffer; one more path per {} notifications, Eq. 1 {} per {}; one path closed per quiet {} µs)",
             cc.mark_fraction,

@@ -10,7 +10,7 @@ use super::cct::CongestionControlTable;
 use super::ib_ca::CaCc;
 use super::ib_switch::SwitchCc;
 use super::{CcContext, MemorySizes, Notification, SwitchView};
-use crate::config::{CcConfig, Ps};
+use crate::config::{IbCcKeys, Ps};
 use crate::credit::packet::{Packet, BECN, FECN};
 use crate::credit::traffic::Flow;
 use crate::engine::memory_budget::{m, MemoryEstimate, Phase};
@@ -28,7 +28,7 @@ pub struct IbCc {
 impl IbCc {
     /// Builds both sides from `[cc]`, checking every key (the buffer capacities are given
     /// separately: [`IbCc::set_capacities`]).
-    pub fn from_config(c: &CcConfig, ctx: &CcContext) -> Result<Self> {
+    pub fn from_config(c: &IbCcKeys, ctx: &CcContext) -> Result<Self> {
         let table = CongestionControlTable::from_config(
             &c.cct,
             c.ccti_limit as usize + 1,

@@ -11,7 +11,7 @@
 //! events are needed.
 
 use super::cct::CongestionControlTable;
-use crate::config::{CcConfig, CcLevel, Ps, TimerMode};
+use crate::config::{CcLevel, IbCcKeys, Ps, TimerMode};
 use crate::error::{Error, Result};
 
 /// Channel-adapter-side state.
@@ -58,7 +58,7 @@ pub struct CaCc {
 impl CaCc {
     /// Channel-adapter state for `n_hca` HCAs.
     pub fn new(
-        c: &CcConfig,
+        c: &IbCcKeys,
         vls: usize,
         n_hca: usize,
         table: CongestionControlTable,
@@ -238,7 +238,7 @@ mod tests {
     use std::path::Path;
 
     fn ca(extra: &str) -> CaCc {
-        let c: CcConfig = toml::from_str(&format!("enabled = true\n{extra}")).unwrap();
+        let c: IbCcKeys = toml::from_str(extra).unwrap();
         let t = CongestionControlTable::from_config(
             &c.cct,
             c.ccti_limit as usize + 1,

@@ -11,7 +11,7 @@
 //! monitors input buffers. No CCT and increase rule give both, so it is its own small
 //! mechanism (issue 18 item 3).
 
-use crate::config::{CcConfig, Ps};
+use crate::config::{IbS1Keys, Ps};
 use crate::credit::cc::port_monitor::PortMonitor;
 use crate::credit::cc::CcContext;
 use crate::credit::cc::{r6, secs, MechanismOutputs, OutputContext};
@@ -61,7 +61,7 @@ pub struct IbS1 {
 
 impl IbS1 {
     /// The baseline from `[cc]`.
-    pub fn from_config(c: &CcConfig, ctx: &CcContext) -> Result<Self> {
+    pub fn from_config(c: &IbS1Keys, ctx: &CcContext) -> Result<Self> {
         if c.ccm_timer.0 == 0 {
             return Err(Error::input(
                 "cc.ccm_timer",
@@ -232,7 +232,9 @@ impl IbS1 {
 impl IbS1 {
     /// IBA_CC-S1 with the scenario's parameters in one line (the set-up report).
     pub fn describe(s: &crate::config::Scenario) -> String {
-        let cc = &s.cc;
+        let crate::config::CcKeys::IbS1(cc) = &s.cc.keys else {
+            return "ib_s1".to_string();
+        };
         format!(
             "ib_s1 (FECN above {} of an input VL buffer; IRD + {} µs per {} notifications, − one step per quiet {} µs)",
             cc.mark_fraction,
@@ -266,7 +268,7 @@ mod tests {
             multipath: None,
             given: &|_| false,
         };
-        let c: CcConfig = toml::from_str("").expect("defaults");
+        let c: IbS1Keys = toml::from_str("").expect("defaults");
         IbS1::from_config(&c, &ctx).expect("valid")
     }
 

@@ -10,7 +10,7 @@
 //! switch has arbitrated, so a port that waits for credits sees itself as a victim.
 
 use super::SwitchView;
-use crate::config::{CcConfig, Marking, Ps, RootCredits, VictimMask};
+use crate::config::{IbCcKeys, Marking, Ps, RootCredits, VictimMask};
 use crate::credit::packet::{Packet, CNP, FECN};
 use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
@@ -61,7 +61,7 @@ impl PortParams {
     /// The parameters of a switch output of link class `class`: the `[cc.host_ports]` or
     /// `[cc.fabric_ports]` values where given, else the global ones (`base` and `ports` are
     /// left to the caller).
-    fn from_config(c: &CcConfig, class: LinkClass, hysteresis: bool) -> Result<Self> {
+    fn from_config(c: &IbCcKeys, class: LinkClass, hysteresis: bool) -> Result<Self> {
         let (o, cls_key) = match class {
             LinkClass::Host => (&c.host_ports, "cc.host_ports"),
             LinkClass::Fabric | LinkClass::Global => (&c.fabric_ports, "cc.fabric_ports"),
@@ -108,7 +108,7 @@ fn check_weight(key: &str, w: u32) -> Result<u32> {
 
 /// The string choices of `[cc]` on the switch side: threshold mode, Root credits (as a credit
 /// count for a packet of `pkt_credits`), random marking; the threshold mapping is checked.
-fn choices(c: &CcConfig, pkt_credits: u32) -> Result<(ThresholdMode, u32, bool)> {
+fn choices(c: &IbCcKeys, pkt_credits: u32) -> Result<(ThresholdMode, u32, bool)> {
     let mode = c.threshold_mode;
     let root_need = match c.root_credits {
         RootCredits::Packet => pkt_credits,
@@ -220,7 +220,7 @@ impl SwitchCc {
     /// Switch-side state for every switch output (`is_switch`, `class` and `node_base`, the
     /// first gport of its node, per gport; ports of a node are consecutive gports).
     pub fn new(
-        c: &CcConfig,
+        c: &IbCcKeys,
         vls: usize,
         pkt_credits: u32,
         is_switch: &[bool],
@@ -470,7 +470,7 @@ mod tests {
     use super::*;
 
     fn sw(extra: &str) -> SwitchCc {
-        let c: CcConfig = toml::from_str(&format!("enabled = true\n{extra}")).unwrap();
+        let c: IbCcKeys = toml::from_str(extra).unwrap();
         // gport 0: host-facing switch port, gport 1: fabric port, gport 2: an HCA
         SwitchCc::new(
             &c,
@@ -555,12 +555,12 @@ mod tests {
 
     #[test]
     fn bad_values_are_named() {
-        let c: CcConfig = toml::from_str("threshold = 4\nreset_threshold = 3").unwrap();
+        let c: IbCcKeys = toml::from_str("threshold = 4\nreset_threshold = 3").unwrap();
         let e = SwitchCc::new(&c, 1, 34, &[true], &[LinkClass::Host], &[0], 1)
             .unwrap_err()
             .to_string();
         assert!(e.contains("cc.reset_threshold"), "{e}");
-        let c: CcConfig = toml::from_str("threshold = 16").unwrap();
+        let c: IbCcKeys = toml::from_str("threshold = 16").unwrap();
         assert!(
             SwitchCc::new(&c, 1, 34, &[true], &[LinkClass::Host], &[0], 1)
                 .unwrap_err()

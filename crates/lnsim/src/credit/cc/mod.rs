@@ -85,7 +85,7 @@ pub mod ib_s1;
 pub mod ib_switch;
 pub mod port_monitor;
 
-use crate::config::{CcMechanism, Ps, Scenario};
+use crate::config::{CcKeys, CcMechanism, Ps, Scenario};
 use crate::credit::packet::Packet;
 use crate::credit::routing::multipath_routes::MultipathRoutes;
 use crate::credit::switch::buffer::CreditKeeping;
@@ -344,23 +344,23 @@ impl CongestionManagement {
     ) -> Result<Self> {
         port_monitor::check_mark_buffer(s)?;
         let (c, drb) = (&s.cc, &s.drb);
-        let mut ib = IbCc::from_config(c, ctx)?;
+        let mut ib = IbCc::from_config(c.ib(), ctx)?;
         if let Some(d) = Ddbbm::for_scenario(s, fabric, traffic, ctx.vls)? {
             return Ok(CongestionManagement::Ddbbm(Box::new(d)));
         }
         if !c.enabled {
             return Ok(CongestionManagement::Off);
         }
-        match c.mechanism {
-            CcMechanism::Ib | CcMechanism::Ddbbm => {}
-            CcMechanism::Drb => {
+        match &c.keys {
+            CcKeys::Ib(_) | CcKeys::Ddbbm(_) => {}
+            CcKeys::Drb(k) => {
                 return Ok(CongestionManagement::Drb(Box::new(Drb::from_config(
-                    c, drb, ctx,
+                    k, drb, ctx,
                 )?)))
             }
-            CcMechanism::IbS1 => {
+            CcKeys::IbS1(k) => {
                 return Ok(CongestionManagement::IbS1(Box::new(IbS1::from_config(
-                    c, ctx,
+                    k, ctx,
                 )?)))
             }
         }

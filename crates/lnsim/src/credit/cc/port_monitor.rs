@@ -137,7 +137,7 @@ impl PortMonitor {
 /// `cc.mark_buffer = "output"` needs output buffers and a mechanism with the monitor
 /// (`cc.mechanism = "drb"` or `"ib_s1"`, `cc.enabled = true`).
 pub fn check_mark_buffer(s: &Scenario) -> Result<()> {
-    if s.cc.mark_buffer == MarkBuffer::Output
+    if s.cc.mark_buffer() == MarkBuffer::Output
         && (s.switch.output_buffer_credits == 0
             || !s.cc.enabled
             || !matches!(s.cc.mechanism, CcMechanism::Drb | CcMechanism::IbS1))

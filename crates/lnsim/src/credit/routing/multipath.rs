@@ -77,7 +77,7 @@ pub(crate) fn setup(
     if !wanted(s) {
         return Ok(None);
     }
-    if crate::credit::cc::sends_cnps(s) && s.cc.cnp_vl.is_some() {
+    if crate::credit::cc::sends_cnps(s) && s.cc.cnp_vl().is_some() {
         return Err(Error::input(
             "cc.cnp_vl",
             "not with DRB's multipath routes: a notification takes its reverse route's VL layer (the one the deadlock check covers); leave it unset",
