@@ -336,6 +336,7 @@ MECHANISMS: dict[str, dict] = {
         "registrations": [
             "config/schema.rs",
             "config/keys.rs",
+            "config/kinds.rs",
             "credit/cc/mod.rs",
             "credit/switch/buffer/mod.rs",
             "credit/lanes.rs",
@@ -345,7 +346,7 @@ MECHANISMS: dict[str, dict] = {
     "DRB": {
         "words": {"drb"},
         "own": ["credit/cc/drb.rs", "credit/cc/port_monitor.rs", "credit/routing/multipath.rs"],
-        "registrations": ["config/schema.rs", "credit/cc/mod.rs"],
+        "registrations": ["config/schema.rs", "config/kinds.rs", "credit/cc/mod.rs"],
         "pending": {},
     },
 }

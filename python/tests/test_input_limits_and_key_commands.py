@@ -376,9 +376,11 @@ def test_every_shipped_scenario_validates_against_the_json_schema(tmp_path):
         (lambda d: d.setdefault("cc", {}).update(victim_mask="fabric_ports"), "fabric_ports"),
         (lambda d: d.setdefault("links", {}).setdefault("host", {}).update(speed="XDR"), "XDR"),
         (lambda d: d["topology"].update(k=4), "'k'"),
+        (lambda d: d.setdefault("cc", {}).update(ird_step="5us"), "'ird_step'"),
     ],
     ids=["unknown key", "unknown kind", "bad unit", "negative seed", "range", "zero dim", "no topology",
-         "flow without dst", "victim mask", "link speed", "key of another topology kind"],
+         "flow without dst", "victim mask", "link speed", "key of another topology kind",
+         "key of another cc mechanism"],
 )
 def test_bad_scenarios_do_not_validate_against_the_json_schema(tmp_path, edit, where):
     import jsonschema

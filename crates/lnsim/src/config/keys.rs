@@ -1530,18 +1530,28 @@ pub fn json_schema() -> serde_json::Value {
     // a table typed per kind takes, for each kind, the selector and that kind's keys only
     for kt in super::kinds::KIND_TABLES {
         let segs: Vec<&str> = kt.table.split('.').collect();
-        let rules: Vec<serde_json::Value> = (kt.kinds)()
+        let names_of = |kind: &str| {
+            let mut names = kt.common.to_vec();
+            names.push(kt.selector);
+            names.extend((kt.keys_of)(kind).unwrap_or(&[]).iter().copied());
+            names
+        };
+        let mut rules: Vec<serde_json::Value> = (kt.kinds)()
             .iter()
-            .filter_map(|kind| {
-                let keys = (kt.keys_of)(kind)?;
-                let mut names = vec![kt.selector];
-                names.extend(keys.iter().copied());
-                Some(json!({
+            .map(|kind| {
+                json!({
                     "if": {"required": [kt.selector], "properties": {kt.selector: {"const": kind}}},
-                    "then": {"propertyNames": {"enum": names}},
-                }))
+                    "then": {"propertyNames": {"enum": names_of(kind)}},
+                })
             })
             .collect();
+        // a table that names no kind has its default kind's keys
+        if let Some(kind) = kt.default_kind {
+            rules.push(json!({
+                "if": {"not": {"required": [kt.selector]}},
+                "then": {"propertyNames": {"enum": names_of(kind)}},
+            }));
+        }
         table_at(&mut root, &segs)["allOf"] = json!(rules);
     }
     for t in REQUIRED_TABLES {

@@ -166,7 +166,13 @@ pub fn load_str(
             let inner = e.into_inner().to_string();
             let inner = inner.trim().trim_end_matches('.').replace('\n', " ");
             let inner = without_key_suffix(&inner);
-            if let Some((key, why)) = kinds::explain(&path, &table) {
+            // a refused selector (`topology.kind`) is explained by its table
+            let explained = kinds::explain(&path, &table).or_else(|| {
+                let (parent, last) = path.rsplit_once('.')?;
+                let kt = kinds::kind_table(parent)?;
+                (last == kt.selector).then(|| kinds::explain(parent, &table))?
+            });
+            if let Some((key, why)) = explained {
                 let mut why = without_key_suffix(&why);
                 if why.starts_with("missing") {
                     if let Some(k) = keys::lookup(&key) {
