@@ -312,7 +312,7 @@ MECHANISMS: dict[str, dict] = {
         "words": {"lian"},
         # the group counters and their observer serve TPR and LIAN; LIAN's mode extends them
         "own": ["cycle/routing/lian.rs", "cycle/routing/group_counters.rs", "cycle/counter_trace.rs"],
-        "registrations": ["config/schema.rs", "config/keys.rs", "config/kinds.rs", "cycle/routing/mod.rs"],
+        "registrations": ["config/schema.rs", "config/keys.rs", "cycle/routing/mod.rs"],
         "pending": {},
     },
     "ACOR": {
@@ -322,7 +322,6 @@ MECHANISMS: dict[str, dict] = {
         "registrations": [
             "config/schema.rs",
             "config/keys.rs",
-            "config/kinds.rs",
             "cycle/routing/mod.rs",
             "cycle/mechanism.rs",
             "cycle/routing/algorithm.rs",
@@ -336,7 +335,6 @@ MECHANISMS: dict[str, dict] = {
         "registrations": [
             "config/schema.rs",
             "config/keys.rs",
-            "config/kinds.rs",
             "credit/cc/mod.rs",
             "credit/switch/buffer/mod.rs",
             "credit/lanes.rs",
@@ -346,7 +344,7 @@ MECHANISMS: dict[str, dict] = {
     "DRB": {
         "words": {"drb"},
         "own": ["credit/cc/drb.rs", "credit/cc/port_monitor.rs", "credit/routing/multipath.rs"],
-        "registrations": ["config/schema.rs", "config/kinds.rs", "credit/cc/mod.rs"],
+        "registrations": ["config/schema.rs", "credit/cc/mod.rs"],
         "pending": {},
     },
 }

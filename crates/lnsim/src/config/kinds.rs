@@ -5,49 +5,8 @@
 //! hand-kept list) and turns serde's refusals into messages that name the key, the kind and the
 //! keys that kind takes.
 
-use super::schema::{
-    AcorRouting, DmodkRouting, DorRouting, DragonflyConfig, FatTreeConfig, FileTopologyConfig,
-    GranTestbedConfig, LftFileRouting, LianRouting, MeshTorusConfig, MinRouting, PbAcorRouting,
-    PbRouting, RoutingAlgorithm, TopologyKind, TprRouting, UgalRouting, UpdownRouting, VlbRouting,
-};
-use super::schema::{CcMechanism, DdbbmCcKeys, DrbCcKeys, IbCcKeys, IbS1Keys};
-use serde::de::{self, Deserialize, Deserializer, Visitor};
-
-/// The field names of the struct `T` as its derived `Deserialize` declares them (the keys of
-/// its table, in declaration order).
-pub fn fields_of<T: for<'de> Deserialize<'de>>() -> &'static [&'static str] {
-    let mut found = None;
-    // the probe stops at `deserialize_struct`; the error it returns is expected
-    let _ = T::deserialize(Probe(&mut found));
-    found.unwrap_or(&[])
-}
-
-/// A deserializer that records the field list a derived struct asks for and stops.
-struct Probe<'a>(&'a mut Option<&'static [&'static str]>);
-
-impl<'de> Deserializer<'de> for Probe<'_> {
-    type Error = de::value::Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
-        Err(de::Error::custom("not a struct"))
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        fields: &'static [&'static str],
-        _visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        *self.0 = Some(fields);
-        Err(de::Error::custom("fields recorded"))
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
-        ignored_any
-    }
-}
+use super::schema::TopologyKind;
+use super::schema::{CcKeys, CcMechanism, RoutingAlgorithm, RoutingConfig, TopologyConfig};
 
 /// A table typed per kind: where it is, its selector key, and the keys of each kind.
 pub struct KindTable {
@@ -70,93 +29,6 @@ pub struct KindTable {
     pub locate: fn(&str, toml::Table) -> Option<(String, String)>,
 }
 
-/// serde's refusal of `table` as a `T`, with its path inside the table.
-fn refusal<T: for<'de> Deserialize<'de>>(table: toml::Table) -> Option<(String, String)> {
-    serde_path_to_error::deserialize::<_, T>(toml::Value::Table(table))
-        .err()
-        .map(|e| (e.path().to_string(), e.into_inner().to_string()))
-}
-
-/// [`KindTable::locate`] of `[topology]`.
-fn topology_locate(kind: &str, table: toml::Table) -> Option<(String, String)> {
-    let kind = TopologyKind::NAMES.iter().position(|n| *n == kind)?;
-    match TopologyKind::ALL[kind] {
-        TopologyKind::Mesh | TopologyKind::Torus => refusal::<MeshTorusConfig>(table),
-        TopologyKind::FatTree => refusal::<FatTreeConfig>(table),
-        TopologyKind::GranTestbed => refusal::<GranTestbedConfig>(table),
-        TopologyKind::Dragonfly => refusal::<DragonflyConfig>(table),
-        TopologyKind::File => refusal::<FileTopologyConfig>(table),
-    }
-}
-
-/// The keys of each `topology.kind`, read from its variant's struct.
-fn topology_keys(kind: &str) -> Option<&'static [&'static str]> {
-    let kind = TopologyKind::NAMES.iter().position(|n| *n == kind)?;
-    Some(match TopologyKind::ALL[kind] {
-        TopologyKind::Mesh | TopologyKind::Torus => fields_of::<MeshTorusConfig>(),
-        TopologyKind::FatTree => fields_of::<FatTreeConfig>(),
-        TopologyKind::GranTestbed => fields_of::<GranTestbedConfig>(),
-        TopologyKind::Dragonfly => fields_of::<DragonflyConfig>(),
-        TopologyKind::File => fields_of::<FileTopologyConfig>(),
-    })
-}
-
-/// Calls `$then::<T>()` with `T` the struct of the routing algorithm named `$kind`, or
-/// returns `None` for another name.
-macro_rules! routing_struct {
-    ($kind:expr, $then:ident $(, $arg:expr)?) => {{
-        use RoutingAlgorithm as A;
-        let i = RoutingAlgorithm::NAMES.iter().position(|n| *n == $kind)?;
-        match RoutingAlgorithm::ALL[i] {
-            A::Dor => $then::<DorRouting>($($arg)?),
-            A::Dmodk => $then::<DmodkRouting>($($arg)?),
-            A::Updown => $then::<UpdownRouting>($($arg)?),
-            A::LftFile => $then::<LftFileRouting>($($arg)?),
-            A::Min => $then::<MinRouting>($($arg)?),
-            A::Vlb => $then::<VlbRouting>($($arg)?),
-            A::Ugal => $then::<UgalRouting>($($arg)?),
-            A::Pb => $then::<PbRouting>($($arg)?),
-            A::Acor => $then::<AcorRouting>($($arg)?),
-            A::PbAcor => $then::<PbAcorRouting>($($arg)?),
-            A::Tpr => $then::<TprRouting>($($arg)?),
-            A::Lian => $then::<LianRouting>($($arg)?),
-        }
-    }};
-}
-
-/// The keys of each `routing.algorithm`, read from its variant's struct.
-fn routing_keys(kind: &str) -> Option<&'static [&'static str]> {
-    Some(routing_struct!(kind, fields_of))
-}
-
-/// [`KindTable::locate`] of `[routing]`.
-fn routing_locate(kind: &str, table: toml::Table) -> Option<(String, String)> {
-    routing_struct!(kind, refusal, table)
-}
-
-/// Calls `$then::<T>()` with `T` the struct of the congestion mechanism named `$kind`.
-macro_rules! cc_struct {
-    ($kind:expr, $then:ident $(, $arg:expr)?) => {{
-        let i = CcMechanism::NAMES.iter().position(|n| *n == $kind)?;
-        match CcMechanism::ALL[i] {
-            CcMechanism::Ib => $then::<IbCcKeys>($($arg)?),
-            CcMechanism::IbS1 => $then::<IbS1Keys>($($arg)?),
-            CcMechanism::Drb => $then::<DrbCcKeys>($($arg)?),
-            CcMechanism::Ddbbm => $then::<DdbbmCcKeys>($($arg)?),
-        }
-    }};
-}
-
-/// The keys of each `cc.mechanism`, read from its struct.
-fn cc_keys(kind: &str) -> Option<&'static [&'static str]> {
-    Some(cc_struct!(kind, fields_of))
-}
-
-/// [`KindTable::locate`] of `[cc]`.
-fn cc_locate(kind: &str, table: toml::Table) -> Option<(String, String)> {
-    cc_struct!(kind, refusal, table)
-}
-
 /// Every table typed per kind.
 pub const KIND_TABLES: &[KindTable] = &[
     KindTable {
@@ -165,8 +37,8 @@ pub const KIND_TABLES: &[KindTable] = &[
         default_kind: None,
         common: &[],
         kinds: || TopologyKind::NAMES,
-        keys_of: topology_keys,
-        locate: topology_locate,
+        keys_of: TopologyConfig::keys_of,
+        locate: TopologyConfig::locate,
     },
     KindTable {
         table: "routing",
@@ -174,8 +46,8 @@ pub const KIND_TABLES: &[KindTable] = &[
         default_kind: None,
         common: &[],
         kinds: || RoutingAlgorithm::NAMES,
-        keys_of: routing_keys,
-        locate: routing_locate,
+        keys_of: RoutingConfig::keys_of,
+        locate: RoutingConfig::locate,
     },
     KindTable {
         table: "cc",
@@ -183,8 +55,8 @@ pub const KIND_TABLES: &[KindTable] = &[
         default_kind: Some("ib"),
         common: &["enabled"],
         kinds: || CcMechanism::NAMES,
-        keys_of: cc_keys,
-        locate: cc_locate,
+        keys_of: CcKeys::keys_of,
+        locate: CcKeys::locate,
     },
 ];
 
@@ -330,15 +202,18 @@ mod tests {
     #[test]
     fn the_keys_of_a_kind_are_its_structs_fields() {
         assert_eq!(
-            fields_of::<MeshTorusConfig>(),
-            &["dims", "hcas_per_switch", "port_numbering"]
+            TopologyConfig::keys_of("mesh"),
+            Some(&["dims", "hcas_per_switch", "port_numbering"][..])
         );
-        assert_eq!(fields_of::<GranTestbedConfig>(), &[] as &[&str]);
         assert_eq!(
-            topology_keys("dragonfly"),
+            TopologyConfig::keys_of("gran_testbed"),
+            Some(&[] as &[&str])
+        );
+        assert_eq!(
+            TopologyConfig::keys_of("dragonfly"),
             Some(&["p", "a", "h", "arrangement"][..])
         );
-        assert_eq!(topology_keys("ring"), None);
+        assert_eq!(TopologyConfig::keys_of("ring"), None);
     }
 
     #[test]
@@ -349,6 +224,6 @@ mod tests {
             }
             assert!((kt.keys_of)("no such kind").is_none());
         }
-        assert_eq!(routing_keys("dmodk"), Some(&["dmodk_digits"][..]));
+        assert_eq!(RoutingConfig::keys_of("dmodk"), Some(&["dmodk_digits"][..]));
     }
 }

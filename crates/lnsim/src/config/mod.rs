@@ -4,6 +4,7 @@
 pub mod catalog;
 pub mod choice;
 pub mod input_files;
+pub mod introspect;
 pub mod keys;
 pub mod kinds;
 pub mod model;

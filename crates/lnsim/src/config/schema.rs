@@ -4,6 +4,7 @@
 //! The README's "Config reference" documents every key listed here; defaults follow the
 //! InfiniBand CC spec (`ib-congestion-control.md` §3, §14 `common_z`).
 
+use super::introspect::{fields_of, refusal};
 use super::model::Model;
 use super::units::{BitRate, Bytes, Duration, Frequency};
 use serde::Deserialize;
@@ -197,6 +198,32 @@ pub enum TopologyConfig {
 }
 
 impl TopologyConfig {
+    /// The keys of `topology.kind = kind` besides `kind`, read from its struct (`None`: no
+    /// such kind).
+    pub fn keys_of(kind: &str) -> Option<&'static [&'static str]> {
+        let kind = TopologyKind::NAMES.iter().position(|n| *n == kind)?;
+        Some(match TopologyKind::ALL[kind] {
+            TopologyKind::Mesh | TopologyKind::Torus => fields_of::<MeshTorusConfig>(),
+            TopologyKind::FatTree => fields_of::<FatTreeConfig>(),
+            TopologyKind::GranTestbed => fields_of::<GranTestbedConfig>(),
+            TopologyKind::Dragonfly => fields_of::<DragonflyConfig>(),
+            TopologyKind::File => fields_of::<FileTopologyConfig>(),
+        })
+    }
+
+    /// serde's refusal of `table` (without `kind`) as the keys of `kind`, with the path inside
+    /// it ([`super::kinds::KindTable::locate`]).
+    pub fn locate(kind: &str, table: toml::Table) -> Option<(String, String)> {
+        let kind = TopologyKind::NAMES.iter().position(|n| *n == kind)?;
+        match TopologyKind::ALL[kind] {
+            TopologyKind::Mesh | TopologyKind::Torus => refusal::<MeshTorusConfig>(table),
+            TopologyKind::FatTree => refusal::<FatTreeConfig>(table),
+            TopologyKind::GranTestbed => refusal::<GranTestbedConfig>(table),
+            TopologyKind::Dragonfly => refusal::<DragonflyConfig>(table),
+            TopologyKind::File => refusal::<FileTopologyConfig>(table),
+        }
+    }
+
     /// The kind this variant is (`topology.kind`).
     pub fn kind(&self) -> TopologyKind {
         match self {
@@ -777,7 +804,41 @@ pub fn default_routing(model: Model, topology: TopologyKind) -> Option<RoutingAl
     }
 }
 
+/// Calls `$then::<T>($arg)` with `T` the keys struct of the routing algorithm named `$kind`,
+/// or returns `None` for another name.
+macro_rules! routing_struct {
+    ($kind:expr, $then:ident $(, $arg:expr)?) => {{
+        use RoutingAlgorithm as A;
+        let i = RoutingAlgorithm::NAMES.iter().position(|n| *n == $kind)?;
+        match RoutingAlgorithm::ALL[i] {
+            A::Dor => $then::<DorRouting>($($arg)?),
+            A::Dmodk => $then::<DmodkRouting>($($arg)?),
+            A::Updown => $then::<UpdownRouting>($($arg)?),
+            A::LftFile => $then::<LftFileRouting>($($arg)?),
+            A::Min => $then::<MinRouting>($($arg)?),
+            A::Vlb => $then::<VlbRouting>($($arg)?),
+            A::Ugal => $then::<UgalRouting>($($arg)?),
+            A::Pb => $then::<PbRouting>($($arg)?),
+            A::Acor => $then::<AcorRouting>($($arg)?),
+            A::PbAcor => $then::<PbAcorRouting>($($arg)?),
+            A::Tpr => $then::<TprRouting>($($arg)?),
+            A::Lian => $then::<LianRouting>($($arg)?),
+        }
+    }};
+}
+
 impl RoutingConfig {
+    /// The keys of `routing.algorithm = kind` besides `algorithm`, read from its struct.
+    pub fn keys_of(kind: &str) -> Option<&'static [&'static str]> {
+        Some(routing_struct!(kind, fields_of))
+    }
+
+    /// serde's refusal of `table` (without `algorithm`) as the keys of `kind`, with the path
+    /// inside it ([`super::kinds::KindTable::locate`]).
+    pub fn locate(kind: &str, table: toml::Table) -> Option<(String, String)> {
+        routing_struct!(kind, refusal, table)
+    }
+
     /// The algorithm this variant is (`routing.algorithm`).
     pub fn algorithm(&self) -> RoutingAlgorithm {
         use RoutingAlgorithm as A;
@@ -2008,7 +2069,33 @@ impl Default for CcConfig {
     }
 }
 
+/// Calls `$then::<T>($arg)` with `T` the keys struct of the congestion mechanism named
+/// `$kind`, or returns `None` for another name.
+macro_rules! cc_struct {
+    ($kind:expr, $then:ident $(, $arg:expr)?) => {{
+        let i = CcMechanism::NAMES.iter().position(|n| *n == $kind)?;
+        match CcMechanism::ALL[i] {
+            CcMechanism::Ib => $then::<IbCcKeys>($($arg)?),
+            CcMechanism::IbS1 => $then::<IbS1Keys>($($arg)?),
+            CcMechanism::Drb => $then::<DrbCcKeys>($($arg)?),
+            CcMechanism::Ddbbm => $then::<DdbbmCcKeys>($($arg)?),
+        }
+    }};
+}
+
 impl CcKeys {
+    /// The keys of `cc.mechanism = kind` besides `enabled` and `mechanism`, read from its
+    /// struct.
+    pub fn keys_of(kind: &str) -> Option<&'static [&'static str]> {
+        Some(cc_struct!(kind, fields_of))
+    }
+
+    /// serde's refusal of `table` (without `enabled` and `mechanism`) as the keys of `kind`,
+    /// with the path inside it ([`super::kinds::KindTable::locate`]).
+    pub fn locate(kind: &str, table: toml::Table) -> Option<(String, String)> {
+        cc_struct!(kind, refusal, table)
+    }
+
     /// The mechanism of this variant (`cc.mechanism`).
     pub fn mechanism(&self) -> CcMechanism {
         match self {
