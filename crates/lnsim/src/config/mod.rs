@@ -161,17 +161,18 @@ pub fn load_str(
         Error::Input(m) => Error::Input(format!("{origin}: {m}")),
         other => other,
     })?;
-    let scenario: Scenario =
-        serde_path_to_error::deserialize(toml::Value::Table(typed)).map_err(|e| {
+    let scenario: Scenario = serde_path_to_error::deserialize(toml::Value::Table(typed.clone()))
+        .map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner().to_string();
             let inner = inner.trim().trim_end_matches('.').replace('\n', " ");
             let inner = without_key_suffix(&inner);
             // a refused selector (`topology.kind`) is explained by its table
-            let explained = kinds::explain(&path, &table).or_else(|| {
+            // (read in the table as parsed: with the default routing named)
+            let explained = kinds::explain(&path, &typed).or_else(|| {
                 let (parent, last) = path.rsplit_once('.')?;
                 let kt = kinds::kind_table(parent)?;
-                (last == kt.selector).then(|| kinds::explain(parent, &table))?
+                (last == kt.selector).then(|| kinds::explain(parent, &typed))?
             });
             if let Some((key, why)) = explained {
                 let mut why = without_key_suffix(&why);
@@ -254,7 +255,10 @@ fn name_default_routing(table: &mut toml::Table, model: Model) -> Result<()> {
         let (last, rest) = routings.split_last().expect("the model has routings");
         return Err(Error::Input(format!(
             "key `routing.algorithm`: required for a {}: {} or {last}",
-            kind.name().replace('_', " "),
+            match kind {
+                TopologyKind::Dragonfly => "Dragonfly".to_string(),
+                other => other.name().replace('_', " "),
+            },
             rest.join(", ")
         )));
     };
@@ -542,6 +546,50 @@ mod tests {
             e.starts_with(
                 "t.toml: key `topology.file`: missing: topology.kind = \"file\" requires it"
             ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_scenario_without_routing_gets_its_models_routing_for_the_topology() {
+        let credit = "[sim]\nend_time = \"1ms\"\n[topology]\n";
+        let cycle = "[sim]\nmeasure_cycles = 10\n[topology]\n";
+        for (text, want) in [
+            (
+                format!("{credit}kind = \"fat_tree\"\nk = 2\nn = 2\n"),
+                "dmodk",
+            ),
+            (
+                format!("{credit}kind = \"mesh\"\ndims = [2]\nhcas_per_switch = 1\n"),
+                "dor",
+            ),
+            (format!("{credit}kind = \"gran_testbed\"\n"), "updown"),
+            (
+                format!("{cycle}kind = \"torus\"\ndims = [4]\nhcas_per_switch = 1\n"),
+                "dor",
+            ),
+        ] {
+            let l = load(&text, &[]).unwrap();
+            assert_eq!(l.scenario.routing.algorithm().name(), want, "{text}");
+            // the scenario as run is the file: the default is not written into it
+            assert!(!l.merged.contains_key("routing"), "{text}");
+        }
+        // the default routing's keys, and only its keys
+        let tree = format!("{credit}kind = \"fat_tree\"\nk = 2\nn = 2\n[routing]\n");
+        let l = load(&format!("{tree}dmodk_digits = \"high_first\"\n"), &[]).unwrap();
+        assert!(
+            matches!(l.scenario.routing, RoutingConfig::Dmodk(ref k) if k.dmodk_digits == DmodkDigits::HighFirst)
+        );
+        let e = load(&format!("{tree}file = \"t.fdbs\"\n"), &[])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("key `routing.file`: is not a key of routing.algorithm = \"dmodk\" (it applies to lft_file)"), "{e}");
+        // a Dragonfly has no default routing
+        let e = load(&format!("{cycle}kind = \"dragonfly\"\np = 1\n"), &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("t.toml: key `routing.algorithm`: required for a Dragonfly: min, vlb,"),
             "{e}"
         );
     }
