@@ -56,6 +56,19 @@ impl FlowControl {
         }
     }
 
+    /// Is the output VC `o` paused for a packet of `l` phits — the signal MAR-bP's conditional
+    /// minimal rules read (Dragonfly spec §3.11)? Under credits this is the spec's emulation
+    /// (§2.3: the downstream VC cannot take a whole packet).
+    #[allow(dead_code)] // (MAR-bP reads it)
+    #[inline(always)]
+    pub fn paused(&self, o: &VcOut, l: u32) -> bool {
+        match self {
+            FlowControl::Credits => o.credits < l,
+            #[cfg(test)]
+            FlowControl::Halted { .. } => true,
+        }
+    }
+
     /// The output VC `o` started a packet of `l` phits on its router-to-router link.
     #[inline(always)]
     pub fn sent(&self, o: &mut VcOut, l: u32) {
