@@ -32,6 +32,9 @@ const PREFIX: &[(&str, &str)] = &[
     ("PbAcorRouting", "routing"),
     ("TprRouting", "routing"),
     ("LianRouting", "routing"),
+    ("MarBpRouting", "routing"),
+    ("QcnSwitchRouting", "routing"),
+    ("QcnSwitchConfig", "routing.qcn_switch"),
     ("GroupCounterKeys", "routing.lian"),
     ("AcorConfig", "routing.acor"),
     ("TprConfig", "routing.tpr"),
@@ -52,6 +55,8 @@ const PREFIX: &[(&str, &str)] = &[
     ("DdbbmConfig", "ddbbm"),
     ("DrbConfig", "drb"),
     ("RouterConfig", "router"),
+    ("QcnConfig", "qcn"),
+    ("QcnRpConfig", "qcn.rp"),
     ("Scenario", "<top>"),
 ];
 
@@ -63,6 +68,8 @@ const NESTED: &[&str] = &[
     "acor",
     "tpr",
     "lian",
+    "qcn_switch",
+    "rp",
     "host",
     "fabric",
     "vl_arbitration",
@@ -417,6 +424,8 @@ const CONTEXTUAL_DEFAULTS: &[&str] = &[
     "routing.vc_template",
     // by routing.algorithm: 500 for acor, 50 for pb_acor
     "routing.acor.it2",
+    // 20 % of router.local_buffer_phits (Table 4-3)
+    "qcn.q_eq_phits",
     // traffic.load
     "traffic.transient.<phase>.load",
     // the end of the warm-up (sim.warmup_cycles)

@@ -51,6 +51,10 @@ pub struct Scenario {
     /// The cycle-level HPC router (`[router]`), used by the cycle-level model.
     #[serde(default)]
     pub router: RouterConfig,
+    /// QCN (802.1Qau) congestion points and reaction points of the cycle-level model (`[qcn]`,
+    /// Dragonfly spec §3.12.1, Table 4-3).
+    #[serde(default)]
+    pub qcn: QcnConfig,
     /// `[sweep]`: key path → list of values; `lnsim sweep` runs the Cartesian product, one run
     /// per point with those keys overridden. `lnsim run` ignores it and runs the scenario as is.
     #[serde(default)]
@@ -725,6 +729,13 @@ crate::choice! {
         /// LIAN: UGAL modulated by extended per-group counters, with the first and second
         /// local hops of the Valiant path chosen from the counters (Dragonfly spec §3.10).
         Lian = "lian",
+        /// MAR-bP: conditional minimal rules disabled while their output is paused, the
+        /// injection port's fixed global port (VLB_-g-) otherwise (Dragonfly spec §3.11).
+        MarBp = "mar_bp",
+        /// QCN-Switch: per-transit-port minimal probabilities cut by QCN notifications and
+        /// raised by a packet counter; misroute through the injection port's global port when
+        /// a random N exceeds the minimal port's probability (Dragonfly spec §3.12).
+        QcnSwitch = "qcn_switch",
     }
 }
 
@@ -789,6 +800,12 @@ pub enum RoutingConfig {
     /// `lian`: LIAN (Dragonfly spec §3.10).
     #[serde(rename = "lian")]
     Lian(LianRouting),
+    /// `mar_bp`: MAR-bP (Dragonfly spec §3.11).
+    #[serde(rename = "mar_bp")]
+    MarBp(MarBpRouting),
+    /// `qcn_switch`: QCN-Switch (Dragonfly spec §3.12).
+    #[serde(rename = "qcn_switch")]
+    QcnSwitch(QcnSwitchRouting),
 }
 
 /// The routing a scenario that does not name `routing.algorithm` gets: on the credit-level
@@ -823,6 +840,8 @@ macro_rules! routing_struct {
             A::PbAcor => $then::<PbAcorRouting>($($arg)?),
             A::Tpr => $then::<TprRouting>($($arg)?),
             A::Lian => $then::<LianRouting>($($arg)?),
+            A::MarBp => $then::<MarBpRouting>($($arg)?),
+            A::QcnSwitch => $then::<QcnSwitchRouting>($($arg)?),
         }
     }};
 }
@@ -855,6 +874,8 @@ impl RoutingConfig {
             RoutingConfig::PbAcor(_) => A::PbAcor,
             RoutingConfig::Tpr(_) => A::Tpr,
             RoutingConfig::Lian(_) => A::Lian,
+            RoutingConfig::MarBp(_) => A::MarBp,
+            RoutingConfig::QcnSwitch(_) => A::QcnSwitch,
         }
     }
 
@@ -876,6 +897,8 @@ impl RoutingConfig {
             RoutingConfig::PbAcor(k) => k.vc_template.as_ref(),
             RoutingConfig::Tpr(k) => k.vc_template.as_ref(),
             RoutingConfig::Lian(k) => k.vc_template.as_ref(),
+            RoutingConfig::MarBp(k) => k.vc_template.as_ref(),
+            RoutingConfig::QcnSwitch(k) => k.vc_template.as_ref(),
             _ => None,
         }
     }
@@ -1107,6 +1130,112 @@ pub struct LianRouting {
     /// Explicit hop-type template for VC assignment (see [`MinRouting::vc_template`]).
     #[serde(default)]
     pub vc_template: Option<Vec<String>>,
+}
+
+/// `[routing]` of `mar_bp` (Dragonfly spec §3.11).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MarBpRouting {
+    /// Explicit hop-type template for VC assignment (default `["G0", "L0", "G1", "L1"]`: the
+    /// two VCs per link type of spec §3.11; see [`MinRouting::vc_template`]).
+    #[serde(default)]
+    pub vc_template: Option<Vec<String>>,
+}
+
+/// `[routing]` of `qcn_switch` (Dragonfly spec §3.12).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QcnSwitchRouting {
+    /// The probabilities' management (`[routing.qcn_switch]`, spec §3.12.3–§3.12.5, Table 4-3).
+    #[serde(default)]
+    pub qcn_switch: QcnSwitchConfig,
+    /// Explicit hop-type template for VC assignment (default `["G0", "L0", "G1", "L1"]`).
+    #[serde(default)]
+    pub vc_template: Option<Vec<String>>,
+}
+
+/// `[routing.qcn_switch]`: how QCN-Switch manages the minimal probability of each transit port
+/// (Dragonfly spec §3.12.3–§3.12.6; defaults: Table 4-3 and the final configuration).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QcnSwitchConfig {
+    /// L_f, the reduction limiting factor of Eq. 4-3 (Table 4-3: 1/64).
+    #[serde(default = "default_qcnsw_lf")]
+    pub lf: f64,
+    /// PC_l: packets switched to a transit port without a notification that raise its
+    /// probability by PI (Table 4-3: 100).
+    #[serde(default = "default_qcnsw_pc_limit")]
+    pub pc_limit_packets: u32,
+    /// PI: the additive increase, in percentage points (Table 4-3: 1).
+    #[serde(default = "default_qcnsw_pi")]
+    pub pi: f64,
+    /// Feedback comparison (spec §3.12.4): a notification is compared with the router's mean
+    /// last feedback (default true: the final configuration, §3.12.6).
+    #[serde(default = "default_true")]
+    pub feedback_comparison: bool,
+    /// Th1 of the feedback comparison (Table 4-3: 0).
+    #[serde(default)]
+    pub th1: i64,
+    /// Th2 of the feedback comparison (Table 4-3: 30).
+    #[serde(default = "default_qcnsw_th2")]
+    pub th2: i64,
+    /// Source processing (spec §3.12.5): a router that generates a notification also lowers
+    /// its own minimal port towards the victim's destination (default false; meant for
+    /// `qcn.sampling = "input"`).
+    #[serde(default)]
+    pub source_processing: bool,
+    /// Floor of a probability, in percent (FOGSim's `qcn_min_rate`; default 0).
+    #[serde(default)]
+    pub p_min: f64,
+    /// How N is compared with a probability: `"integer"` (FOGSim: N > ⌊P⌋ misroutes, default)
+    /// or `"real"` (N > P).
+    #[serde(default)]
+    pub compare: QcnCompare,
+    /// Routers whose probability changes are traced (`qcn_probabilities.csv`, Fig 4-21):
+    /// `"group0"` (default) or `"none"`.
+    #[serde(default)]
+    pub trace: QcnTrace,
+}
+impl Default for QcnSwitchConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("qcn_switch defaults")
+    }
+}
+fn default_qcnsw_lf() -> f64 {
+    1.0 / 64.0
+}
+fn default_qcnsw_pc_limit() -> u32 {
+    100
+}
+fn default_qcnsw_pi() -> f64 {
+    1.0
+}
+fn default_qcnsw_th2() -> i64 {
+    30
+}
+
+crate::choice! {
+    /// How QCN-Switch compares its random N with a minimal probability.
+    #[derive(Default)]
+    pub enum QcnCompare {
+        /// N > ⌊P⌋ misroutes (FOGSim).
+        #[default]
+        Integer = "integer",
+        /// N > P misroutes.
+        Real = "real",
+    }
+}
+
+crate::choice! {
+    /// Which routers' probability changes QCN-Switch traces.
+    #[derive(Default)]
+    pub enum QcnTrace {
+        /// The routers of group 0 (Fig 4-21).
+        #[default]
+        Group0 = "group0",
+        /// None.
+        None = "none",
+    }
 }
 
 /// `[routing.lian]` under a Dragonfly routing other than `lian`: the counter keys the counter
@@ -1807,6 +1936,135 @@ impl Default for RouterConfig {
         toml::from_str("").expect("router defaults")
     }
 }
+/// `[qcn]`: QCN (IEEE 802.1Qau) in the cycle-level model (Dragonfly spec §3.12.1, Table 4-3).
+/// The congestion points run when the routing reads them (`qcn_switch`) or when the reaction
+/// points are on; defaults are Table 4-3's.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QcnConfig {
+    /// Where the congestion points sample: `"output"` (output buffers of transit ports, the
+    /// final configuration) or `"input"` (their input buffers).
+    #[serde(default)]
+    pub sampling: QcnSampling,
+    /// Q_eq in phits (default: 20 % of a local input buffer per VC, Table 4-3).
+    #[serde(default)]
+    pub q_eq_phits: Option<u32>,
+    /// w of Eq. 2-3 (Table 4-3: 0).
+    #[serde(default)]
+    pub w: f64,
+    /// CPC: a congestion point samples one of every this many packets entering its buffer
+    /// (Table 4-3: 100).
+    #[serde(default = "default_qcn_cpc")]
+    pub cpc_packets: u32,
+    /// %CNMs: the share of samples with feedback that send a notification, in percent
+    /// (Table 4-3: 30).
+    #[serde(default = "default_qcn_cnm_percent")]
+    pub cnm_percent: u32,
+    /// Which packet a notification goes back to: `"random"` (occupancy sampling, a random
+    /// packet of the sampled buffer: the thesis), `"head"` (the oldest one: FOGSim's output
+    /// sampling) or `"arrival"` (the packet just sampled: standard QCN).
+    #[serde(default)]
+    pub victim: QcnVictim,
+    /// The reaction points at the NICs: a rate limiter per node cut by notifications
+    /// (802.1Qau; default false, as in the thesis, spec §3.12.1).
+    #[serde(default)]
+    pub reaction_point: bool,
+    /// The reaction point's parameters (`[qcn.rp]`).
+    #[serde(default)]
+    pub rp: QcnRpConfig,
+}
+impl Default for QcnConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("qcn defaults")
+    }
+}
+fn default_qcn_cpc() -> u32 {
+    100
+}
+fn default_qcn_cnm_percent() -> u32 {
+    30
+}
+
+/// `[qcn.rp]`: the QCN reaction point (IEEE 802.1Qau-2010 clause 32; Alizadeh et al. 2008),
+/// rates as fractions of the link rate.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QcnRpConfig {
+    /// G_d: a notification cuts the rate by G_d · Fb (default 1/128).
+    #[serde(default = "default_rp_gd")]
+    pub gd: f64,
+    /// Byte-counter stage length in packets (default 150: 150 KB of 1,000-B packets).
+    #[serde(default = "default_rp_bc")]
+    pub bc_limit_packets: u32,
+    /// Timer stage length in cycles (default 15,000,000: 15 ms at 1 ns).
+    #[serde(default = "default_rp_timer")]
+    pub timer_cycles: u64,
+    /// Stages of fast recovery before active increase (default 5).
+    #[serde(default = "default_rp_fr")]
+    pub fast_recovery_threshold: u32,
+    /// R_AI, the active-increase step (default 0.000125: 5 Mb/s of 40 Gb/s).
+    #[serde(default = "default_rp_ai")]
+    pub r_ai: f64,
+    /// R_HAI, the hyper-active-increase step (default 0.00125: 50 Mb/s of 40 Gb/s).
+    #[serde(default = "default_rp_hai")]
+    pub r_hai: f64,
+    /// Lowest rate (default 0.00025: 10 Mb/s of 40 Gb/s).
+    #[serde(default = "default_rp_min")]
+    pub min_rate: f64,
+}
+impl Default for QcnRpConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("qcn.rp defaults")
+    }
+}
+fn default_rp_gd() -> f64 {
+    1.0 / 128.0
+}
+fn default_rp_bc() -> u32 {
+    150
+}
+fn default_rp_timer() -> u64 {
+    15_000_000
+}
+fn default_rp_fr() -> u32 {
+    5
+}
+fn default_rp_ai() -> f64 {
+    0.000125
+}
+fn default_rp_hai() -> f64 {
+    0.00125
+}
+fn default_rp_min() -> f64 {
+    0.00025
+}
+
+crate::choice! {
+    /// Where QCN congestion points sample (Dragonfly spec §3.12.1).
+    #[derive(Default)]
+    pub enum QcnSampling {
+        /// The output buffers of transit ports (the final configuration, §3.12.6).
+        #[default]
+        Output = "output",
+        /// The input buffers of transit ports.
+        Input = "input",
+    }
+}
+
+crate::choice! {
+    /// Which packet of a sampled buffer a QCN notification goes back to.
+    #[derive(Default)]
+    pub enum QcnVictim {
+        /// A random packet of the buffer (occupancy sampling, the thesis).
+        #[default]
+        Random = "random",
+        /// The oldest packet (FOGSim's output sampling).
+        Head = "head",
+        /// The packet whose arrival triggered the sample (standard QCN).
+        Arrival = "arrival",
+    }
+}
+
 fn default_router_latency() -> u64 {
     90
 }

@@ -76,6 +76,10 @@ impl CycleNet {
                 if let Some((cur, ov, op)) = self.input_request(r, base, ip, out_taken) {
                     self.scratch_req[ip as usize & 63] = (cur, ov);
                     self.scratch_want[op as usize & 63] |= 1 << ip;
+                    let kind = self.port[(base + ip) as usize].kind as usize;
+                    if self.cnm.prio_of[kind] >> cur & 1 == 1 {
+                        self.scratch_prio[op as usize & 63] |= 1 << ip;
+                    }
                     outs |= 1 << op;
                     requesters |= 1 << ip;
                 }
@@ -87,6 +91,9 @@ impl CycleNet {
             for op in bits(outs) {
                 let og = base + op;
                 let want = std::mem::take(&mut self.scratch_want[op as usize & 63]);
+                // QCN notifications first
+                let prio = std::mem::take(&mut self.scratch_prio[op as usize & 63]);
+                let want = if prio != 0 { prio } else { want };
                 let out = &mut self.port[og as usize];
                 let w = round_robin(want, out.out_ptr as u32).expect("an output with requests");
                 out.out_ptr = after(w, radix) as u8;
@@ -163,7 +170,13 @@ impl CycleNet {
         // (rotated right by the pointer: bit k is VC (ptr + k) mod 64, and no VC is ≥ 64)
         let ptr = inp.in_ptr as u32;
         let ibase = gi * vcs;
-        for k in bits(inp.in_vcs.rotate_right(ptr)) {
+        // QCN notifications first (their VCs are the highest class of service), then the rest
+        let prio = inp.in_vcs & self.cnm.prio_of[inp.kind as usize];
+        let order = [prio, inp.in_vcs & !prio];
+        for k in order
+            .into_iter()
+            .flat_map(|set| bits(set.rotate_right(ptr)))
+        {
             let cur = (k + ptr) & 63;
             let iv = (ibase + cur) as usize;
             let s = &self.vc[iv];
@@ -328,8 +341,13 @@ impl CycleNet {
         out.xout_free = now + self.k.xbar_cycles;
         out.out_count += 1;
         let (used, out_count) = (o_used, out.out_count);
-        self.cm
-            .packet_enqueued(Side::Output, og, ov as u32, used, out_count);
+        if self
+            .cm
+            .packet_enqueued(Side::Output, og, ov as u32, used, out_count)
+        {
+            self.qcn_sample(Side::Output, og, id);
+        }
+        self.mech.packet_switched(r, og - r * self.k.radix, now);
         let out = &mut self.port[og as usize];
         // ready times grow with grant order, so a pending wake-up of this output comes first
         // and re-arms itself for later heads (see `router_links`)

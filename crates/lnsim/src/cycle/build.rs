@@ -9,7 +9,10 @@
 //! 6. calendar and state ([`CycleNet::assemble`]): the flat records of ports, VCs, routers and
 //!    terminals, the random streams, the event calendar and the statistics.
 
-use super::congestion::CongestionManagement;
+use super::cnm::Notifications;
+use super::congestion::qcn_cp::CongestionPoints;
+use super::congestion::qcn_rp::ReactionPoints;
+use super::congestion::{CongestionManagement, Qcn};
 use super::flow_control::FlowControl;
 use super::mechanism::Mechanisms;
 use super::packet::{OutQueue, PacketSlab, NIL};
@@ -119,6 +122,26 @@ impl CycleNet {
         };
         let xbar_cycles = (p.pkt_phits as u64).div_ceil(rc.speedup as u64);
         let mech = Mechanisms::build(routing.alg.state(), &routing.paths, p, routers, xbar_cycles);
+        // QCN (Dragonfly spec §3.12.1): congestion points at the transit ports, notifications
+        // on their own VCs, reaction points at the nodes when on
+        let (cm, cnm) = match (p.qcn, p.routing.cnm_vcs, &routing.paths) {
+            (Some(q), Some((lv, gv)), Paths::Dragonfly(d)) => {
+                let sampled = |g: usize| match ports.kind[g] {
+                    PortKind::Local => Some(lv as u8),
+                    PortKind::Global => Some(gv as u8),
+                    _ => None,
+                };
+                let cp = CongestionPoints::new(q.cp, ports.kind.len(), radix, p.seed, sampled);
+                let rp =
+                    q.rp.map(|rp| ReactionPoints::new(rp, terminals as usize, p.pkt_phits));
+                let shape = d.shape;
+                (
+                    CongestionManagement::build(Some(Qcn { cp, rp })),
+                    Notifications::new(|t| DragonflyPaths::new(shape, t), lv, gv),
+                )
+            }
+            _ => (CongestionManagement::build(None), Notifications::default()),
+        };
         let mut net = CycleNet {
             k: Consts {
                 pkt_phits: p.pkt_phits,
@@ -159,11 +182,13 @@ impl CycleNet {
             alloc_work: vec![0; routers.div_ceil(64) as usize],
             scratch_req: [(0, 0); 64],
             scratch_want: [0; 64],
+            scratch_prio: [0; 64],
             routing,
             route_table: Vec::new(),
             recompute_mask,
             mech,
-            cm: CongestionManagement::build(),
+            cm,
+            cnm,
             fc: FlowControl::Credits,
             global_ports: ports.global_ports,
             rng_router: (0..routers)

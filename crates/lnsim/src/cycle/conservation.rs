@@ -117,12 +117,12 @@ impl CycleNet {
             )));
         }
         let st = &self.stats;
-        if st.total_generated != st.total_delivered + self.eng.pkts.live() {
+        // (QCN notifications are alive too: created = delivered + alive, `cnm.rs`)
+        let data_alive = self.eng.pkts.live() - self.cnms_alive();
+        if st.total_generated != st.total_delivered + data_alive {
             return Err(Error::Internal(format!(
                 "flit conservation violated: {} packets generated, {} delivered, {} alive",
-                st.total_generated,
-                st.total_delivered,
-                self.eng.pkts.live()
+                st.total_generated, st.total_delivered, data_alive
             )));
         }
         Ok(Counts {

@@ -44,7 +44,12 @@ impl CycleNet {
         lk.ready = self.now;
         lk.hops += hop as u8;
         let dst = lk.dst;
+        let cnm = lk.cnm;
         let (r, p) = self.split_gp(gp);
+        if cnm != 0 && self.terms.router[dst as usize] == r {
+            // a QCN notification at its destination router (`cnm.rs`)
+            self.cnm_at_router(r, p, cnm);
+        }
         if !hop {
             // on inject: stored in the router's injection queue
             self.mech
@@ -60,7 +65,9 @@ impl CycleNet {
             s.head_route = self.route_table[(r * self.k.terminals + dst) as usize];
         }
         self.eng.pkts.push(&mut s.in_q, id);
-        self.cm.packet_enqueued(Side::Input, gp, vc, used, in_count);
+        if self.cm.packet_enqueued(Side::Input, gp, vc, used, in_count) {
+            self.qcn_sample(Side::Input, gp, id);
+        }
         self.fc.input_filled(gp, vc, used, cap);
         if used > cap {
             self.lossless_violated(gp, vc, used, cap);
@@ -114,6 +121,9 @@ impl CycleNet {
             }
             // (no-op when no head waits: u64::MAX is never below `out_wake_at`)
             wake_output_at(port, &mut self.eng.cal, gp, next_ready);
+            // QCN notifications first (their VCs are the highest class of service)
+            let prio = ready & self.cnm.prio_of[port.kind as usize];
+            let ready = if prio != 0 { prio } else { ready };
             let Some(v) = round_robin(ready, port.link_ptr as u32) else {
                 continue;
             };
@@ -144,7 +154,10 @@ impl CycleNet {
             self.cm
                 .packet_dequeued(Side::Output, gp, v, used, out_count);
             self.stats.phit_hops += l as u64;
-            if terminal {
+            if terminal && self.eng.pkts.link(id).cnm != 0 {
+                // a QCN notification reaches its node (`cnm.rs`)
+                self.cnm_delivered(id, now);
+            } else if terminal {
                 let done = now + self.k.ej_latency + l as u64;
                 let (p, lk) = (self.eng.pkts.pkt(id), self.eng.pkts.link(id));
                 let class = self.path_class(p.src, lk);

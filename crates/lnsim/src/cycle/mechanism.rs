@@ -47,6 +47,7 @@ use crate::cycle::routing::algorithm::{Paths, StateNeeds};
 use crate::cycle::routing::candidates::RouteState;
 use crate::cycle::routing::group_counters::{CounterParams, GroupCounters};
 use crate::cycle::routing::piggyback::PiggybackState;
+use crate::cycle::routing::qcn_switch::{Cause, QcnSwitchState};
 use crate::engine::memory_budget::{m, MemoryEstimate, Phase};
 use crate::topology::dragonfly::DragonflyShape;
 use serde_json::{json, Value};
@@ -67,6 +68,9 @@ pub(crate) enum RoutingState {
     /// TPR, LIAN: the routers' per-group traffic counters (spec §3.9, §3.10.1), counted at
     /// the routers' injection inputs.
     GroupCounters(GroupCounters),
+    /// QCN-Switch: the minimal probability of every transit port (spec §3.12), moved by QCN
+    /// notifications and the packet counters.
+    QcnSwitch(Box<QcnSwitchState>),
 }
 
 /// The routing mechanisms' state of a cycle-level network: the routing's own, and the
@@ -126,6 +130,10 @@ impl Mechanisms {
                 ))
             }
             (StateNeeds::GroupCounters(_), _) => RoutingState::None,
+            (StateNeeds::QcnSwitch(q), Paths::Dragonfly(d)) => {
+                RoutingState::QcnSwitch(Box::new(QcnSwitchState::new(&d.shape, q)))
+            }
+            (StateNeeds::QcnSwitch(_), _) => RoutingState::None,
         };
         let observer = match (p.group_counters, paths) {
             (Some(c), Paths::Dragonfly(d)) => Some(CounterTrace::new(
@@ -174,7 +182,54 @@ impl Mechanisms {
             RoutingState::AcorPacket(..) => st.level = st.level.max(1),
             // TPR, LIAN: the router's window as of this cycle (spec §3.9, §3.10.1)
             RoutingState::GroupCounters(c) => c.expire(r, now),
-            RoutingState::None | RoutingState::Piggyback(_) => {}
+            RoutingState::None | RoutingState::Piggyback(_) | RoutingState::QcnSwitch(_) => {}
+        }
+    }
+
+    /// On grant: router `r` switched a packet (of any kind) to its output `port` at cycle
+    /// `now` (QCN-Switch's packet counter PC_l, spec §3.12.3).
+    #[inline(always)]
+    pub fn packet_switched(&mut self, r: u32, port: u32, now: u64) {
+        if let RoutingState::QcnSwitch(q) = &mut self.state {
+            q.packet_switched(r, port, now);
+        }
+    }
+
+    /// A QCN notification with feedback `fb` reached its destination router `r` through its
+    /// input `port` (QCN-Switch: that port's probability, spec §3.12.3–§3.12.4).
+    #[inline]
+    pub fn notification_at_router(&mut self, r: u32, port: u32, fb: u8, now: u64) {
+        if let RoutingState::QcnSwitch(q) = &mut self.state {
+            let fc = q.params.feedback_comparison;
+            q.notify(r, port, fb, now, Cause::Notification, fc);
+        }
+    }
+
+    /// A notification with feedback `fb` applied at the router `r` that generated it, to its
+    /// own minimal `port` towards the victim's destination: output sampling's local victim
+    /// (by the feedback comparison when configured) or source processing (`source`: the base
+    /// decrease, as FOGSim; spec §3.12.5).
+    #[inline]
+    pub fn notification_local(&mut self, r: u32, port: u32, fb: u8, now: u64, source: bool) {
+        if let RoutingState::QcnSwitch(q) = &mut self.state {
+            let fc = q.params.feedback_comparison && !source;
+            q.notify(r, port, fb, now, Cause::Local, fc);
+        }
+    }
+
+    /// Does a router that sends a notification also apply it to its own minimal port
+    /// (QCN-Switch's source processing, spec §3.12.5)?
+    #[inline]
+    pub fn source_processing(&self) -> bool {
+        matches!(&self.state, RoutingState::QcnSwitch(q) if q.params.source_processing)
+    }
+
+    /// QCN-Switch's probabilities, when the routing keeps them.
+    #[inline(always)]
+    pub fn qcn_switch(&self) -> Option<&QcnSwitchState> {
+        match &self.state {
+            RoutingState::QcnSwitch(q) => Some(q),
+            _ => None,
         }
     }
 
@@ -274,6 +329,39 @@ impl Mechanisms {
             }
             files.push(("acor_levels.csv", t));
         }
+        if let RoutingState::QcnSwitch(q) = &self.state {
+            // QCN-Switch (Dragonfly spec §3.12, Fig 4-21): the updates, the final probabilities'
+            // mean over transit ports, and group 0's probability changes
+            let (mut sum, mut n) = (0.0, 0u64);
+            for (i, &p) in q.p.iter().enumerate() {
+                if q.is_transit_index(i) {
+                    sum += p as f64;
+                    n += 1;
+                }
+            }
+            summary["qcn_switch"] = json!({
+                "notifications_applied": q.notifications,
+                "local_applied": q.local,
+                "packet_counter_increases": q.increases,
+                "mean_min_probability_end": r6(sum / n.max(1) as f64),
+            });
+            let mut t = String::from("cycle,time_us,router,name,port,probability,cause,fb\n");
+            for c in &q.trace {
+                let _ = writeln!(
+                    t,
+                    "{},{},{},{},{},{},{},{}",
+                    c.cycle,
+                    r6(c.cycle as f64 / 1000.0),
+                    c.router,
+                    router_names[c.router as usize],
+                    c.port,
+                    r6(c.p as f64),
+                    c.cause.name(),
+                    c.fb
+                );
+            }
+            files.push(("qcn_probabilities.csv", t));
+        }
         if let Some(t) = &self.observer {
             // the group-counter observer (stats.group_counters, Dragonfly spec §3.10, Fig 6-8)
             summary["group_counters"] = w(t.summary());
@@ -332,6 +420,23 @@ impl Mechanisms {
         let shape = crate::topology::dragonfly::shape_of_topology(&s.topology);
         if let (Some(StateNeeds::GroupCounters(c)), Some(d)) = (needs, shape.as_ref()) {
             est.add("group counters", counters_bytes(&c, d), Phase::Kept);
+        }
+        // QCN-Switch (spec §3.12): P, PC_l and LastFb per router port; the trace of group 0's
+        // changes, bounded by one change per packet switched or notification at those ports
+        // (estimated at one per PC_l packets per port and cycle of 1,000 cycles), 32 bytes each
+        // and about 60 bytes a line of text
+        if let (Some(StateNeeds::QcnSwitch(q)), Some(d)) = (needs, shape.as_ref()) {
+            let ports = m(routers, d.radix() as u64);
+            let traced = if q.trace_group0 {
+                m(m(d.a as u64, d.radix() as u64), cycles / 1000 + 1)
+            } else {
+                0
+            };
+            est.add(
+                "QCN-Switch probabilities",
+                m(ports, QcnSwitchState::BYTES_PER_PORT) + m(routers, 4) + m(traced, 32 + 60),
+                Phase::Kept,
+            );
         }
         // the counter observer (stats.group_counters, Fig 6-8): its own counters, two sums of
         // 2h + 2 values per router, and group_counters.csv at about 12 bytes a value per router

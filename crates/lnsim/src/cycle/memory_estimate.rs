@@ -5,6 +5,8 @@
 //! the source backlogs can hold, the statistics bins and ACOR-Switch's level trace.
 
 use super::calendar::Slot;
+use super::congestion::qcn_cp::CongestionPoints;
+use super::congestion::qcn_rp::ReactionPoints;
 use super::mechanism::Mechanisms;
 use super::packet::{Link, Pkt};
 use super::params::{calendar_slots, CycleParams, MAX_VCS};
@@ -32,6 +34,25 @@ pub(crate) fn memory_parts(est: &mut MemoryEstimate, l: &LoadedScenario, f: &Fab
         z.cycles,
         z.pkt_phits,
     );
+    // QCN (congestion/, cnm.rs): the congestion points per router port and stream per router,
+    // the reaction points per node, the notifications' path tables
+    let s = &l.scenario;
+    if matches!(s.routing, crate::config::RoutingConfig::QcnSwitch(_)) || s.qcn.reaction_point {
+        let np = m(f.switches, f.max_ports);
+        let rp = if s.qcn.reaction_point {
+            m(f.hcas, ReactionPoints::BYTES_PER_NODE)
+        } else {
+            0
+        };
+        est.add(
+            "QCN points",
+            m(np, CongestionPoints::BYTES_PER_PORT)
+                + m(f.switches, sz::<ChaCha8Rng>())
+                + rp
+                + m(m(f.switches, f.switches), 2),
+            Phase::Kept,
+        );
+    }
     statistics_and_files(est, l, f, z.cycles);
 }
 

@@ -30,6 +30,8 @@
 //! - `terminal.rs`: packet generation and injection; `link.rs`: arrivals at router inputs and
 //!   the link stage; `allocator.rs`: input requests, the separable allocation
 //!   (`separable_allocator.rs`: its arbiters), the output-VC choice and the grant;
+//! - `congestion/`: the congestion-management seam and QCN's congestion and reaction points;
+//!   `cnm.rs`: QCN's notifications as packets; `flow_control.rs`: the link-level flow control;
 //! - `routing/`: the routing algorithms (one file each), their paths, VC templates, group
 //!   counters and channel-dependency graphs ([`routing`]); `traffic/`: the synthetic traffic
 //!   and its phases;
@@ -44,6 +46,7 @@
 mod allocator;
 mod build;
 mod calendar;
+mod cnm;
 mod congestion;
 mod conservation;
 mod counter_trace;
@@ -315,6 +318,8 @@ pub(crate) struct CycleNet {
     /// VC, output VC) and the inputs requesting each output (all zero between runs).
     pub scratch_req: [(u8, u8); 64],
     pub scratch_want: [u64; 64],
+    /// ... of which those requesting with a QCN notification (served first).
+    pub scratch_prio: [u64; 64],
     pub routing: CycleRouting,
     /// Packed next hop per (router, destination terminal) when the routing is stateless
     /// ([`CycleNet::tabulate_routes`]); empty otherwise.
@@ -329,6 +334,8 @@ pub(crate) struct CycleNet {
     pub cm: congestion::CongestionManagement,
     /// The link-level flow control ([`flow_control::FlowControl`]: credits).
     pub fc: flow_control::FlowControl,
+    /// QCN's congestion notifications as packets ([`cnm::Notifications`]; none without QCN).
+    pub cnm: cnm::Notifications,
     pub global_ports: Vec<u32>,
     pub rng_router: Vec<ChaCha8Rng>,
     pub router_names: Vec<String>,

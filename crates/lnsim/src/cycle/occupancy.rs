@@ -24,6 +24,24 @@ pub(super) struct View<'a> {
     pub counters: Option<&'a crate::cycle::routing::group_counters::GroupCounters>,
     /// The current cycle.
     pub now: u64,
+    /// The injection port the deciding packet entered by (MAR-bP, QCN-Switch).
+    pub source_port: u32,
+    /// The flow control, for the paused signal (MAR-bP).
+    pub fc: &'a super::flow_control::FlowControl,
+    /// The output buffer's capacity per VC, in phits.
+    pub out_cap: u32,
+    /// QCN-Switch's minimal probabilities.
+    pub qcn: Option<&'a crate::cycle::routing::qcn_switch::QcnSwitchState>,
+}
+
+impl View<'_> {
+    /// Phits held in output buffer (router port `g`, VC index `i`), the packet still leaving
+    /// on the link included.
+    #[inline]
+    fn held(&self, g: usize, i: usize, vc: u8) -> u32 {
+        let leaving = self.port[g].link_free > self.now && self.port[g].last_vc == vc;
+        self.vout[i].used + if leaving { self.pkt_phits } else { 0 }
+    }
 }
 
 impl Occupancy for View<'_> {
@@ -31,11 +49,28 @@ impl Occupancy for View<'_> {
     fn q(&self, r: u32, port: u32, vc: u8) -> u64 {
         let g = (r * self.radix + port) as usize;
         let i = g * self.vcs as usize + vc as usize;
-        let leaving = self.port[g].link_free > self.now && self.port[g].last_vc == vc;
-        let o = &self.vout[i];
-        let out = o.used + if leaving { self.pkt_phits } else { 0 };
+        let out = self.held(g, i, vc);
         let full = self.credit_cap_of[self.port[g].kind as usize];
-        (out + (full - o.credits)) as u64
+        (out + (full - self.vout[i].credits)) as u64
+    }
+    #[inline]
+    fn source_port(&self) -> u32 {
+        self.source_port
+    }
+    /// MAR-bP's paused signal (spec §3.11): the flow control's for a packet behind those
+    /// already queued in the output VC (under credits FOGSim's emulation, `minCond.cc`: the
+    /// credits minus the local output buffer's occupancy cannot take one more packet), or no
+    /// room for a packet in the output buffer itself.
+    #[inline]
+    fn paused(&self, r: u32, port: u32, vc: u8) -> bool {
+        let g = (r * self.radix + port) as usize;
+        let i = g * self.vcs as usize + vc as usize;
+        let held = self.held(g, i, vc);
+        held + self.pkt_phits > self.out_cap || self.fc.paused(&self.vout[i], held + self.pkt_phits)
+    }
+    #[inline]
+    fn min_probability(&self, r: u32, port: u32) -> f64 {
+        self.qcn.map_or(100.0, |q| q.probability(r, port))
     }
     #[inline]
     fn pb_bits(&self, reader: u32, r: u32) -> u64 {

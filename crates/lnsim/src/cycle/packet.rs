@@ -35,6 +35,9 @@ pub(crate) struct Link {
     /// Router-to-router hops taken (0: at the injection router, where the source decision is
     /// taken).
     pub hops: u8,
+    /// 0 for a data packet; a QCN congestion notification (CNM, Dragonfly spec §3.12.1)
+    /// carries its feedback Fb (1 … 63) here (`cycle/cnm.rs`).
+    pub cnm: u8,
 }
 
 /// An output queue (one VC of an output buffer): a FIFO linked through [`Link::next`] whose
@@ -110,6 +113,7 @@ impl PacketSlab {
             dst,
             st: RouteState::default(),
             hops: 0,
+            cnm: 0,
         };
         self.slab.alloc((p, fresh))
     }
@@ -214,6 +218,30 @@ impl PacketSlab {
         } else {
             1 + self.len((q.head_next, NIL))
         }
+    }
+    /// The packets of output queue `q`, oldest first (sampling and checks only).
+    pub fn out_iter<'a>(&'a self, q: &OutQueue) -> impl Iterator<Item = u32> + 'a {
+        let (head, mut i) = (q.head, q.head_next);
+        std::iter::once(head)
+            .filter(|&h| h != NIL)
+            .chain(std::iter::from_fn(move || {
+                (i != NIL).then(|| {
+                    let x = i;
+                    i = self.link(x).next;
+                    x
+                })
+            }))
+    }
+    /// The packets of queue `q`, oldest first (sampling and checks only).
+    pub fn iter(&self, q: (u32, u32)) -> impl Iterator<Item = u32> + '_ {
+        let mut i = q.0;
+        std::iter::from_fn(move || {
+            (i != NIL).then(|| {
+                let x = i;
+                i = self.link(x).next;
+                x
+            })
+        })
     }
     /// Length of a queue (statistics and checks only).
     pub fn len(&self, q: (u32, u32)) -> u64 {

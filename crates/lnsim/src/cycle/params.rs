@@ -51,6 +51,18 @@ pub(crate) struct RoutingParams {
     pub vcs: u32,
     /// The key a cyclic channel-dependency graph is blamed on.
     pub deadlock_key: &'static str,
+    /// QCN: the first notification VC on local and on global ports (above the data VCs).
+    pub cnm_vcs: Option<(u32, u32)>,
+}
+
+/// QCN's parameters (`[qcn]`, Dragonfly spec §3.12.1, Table 4-3), when its congestion points
+/// run (under `qcn_switch`, or with the reaction points on).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct QcnParams {
+    /// The congestion points.
+    pub cp: crate::cycle::congestion::qcn_cp::CpParams,
+    /// The reaction points (`None`: off).
+    pub rp: Option<crate::cycle::congestion::qcn_rp::RpParams>,
 }
 
 /// Everything the cycle-level model reads from a scenario, checked and with its defaults.
@@ -75,6 +87,8 @@ pub(crate) struct CycleParams<'a> {
     /// The counter observer (`stats.group_counters`, Dragonfly spec §3.10.1, Fig 6-8): LIAN's
     /// counter parameters, kept under any routing; None when off.
     pub group_counters: Option<CounterParams>,
+    /// QCN, when its congestion points run.
+    pub qcn: Option<QcnParams>,
     /// The topology and traffic sections, for their own builders.
     pub topology: &'a TopologyConfig,
     pub traffic: &'a TrafficConfig,
@@ -181,7 +195,8 @@ impl<'a> CycleParams<'a> {
         };
         let torus = s.topology.kind() == TopologyKind::Torus;
         let observe = s.stats.group_counters;
-        let routing = routing_params(l, family, torus, pkt_phits, observe)?;
+        let qcn = qcn_params(l, family)?;
+        let routing = routing_params(l, family, torus, pkt_phits, observe, qcn.is_some())?;
         let group_counters = if observe {
             if family != Family::Dragonfly {
                 return Err(Error::input(
@@ -216,6 +231,7 @@ impl<'a> CycleParams<'a> {
             router: &s.router,
             routing,
             group_counters,
+            qcn,
             topology: &s.topology,
             traffic: &s.traffic,
         })
@@ -299,6 +315,7 @@ fn routing_params(
     torus: bool,
     pkt_phits: u32,
     observe: bool,
+    qcn: bool,
 ) -> Result<RoutingParams> {
     let s = &l.scenario;
     let (r, rc) = (&s.routing, &s.router);
@@ -387,6 +404,28 @@ fn routing_params(
             )))
         }
     };
+    // QCN's notifications: VCs of their own above the data VCs, two local and one global
+    let cnm_vcs = qcn.then_some((local_vcs, global_vcs));
+    let (local_vcs, global_vcs) = if qcn {
+        (local_vcs + 2, global_vcs + 1)
+    } else {
+        (local_vcs, global_vcs)
+    };
+    if matches!(r, RoutingConfig::MarBp(_) | RoutingConfig::QcnSwitch(_)) {
+        if let Some(d) = crate::topology::dragonfly::shape_of_topology(&s.topology) {
+            if d.p != d.h {
+                return Err(Error::input(
+                    "topology.h",
+                    format!(
+                        "{} maps injection port j to global port j (Dragonfly spec §3.11), so it needs h = p; here p = {} and h = {}",
+                        name.name(),
+                        d.p,
+                        d.h
+                    ),
+                ));
+            }
+        }
+    }
     if local_vcs > MAX_VCS || global_vcs > MAX_VCS {
         return Err(Error::input("router.local_vcs", "at most 64 VCs per port"));
     }
@@ -408,7 +447,62 @@ fn routing_params(
         global_vcs,
         vcs: local_vcs.max(global_vcs),
         deadlock_key,
+        cnm_vcs,
     })
+}
+
+/// QCN's parameters when its congestion points run: under `routing.algorithm = "qcn_switch"`
+/// (which reads them) or with `qcn.reaction_point`; a `[qcn]` key given otherwise is refused,
+/// and so is QCN off a Dragonfly (its notifications follow the Dragonfly's minimal paths).
+fn qcn_params(l: &LoadedScenario, family: Family) -> Result<Option<QcnParams>> {
+    use crate::config::QcnSampling;
+    use crate::cycle::congestion::{qcn_cp::CpParams, qcn_rp::RpParams, Side};
+    let s = &l.scenario;
+    let q = &s.qcn;
+    let on = matches!(s.routing, RoutingConfig::QcnSwitch(_)) || q.reaction_point;
+    if !on {
+        if let Some(k) = l
+            .merged
+            .get("qcn")
+            .and_then(|t| t.as_table())
+            .and_then(|t| t.keys().next())
+        {
+            return Err(Error::input(
+                &format!("qcn.{k}"),
+                "QCN runs under routing.algorithm = \"qcn_switch\" or with qcn.reaction_point = true; without either this key would change nothing",
+            ));
+        }
+        return Ok(None);
+    }
+    if family != Family::Dragonfly {
+        let key = if q.reaction_point {
+            "qcn.reaction_point"
+        } else {
+            "routing.algorithm"
+        };
+        return Err(Error::input(
+            key,
+            "QCN's notifications follow a Dragonfly's minimal paths: it runs on Dragonflies",
+        ));
+    }
+    let q_eq = q
+        .q_eq_phits
+        .unwrap_or(s.router.local_buffer_phits / 5)
+        .max(1);
+    Ok(Some(QcnParams {
+        cp: CpParams {
+            sampling: match q.sampling {
+                QcnSampling::Output => Side::Output,
+                QcnSampling::Input => Side::Input,
+            },
+            q_eq,
+            w: q.w,
+            cpc: q.cpc_packets,
+            cnm_percent: q.cnm_percent,
+            victim: q.victim,
+        },
+        rp: q.reaction_point.then(|| RpParams::new(&q.rp)),
+    }))
 }
 
 /// `a, b and c` (`conj` = "and", "or").

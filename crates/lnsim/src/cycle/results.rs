@@ -592,6 +592,43 @@ fn summary(
         }
         summary["paths"] = serde_json::Value::Object(paths);
     }
+    if let Some(q) = net.cm.qcn() {
+        // QCN (Dragonfly spec §3.12.1): the congestion points' samples and notifications, the
+        // notification packets, the reaction points
+        let cp = &q.cp.counts;
+        let n = &net.cnm;
+        let per_packet =
+            cp.notifications as f64 / (cp.samples * q.cp.params.cpc as u64).max(1) as f64;
+        summary["qcn"] = json!({
+            "sampling": match q.cp.params.sampling {
+                super::congestion::Side::Input => "input",
+                super::congestion::Side::Output => "output",
+            },
+            "q_eq_phits": q.cp.params.q_eq,
+            "samples": cp.samples,
+            "congested_samples": cp.congested,
+            "notifications": cp.notifications,
+            "notifications_per_sampled_packet": r6(per_packet),
+            "cnms_created": n.created,
+            "cnms_dropped_at_source": n.dropped,
+            "cnms_delivered": n.delivered,
+            "cnms_at_destination_router": n.at_router,
+            "cnms_created_measured": n.created_measured,
+            "cnms_delivered_measured": n.delivered_measured,
+            "applied_locally": n.local,
+            "fb_histogram": cp.fb_histogram.to_vec(),
+            "reaction_point": q.rp.as_ref().map(|rp| json!({
+                "notifications": rp.notifications,
+                "rate_increases": rp.increases,
+                "releases": rp.releases,
+                "limited_at_end": rp.rl.iter().filter(|x| x.active).count(),
+                "mean_rate_of_limited_at_end": r6({
+                    let v: Vec<f64> = rp.rl.iter().filter(|x| x.active).map(|x| x.cr).collect();
+                    if v.is_empty() { 1.0 } else { v.iter().sum::<f64>() / v.len() as f64 }
+                }),
+            })),
+        });
+    }
     net.mech.outputs(
         &mut summary,
         files,

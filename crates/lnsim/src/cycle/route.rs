@@ -16,7 +16,7 @@ pub(super) const NO_ROUTE: u32 = u32::MAX;
 
 /// Packs a candidate (output port, VC range) into one word.
 #[inline]
-fn pack(port: u32, lo: u8, hi: u8) -> u32 {
+pub(super) fn pack(port: u32, lo: u8, hi: u8) -> u32 {
     port | (lo as u32) << 8 | (hi as u32) << 16
 }
 
@@ -32,6 +32,10 @@ impl CycleNet {
     /// (A stateless routing reads [`CycleNet::route_table`] instead.)
     #[inline(never)]
     pub(super) fn route_head(&mut self, r: u32, id: u32) -> u32 {
+        if self.eng.pkts.link(id).cnm != 0 {
+            // a QCN notification: its own minimal path (`cnm.rs`)
+            return self.cnm_hop(r, id);
+        }
         // (MIN and DOR do not read the hop count)
         if self.routing.decides_at_injection() && self.eng.pkts.link(id).hops == 0 {
             self.source_decision(r, id);
@@ -100,6 +104,13 @@ impl CycleNet {
     /// decide nothing: the packet keeps the default header state it was generated with).
     #[inline(never)]
     fn source_decision(&mut self, r: u32, id: u32) {
+        // (the packet's cold record only when the algorithm reads its injection port)
+        let source_port = if self.routing.reads_source_port() {
+            let src = self.eng.pkts.pkt(id).src;
+            self.split_gp(self.terms.gp[src as usize]).1
+        } else {
+            0
+        };
         let p = self.eng.pkts.link_mut(id);
         // the routing's state before the decision (a level, the counters' window)
         self.mech.before_decision(r, self.now, &mut p.st);
@@ -114,6 +125,10 @@ impl CycleNet {
             pb: self.mech.pb(),
             counters: self.mech.counters(),
             now: self.now,
+            source_port,
+            fc: &self.fc,
+            out_cap: self.out_cap,
+            qcn: self.mech.qcn_switch(),
         };
         self.routing.at_injection(
             r,

@@ -17,6 +17,8 @@ pub mod purpose {
     pub const MARKING: u64 = 4;
     /// DRB's per-packet path draws (Eq. 1, drb-and-ddbbm spec A.3.3).
     pub const PATH_CHOICE: u64 = 6;
+    /// A QCN congestion point's %CNMs draws and victim choices (Dragonfly spec §3.12.1).
+    pub const QCN_SAMPLING: u64 = 7;
 }
 
 fn splitmix(mut x: u64) -> u64 {

@@ -78,6 +78,9 @@ pub enum StateNeeds {
     /// Per-group traffic counters (spec §3.9, §3.10.1), read through
     /// [`Occupancy::counters`] (TPR, LIAN).
     GroupCounters(CounterParams),
+    /// QCN-Switch's minimal probability per transit port (spec §3.12), read through
+    /// [`Occupancy::min_probability`] and moved by QCN notifications.
+    QcnSwitch(super::qcn_switch::QcnSwitchParams),
 }
 
 /// A routing algorithm of the cycle-level model: one file in `routing/`, one arm in
@@ -110,6 +113,12 @@ pub trait CycleAlgorithm: std::fmt::Debug + Send + Sync {
         rng: &mut ChaCha8Rng,
     ) {
         let _ = (paths, r, dst, st, occ, rng);
+    }
+
+    /// Does [`CycleAlgorithm::at_injection`] read the packet's injection port
+    /// ([`Occupancy::source_port`]; MAR-bP's and QCN-Switch's alternative rules)?
+    fn reads_source_port(&self) -> bool {
+        false
     }
 
     /// Recomputation (spec §3.4): is a Valiant-routed packet at the head of an injection
@@ -216,6 +225,8 @@ pub struct CycleRouting {
     hop_by_hop: bool,
     /// [`CycleAlgorithm::recomputes`], asked once.
     recomputes: bool,
+    /// [`CycleAlgorithm::reads_source_port`], asked once.
+    reads_source_port: bool,
 }
 
 impl CycleRouting {
@@ -225,6 +236,7 @@ impl CycleRouting {
             decides: alg.decides_at_injection(),
             hop_by_hop: alg.hop_by_hop(),
             recomputes: alg.recomputes(),
+            reads_source_port: alg.reads_source_port(),
             alg,
             paths,
         }
@@ -240,6 +252,12 @@ impl CycleRouting {
     /// it in a table: mesh DOR)? Then the cycle model may tabulate it.
     pub fn stateless(&self) -> bool {
         matches!(&self.paths, Paths::Mesh(m) if !m.dor_table.is_empty())
+    }
+
+    /// Does the source decision read the packet's injection port?
+    #[inline]
+    pub fn reads_source_port(&self) -> bool {
+        self.reads_source_port
     }
 
     /// Are blocked Valiant-routed injection heads routed again every cycle (spec §3.4)?
@@ -310,7 +328,7 @@ mod tests {
                 n += 1;
             }
         }
-        assert_eq!(n, 10);
+        assert_eq!(n, 12);
         assert_eq!(super::super::cycle_algorithms(Family::MeshTorus).len(), 2);
     }
 

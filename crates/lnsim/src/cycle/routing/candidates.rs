@@ -104,6 +104,24 @@ pub trait Occupancy {
     fn counters(&self) -> Option<&super::group_counters::GroupCounters> {
         None
     }
+    /// The injection port (0 … p − 1) the deciding packet entered its router by (MAR-bP's and
+    /// QCN-Switch's alternative rules match on it, spec §3.11, §3.12.2).
+    fn source_port(&self) -> u32 {
+        0
+    }
+    /// Is output `port`, VC `vc` of router `r` paused (MAR-bP, spec §3.11)? The flow control's
+    /// signal: under credits the emulation of spec §2.3 (no room for a whole packet
+    /// downstream or in the local output buffer), under PFC a received PAUSE.
+    fn paused(&self, r: u32, port: u32, vc: u8) -> bool {
+        let _ = (r, port, vc);
+        false
+    }
+    /// QCN-Switch's minimal probability of transit port `port` of router `r`, in percent
+    /// (spec §3.12.2; 100 without QCN-Switch).
+    fn min_probability(&self, r: u32, port: u32) -> f64 {
+        let _ = (r, port);
+        100.0
+    }
 }
 
 /// Why a routing cannot give a next hop (a routing bug or a broken topology).

@@ -10,7 +10,8 @@
 //! with VC classes); VC templates (`vc_template.rs`); one file per algorithm (`minimal.rs` MIN,
 //! `valiant.rs` VLB and mesh Valiant, `ugal.rs` UGAL, `piggyback.rs` PB, `acor.rs` ACOR and
 //! PB-ACOR with their levels in `acor_levels.rs`, `tpr.rs` TPR, `lian.rs` LIAN — with the
-//! per-group traffic counters both read, `group_counters.rs` —, `dor_algorithm.rs` mesh/torus
+//! per-group traffic counters both read, `group_counters.rs` —, `mar_bp.rs` MAR-bP and
+//! `qcn_switch.rs` QCN-Switch (Ethernet, Ch. 4), `dor_algorithm.rs` mesh/torus
 //! DOR); the channel-dependency graphs of the routing and its VC rules
 //! (`dependency_graph.rs`, searched by the foundation's
 //! [`crate::routing::channel_dependency`]).
@@ -41,9 +42,11 @@ pub mod dor_algorithm;
 pub mod dragonfly_paths;
 pub mod group_counters;
 pub mod lian;
+pub mod mar_bp;
 pub mod mesh_paths;
 pub mod minimal;
 pub mod piggyback;
+pub mod qcn_switch;
 pub mod tpr;
 pub mod ugal;
 pub mod valiant;
@@ -76,6 +79,8 @@ pub fn cycle_algorithm(
         (R::PbAcor(k), Dragonfly) => built(Ok(acor::PbAcor::new(k, pkt_phits))),
         (R::Tpr(k), Dragonfly) => built(tpr::Tpr::new(k, pkt_phits)),
         (R::Lian(k), Dragonfly) => built(lian::Lian::new(k, pkt_phits)),
+        (R::MarBp(_), Dragonfly) => built(Ok(mar_bp::MarBp)),
+        (R::QcnSwitch(k), Dragonfly) => built(Ok(qcn_switch::QcnSwitch::new(k))),
         (R::Dor(_), MeshTorus) => built(Ok(dor_algorithm::Dor)),
         (R::Vlb(_), MeshTorus) => built(Ok(valiant::MeshValiant)),
         _ => return None,

@@ -1,16 +1,18 @@
 //! The congestion-management seam of the cycle-level wing, with the shape of the credit wing's
 //! (`credit/cc/mod.rs`): the network calls the methods of [`CongestionManagement`] — and
 //! nothing else of a mechanism — at these points, each a `match` whose `Off` arm is empty (or
-//! gives the neutral answer). `Off` is the only variant of a build today, so the hooks compile
-//! to nothing; the tests add a counting mechanism that checks they are called where they
-//! should be.
+//! gives the neutral answer), so without a mechanism the hooks compile to nothing; the tests
+//! add a counting mechanism that checks they are called where they should be. QCN (IEEE
+//! 802.1Qau, Dragonfly spec §3.12.1) is the mechanism: its congestion points (`qcn_cp.rs`) and
+//! its reaction points at the nodes (`qcn_rp.rs`); its notifications travel as packets
+//! (`cycle/cnm.rs`).
 //!
 //! | side | hook | called from | QCN / QCN-Switch (Dragonfly spec §3.11–§3.12) |
 //! |---|---|---|---|
-//! | switch | [`packet_enqueued`] | `link.rs` (a head joins an input VC), `allocator.rs` (a grant puts it in an output VC) | the congestion point samples the queue (every n-th byte): feedback from its offset and growth |
+//! | switch | [`packet_enqueued`] | `link.rs` (a head joins an input VC), `allocator.rs` (a grant puts it in an output VC) | the congestion point counts the packet; every CPC-th it answers "sample now", and `cnm.rs` samples the buffer |
 //! | switch | [`packet_dequeued`] | `allocator.rs` (a grant takes it out of its input VC), `link.rs` (it leaves its output VC on the link or to its terminal) | the queue shrinks |
 //! | switch | [`cycle_ended`] | `run_loop.rs`, the end of every cycle | a buffer sampled on a timer (QCN-Switch's per-cycle view of its queues) |
-//! | endpoint | [`notification_received`] | the event that delivers a congestion notification to terminal `t` (none today: QCN adds it with its `Ev` variant) | the reaction point cuts the rate |
+//! | endpoint | [`notification_received`] | `link.rs`, a notification packet delivered to terminal `t` | the reaction point cuts the rate |
 //! | endpoint | [`ready_at`] | `terminal.rs`, the injection decision (a packet waits, the link is free, credits allow) | when may terminal `t` inject: the rate limiter's next slot |
 //! | endpoint | [`packet_sent`] | `terminal.rs`, a terminal put a packet on its link | the rate limiter's byte counter |
 //!
@@ -18,11 +20,11 @@
 //! terminal and the cycle; a mechanism changes the network only through what a hook returns.
 //!
 //! ## To add a mechanism
-//! Write `cycle/congestion/<name>.rs` (make this file `congestion/mod.rs`) with its state and
+//! Write `cycle/congestion/<name>.rs` with its state and
 //! one method per hook it uses; add a variant to [`CongestionManagement`] and an arm to each
 //! hook it uses; build it in [`CongestionManagement::build`] from its keys: this file and its
-//! own. A notification travels as a calendar event (`Ev` in `mod.rs`, handled in
-//! `run_loop.rs`) whose handler calls [`notification_received`].
+//! own. QCN's notifications travel as packets (`cycle/cnm.rs`), whose delivery calls
+//! [`notification_received`].
 //!
 //! [`packet_enqueued`]: CongestionManagement::packet_enqueued
 //! [`packet_dequeued`]: CongestionManagement::packet_dequeued
@@ -30,6 +32,22 @@
 //! [`notification_received`]: CongestionManagement::notification_received
 //! [`ready_at`]: CongestionManagement::ready_at
 //! [`packet_sent`]: CongestionManagement::packet_sent
+
+pub(crate) mod qcn_cp;
+pub(crate) mod qcn_rp;
+
+use qcn_cp::CongestionPoints;
+use qcn_rp::ReactionPoints;
+
+/// QCN: the congestion points of the routers' transit ports, and the nodes' reaction points
+/// when `qcn.reaction_point`.
+#[derive(Debug)]
+pub(crate) struct Qcn {
+    /// The congestion points.
+    pub cp: CongestionPoints,
+    /// The reaction points (`None`: off, as in the thesis).
+    pub rp: Option<ReactionPoints>,
+}
 
 /// Which buffer of a router port a packet joins or leaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -45,27 +63,63 @@ pub(crate) enum Side {
 pub(crate) enum CongestionManagement {
     /// None: every hook is empty, a terminal injects whenever its link and credits allow.
     Off,
+    /// QCN (IEEE 802.1Qau, Dragonfly spec §3.12.1).
+    Qcn(Box<Qcn>),
     /// Tests: counts every hook call and checks the invariants they must keep.
     #[cfg(test)]
     Counting(Box<tests::Counting>),
 }
 
 impl CongestionManagement {
-    /// The mechanism a scenario selects (none can be selected yet).
-    pub fn build() -> Self {
-        CongestionManagement::Off
+    /// The mechanism a scenario selects: QCN when `qcn` is given, else none.
+    pub fn build(qcn: Option<Qcn>) -> Self {
+        match qcn {
+            Some(q) => CongestionManagement::Qcn(Box::new(q)),
+            None => CongestionManagement::Off,
+        }
+    }
+
+    /// QCN, when it runs.
+    #[inline(always)]
+    pub fn qcn(&self) -> Option<&Qcn> {
+        match self {
+            CongestionManagement::Qcn(q) => Some(q),
+            _ => None,
+        }
+    }
+
+    /// QCN, when it runs, to change.
+    #[inline(always)]
+    pub fn qcn_mut(&mut self) -> Option<&mut Qcn> {
+        match self {
+            CongestionManagement::Qcn(q) => Some(q),
+            _ => None,
+        }
     }
 
     /// Switch side: a packet joined buffer `side` of port `gp`, VC `vc`, which now holds
-    /// `phits` phits and its port's side `packets` packets.
+    /// `phits` phits and its port's side `packets` packets. True when the buffer is to be
+    /// sampled now (QCN's congestion point: `cnm.rs` samples it).
     #[inline(always)]
-    pub fn packet_enqueued(&mut self, side: Side, gp: u32, vc: u32, phits: u32, packets: u32) {
+    #[must_use]
+    pub fn packet_enqueued(
+        &mut self,
+        side: Side,
+        gp: u32,
+        vc: u32,
+        phits: u32,
+        packets: u32,
+    ) -> bool {
+        let _ = (phits, packets);
         match self {
-            CongestionManagement::Off => {}
+            CongestionManagement::Off => false,
+            CongestionManagement::Qcn(q) => q.cp.entered(side, gp, vc),
             #[cfg(test)]
-            CongestionManagement::Counting(c) => c.changed(side, gp, vc, phits, packets, 1),
+            CongestionManagement::Counting(c) => {
+                c.changed(side, gp, vc, phits, packets, 1);
+                false
+            }
         }
-        let _ = (side, gp, vc, phits, packets);
     }
 
     /// Switch side: a packet left buffer `side` of port `gp`, VC `vc`, which now holds
@@ -73,7 +127,7 @@ impl CongestionManagement {
     #[inline(always)]
     pub fn packet_dequeued(&mut self, side: Side, gp: u32, vc: u32, phits: u32, packets: u32) {
         match self {
-            CongestionManagement::Off => {}
+            CongestionManagement::Off | CongestionManagement::Qcn(_) => {}
             #[cfg(test)]
             CongestionManagement::Counting(c) => c.changed(side, gp, vc, phits, packets, -1),
         }
@@ -84,23 +138,27 @@ impl CongestionManagement {
     #[inline(always)]
     pub fn cycle_ended(&mut self, now: u64) {
         match self {
-            CongestionManagement::Off => {}
+            CongestionManagement::Off | CongestionManagement::Qcn(_) => {}
             #[cfg(test)]
             CongestionManagement::Counting(c) => c.cycle_ended(now),
         }
         let _ = now;
     }
 
-    /// Endpoint side: terminal `t` received a congestion notification at cycle `now`.
-    #[allow(dead_code)] // (no notification exists before QCN)
-    #[inline(always)]
-    pub fn notification_received(&mut self, t: u32, now: u64) {
+    /// Endpoint side: terminal `t` received a congestion notification with feedback `fb` at
+    /// cycle `now`.
+    #[inline]
+    pub fn notification_received(&mut self, t: u32, fb: u8, now: u64) {
         match self {
+            CongestionManagement::Qcn(q) => {
+                if let Some(rp) = q.rp.as_mut() {
+                    rp.notify(t, fb, now);
+                }
+            }
             CongestionManagement::Off => {}
             #[cfg(test)]
             CongestionManagement::Counting(_) => {}
         }
-        let _ = (t, now);
     }
 
     /// Endpoint side, the injection decision: terminal `t` has a packet, a free link and the
@@ -112,6 +170,10 @@ impl CongestionManagement {
                 let _ = t;
                 now
             }
+            CongestionManagement::Qcn(q) => match q.rp.as_mut() {
+                Some(rp) => rp.ready_at(t, now),
+                None => now,
+            },
             #[cfg(test)]
             CongestionManagement::Counting(c) => c.ready_at(t, now),
         }
@@ -122,6 +184,11 @@ impl CongestionManagement {
     pub fn packet_sent(&mut self, t: u32, now: u64) {
         match self {
             CongestionManagement::Off => {}
+            CongestionManagement::Qcn(q) => {
+                if let Some(rp) = q.rp.as_mut() {
+                    rp.sent(t, now);
+                }
+            }
             #[cfg(test)]
             CongestionManagement::Counting(c) => c.packet_sent(t, now),
         }
@@ -234,7 +301,7 @@ pub(crate) mod tests {
     fn counting(n: &CycleNet) -> &Counting {
         match &n.cm {
             CongestionManagement::Counting(c) => c,
-            CongestionManagement::Off => panic!("the counting mechanism"),
+            _ => panic!("the counting mechanism"),
         }
     }
 
