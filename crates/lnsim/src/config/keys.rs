@@ -18,7 +18,7 @@ use super::schema::{
     QueueMappingKind, RootCredits, RoutingAlgorithm, SinkCreditReturn, SitBase, Spread, StaticMode,
     Subset, ThresholdMapping, ThresholdMode, TimerMode, TopologyKind, VlbPolicy, ZeroCounts,
 };
-use super::schema::{QcnCompare, QcnSampling, QcnTrace, QcnVictim};
+use super::schema::{QcnClock, QcnCompare, QcnSampling, QcnTrace, QcnVictim};
 use super::units::{BitRate, Bytes, Duration, Frequency, PS_PER_S};
 use crate::error::{Error, Result};
 
@@ -471,6 +471,8 @@ pub const KEYS: &[KeyInfo] = &[
         "QCN: a congestion point samples one of every CPC packets entering its buffer (Table 4-3)"),
     key!("qcn.cnm_percent", int(0, 100), "percent", "30", CY,
         "QCN: share of samples with feedback Fb > 0 that send a notification (Table 4-3: %CNMs = 30 %)"),
+    key!("qcn.sampling_clock", ValueKind::Choice(QcnClock::NAMES), "", "`cycles`", CY,
+        "QCN: what the CPC counts: `cycles` (FOGSim, the thesis's simulator: the counter drops with every packet entering the buffer and every cycle, so a busy buffer is sampled every CPC cycles, at its next arrival or departure once due) or `packets` (data packets entering the sampled buffer only, Table 4-3's wording; docs/hpc-router.md says why the default is FOGSim's)"),
     key!("qcn.victim", ValueKind::Choice(QcnVictim::NAMES), "", "`random`", CY,
         "QCN: the packet whose source a notification goes to: `random` (occupancy sampling, a random packet of the sampled port), `head` (its oldest), `arrival` (the packet just sampled, standard QCN)"),
     key!("qcn.reaction_point", ValueKind::Bool, "", "false", CY,

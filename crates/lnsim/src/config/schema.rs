@@ -1960,6 +1960,12 @@ pub struct QcnConfig {
     /// (Table 4-3: 30).
     #[serde(default = "default_qcn_cnm_percent")]
     pub cnm_percent: u32,
+    /// What the CPC counts: `"cycles"` (default; FOGSim, the thesis's simulator: the counter
+    /// drops with every packet entering the buffer and every cycle, so a busy buffer is sampled
+    /// every CPC cycles, at its next arrival or departure once due) or `"packets"` (data
+    /// packets entering the sampled buffer only: Table 4-3's "one of every 100 packets").
+    #[serde(default)]
+    pub sampling_clock: QcnClock,
     /// Which packet a notification goes back to: `"random"` (occupancy sampling, a random
     /// packet of the sampled buffer: the thesis), `"head"` (the oldest one: FOGSim's output
     /// sampling) or `"arrival"` (the packet just sampled: standard QCN).
@@ -2048,6 +2054,18 @@ crate::choice! {
         Output = "output",
         /// The input buffers of transit ports.
         Input = "input",
+    }
+}
+
+crate::choice! {
+    /// What a QCN congestion point's CPC counts.
+    #[derive(Default)]
+    pub enum QcnClock {
+        /// Packets and cycles (FOGSim's counter; the default).
+        #[default]
+        Cycles = "cycles",
+        /// Data packets entering the sampled buffer (Table 4-3's wording).
+        Packets = "packets",
     }
 }
 

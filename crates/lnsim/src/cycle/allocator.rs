@@ -309,8 +309,9 @@ impl CycleNet {
         }
         inp.xin_free = release;
         let (kind, up, lat) = (inp.kind, inp.peer, inp.latency);
-        self.cm
-            .packet_dequeued(Side::Input, gi, v as u32, in_used, inp.in_count);
+        let sample_in =
+            self.cm
+                .packet_dequeued(Side::Input, (gi, v as u32), in_used, inp.in_count, now);
         if inp.in_count == 0 {
             self.rs[r as usize].in_mask &= !(1 << (gi - r * self.k.radix));
         } else if inp.flags & flag::XIN_EVT == 0 {
@@ -343,9 +344,12 @@ impl CycleNet {
         let (used, out_count) = (o_used, out.out_count);
         if self
             .cm
-            .packet_enqueued(Side::Output, og, ov as u32, used, out_count)
+            .packet_enqueued(Side::Output, (og, ov as u32), used, out_count, now)
         {
             self.qcn_sample(Side::Output, og, id);
+        }
+        if sample_in {
+            self.qcn_sample(Side::Input, gi, NIL);
         }
         self.mech.packet_switched(r, og - r * self.k.radix, now);
         let out = &mut self.port[og as usize];

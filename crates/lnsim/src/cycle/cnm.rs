@@ -26,7 +26,7 @@
 
 use super::congestion::Side;
 use super::link::wake_output_at;
-use super::packet::Pkt;
+use super::packet::{Pkt, NIL};
 use super::route::pack;
 use super::CycleNet;
 use crate::config::QcnVictim;
@@ -82,7 +82,9 @@ impl Notifications {
 }
 
 impl CycleNet {
-    /// A congestion point samples side `side` of port `gp` (packet `id` just entered it).
+    /// A congestion point samples side `side` of port `gp` (packet `id` just entered it;
+    /// [`NIL`] when the sample follows a departure, the `cycles` clock: the `arrival` victim is
+    /// then the oldest packet).
     #[inline(never)]
     pub(super) fn qcn_sample(&mut self, side: Side, gp: u32, id: u32) {
         let Some(q) = self.cm.qcn() else {
@@ -111,8 +113,8 @@ impl CycleNet {
         }
         let r = self.split_gp(gp).0;
         let pick = match victim {
-            QcnVictim::Arrival => Some(id),
-            QcnVictim::Head => cand
+            QcnVictim::Arrival if id != NIL => Some(id),
+            QcnVictim::Head | QcnVictim::Arrival => cand
                 .iter()
                 .copied()
                 .min_by_key(|&x| (self.eng.pkts.link(x).ready, x)),
@@ -214,7 +216,7 @@ impl CycleNet {
         // (a notification VC is never sampled)
         let _ = self
             .cm
-            .packet_enqueued(Side::Output, og, ov as u32, used, out_count);
+            .packet_enqueued(Side::Output, (og, ov as u32), used, out_count, now);
         self.mech.packet_switched(r, c.port as u32, now);
     }
 

@@ -65,7 +65,10 @@ impl CycleNet {
             s.head_route = self.route_table[(r * self.k.terminals + dst) as usize];
         }
         self.eng.pkts.push(&mut s.in_q, id);
-        if self.cm.packet_enqueued(Side::Input, gp, vc, used, in_count) {
+        if self
+            .cm
+            .packet_enqueued(Side::Input, (gp, vc), used, in_count, self.now)
+        {
             self.qcn_sample(Side::Input, gp, id);
         }
         self.fc.input_filled(gp, vc, used, cap);
@@ -151,8 +154,9 @@ impl CycleNet {
             }
             let (down, latency) = (port.peer, port.latency as u64);
             let out_count = port.out_count;
-            self.cm
-                .packet_dequeued(Side::Output, gp, v, used, out_count);
+            let sample_out = self
+                .cm
+                .packet_dequeued(Side::Output, (gp, v), used, out_count, now);
             self.stats.phit_hops += l as u64;
             if terminal && self.eng.pkts.link(id).cnm != 0 {
                 // a QCN notification reaches its node (`cnm.rs`)
@@ -173,6 +177,9 @@ impl CycleNet {
                     vc: v as u8,
                 };
                 self.eng.cal.push(now + latency, ev);
+            }
+            if sample_out {
+                self.qcn_sample(Side::Output, gp, super::packet::NIL);
             }
         }
     }

@@ -500,6 +500,7 @@ fn qcn_params(l: &LoadedScenario, family: Family) -> Result<Option<QcnParams>> {
             cpc: q.cpc_packets,
             cnm_percent: q.cnm_percent,
             victim: q.victim,
+            clock: q.sampling_clock == crate::config::QcnClock::Cycles,
         },
         rp: q.reaction_point.then(|| RpParams::new(&q.rp)),
     }))

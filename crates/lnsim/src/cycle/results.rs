@@ -597,8 +597,9 @@ fn summary(
         // notification packets, the reaction points
         let cp = &q.cp.counts;
         let n = &net.cnm;
-        let per_packet =
-            cp.notifications as f64 / (cp.samples * q.cp.params.cpc as u64).max(1) as f64;
+        // notifications per packet forwarded (every router-to-router hop and ejection)
+        let hops = st.phit_hops / net.k.pkt_phits.max(1) as u64;
+        let per_packet = cp.notifications as f64 / hops.max(1) as f64;
         summary["qcn"] = json!({
             "sampling": match q.cp.params.sampling {
                 super::congestion::Side::Input => "input",
@@ -608,7 +609,7 @@ fn summary(
             "samples": cp.samples,
             "congested_samples": cp.congested,
             "notifications": cp.notifications,
-            "notifications_per_sampled_packet": r6(per_packet),
+            "notifications_per_packet_hop": r6(per_packet),
             "cnms_created": n.created,
             "cnms_dropped_at_source": n.dropped,
             "cnms_delivered": n.delivered,

@@ -97,23 +97,23 @@ impl CongestionManagement {
         }
     }
 
-    /// Switch side: a packet joined buffer `side` of port `gp`, VC `vc`, which now holds
-    /// `phits` phits and its port's side `packets` packets. True when the buffer is to be
-    /// sampled now (QCN's congestion point: `cnm.rs` samples it).
+    /// Switch side: a packet joined buffer `side` of port `gp`, VC `vc`, at cycle `now`; the
+    /// VC now holds `phits` phits and its port's side `packets` packets. True when the buffer
+    /// is to be sampled now (QCN's congestion point: `cnm.rs` samples it).
     #[inline(always)]
     #[must_use]
     pub fn packet_enqueued(
         &mut self,
         side: Side,
-        gp: u32,
-        vc: u32,
+        (gp, vc): (u32, u32),
         phits: u32,
         packets: u32,
+        now: u64,
     ) -> bool {
         let _ = (phits, packets);
         match self {
             CongestionManagement::Off => false,
-            CongestionManagement::Qcn(q) => q.cp.entered(side, gp, vc),
+            CongestionManagement::Qcn(q) => q.cp.entered(side, gp, vc, now),
             #[cfg(test)]
             CongestionManagement::Counting(c) => {
                 c.changed(side, gp, vc, phits, packets, 1);
@@ -122,16 +122,29 @@ impl CongestionManagement {
         }
     }
 
-    /// Switch side: a packet left buffer `side` of port `gp`, VC `vc`, which now holds
-    /// `phits` phits and its port's side `packets` packets.
+    /// Switch side: a packet left buffer `side` of port `gp`, VC `vc`, at cycle `now`; the VC
+    /// now holds `phits` phits and its port's side `packets` packets. True when the buffer is
+    /// to be sampled now (QCN's `cycles` clock).
     #[inline(always)]
-    pub fn packet_dequeued(&mut self, side: Side, gp: u32, vc: u32, phits: u32, packets: u32) {
+    #[must_use]
+    pub fn packet_dequeued(
+        &mut self,
+        side: Side,
+        (gp, vc): (u32, u32),
+        phits: u32,
+        packets: u32,
+        now: u64,
+    ) -> bool {
+        let _ = (side, gp, vc, phits, packets, now);
         match self {
-            CongestionManagement::Off | CongestionManagement::Qcn(_) => {}
+            CongestionManagement::Off => false,
+            CongestionManagement::Qcn(q) => q.cp.left(side, gp, vc, phits, now),
             #[cfg(test)]
-            CongestionManagement::Counting(c) => c.changed(side, gp, vc, phits, packets, -1),
+            CongestionManagement::Counting(c) => {
+                c.changed(side, gp, vc, phits, packets, -1);
+                false
+            }
         }
-        let _ = (side, gp, vc, phits, packets);
     }
 
     /// Switch side: cycle `now` ended (the buffers may be sampled).

@@ -50,6 +50,8 @@ pub struct CpParams {
     pub cnm_percent: u32,
     /// The victim of a notification.
     pub victim: QcnVictim,
+    /// The CPC counts cycles too (FOGSim).
+    pub clock: bool,
 }
 
 /// The counts of the congestion points.
@@ -87,6 +89,8 @@ pub struct CongestionPoints {
     pub data_vcs: Vec<u8>,
     /// Per router port: Q at its previous sample.
     q_old: Vec<u32>,
+    /// Per router port: the cycle its countdown last restarted (the `cycles` clock).
+    since: Vec<u64>,
     /// Per router: its random stream.
     rng: Vec<ChaCha8Rng>,
     /// Ports per router.
@@ -120,6 +124,7 @@ impl CongestionPoints {
             countdown,
             data_vcs,
             q_old: vec![0; ports],
+            since: vec![0; if params.clock { ports } else { 0 }],
             rng: (0..routers)
                 .map(|r| stream(seed, r as u64, purpose::QCN_SAMPLING))
                 .collect(),
@@ -131,10 +136,11 @@ impl CongestionPoints {
     /// Bytes per router port (memory estimate).
     pub const BYTES_PER_PORT: u64 = 4 + 1 + 4;
 
-    /// A packet entered side `side` of port `gp` on VC `vc`: is the buffer sampled now (the
-    /// CPC-th data packet since its last sample)?
+    /// A packet entered side `side` of port `gp` on VC `vc` at cycle `now`: is the buffer
+    /// sampled now (the CPC-th data packet since its last sample; with the `cycles` clock,
+    /// packets plus cycles)?
     #[inline(always)]
-    pub fn entered(&mut self, side: Side, gp: u32, vc: u32) -> bool {
+    pub fn entered(&mut self, side: Side, gp: u32, vc: u32, now: u64) -> bool {
         if side != self.params.sampling {
             return false;
         }
@@ -147,8 +153,39 @@ impl CongestionPoints {
             return false;
         }
         *c -= 1;
+        if self.params.clock {
+            return self.due(g, now);
+        }
         if *c == 0 {
             *c = self.params.cpc;
+            return true;
+        }
+        false
+    }
+
+    /// The `cycles` clock: a packet left side `side` of port `gp` at cycle `now`, which still
+    /// holds `phits` phits on that VC: is the buffer due for a sample?
+    #[inline(always)]
+    pub fn left(&mut self, side: Side, gp: u32, vc: u32, phits: u32, now: u64) -> bool {
+        let g = gp as usize;
+        if !self.params.clock
+            || side != self.params.sampling
+            || self.countdown[g] == 0
+            || vc >= self.data_vcs[g] as u32
+            || phits == 0
+        {
+            return false;
+        }
+        self.due(g, now)
+    }
+
+    /// The `cycles` clock: packets counted plus cycles elapsed reach CPC (then restart).
+    #[inline]
+    fn due(&mut self, g: usize, now: u64) -> bool {
+        let counted = (self.params.cpc - self.countdown[g]) as u64;
+        if counted + (now - self.since[g]) >= self.params.cpc as u64 {
+            self.countdown[g] = self.params.cpc;
+            self.since[g] = now;
             return true;
         }
         false
@@ -215,6 +252,7 @@ mod tests {
             cpc,
             cnm_percent: pct,
             victim: QcnVictim::Random,
+            clock: false,
         };
         // two routers of 3 ports; port 0 of each is a terminal port (not sampled), 2 data VCs
         CongestionPoints::new(params, 6, 3, 7, |g| (g % 3 != 0).then_some(2))
@@ -227,14 +265,37 @@ mod tests {
         let mut c = cp(100, 30);
         let mut hits = vec![];
         for k in 1..=350u32 {
-            assert!(!c.entered(Side::Input, 1, 0));
-            assert!(!c.entered(Side::Output, 1, 2), "a notification VC");
-            assert!(!c.entered(Side::Output, 0, 0), "a terminal port");
-            if c.entered(Side::Output, 1, k % 2) {
+            assert!(!c.entered(Side::Input, 1, 0, 0));
+            assert!(!c.entered(Side::Output, 1, 2, 0), "a notification VC");
+            assert!(!c.entered(Side::Output, 0, 0, 0), "a terminal port");
+            if c.entered(Side::Output, 1, k % 2, 0) {
                 hits.push(k);
             }
         }
         assert_eq!(hits, vec![100, 200, 300]);
+    }
+
+    /// The `cycles` clock (FOGSim): packets and cycles both count; a buffer that sees no
+    /// arrival is sampled at a departure once CPC cycles have passed (not when it left empty).
+    #[test]
+    fn sampling_by_the_cycles_clock() {
+        let mut c = cp(100, 30);
+        c.params.clock = true;
+        c.since = vec![0; 6];
+        // 10 packets at cycles 1..10, then nothing until a departure at cycle 95: not due
+        // (10 + 95 = 105 ≥ 100 is due: 10 packets + 95 cycles)
+        for k in 1..=10 {
+            assert!(!c.entered(Side::Output, 1, 0, k));
+        }
+        assert!(!c.left(Side::Output, 1, 0, 200, 89), "10 + 89 < 100");
+        assert!(!c.left(Side::Output, 1, 0, 0, 95), "the buffer left empty");
+        assert!(c.left(Side::Output, 1, 0, 200, 95));
+        // restarted at 95: 100 cycles later with no packet
+        assert!(!c.left(Side::Output, 1, 0, 200, 194));
+        assert!(c.left(Side::Output, 1, 0, 200, 195));
+        // the packets clock ignores departures
+        let mut p = cp(100, 30);
+        assert!(!p.left(Side::Output, 1, 0, 200, 10_000));
     }
 
     /// Samples without congestion send nothing; congested samples send a notification with
