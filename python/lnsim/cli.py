@@ -12,6 +12,8 @@
     lnsim plot DIR [--out DIR] [--metric FIELD] [--bound LABEL=VALUE]...
     lnsim report DIR [--out FILE]
     lnsim bench [--case NAME]... [--quick] [--scenarios DIR] [--out DIR]
+    lnsim rules [--out DIR] [--radix K,K,...] [--dragonfly P,A,H,GROUPS] [--fb D1xD2x...:C]
+                [--clos K,LEVELS,PODS] [--switch-ports K] [--tcam-fj-per-bit FJ] [--key-bits BITS] [--no-plot]
 
 Exit status: 0 success, 2 bad input (the message names the key or path), 1 simulation or
 unexpected error (a sweep: some point failed), 3 the run deadlocked (its results folder is
@@ -194,6 +196,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .report import add_parser as add_report_parser
 
     add_report_parser(sub)
+
+    from .analysis.command import add_parser as add_rules_parser
+
+    add_rules_parser(sub)
 
     p = sub.add_parser(
         "list",
