@@ -592,6 +592,9 @@ fn summary(
         }
         summary["paths"] = serde_json::Value::Object(paths);
     }
+    if let Some(r) = transient_response(net) {
+        summary["transient_response"] = r;
+    }
     if let Some(q) = net.cm.qcn() {
         // QCN (Dragonfly spec §3.12.1): the congestion points' samples and notifications, the
         // notification packets, the reaction points
@@ -689,6 +692,80 @@ fn latency_hist_csv(net: &CycleNet) -> String {
         lower = upper + 1;
     }
     hist
+}
+
+/// The response time to a traffic change (Dragonfly spec §4.3, §5: "until the average latency
+/// approximately converges", Fig 4-19): over the bins that start at or after the change
+/// `change` (each `(end cycle, value)`, `None` for a bin that delivered nothing), the reference
+/// is the mean of the values of the last quarter of those bins; the response ends at the end
+/// of the first bin from which every later value lies within `band` of the reference (`band`
+/// relative when `relative`, else absolute). Returns the cycles from the change to that end;
+/// `None` without bins after the change or when the last bin is still outside the band.
+pub(crate) fn response_time(
+    bins: &[(u64, Option<f64>)],
+    change: u64,
+    band: f64,
+    relative: bool,
+) -> Option<u64> {
+    if bins.is_empty() {
+        return None;
+    }
+    let tail = &bins[bins.len() - bins.len().div_ceil(4)..];
+    let vals: Vec<f64> = tail.iter().filter_map(|b| b.1).collect();
+    if vals.is_empty() {
+        return None;
+    }
+    let reference = vals.iter().sum::<f64>() / vals.len() as f64;
+    let tol = if relative {
+        band * reference.abs()
+    } else {
+        band
+    };
+    let inside = |v: Option<f64>| v.is_none_or(|x| (x - reference).abs() <= tol);
+    // the last bin outside the band; the response ends where the bins after it begin
+    match bins.iter().rposition(|b| !inside(b.1)) {
+        None => Some(0),
+        Some(i) if i + 1 == bins.len() => None,
+        Some(i) => Some(bins[i].0 - change),
+    }
+}
+
+/// The response of a transient run ([`response_time`]): the latency within ±10 % of its final
+/// level, the non-minimal share within ±0.05 of its final level.
+fn transient_response(net: &CycleNet) -> Option<serde_json::Value> {
+    let st = &net.stats;
+    let change = net.terms.traffic.change_cycle()?;
+    if change == 0 || change >= st.stop {
+        return None;
+    }
+    let mut lat = Vec::new();
+    let mut nonmin = Vec::new();
+    for (i, b) in st.bins.iter().enumerate() {
+        let t0 = i as u64 * st.bin_cycles;
+        if t0 >= st.stop {
+            break;
+        }
+        if t0 < change {
+            continue;
+        }
+        let t1 = (t0 + st.bin_cycles).min(st.stop);
+        let d = (b.delivered > 0).then_some(b.delivered as f64);
+        lat.push((t1, d.map(|d| b.lat_sum as f64 / d)));
+        nonmin.push((t1, d.map(|d| b.nonmin as f64 / d)));
+    }
+    let us = |c: Option<u64>| c.map(|c| r6(c as f64 / 1000.0));
+    let (l, n) = (
+        response_time(&lat, change, 0.10, true),
+        response_time(&nonmin, change, 0.05, false),
+    );
+    Some(json!({
+        "change_cycle": change,
+        "latency_cycles": l,
+        "latency_us": us(l),
+        "nonminimal_cycles": n,
+        "nonminimal_us": us(n),
+        "rule": "from the change to the end of the first stats.bin_cycles bin after which every bin stays within the band of the mean of the last quarter of the bins after the change: latency ±10 %, non-minimal share ±0.05 (null: still outside at the end); 1 cycle = 1 ns",
+    }))
 }
 
 /// Stage 5 of [`write`]: `bins.csv`, the figures of every `stats.bin_cycles` bin.
@@ -871,5 +948,37 @@ mod tests {
                 warnings: vec![]
             }
         );
+    }
+}
+
+#[cfg(test)]
+mod response_tests {
+    use super::response_time;
+
+    /// The response ends at the end of the first bin after which every bin stays within the
+    /// band of the final level (the mean of the last quarter of the bins): here the values
+    /// settle at 100 from the bin ending at 40 (change at 0, bins of 10 cycles).
+    #[test]
+    fn response_time_on_hand_made_bins() {
+        let v = [300.0, 250.0, 180.0, 105.0, 98.0, 100.0, 102.0, 100.0];
+        let bins: Vec<(u64, Option<f64>)> = v
+            .iter()
+            .enumerate()
+            .map(|(i, &x)| ((i as u64 + 1) * 10, Some(x)))
+            .collect();
+        // reference: mean of the last 2 bins = 101; band ±10.1: 180 (ends at 30) is the last out
+        assert_eq!(response_time(&bins, 0, 0.10, true), Some(30));
+        // an absolute band of 1 around 101: 98 (ends at 50) is the last out
+        assert_eq!(response_time(&bins, 0, 1.0, false), Some(50));
+        // empty bins never count as out; a last bin out of the band: no response yet
+        let mut b2 = bins.clone();
+        b2[6].1 = None;
+        assert_eq!(response_time(&b2, 0, 0.10, true), Some(30));
+        let mut b3 = bins.clone();
+        b3[7].1 = Some(500.0);
+        assert_eq!(response_time(&b3, 0, 0.10, true), None);
+        assert_eq!(response_time(&[], 0, 0.1, true), None);
+        // settled from the start
+        assert_eq!(response_time(&bins[4..], 40, 0.10, true), Some(0));
     }
 }
