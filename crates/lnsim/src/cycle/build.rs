@@ -35,6 +35,7 @@ use crate::routing::dor::Grid;
 use crate::topology::{self, Fabric, LinkClass, LinkParams, LinkRate, NodeKind, Shape};
 use crate::traffic::geometry::Geometry;
 use crate::traffic::injection::Bernoulli;
+use std::sync::Arc;
 
 /// Random-stream purpose of Valiant intermediate draws.
 const VALIANT: u64 = 11;
@@ -475,7 +476,21 @@ fn check_deadlock_free(
 ) -> Result<()> {
     let link = |r: u32, port: u32| ports.link(r, port);
     let cdg = dependency_graph::build(routing, ports.routers, ports.radix, p.routing.vcs, &link)?;
-    let Some(cycle) = cdg.find_cycle() else {
+    let mut found = cdg.find_cycle().map(|c| (c, cdg));
+    // QCN's notifications: minimal paths on VCs of their own (`cnm.rs`), a graph of their own
+    // (a notification is never waited for by a data packet, nor the other way round: they
+    // share no buffer)
+    if let (None, Some((lv, gv)), Paths::Dragonfly(d)) = (&found, p.routing.cnm_vcs, &routing.paths)
+    {
+        let paths = Paths::Dragonfly(DragonflyPaths::new(
+            d.shape,
+            Notifications::template(lv, gv),
+        ));
+        let cnm = CycleRouting::new(Arc::new(crate::cycle::routing::minimal::Min), paths);
+        let g = dependency_graph::build(&cnm, ports.routers, ports.radix, p.routing.vcs, &link)?;
+        found = g.find_cycle().map(|c| (c, g));
+    }
+    let Some((cycle, cdg)) = found else {
         return Ok(());
     };
     let names: Vec<String> = cycle

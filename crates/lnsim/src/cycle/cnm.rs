@@ -63,13 +63,7 @@ impl Notifications {
     /// travel on local VCs `lv`, `lv + 1` and global VC `gv` (the template `L<lv> G<gv>
     /// L<lv+1>`).
     pub fn new(paths_of: impl FnOnce(VcTemplate) -> DragonflyPaths, lv: u32, gv: u32) -> Self {
-        let t = VcTemplate {
-            entries: vec![
-                (HopClass::Local, lv as u8),
-                (HopClass::Global, gv as u8),
-                (HopClass::Local, lv as u8 + 1),
-            ],
-        };
+        let t = Self::template(lv, gv);
         let mut prio_of = [0u64; 4];
         prio_of[super::PortKind::Local as usize] = 0b11 << lv;
         prio_of[super::PortKind::Global as usize] = 1 << gv;
@@ -77,6 +71,20 @@ impl Notifications {
             paths: Some(paths_of(t)),
             prio_of,
             ..Default::default()
+        }
+    }
+}
+
+impl Notifications {
+    /// The VC template of the notifications when the data use `lv` local and `gv` global VCs:
+    /// `L<lv> G<gv> L<lv+1>`, a minimal path l g l on VCs above the data's.
+    pub fn template(lv: u32, gv: u32) -> VcTemplate {
+        VcTemplate {
+            entries: vec![
+                (HopClass::Local, lv as u8),
+                (HopClass::Global, gv as u8),
+                (HopClass::Local, lv as u8 + 1),
+            ],
         }
     }
 }
@@ -266,5 +274,45 @@ impl CycleNet {
     /// The notifications alive (created and not yet delivered): conservation.
     pub(super) fn cnms_alive(&self) -> u64 {
         self.cnm.created - self.cnm.delivered
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Notifications;
+    use crate::cycle::routing::algorithm::{CycleRouting, Paths};
+    use crate::cycle::routing::dependency_graph;
+    use crate::cycle::routing::dragonfly_paths::{neighbour, DragonflyPaths};
+    use crate::cycle::routing::minimal::Min;
+    use crate::cycle::routing::vc_template::VcTemplate;
+    use crate::topology::dragonfly::{Arrangement, DragonflyShape};
+    use std::sync::Arc;
+
+    /// Is the channel-dependency graph of minimal paths on template `t` acyclic?
+    fn acyclic(s: DragonflyShape, t: VcTemplate) -> bool {
+        let r = CycleRouting::new(Arc::new(Min), Paths::Dragonfly(DragonflyPaths::new(s, t)));
+        let link = |r: u32, port: u32| {
+            (port >= s.p).then(|| {
+                let far = neighbour(&s, r, port);
+                // the far end's port back to r
+                let back = (s.p..s.radix())
+                    .find(|&q| neighbour(&s, far, q) == r)
+                    .unwrap();
+                (far, back)
+            })
+        };
+        let g = dependency_graph::build(&r, s.routers(), s.radix(), 6, &link).unwrap();
+        g.find_cycle().is_none()
+    }
+
+    /// The notifications' own channels cannot deadlock (the check `build.rs` runs): their
+    /// template `L<lv> G<gv> L<lv+1>` is acyclic, while one local VC for both local hops
+    /// (`L2 G2 L2`) closes a cycle through the groups — the check can fail.
+    #[test]
+    fn the_notification_channels_are_deadlock_free() {
+        let s = DragonflyShape::new(2, 4, 2, Arrangement::Palmtree).unwrap();
+        assert!(acyclic(s, Notifications::template(2, 2)));
+        let one_vc = VcTemplate::parse(&["L2".into(), "G2".into(), "L2".into()]).unwrap();
+        assert!(!acyclic(s, one_vc));
     }
 }
