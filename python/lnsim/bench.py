@@ -17,7 +17,8 @@ run is too short for that (set-up dominates): its line gives the two wall times 
 
 Cases of the cycle-level router model (``model="cycle"``: ``mesh_8x8``, ``dragonfly_h6``,
 ``dragonfly_h6_ugal``, ``dragonfly_h6_lian``, ``dragonfly_h6_acor`` — the same point routed by
-UGAL, LIAN and ACOR-Switch —, ``mesh_64x64_setup``) get a table of their own: simulated cycles (warm-up + measured), wall
+UGAL, LIAN and ACOR-Switch —, ``ethernet_h6_ugal`` and ``dragonfly_h6_qcn_switch`` — the lossless
+Ethernet point of Table 4-3 routed by UGAL and by QCN-Switch —, ``mesh_64x64_setup``) get a table of their own: simulated cycles (warm-up + measured), wall
 seconds of the run, wall seconds of the set-up before it (the summary's ``setup_time_s``:
 building the network, the channel-dependency check, the route table), cycles per wall second,
 flit-hops per second (the summary's ``phit_hops_per_s``: a phit is the flit of these models),
@@ -217,6 +218,26 @@ CASES: List[BenchCase] = [
         quick_warmup_cycles=1000,
         quick_measure_cycles=2000,
         relative_to="dragonfly_h6_ugal",
+        max_ratio=1.5,
+    ),
+    BenchCase(
+        "ethernet_h6_ugal",
+        "bench/ethernet_h6.toml",
+        (),
+        description="lossless Ethernet Dragonfly (h=6, Table 4-3), ADV+1 0.3, UGAL (the reference), 200,000 + 200,000 cycles",
+        model=MODEL_CYCLE,
+        quick_warmup_cycles=2000,
+        quick_measure_cycles=4000,
+    ),
+    BenchCase(
+        "dragonfly_h6_qcn_switch",
+        "bench/ethernet_h6.toml",
+        ('routing.algorithm="qcn_switch"',),
+        description="ethernet_h6_ugal routed by QCN-Switch with its QCN congestion points and notifications (Dragonfly spec §3.12)",
+        model=MODEL_CYCLE,
+        quick_warmup_cycles=2000,
+        quick_measure_cycles=4000,
+        relative_to="ethernet_h6_ugal",
         max_ratio=1.5,
     ),
     BenchCase(

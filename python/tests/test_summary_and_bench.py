@@ -225,7 +225,7 @@ def test_bench_cases_exist():
     assert names == ["c4", "c4_cc", "fat_tree_648", "fat_tree_648_cc", "bmin1024_ddbbm", "voq_net_bmin64",
                      "voq_net_bmin512", "voq_net_bmin1024", "torus8x8_drb",
                      "mesh_8x8", "dragonfly_h6", "dragonfly_h6_ugal", "dragonfly_h6_lian", "dragonfly_h6_acor",
-                     "mesh_64x64_setup"]
+                     "ethernet_h6_ugal", "dragonfly_h6_qcn_switch", "mesh_64x64_setup"]
     for c in bench.CASES:
         if c.relative_to:  # a routing timed against another on the same point, listed before it
             ref = next(b for b in bench.CASES if b.name == c.relative_to)
