@@ -47,7 +47,7 @@ use crate::cycle::routing::algorithm::{Paths, StateNeeds};
 use crate::cycle::routing::candidates::RouteState;
 use crate::cycle::routing::group_counters::{CounterParams, GroupCounters};
 use crate::cycle::routing::piggyback::PiggybackState;
-use crate::cycle::routing::qcn_switch::{Cause, QcnSwitchState};
+use crate::cycle::routing::qcn_probabilities::{Cause, QcnSwitchState};
 use crate::engine::memory_budget::{m, MemoryEstimate, Phase};
 use crate::topology::dragonfly::DragonflyShape;
 use serde_json::{json, Value};

@@ -31,7 +31,7 @@ pub(super) struct View<'a> {
     /// The output buffer's capacity per VC, in phits.
     pub out_cap: u32,
     /// QCN-Switch's minimal probabilities.
-    pub qcn: Option<&'a crate::cycle::routing::qcn_switch::QcnSwitchState>,
+    pub qcn: Option<&'a crate::cycle::routing::qcn_probabilities::QcnSwitchState>,
 }
 
 impl View<'_> {

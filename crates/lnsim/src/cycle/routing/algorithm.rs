@@ -80,7 +80,7 @@ pub enum StateNeeds {
     GroupCounters(CounterParams),
     /// QCN-Switch's minimal probability per transit port (spec §3.12), read through
     /// [`Occupancy::min_probability`] and moved by QCN notifications.
-    QcnSwitch(super::qcn_switch::QcnSwitchParams),
+    QcnSwitch(super::qcn_probabilities::QcnSwitchParams),
 }
 
 /// A routing algorithm of the cycle-level model: one file in `routing/`, one arm in

@@ -46,6 +46,7 @@ pub mod mar_bp;
 pub mod mesh_paths;
 pub mod minimal;
 pub mod piggyback;
+pub mod qcn_probabilities;
 pub mod qcn_switch;
 pub mod tpr;
 pub mod ugal;
