@@ -549,9 +549,37 @@ def format_cycle_summary(summary: dict, out_dir) -> str:
         f" router load {_fmt(fair.get('min_router_load'), '.4f')} .. {_fmt(fair.get('max_router_load'), '.4f')}",
         f"packets         generated {_fmt(pk.get('generated'), ',.0f')}, injected {_fmt(pk.get('injected'), ',.0f')},"
         f" delivered {_fmt(pk.get('delivered'), ',.0f')}, in network {_fmt(pk.get('in_network'), ',.0f')}",
+        *_ethernet_lines(s),
         f"results         {out_dir}",
     ]
     return "\n".join(lines)
+
+
+def _ethernet_lines(s: dict) -> List[str]:
+    """The QCN, QCN-Switch and transient-response lines of a cycle-level summary (none when the
+    run has neither)."""
+    out = []
+    q = s.get("qcn")
+    if isinstance(q, dict):
+        per_hop = _num(q.get("notifications_per_packet_hop"))
+        line = (f"qcn             {q.get('sampling', 'n/a')} sampling: notifications {_fmt(q.get('cnms_created'), ',.0f')}"
+                f" sent, {_fmt(q.get('cnms_delivered'), ',.0f')} delivered, {_fmt(q.get('applied_locally'), ',.0f')} applied"
+                f" locally, {_fmt(q.get('cnms_dropped_at_source'), ',.0f')} dropped at source"
+                f" ({_fmt(None if per_hop is None else 100 * per_hop, '.3f', ' %')} of packet hops)")
+        out.append(line)
+        rp = q.get("reaction_point")
+        if isinstance(rp, dict):
+            out.append(f"reaction points {_fmt(rp.get('notifications'), ',.0f')} notifications,"
+                       f" {_fmt(rp.get('limited_at_end'), ',.0f')} nodes limited at the end")
+    qs = s.get("qcn_switch")
+    if isinstance(qs, dict):
+        out.append(f"qcn-switch      mean minimal probability at the end {_fmt(qs.get('mean_min_probability_end'), '.1f', ' %')},"
+                   f" {_fmt(qs.get('notifications_applied'), ',.0f')} notifications applied")
+    tr = s.get("transient_response")
+    if isinstance(tr, dict):
+        out.append(f"response        latency {_fmt(tr.get('latency_us'), '.1f', ' µs')},"
+                   f" non-minimal share {_fmt(tr.get('nonminimal_us'), '.1f', ' µs')} after the change")
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
