@@ -73,6 +73,8 @@ TABLES: Dict[str, List[Column]] = {
                     ("accepted_load", NUMBER, True)],
     "bins.csv": [*_cols("start_cycle,end_cycle,generated,delivered"),
                  *_cols("accepted_load,latency_mean,nonminimal_fraction", NUMBER_OR_BLANK)],
+    "qcn_probabilities.csv": [*_cols("cycle,time_us,router"), ("name", TEXT, True), *_cols("port,probability"),
+                              ("cause", TEXT, True), ("fb", NUMBER, True)],
 }
 LATENCY_IB: List[Column] = _cols("lower_ns,upper_ns,count")
 LATENCY_CYCLE: List[Column] = _cols("lo_cycles,hi_cycles,count")

@@ -26,6 +26,7 @@ CCTI_FILE = "ccti.csv"
 CC_PORTS_FILE = "cc_ports.csv"
 ROUTERS_FILE = "routers.csv"
 BINS_FILE = "bins.csv"
+QCN_PROBABILITIES_FILE = "qcn_probabilities.csv"
 
 #: ``summary["model"]`` of the two simulation models (``RunResult.model``).
 MODEL_CREDIT = "credit"
@@ -102,7 +103,7 @@ class RunResult:
         """Reads every table of the folder once, so that a corrupt file raises
         :class:`ResultsError` (naming the file, line and column) before anything is drawn.
         Returns ``self``."""
-        names = [ROUTERS_FILE, BINS_FILE, LATENCY_FILE] if self.is_cycle else [
+        names = [ROUTERS_FILE, BINS_FILE, LATENCY_FILE, QCN_PROBABILITIES_FILE] if self.is_cycle else [
             NODES_FILE, FLOWS_FILE, LATENCY_FILE, BUFFERS_FILE, LINKS_FILE, CCTI_FILE, CC_PORTS_FILE]
         for name in names:
             self._table(name, required=False)
@@ -158,6 +159,13 @@ class RunResult:
         """Cycle-level model, per time bin (``None`` when absent): ``start_cycle, end_cycle,
         generated, delivered, accepted_load, latency_mean, nonminimal_fraction``."""
         return self._table(BINS_FILE, required=False)
+
+    @property
+    def qcn_probabilities(self) -> Optional["pd.DataFrame"]:
+        """Cycle-level model with QCN-Switch (``None`` when absent): every change of a minimal
+        probability of group 0's routers, ``cycle, time_us, router, name, port, probability,
+        cause, fb`` (Dragonfly spec §3.12, Fig 4-21)."""
+        return self._table(QCN_PROBABILITIES_FILE, required=False)
 
     @property
     def buffers(self) -> Optional["pd.DataFrame"]:

@@ -29,8 +29,9 @@ writes it as ``sweep.png`` (what ``lnsim plot SWEEP_DIR`` does).
 
 The cycle-level router model (``summary["model"] == "cycle"``) has its own figures: for one run,
 :func:`plot_timeline` (accepted load, latency and non-minimal fraction over time in cycles, from
-bins.csv, with the transient change marked) and :func:`plot_router_load` (accepted load per
-router, routers.csv), written by :func:`plot_cycle_results` (what :func:`plot_results` does for
+bins.csv, with the transient change marked), :func:`plot_router_load` (accepted load per
+router, routers.csv) and, with QCN-Switch, :func:`plot_min_probabilities` (group 0's minimal
+probabilities over time in µs, qcn_probabilities.csv), written by :func:`plot_cycle_results` (what :func:`plot_results` does for
 such a folder); for a load sweep (a swept ``traffic.load``), :func:`plot_load_latency` and
 :func:`plot_load_throughput` (one line per combination of the other swept keys, mean over seeds
 with the min–max spread shaded and each seed's value marked, a point saturated in some seeds
@@ -60,6 +61,7 @@ from ._cycle import (
     plot_bins,
     plot_cycle_results,
     plot_latency_over_time,
+    plot_min_probabilities,
     plot_nonminimal_over_time,
     plot_router_load,
     plot_timeline,
@@ -150,5 +152,6 @@ __all__ = [
     "plot_sweep_results",
     "plot_throughput",
     "plot_timeline",
+    "plot_min_probabilities",
     "sweep_cc_label",
 ]

@@ -182,6 +182,41 @@ def _group_ticks(ax, groups: np.ndarray) -> None:
     ax.set_xlabel("group (routers in order)")
 
 
+#: Most ports :func:`plot_min_probabilities` draws (those whose probability changed most).
+MAX_PROBABILITY_PORTS = 8
+
+
+def plot_min_probabilities(result_or_dir: ResultLike, ax=None, ports: int = MAX_PROBABILITY_PORTS):
+    """QCN-Switch's minimal probabilities of group 0's transit ports over time in µs, from
+    qcn_probabilities.csv (Dragonfly spec §3.12, the sawtooth of the thesis's Fig 4-21): a step
+    line per port for the ``ports`` ports whose probability changed most, from 100 % at the
+    start to the end of the run; the transient change (dashed red) marked. Returns the Axes."""
+    r = _result(result_or_dir)
+    ax = _new_ax(ax, figsize=(10, 4))
+    t = r.qcn_probabilities
+    end_us = float(r.summary.get("simulated_cycles") or (r.summary.get("warmup_cycles") or 0)
+                   + (r.summary.get("measured_cycles") or 0)) / 1000.0
+    if t is None or t.empty:
+        _no_data(ax, "probability changes")
+    else:
+        counts = t.groupby(["name", "port"]).size().sort_values(ascending=False)
+        for (name, port), _ in counts.head(ports).items():
+            d = t[(t["name"] == name) & (t["port"] == port)]
+            x = np.concatenate([[0.0], d["time_us"].to_numpy(dtype=float), [max(end_us, float(d["time_us"].max()))]])
+            y = np.concatenate([[100.0], d["probability"].to_numpy(dtype=float), [float(d["probability"].iloc[-1])]])
+            ax.step(x, y, where="post", lw=1.0, label=f"{name} port {int(port)}")
+        ax.legend(fontsize=7, ncol=2, loc="upper right")
+    change = r.summary.get("change_cycle")
+    if change is not None:
+        ax.axvline(float(change) / 1000.0, color="C3", lw=1.2, ls="--", label="transient change")
+    ax.set_xlabel("time (µs)")
+    ax.set_ylabel("minimal probability (%)")
+    ax.set_ylim(0, 102)
+    ax.grid(True, alpha=0.3)
+    ax.set_title(_run_title(r, "QCN-Switch minimal probabilities, group 0"), fontsize=10)
+    return ax
+
+
 def plot_cycle_results(result_or_dir: ResultLike, out_dir=None) -> List[Path]:
     """Figures of a cycle-level results folder, written into it (or ``out_dir``):
     ``timeline.png`` (:func:`plot_timeline`, from bins.csv), ``routers.png``
@@ -191,7 +226,7 @@ def plot_cycle_results(result_or_dir: ResultLike, out_dir=None) -> List[Path]:
     r = _result(result_or_dir)
     has_latency = (r.out_dir / "latency_hist.csv").is_file()
     # every table is read (and checked: ResultsError) before any figure is written
-    r.bins, r.routers, has_latency and r.latency  # noqa: B018
+    r.bins, r.routers, has_latency and r.latency, r.qcn_probabilities  # noqa: B018
     target = _figures_dir(out_dir, r.out_dir)
     target.mkdir(parents=True, exist_ok=True)
     note = incomplete_note(r.summary)
@@ -203,6 +238,9 @@ def plot_cycle_results(result_or_dir: ResultLike, out_dir=None) -> List[Path]:
         jobs.append(("routers.png", (11, 4.5), lambda fig: plot_router_load(r, ax=fig.subplots())))
     if has_latency:
         jobs.append(("latency_hist.png", (8, 4.5), lambda fig: plot_latency_histogram(r, ax=fig.subplots())))
+    if r.qcn_probabilities is not None:
+        jobs.append(("qcn_probabilities.png", (10, 4),
+                     lambda fig: plot_min_probabilities(r, ax=fig.subplots())))
     for name, size, draw in jobs:
         fig = plt.figure(figsize=size)
         written.append(_save_figure(fig, target / name, lambda: draw(fig), note))
