@@ -122,9 +122,12 @@ impl CycleNet {
         // the congestion management's injection decision
         let ready = self.cm.ready_at(t, now);
         if ready > now {
-            if self.terms.state[ti].try_at != ready {
-                self.terms.state[ti].try_at = ready;
-                self.at(ready, Ev::TermTry { t });
+            // (beyond the calendar's horizon — a slow QCN rate limiter — the terminal asks
+            // again at the horizon)
+            let wake = ready.min(now + self.eng.cal.mask);
+            if self.terms.state[ti].try_at != wake {
+                self.terms.state[ti].try_at = wake;
+                self.at(wake, Ev::TermTry { t });
             }
             return;
         }
