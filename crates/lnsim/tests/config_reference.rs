@@ -52,6 +52,7 @@ const PREFIX: &[(&str, &str)] = &[
     ("DdbbmConfig", "ddbbm"),
     ("DrbConfig", "drb"),
     ("RouterConfig", "router"),
+    ("PfcConfig", "router.pfc"),
     ("Scenario", "<top>"),
 ];
 
@@ -76,6 +77,7 @@ const NESTED: &[&str] = &[
     "transient",
     "before",
     "after",
+    "pfc",
 ];
 
 fn schema_keys() -> BTreeSet<String> {
