@@ -417,6 +417,10 @@ const CONTEXTUAL_DEFAULTS: &[&str] = &[
     "routing.algorithm",
     // the algorithm's own template
     "routing.vc_template",
+    // per link class, from its buffer, latency, VCs and the PFC frame (the headroom)
+    "router.pfc.xoff_phits",
+    // router.pfc.xoff_phits
+    "router.pfc.xon_phits",
     // by routing.algorithm: 500 for acor, 50 for pb_acor
     "routing.acor.it2",
     // traffic.load

@@ -526,7 +526,7 @@ mod tests {
         // three on global ports (f = 6): (800 + 200 + 78 − 2) / 200 = 1076 / 200 → 5
         assert_eq!(headroom_packets(200, 40, 13, 0, frames_ahead(4)), 1);
         assert_eq!(headroom_packets(200, 400, 13, 0, frames_ahead(3)), 5);
-        // 802.3's 40GbE response bound, t_r = 2,739 cycles: local 3,043 / 200 → 15, global
+        // a response time t_r = 2,739 cycles (about 2.7 µs): local 3,043 / 200 → 15, global
         // 3,763 / 200 → 18
         assert_eq!(headroom_packets(200, 40, 13, 2739, frames_ahead(1)), 15);
         assert_eq!(headroom_packets(200, 400, 13, 2739, frames_ahead(1)), 18);
