@@ -621,4 +621,54 @@ mod tests {
         let e = net.run(false, &mut || false).unwrap_err().to_string();
         assert!(e.contains("lossless violated: input buffer"), "{e}");
     }
+
+    /// A frame waits for the packet on the reverse link, goes ahead of queued data (the link is
+    /// busy `pause_phits` cycles more), and takes effect one link latency after its last phit
+    /// plus the response time; a second frame of the port queues behind the first; on an idle
+    /// link it starts at once and no data tail is leaving.
+    #[test]
+    fn a_frame_holds_the_reverse_link_and_takes_effect_a_latency_later() {
+        let l = load(&adversarial(
+            "[router.pfc]\npause_phits = 13\nresponse_cycles = 5\n",
+        ))
+        .unwrap();
+        let mut net = CycleNet::new(&l).unwrap();
+        let gp = net
+            .port
+            .iter()
+            .position(|p| p.kind == PortKind::Local)
+            .unwrap() as u32;
+        let (up, d) = (
+            net.port[gp as usize].peer,
+            net.port[gp as usize].latency as u64,
+        );
+        net.now = 100;
+        net.port[gp as usize].link_free = 150;
+        net.port[gp as usize].last_vc = 1;
+        net.pfc_frame(gp, 0, true);
+        net.pfc_frame(gp, 1, true);
+        let port = &net.port[gp as usize];
+        assert_eq!((port.link_free, port.last_vc), (150 + 2 * 13, 1));
+        for (vc, end) in [(0u8, 163), (1, 176)] {
+            let slot = net.eng.cal.take(end + d + 5);
+            assert_eq!(slot.pfc, vec![(up, vc, super::super::calendar::PFC_ON)]);
+        }
+        // the PAUSE of VC 0 reaches the upstream output: that VC may not start a packet
+        net.now = 163 + d + 5;
+        net.on_pause(up, 0, true);
+        assert_eq!(net.port[up as usize].paused, 1);
+        assert!(net.fc.paused(&net.port[up as usize], 0, &net.vout[0], 10));
+        assert!(!net.fc.paused(&net.port[up as usize], 1, &net.vout[0], 10));
+        // an idle link: the resume starts now
+        net.port[gp as usize].link_free = 0;
+        net.pfc_frame(gp, 0, false);
+        let port = &net.port[gp as usize];
+        assert_eq!((port.link_free, port.last_vc), (net.now + 13, super::NO_VC));
+        let slot = net.eng.cal.take(net.now + 13 + d + 5);
+        assert_eq!(slot.pfc, vec![(up, 0, super::super::calendar::PFC_OFF)]);
+        let FlowControl::Pfc(p) = &net.fc else {
+            unreachable!()
+        };
+        assert_eq!((p.sent, p.received, p.xoff[gp as usize]), (3, 1, 0b10));
+    }
 }
