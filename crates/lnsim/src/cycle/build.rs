@@ -51,8 +51,8 @@ pub fn validate_cycle(l: &LoadedScenario) -> Result<String> {
         Some(p) => format!(" ({p})"),
         None => String::new(),
     };
-    let fc = match &net.fc {
-        FlowControl::Pfc(p) => {
+    let fc = match net.fc.pfc() {
+        Some(p) => {
             let (lo, gl) = (PortKind::Local as usize, PortKind::Global as usize);
             let mut s = format!(
                 "\n  flow control: pfc, XOFF/XON {}/{} phits on local links",
@@ -63,7 +63,7 @@ pub fn validate_cycle(l: &LoadedScenario) -> Result<String> {
             }
             s + " (headroom checked)"
         }
-        _ => String::new(),
+        None => String::new(),
     };
     Ok(format!(
         "scenario {}: OK (cycle-level model)\n  topology: {}, {} routers, {} terminals\n  \

@@ -2,7 +2,6 @@
 //! queues growing without bound stop the run) and the conservation check (every packet and
 //! every credit accounted for; under PFC every frame, [`CycleNet::check_pfc`]).
 
-use super::flow_control::FlowControl;
 use super::results::Counts;
 use super::{CycleNet, Ev, PortKind};
 use crate::error::{Error, Result};
@@ -62,10 +61,7 @@ impl CycleNet {
             }
         }
         // PFC: no credits between routers; frames, occupancies and pause states instead
-        let pfc = match &self.fc {
-            FlowControl::Pfc(p) => Some(p),
-            _ => None,
-        };
+        let pfc = self.fc.pfc();
         if let Some(p) = pfc {
             self.check_pfc(p)?;
         }

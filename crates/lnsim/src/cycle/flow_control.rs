@@ -53,6 +53,22 @@ pub(crate) enum FlowControl {
 }
 
 impl FlowControl {
+    /// The PFC state, under PFC.
+    pub fn pfc(&self) -> Option<&Pfc> {
+        match self {
+            FlowControl::Pfc(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The PFC state, under PFC (its frames change it).
+    pub fn pfc_mut(&mut self) -> Option<&mut Pfc> {
+        match self {
+            FlowControl::Pfc(p) => Some(p),
+            _ => None,
+        }
+    }
+
     /// May the output VC `o` start a packet of `l` phits on its router-to-router link now, as
     /// far as its credits go? (A VC holding a received PAUSE, `PortState::paused`, may not
     /// either: the link stage masks those out under every variant.)

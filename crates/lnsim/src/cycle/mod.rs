@@ -37,6 +37,8 @@
 //!   of a head, the source decision, the route table; `occupancy.rs`: the queue signals
 //!   adaptive routing reads and the Piggyback publication;
 //! - `packet.rs`: the packet slab and its queues; `prefetch.rs`: cache hints of the loop;
+//! - `flow_control.rs`: the link-level flow-control seam (credits, or 802.1Qbb PFC in
+//!   `pfc.rs`: PAUSE frames, thresholds and headroom);
 //! - `conservation.rs`: the saturation watch and the end-of-run conservation check;
 //!   `results.rs`: statistics and the results folder; `memory_estimate.rs`: the memory estimate;
 //!   `counter_trace.rs`: the group-counter observer (`stats.group_counters`, Fig 6-8).

@@ -23,7 +23,6 @@
 //! scenario is read; a run whose buffer overflows anyway fails (`lossless_violated`).
 
 use super::calendar::Calendar;
-use super::flow_control::FlowControl;
 use super::{CycleNet, Ev, PortKind};
 use crate::config::{LoadedScenario, RouterFlowControl};
 use crate::error::{Error, Result};
@@ -288,10 +287,7 @@ impl Pfc {
 impl CycleNet {
     /// The PFC state (a run under `router.flow_control = "pfc"` only).
     fn pfc_mut(&mut self) -> &mut Pfc {
-        match &mut self.fc {
-            FlowControl::Pfc(p) => p,
-            _ => unreachable!("a PFC event without PFC"),
-        }
+        self.fc.pfc_mut().expect("a PFC event without PFC")
     }
 
     /// Router input `gp` sends a PAUSE (`on`) or resume frame for its VC `vc` upstream, on the
@@ -302,10 +298,7 @@ impl CycleNet {
         let now = self.now;
         let (mask, warmup) = (self.eng.cal.mask, self.k.warmup);
         let port = &mut self.port[gp as usize];
-        let p = match &mut self.fc {
-            FlowControl::Pfc(p) => p,
-            _ => unreachable!("a PFC frame without PFC"),
-        };
+        let p = self.fc.pfc_mut().expect("a PFC frame without PFC");
         let frame = p.p.pause_phits as u64;
         let start = port.link_free.max(now);
         if port.link_free <= now {

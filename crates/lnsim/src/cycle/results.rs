@@ -598,7 +598,7 @@ fn summary(
         &net.router_names,
         (net.k.warmup, st.stop, reached),
     );
-    if let super::flow_control::FlowControl::Pfc(p) = &net.fc {
+    if let Some(p) = net.fc.pfc() {
         net.pfc_outputs(p, &mut summary, files);
     }
     if let Ending::Interrupted { planned_end } = ending {
