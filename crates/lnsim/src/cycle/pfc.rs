@@ -664,4 +664,31 @@ mod tests {
         };
         assert_eq!((p.sent, p.received, p.xoff[gp as usize]), (3, 1, 0b10));
     }
+
+    /// The end-of-run PFC check catches a lost frame, an output that counted credits, and an
+    /// input VC over its capacity.
+    #[test]
+    fn the_pfc_conservation_check_catches_frame_and_buffer_faults() {
+        let l = load(&adversarial("")).unwrap();
+        let mut net = CycleNet::new(&l).unwrap();
+        net.run(false, &mut || false).unwrap();
+        net.check_conservation().unwrap();
+        net.fc.pfc_mut().unwrap().received -= 1;
+        let e = net.check_conservation().unwrap_err().to_string();
+        assert!(e.contains("PFC frame conservation violated"), "{e}");
+        net.fc.pfc_mut().unwrap().received += 1;
+        let g = net
+            .port
+            .iter()
+            .position(|p| p.kind == PortKind::Global)
+            .unwrap();
+        let i = g * net.k.vcs as usize;
+        net.vout[i].credits -= 10;
+        let e = net.check_conservation().unwrap_err().to_string();
+        assert!(e.contains("not its full"), "{e}");
+        net.vout[i].credits += 10;
+        net.vc[i].in_used = net.in_cap_of[PortKind::Global as usize] + 10;
+        let e = net.check_conservation().unwrap_err().to_string();
+        assert!(e.contains("lossless violated"), "{e}");
+    }
 }
