@@ -176,23 +176,24 @@ pub(crate) fn resolve(
             }
             None => cap.saturating_sub(headroom) / lp * lp,
         };
-        if xoff < 2 * lp {
-            let key = if c.xoff_phits.is_some() {
-                "router.pfc.xoff_phits".to_string()
-            } else {
-                format!("router.{class}_buffer_phits")
-            };
-            return Err(Error::input(
-                &key,
-                format!(
-                    "XOFF on {class} links is {xoff} phits, below two packets ({}) so no XON \
-                     fits under it (XON ≥ one packet < XOFF): {}; router.{class}_buffer_phits = \
-                     {cap} needs at least {} phits",
-                    2 * lp,
-                    why(),
-                    2 * lp + headroom
+        if xoff <= lp {
+            // no XON fits under it (one packet ≤ XON < XOFF)
+            let no_xon = format!(
+                "XOFF on {class} links is {xoff} phits, not above one packet \
+                 (traffic.packet_phits = {lp}), so no XON fits under it (one packet ≤ XON < XOFF)"
+            );
+            return Err(match c.xoff_phits {
+                Some(_) => Error::input("router.pfc.xoff_phits", no_xon),
+                None => Error::input(
+                    &format!("router.{class}_buffer_phits"),
+                    format!(
+                        "{no_xon}: {}; router.{class}_buffer_phits = {cap} needs at least {} \
+                         phits (two packets below XOFF and the headroom above)",
+                        why(),
+                        2 * lp + headroom
+                    ),
                 ),
-            ));
+            });
         }
         let xon = match c.xon_phits {
             Some(x) => x as u64,
@@ -567,6 +568,25 @@ mod tests {
         }
         let ok = bad.replace("19001", "19000");
         assert!(CycleNet::new(&load(&ok).unwrap()).is_ok());
+        // the lowest thresholds: XON one packet, XOFF above it; XOFF of one packet leaves none
+        let low = bad.replace("19001", "205\nxon_phits = 200");
+        assert!(CycleNet::new(&load(&low).unwrap()).is_ok());
+        let e = CycleNet::new(&load(&bad.replace("19001", "200")).unwrap())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("router.pfc.xoff_phits") && e.contains("not above one packet"),
+            "{e}"
+        );
+        let e = CycleNet::new(&load(&bad.replace("19001", "300\nxon_phits = 300")).unwrap())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("router.pfc.xon_phits") && e.contains("below XOFF (300"),
+            "{e}"
+        );
     }
 
     /// Keys of `[router.pfc]` under credits are refused, naming the key and the choice.
