@@ -80,6 +80,11 @@ Cycle-level results folder (``summary["model"] == "cycle"``: Dragonfly, meshes)
 ``acor_levels.csv``
     ``cycle,router,name,level`` — ACOR-Switch (``routing.algorithm = "acor"`` or ``"pb_acor"``):
     every router's level at cycle 0, then each change from the cycle it holds.
+``pfc.csv``
+    ``router,name,port,kind,vc,pause_frames_sent,resume_frames_sent,paused_cycles`` — priority
+    flow control (``router.flow_control = "pfc"``): per router-to-router port and VC, the PAUSE
+    and resume frames its input sent upstream and the cycles its output VC was paused, in the
+    measurement window.
 
 Every folder lnsim writes holds a ``.lnsim`` marker file (JSON: ``written_by``, ``version``,
 ``kind``; for a results folder also ``complete``): lnsim replaces only folders that have it.

@@ -21,6 +21,23 @@ src = "H111"
 dst = "{dst}"
 """
 
+# a cycle-level Dragonfly under priority flow control (802.1Qbb)
+PFC = """
+[sim]
+warmup_cycles = 100
+measure_cycles = 200
+[topology]
+kind = "dragonfly"
+p = 2
+[routing]
+algorithm = "min"
+[router]
+flow_control = "pfc"
+[traffic]
+pattern = "uniform"
+load = 0.1
+"""
+
 CASES = {
     # impossible topology: a mesh dimension of size zero
     "impossible_topology": (TINY.format(dst="H121"), {}, ["--set", "topology.dims=[0, 2]"], ["topology.dims"]),
@@ -61,6 +78,13 @@ CASES = {
                           ['duration "1e-30s" uses exponent notation']),
     "negative_max_memory": (TINY.format(dst="H121"), {}, ["--max-memory=-1GB"],
                             ["--max-memory -1GB: is negative"]),
+    # PFC: local buffers without room for the headroom above two packets, named with the keys
+    "pfc_without_headroom": (PFC, {}, ["--set", "router.local_buffer_phits=100"],
+                             ["router.local_buffer_phits", "router.local_latency d = 15",
+                              "traffic.packet_phits L = 10", "router.pfc.pause_phits P = 13"]),
+    # PFC keys under credits
+    "pfc_keys_under_credits": (PFC.replace('flow_control = "pfc"', ""), {}, ["--set", "router.pfc.xoff_phits=500"],
+                               ["router.pfc.xoff_phits: applies to router.flow_control = \"pfc\""]),
     # a value without a unit
     "duration_without_unit": (TINY.format(dst="H121").replace('"1ms"', '"1"'), {}, [], ["sim.end_time", "no unit"]),
 }

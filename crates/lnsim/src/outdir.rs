@@ -144,6 +144,7 @@ const RESULTS_FILES: &[&str] = &[
     "bins.csv",
     "acor_levels.csv",
     "group_counters.csv",
+    "pfc.csv",
     "scenario.toml",
     "report.html",
 ];

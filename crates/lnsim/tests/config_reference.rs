@@ -57,6 +57,7 @@ const PREFIX: &[(&str, &str)] = &[
     ("RouterConfig", "router"),
     ("QcnConfig", "qcn"),
     ("QcnRpConfig", "qcn.rp"),
+    ("PfcConfig", "router.pfc"),
     ("Scenario", "<top>"),
 ];
 
@@ -83,6 +84,7 @@ const NESTED: &[&str] = &[
     "transient",
     "before",
     "after",
+    "pfc",
 ];
 
 fn schema_keys() -> BTreeSet<String> {
@@ -422,6 +424,10 @@ const CONTEXTUAL_DEFAULTS: &[&str] = &[
     "routing.algorithm",
     // the algorithm's own template
     "routing.vc_template",
+    // per link class, from its buffer, latency, VCs and the PFC frame (the headroom)
+    "router.pfc.xoff_phits",
+    // router.pfc.xoff_phits
+    "router.pfc.xon_phits",
     // by routing.algorithm: 500 for acor, 50 for pb_acor
     "routing.acor.it2",
     // 20 % of router.local_buffer_phits (Table 4-3)

@@ -374,8 +374,8 @@ fn validate_text(text: &str) -> lnsim::Result<String> {
     lnsim::api::validate_scenario(&load(text, d.path()), None)
 }
 
-/// The channel-dependency check (spec §3.0.3) rejects cyclic VC assignments and accepts the
-/// defaults.
+/// The channel-dependency check (spec §3.0.3) rejects cyclic VC assignments, under credits and
+/// under PFC, and accepts the defaults.
 #[test]
 fn channel_dependency_check_rejects_cycles() {
     // MIN with one local VC for both local hops: l2 of one group feeds l1 of the next path
@@ -389,6 +389,10 @@ fn channel_dependency_check_rejects_cycles() {
         e.contains("routing.vc_template") && e.contains("cycle"),
         "{e}"
     );
+    // under PFC a pause cycle over (link, class of service) is the same cycle over (link, VC):
+    // refused the same way
+    let pfc = text.replace("[traffic]", "[router]\nflow_control = \"pfc\"\n[traffic]");
+    assert_eq!(validate_text(&pfc).unwrap_err().to_string(), e);
     // a torus ring without dateline classes
     let torus4 = mesh8("torus", "dateline = false", 0.1).replace("[8, 8]", "[4, 4]");
     let e = validate_text(&torus4).unwrap_err().to_string();

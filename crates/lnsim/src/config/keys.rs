@@ -15,8 +15,9 @@ use super::schema::{
     Arrangement, BufferSharing, CcLevel, CcMechanism, CctAlgorithm, CountWindow, DdbbmMapping,
     DestinationPer, DmodkDigits, FlowControl, HotspotSplit, Injection, InjectionQueues, LinkSpeed,
     LinkWidth, MarkBuffer, Marking, NsCompare, PathGranularity, PathMode, PortNumbering,
-    QueueMappingKind, RootCredits, RoutingAlgorithm, SinkCreditReturn, SitBase, Spread, StaticMode,
-    Subset, ThresholdMapping, ThresholdMode, TimerMode, TopologyKind, VlbPolicy, ZeroCounts,
+    QueueMappingKind, RootCredits, RouterFlowControl, RoutingAlgorithm, SinkCreditReturn, SitBase,
+    Spread, StaticMode, Subset, ThresholdMapping, ThresholdMode, TimerMode, TopologyKind,
+    VlbPolicy, ZeroCounts,
 };
 use super::schema::{QcnClock, QcnCompare, QcnSampling, QcnTrace, QcnVictim};
 use super::units::{BitRate, Bytes, Duration, Frequency, PS_PER_S};
@@ -711,6 +712,16 @@ pub const KEYS: &[KeyInfo] = &[
         "VCs per local (or mesh/torus) port: on a Dragonfly at least the VC template's (spec §3.0.3: 2 for `min`, 4 for the others); on meshes/tori a multiple of the VC classes (1, ×2 for `vlb`, ×2 for a torus dateline)"),
     key!("router.global_vcs", int(1, 64), "", "1 for `min`, 2 for the others", CY,
         "Dragonfly: VCs per global port"),
+    key!("router.flow_control", ValueKind::Choice(RouterFlowControl::NAMES), "", "`credits`", CY,
+        "link-level flow control between routers: `credits` (virtual cut-through, spec §2.1; the spec's emulation of PFC, §2.3) or `pfc` (802.1Qbb priority flow control: PAUSE/resume frames per VC, `docs/hpc-router.md`); terminal links always use credits"),
+    key!("router.pfc.xoff_phits", int(1, MAX_PHITS), "phits", "capacity − headroom", CY,
+        "`pfc`: input-VC occupancy at which a PAUSE frame goes upstream; default per link class: the most whole packets that leave the headroom (checked: `docs/hpc-router.md`)"),
+    key!("router.pfc.xon_phits", int(1, MAX_PHITS), "phits", "XOFF − 2 packets", CY,
+        "`pfc`: occupancy at or below which a resume frame goes upstream (at least one packet, below XOFF)"),
+    key!("router.pfc.pause_phits", int(1, 100_000), "phits", "13", CY,
+        "`pfc`: reverse-link time of a PAUSE or resume frame (a 64-B frame at 5 B/phit)"),
+    key!("router.pfc.response_cycles", int(0, MAX_LATENCY_CYCLES), "cycles", "0", CY,
+        "`pfc`: time the upstream port takes to act on a received frame"),
 ];
 
 /// The model that reads every key under the README-style table path `table` (`router`,

@@ -1930,6 +1930,56 @@ pub struct RouterConfig {
     /// VCs per global port (default: 1 for MIN, 2 for the others).
     #[serde(default)]
     pub global_vcs: Option<u32>,
+    /// Link-level flow control between routers: credits (Dragonfly spec §2.1; also the
+    /// spec's emulation of PFC, §2.3) or 802.1Qbb priority flow control.
+    #[serde(default)]
+    pub flow_control: RouterFlowControl,
+    /// `[router.pfc]`: the PFC thresholds and PAUSE frame (only with `flow_control = "pfc"`).
+    #[serde(default)]
+    pub pfc: Option<PfcConfig>,
+}
+
+crate::choice! {
+    /// The cycle-level routers' link-level flow control (`router.flow_control`).
+    #[derive(Default)]
+    pub enum RouterFlowControl {
+        /// Credit-based virtual cut-through: a hop starts only when the downstream VC has room
+        /// for the whole packet (Dragonfly spec §2.1).
+        #[default]
+        Credits = "credits",
+        /// 802.1Qbb priority flow control: a router input VC (class of service) above XOFF
+        /// sends a PAUSE frame upstream, below XON a resume frame (spec §2.3).
+        Pfc = "pfc",
+    }
+}
+
+/// `[router.pfc]`: 802.1Qbb priority flow control of the cycle-level routers' links, per
+/// (input port, VC = class of service); sizes in phits, times in cycles.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PfcConfig {
+    /// Occupancy of an input VC at which a PAUSE goes upstream (default: the largest whole
+    /// number of packets that leaves the headroom, per link class).
+    #[serde(default)]
+    pub xoff_phits: Option<u32>,
+    /// Occupancy at or below which a resume frame goes upstream (default: XOFF − 2 packets).
+    #[serde(default)]
+    pub xon_phits: Option<u32>,
+    /// Link time of one PAUSE or resume frame (default 13: a 64-byte frame at 5 B per phit,
+    /// Table 4-3's phit).
+    #[serde(default = "default_pause_phits")]
+    pub pause_phits: u32,
+    /// Cycles the upstream port takes to act on a received frame (802.1Qbb's response time).
+    #[serde(default)]
+    pub response_cycles: u64,
+}
+fn default_pause_phits() -> u32 {
+    13
+}
+impl Default for PfcConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("PFC defaults")
+    }
 }
 impl Default for RouterConfig {
     fn default() -> Self {

@@ -6,6 +6,7 @@
 //! back upstream.
 
 use super::congestion::Side;
+use super::flow_control::Drained;
 use super::link::wake_output_at;
 use super::packet::NIL;
 use super::route::{unpack, NO_ROUTE};
@@ -330,8 +331,16 @@ impl CycleNet {
             let when = release + self.k.inj_latency;
             self.eng.cal.push(when, Ev::TermCredit { t: up });
         } else {
-            self.fc
-                .input_drained(&mut self.eng.cal, up, v, release + lat as u64);
+            let d = Drained {
+                gi,
+                kind,
+                vc: v,
+                used: in_used,
+                up,
+                latency: lat as u64,
+                release,
+            };
+            self.fc.input_drained(&mut self.eng.cal, d);
         }
         let oi = (og * vcs) as usize + ov as usize;
         let o = &mut self.vout[oi];

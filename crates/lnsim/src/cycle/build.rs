@@ -17,6 +17,7 @@ use super::flow_control::FlowControl;
 use super::mechanism::Mechanisms;
 use super::packet::{OutQueue, PacketSlab, NIL};
 use super::params::CycleParams;
+use super::pfc::Pfc;
 use super::results::CycleStats;
 use super::{
     Consts, CycleNet, Engine, PortKind, PortState, RouterState, TermState, Terminals, VcOut,
@@ -54,9 +55,23 @@ pub fn validate_cycle(l: &LoadedScenario) -> Result<String> {
         Some(p) => format!(" ({p})"),
         None => String::new(),
     };
+    let fc = match net.fc.pfc() {
+        Some(p) => {
+            let (lo, gl) = (PortKind::Local as usize, PortKind::Global as usize);
+            let mut s = format!(
+                "\n  flow control: pfc, XOFF/XON {}/{} phits on local links",
+                p.p.xoff_of[lo], p.p.xon_of[lo]
+            );
+            if p.p.xoff_of[gl] != u32::MAX {
+                s += &format!(", {}/{} on global links", p.p.xoff_of[gl], p.p.xon_of[gl]);
+            }
+            s + " (headroom checked)"
+        }
+        None => String::new(),
+    };
     Ok(format!(
         "scenario {}: OK (cycle-level model)\n  topology: {}, {} routers, {} terminals\n  \
-         routing: {}{policy}, {} VCs per port (max), channel-dependency graph acyclic\n  \
+         routing: {}{policy}, {} VCs per port (max), channel-dependency graph acyclic{fc}\n  \
          traffic: {}\n  sim: {} warm-up + {} measured cycles, seed {}\n",
         l.name,
         net.stats.topology,
@@ -190,7 +205,15 @@ impl CycleNet {
             mech,
             cm,
             cnm,
-            fc: FlowControl::Credits,
+            fc: match p.pfc {
+                Some(pfc) => FlowControl::Pfc(Box::new(Pfc::new(
+                    pfc,
+                    ports.kind.len(),
+                    ports.kind.len() * vcs as usize,
+                    p.warmup,
+                ))),
+                None => FlowControl::Credits,
+            },
             global_ports: ports.global_ports,
             rng_router: (0..routers)
                 .map(|i| stream(p.seed, i as u64, VALIANT))
@@ -408,6 +431,7 @@ impl RouterPorts {
                 out_ptr: 0,
                 link_ptr: 0,
                 flags: 0,
+                paused: 0,
                 peer: if self.kind[g] == PortKind::Terminal {
                     self.term_of[g]
                 } else {

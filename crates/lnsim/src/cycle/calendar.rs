@@ -38,7 +38,16 @@ pub(crate) struct Slot {
     pub gen_wait: Vec<(u32, u32)>,
     /// `Ev::TermTry`: terminal.
     pub term_try: Vec<u32>,
+    /// `Ev::Pause` (`PFC_ON`, `PFC_OFF`) and `Ev::PfcDrained` (`PFC_DRAINED`): (port, VC, which).
+    pub pfc: Vec<(u32, u8, u8)>,
 }
+
+/// [`Slot::pfc`]: a resume frame takes effect.
+pub(crate) const PFC_OFF: u8 = 0;
+/// [`Slot::pfc`]: a PAUSE frame takes effect.
+pub(crate) const PFC_ON: u8 = 1;
+/// [`Slot::pfc`]: an input's space is free (the XON check).
+pub(crate) const PFC_DRAINED: u8 = 2;
 
 impl Slot {
     /// Events in the slot.
@@ -51,6 +60,7 @@ impl Slot {
             + self.gen.len()
             + self.gen_wait.len()
             + self.term_try.len()
+            + self.pfc.len()
     }
 
     /// Empties every list, keeping its capacity.
@@ -63,6 +73,7 @@ impl Slot {
         self.gen.clear();
         self.gen_wait.clear();
         self.term_try.clear();
+        self.pfc.clear();
     }
 
     /// Files `ev` in its list (inlined where `ev`'s kind is known, this is one push).
@@ -79,6 +90,8 @@ impl Slot {
             Ev::Gen { t, epoch } => self.gen.push((t, epoch)),
             Ev::GenWait { t, epoch } => self.gen_wait.push((t, epoch)),
             Ev::TermTry { t } => self.term_try.push(t),
+            Ev::Pause { gp, vc, on } => self.pfc.push((gp, vc, if on { PFC_ON } else { PFC_OFF })),
+            Ev::PfcDrained { gp, vc } => self.pfc.push((gp, vc, PFC_DRAINED)),
         }
     }
 
@@ -103,6 +116,14 @@ impl Slot {
             .iter()
             .map(|&(t, epoch)| Ev::GenWait { t, epoch });
         let tt = self.term_try.iter().map(|&t| Ev::TermTry { t });
+        let pf = self.pfc.iter().map(|&(gp, vc, which)| match which {
+            PFC_DRAINED => Ev::PfcDrained { gp, vc },
+            on => Ev::Pause {
+                gp,
+                vc,
+                on: on == PFC_ON,
+            },
+        });
         a.chain(c)
             .chain(f)
             .chain(o)
@@ -110,6 +131,7 @@ impl Slot {
             .chain(g)
             .chain(gw)
             .chain(tt)
+            .chain(pf)
     }
 }
 

@@ -1,6 +1,6 @@
 //! End-of-run and running checks of the cycle-level model: the saturation watch (sources'
 //! queues growing without bound stop the run) and the conservation check (every packet and
-//! every credit accounted for).
+//! every credit accounted for; under PFC every frame, [`CycleNet::check_pfc`]).
 
 use super::results::Counts;
 use super::{CycleNet, Ev, PortKind};
@@ -32,7 +32,8 @@ impl CycleNet {
 
     /// End-of-run invariants: every packet generated is delivered, waiting at its source, in a
     /// buffer or on a link; on every link and VC the credits held upstream plus those in
-    /// flight and in the downstream buffer equal its capacity.
+    /// flight and in the downstream buffer equal its capacity (under PFC instead: the frames,
+    /// full credits, occupancies within capacity and pause states, [`CycleNet::check_pfc`]).
     pub(crate) fn check_conservation(&self) -> Result<Counts> {
         let vcs = self.k.vcs as usize;
         let np = self.port.len();
@@ -59,9 +60,14 @@ impl CycleNet {
                 }
             }
         }
+        // PFC: no credits between routers; frames, occupancies and pause states instead
+        let pfc = self.fc.pfc();
+        if let Some(p) = pfc {
+            self.check_pfc(p)?;
+        }
         for g in 0..np {
             let down = self.port[g].peer;
-            if !matches!(self.port[g].kind, PortKind::Local | PortKind::Global) {
+            if pfc.is_some() || !matches!(self.port[g].kind, PortKind::Local | PortKind::Global) {
                 continue;
             }
             for v in 0..self.port[g].nvc as usize {

@@ -71,7 +71,9 @@ impl CycleNet {
         {
             self.qcn_sample(Side::Input, gp, id);
         }
-        self.fc.input_filled(gp, vc, used, cap);
+        if self.fc.input_filled(gp, vc, used, hop_kind) {
+            self.pfc_frame(gp, vc, true);
+        }
         if used > cap {
             self.lossless_violated(gp, vc, used, cap);
         }
@@ -122,6 +124,8 @@ impl CycleNet {
                 ready |= (go as u64) << v;
                 next_ready = next_ready.min(if t > now { t } else { u64::MAX });
             }
+            // PFC: a VC holding a received PAUSE may not start a packet (none under credits)
+            ready &= !(port.paused as u64);
             // (no-op when no head waits: u64::MAX is never below `out_wake_at`)
             wake_output_at(port, &mut self.eng.cal, gp, next_ready);
             // QCN notifications first (their VCs are the highest class of service)

@@ -2,7 +2,8 @@
 //! arrays `CycleNet::build` allocates per router port, per (port, VC), per router and per
 //! terminal, the routing tables, the channel-dependency graph of the start-up check,
 //! the event calendar (one slot per cycle of the longest delay), the packets the buffers and
-//! the source backlogs can hold, the statistics bins and ACOR-Switch's level trace.
+//! the source backlogs can hold, the statistics bins, ACOR-Switch's level trace and the PFC
+//! state.
 
 use super::calendar::Slot;
 use super::congestion::qcn_cp::CongestionPoints;
@@ -93,6 +94,12 @@ fn network_state(est: &mut MemoryEstimate, l: &LoadedScenario, f: &FabricSize) -
         m(np, sz::<PortState>() + 18) + m(channels, sz::<VcOut>() + sz::<VcState>() + 8),
         Phase::Kept,
     );
+    if rc.flow_control == crate::config::RouterFlowControl::Pfc {
+        // PFC (pfc.rs): the XOFF bits per port; per (port, VC) the frames sent both ways, the
+        // pause start and the paused cycles; pfc.csv, a line per (port, VC)
+        est.add("PFC state", np + m(channels, 4 * 8), Phase::Kept);
+        est.add("pfc.csv", m(channels, 64), Phase::Run);
+    }
     est.add(
         "routers",
         m(

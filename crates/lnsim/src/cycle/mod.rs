@@ -39,6 +39,8 @@
 //!   of a head, the source decision, the route table; `occupancy.rs`: the queue signals
 //!   adaptive routing reads and the Piggyback publication;
 //! - `packet.rs`: the packet slab and its queues; `prefetch.rs`: cache hints of the loop;
+//! - `flow_control.rs`: the link-level flow-control seam (credits, or 802.1Qbb PFC in
+//!   `pfc.rs`: PAUSE frames, thresholds and headroom);
 //! - `conservation.rs`: the saturation watch and the end-of-run conservation check;
 //!   `results.rs`: statistics and the results folder; `memory_estimate.rs`: the memory estimate;
 //!   `counter_trace.rs`: the group-counter observer (`stats.group_counters`, Fig 6-8).
@@ -57,6 +59,7 @@ pub mod memory_estimate;
 mod occupancy;
 mod packet;
 mod params;
+mod pfc;
 mod prefetch;
 mod results;
 mod route;
@@ -117,6 +120,10 @@ pub(crate) enum Ev {
     GenWait { t: u32, epoch: u32 },
     /// Terminal `t`'s link is free again.
     TermTry { t: u32 },
+    /// PFC: a PAUSE (`on`) or resume frame for VC `vc` takes effect at output `gp`.
+    Pause { gp: u32, vc: u8, on: bool },
+    /// PFC: the space of a packet granted out of input `gp`, VC `vc`, is free (the XON check).
+    PfcDrained { gp: u32, vc: u8 },
 }
 
 /// Bits of [`PortState::flags`].
@@ -150,6 +157,9 @@ pub(crate) struct PortState {
     pub link_ptr: u8,
     /// Pending events and waits ([`flag`]).
     pub flags: u8,
+    /// PFC: output VCs holding a received PAUSE, which may not start a packet (a bit per VC;
+    /// always 0 under credits).
+    pub paused: u8,
     /// Far end of a router-to-router port (gp); the terminal of a terminal port; u32::MAX for
     /// an unused one.
     pub peer: u32,
@@ -332,7 +342,7 @@ pub(crate) struct CycleNet {
     pub mech: mechanism::Mechanisms,
     /// The congestion management ([`congestion::CongestionManagement`]; `Off`: no cost).
     pub cm: congestion::CongestionManagement,
-    /// The link-level flow control ([`flow_control::FlowControl`]: credits).
+    /// The link-level flow control ([`flow_control::FlowControl`]: credits or PFC).
     pub fc: flow_control::FlowControl,
     /// QCN's congestion notifications as packets ([`cnm::Notifications`]; none without QCN).
     pub cnm: cnm::Notifications,

@@ -66,7 +66,13 @@ impl Occupancy for View<'_> {
         let g = (r * self.radix + port) as usize;
         let i = g * self.vcs as usize + vc as usize;
         let held = self.held(g, i, vc);
-        held + self.pkt_phits > self.out_cap || self.fc.paused(&self.vout[i], held + self.pkt_phits)
+        held + self.pkt_phits > self.out_cap
+            || self.fc.paused(
+                &self.port[g],
+                vc as u32,
+                &self.vout[i],
+                held + self.pkt_phits,
+            )
     }
     #[inline]
     fn min_probability(&self, r: u32, port: u32) -> f64 {

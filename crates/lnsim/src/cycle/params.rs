@@ -89,6 +89,9 @@ pub(crate) struct CycleParams<'a> {
     pub group_counters: Option<CounterParams>,
     /// QCN, when its congestion points run.
     pub qcn: Option<QcnParams>,
+    /// 802.1Qbb priority flow control (`router.flow_control = "pfc"`), checked; None under
+    /// credits.
+    pub pfc: Option<super::pfc::PfcParams>,
     /// The topology and traffic sections, for their own builders.
     pub topology: &'a TopologyConfig,
     pub traffic: &'a TrafficConfig,
@@ -133,6 +136,7 @@ pub(crate) fn check_scalars(l: &LoadedScenario) -> Result<Scalars> {
     let pkt_phits = s.traffic.packet_phits;
     positive("traffic.packet_phits", pkt_phits as u64)?;
     check_router(&s.router, pkt_phits)?;
+    super::pfc::reject_keys_without_pfc(l)?;
     let sat_queue = s.sim.saturation_queue_packets;
     if !(sat_queue > 0.0 && sat_queue.is_finite()) {
         return Err(Error::input(
@@ -220,6 +224,12 @@ impl<'a> CycleParams<'a> {
         } else {
             None
         };
+        let pfc = super::pfc::resolve(
+            l,
+            pkt_phits,
+            (routing.local_vcs, routing.global_vcs),
+            family == Family::Dragonfly,
+        )?;
         Ok(CycleParams {
             warmup,
             measure,
@@ -232,6 +242,7 @@ impl<'a> CycleParams<'a> {
             routing,
             group_counters,
             qcn,
+            pfc,
             topology: &s.topology,
             traffic: &s.traffic,
         })
@@ -249,10 +260,19 @@ impl<'a> CycleParams<'a> {
 }
 
 /// Slots of the event calendar: one per cycle of the longest delay an event is scheduled ahead
-/// (the longest link, plus the router latency and two packet serialisations), rounded up to a
-/// power of two, at least 64. Shared by the builder and the memory estimate; the latency keys
-/// are bounded (`config::keys`), so the sum cannot overflow.
+/// (the longest link, plus the router latency and two packet serialisations; under PFC also a
+/// PAUSE frame's response time and the frames of every class of service that may wait ahead of
+/// it), rounded up to a power of two, at least 64. Shared by the builder and the memory
+/// estimate; the latency keys are bounded (`config::keys`), so the sum cannot overflow.
 pub(crate) fn calendar_slots(rc: &RouterConfig, pkt_phits: u64) -> u64 {
+    let pfc = match (&rc.pfc, rc.flow_control) {
+        (c, crate::config::RouterFlowControl::Pfc) => {
+            let c = c.clone().unwrap_or_default();
+            let frames = super::pfc::frames_ahead(super::pfc::MAX_COS) + 1;
+            c.response_cycles + frames * c.pause_phits as u64
+        }
+        _ => 0,
+    };
     let longest = [
         rc.global_latency,
         rc.local_latency,
@@ -263,7 +283,8 @@ pub(crate) fn calendar_slots(rc: &RouterConfig, pkt_phits: u64) -> u64 {
     .max()
     .unwrap_or(1)
     .saturating_add(rc.latency)
-    .saturating_add(2 * pkt_phits + 2);
+    .saturating_add(2 * pkt_phits + 2)
+    .saturating_add(pfc);
     longest
         .saturating_add(1)
         .checked_next_power_of_two()

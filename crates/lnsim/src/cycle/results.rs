@@ -639,6 +639,9 @@ fn summary(
         &net.router_names,
         (net.k.warmup, st.stop, reached),
     );
+    if let Some(p) = net.fc.pfc() {
+        net.pfc_outputs(p, &mut summary, files);
+    }
     if let Ending::Interrupted { planned_end } = ending {
         summary["stop_reason"] = json!(ending.stop_reason());
         summary["simulated_cycles"] = json!(st.stop);

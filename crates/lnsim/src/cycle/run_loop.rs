@@ -6,7 +6,7 @@
 //! the mechanisms live in [`super::terminal`], [`super::link`], [`super::allocator`] and
 //! [`super::route`].
 
-use super::calendar::{Arrival, Slot};
+use super::calendar::{Arrival, Slot, PFC_DRAINED, PFC_ON};
 use super::prefetch::{prefetch, prefetch_ptr};
 use super::route::NO_ROUTE;
 use super::{flag, CycleNet};
@@ -165,6 +165,13 @@ impl CycleNet {
             if self.terms.state[t as usize].try_at == self.now {
                 self.terms.state[t as usize].try_at = u64::MAX;
                 self.term_send(t);
+            }
+        }
+        // PFC frames and XON checks (empty under credits)
+        for &(gp, vc, which) in &slot.pfc {
+            match which {
+                PFC_DRAINED => self.on_pfc_drained(gp, vc),
+                _ => self.on_pause(gp, vc, which == PFC_ON),
             }
         }
     }

@@ -219,6 +219,20 @@ fn wake_up_events_reproduce_the_every_cycle_reference() {
             "traffic.pattern=\"advc\"",
             "traffic.load=0.45",
         ],
+        // PFC: PAUSE frames hold the reverse links, resume frames wake the outputs
+        &[
+            "router.flow_control=\"pfc\"",
+            "routing.algorithm=\"min\"",
+            "traffic.pattern=\"adv\"",
+            "traffic.shift=1",
+            "traffic.load=0.6",
+        ],
+        &[
+            "router.flow_control=\"pfc\"",
+            "routing.algorithm=\"ugal\"",
+            "traffic.pattern=\"advc\"",
+            "traffic.load=0.5",
+        ],
     ];
     for case in cases {
         let mut over = vec!["sim.measure_cycles=6000", "sim.warmup_cycles=1000"];
