@@ -232,8 +232,8 @@ CASES: List[BenchCase] = [
     BenchCase(
         "dragonfly_h6_qcn_switch",
         "bench/ethernet_h6.toml",
-        ('routing.algorithm="qcn_switch"',),
-        description="ethernet_h6_ugal routed by QCN-Switch with its QCN congestion points and notifications (Dragonfly spec §3.12)",
+        ('routing.algorithm="qcn_switch"', 'router.flow_control="pfc"'),
+        description="ethernet_h6_ugal routed by QCN-Switch with its QCN congestion points and notifications (Dragonfly spec §3.12), over 802.1Qbb PFC",
         model=MODEL_CYCLE,
         quick_warmup_cycles=2000,
         quick_measure_cycles=4000,
