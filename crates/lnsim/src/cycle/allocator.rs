@@ -77,9 +77,11 @@ impl CycleNet {
                 if let Some((cur, ov, op)) = self.input_request(r, base, ip, out_taken) {
                     self.scratch_req[ip as usize & 63] = (cur, ov);
                     self.scratch_want[op as usize & 63] |= 1 << ip;
-                    let kind = self.port[(base + ip) as usize].kind as usize;
-                    if self.cnm.prio_of[kind] >> cur & 1 == 1 {
-                        self.scratch_prio[op as usize & 63] |= 1 << ip;
+                    if self.cnm.on {
+                        let kind = self.port[(base + ip) as usize].kind as usize;
+                        if self.cnm.prio_of[kind] >> cur & 1 == 1 {
+                            self.scratch_prio[op as usize & 63] |= 1 << ip;
+                        }
                     }
                     outs |= 1 << op;
                     requesters |= 1 << ip;
@@ -93,8 +95,16 @@ impl CycleNet {
                 let og = base + op;
                 let want = std::mem::take(&mut self.scratch_want[op as usize & 63]);
                 // QCN notifications first
-                let prio = std::mem::take(&mut self.scratch_prio[op as usize & 63]);
-                let want = if prio != 0 { prio } else { want };
+                let want = if self.cnm.on {
+                    let prio = std::mem::take(&mut self.scratch_prio[op as usize & 63]);
+                    if prio != 0 {
+                        prio
+                    } else {
+                        want
+                    }
+                } else {
+                    want
+                };
                 let out = &mut self.port[og as usize];
                 let w = round_robin(want, out.out_ptr as u32).expect("an output with requests");
                 out.out_ptr = after(w, radix) as u8;
@@ -162,22 +172,50 @@ impl CycleNet {
         ip: u32,
         out_taken: u64,
     ) -> Option<(u8, u8, u32)> {
+        let inp = &self.port[(base + ip) as usize];
+        let in_vcs = inp.in_vcs;
+        if self.cnm.on && in_vcs & self.cnm.prio_of[inp.kind as usize] != 0 {
+            return self.input_request_notifications_first(r, base, ip, out_taken);
+        }
+        self.request_among(r, base, ip, out_taken, in_vcs)
+    }
+
+    /// [`Self::input_request`] when QCN notifications wait at the input: their VCs first
+    /// (the highest class of service), then the others.
+    #[inline(never)]
+    fn input_request_notifications_first(
+        &mut self,
+        r: u32,
+        base: u32,
+        ip: u32,
+        out_taken: u64,
+    ) -> Option<(u8, u8, u32)> {
+        let inp = &self.port[(base + ip) as usize];
+        let prio = inp.in_vcs & self.cnm.prio_of[inp.kind as usize];
+        let rest = inp.in_vcs & !prio;
+        self.request_among(r, base, ip, out_taken, prio)
+            .or_else(|| self.request_among(r, base, ip, out_taken, rest))
+    }
+
+    /// The input arbiter of [`Self::input_request`] over the VCs `set` of input port `ip`.
+    #[inline(always)]
+    fn request_among(
+        &mut self,
+        r: u32,
+        base: u32,
+        ip: u32,
+        out_taken: u64,
+        set: u64,
+    ) -> Option<(u8, u8, u32)> {
         let now = self.now;
         let vcs = self.k.vcs;
         let gi = base + ip;
-        let inp = &self.port[gi as usize];
-        // the VCs holding packets in round-robin order from the pointer: those at or above
-        // it, then those below
-        // (rotated right by the pointer: bit k is VC (ptr + k) mod 64, and no VC is ≥ 64)
-        let ptr = inp.in_ptr as u32;
+        let ptr = self.port[gi as usize].in_ptr as u32;
         let ibase = gi * vcs;
-        // QCN notifications first (their VCs are the highest class of service), then the rest
-        let prio = inp.in_vcs & self.cnm.prio_of[inp.kind as usize];
-        let order = [prio, inp.in_vcs & !prio];
-        for k in order
-            .into_iter()
-            .flat_map(|set| bits(set.rotate_right(ptr)))
-        {
+        // the VCs of `set` in round-robin order from the pointer: those at or above it, then
+        // those below (rotated right by the pointer: bit k is VC (ptr + k) mod 64, and no VC
+        // is ≥ 64)
+        for k in bits(set.rotate_right(ptr)) {
             let cur = (k + ptr) & 63;
             let iv = (ibase + cur) as usize;
             let s = &self.vc[iv];
@@ -278,6 +316,34 @@ impl CycleNet {
         (best != 0).then(|| 255 - (best & 0xFF) as u8)
     }
 
+    /// The congestion management's side of a grant (out of line: without one, a grant pays a
+    /// flag): packet `id` joined output `og`/`ov` (which holds `used` phits, its port `count`
+    /// packets), a buffer may be sampled, QCN-Switch counts the packet switched to its port.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn grant_hooks(
+        &mut self,
+        r: u32,
+        gi: u32,
+        og: u32,
+        ov: u8,
+        id: u32,
+        (used, count): (u32, u32),
+        sample_in: bool,
+    ) {
+        let now = self.now;
+        if self
+            .cm
+            .packet_enqueued(Side::Output, (og, ov as u32), used, count, now)
+        {
+            self.qcn_sample(Side::Output, og, id);
+        }
+        if sample_in {
+            self.qcn_sample(Side::Input, gi, NIL);
+        }
+        self.mech.packet_switched(r, og - r * self.k.radix, now);
+    }
+
     /// Moves the head packet of input `gi`/`v` through the crossbar into output `og`/`ov`.
     fn grant(&mut self, r: u32, gi: u32, v: u8, og: u32, ov: u8) {
         let now = self.now;
@@ -310,8 +376,9 @@ impl CycleNet {
         }
         inp.xin_free = release;
         let (kind, up, lat) = (inp.kind, inp.peer, inp.latency);
-        let sample_in =
-            self.cm
+        let sample_in = self.k.cm_on
+            && self
+                .cm
                 .packet_dequeued(Side::Input, (gi, v as u32), in_used, inp.in_count, now);
         if inp.in_count == 0 {
             self.rs[r as usize].in_mask &= !(1 << (gi - r * self.k.radix));
@@ -351,16 +418,9 @@ impl CycleNet {
         out.xout_free = now + self.k.xbar_cycles;
         out.out_count += 1;
         let (used, out_count) = (o_used, out.out_count);
-        if self
-            .cm
-            .packet_enqueued(Side::Output, (og, ov as u32), used, out_count, now)
-        {
-            self.qcn_sample(Side::Output, og, id);
+        if self.k.cm_on {
+            self.grant_hooks(r, gi, og, ov, id, (used, out_count), sample_in);
         }
-        if sample_in {
-            self.qcn_sample(Side::Input, gi, NIL);
-        }
-        self.mech.packet_switched(r, og - r * self.k.radix, now);
         let out = &mut self.port[og as usize];
         // ready times grow with grant order, so a pending wake-up of this output comes first
         // and re-arms itself for later heads (see `router_links`)

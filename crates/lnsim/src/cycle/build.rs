@@ -179,6 +179,7 @@ impl CycleNet {
                 end: p.end(),
                 sat_queue: p.sat_queue,
                 sat_min: p.sat_min,
+                cm_on: p.qcn.is_some(),
             },
             port: ports.records(),
             vout: buffers.output_sides(&ports, vcs),

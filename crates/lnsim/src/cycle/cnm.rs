@@ -42,6 +42,8 @@ pub(crate) struct Notifications {
     pub paths: Option<DragonflyPaths>,
     /// Per port kind (`PortKind as usize`): the notification VCs, a bit per VC (0: none).
     pub prio_of: [u64; 4],
+    /// QCN runs (notifications exist): the arbiters look for them.
+    pub on: bool,
     /// Victim candidates of a sample (kept between samples: no allocation per sample).
     scratch: Vec<u32>,
     /// Notifications created, dropped at their source (no room), delivered to their node,
@@ -70,6 +72,7 @@ impl Notifications {
         Notifications {
             paths: Some(paths_of(t)),
             prio_of,
+            on: true,
             ..Default::default()
         }
     }

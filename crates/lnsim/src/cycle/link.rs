@@ -65,9 +65,10 @@ impl CycleNet {
             s.head_route = self.route_table[(r * self.k.terminals + dst) as usize];
         }
         self.eng.pkts.push(&mut s.in_q, id);
-        if self
-            .cm
-            .packet_enqueued(Side::Input, (gp, vc), used, in_count, self.now)
+        if self.k.cm_on
+            && self
+                .cm
+                .packet_enqueued(Side::Input, (gp, vc), used, in_count, self.now)
         {
             self.qcn_sample(Side::Input, gp, id);
         }
@@ -129,8 +130,16 @@ impl CycleNet {
             // (no-op when no head waits: u64::MAX is never below `out_wake_at`)
             wake_output_at(port, &mut self.eng.cal, gp, next_ready);
             // QCN notifications first (their VCs are the highest class of service)
-            let prio = ready & self.cnm.prio_of[port.kind as usize];
-            let ready = if prio != 0 { prio } else { ready };
+            let ready = if self.cnm.on {
+                let prio = ready & self.cnm.prio_of[port.kind as usize];
+                if prio != 0 {
+                    prio
+                } else {
+                    ready
+                }
+            } else {
+                ready
+            };
             let Some(v) = round_robin(ready, port.link_ptr as u32) else {
                 continue;
             };
@@ -158,9 +167,10 @@ impl CycleNet {
             }
             let (down, latency) = (port.peer, port.latency as u64);
             let out_count = port.out_count;
-            let sample_out = self
-                .cm
-                .packet_dequeued(Side::Output, (gp, v), used, out_count, now);
+            let sample_out = self.k.cm_on
+                && self
+                    .cm
+                    .packet_dequeued(Side::Output, (gp, v), used, out_count, now);
             self.stats.phit_hops += l as u64;
             if terminal && self.eng.pkts.link(id).cnm != 0 {
                 // a QCN notification reaches its node (`cnm.rs`)

@@ -260,6 +260,9 @@ pub(crate) struct Consts {
     pub end: u64,
     pub sat_queue: f64,
     pub sat_min: u64,
+    /// A congestion management runs (QCN, or a test's): its hooks are called; off, the hot
+    /// path skips them on this one flag.
+    pub cm_on: bool,
 }
 
 /// The terminals of a cycle-level network: where each attaches, its source state and random

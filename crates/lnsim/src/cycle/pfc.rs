@@ -262,14 +262,15 @@ impl Pfc {
     }
 
     /// An input VC's head arrival made its occupancy `used`: does a PAUSE go upstream?
-    #[inline(always)]
+    /// (Out of line: the credit-based path's code stays small.)
+    #[inline(never)]
     pub(crate) fn filled(&self, gp: u32, vc: u32, used: u32, kind: PortKind) -> bool {
         used >= self.p.xoff_of[kind as usize] && self.xoff[gp as usize] >> vc & 1 == 0
     }
 
     /// A packet was granted out of input `gi`, VC `vc` (kind `kind`), which then holds `used`
     /// phits; its space is free at `release`: the XON check then, if it may pass.
-    #[inline(always)]
+    #[inline(never)]
     pub(crate) fn drained(
         &self,
         cal: &mut Calendar,

@@ -113,7 +113,9 @@ impl CycleNet {
                 }
             }
             self.mech.cycle_ended(now, &self.router_names);
-            self.cm.cycle_ended(now);
+            if self.k.cm_on {
+                self.cm.cycle_ended(now);
+            }
             if now & 0xFF == 0xFF {
                 if let Some(f) = &self.eng.fault {
                     return Err(Error::Internal(f.clone()));

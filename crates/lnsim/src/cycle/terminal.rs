@@ -79,7 +79,7 @@ impl CycleNet {
         if waiting == 0
             && self.terms.state[ti].credits >= self.k.pkt_phits
             && self.terms.state[ti].link_free <= now
-            && self.cm.ready_at(t, now) == now
+            && (!self.k.cm_on || self.cm.ready_at(t, now) == now)
         {
             // what `term_send` does with a backlog of this packet alone
             self.inject(t, id);
@@ -120,7 +120,11 @@ impl CycleNet {
             return;
         }
         // the congestion management's injection decision
-        let ready = self.cm.ready_at(t, now);
+        let ready = if self.k.cm_on {
+            self.cm.ready_at(t, now)
+        } else {
+            now
+        };
         if ready > now {
             // (beyond the calendar's horizon — a slow QCN rate limiter — the terminal asks
             // again at the horizon)
@@ -152,7 +156,9 @@ impl CycleNet {
         let now = self.now;
         self.terms.state[ti].credits -= self.k.pkt_phits;
         self.terms.state[ti].link_free = now + self.k.pkt_phits as u64;
-        self.cm.packet_sent(t, now);
+        if self.k.cm_on {
+            self.cm.packet_sent(t, now);
+        }
         self.stats
             .injected(now, self.terms.router[ti], self.k.pkt_phits);
         let gp = self.terms.gp[ti];

@@ -323,6 +323,7 @@ pub(crate) mod tests {
     fn run_counting(toml: &str, pace: bool) -> CycleNet {
         let l = load_str(toml, "t", std::path::Path::new("."), "t", &[], None).unwrap();
         let mut n = CycleNet::new(&l).unwrap();
+        n.k.cm_on = true;
         n.cm = CongestionManagement::Counting(Box::new(Counting {
             pace,
             pkt_phits: n.k.pkt_phits,

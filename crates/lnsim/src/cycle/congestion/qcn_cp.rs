@@ -138,8 +138,8 @@ impl CongestionPoints {
 
     /// A packet entered side `side` of port `gp` on VC `vc` at cycle `now`: is the buffer
     /// sampled now (the CPC-th data packet since its last sample; with the `cycles` clock,
-    /// packets plus cycles)?
-    #[inline(always)]
+    /// packets plus cycles)? (Out of line: the path without QCN stays small.)
+    #[inline(never)]
     pub fn entered(&mut self, side: Side, gp: u32, vc: u32, now: u64) -> bool {
         if side != self.params.sampling {
             return false;
@@ -165,7 +165,7 @@ impl CongestionPoints {
 
     /// The `cycles` clock: a packet left side `side` of port `gp` at cycle `now`, which still
     /// holds `phits` phits on that VC: is the buffer due for a sample?
-    #[inline(always)]
+    #[inline(never)]
     pub fn left(&mut self, side: Side, gp: u32, vc: u32, phits: u32, now: u64) -> bool {
         let g = gp as usize;
         if !self.params.clock

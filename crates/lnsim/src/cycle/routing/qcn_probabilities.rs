@@ -179,7 +179,7 @@ impl QcnSwitchState {
     }
 
     /// A packet was switched to output `port` of router `r` (every kind, spec §3.12.3 [FOG]).
-    #[inline]
+    #[inline(never)]
     pub fn packet_switched(&mut self, r: u32, port: u32, now: u64) {
         if !self.transit(port) {
             return;
