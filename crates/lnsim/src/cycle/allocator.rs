@@ -25,9 +25,10 @@ impl CycleNet {
     }
 
     /// The separable allocator of router `r` for this cycle (see
-    /// [`crate::cycle::separable_allocator`]).
+    /// [`crate::cycle::separable_allocator`]); `NOTIFY`: QCN's notifications run, and their VCs
+    /// are served first (compiled out without them).
     #[inline(never)]
-    pub(super) fn router_allocate(&mut self, r: u32) {
+    pub(super) fn router_allocate<const NOTIFY: bool>(&mut self, r: u32) {
         let now = self.now;
         let radix = self.k.radix;
         let base = r * radix;
@@ -56,7 +57,7 @@ impl CycleNet {
             // one free input: its request, if any, meets no competitor at its output and
             // wins it (the general loop below gives the same grant)
             let ip = in_free.trailing_zeros();
-            if let Some((v, ov, op)) = self.input_request(r, base, ip, 0) {
+            if let Some((v, ov, op)) = self.input_request::<NOTIFY>(r, base, ip, 0) {
                 let og = base + op;
                 let out = &mut self.port[og as usize];
                 out.out_ptr = after(ip, radix) as u8;
@@ -74,10 +75,10 @@ impl CycleNet {
             let mut outs = 0u64;
             let mut requesters = 0u64;
             for ip in bits(in_free) {
-                if let Some((cur, ov, op)) = self.input_request(r, base, ip, out_taken) {
+                if let Some((cur, ov, op)) = self.input_request::<NOTIFY>(r, base, ip, out_taken) {
                     self.scratch_req[ip as usize & 63] = (cur, ov);
                     self.scratch_want[op as usize & 63] |= 1 << ip;
-                    if self.cnm.on {
+                    if NOTIFY {
                         let kind = self.port[(base + ip) as usize].kind as usize;
                         if self.cnm.prio_of[kind] >> cur & 1 == 1 {
                             self.scratch_prio[op as usize & 63] |= 1 << ip;
@@ -95,7 +96,7 @@ impl CycleNet {
                 let og = base + op;
                 let want = std::mem::take(&mut self.scratch_want[op as usize & 63]);
                 // QCN notifications first
-                let want = if self.cnm.on {
+                let want = if NOTIFY {
                     let prio = std::mem::take(&mut self.scratch_prio[op as usize & 63]);
                     if prio != 0 {
                         prio
@@ -165,7 +166,7 @@ impl CycleNet {
     /// (`out_taken`) with room in an output VC; returns (input VC, output VC, output port).
     /// Heads that cannot go schedule the event that will wake the allocator again.
     #[inline(always)]
-    fn input_request(
+    fn input_request<const NOTIFY: bool>(
         &mut self,
         r: u32,
         base: u32,
@@ -174,7 +175,7 @@ impl CycleNet {
     ) -> Option<(u8, u8, u32)> {
         let inp = &self.port[(base + ip) as usize];
         let in_vcs = inp.in_vcs;
-        if self.cnm.on && in_vcs & self.cnm.prio_of[inp.kind as usize] != 0 {
+        if NOTIFY && in_vcs & self.cnm.prio_of[inp.kind as usize] != 0 {
             return self.input_request_notifications_first(r, base, ip, out_taken);
         }
         self.request_among(r, base, ip, out_taken, in_vcs)

@@ -109,7 +109,13 @@ impl CycleNet {
                     let r = (w as u32) << 6 | bits.trailing_zeros();
                     bits &= bits - 1;
                     self.stats.allocations += 1;
-                    self.router_allocate(r);
+                    // (compiled twice: without QCN's notifications the allocator has no
+                    // priority pass)
+                    if self.cnm.on {
+                        self.router_allocate::<true>(r);
+                    } else {
+                        self.router_allocate::<false>(r);
+                    }
                 }
             }
             self.mech.cycle_ended(now, &self.router_names);
