@@ -155,11 +155,11 @@ FIGURES: List[Figure] = [
            claim="E8"),
     Figure("4-15", "QCN-Switch with input sampling: base, +FC, +SP, +SP+FC", "load",
            ["min", "vlb_lgl", "pb", *QCN_IN], PANELS, claim="E10, E11"),
-    Figure("4-16", "Input sampling, ADV+1 at 0.4: load sent per node, per router of group 0", "bars", QCN_IN,
+    Figure("4-16", "Input sampling, ADV+1 at 0.4: load delivered per node, per router of group 0", "bars", QCN_IN,
            [BAR_PANEL], claim="E11"),
     Figure("4-17", "QCN-Switch with output sampling: base and +FC (the final configuration)", "load",
            ["min", "vlb_lgl", "pb", "qcn_out_base", "qcn"], PANELS, claim="E12"),
-    Figure("4-18", "Output sampling, ADV+1 at 0.4: load sent per node, per router of group 0", "bars",
+    Figure("4-18", "Output sampling, ADV+1 at 0.4: load delivered per node, per router of group 0", "bars",
            ["qcn_out_base", "qcn"], [BAR_PANEL], claim="E12"),
     Figure("4-19", "UN ↔ ADV+1 at 0.4: PB and QCN-Switch", "transient", ["pb", "qcn"],
            transients=["un_adv1", "adv1_un"], claim="E13"),
@@ -251,6 +251,14 @@ def busiest_port(probs) -> Tuple[int, int]:
 
 def _summary(run: Path) -> dict:
     return json.loads((run / "summary.json").read_text())
+
+
+def _cnm_rate(run: Path) -> Optional[float]:
+    """QCN notifications per packet hop of a run (summary.json qcn), or None without QCN."""
+    try:
+        return (_summary(run).get("qcn") or {}).get("notifications_per_packet_hop")
+    except (OSError, ValueError):
+        return None
 
 
 def _rows(folder: Path, load: float):
@@ -466,9 +474,10 @@ def values_table(out: Path, h: int, windows, seeds: int, figs: Sequence[Figure])
                         sat = g["saturated"].astype(str).str.lower().isin(["true", "1", "1.0"]).any()
                         cells.append(f"{load:g}: {g['latency_cycles.mean'].mean() / 1000:.2f} "
                                      f"({g['accepted_load'].mean():.3f}{'*' if sat else ''})")
-                    extra = ""
-                    if "qcn.notifications_per_packet_hop" in df:
-                        extra = f"  CNMs/packet hop {df['qcn.notifications_per_packet_hop'].mean() * 100:.2f} %"
+                    rates = [_cnm_rate(r) for load in sorted(set(df["traffic.load"]))
+                             for r in tf._point_runs(load_job(base, h, windows, p, s, seeds).folder, load)]
+                    rates = [r for r in rates if r is not None]
+                    extra = f"  CNMs per packet hop {min(rates) * 100:.2f}-{max(rates) * 100:.2f} %" if rates else ""
                     out_lines.append(f"    {SERIES[s][0]:32} " + "; ".join(cells) + extra)
         elif f.kind == "bars":
             for s in f.series:
