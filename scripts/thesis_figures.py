@@ -419,8 +419,9 @@ def _done(jobs: List[Job]) -> int:
     return n
 
 
-def run_job(j: Job, jobs: int, dry: bool) -> int:
-    cmd = ["lnsim", "sweep", str(SCENARIO), "--out", str(j.folder), "--resume", "--no-plot", "--no-progress",
+def run_job(j: Job, jobs: int, dry: bool, scenario: Path = SCENARIO) -> int:
+    """Runs (or resumes) one sweep folder of `scenario` (default this campaign's)."""
+    cmd = ["lnsim", "sweep", str(scenario), "--out", str(j.folder), "--resume", "--no-plot", "--no-progress",
            "--jobs", str(jobs), "--seeds", str(j.seeds), *j.args]
     print("$", " ".join(_quote(c) for c in cmd), flush=True)
     if dry:
