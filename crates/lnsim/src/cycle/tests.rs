@@ -420,7 +420,7 @@ fn block_router_0(n: &mut CycleNet, full: bool) {
 fn allocate_router_0(n: &mut CycleNet) -> bool {
     n.now += 1;
     n.alloc_work[0] = 0;
-    n.router_allocate(0);
+    n.router_allocate::<false>(0);
     n.alloc_work[0] & 1 == 1
 }
 
