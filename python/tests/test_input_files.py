@@ -15,6 +15,8 @@ import pytest
 import lnsim
 from conftest import lnsim_cmd
 
+# Named pipes (FIFOs) exist on POSIX systems only; elsewhere (Windows) there is no FIFO to offer
+# as an input file, so these tests cannot run there.
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are a POSIX thing")
 
 #: Seconds a refusal may take (a FIFO that is opened for reading blocks until this runs out).

@@ -14,7 +14,7 @@
 
 use super::algorithm::{CycleAlgorithm, Paths, VcNeeds};
 use super::candidates::{Occupancy, RouteState};
-use super::dragonfly_paths::next_port;
+use super::dragonfly_paths::{next_port, DragonflyPaths};
 use super::valiant::{leaves_minimal_path, path_hops, Intermediate};
 use super::vc_template::{HopClass, VcTemplate};
 use crate::topology::dragonfly::DragonflyShape;
@@ -39,6 +39,16 @@ pub fn alternative_rule(s: &DragonflyShape, r: u32, dst: u32, j: u32, st: &mut R
     let (h_vlb, h_min) = (path_hops(s, r, mid, dst), s.min_hops(r, dst));
     let off = leaves_minimal_path(s, r, mid, dst, h_vlb, h_min);
     st.set_valiant(mid.router, true, off);
+}
+
+/// The Dragonfly paths when a packet at router `r` heads for router `dst` of another group —
+/// the only packets whose rules MAR-bP and QCN-Switch choose among (spec §3.11, §3.12.2);
+/// `None` for intra-group packets (always minimal) and off a Dragonfly.
+pub fn inter_group(paths: &Paths, r: u32, dst: u32) -> Option<&DragonflyPaths> {
+    match paths {
+        Paths::Dragonfly(d) if d.shape.group(r) != d.shape.group(dst) => Some(d),
+        _ => None,
+    }
 }
 
 /// MAR-bP (spec §3.11).
@@ -67,13 +77,10 @@ impl CycleAlgorithm for MarBp {
         occ: &dyn Occupancy,
         _rng: &mut ChaCha8Rng,
     ) {
-        let Paths::Dragonfly(d) = paths else {
+        let Some(d) = inter_group(paths, r, dst) else {
             return;
         };
         let s = &d.shape;
-        if s.group(r) == s.group(dst) {
-            return;
-        }
         // the conditional default rule: the minimal hop on the VC the template gives it
         let mut probe = *st;
         let Ok(Some(c)) = d.follow(r, dst, &mut probe) else {

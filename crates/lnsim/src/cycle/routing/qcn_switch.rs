@@ -8,7 +8,7 @@
 use super::algorithm::{CycleAlgorithm, Paths, StateNeeds, VcNeeds};
 use super::candidates::{Occupancy, RouteState};
 use super::dragonfly_paths::next_port;
-use super::mar_bp::{alternative_rule, two_vc_template};
+use super::mar_bp::{alternative_rule, inter_group, two_vc_template};
 use super::qcn_probabilities::QcnSwitchParams;
 use crate::config::{QcnCompare, QcnSwitchRouting};
 use rand::Rng;
@@ -68,13 +68,10 @@ impl CycleAlgorithm for QcnSwitch {
         occ: &dyn Occupancy,
         rng: &mut ChaCha8Rng,
     ) {
-        let Paths::Dragonfly(d) = paths else {
+        let Some(d) = inter_group(paths, r, dst) else {
             return;
         };
         let s = &d.shape;
-        if s.group(r) == s.group(dst) {
-            return;
-        }
         let Some(port) = next_port(s, r, dst) else {
             return;
         };
