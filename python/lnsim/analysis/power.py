@@ -25,9 +25,9 @@ from typing import Dict, List, Optional
 
 from .rules import ADDRESSING, Compaction, compaction, switch_entries
 
-#: Assumed TCAM search energy per rule bit (fJ): the order of magnitude of published TCAM designs
-#: (Pagiamtzis and Sheikholeslami, "Content-Addressable Memory (CAM) Circuits and Architectures:
-#: A Tutorial and Survey", IEEE JSSC 41(3), 2006: about 1 fJ per bit per search). An assumption
+#: Assumed TCAM search energy per rule bit (fJ): a round figure of ours. Energy per bit per search
+#: is TCAM designs' usual figure of merit (reviewed by Pagiamtzis and Sheikholeslami, IEEE JSSC
+#: 41(3), 2006), but this value is not checked against a particular 32-nm design. An assumption
 #: (``lnsim rules --tcam-fj-per-bit``), not fitted to the thesis's totals.
 TCAM_FJ_PER_BIT = 1.0
 #: Header bits matched by every rule: OpenFlow 1.5's matchable fields (spec §2.3).
