@@ -529,6 +529,16 @@ impl Net {
         }
     }
 
+    /// Input port `input` (local index) of output `og`'s switch has a queue head requesting
+    /// `og` on some VL.
+    #[inline(always)]
+    pub(crate) fn requests_from(&self, og: u32, input: u32) -> bool {
+        let (w, bit) = ((input >> 6) as usize, 1u64 << (input & 63));
+        let words = self.arb.req_words;
+        (og as usize * self.vls..(og as usize + 1) * self.vls)
+            .any(|ov| self.arb.req_mask[ov * words + w] & bit != 0)
+    }
+
     /// Input port `input` (local index) no longer requests output `og` on `vl`.
     #[inline(always)]
     pub(crate) fn drop_request(&mut self, og: u32, vl: u8, input: u32) {

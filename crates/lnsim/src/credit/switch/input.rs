@@ -123,12 +123,17 @@ impl Net {
             // this input may now feed an output that skipped it
             let sw = self.links.node_of[g as usize] as usize;
             let base = self.links.port_base[sw];
-            self.input_freed(sw, g - base);
+            let i = g - base;
+            self.input_freed(sw, i);
             let end = base + self.fabric.nodes[sw].ports.len() as u32;
-            // in port order, over the outputs with requests (read afresh after every grant)
+            // in port order, over the outputs with requests (read afresh after every grant);
+            // only those this input requests can grant: an idle output with requests has
+            // found every other requesting input unable to feed it (`pick_skip`) since
+            // anything that could change that last happened, so trying it would grant
+            // nothing and change nothing
             let mut o = base;
             while let Some(r) = self.next_requested(o, end) {
-                if !self.links.out_busy[r as usize] {
+                if !self.links.out_busy[r as usize] && self.requests_from(r, i) {
                     self.try_output(r, now);
                 }
                 o = r + 1;
