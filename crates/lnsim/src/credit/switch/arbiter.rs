@@ -71,6 +71,10 @@ impl Net {
             }
             return;
         }
+        if self.arb.req_any[(og >> 6) as usize] & (1 << (og & 63)) == 0 {
+            // no VL has a request: the VL arbitration would find none and change nothing
+            return;
+        }
         // the tables are moved out while the closure borrows `self` mutably
         let tab = std::mem::take(&mut self.arb.vlarb_table);
         let mut st = self.arb.vlarb[og as usize];

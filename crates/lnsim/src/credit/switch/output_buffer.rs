@@ -431,6 +431,11 @@ impl Net {
             }
             return;
         }
+        let r = og as usize * vls;
+        if self.ob().nonempty[r..r + vls].iter().all(|&n| n == 0) {
+            // nothing queued on any VL: the VL arbitration would find nothing and change nothing
+            return;
+        }
         let tab = std::mem::take(&mut self.arb.vlarb_table);
         let mut st = self.ob().vlarb[og as usize];
         tab.arbitrate(&mut st, |vl| {
