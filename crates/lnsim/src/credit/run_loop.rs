@@ -303,7 +303,7 @@ impl Net {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn dispatch(&mut self, t: Ps, ev: Ev) {
         match ev {
             Ev::HeadArrive { pkt, gport } => {
