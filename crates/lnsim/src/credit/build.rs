@@ -552,6 +552,11 @@ impl Arbitration {
             pick_skip: vec![0; np * vls * req_words],
             req_words,
             req_any: vec![0; np.div_ceil(64)],
+            in_req: if max_ports > super::WIDE_SWITCH_PORTS {
+                vec![0; np * req_words]
+            } else {
+                Vec::new()
+            },
             req_heads,
             head_rr,
             head_mask,

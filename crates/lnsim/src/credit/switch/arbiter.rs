@@ -352,7 +352,7 @@ impl Net {
         if several {
             self.mark_head(ig, (og - base) as u16, vl, class, false);
         }
-        self.drop_request(og, vl, ig - base);
+        self.drop_request(og, vl, base, ig - base);
         if let Some(next) = self.sw.queues[qid].front() {
             self.set_head_info(qid, next);
             // a VOQ's packets all want `og`; only a shared queue's head must be looked at
@@ -365,7 +365,7 @@ impl Net {
             if several {
                 self.mark_head(ig, (t - base) as u16, vl, class, true);
             }
-            self.add_request(t, vl, ig - base);
+            self.add_request(t, vl, base, ig - base);
             if t != og {
                 // a shared queue's new head wants another output: offer it once this grant
                 // has taken its credits and marked its output busy
