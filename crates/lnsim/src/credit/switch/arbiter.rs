@@ -11,7 +11,14 @@ use crate::config::Ps;
 use crate::credit::cc::switch_view;
 use crate::credit::packet::PacketQueue;
 use crate::credit::switch::buffer::CreditKeeping;
+use crate::credit::switch::vl_arbitration::{arbitrate_in, VlArbTable};
 use crate::credit::{Ev, Net};
+
+/// The switches' VL arbitration tables ([`arbitrate_in`]'s view of the network).
+#[inline(always)]
+pub(crate) fn vlarb_table(net: &Net) -> &VlArbTable {
+    &net.arb.vlarb_table
+}
 
 /// A queue head that may be granted: `(global queue index, packet, slot in credits)`.
 type Eligible = (usize, u32, usize);
@@ -75,16 +82,14 @@ impl Net {
             // no VL has a request: the VL arbitration would find none and change nothing
             return;
         }
-        // the tables are moved out while the closure borrows `self` mutably
-        let tab = std::mem::take(&mut self.arb.vlarb_table);
+        // the tables are read in place (`vlarb_table`) while the tries change the network
         let mut st = self.arb.vlarb[og as usize];
-        tab.arbitrate(&mut st, |vl| {
-            if self.arb.req[og as usize * vls + vl as usize] == 0 {
+        arbitrate_in(self, vlarb_table, &mut st, |net, vl| {
+            if net.arb.req[og as usize * vls + vl as usize] == 0 {
                 return None;
             }
-            self.pick_and_grant(og, vl, now)
+            net.pick_and_grant(og, vl, now)
         });
-        self.arb.vlarb_table = tab;
         self.arb.vlarb[og as usize] = st;
     }
 

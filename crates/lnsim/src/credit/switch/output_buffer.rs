@@ -42,9 +42,10 @@
 use crate::config::Ps;
 use crate::credit::cc::switch_view;
 use crate::credit::packet::PacketQueue;
+use crate::credit::switch::arbiter::vlarb_table;
 use crate::credit::switch::buffer::{CreditKeeping, QueueSizing};
 use crate::credit::switch::output_queue::OutQueue;
-use crate::credit::switch::vl_arbitration::VlArbState;
+use crate::credit::switch::vl_arbitration::{arbitrate_in, VlArbState};
 use crate::credit::{Ev, Net};
 use crate::error::{Error, Result};
 
@@ -436,15 +437,13 @@ impl Net {
             // nothing queued on any VL: the VL arbitration would find nothing and change nothing
             return;
         }
-        let tab = std::mem::take(&mut self.arb.vlarb_table);
         let mut st = self.ob().vlarb[og as usize];
-        tab.arbitrate(&mut st, |vl| {
-            if self.ob().nonempty[og as usize * vls + vl as usize] == 0 {
+        arbitrate_in(self, vlarb_table, &mut st, |net, vl| {
+            if net.ob().nonempty[og as usize * vls + vl as usize] == 0 {
                 return None;
             }
-            self.link_pick(og, vl, now)
+            net.link_pick(og, vl, now)
         });
-        self.arb.vlarb_table = tab;
         self.sw.obuf.as_mut().expect("output buffers").vlarb[og as usize] = st;
     }
 
