@@ -67,17 +67,27 @@ impl std::ops::DerefMut for InputQueue {
 
 impl Net {
     /// Lets output `og` (a switch port) start its next packet if it is idle and can.
+    ///
+    /// Inlined into its callers: the cases that end at once (the output busy, nothing
+    /// requested) cost no call; the arbitration itself is out of line.
+    #[inline(always)]
     pub(crate) fn try_output(&mut self, og: u32, now: Ps) {
         if self.links.out_busy[og as usize] {
             return;
         }
-        let vls = self.vls;
-        if vls == 1 {
+        if self.vls == 1 {
             if self.arb.req[og as usize] > 0 {
                 self.pick_and_grant(og, 0, now);
             }
             return;
         }
+        self.try_output_vls(og, now);
+    }
+
+    /// [`Net::try_output`] of an idle output with several VLs: the VL arbitration.
+    #[inline(never)]
+    fn try_output_vls(&mut self, og: u32, now: Ps) {
+        let vls = self.vls;
         if self.arb.req_any[(og >> 6) as usize] & (1 << (og & 63)) == 0 {
             // no VL has a request: the VL arbitration would find none and change nothing
             return;
