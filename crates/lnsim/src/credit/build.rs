@@ -2,7 +2,8 @@
 //! traffic, and the flat per-port arrays.
 
 use super::{
-    Arbitration, Endpoints, Engine, Links, Net, PortTiming, PortTimings, Routes, SwitchBuffers,
+    Arbitration, Endpoints, Engine, Links, Net, PortSpan, PortTiming, PortTimings, Routes,
+    SwitchBuffers,
 };
 use crate::config::{LoadedScenario, Ps, Scenario};
 use crate::credit::cc::{CcContext, CongestionManagement};
@@ -446,9 +447,17 @@ impl Net {
             && buffers.credits == CreditKeepingKind::SharedPool
             && obuf.is_none();
         // every check has passed: the run state, part by part
+        let span = node_of
+            .iter()
+            .map(|&n| PortSpan {
+                base: port_base[n as usize],
+                ports: fabric.nodes[n as usize].ports.len() as u32,
+            })
+            .collect();
         let links = Links {
             port_base,
             node_of,
+            span,
             is_switch,
             peer,
             timing: PortTimings::new(&timing),

@@ -98,6 +98,7 @@ fn port_parts(est: &mut MemoryEstimate, f: &FabricSize, vls: u64) {
         + 1
         + 1
         + sz::<VlArbState>()
+        + sz::<super::PortSpan>()
         + if f.max_ports > super::WIDE_SWITCH_PORTS as u64 {
             8 * req_words
         } else {

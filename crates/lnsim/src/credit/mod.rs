@@ -293,6 +293,15 @@ pub struct Net {
     pub(crate) stats: Stats,
 }
 
+/// The ports of one node as its ports' gports see them ([`Links::span`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PortSpan {
+    /// The node's first gport (`port_base[node]`).
+    pub base: u32,
+    /// The node's number of ports.
+    pub ports: u32,
+}
+
 /// The ports and links: the global port numbering, each link direction's timing and wire
 /// state, and the credits each output holds for the buffer at the other end.
 pub struct Links {
@@ -300,6 +309,9 @@ pub struct Links {
     pub(crate) port_base: Vec<u32>,
     /// `[gport]`: the node of the port.
     pub(crate) node_of: Vec<u32>,
+    /// `[gport]`: the first gport and the number of ports of the port's node (read together
+    /// on every hop, without the chain node → first port → the node's port list).
+    pub(crate) span: Vec<PortSpan>,
     /// `[node]`: the node is a switch (else an HCA).
     pub(crate) is_switch: Vec<bool>,
     /// `[gport]`: the gport at the other end of the link.
@@ -534,12 +546,11 @@ impl Net {
         self.arb.pick_skip[b..b + w].fill(0);
     }
 
-    /// Input port `input` (local index) of switch `sw` freed its crossbar input: it may feed
-    /// every output of the switch again (`pick_skip`).
+    /// Input port `input` (local index) of the switch whose ports are `span` freed its crossbar
+    /// input: it may feed every output of the switch again (`pick_skip`).
     #[inline]
-    pub(crate) fn input_freed(&mut self, sw: usize, input: u32) {
-        let base = self.links.port_base[sw] as usize;
-        let n = self.fabric.nodes[sw].ports.len();
+    pub(crate) fn input_freed(&mut self, span: PortSpan, input: u32) {
+        let (base, n) = (span.base as usize, span.ports as usize);
         let (w, bit) = ((input >> 6) as usize, !(1u64 << (input & 63)));
         for ov in base * self.vls..(base + n) * self.vls {
             self.arb.pick_skip[ov * self.arb.req_words + w] &= bit;
@@ -583,7 +594,7 @@ impl Net {
     #[cold]
     #[inline(never)]
     fn count_head(&mut self, og: u32, vl: u8, input: u32, delta: i32) -> u16 {
-        let base = self.links.port_base[self.links.node_of[og as usize] as usize];
+        let base = self.links.span[og as usize].base;
         let k = self.sw.fill_base[(base + input) as usize] as usize
             + (og - base) as usize * self.vls
             + vl as usize;

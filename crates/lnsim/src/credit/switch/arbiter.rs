@@ -122,9 +122,8 @@ impl Net {
     #[inline(always)]
     fn pick<const PLAIN: bool>(&mut self, og: u32, vl: u8, now: Ps) -> Option<u32> {
         let vls = self.vls;
-        let sw = self.links.node_of[og as usize] as usize;
-        let base = self.links.port_base[sw];
-        let n = self.fabric.nodes[sw].ports.len();
+        let span = self.links.span[og as usize];
+        let (base, n) = (span.base, span.ports as usize);
         let out_local = (og - base) as u16;
         let ov = og as usize * vls + vl as usize;
         // with a shared pool every packet of the VL draws on the same counter
@@ -334,7 +333,7 @@ impl Net {
     /// requesting local output `out` (schemes where several queues of an input can).
     #[inline(always)]
     pub(crate) fn mark_head(&mut self, ig: u32, out: u16, vl: u8, class: u32, on: bool) {
-        let base = self.links.port_base[self.links.node_of[ig as usize] as usize];
+        let base = self.links.span[ig as usize].base;
         let i = self.head_index(base + out as u32, ig - base, vl) * self.arb.head_words
             + (class >> 6) as usize;
         let bit = 1u64 << (class & 63);
@@ -361,7 +360,7 @@ impl Net {
     ) {
         self.pkts.pop_front(&mut self.sw.queues[qid]);
         let mut other = None;
-        let base = self.links.port_base[self.links.node_of[og as usize] as usize];
+        let base = self.links.span[og as usize].base;
         let several = !PLAIN && self.sw.queue_scheme.several_heads_per_output();
         let class = (qid as u32 - self.sw.queue_base[ig as usize]) / self.vls as u32;
         if several {

@@ -57,7 +57,7 @@ impl Net {
             p.out_port = out;
             p.at = g;
         }
-        let base = self.links.port_base[sw as usize];
+        let base = self.links.span[g as usize].base;
         let og = base + out as u32;
         // the queue it will join at the next input, looked up once for every arbitration
         let flags = if cbit { CBIT } else { 0 };
@@ -121,10 +121,10 @@ impl Net {
         self.sw.being_sent[g as usize] -= 1;
         if was_full {
             // this input may now feed an output that skipped it
-            let sw = self.links.node_of[g as usize] as usize;
-            let base = self.links.port_base[sw];
+            let span = self.links.span[g as usize];
+            let base = span.base;
             let i = g - base;
-            self.input_freed(sw, i);
+            self.input_freed(span, i);
             // in port order, over the outputs this input requests (read afresh after every
             // grant); only those can grant: an idle output with requests has found every
             // other requesting input unable to feed it (`pick_skip`) since anything that
@@ -132,7 +132,7 @@ impl Net {
             // nothing
             if self.arb.in_req.is_empty() {
                 // narrow switches: over the switch's requested outputs
-                let end = base + self.fabric.nodes[sw].ports.len() as u32;
+                let end = base + span.ports;
                 let mut o = base;
                 while let Some(r) = self.next_requested(o, end) {
                     if !self.links.out_busy[r as usize] && self.requests_from(r, i) {

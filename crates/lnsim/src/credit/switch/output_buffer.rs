@@ -348,10 +348,7 @@ impl Net {
         self.links.out_busy[og as usize] = true;
         if release == crossed {
             // both at once: one event (`Ev::CrossbarDone`), which finds `og` from `out_port`
-            debug_assert_eq!(
-                self.links.port_base[self.links.node_of[ig as usize] as usize] + out_port as u32,
-                og
-            );
+            debug_assert_eq!(self.links.span[ig as usize].base + out_port as u32, og);
             self.at(
                 release,
                 Ev::CrossbarDone {
