@@ -418,10 +418,19 @@ impl Net {
     }
 
     /// The link of output `og` starts its next packet if it is idle and one can go.
+    ///
+    /// Inlined into its callers: a busy link costs no call; the rest is out of line.
+    #[inline(always)]
     pub(crate) fn try_link(&mut self, og: u32, now: Ps) {
         if self.ob().link_busy[og as usize] {
             return;
         }
+        self.try_idle_link(og, now);
+    }
+
+    /// [`Net::try_link`] of an idle link.
+    #[inline(never)]
+    fn try_idle_link(&mut self, og: u32, now: Ps) {
         let vls = self.vls;
         if vls == 1 {
             if self.ob().nonempty[og as usize] > 0 {
