@@ -98,6 +98,12 @@ fn port_parts(est: &mut MemoryEstimate, f: &FabricSize, vls: u64) {
         + 1
         + 1
         + sz::<VlArbState>()
+        + sz::<super::PortSpan>()
+        + if f.max_ports > super::WIDE_SWITCH_PORTS as u64 {
+            8 * req_words
+        } else {
+            0
+        }
         + vls * (4 + 2 + 4 + 4 + 4 + 8 * req_words);
     est.add("ports and VLs", m(f.ports, per_port), Phase::Kept);
 }

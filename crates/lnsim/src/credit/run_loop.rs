@@ -249,8 +249,7 @@ impl Net {
                     }
                     // the look-ahead's table entry at the switch after this one, and what the
                     // output's arbiter reads
-                    let og = self.links.port_base[self.links.node_of[gport as usize] as usize]
-                        + out as u32;
+                    let og = self.links.span[gport as usize].base + out as u32;
                     self.prefetch_arbiter(og);
                     if let Some(&next) = self.links.peer.get(og as usize) {
                         if self.links.is_switch[next as usize] {
@@ -303,7 +302,7 @@ impl Net {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn dispatch(&mut self, t: Ps, ev: Ev) {
         match ev {
             Ev::HeadArrive { pkt, gport } => {
@@ -327,8 +326,7 @@ impl Net {
                 credits,
             } => {
                 self.input_release(gport, counter, out, credits, t);
-                let og =
-                    self.links.port_base[self.links.node_of[gport as usize] as usize] + out as u32;
+                let og = self.links.span[gport as usize].base + out as u32;
                 self.output_ready(og, t)
             }
             Ev::CreditArrive {

@@ -108,10 +108,26 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Schedules `ev` at `time` (never before the current time).
-    #[inline]
+    ///
+    /// Inlined into every caller: the common case, an event for a later bucket within the
+    /// horizon, is an append to that bucket; the rest ([`EventQueue::push_near_or_far`]) is
+    /// out of line.
+    #[inline(always)]
     pub fn push(&mut self, time: Ps, ev: E) {
         debug_assert!(time >= self.now, "event scheduled in the past");
         let b = time >> self.shift;
+        if b > self.cur && b - self.cur <= self.mask {
+            self.insert_bucket(b, Slot { time, ev });
+            self.seq += 1;
+        } else {
+            self.push_near_or_far(b, time, ev);
+        }
+    }
+
+    /// [`EventQueue::push`] into the bucket being processed or beyond the wheel's horizon
+    /// (bucket `b` of `time`).
+    #[inline(never)]
+    fn push_near_or_far(&mut self, b: u64, time: Ps, ev: E) {
         if b <= self.cur {
             // after every pending event of the same (or an earlier) time
             let rest = &self.current[self.pos..];
@@ -137,7 +153,7 @@ impl<E: Copy> EventQueue<E> {
         self.seq += 1;
     }
 
-    #[inline]
+    #[inline(always)]
     fn insert_bucket(&mut self, b: u64, s: Slot<E>) {
         let idx = (b & self.mask) as usize;
         let v = &mut self.buckets[idx];
@@ -268,34 +284,41 @@ const RADIX_FROM: usize = 64;
 
 /// Sorts one bucket's events by time, stably (equal times keep their scheduling order). Every
 /// time of a bucket shares all but its low `shift` bits, so a large bucket is sorted by those
-/// bits alone: least-significant-digit radix passes of up to 8 bits (each pass a stable
-/// counting sort through `scratch`), which cost a few moves per event where a comparison sort
-/// costs about log2(n) comparisons and moves.
+/// bits alone: least-significant-digit radix passes (each pass a stable counting sort through
+/// `scratch`), which cost a few moves per event where a comparison sort costs about log2(n)
+/// comparisons and moves. The `shift` bits are cut into as few passes of at most 8 bits as
+/// possible, of equal width (10 bits: two passes of 5), so that each pass clears, sums and
+/// checks a table of 2^width + 1 counts, not 257. Any cut gives the same order: a stable sort's
+/// result is unique.
 fn sort_bucket<E: Copy>(v: &mut [Slot<E>], scratch: &mut Vec<Slot<E>>, shift: u32) {
     if v.len() < RADIX_FROM || shift == 0 {
         v.sort_by_key(|s| s.time);
         return;
     }
+    let passes = shift.div_ceil(8);
+    let width = shift.div_ceil(passes);
+    let mut count = [0u32; 257];
     let mut lo = 0;
     while lo < shift {
-        let bits = (shift - lo).min(8);
+        let bits = (shift - lo).min(width);
         let mask = (1u64 << bits) - 1;
-        let mut count = [0usize; 257];
+        let count = &mut count[..=(1usize << bits)];
+        count.fill(0);
         for s in v.iter() {
             count[((s.time >> lo) & mask) as usize + 1] += 1;
         }
-        if count[1..].contains(&v.len()) {
+        if count[1..].contains(&(v.len() as u32)) {
             lo += bits; // every event has the same digit: nothing to move
             continue;
         }
-        for d in 1..257 {
+        for d in 1..count.len() {
             count[d] += count[d - 1];
         }
         scratch.clear();
         scratch.extend_from_slice(v);
         for s in scratch.iter() {
             let d = ((s.time >> lo) & mask) as usize;
-            v[count[d]] = *s;
+            v[count[d] as usize] = *s;
             count[d] += 1;
         }
         lo += bits;

@@ -36,11 +36,20 @@ impl Net {
     }
 
     /// HCA `h` sends its next packet if it can.
+    ///
+    /// Inlined into its callers: a busy sender costs no call; the rest is out of line.
+    #[inline(always)]
     pub(crate) fn try_hca_send(&mut self, h: u32, now: Ps) {
         let g = self.hcas.hca_gport[h as usize] as usize;
         if self.links.out_busy[g] {
             return;
         }
+        self.try_idle_hca_send(h, g, now);
+    }
+
+    /// [`Net::try_hca_send`] of HCA `h` whose sender (gport `g`) is idle.
+    #[inline(never)]
+    fn try_idle_hca_send(&mut self, h: u32, g: usize, now: Ps) {
         if self.hcas.next_tx[h as usize] > now {
             let t = self.hcas.next_tx[h as usize];
             self.wake(h, t);

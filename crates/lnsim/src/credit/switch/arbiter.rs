@@ -11,7 +11,14 @@ use crate::config::Ps;
 use crate::credit::cc::switch_view;
 use crate::credit::packet::PacketQueue;
 use crate::credit::switch::buffer::CreditKeeping;
+use crate::credit::switch::vl_arbitration::{arbitrate_in, VlArbTable};
 use crate::credit::{Ev, Net};
+
+/// The switches' VL arbitration tables ([`arbitrate_in`]'s view of the network).
+#[inline(always)]
+pub(crate) fn vlarb_table(net: &Net) -> &VlArbTable {
+    &net.arb.vlarb_table
+}
 
 /// A queue head that may be granted: `(global queue index, packet, slot in credits)`.
 type Eligible = (usize, u32, usize);
@@ -60,27 +67,39 @@ impl std::ops::DerefMut for InputQueue {
 
 impl Net {
     /// Lets output `og` (a switch port) start its next packet if it is idle and can.
+    ///
+    /// Inlined into its callers: the cases that end at once (the output busy, nothing
+    /// requested) cost no call; the arbitration itself is out of line.
+    #[inline(always)]
     pub(crate) fn try_output(&mut self, og: u32, now: Ps) {
         if self.links.out_busy[og as usize] {
             return;
         }
-        let vls = self.vls;
-        if vls == 1 {
+        if self.vls == 1 {
             if self.arb.req[og as usize] > 0 {
                 self.pick_and_grant(og, 0, now);
             }
             return;
         }
-        // the tables are moved out while the closure borrows `self` mutably
-        let tab = std::mem::take(&mut self.arb.vlarb_table);
+        self.try_output_vls(og, now);
+    }
+
+    /// [`Net::try_output`] of an idle output with several VLs: the VL arbitration.
+    #[inline(never)]
+    fn try_output_vls(&mut self, og: u32, now: Ps) {
+        let vls = self.vls;
+        if self.arb.req_any[(og >> 6) as usize] & (1 << (og & 63)) == 0 {
+            // no VL has a request: the VL arbitration would find none and change nothing
+            return;
+        }
+        // the tables are read in place (`vlarb_table`) while the tries change the network
         let mut st = self.arb.vlarb[og as usize];
-        tab.arbitrate(&mut st, |vl| {
-            if self.arb.req[og as usize * vls + vl as usize] == 0 {
+        arbitrate_in(self, vlarb_table, &mut st, |net, vl| {
+            if net.arb.req[og as usize * vls + vl as usize] == 0 {
                 return None;
             }
-            self.pick_and_grant(og, vl, now)
+            net.pick_and_grant(og, vl, now)
         });
-        self.arb.vlarb_table = tab;
         self.arb.vlarb[og as usize] = st;
     }
 
@@ -103,9 +122,8 @@ impl Net {
     #[inline(always)]
     fn pick<const PLAIN: bool>(&mut self, og: u32, vl: u8, now: Ps) -> Option<u32> {
         let vls = self.vls;
-        let sw = self.links.node_of[og as usize] as usize;
-        let base = self.links.port_base[sw];
-        let n = self.fabric.nodes[sw].ports.len();
+        let span = self.links.span[og as usize];
+        let (base, n) = (span.base, span.ports as usize);
         let out_local = (og - base) as u16;
         let ov = og as usize * vls + vl as usize;
         // with a shared pool every packet of the VL draws on the same counter
@@ -315,7 +333,7 @@ impl Net {
     /// requesting local output `out` (schemes where several queues of an input can).
     #[inline(always)]
     pub(crate) fn mark_head(&mut self, ig: u32, out: u16, vl: u8, class: u32, on: bool) {
-        let base = self.links.port_base[self.links.node_of[ig as usize] as usize];
+        let base = self.links.span[ig as usize].base;
         let i = self.head_index(base + out as u32, ig - base, vl) * self.arb.head_words
             + (class >> 6) as usize;
         let bit = 1u64 << (class & 63);
@@ -342,13 +360,13 @@ impl Net {
     ) {
         self.pkts.pop_front(&mut self.sw.queues[qid]);
         let mut other = None;
-        let base = self.links.port_base[self.links.node_of[og as usize] as usize];
+        let base = self.links.span[og as usize].base;
         let several = !PLAIN && self.sw.queue_scheme.several_heads_per_output();
         let class = (qid as u32 - self.sw.queue_base[ig as usize]) / self.vls as u32;
         if several {
             self.mark_head(ig, (og - base) as u16, vl, class, false);
         }
-        self.drop_request(og, vl, ig - base);
+        self.drop_request(og, vl, base, ig - base);
         if let Some(next) = self.sw.queues[qid].front() {
             self.set_head_info(qid, next);
             // a VOQ's packets all want `og`; only a shared queue's head must be looked at
@@ -361,7 +379,7 @@ impl Net {
             if several {
                 self.mark_head(ig, (t - base) as u16, vl, class, true);
             }
-            self.add_request(t, vl, ig - base);
+            self.add_request(t, vl, base, ig - base);
             if t != og {
                 // a shared queue's new head wants another output: offer it once this grant
                 // has taken its credits and marked its output busy

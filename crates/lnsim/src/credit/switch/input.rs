@@ -57,7 +57,7 @@ impl Net {
             p.out_port = out;
             p.at = g;
         }
-        let base = self.links.port_base[sw as usize];
+        let base = self.links.span[g as usize].base;
         let og = base + out as u32;
         // the queue it will join at the next input, looked up once for every arbitration
         let flags = if cbit { CBIT } else { 0 };
@@ -86,7 +86,7 @@ impl Net {
             if self.sw.queue_scheme.several_heads_per_output() {
                 self.mark_head(g, out, vl, qlocal / vls as u32, true);
             }
-            self.add_request(og, vl, g - base);
+            self.add_request(og, vl, base, g - base);
             self.try_output(og, now);
         }
         let level = self.sw.fill[fi];
@@ -121,17 +121,35 @@ impl Net {
         self.sw.being_sent[g as usize] -= 1;
         if was_full {
             // this input may now feed an output that skipped it
-            let sw = self.links.node_of[g as usize] as usize;
-            let base = self.links.port_base[sw];
-            self.input_freed(sw, g - base);
-            let end = base + self.fabric.nodes[sw].ports.len() as u32;
-            // in port order, over the outputs with requests (read afresh after every grant)
-            let mut o = base;
-            while let Some(r) = self.next_requested(o, end) {
-                if !self.links.out_busy[r as usize] {
-                    self.try_output(r, now);
+            let span = self.links.span[g as usize];
+            let base = span.base;
+            let i = g - base;
+            self.input_freed(span, i);
+            // in port order, over the outputs this input requests (read afresh after every
+            // grant); only those can grant: an idle output with requests has found every
+            // other requesting input unable to feed it (`pick_skip`) since anything that
+            // could change that last happened, so trying it would grant nothing and change
+            // nothing
+            if self.arb.in_req.is_empty() {
+                // narrow switches: over the switch's requested outputs
+                let end = base + span.ports;
+                let mut o = base;
+                while let Some(r) = self.next_requested(o, end) {
+                    if !self.links.out_busy[r as usize] && self.requests_from(r, i) {
+                        self.try_output(r, now);
+                    }
+                    o = r + 1;
                 }
-                o = r + 1;
+            } else {
+                // wide switches: over the input's requested outputs (`in_req`)
+                let mut o = 0;
+                while let Some(r) = self.next_input_request(g, o) {
+                    debug_assert!(self.requests_from(base + r, i));
+                    if !self.links.out_busy[(base + r) as usize] {
+                        self.try_output(base + r, now);
+                    }
+                    o = r + 1;
+                }
             }
         }
     }

@@ -42,9 +42,10 @@
 use crate::config::Ps;
 use crate::credit::cc::switch_view;
 use crate::credit::packet::PacketQueue;
+use crate::credit::switch::arbiter::vlarb_table;
 use crate::credit::switch::buffer::{CreditKeeping, QueueSizing};
 use crate::credit::switch::output_queue::OutQueue;
-use crate::credit::switch::vl_arbitration::VlArbState;
+use crate::credit::switch::vl_arbitration::{arbitrate_in, VlArbState};
 use crate::credit::{Ev, Net};
 use crate::error::{Error, Result};
 
@@ -347,10 +348,7 @@ impl Net {
         self.links.out_busy[og as usize] = true;
         if release == crossed {
             // both at once: one event (`Ev::CrossbarDone`), which finds `og` from `out_port`
-            debug_assert_eq!(
-                self.links.port_base[self.links.node_of[ig as usize] as usize] + out_port as u32,
-                og
-            );
+            debug_assert_eq!(self.links.span[ig as usize].base + out_port as u32, og);
             self.at(
                 release,
                 Ev::CrossbarDone {
@@ -420,10 +418,19 @@ impl Net {
     }
 
     /// The link of output `og` starts its next packet if it is idle and one can go.
+    ///
+    /// Inlined into its callers: a busy link costs no call; the rest is out of line.
+    #[inline(always)]
     pub(crate) fn try_link(&mut self, og: u32, now: Ps) {
         if self.ob().link_busy[og as usize] {
             return;
         }
+        self.try_idle_link(og, now);
+    }
+
+    /// [`Net::try_link`] of an idle link.
+    #[inline(never)]
+    fn try_idle_link(&mut self, og: u32, now: Ps) {
         let vls = self.vls;
         if vls == 1 {
             if self.ob().nonempty[og as usize] > 0 {
@@ -431,15 +438,18 @@ impl Net {
             }
             return;
         }
-        let tab = std::mem::take(&mut self.arb.vlarb_table);
+        let r = og as usize * vls;
+        if self.ob().nonempty[r..r + vls].iter().all(|&n| n == 0) {
+            // nothing queued on any VL: the VL arbitration would find nothing and change nothing
+            return;
+        }
         let mut st = self.ob().vlarb[og as usize];
-        tab.arbitrate(&mut st, |vl| {
-            if self.ob().nonempty[og as usize * vls + vl as usize] == 0 {
+        arbitrate_in(self, vlarb_table, &mut st, |net, vl| {
+            if net.ob().nonempty[og as usize * vls + vl as usize] == 0 {
                 return None;
             }
-            self.link_pick(og, vl, now)
+            net.link_pick(og, vl, now)
         });
-        self.arb.vlarb_table = tab;
         self.sw.obuf.as_mut().expect("output buffers").vlarb[og as usize] = st;
     }
 

@@ -83,44 +83,102 @@ impl VlArbTable {
         st: &mut VlArbState,
         mut try_vl: impl FnMut(u8) -> Option<u32>,
     ) -> bool {
-        if let Some(m) = self.management {
-            if try_vl(m).is_some() {
-                return true;
-            }
+        let mut table = self;
+        arbitrate_in(&mut table, deref_table, st, |_, vl| try_vl(vl))
+    }
+
+    /// The high (`high`) or the low table's entries.
+    #[inline(always)]
+    fn entries(&self, high: bool) -> &[(u8, u32)] {
+        if high {
+            &self.high
+        } else {
+            &self.low
         }
-        let high_ok = self.high_limit_bytes.is_none_or(|l| st.high_bytes < l);
-        if high_ok && !self.high.is_empty() {
-            if let Some((i, b)) = serve(&self.high, st.high_idx, &mut try_vl) {
-                charge(&self.high, &mut st.high_idx, &mut st.high_left, i, b);
-                st.high_bytes += b as u64;
-                return true;
-            }
-        }
-        if let Some((i, b)) = serve(&self.low, st.low_idx, &mut try_vl) {
-            charge(&self.low, &mut st.low_idx, &mut st.low_left, i, b);
-            st.high_bytes = 0;
-            return true;
-        }
-        if !high_ok && !self.high.is_empty() {
-            // nothing low-priority waiting: the limit does not block high-priority traffic
-            if let Some((i, b)) = serve(&self.high, st.high_idx, &mut try_vl) {
-                charge(&self.high, &mut st.high_idx, &mut st.high_left, i, b);
-                return true;
-            }
-        }
-        false
     }
 }
 
-fn serve(
-    table: &[(u8, u32)],
+/// The table behind a reference ([`VlArbTable::arbitrate`]'s context).
+#[inline(always)]
+fn deref_table<'a>(t: &'a &VlArbTable) -> &'a VlArbTable {
+    t
+}
+
+/// [`VlArbTable::arbitrate`] for a table kept inside the state `ctx` that the VL tries change
+/// (the network: its arbiters' tables beside their queues): `table` finds the table in `ctx`
+/// whenever it is read, and `try_vl` gets `ctx` to change, so that the table is neither
+/// copied nor moved out for the arbitration. `try_vl` must not change the table.
+#[inline]
+pub fn arbitrate_in<C: ?Sized>(
+    ctx: &mut C,
+    table: impl Fn(&C) -> &VlArbTable,
+    st: &mut VlArbState,
+    mut try_vl: impl FnMut(&mut C, u8) -> Option<u32>,
+) -> bool {
+    if let Some(m) = table(ctx).management {
+        if try_vl(ctx, m).is_some() {
+            return true;
+        }
+    }
+    let high_ok = table(ctx)
+        .high_limit_bytes
+        .is_none_or(|l| st.high_bytes < l);
+    let has_high = !table(ctx).high.is_empty();
+    if high_ok && has_high {
+        if let Some((i, b)) = serve(ctx, &table, true, st.high_idx, &mut try_vl) {
+            charge(
+                table(ctx).entries(true),
+                &mut st.high_idx,
+                &mut st.high_left,
+                i,
+                b,
+            );
+            st.high_bytes += b as u64;
+            return true;
+        }
+    }
+    if let Some((i, b)) = serve(ctx, &table, false, st.low_idx, &mut try_vl) {
+        charge(
+            table(ctx).entries(false),
+            &mut st.low_idx,
+            &mut st.low_left,
+            i,
+            b,
+        );
+        st.high_bytes = 0;
+        return true;
+    }
+    if !high_ok && has_high {
+        // nothing low-priority waiting: the limit does not block high-priority traffic
+        if let Some((i, b)) = serve(ctx, &table, true, st.high_idx, &mut try_vl) {
+            charge(
+                table(ctx).entries(true),
+                &mut st.high_idx,
+                &mut st.high_left,
+                i,
+                b,
+            );
+            return true;
+        }
+    }
+    false
+}
+
+/// Offers the VLs of the high (`high`) or low table from entry `start` on, round the table;
+/// returns the entry granted and its bytes.
+#[inline]
+fn serve<C: ?Sized>(
+    ctx: &mut C,
+    table: &impl Fn(&C) -> &VlArbTable,
+    high: bool,
     start: u16,
-    try_vl: &mut impl FnMut(u8) -> Option<u32>,
+    try_vl: &mut impl FnMut(&mut C, u8) -> Option<u32>,
 ) -> Option<(u16, u32)> {
-    let n = table.len();
+    let n = table(ctx).entries(high).len();
     for k in 0..n {
         let i = (start as usize + k) % n;
-        if let Some(b) = try_vl(table[i].0) {
+        let vl = table(ctx).entries(high)[i].0;
+        if let Some(b) = try_vl(ctx, vl) {
             return Some((i as u16, b));
         }
     }
