@@ -501,7 +501,7 @@ def values_table(out: Path, h: int, windows, seeds: int, figs: Sequence[Figure])
                     q = sm.get("qcn") or {}
                     qs = sm.get("qcn_switch") or {}
                     out_lines.append(f"    {c} {SERIES[s][0]:32} t_r latency {_us(rt['latency_us'])} µs, misrouted "
-                                     f"{_us(rt['nonminimal_us'])} µs; final latency {sm['latency_cycles']['mean'] / 1000:.2f} µs, "
+                                     f"{_us(rt['nonminimal_us'])} µs; over the window after the change: latency {sm['latency_cycles']['mean'] / 1000:.2f} µs, "
                                      f"misrouted {sm.get('nonminimal_fraction', float('nan')):.3f}; CNMs/packet hop "
                                      f"{(q.get('notifications_per_packet_hop') or 0) * 100:.2f} %; probability updates "
                                      f"{qs.get('notifications_applied', '—')}")

@@ -42,6 +42,16 @@ const UNIFORM: &str = "[sim]\nend_time = \"200us\"\n[topology]\nkind = \"mesh\"\
 fn run(text: &str, overrides: &[&str], scheme: QueueScheme, credits: CreditKeepingKind) -> Net {
     let ov: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
     let l = load_str(text, "t", std::path::Path::new("."), "t", &ov, None).unwrap();
+    let scheme = match scheme {
+        // VOQnet keeps one queue per destination: as many as this network has HCAs
+        QueueScheme::VoqNet(_) => {
+            let plain = Net::build_with(&l, &mut SetupProgress::hidden(), None).unwrap();
+            QueueScheme::VoqNet(VoqNet {
+                destinations: plain.fabric.hcas.len() as u32,
+            })
+        }
+        s => s,
+    };
     let choice = BufferChoice { scheme, credits };
     let mut n = Net::build_with(&l, &mut SetupProgress::hidden(), Some(choice)).unwrap();
     assert_eq!(n.run(false, &mut || false).unwrap(), None);
@@ -65,7 +75,8 @@ fn flow_gbps(n: &Net, src: &str) -> f64 {
 
 const VOQ_SW: QueueScheme = QueueScheme::VoqSwitch(VoqSwitch);
 const ONE_Q: QueueScheme = QueueScheme::OneQueue(OneQueue);
-const VOQ_NET: QueueScheme = QueueScheme::VoqNet(VoqNet { destinations: 4 });
+/// VOQnet (its destinations are the network's HCAs: `run` sets them).
+const VOQ_NET: QueueScheme = QueueScheme::VoqNet(VoqNet { destinations: 0 });
 
 #[test]
 fn partitioned_credits_keep_a_victim_free_where_a_shared_pool_spreads_congestion() {
