@@ -493,6 +493,13 @@ def format_summary(summary: dict, out_dir) -> str:
                      f" {_fmt(fair.get('non_hot_destinations'), '.0f')} non-hot destinations; {_jain_flows(fair)}")
     else:
         lines.append(f"fairness        {_jain_flows(fair)}")
+    for name, job in (s.get("jobs") or {}).items():
+        # per job (traffic.*.job): a victim job's throughput is a measured figure
+        lines.append(
+            f"job {name:<11} {_fmt(job.get('rx_gbps_window'), '.3f', ' Gbit/s')} received in the window"
+            f" by {_fmt(job.get('flows'), '.0f')} flows of {_fmt(job.get('sources'), '.0f')} sources,"
+            f" latency mean {_fmt_latency_ns(job.get('latency_mean_ns'))}, Jain {_fmt(job.get('jain'), '.4f')}"
+        )
     if cc_on:
         lines.append(
             f"congestion ctl  FECN marks {_fmt(cc.get('fecn_marks'), '.0f')},"

@@ -103,6 +103,8 @@ pub const CATALOG: &[Item] = &[
     item!("pattern", "shuffle", None, "perfect shuffle: the router index (mesh/torus; else the node index) rotated left by one bit (a power of two of them)"),
     item!("pattern", "tornado", None, "mesh/torus: x → x + ⌈k/2⌉ − 1 (mod k) in every dimension"),
     item!("pattern", "neighbour", None, "mesh/torus: x → x + 1 (mod k) in every dimension"),
+    item!("pattern", "shift", CR, "a job's own sources in LID order, source i sending to source i + k (a generator's shift = k; any topology)"),
+    item!("pattern", "random_permutation", CR, "a seeded random permutation of a job's own sources without fixed points (any topology)"),
     item!("cc", "none", None, "no congestion control (the default)", "cc.enabled" => "false"),
     item!("cc", "qcn", CY, "QCN (IEEE 802.1Qau) reaction points at the nodes, cut by the congestion points' notifications (Dragonfly §3.12.1; off in the thesis, whose QCN-Switch routing runs the congestion points alone)", "qcn.reaction_point" => "true"),
     item!("cc", "ib", CR, "IBA congestion control, with cc.enabled = true (the default mechanism): switches mark FECN, destinations return CNPs, sources throttle by CCTI (spec §2)", "cc.mechanism" => "ib"),

@@ -161,8 +161,23 @@ pub const SETS: &[(&str, &str)] = &[
     ("stats.fairness_sources", "HCA"),
 ];
 
-/// Every pattern (`traffic.pattern`): the names of [`super::Pattern`].
-const CYCLE_PATTERNS: &[&str] = super::schema::Pattern::NAMES;
+/// The patterns of `traffic.pattern`: the names of [`super::Pattern`] but the job permutations
+/// of the credit-level generators (`shift`, `random_permutation`; checked by a test).
+const CYCLE_PATTERNS: &[&str] = &[
+    "uniform",
+    "adv",
+    "advl",
+    "advc",
+    "mix",
+    "transient",
+    "transpose",
+    "bit_complement",
+    "bit_reversal",
+    "shuffle",
+    "tornado",
+    "neighbour",
+    "hotspot",
+];
 /// The patterns of the credit-level model's generators: those of the widest geometry it builds,
 /// a mesh or torus (checked against `traffic::geometry` by a test); a fat tree or a file
 /// topology has `uniform`, `hotspot` and the bit permutations.
@@ -175,6 +190,8 @@ const GENERATOR_PATTERNS: &[&str] = &[
     "tornado",
     "neighbour",
     "hotspot",
+    "shift",
+    "random_permutation",
 ];
 /// The patterns of a mix component (all but `mix` and `transient`; checked against
 /// [`super::Pattern`] by a test).
@@ -550,8 +567,10 @@ pub const KEYS: &[KeyInfo] = &[
     key!("traffic.flows[].rate", RATE, "", "—", CR,
         "bernoulli, poisson: offered rate in wire bits, instead of `load` (e.g. `\"800Mbps\"` or `\"800bit/us\"`, bits per µs per node as in drb-and-ddbbm spec A.6); poisson may exceed the host link"),
     key!("traffic.flows[].vl", VL, "", "0", CR, "VL"),
+    key!("traffic.flows[].job", ValueKind::Str, "", "—", CR,
+        "the job the flow belongs to: `summary.json` `jobs.<name>` gives each job's throughput, latency and fairness (docs/tune.md)"),
     key!(required "traffic.generators[].sources", ValueKind::NodeSet(&["all", "others", "rest"]), "", CR,
-        "`\"all\"`, `\"others\"` (HCAs that are not the source of a static flow), `\"rest\"` (HCAs that are not a source of a static flow or of an earlier generator: spec B.6's background senders), or a list of names"),
+        "`\"all\"`, `\"others\"` (HCAs that are not the source of a static flow), `\"rest\"` (HCAs that are not a source of a static flow or of an earlier generator: spec B.6's background senders), or a list of names, host ranges (`\"node[001-128]\"`, `\"hca[0-7,12]\"`) and host files (`\"@hosts.txt\"`, relative to the scenario)"),
     key!("traffic.generators[].destinations", ValueKind::NodeSet(&["all"]), "", "`\"all\"`", CR,
         "`\"all\"` or a list (a source never sends to itself)"),
     key!("traffic.generators[].source_fraction", frac(true), "", "—", CR, "keep this fraction of the sources"),
@@ -560,7 +579,7 @@ pub const KEYS: &[KeyInfo] = &[
     key!("traffic.generators[].subset", ValueKind::Choice(Subset::NAMES), "", "`every_other`", CR,
         "how fractions are picked: `every_other` (even spread in LID order) or `random` (seeded)"),
     key!("traffic.generators[].pattern", ValueKind::Choice(GENERATOR_PATTERNS), "", "`uniform`", CR,
-        "destination pattern, named as in `traffic.pattern`: `uniform` over `destinations` (with `hotspot` and `hotspot_fraction`: a hot destination, also written `hotspot`), or a permutation (each source sends to its image; meshes and tori all, other topologies `bit_complement`, `bit_reversal`, `shuffle`)"),
+        "destination pattern, named as in `traffic.pattern`: `uniform` over `destinations` (with `hotspot` and `hotspot_fraction`: a hot destination, also written `hotspot`), or a permutation (each source sends to its image; meshes and tori all, other topologies `bit_complement`, `bit_reversal`, `shuffle`); on any topology the job permutations `shift` (with `shift`) and `random_permutation` (seeded, no fixed point) over the generator's own sources"),
     key!("traffic.generators[].hotspot", ValueKind::HcaNames, "", "—", CR,
         "with `hotspot_fraction`: the HCA (or list of HCAs) that receives that fraction of the messages"),
     key!("traffic.generators[].hotspot_fraction", frac(false), "", "—", CR,
@@ -580,6 +599,10 @@ pub const KEYS: &[KeyInfo] = &[
     key!("traffic.generators[].idle", ValueKind::StrList { max_len: 10_000_000 }, "", "`[]`", CR,
         "HCAs removed from `sources`"),
     key!("traffic.generators[].vl", VL, "", "0", CR, "VL"),
+    key!("traffic.generators[].shift", int(-1_000_000, 1_000_000), "", "—", CR,
+        "pattern `shift`: the offset k; the job's sources in LID order, source i sends to source i + k (mod their number)"),
+    key!("traffic.generators[].job", ValueKind::Str, "", "—", CR,
+        "the job the generator belongs to (several generators and flows may share one): `summary.json` `jobs.<name>` gives its throughput (`rx_gbps_window`: data received by its flows over the fairness window), mean latency and Jain's index over its sources; `lnsim run` prints them"),
     key!("stats.buffer_occupancy", ValueKind::Bool, "", "true", CR, "write `buffers.csv` (switch input buffers) and, with `switch.output_buffer_credits` > 0, `output_buffers.csv` (every output queue)"),
     key!("stats.fairness_sources", ValueKind::StrList { max_len: 10_000_000 }, "", "flows into the busiest destination", CR,
         "HCAs whose flows `fairness.jain` compares"),
@@ -1779,12 +1802,16 @@ mod tests {
                 .map(|p| p.name())
                 .collect()
         };
-        assert_eq!(CYCLE_PATTERNS, names(|_| true));
+        use crate::traffic::permutation::is_job_permutation;
+        assert_eq!(CYCLE_PATTERNS, names(|p| !is_job_permutation(*p)));
         assert_eq!(
             STEADY_PATTERNS,
-            names(|p| !matches!(p, Pattern::Mix | Pattern::Transient))
+            names(|p| !matches!(p, Pattern::Mix | Pattern::Transient) && !is_job_permutation(*p))
         );
-        assert_eq!(PHASE_PATTERNS, names(|p| *p != Pattern::Transient));
+        assert_eq!(
+            PHASE_PATTERNS,
+            names(|p| *p != Pattern::Transient && !is_job_permutation(*p))
+        );
         // the InfiniBand generators name their patterns from the same list
         let ValueKind::Choice(ib) = lookup("traffic.generators[].pattern").unwrap().kind else {
             panic!("a choice");
@@ -1795,7 +1822,9 @@ mod tests {
             torus: false,
             per_router: 1,
         };
-        let widest: Vec<&str> = mesh.patterns().iter().map(|p| p.name()).collect();
+        let mut widest: Vec<&str> = mesh.patterns().iter().map(|p| p.name()).collect();
+        // and the job permutations, on every topology
+        widest.extend(names(|p| is_job_permutation(*p)));
         assert_eq!(ib, widest);
     }
 

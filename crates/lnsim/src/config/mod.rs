@@ -3,6 +3,7 @@
 
 pub mod catalog;
 pub mod choice;
+pub mod host_lists;
 pub mod input_files;
 pub mod introspect;
 pub mod keys;
@@ -161,8 +162,8 @@ pub fn load_str(
         Error::Input(m) => Error::Input(format!("{origin}: {m}")),
         other => other,
     })?;
-    let scenario: Scenario = serde_path_to_error::deserialize(toml::Value::Table(typed.clone()))
-        .map_err(|e| {
+    let mut scenario: Scenario =
+        serde_path_to_error::deserialize(toml::Value::Table(typed.clone())).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner().to_string();
             let inner = inner.trim().trim_end_matches('.').replace('\n', " ");
@@ -189,6 +190,14 @@ pub fn load_str(
                 Error::Input(format!("{}: key `{path}`: {inner}", blame(&path)))
             }
         })?;
+    // host lists (`node[001-128]`, `@hosts.txt`) become names here, for validate and run alike
+    host_lists::expand_scenario(&mut scenario, base_dir).map_err(|e| match e {
+        Error::Input(m) => match m.split_once(": ") {
+            Some((key, rest)) => Error::Input(format!("{}: key `{key}`: {rest}", blame(key))),
+            None => Error::Input(format!("{origin}: {m}")),
+        },
+        other => other,
+    })?;
     let name = match &scenario.scenario.name {
         Some(n) => {
             check_name(n).map_err(|why| {

@@ -1547,6 +1547,12 @@ crate::choice! {
         Neighbour = "neighbour",
         /// Uniform, but a `hotspot_fraction` of the packets go to the hot destinations.
         Hotspot = "hotspot",
+        /// Credit-level generators: a job's sources in LID order, source i sending to source
+        /// i + `shift` (mod the job's size).
+        Shift = "shift",
+        /// Credit-level generators: a seeded random permutation of a job's sources without a
+        /// fixed point (every source sends to one other source of the job).
+        RandomPermutation = "random_permutation",
     }
 }
 
@@ -1613,6 +1619,9 @@ pub struct FlowConfig {
     /// Service level / VL of the flow.
     #[serde(default)]
     pub vl: u32,
+    /// The job this flow belongs to (`summary.json` `jobs.<name>`).
+    #[serde(default)]
+    pub job: Option<String>,
 }
 
 /// A node set: `"all"`, `"others"` (HCAs that are not the source of a static flow, minus
@@ -1686,6 +1695,13 @@ pub struct GeneratorConfig {
     /// Service level / VL.
     #[serde(default)]
     pub vl: u32,
+    /// Pattern `shift`: the offset k (source i of the job sends to source i + k).
+    #[serde(default)]
+    pub shift: Option<i64>,
+    /// The job this generator belongs to: `summary.json` `jobs.<name>` sums the throughput and
+    /// latency of every flow of the generators and static flows that name it.
+    #[serde(default)]
+    pub job: Option<String>,
 }
 
 /// One HCA name or a list of them (`traffic.generators[].hotspot`).

@@ -330,6 +330,10 @@ fn summary_json(
     if let (Value::Object(tp), Value::Object(load)) = (&mut summary["throughput"], load_json(net)) {
         tp.extend(load);
     }
+    if !net.traffic.jobs.is_empty() {
+        // only when a flow or generator names a job: other summaries stay as they were
+        summary["jobs"] = Value::Object(jobs_json(net, ctx));
+    }
     if let Some(h) = st.hotspot {
         summary["hotspot"] = hotspot_json(net, ctx, h);
     }
@@ -398,6 +402,50 @@ fn flows_json(net: &Net, ctx: &Ctx) -> Vec<Value> {
             .map(flow_json)
             .collect()
     }
+}
+
+/// Per job (`traffic.flows[].job`, `traffic.generators[].job`): its sources and flows, the data
+/// its flows received over the fairness window (`rx_gbps_window`, the job's throughput: a
+/// victim job's is "victim throughput") and over the run, their mean packet latency, and Jain's
+/// index over its sources' received rates in the window (null with fewer than two sources).
+fn jobs_json(net: &Net, ctx: &Ctx) -> Map<String, Value> {
+    let tr = &net.traffic;
+    let mut out = Map::new();
+    for (j, name) in tr.jobs.iter().enumerate() {
+        let of_job = |s: u32| tr.source_job[s as usize] == Some(j as u32);
+        let mut per_source: BTreeMap<u32, u64> = BTreeMap::new();
+        for (s, _) in tr
+            .sources
+            .iter()
+            .enumerate()
+            .filter(|(s, _)| of_job(*s as u32))
+        {
+            per_source.insert(s as u32, 0);
+        }
+        let (mut rx, mut rx_win, mut pkts, mut lat, mut flows) = (0u64, 0u64, 0u64, 0u128, 0);
+        for f in tr.flows.iter().filter(|f| of_job(f.source)) {
+            flows += 1;
+            rx += f.rx_bytes;
+            rx_win += f.rx_bytes_window;
+            pkts += f.rx_packets;
+            lat += f.latency_sum;
+            *per_source.entry(f.source).or_default() += f.rx_bytes_window;
+        }
+        let rates: Vec<f64> = per_source.values().map(|&b| b as f64).collect();
+        out.insert(
+            name.clone(),
+            json!({
+                "sources": per_source.len(),
+                "flows": flows,
+                "rx_bytes": rx,
+                "rx_gbps": r6(gbps(rx, ctx.end)),
+                "rx_gbps_window": measured(ctx.window_ps > 0, gbps(rx_win, ctx.window_ps)),
+                "latency_mean_ns": if pkts > 0 { r6(lat as f64 / pkts as f64 / 1000.0) } else { 0.0 },
+                "jain": if rates.len() >= 2 { jain(&rates).map(r6) } else { None },
+            }),
+        );
+    }
+    out
 }
 
 /// Jain's fairness index over the window: per destination with at least two flows, and for

@@ -19,6 +19,8 @@ pub mod purpose {
     pub const PATH_CHOICE: u64 = 6;
     /// A QCN congestion point's %CNMs draws and victim choices (Dragonfly spec §3.12.1).
     pub const QCN_SAMPLING: u64 = 7;
+    /// A job's random permutation of its sources (`traffic::permutation::job_image`).
+    pub const JOB_PERMUTATION: u64 = 8;
 }
 
 fn splitmix(mut x: u64) -> u64 {

@@ -9,12 +9,20 @@
 //! - `tornado`: in every dimension `x → (x + ⌈k/2⌉ − 1) mod k`;
 //! - `neighbour`: in every dimension `x → (x + 1) mod k`.
 //!
+//! Job permutations (credit-level generators, any topology) permute a job's own sources, the
+//! HCAs of a generator in LID order, and leave every other HCA fixed ([`job_image`]):
+//! - `shift`: source i sends to source (i + k) mod m (m sources; k mod m ≠ 0);
+//! - `random_permutation`: a seeded, uniformly drawn permutation of the sources with no fixed
+//!   point (a derangement: every source of the job sends to one other source of the job).
+//!
 //! A terminal that is its own image (the diagonal of `transpose`, the bit palindromes of
 //! `bit_reversal`, …) has no destination: the patterns make it inactive.
 
 use super::geometry::Geometry;
 use crate::config::Pattern;
 use crate::error::{Error, Result};
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
 
 /// True for the patterns this file defines.
 pub fn is_permutation(p: Pattern) -> bool {
@@ -27,6 +35,82 @@ pub fn is_permutation(p: Pattern) -> bool {
             | Pattern::Tornado
             | Pattern::Neighbour
     )
+}
+
+/// True for the permutations of a job's own sources ([`job_image`]).
+pub fn is_job_permutation(p: Pattern) -> bool {
+    matches!(p, Pattern::Shift | Pattern::RandomPermutation)
+}
+
+/// The image of every one of `n` terminals under job permutation `p` of the job `sources`
+/// (distinct, in LID order): `shift` by `shift` (required, at `shift_key`) or a derangement
+/// drawn from `rng`; terminals outside the job are fixed points. Errors name `pkey`/`shift_key`.
+pub fn job_image(
+    p: Pattern,
+    sources: &[u32],
+    n: u32,
+    shift: Option<i64>,
+    rng: &mut ChaCha8Rng,
+    pkey: &str,
+    shift_key: &str,
+) -> Result<Vec<u32>> {
+    let m = sources.len();
+    if m < 2 {
+        return Err(Error::input(
+            pkey,
+            format!(
+                "\"{}\" permutes the generator's sources and needs at least 2; it has {m}",
+                p.name()
+            ),
+        ));
+    }
+    let mut img: Vec<u32> = (0..n).collect();
+    match p {
+        Pattern::Shift => {
+            let Some(k) = shift else {
+                return Err(Error::input(
+                    shift_key,
+                    "pattern \"shift\" needs the offset k (source i sends to source i + k)",
+                ));
+            };
+            let off = k.rem_euclid(m as i64) as usize;
+            if off == 0 {
+                return Err(Error::input(
+                    shift_key,
+                    format!("shift {k} maps each of the {m} sources onto itself; allowed: k mod {m} ≠ 0"),
+                ));
+            }
+            for (i, &s) in sources.iter().enumerate() {
+                img[s as usize] = sources[(i + off) % m];
+            }
+        }
+        Pattern::RandomPermutation => {
+            if shift.is_some() {
+                return Err(Error::input(
+                    shift_key,
+                    "does not apply to pattern \"random_permutation\"; allowed only with \"shift\"",
+                ));
+            }
+            // uniform over derangements: shuffle until no source is its own image (about e tries)
+            let mut order: Vec<usize> = (0..m).collect();
+            loop {
+                order.shuffle(rng);
+                if order.iter().enumerate().all(|(i, &j)| i != j) {
+                    break;
+                }
+            }
+            for (i, &j) in order.iter().enumerate() {
+                img[sources[i] as usize] = sources[j];
+            }
+        }
+        _ => {
+            return Err(Error::Internal(format!(
+                "{pkey}: \"{}\" is not a job permutation",
+                p.name()
+            )))
+        }
+    }
+    Ok(img)
 }
 
 /// The image of every terminal under permutation `p` on `geo` (a mesh/torus, or flat);
@@ -194,6 +278,61 @@ mod tests {
                 assert_eq!(*seen.last().unwrap() as usize, img.len() - 1);
             }
         }
+    }
+
+    #[test]
+    fn job_permutations_move_only_the_jobs_sources() {
+        use crate::engine::rng::{purpose, stream};
+        let job = [1u32, 4, 5, 7];
+        let mut rng = stream(3, 0, purpose::JOB_PERMUTATION);
+        let img = job_image(Pattern::Shift, &job, 9, Some(-1), &mut rng, "p", "s").unwrap();
+        assert_eq!(img, vec![0, 7, 2, 3, 1, 4, 6, 5, 8]);
+        for seed in 0..20 {
+            let mut rng = stream(seed, 0, purpose::JOB_PERMUTATION);
+            let img = job_image(
+                Pattern::RandomPermutation,
+                &job,
+                9,
+                None,
+                &mut rng,
+                "p",
+                "s",
+            )
+            .unwrap();
+            for t in 0..9u32 {
+                let inside = job.contains(&t);
+                assert_eq!(img[t as usize] == t, !inside, "seed {seed}: {img:?}");
+                assert_eq!(job.contains(&img[t as usize]), inside);
+            }
+            let mut seen = img.clone();
+            seen.sort_unstable();
+            assert_eq!(seen, (0..9).collect::<Vec<u32>>());
+            // seeded: the same seed draws the same permutation
+            let mut again = stream(seed, 0, purpose::JOB_PERMUTATION);
+            let img2 = job_image(
+                Pattern::RandomPermutation,
+                &job,
+                9,
+                None,
+                &mut again,
+                "p",
+                "s",
+            )
+            .unwrap();
+            assert_eq!(img, img2);
+        }
+        let e = job_image(Pattern::Shift, &job, 9, Some(8), &mut rng, "p", "s")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("s: shift 8"), "{e}");
+        let e = job_image(Pattern::Shift, &job, 9, None, &mut rng, "p", "s")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("s: "), "{e}");
+        let e = job_image(Pattern::Shift, &job[..1], 9, Some(1), &mut rng, "p", "s")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("p: ") && e.contains("at least 2"), "{e}");
     }
 
     #[test]

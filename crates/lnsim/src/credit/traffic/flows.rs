@@ -15,6 +15,7 @@ use crate::topology::{Fabric, LinkRate};
 use crate::traffic::geometry::Geometry;
 use crate::traffic::injection::{Bernoulli, Exponential};
 use crate::traffic::pattern::{self, Among, DestinationPattern, Request};
+use crate::traffic::permutation::{is_job_permutation, job_image};
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use std::collections::{HashMap, VecDeque};
@@ -296,6 +297,25 @@ pub struct Traffic {
     pub pairs: Vec<(u32, u32)>,
     /// The random sources' flows, by source and destination.
     pub flow_index: FlowIndex,
+    /// The jobs named by `traffic.flows[].job` and `traffic.generators[].job`, in order of
+    /// first mention.
+    pub jobs: Vec<String>,
+    /// Per source: its job (an index into `jobs`), if it has one.
+    pub source_job: Vec<Option<u32>>,
+}
+
+impl Traffic {
+    /// The index of job `name` in [`Traffic::jobs`], added on first mention.
+    fn job_index(&mut self, name: Option<&String>) -> Option<u32> {
+        let name = name?;
+        Some(match self.jobs.iter().position(|j| j == name) {
+            Some(i) => i as u32,
+            None => {
+                self.jobs.push(name.clone());
+                self.jobs.len() as u32 - 1
+            }
+        })
+    }
 }
 
 impl Flow {
@@ -512,6 +532,8 @@ pub fn build(s: &Scenario, fabric: &Fabric, seed: u64, vls: u32) -> Result<Traff
         });
         tr.by_hca[src as usize].push(sid);
         tr.pairs.push((src, dst));
+        let job = tr.job_index(f.job.as_ref());
+        tr.source_job.push(job);
     }
     let static_sources: Vec<u32> = tr.flows.iter().map(|f| f.src).collect();
 
@@ -764,7 +786,16 @@ impl GeneratorPlan {
             &[],
             &format!("{key}.destination_fraction"),
         )?;
-        let patterns = generator_patterns(g, key, fabric, dests, hotspot)?;
+        let mut perm_rng = stream(
+            seed,
+            u64::MAX - tr.sources.len() as u64,
+            purpose::JOB_PERMUTATION,
+        );
+        let job = JobSet {
+            sources: &sources,
+            rng: &mut perm_rng,
+        };
+        let patterns = generator_patterns(g, key, fabric, dests, hotspot, job)?;
         let vl = chk.vl(&format!("{key}.vl"), g.vl)?;
         let sources = plan_sources(g, key, fabric, &sources, &patterns, msg_packets, chk)?;
         Ok(Self {
@@ -778,7 +809,9 @@ impl GeneratorPlan {
     /// numbered by its place among all of `tr`'s sources).
     fn add_to(self, tr: &mut Traffic, g: &GeneratorConfig, seed: u64) {
         let pid = tr.patterns.len() as u32;
+        let job = tr.job_index(g.job.as_ref());
         for s in self.sources {
+            tr.source_job.push(job);
             let sid = tr.sources.len() as u32;
             tr.pairs.extend(s.reach.iter().map(|&d| (s.hca, d)));
             tr.sources.push(Source {
@@ -970,15 +1003,52 @@ impl Subsets {
     }
 }
 
-/// The destination patterns of generator `g` (at `key`) over `dests`: one, or with
-/// `hotspot_split = "source"` one per hotspot (source i uses i mod k).
+/// A generator's own sources (its job, in LID order) and the stream its random permutation
+/// draws from: what the job permutations (`shift`, `random_permutation`) permute.
+struct JobSet<'a> {
+    /// The generator's sources, idle and fractions applied.
+    sources: &'a [u32],
+    /// The generator's permutation stream.
+    rng: &'a mut ChaCha8Rng,
+}
+
+/// The destination patterns of generator `g` (at `key`) over `dests` (a job permutation: over
+/// `job`'s sources): one, or with `hotspot_split = "source"` one per hotspot (source i uses
+/// i mod k).
 fn generator_patterns(
     g: &GeneratorConfig,
     key: &str,
     fabric: &Fabric,
     dests: Vec<u32>,
     hotspot: Option<(Vec<u32>, f64)>,
+    job: JobSet,
 ) -> Result<Vec<DestinationPattern>> {
+    let shift_key = format!("{key}.shift");
+    if is_job_permutation(g.pattern) {
+        let p = generator_pattern(g, key, fabric, dests, hotspot)?;
+        debug_assert!(matches!(p, DestinationPattern::Uniform(_)));
+        let n = fabric.hcas.len() as u32;
+        let pkey = format!("{key}.pattern");
+        let img = job_image(
+            g.pattern,
+            job.sources,
+            n,
+            g.shift,
+            job.rng,
+            &pkey,
+            &shift_key,
+        )?;
+        return Ok(vec![DestinationPattern::Permutation(img)]);
+    }
+    if g.shift.is_some() {
+        return Err(Error::input(
+            &shift_key,
+            format!(
+                "does not apply to pattern \"{}\"; allowed only with \"shift\"",
+                g.pattern.name()
+            ),
+        ));
+    }
     match &hotspot {
         Some((h, f)) if g.hotspot_split == HotspotSplit::Source => h
             .iter()
@@ -1065,6 +1135,7 @@ fn generator_pattern(
         .patterns()
         .iter()
         .filter(|p| !matches!(p, Pattern::Adv))
+        .chain(&[Pattern::Shift, Pattern::RandomPermutation])
         .map(|p| format!("\"{}\"", p.name()))
         .collect::<Vec<_>>()
         .join(", ");
@@ -1107,6 +1178,9 @@ fn generator_pattern(
         pattern: match (g.pattern, &hot) {
             // a hotspot is `hotspot` + `hotspot_fraction`, with pattern "uniform" or "hotspot"
             (Pattern::Uniform, Some(_)) => Pattern::Hotspot,
+            // a job permutation is built over the job's sources by the caller: here only the
+            // shared checks (the unused keys above, at least 2 terminals)
+            (p, _) if is_job_permutation(p) => Pattern::Uniform,
             (p, _) => p,
         },
         shift: None,
