@@ -164,6 +164,36 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-plot", action="store_true", help="do not write the sweep figures")
     p.set_defaults(func=cmd_sweep)
 
+    p = sub.add_parser(
+        "tune",
+        help="search the InfiniBand congestion-control parameters for the best value of an objective",
+        description="Search the IB CC parameters (switch Threshold and Marking_Rate, CA CCTI_Increase, CCTI_Timer, "
+        "CCTI_Limit, the CCT shape) of a scenario with an Optuna study: every trial is a run with congestion control "
+        "on, recorded in DIR's results store; one run with CC off and one with the default settings are the "
+        "references. Writes DIR/trials.csv, DIR/best.json, DIR/tradeoff.png and DIR/opensm-cc.conf (the best "
+        "settings as OpenSM configuration lines). A second invocation on DIR continues the study (see docs/tune.md).",
+    )
+    p.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file (its jobs named with traffic.*.job)")
+    p.add_argument(
+        "--objective",
+        required=True,
+        metavar="SPEC",
+        help="max|min of a weighted sum of summary.json fields, then ;-separated constraints, e.g. "
+        "\"max jobs.victim.rx_gbps_window; throughput.rx_gbps_after_warmup >= 95%% off; jobs.victim.jain >= 0.9\"",
+    )
+    p.add_argument("--trials", type=int, required=True, metavar="N", help="finished trials the study should hold")
+    p.add_argument("--out", metavar="DIR", required=True, help="tune folder (study, run folders, outputs)")
+    p.add_argument("--space", metavar="FILE.toml", default=None, help="search space changes ([space] table)")
+    _add_set(p)
+    p.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="trials at once (default: all cores)")
+    p.add_argument("--dask", metavar="ADDRESS", default=None,
+                   help="run the trials on this Dask scheduler (default: $LNSIM_DASK_ADDRESS if set, else a local pool)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the sampler (default 0)")
+    p.add_argument("--run-seed", type=int, default=None, help="override sim.seed of every run")
+    _add_max_memory(p)
+    p.add_argument("--no-progress", action="store_true", help="do not print a line per finished run")
+    p.set_defaults(func=cmd_tune)
+
     p = sub.add_parser("plot", help="write the figures of a results folder or of a sweep folder")
     p.add_argument("dir", metavar="DIR", help="results folder (with summary.json) or sweep folder (with sweep.csv)")
     p.add_argument("--out", metavar="DIR", default=None, help="where to write the PNGs (default: DIR)")
@@ -724,6 +754,16 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         what = "points" if args.seeds == 1 else "runs"
         print(f"lnsim: error: {failed} of {len(df)} sweep {what} failed (see {out_dir / 'sweep.csv'})", file=sys.stderr)
         return EXIT_ERROR
+    return EXIT_OK
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    from .tune import format_result, tune
+
+    r = tune(Path(args.scenario), args.objective, args.trials, args.out, space=args.space, overrides=args.overrides,
+             jobs=args.jobs, dask=args.dask, seed=args.seed, run_seed=args.run_seed, max_memory=args.max_memory,
+             progress=not args.no_progress)
+    print(format_result(r, args.out))
     return EXIT_OK
 
 

@@ -332,23 +332,30 @@ def _lnsim(*args, cwd=None, timeout=120) -> subprocess.CompletedProcess:
 SYNOPSIS = re.compile(r"^\s*lnsim ([a-z]+)\b(.*)$")
 
 
+#: An option of a synopsis line: in brackets (optional) or bare (required, `--out DIR`).
+SYNOPSIS_FLAG = re.compile(r"(?:\[|(?<=\s))(--[a-z][a-z-]*)")
+
+
 def _synopsis_lines(block: Block):
     """(command, flags) of every ``lnsim CMD ...`` line of a text or sh block that lists options in
-    brackets (continuation lines, indented, belong to the command above)."""
-    cmd, flags, out = None, set(), []
+    brackets (continuation lines, indented, belong to the command above); a required option is
+    written bare (``--out DIR``)."""
+    cmd, flags, out, optional = None, set(), [], False
     for line in block.text.splitlines():
         m = SYNOPSIS.match(line)
         if m:
-            if cmd:
+            if cmd and optional:
                 out.append((cmd, flags))
-            cmd, flags = m.group(1), set(re.findall(r"\[(--[a-z][a-z-]*)", m.group(2)))
+            cmd, flags = m.group(1), set(SYNOPSIS_FLAG.findall(m.group(2)))
+            optional = "[--" in m.group(2)
         elif cmd and line.startswith(" ") and "[" in line:
-            flags |= set(re.findall(r"\[(--[a-z][a-z-]*)", line))
+            flags |= set(SYNOPSIS_FLAG.findall(line))
+            optional = optional or "[--" in line
         else:
-            if cmd:
+            if cmd and optional:
                 out.append((cmd, flags))
             cmd, flags = None, set()
-    if cmd:
+    if cmd and optional:
         out.append((cmd, flags))
     return [(c, f) for c, f in out if f]
 
