@@ -42,12 +42,20 @@ import sys
 import time
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from . import _run
 from ._core import ScenarioError, version
 from ._exit import InputError
-from ._outdir import KIND_SWEEP, FolderLock, check_folder, check_replaceable, prepare_folder, write_own_file
+from ._outdir import (
+    KIND_SWEEP,
+    FolderLock,
+    check_folder,
+    check_replaceable,
+    claim_file,
+    prepare_folder,
+    write_own_file,
+)
 from ._results import flatten_summary
 from ._sweep import file_hash, run_key
 from .opensm_cc import CCT_MAX_ENTRIES, TIMER_TICK_NS, cct_entries, write_conf
@@ -449,8 +457,6 @@ def tune(scenario, objective: str, trials: int, out, space=None, overrides=None,
             if o["status"] != "ok":
                 raise ScenarioError(f"the {name} reference run failed: {o['error']}")
         check_fields(obj, off["summary"])
-
-        from ._outdir import claim_file
 
         claim_file(out / STUDY_DB, "study database")
         optuna.logging.set_verbosity(optuna.logging.WARNING)

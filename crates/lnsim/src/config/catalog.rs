@@ -217,7 +217,13 @@ mod tests {
     #[test]
     fn patterns_are_the_allowed_ones() {
         let mut p = names("pattern");
+        // those of `traffic.pattern`, and the job permutations of the generators
         let mut k = choices("traffic.pattern");
+        k.extend(
+            choices("traffic.generators[].pattern")
+                .into_iter()
+                .filter(|n| ["shift", "random_permutation"].contains(n)),
+        );
         p.sort_unstable();
         k.sort_unstable();
         assert_eq!(p, k);
