@@ -14,10 +14,10 @@ use super::schema::{AcorSequence, AcorVariant, LianCounters};
 use super::schema::{
     Arrangement, BufferSharing, CcLevel, CcMechanism, CctAlgorithm, CountWindow, DdbbmMapping,
     DestinationPer, DmodkDigits, FlowControl, HotspotSplit, Injection, InjectionQueues, LinkSpeed,
-    LinkWidth, MarkBuffer, Marking, NsCompare, PathGranularity, PathMode, PortNumbering,
-    QueueMappingKind, RootCredits, RouterFlowControl, RoutingAlgorithm, SinkCreditReturn, SitBase,
-    Spread, StaticMode, Subset, ThresholdMapping, ThresholdMode, TimerMode, TopologyKind,
-    VlbPolicy, ZeroCounts,
+    LinkWidth, MarkBuffer, Marking, NsCompare, OutputAdmission, PathGranularity, PathMode,
+    PortNumbering, QueueMappingKind, RecomputeRetry, RootCredits, RouterFlowControl,
+    RoutingAlgorithm, SinkCreditReturn, SitBase, Spread, StaticMode, Subset, ThresholdMapping,
+    ThresholdMode, TimerMode, TopologyKind, VlbPolicy, ZeroCounts,
 };
 use super::schema::{QcnClock, QcnCompare, QcnSampling, QcnTrace, QcnVictim};
 use super::units::{BitRate, Bytes, Duration, Frequency, PS_PER_S};
@@ -737,6 +737,10 @@ pub const KEYS: &[KeyInfo] = &[
         "Dragonfly: VCs per global port"),
     key!("router.flow_control", ValueKind::Choice(RouterFlowControl::NAMES), "", "`credits`", CY,
         "link-level flow control between routers: `credits` (virtual cut-through, spec §2.1; the spec's emulation of PFC, §2.3) or `pfc` (802.1Qbb priority flow control: PAUSE/resume frames per VC, `docs/hpc-router.md`); terminal links always use credits"),
+    key!("router.output_admission", ValueKind::Choice(OutputAdmission::NAMES), "", "`space`", CY,
+        "when the crossbar may move a packet into a router-to-router output VC: `space` (the output buffer has room) or `credits` (also the downstream credits, net of the packets queued in that output VC, cover it: a blocked packet waits at its input, where recomputation can act; needs `router.flow_control = \"credits\"`)"),
+    key!("router.recompute_retry", ValueKind::Choice(RecomputeRetry::NAMES), "", "`next_cycle`", CY,
+        "with `routing.recompute`: when a blocked injection head draws and tries its new route: `next_cycle` (one draw per cycle) or `next_iteration` (after each allocator iteration that did not grant it, so with `router.allocator_iterations` ≥ 2 it may draw and request again in the same cycle)"),
     key!("router.pfc.xoff_phits", int(1, MAX_PHITS), "phits", "capacity − headroom", CY,
         "`pfc`: input-VC occupancy at which a PAUSE frame goes upstream; default per link class: the most whole packets that leave the headroom (checked: `docs/hpc-router.md`)"),
     key!("router.pfc.xon_phits", int(1, MAX_PHITS), "phits", "XOFF − 2 packets", CY,

@@ -1953,6 +1953,50 @@ pub struct RouterConfig {
     /// `[router.pfc]`: the PFC thresholds and PAUSE frame (only with `flow_control = "pfc"`).
     #[serde(default)]
     pub pfc: Option<PfcConfig>,
+    /// When a packet may cross the crossbar into an output VC (Dragonfly spec §2.1, §3.4; an
+    /// ambiguity of the spec, `docs/hpc-router.md`): when the output buffer has room for it
+    /// (the default), or only when the downstream credits also cover it together with the
+    /// packets already queued in that output VC.
+    #[serde(default)]
+    pub output_admission: OutputAdmission,
+    /// With recomputation (`routing.recompute`, Dragonfly spec §3.4): when a blocked injection
+    /// head's new route is tried — at the next cycle (the default) or at the allocator's next
+    /// iteration in the same cycle (FOGSim's reading; needs `allocator_iterations` ≥ 2 to
+    /// differ).
+    #[serde(default)]
+    pub recompute_retry: RecomputeRetry,
+}
+
+crate::choice! {
+    /// When a blocked injection head draws and tries its new route (`router.recompute_retry`,
+    /// Dragonfly spec §3.4 "recompute output port/VC and re-request").
+    #[derive(Default)]
+    pub enum RecomputeRetry {
+        /// Its route is dropped at the end of the cycle's allocation and drawn again when the
+        /// next cycle's allocation routes it: one new draw per cycle.
+        #[default]
+        NextCycle = "next_cycle",
+        /// Its route is dropped after each allocator iteration that did not grant it and drawn
+        /// again at once, so the next iteration of the same cycle requests on the new route.
+        NextIteration = "next_iteration",
+    }
+}
+
+crate::choice! {
+    /// When the crossbar may move a packet into a router-to-router output VC
+    /// (`router.output_admission`; Dragonfly spec §2.1 "forwarded only if the downstream VC has
+    /// credits for the whole packet", §3.4 "no credits were available").
+    #[derive(Default)]
+    pub enum OutputAdmission {
+        /// The output VC's buffer has room for the whole packet; downstream credits are
+        /// consulted when the packet leaves on the link.
+        #[default]
+        Space = "space",
+        /// As `space`, and the downstream VC's free space, net of the packets already queued in
+        /// the output VC, holds the whole packet: the output buffer never queues more than the
+        /// downstream buffer can take, so a blocked packet waits at its input.
+        Credits = "credits",
+    }
 }
 
 crate::choice! {

@@ -53,7 +53,7 @@ impl CycleNet {
         if in_free == 0 {
             return;
         }
-        if in_free & (in_free - 1) == 0 && self.k.iterations >= 1 {
+        if in_free & (in_free - 1) == 0 && !self.k.redraw_in_cycle {
             // one free input: its request, if any, meets no competitor at its output and
             // wins it (the general loop below gives the same grant)
             let ip = in_free.trailing_zeros();
@@ -71,7 +71,13 @@ impl CycleNet {
             return;
         }
         let mut out_taken = 0u64;
-        for _ in 0..self.k.iterations {
+        let iterations = self.k.iterations;
+        for it in 0..iterations {
+            // `router.recompute_retry = "next_iteration"`: the injection heads the previous
+            // iteration left blocked are routed again now (a new intermediate)
+            if self.k.redraw_in_cycle && it > 0 && in_free & self.recompute_mask != 0 {
+                self.recompute_blocked(r, in_free & self.recompute_mask);
+            }
             let mut outs = 0u64;
             let mut requesters = 0u64;
             for ip in bits(in_free) {
@@ -89,6 +95,10 @@ impl CycleNet {
                 }
             }
             if outs == 0 {
+                if self.k.redraw_in_cycle && in_free & self.recompute_mask != 0 {
+                    // blocked on room alone: a new route may find some
+                    continue;
+                }
                 break;
             }
             let mut granted = 0u64;
@@ -135,8 +145,9 @@ impl CycleNet {
     /// Recomputation (Dragonfly spec §3.4): the heads of router `r`'s injection inputs `mask`
     /// were blocked this cycle — each took part in the allocation (its crossbar port free)
     /// and was not granted: it lost its output to another input, or the output's crossbar
-    /// port or buffer could not take it (a packet's space in the output buffer plays the part
-    /// of the thesis's credits). A Valiant-routed one is routed again next cycle (its cached
+    /// port or buffer could not take it (by default a packet's space in the output buffer plays
+    /// the part of the thesis's credits; `router.output_admission = "credits"` adds the
+    /// downstream credits net of the output queue, FOGSim's reading). A Valiant-routed one is routed again next cycle (its cached
     /// route dropped, the allocator woken), which draws a new intermediate; ACOR counts the
     /// blocked re-routing (§3.7: the router's counter, or the packet's level). A minimally
     /// routed head keeps its route: its first hop is not a phase-A hop.
@@ -252,7 +263,10 @@ impl CycleNet {
             let obase = (og * vcs) as usize;
             let vout = &self.vout[obase..];
             let (l, cap) = (self.k.pkt_phits, self.out_cap);
-            let Some(ov) = Self::pick_out_vc(out, vout, now, l, cap, lo, hi) else {
+            // `router.output_admission = "credits"`: the downstream credits must cover the
+            // packet too (an `Ev::Credit` then wakes the allocator, `run_loop.rs`)
+            let on_credits = self.k.admit_on_credits && out.kind != PortKind::Terminal;
+            let Some(ov) = Self::pick_out_vc(out, vout, now, l, cap, lo, hi, on_credits) else {
                 // no room in the output buffer: retry when a departing tail frees some
                 let out = &mut self.port[og as usize];
                 if out.flags & flag::SPACE_EVT == 0 {
@@ -275,8 +289,11 @@ impl CycleNet {
     /// are `vout`, indexed by VC): within its allowed range, one with room for the whole
     /// packet in the output buffer, preferring the most free space downstream plus locally
     /// (the lowest such VC on ties); `None` if none has room.
-    /// `l` is the packet size, `cap` the output buffer capacity, `now` the current cycle.
+    /// `l` is the packet size, `cap` the output buffer capacity, `now` the current cycle;
+    /// `on_credits` (`router.output_admission = "credits"`): a VC has room only if its
+    /// downstream credits also cover the phits it queues plus the packet.
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn pick_out_vc(
         port: &PortState,
         vout: &[VcOut],
@@ -285,6 +302,7 @@ impl CycleNet {
         cap: u32,
         lo: u8,
         hi: u8,
+        on_credits: bool,
     ) -> Option<u8> {
         // the VC whose tail is still leaving on the link (see `out_occupancy`)
         let leaving = if port.link_free > now {
@@ -298,7 +316,9 @@ impl CycleNet {
             // one allowed VC (the Dragonfly templates)
             let s = &vout[lo as usize];
             let used = s.used + if lo as u32 == leaving { l } else { 0 };
-            return (used <= room).then_some(lo);
+            // (the leaving packet took its credits when it started: `s.used` without it)
+            let credit_ok = !on_credits || s.credits >= s.used + l;
+            return (used <= room && credit_ok).then_some(lo);
         }
         let vcs = &vout[lo as usize..hi as usize + 1];
         // branch-free maximum of a key per VC: the free space above the VC's complement (VCs
@@ -309,12 +329,24 @@ impl CycleNet {
             let v = lo as u32 + k as u32;
             let used = s.used + if v == leaving { l } else { 0 };
             // (used ≤ cap always: a grant needs used ≤ cap − L)
+            let credit_ok = !on_credits || s.credits >= s.used + l;
             let key = (((cap.wrapping_sub(used)).wrapping_add(s.credits) as u64) << 8
                 | (255 - v) as u64)
-                & 0u64.wrapping_sub((used <= room) as u64);
+                & 0u64.wrapping_sub((used <= room && credit_ok) as u64);
             best = best.max(key);
         }
         (best != 0).then(|| 255 - (best & 0xFF) as u8)
+    }
+
+    /// A grant broke `router.output_admission = "credits"` (output `og`, VC `ov` now queues
+    /// `used` phits, more than its credits): the run fails with it.
+    #[cold]
+    #[inline(never)]
+    fn admission_fault(&mut self, og: u32, ov: u8, used: u32) {
+        let credits = self.vout[(og * self.k.vcs) as usize + ov as usize].credits;
+        self.eng.fault.get_or_insert(format!(
+            "output admission violated: output port {og} VC {ov} queues {used} phits with {credits} credits"
+        ));
     }
 
     /// The congestion management's side of a grant (out of line: without one, a grant pays a
@@ -415,6 +447,14 @@ impl CycleNet {
         o.used += l;
         let o_used = o.used;
         self.eng.pkts.out_push(&mut o.q, id, ready);
+        if self.k.admit_on_credits
+            && self.vout[oi].credits < o_used
+            && self.port[og as usize].kind != PortKind::Terminal
+        {
+            // `router.output_admission = "credits"`: the output VC never queues more than
+            // the downstream VC can take
+            self.admission_fault(og, ov, o_used);
+        }
         let out = &mut self.port[og as usize];
         out.xout_free = now + self.k.xbar_cycles;
         out.out_count += 1;

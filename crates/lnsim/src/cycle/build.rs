@@ -180,6 +180,9 @@ impl CycleNet {
                 sat_queue: p.sat_queue,
                 sat_min: p.sat_min,
                 cm_on: p.qcn.is_some(),
+                admit_on_credits: rc.output_admission == crate::config::OutputAdmission::Credits,
+                redraw_in_cycle: rc.recompute_retry == crate::config::RecomputeRetry::NextIteration
+                    && rc.allocator_iterations >= 2,
             },
             port: ports.records(),
             vout: buffers.output_sides(&ports, vcs),

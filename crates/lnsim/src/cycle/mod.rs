@@ -263,6 +263,12 @@ pub(crate) struct Consts {
     /// A congestion management runs (QCN, or a test's): its hooks are called; off, the hot
     /// path skips them on this one flag.
     pub cm_on: bool,
+    /// `router.output_admission = "credits"`: a packet enters a router-to-router output VC
+    /// only if the downstream credits, net of the phits queued in that VC, cover it.
+    pub admit_on_credits: bool,
+    /// `router.recompute_retry = "next_iteration"` with at least two allocator iterations: a
+    /// blocked injection head is routed again between iterations.
+    pub redraw_in_cycle: bool,
 }
 
 /// The terminals of a cycle-level network: where each attaches, its source state and random

@@ -296,6 +296,14 @@ pub(crate) fn calendar_slots(rc: &RouterConfig, pkt_phits: u64) -> u64 {
 /// that fit a port record, buffers that hold a whole packet of `pkt_phits`.
 fn check_router(rc: &RouterConfig, pkt_phits: u32) -> Result<()> {
     positive("router.speedup", rc.speedup as u64)?;
+    if rc.output_admission == crate::config::OutputAdmission::Credits
+        && rc.flow_control != crate::config::RouterFlowControl::Credits
+    {
+        return Err(Error::input(
+            "router.output_admission",
+            "`credits` needs router.flow_control = \"credits\" (under PFC an output's credits stay full); use `space`",
+        ));
+    }
     positive(
         "router.allocator_iterations",
         rc.allocator_iterations as u64,

@@ -199,6 +199,10 @@ impl CycleNet {
         if self.port[gp as usize].out_count > 0 {
             self.mark_output(gp);
         }
+        if self.k.admit_on_credits {
+            // a head refused for want of credits may enter the output buffer now
+            self.wake_allocator(self.split_gp(gp).0);
+        }
     }
 
     /// Output `gp`'s wake-up (stale when an earlier one replaced it: that one re-armed the

@@ -219,6 +219,27 @@ fn wake_up_events_reproduce_the_every_cycle_reference() {
             "traffic.pattern=\"advc\"",
             "traffic.load=0.45",
         ],
+        // output admission on credits: a credit's return wakes the allocator (an output
+        // buffer larger than the downstream one, so the condition binds)
+        &[
+            "routing.algorithm=\"vlb\"",
+            "routing.recompute=true",
+            "router.output_admission=\"credits\"",
+            "router.output_buffer_phits=3000",
+            "traffic.pattern=\"adv\"",
+            "traffic.shift=1",
+            "traffic.load=0.6",
+        ],
+        // recomputation between the allocator's iterations
+        &[
+            "routing.algorithm=\"vlb\"",
+            "routing.recompute=true",
+            "router.allocator_iterations=3",
+            "router.recompute_retry=\"next_iteration\"",
+            "traffic.pattern=\"adv\"",
+            "traffic.shift=1",
+            "traffic.load=0.6",
+        ],
         // PFC: PAUSE frames hold the reverse links, resume frames wake the outputs
         &[
             "router.flow_control=\"pfc\"",
@@ -647,4 +668,103 @@ fn the_counter_observer_follows_the_routings_counters() {
         }
         assert!(stored > 50, "{alg}: {stored} stored: not saturated");
     }
+}
+
+/// `router.output_admission = "credits"` (FOGSim's reading of spec §2.1/§3.4): with output
+/// buffers larger than the downstream input buffers the condition binds and changes the run
+/// (no output VC ever queues more than its credits: a grant that did fails the run), and with
+/// the Table 3-1 buffers under light load it never binds.
+#[test]
+fn output_admission_on_credits_holds_packets_at_their_input() {
+    let base = [
+        "routing.algorithm=\"vlb\"",
+        "routing.recompute=true",
+        "traffic.pattern=\"adv\"",
+        "traffic.shift=1",
+        "traffic.load=0.6",
+        "router.output_buffer_phits=3000",
+        "sim.measure_cycles=6000",
+        "sim.warmup_cycles=1000",
+    ];
+    let with = |extra: &str| {
+        let mut o = base.to_vec();
+        o.push(extra);
+        let mut n = net(DF, &o);
+        n.stats.trace = Some(Vec::new());
+        n.run(false, &mut || false).unwrap();
+        assert!(n.eng.fault.is_none(), "{:?}", n.eng.fault);
+        let recomp = n.stats.recomputations;
+        let mut t = n.stats.trace.take().unwrap();
+        t.sort_unstable();
+        (t, recomp)
+    };
+    let (space, r_space) = with("router.output_admission=\"space\"");
+    let (credits, r_credits) = with("router.output_admission=\"credits\"");
+    assert!(space.len() > 1000);
+    assert_ne!(space, credits, "the admission rule changed nothing");
+    // (recomputations move too: blocked heads meet other outputs' states)
+    assert_ne!(r_credits, r_space);
+    // light load, Table 3-1 buffers: no output VC comes near its credits
+    let light = [
+        "routing.algorithm=\"min\"",
+        "traffic.load=0.05",
+        "sim.measure_cycles=4000",
+    ];
+    let run = |extra: &str| {
+        let mut o = light.to_vec();
+        o.push(extra);
+        traced(DF, &o, false)
+    };
+    assert_eq!(
+        run("router.output_admission=\"space\""),
+        run("router.output_admission=\"credits\"")
+    );
+}
+
+/// `router.recompute_retry = "next_iteration"`: a blocked injection head draws again between
+/// the allocator's iterations, so with three iterations it recomputes more often than once
+/// per cycle; with one iteration the two settings are the same run.
+#[test]
+fn recomputation_between_allocator_iterations() {
+    let run = |extra: &[&str]| {
+        let mut o = vec![
+            "routing.algorithm=\"vlb\"",
+            "routing.recompute=true",
+            "traffic.pattern=\"adv\"",
+            "traffic.shift=1",
+            "traffic.load=0.6",
+            "sim.measure_cycles=6000",
+            "sim.warmup_cycles=1000",
+        ];
+        o.extend_from_slice(extra);
+        let mut n = net(DF, &o);
+        n.stats.trace = Some(Vec::new());
+        n.run(false, &mut || false).unwrap();
+        let mut t = n.stats.trace.take().unwrap();
+        t.sort_unstable();
+        (t, n.stats.recomputations)
+    };
+    let (c3, rc3) = run(&["router.allocator_iterations=3"]);
+    let (i3, ri3) = run(&[
+        "router.allocator_iterations=3",
+        "router.recompute_retry=\"next_iteration\"",
+    ]);
+    assert!(ri3 > rc3, "{ri3} <= {rc3}");
+    assert_ne!(c3, i3);
+    let (c1, _) = run(&[]);
+    let (i1, _) = run(&["router.recompute_retry=\"next_iteration\""]);
+    assert_eq!(c1, i1);
+}
+
+/// Output admission on credits is a credit rule: under PFC (whose outputs keep their credits
+/// full) it is refused, naming the key.
+#[test]
+fn output_admission_on_credits_needs_credit_flow_control() {
+    let ov = vec![
+        "router.output_admission=\"credits\"".to_string(),
+        "router.flow_control=\"pfc\"".to_string(),
+    ];
+    let l = load_str(DF, "t", std::path::Path::new("."), "t", &ov, None).unwrap();
+    let e = CycleNet::new(&l).err().expect("refused").to_string();
+    assert!(e.contains("router.output_admission"), "{e}");
 }
