@@ -205,11 +205,13 @@ pub fn parse(text: &str, origin: &str, fabric: &Fabric) -> Result<ForwardingTabl
     for (k, t) in tables.into_iter().enumerate() {
         match t {
             Some(t) => lft.push(t),
-            None => return Err(Error::Input(format!(
+            None => {
+                return Err(Error::Input(format!(
                 "{origin}: {} has no table in the dump (no `Unicast lids … guid 0x{:016x}` block)",
                 ib.describe(fabric, fabric.switches[k]),
                 ib.device_of(fabric.switches[k]).guid
-            ))),
+            )))
+            }
         }
     }
     check_walks(fabric, ib, &sw_of, &lft, origin)?;
