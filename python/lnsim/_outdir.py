@@ -27,6 +27,7 @@ from typing import Callable, Iterable, Optional, Tuple, Union
 from . import _core
 from ._core import (
     KIND_BENCH,
+    KIND_FABRIC,
     KIND_FIGURES,
     KIND_RESULTS,
     KIND_SWEEP,
@@ -36,7 +37,7 @@ from ._core import (
 )
 
 __all__ = [
-    "KIND_BENCH", "KIND_FIGURES", "KIND_RESULTS", "KIND_SWEEP", "MARKER_FILE", "REPORT_GENERATOR", "OutputError",
+    "KIND_BENCH", "KIND_FABRIC", "KIND_FIGURES", "KIND_RESULTS", "KIND_SWEEP", "MARKER_FILE", "REPORT_GENERATOR", "OutputError",
 ]
 
 PathLike = Union[str, os.PathLike]

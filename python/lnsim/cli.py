@@ -111,6 +111,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser(
+        "export",
+        help="write a credit-level scenario's fabric as ibnetdiscover output and its forwarding tables as an LFT dump",
+        description="Build the scenario's fabric and forwarding tables (run nothing) and write them as a real "
+        "InfiniBand fabric's diagnostics show them: DIR/<name>.ibnetdiscover (ibnetdiscover output) and "
+        "DIR/<name>.lfts (OpenSM's opensm-lfts.dump format). A built fabric gets deterministic GUIDs and LIDs; "
+        "an imported one keeps its own. topology.kind = \"ibnetdiscover\" and routing.algorithm = \"lft_dump\" "
+        "read them back (docs/fabrics.md).",
+    )
+    p.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file (credit-level model)")
+    _add_set(p)
+    p.add_argument("--out", metavar="DIR", default=None,
+                   help="folder to write the two files into (default results/<scenario name>-fabric/)")
+    p.add_argument("--lmc", type=int, default=0, metavar="N",
+                   help="LID mask control of the HCA ports of a built fabric, 0-7 (default 0: one LID each)")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser(
         "sweep",
         help="run every point of the scenario's [sweep] table in parallel; write sweep.csv",
         description="Run the Cartesian product of the scenario's [sweep] table (key path -> list of values), "
@@ -627,6 +644,20 @@ def cmd_validate(args: argparse.Namespace) -> int:
     import lnsim
 
     print(lnsim.validate(Path(args.scenario), overrides=args.overrides, max_memory=args.max_memory).rstrip("\n"))
+    return EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from . import _core
+    from ._outdir import KIND_FABRIC, prepare_folder, write_own_file
+
+    if not 0 <= args.lmc <= 7:
+        raise InputError(f"--lmc {args.lmc}: the LID mask control is 0-7")
+    name, topo, lfts = _core.export_fabric(os.fspath(args.scenario), list(args.overrides), args.lmc)
+    where = Path(args.out) if args.out is not None else Path("results") / f"{name}-fabric"
+    out = prepare_folder(where, KIND_FABRIC, "export folder", kinds=[KIND_FABRIC])
+    for suffix, text in ((".ibnetdiscover", topo), (".lfts", lfts)):
+        print(write_own_file(out / f"{name}{suffix}", text))
     return EXIT_OK
 
 

@@ -374,7 +374,7 @@ def test_every_shipped_scenario_validates_against_the_json_schema(tmp_path):
         (lambda d: d.pop("topology"), "topology"),
         (lambda d: d.setdefault("traffic", {}).setdefault("flows", [{}]).__setitem__(0, {"src": "H111"}), "dst"),
         (lambda d: d.setdefault("cc", {}).update(victim_mask="fabric_ports"), "fabric_ports"),
-        (lambda d: d.setdefault("links", {}).setdefault("host", {}).update(speed="XDR"), "XDR"),
+        (lambda d: d.setdefault("links", {}).setdefault("host", {}).update(speed="ZDR"), "ZDR"),
         (lambda d: d["topology"].update(k=4), "'k'"),
         (lambda d: d.setdefault("cc", {}).update(ird_step="5us"), "'ird_step'"),
     ],

@@ -180,6 +180,22 @@ fn validate(
         .map_err(to_py_err)
 }
 
+/// `lnsim export`: the scenario's fabric as `ibnetdiscover` output and its forwarding tables
+/// as `opensm-lfts.dump`: `(name, ibnetdiscover_text, lfts_text)`; raises `ScenarioError`.
+#[pyfunction]
+#[pyo3(signature = (path, overrides = Vec::new(), lmc = 0))]
+fn export_fabric(
+    py: Python<'_>,
+    path: PathBuf,
+    overrides: Vec<String>,
+    lmc: u8,
+) -> PyResult<(String, String, String)> {
+    let e = py
+        .allow_threads(|| api::export_file(&path, &overrides, lmc))
+        .map_err(to_py_err)?;
+    Ok((e.name, e.ibnetdiscover, e.lfts))
+}
+
 /// The memory estimate of a scenario: `{"total": bytes, "parts": [(name, bytes), ...]}`
 /// (largest part first), without building it.
 #[pyfunction]
@@ -540,6 +556,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(export_fabric, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_memory, m)?)?;
     m.add_function(wrap_pyfunction!(available_memory, m)?)?;
@@ -580,6 +597,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("KIND_SWEEP", lnsim::outdir::KIND_SWEEP)?;
     m.add("KIND_FIGURES", lnsim::outdir::KIND_FIGURES)?;
     m.add("KIND_BENCH", lnsim::outdir::KIND_BENCH)?;
+    m.add("KIND_FABRIC", lnsim::outdir::KIND_FABRIC)?;
     m.add("REPORT_GENERATOR", lnsim::outdir::REPORT_GENERATOR)?;
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add("SimulationError", py.get_type::<SimulationError>())?;

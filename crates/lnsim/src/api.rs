@@ -95,6 +95,53 @@ pub fn estimate_memory_file(path: &Path, overrides: &[String]) -> Result<MemoryE
     estimate_memory(&loaded)
 }
 
+/// A fabric as `lnsim export` writes it: its `ibnetdiscover` output and its forwarding tables
+/// in OpenSM's `opensm-lfts.dump` format (docs/fabrics.md).
+#[derive(Debug, Clone)]
+pub struct ExportedFabric {
+    /// The scenario's name (the files are `<name>.ibnetdiscover` and `<name>.lfts`).
+    pub name: String,
+    /// The topology as `ibnetdiscover` prints it.
+    pub ibnetdiscover: String,
+    /// The forwarding tables as OpenSM dumps them.
+    pub lfts: String,
+}
+
+/// `lnsim export`: builds the fabric and forwarding tables of the credit-level scenario at
+/// `path` (runs nothing) and writes them as a real fabric's diagnostics would show them. A
+/// built fabric gets deterministic GUIDs and LIDs ([`crate::topology::ib_identity::IbIdentity::assign`],
+/// LMC `lmc`); an imported one keeps its own (then `lmc` must be 0, the default).
+pub fn export_file(path: &Path, overrides: &[String], lmc: u8) -> Result<ExportedFabric> {
+    let l = config::load_file(path, overrides, None)?;
+    if l.model() != Model::Credit {
+        return Err(Error::Input(format!(
+            "export: scenario {} runs on the {} model; export writes the forwarding tables of a credit-level scenario",
+            l.name,
+            l.model().name()
+        )));
+    }
+    let fabric = crate::topology::build(&l.scenario, &l.base_dir)?;
+    let lft = crate::credit::routing::build(&l, &fabric)?;
+    let assigned;
+    let ib = match fabric.ib.as_deref() {
+        Some(ib) if lmc == 0 => ib,
+        Some(_) => {
+            return Err(Error::Input(
+                "export: --lmc applies to built fabrics; an imported fabric keeps the LIDs and LMC of its file".into(),
+            ))
+        }
+        None => {
+            assigned = crate::topology::ib_identity::IbIdentity::assign(&fabric, lmc)?;
+            &assigned
+        }
+    };
+    Ok(ExportedFabric {
+        name: l.name.clone(),
+        ibnetdiscover: crate::topology::ibnetdiscover_writer::write(&fabric, ib, &l.name)?,
+        lfts: crate::credit::routing::lft_dump::write_opensm(&fabric, &lft, ib),
+    })
+}
+
 /// Maps an error to the command's exit status (0 success, 2 bad input, 1 internal, 130 interrupted).
 pub fn exit_status(e: &Error) -> i32 {
     match e {

@@ -55,6 +55,9 @@ pub const KIND_SWEEP: &str = "sweep";
 pub const KIND_FIGURES: &str = "figures";
 /// Marker kind of a bench folder (`lnsim bench`).
 pub const KIND_BENCH: &str = "bench";
+/// Marker kind of a folder of exported fabrics (`lnsim export`: `ibnetdiscover` and LFT-dump
+/// files).
+pub const KIND_FABRIC: &str = "fabric";
 
 /// The content of a folder's marker file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,6 +122,9 @@ pub fn kind_description(kind: &str) -> String {
         KIND_SWEEP => "an lnsim sweep (points/, sweep.csv, store.sqlite)".into(),
         KIND_FIGURES => "lnsim figures (the PNGs of lnsim plot --out)".into(),
         KIND_BENCH => "an lnsim bench (bench.json and a results folder per case)".into(),
+        KIND_FABRIC => {
+            "exported fabrics (the .ibnetdiscover and .lfts files of lnsim export)".into()
+        }
         other => format!("lnsim output of kind \"{other}\" (written by another lnsim version)"),
     }
 }
@@ -283,7 +289,7 @@ pub fn foreign_entries(dir: &Path) -> Option<Vec<String>> {
         .and_then(|m| m.get("files"))
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_str).collect());
-    let files_only = kind == KIND_RESULTS || kind == KIND_FIGURES;
+    let files_only = kind == KIND_RESULTS || kind == KIND_FIGURES || kind == KIND_FABRIC;
     let mut foreign = Vec::new();
     for (name, is_dir) in entries(dir)? {
         if name == MARKER_FILE || standing_entries(&kind).contains(&name.as_str()) {

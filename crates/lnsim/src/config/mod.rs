@@ -592,7 +592,7 @@ mod tests {
         let e = load(&format!("{tree}file = \"t.fdbs\"\n"), &[])
             .unwrap_err()
             .to_string();
-        assert!(e.contains("key `routing.file`: is not a key of routing.algorithm = \"dmodk\" (it applies to lft_file)"), "{e}");
+        assert!(e.contains("key `routing.file`: is not a key of routing.algorithm = \"dmodk\" (it applies to lft_file and lft_dump)"), "{e}");
         // a Dragonfly has no default routing
         let e = load(&format!("{cycle}kind = \"dragonfly\"\np = 1\n"), &[])
             .unwrap_err()

@@ -148,6 +148,8 @@ crate::choice! {
         Dragonfly = "dragonfly",
         /// A generic edge-list file (`file`).
         File = "file",
+        /// A real InfiniBand fabric from `ibnetdiscover` output (`topology.file`).
+        Ibnetdiscover = "ibnetdiscover",
     }
 }
 
@@ -199,6 +201,9 @@ pub enum TopologyConfig {
     /// `kind = "file"`: a fabric from an edge-list file.
     #[serde(rename = "file")]
     File(FileTopologyConfig),
+    /// `kind = "ibnetdiscover"`: a real InfiniBand fabric from `ibnetdiscover` output.
+    #[serde(rename = "ibnetdiscover")]
+    Ibnetdiscover(IbnetdiscoverConfig),
 }
 
 impl TopologyConfig {
@@ -212,6 +217,7 @@ impl TopologyConfig {
             TopologyKind::GranTestbed => fields_of::<GranTestbedConfig>(),
             TopologyKind::Dragonfly => fields_of::<DragonflyConfig>(),
             TopologyKind::File => fields_of::<FileTopologyConfig>(),
+            TopologyKind::Ibnetdiscover => fields_of::<IbnetdiscoverConfig>(),
         })
     }
 
@@ -225,6 +231,7 @@ impl TopologyConfig {
             TopologyKind::GranTestbed => refusal::<GranTestbedConfig>(table),
             TopologyKind::Dragonfly => refusal::<DragonflyConfig>(table),
             TopologyKind::File => refusal::<FileTopologyConfig>(table),
+            TopologyKind::Ibnetdiscover => refusal::<IbnetdiscoverConfig>(table),
         }
     }
 
@@ -237,6 +244,7 @@ impl TopologyConfig {
             TopologyConfig::GranTestbed(_) => TopologyKind::GranTestbed,
             TopologyConfig::Dragonfly(_) => TopologyKind::Dragonfly,
             TopologyConfig::File(_) => TopologyKind::File,
+            TopologyConfig::Ibnetdiscover(_) => TopologyKind::Ibnetdiscover,
         }
     }
 }
@@ -304,12 +312,23 @@ pub struct FileTopologyConfig {
     pub file: String,
 }
 
+/// `[topology]` of a real InfiniBand fabric read from `ibnetdiscover` output
+/// (`topology/ibnetdiscover.rs`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IbnetdiscoverConfig {
+    /// Path of the `ibnetdiscover` output (relative to the scenario file).
+    pub file: String,
+}
+
 crate::choice! {
     /// Link width (lanes).
     #[derive(Default)]
     pub enum LinkWidth {
         /// 1 lane.
         X1 = "1x",
+        /// 2 lanes (HDR100 split cables).
+        X2 = "2x",
         /// 4 lanes.
         #[default]
         X4 = "4x",
@@ -325,6 +344,7 @@ impl LinkWidth {
     pub fn lanes(self) -> u64 {
         match self {
             LinkWidth::X1 => 1,
+            LinkWidth::X2 => 2,
             LinkWidth::X4 => 4,
             LinkWidth::X8 => 8,
             LinkWidth::X12 => 12,
@@ -341,12 +361,18 @@ crate::choice! {
         Ddr = "DDR",
         /// 10 Gbaud, 8b/10b.
         Qdr = "QDR",
+        /// 10.3125 Gbaud, 64b/66b (Mellanox FDR10: 10 Gbit/s of data per lane).
+        Fdr10 = "FDR10",
         /// 14.0625 Gbaud, 64b/66b.
         Fdr = "FDR",
         /// 25.78125 Gbaud, 64b/66b.
         Edr = "EDR",
         /// 53.125 Gbaud, 64b/66b.
         Hdr = "HDR",
+        /// 106.25 Gbaud, 64b/66b (lnsim's rule for HDR, carried on: 103.03 Gbit/s per lane).
+        Ndr = "NDR",
+        /// 212.5 Gbaud, 64b/66b (as NDR: 206.06 Gbit/s per lane).
+        Xdr = "XDR",
     }
 }
 
@@ -707,6 +733,9 @@ crate::choice! {
         Updown = "updown",
         /// Linear forwarding tables loaded from a `.fdbs` file (`routing.file`).
         LftFile = "lft_file",
+        /// A real fabric's forwarding tables from `ibroute`, `dump_lfts.sh`/`dump_fts` or
+        /// OpenSM's `opensm-lfts.dump` output (`routing.file`; `topology.kind = "ibnetdiscover"`).
+        LftDump = "lft_dump",
         /// Minimal routing on a Dragonfly (Dragonfly spec §3.1).
         Min = "min",
         /// Valiant load balancing: a random intermediate, then minimal (Dragonfly spec §3.2; on
@@ -776,6 +805,9 @@ pub enum RoutingConfig {
     /// `lft_file`: linear forwarding tables from a `.fdbs` file (credit-level model).
     #[serde(rename = "lft_file")]
     LftFile(LftFileRouting),
+    /// `lft_dump`: a real fabric's forwarding tables from an LFT dump (credit-level model).
+    #[serde(rename = "lft_dump")]
+    LftDump(LftDumpRouting),
     /// `min`: minimal routing on a Dragonfly (Dragonfly spec §3.1).
     #[serde(rename = "min")]
     Min(MinRouting),
@@ -832,6 +864,7 @@ macro_rules! routing_struct {
             A::Dmodk => $then::<DmodkRouting>($($arg)?),
             A::Updown => $then::<UpdownRouting>($($arg)?),
             A::LftFile => $then::<LftFileRouting>($($arg)?),
+            A::LftDump => $then::<LftDumpRouting>($($arg)?),
             A::Min => $then::<MinRouting>($($arg)?),
             A::Vlb => $then::<VlbRouting>($($arg)?),
             A::Ugal => $then::<UgalRouting>($($arg)?),
@@ -866,6 +899,7 @@ impl RoutingConfig {
             RoutingConfig::Dmodk(_) => A::Dmodk,
             RoutingConfig::Updown(_) => A::Updown,
             RoutingConfig::LftFile(_) => A::LftFile,
+            RoutingConfig::LftDump(_) => A::LftDump,
             RoutingConfig::Min(_) => A::Min,
             RoutingConfig::Vlb(_) => A::Vlb,
             RoutingConfig::Ugal(_) => A::Ugal,
@@ -955,6 +989,15 @@ pub struct UpdownRouting {}
 #[serde(deny_unknown_fields)]
 pub struct LftFileRouting {
     /// The `.fdbs` file (relative to the scenario file).
+    pub file: String,
+}
+
+/// `[routing]` of `lft_dump` (`credit/routing/lft_dump.rs`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LftDumpRouting {
+    /// The `ibroute` / `dump_lfts.sh` / `opensm-lfts.dump` output (relative to the scenario
+    /// file).
     pub file: String,
 }
 

@@ -205,7 +205,10 @@ fn deadlock_check(
     );
     if let Some(cycle) = &check.cycle {
         if !s.sim.allow_deadlock {
-            let key = if matches!(s.routing, crate::config::RoutingConfig::LftFile(_)) {
+            let key = if matches!(
+                s.routing,
+                crate::config::RoutingConfig::LftFile(_) | crate::config::RoutingConfig::LftDump(_)
+            ) {
                 "routing.file"
             } else {
                 "routing.algorithm"
@@ -1027,6 +1030,11 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
         net.fabric.hcas.len(),
         links
     ));
+    if let Some(ib) = &net.fabric.ib {
+        for w in &ib.warnings {
+            out.push_str(&format!("  warning: {w}\n"));
+        }
+    }
     out.push_str(&format!(
         "  routing: {routing}, {} routes checked, longest {} switch hops\n",
         net.routes.routes_checked, net.routes.max_hops

@@ -296,10 +296,14 @@ fn buffered_packets(s: &Scenario, f: &FabricSize, buffers: BufferChoice) -> u64 
 /// link, at most one per packet time of the fastest link class, and every control packet (a
 /// CNP, a DRB or DDBBM notification) answers data packets that arrived, at most two per data
 /// packet (DDBBM: a start for a source seen since its last end, then that end). None (no
-/// bound) with shared injection queues or for a topology file, whose links may each have a
-/// rate of their own.
+/// bound) with shared injection queues or for a topology file or an imported fabric, whose
+/// links may each have a rate of their own.
 fn created_packets(s: &Scenario, f: &FabricSize) -> Option<u64> {
-    if s.hca.injection_queues != InjectionQueues::PerFlow || s.topology.kind() == TopologyKind::File
+    if s.hca.injection_queues != InjectionQueues::PerFlow
+        || matches!(
+            s.topology.kind(),
+            TopologyKind::File | TopologyKind::Ibnetdiscover
+        )
     {
         return None;
     }

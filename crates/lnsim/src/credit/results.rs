@@ -337,6 +337,15 @@ fn summary_json(
     if let Some(h) = st.hotspot {
         summary["hotspot"] = hotspot_json(net, ctx, h);
     }
+    if let Some(ib) = net
+        .fabric
+        .ib
+        .as_deref()
+        .filter(|ib| !ib.warnings.is_empty())
+    {
+        // what the fabric's import skipped (`lnsim run` prints them)
+        summary["warnings"] = json!(ib.warnings);
+    }
     if let Some(fc) = &net.links.flow_control {
         // only with `links.flow_control = "packets"`: default outputs stay as they were
         summary["flow_control_packets"] = json!(fc.sent);

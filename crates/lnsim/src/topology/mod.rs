@@ -4,6 +4,9 @@
 pub mod dragonfly;
 pub mod fat_tree;
 pub mod file;
+pub mod ib_identity;
+pub mod ibnetdiscover;
+pub mod ibnetdiscover_writer;
 pub mod mesh_torus;
 pub mod testbed;
 
@@ -58,9 +61,12 @@ impl LinkRate {
             LinkSpeed::Sdr => (2_500_000, 8, 10),
             LinkSpeed::Ddr => (5_000_000, 8, 10),
             LinkSpeed::Qdr => (10_000_000, 8, 10),
+            LinkSpeed::Fdr10 => (10_312_500, 64, 66),
             LinkSpeed::Fdr => (14_062_500, 64, 66),
             LinkSpeed::Edr => (25_781_250, 64, 66),
             LinkSpeed::Hdr => (53_125_000, 64, 66),
+            LinkSpeed::Ndr => (106_250_000, 64, 66),
+            LinkSpeed::Xdr => (212_500_000, 64, 66),
         };
         LinkRate {
             num: lanes as u128 * kbaud * 1000 * p,
@@ -198,6 +204,9 @@ pub struct Fabric {
     pub shape: Shape,
     /// Name → node.
     pub by_name: HashMap<String, NodeId>,
+    /// The InfiniBand identity of the nodes (GUIDs, descriptions, IB port numbers, LIDs and
+    /// LMC) when the fabric was imported from `ibnetdiscover` output; `None` for the built ones.
+    pub ib: Option<Box<ib_identity::IbIdentity>>,
 }
 
 impl Fabric {
@@ -209,6 +218,7 @@ impl Fabric {
             switches: Vec::new(),
             shape,
             by_name: HashMap::new(),
+            ib: None,
         }
     }
 
@@ -380,9 +390,9 @@ pub fn size(s: &Scenario, base_dir: &Path) -> Result<FabricSize> {
         t @ (TopologyConfig::Mesh(_) | TopologyConfig::Torus(_)) => mesh_torus::size(t),
         TopologyConfig::FatTree(t) => fat_tree::size(t),
         TopologyConfig::Dragonfly(t) => dragonfly::size(t),
-        TopologyConfig::GranTestbed(_) | TopologyConfig::File(_) => {
-            Ok(FabricSize::of(&build(s, base_dir)?))
-        }
+        TopologyConfig::GranTestbed(_)
+        | TopologyConfig::File(_)
+        | TopologyConfig::Ibnetdiscover(_) => Ok(FabricSize::of(&build(s, base_dir)?)),
     }
 }
 
@@ -397,6 +407,7 @@ pub fn build(s: &Scenario, base_dir: &Path) -> Result<Fabric> {
         TopologyConfig::FatTree(t) => fat_tree::build(t, host, fabric_link)?,
         TopologyConfig::GranTestbed(_) => testbed::build(host, fabric_link)?,
         TopologyConfig::File(t) => file::build(t, base_dir, host, fabric_link)?,
+        TopologyConfig::Ibnetdiscover(t) => ibnetdiscover::build(t, base_dir, host, fabric_link)?,
         TopologyConfig::Dragonfly(t) => dragonfly::build(t, host, fabric_link)?,
     };
     f.check()?;
@@ -420,5 +431,18 @@ mod tests {
         // 4x FDR: 54.5454 Gbit/s: 64 B in 9.3867 ns (non-integer ns)
         assert_eq!(LinkRate::infiniband(4, LinkSpeed::Fdr).ser_ps(64), 9_387);
         assert_eq!(LinkRate::infiniband(12, LinkSpeed::Qdr).ser_ps(96), 8_000);
+        // FDR10: 10 Gbit/s of data per lane, 4x 40 Gbit/s: 64 B in 12.8 ns
+        assert_eq!(LinkRate::infiniband(4, LinkSpeed::Fdr10).ser_ps(64), 12_800);
+        assert_eq!(LinkRate::infiniband(4, LinkSpeed::Fdr10).bits_per_s(), 40e9);
+        // NDR and XDR double HDR's lane rate, each (64b/66b as lnsim's HDR)
+        let hdr = LinkRate::infiniband(4, LinkSpeed::Hdr).bits_per_s();
+        assert_eq!(
+            LinkRate::infiniband(4, LinkSpeed::Ndr).bits_per_s(),
+            2.0 * hdr
+        );
+        assert_eq!(
+            LinkRate::infiniband(2, LinkSpeed::Xdr).bits_per_s(),
+            2.0 * hdr
+        );
     }
 }
