@@ -8,6 +8,7 @@
 //! spec §3.4 \[X\]); credits freed while one waits ride on it.
 
 use crate::config::{FlowControl, LinksConfig, Ps};
+use crate::credit::kind::{holds, SwitchKind};
 use crate::credit::{Ev, Net};
 
 /// The state of flow-control packets (`links.flow_control = "packets"`), per credit counter of
@@ -77,8 +78,14 @@ impl Net {
     /// Receiving port `g` freed `credits` of counter `counter`: they go back to the sender of
     /// the link, ideally or in a flow-control packet.
     #[inline(always)]
-    pub(crate) fn return_credits(&mut self, g: u32, counter: u16, credits: u32, now: Ps) {
-        if self.links.flow_control.is_some() {
+    pub(crate) fn return_credits<K: SwitchKind>(
+        &mut self,
+        g: u32,
+        counter: u16,
+        credits: u32,
+        now: Ps,
+    ) {
+        if holds(K::FLOW_CONTROL_PACKETS, self.links.flow_control.is_some()) {
             return self.queue_flow_control(g, counter, credits, now);
         }
         let up = self.links.peer[g as usize];

@@ -3,7 +3,7 @@
 //! through them (architecture: "network instance … engine").
 //!
 //! Where things are: `build.rs` (the instance from a scenario), `run_loop.rs` (the event loop
-//! on the timing wheel of `wheel.rs`), `conservation.rs` (the end-of-run check), `results.rs`
+//! on the timing wheel of `wheel.rs`, one compiled copy per kind of network: `kind.rs`), `conservation.rs` (the end-of-run check), `results.rs`
 //! (the results folder), `memory_estimate.rs`; `switch/` (input,
 //! arbiter, output buffers, the buffer-organisation seam `switch/buffer/`), `endpoint/` (HCAs:
 //! transmit, generators, sink, delivery, Input Adapter), `cc/` (the congestion-management
@@ -20,6 +20,7 @@ mod conservation;
 mod deadlock;
 pub mod endpoint;
 pub mod flow_control;
+mod kind;
 pub mod lanes;
 pub mod memory_estimate;
 pub mod packet;
@@ -521,7 +522,13 @@ impl Net {
     /// Input port `input` (local index) of output `og`'s switch (first gport `base`) now has
     /// a queue head requesting `og` on `vl`.
     #[inline(always)]
-    pub(crate) fn add_request(&mut self, og: u32, vl: u8, base: u32, input: u32) {
+    pub(crate) fn add_request<K: kind::SwitchKind>(
+        &mut self,
+        og: u32,
+        vl: u8,
+        base: u32,
+        input: u32,
+    ) {
         if !self.arb.in_req.is_empty() {
             let out = og - base;
             let k = (base + input) as usize * self.arb.req_words + (out >> 6) as usize;
@@ -529,7 +536,7 @@ impl Net {
         }
         let ov = og as usize * self.vls + vl as usize;
         self.arb.req[ov] += 1;
-        if self.sw.queue_scheme.several_heads_per_output() {
+        if K::PLAIN != Some(true) && self.sw.queue_scheme.several_heads_per_output() {
             self.count_head(og, vl, input, 1);
         }
         self.arb.req_mask[ov * self.arb.req_words + (input >> 6) as usize] |= 1 << (input & 63);
@@ -570,10 +577,18 @@ impl Net {
     /// Input port `input` (local index) of output `og`'s switch (first gport `base`) no longer
     /// requests `og` on `vl`.
     #[inline(always)]
-    pub(crate) fn drop_request(&mut self, og: u32, vl: u8, base: u32, input: u32) {
+    pub(crate) fn drop_request<K: kind::SwitchKind>(
+        &mut self,
+        og: u32,
+        vl: u8,
+        base: u32,
+        input: u32,
+    ) {
         let ov = og as usize * self.vls + vl as usize;
         self.arb.req[ov] -= 1;
-        if self.sw.queue_scheme.several_heads_per_output() && self.count_head(og, vl, input, -1) > 0
+        if K::PLAIN != Some(true)
+            && self.sw.queue_scheme.several_heads_per_output()
+            && self.count_head(og, vl, input, -1) > 0
         {
             return; // another queue of this input still requests `og`
         }

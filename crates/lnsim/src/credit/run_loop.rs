@@ -3,6 +3,10 @@
 //! folder.
 
 use super::cc::switch_view;
+use super::kind::{
+    self, holds, may, AnySwitch, Kind, Organisation, SharedInputBuffered, StaticOutputBuffered,
+    SwitchKind,
+};
 use super::results;
 use super::switch::buffer::CreditKeeping;
 use super::{Ev, Net};
@@ -97,10 +101,58 @@ impl Net {
             self.engine.end / 1_000_000,
             "{bar:40} {msg} sim {pos}/{len} us [{elapsed_precise} < {eta}]",
         );
+        // one compiled copy of the loop and its handlers per kind of network (`kind.rs`)
+        let stopped = match kind::choose(&self.organisation()) {
+            Kind::SharedInputBuffered => {
+                self.event_loop::<SharedInputBuffered<false>>(&mut watch, interrupted)?
+            }
+            Kind::SharedInputBufferedCm => {
+                self.event_loop::<SharedInputBuffered<true>>(&mut watch, interrupted)?
+            }
+            Kind::StaticOutputBuffered => {
+                self.event_loop::<StaticOutputBuffered<false>>(&mut watch, interrupted)?
+            }
+            Kind::StaticOutputBufferedCm => {
+                self.event_loop::<StaticOutputBuffered<true>>(&mut watch, interrupted)?
+            }
+            Kind::Any => self.event_loop::<AnySwitch>(&mut watch, interrupted)?,
+        };
+        watch.finish();
+        if let Some(f) = &self.engine.fault {
+            return Err(Error::Internal(f.clone()));
+        }
+        if stopped.is_none() && self.engine.deadlock.is_none() && self.engine.q.is_empty() {
+            // nothing more will ever happen: packets still queued are stuck for good
+            let t = self.engine.last_progress;
+            self.engine.deadlock = self.detect_deadlock(t);
+        }
+        Ok(stopped)
+    }
+
+    /// The network's organisation in the questions of [`SwitchKind`] (which compiled copy of
+    /// the hot path runs it: `kind::choose`).
+    fn organisation(&self) -> Organisation {
+        Organisation {
+            shared_pool: matches!(self.sw.credit_keeping, CreditKeeping::SharedPool(_)),
+            plain: self.arb.plain_buffers,
+            output_buffers: self.sw.obuf.is_some(),
+            congestion_management: self.cc.is_present(),
+            multipath: self.routes.multipath.is_some(),
+            flow_control_packets: self.links.flow_control.is_some(),
+            adapter: self.hcas.adapter.is_some(),
+        }
+    }
+
+    /// The events in time order until the end time, a deadlock or an interruption (`Some(time
+    /// reached)`), on the copy of the handlers compiled for kind `K`.
+    fn event_loop<K: SwitchKind>(
+        &mut self,
+        watch: &mut crate::engine::progress::RunProgress,
+        interrupted: &mut dyn FnMut() -> bool,
+    ) -> Result<Option<Ps>> {
         // a deadlock is looked for once packets have not moved for this long
         let stall = STALL_PS;
         let mut next_check = stall;
-        let mut stopped = None;
         while let Some((t, ev)) = self.engine.q.pop() {
             if t >= self.engine.end {
                 self.engine.q.push(t, ev); // keep it for the conservation count
@@ -108,12 +160,12 @@ impl Net {
             }
             self.engine.events += 1;
             if let Some(&next) = self.engine.q.peek_ahead(PREFETCH_AHEAD) {
-                self.prefetch_event(next);
+                self.prefetch_event::<K>(next);
             }
             if let Some(&next) = self.engine.q.peek_ahead(PREFETCH_NEAR) {
-                self.prefetch_packet_state(next);
+                self.prefetch_packet_state::<K>(next);
             }
-            self.dispatch(t, ev);
+            self.dispatch::<K>(t, ev);
             if self.engine.events & 0xFFF == 0 {
                 if let Some(f) = &self.engine.fault {
                     return Err(Error::Internal(f.clone()));
@@ -132,38 +184,30 @@ impl Net {
                     ))
                 });
                 match polled {
-                    Err(Error::Interrupted) => {
-                        stopped = Some(t);
-                        break;
-                    }
+                    Err(Error::Interrupted) => return Ok(Some(t)),
                     r => r?,
                 }
             }
         }
-        watch.finish();
-        if let Some(f) = &self.engine.fault {
-            return Err(Error::Internal(f.clone()));
-        }
-        if stopped.is_none() && self.engine.deadlock.is_none() && self.engine.q.is_empty() {
-            // nothing more will ever happen: packets still queued are stuck for good
-            let t = self.engine.last_progress;
-            self.engine.deadlock = self.detect_deadlock(t);
-        }
-        Ok(stopped)
+        Ok(None)
     }
 
     /// Asks for the cache lines event `ev` will touch first (the records its handler reads
     /// at random; `credit/prefetch.rs`): a hint, no state changes.
     #[inline(always)]
-    fn prefetch_event(&self, ev: Ev) {
+    fn prefetch_event<K: SwitchKind>(&self, ev: Ev) {
         match ev {
             Ev::HeadArrive { pkt, .. } | Ev::CrossbarArrive { pkt, .. } => self.pkts.prefetch(pkt),
             Ev::InputRelease { gport, counter, .. } | Ev::CrossbarDone { gport, counter, .. } => {
-                if let CreditKeeping::Partitioned(p) = &self.sw.credit_keeping {
-                    p.prefetch(gport, counter);
+                if K::SHARED_POOL != Some(true) {
+                    if let CreditKeeping::Partitioned(p) = &self.sw.credit_keeping {
+                        p.prefetch(gport, counter);
+                    }
                 }
-                if let Some(fc) = &self.links.flow_control {
-                    fc.prefetch(self.upstream_credit_slot(gport, counter));
+                if may(K::FLOW_CONTROL_PACKETS) {
+                    if let Some(fc) = &self.links.flow_control {
+                        fc.prefetch(self.upstream_credit_slot(gport, counter));
+                    }
                 }
             }
             Ev::FlowControlSend { gport, counter } => {
@@ -174,19 +218,21 @@ impl Net {
             Ev::CreditArrive { gport, counter, .. } => {
                 crate::credit::prefetch::prefetch(
                     &self.links.credits,
-                    self.credit_slot(gport, counter),
+                    self.credit_slot_k::<K>(gport, counter),
                 );
-                if let Some(ob) = &self.sw.obuf {
-                    ob.prefetch(ob.slot(gport, counter));
+                if may(K::OUTPUT_BUFFERS) {
+                    if let Some(ob) = &self.sw.obuf {
+                        ob.prefetch(ob.slot(gport, counter));
+                    }
                 }
             }
             Ev::OutputRelease { gport, counter, .. } | Ev::WireDone { gport, counter, .. } => {
                 if let Some(ob) = &self.sw.obuf {
                     ob.prefetch(ob.slot(gport, counter));
                 }
-                self.prefetch_arbiter(gport);
+                self.prefetch_arbiter::<K>(gport);
             }
-            Ev::OutputReady { gport } => self.prefetch_arbiter(gport),
+            Ev::OutputReady { gport } => self.prefetch_arbiter::<K>(gport),
             // a source's record (its random streams, destinations) is read for every message
             Ev::Arrival { source, dst } => {
                 crate::credit::prefetch::prefetch_all(&self.traffic.sources, source as usize);
@@ -201,8 +247,11 @@ impl Net {
     /// its inputs request it (`head_mask`: two lines hold every input's entries) and which of
     /// its output queues have room.
     #[inline(always)]
-    fn prefetch_arbiter(&self, og: u32) {
+    fn prefetch_arbiter<K: SwitchKind>(&self, og: u32) {
         use crate::credit::prefetch::prefetch;
+        if K::PLAIN == Some(true) {
+            return; // (no head masks: at most one queue of an input requests an output)
+        }
         let Some(&fb) = self.sw.fill_base.get(og as usize) else {
             return;
         };
@@ -212,15 +261,17 @@ impl Net {
         let i = fb as usize * self.arb.head_words;
         prefetch(&self.arb.head_mask, i);
         prefetch(&self.arb.head_mask, i + 8);
-        if let Some(ob) = &self.sw.obuf {
-            ob.prefetch_room(og);
+        if may(K::OUTPUT_BUFFERS) {
+            if let Some(ob) = &self.sw.obuf {
+                ob.prefetch_room(og);
+            }
         }
     }
 
     /// The second step of [`Net::prefetch_event`] for an event about a packet: the state its
     /// record points to (the output queue it joins, its input buffer's counters).
     #[inline(always)]
-    fn prefetch_packet_state(&self, ev: Ev) {
+    fn prefetch_packet_state<K: SwitchKind>(&self, ev: Ev) {
         use crate::credit::prefetch::prefetch;
         match ev {
             Ev::HeadArrive { pkt, gport } => {
@@ -244,13 +295,15 @@ impl Net {
                     let qlocal = self.sw.queue_scheme.queue_of(&query, self.vls);
                     let qid = self.sw.queue_base[gport as usize] as usize + qlocal as usize;
                     prefetch(&self.sw.queues, qid);
-                    if let CreditKeeping::Partitioned(pc) = &self.sw.credit_keeping {
-                        pc.prefetch(gport, qlocal as u16);
+                    if K::SHARED_POOL != Some(true) {
+                        if let CreditKeeping::Partitioned(pc) = &self.sw.credit_keeping {
+                            pc.prefetch(gport, qlocal as u16);
+                        }
                     }
                     // the look-ahead's table entry at the switch after this one, and what the
                     // output's arbiter reads
                     let og = self.links.span[gport as usize].base + out as u32;
-                    self.prefetch_arbiter(og);
+                    self.prefetch_arbiter::<K>(og);
                     if let Some(&next) = self.links.peer.get(og as usize) {
                         if self.links.is_switch[next as usize] {
                             let sw = self.links.node_of[next as usize];
@@ -259,7 +312,7 @@ impl Net {
                     }
                 }
             }
-            Ev::CrossbarArrive { pkt, gport } => {
+            Ev::CrossbarArrive { pkt, gport } if may(K::OUTPUT_BUFFERS) => {
                 if let Some(ob) = &self.sw.obuf {
                     ob.prefetch(ob.slot(gport, self.pkts.down_counter(pkt)));
                 }
@@ -276,7 +329,7 @@ impl Net {
                 out,
                 ..
             } => {
-                let vl = self.counter_vl(counter) as usize;
+                let vl = self.counter_vl_k::<K>(counter) as usize;
                 prefetch(&self.sw.in_used, gport as usize * self.vls + vl);
                 let fb = self.sw.fill_base[gport as usize];
                 if fb != u32::MAX {
@@ -290,7 +343,7 @@ impl Net {
                     crate::credit::prefetch::prefetch_all(&self.traffic.flows, f as usize);
                 }
             }
-            Ev::CreditArrive { gport, counter, .. } => {
+            Ev::CreditArrive { gport, counter, .. } if may(K::OUTPUT_BUFFERS) => {
                 // the head of the output queue these credits are for (`link_refresh`)
                 if let Some(ob) = &self.sw.obuf {
                     if let Some(pid) = ob.head(ob.slot(gport, counter)) {
@@ -303,49 +356,51 @@ impl Net {
     }
 
     #[inline(always)]
-    fn dispatch(&mut self, t: Ps, ev: Ev) {
+    fn dispatch<K: SwitchKind>(&mut self, t: Ps, ev: Ev) {
         match ev {
             Ev::HeadArrive { pkt, gport } => {
                 if self.links.is_switch[gport as usize] {
-                    self.switch_receive(pkt, gport, t)
+                    self.switch_receive::<K>(pkt, gport, t)
                 } else {
-                    self.hca_receive(pkt, gport, t)
+                    self.hca_receive::<K>(pkt, gport, t)
                 }
             }
-            Ev::OutputReady { gport } => self.output_ready(gport, t),
+            Ev::OutputReady { gport } => self.output_ready::<K>(gport, t),
             Ev::InputRelease {
                 gport,
                 counter,
                 out,
                 credits,
-            } => self.input_release(gport, counter, out, credits, t),
+            } => self.input_release::<K>(gport, counter, out, credits, t),
             Ev::CrossbarDone {
                 gport,
                 counter,
                 out,
                 credits,
             } => {
-                self.input_release(gport, counter, out, credits, t);
+                self.input_release::<K>(gport, counter, out, credits, t);
                 let og = self.links.span[gport as usize].base + out as u32;
-                self.output_ready(og, t)
+                self.output_ready::<K>(og, t)
             }
             Ev::CreditArrive {
                 gport,
                 counter,
                 credits,
             } => {
-                let slot = self.credit_slot(gport, counter);
+                let slot = self.credit_slot_k::<K>(gport, counter);
                 self.links.credits[slot] += credits;
                 if self.links.is_switch[gport as usize] {
-                    if self.sw.obuf.is_some() {
-                        self.link_refresh(gport, counter);
-                        self.try_link(gport, t);
+                    if holds(K::OUTPUT_BUFFERS, self.sw.obuf.is_some()) {
+                        self.link_refresh::<K>(gport, counter);
+                        self.try_link::<K>(gport, t);
                     } else {
                         self.output_gained_room(gport);
-                        self.try_output(gport, t);
+                        self.try_output::<K>(gport, t);
                     }
-                    let vl = self.counter_vl(counter);
-                    self.cc.credits_returned(switch_view!(self), gport, vl, t);
+                    if may(K::CONGESTION_MANAGEMENT) {
+                        let vl = self.counter_vl_k::<K>(counter);
+                        self.cc.credits_returned(switch_view!(self), gport, vl, t);
+                    }
                 } else {
                     let h = self.hcas.hca_of_node[self.links.node_of[gport as usize] as usize];
                     // more credits: the flows that need this counter may fit again (the others
@@ -353,16 +408,16 @@ impl Net {
                     if self.hcas.slot_waiting[slot] > 0 {
                         self.hcas.hca_blocked[h as usize] = 0;
                     }
-                    self.try_hca_send(h, t)
+                    self.try_hca_send_k::<K>(h, t)
                 }
             }
-            Ev::SinkDone { hca } => self.sink_done(hca, t),
+            Ev::SinkDone { hca } => self.sink_done::<K>(hca, t),
             Ev::SinkCredit { hca, seq } => self.sink_credit(hca, seq, t),
             Ev::HcaWake { hca } => {
                 if t >= self.hcas.wake_at[hca as usize] {
                     self.hcas.wake_at[hca as usize] = Ps::MAX;
                 }
-                self.try_hca_send(hca, t)
+                self.try_hca_send_k::<K>(hca, t)
             }
             Ev::Arrival { source, dst } => self.arrival(source, dst, t),
             Ev::CcSample { interval } => {
@@ -371,20 +426,20 @@ impl Net {
             }
             Ev::CcTimer => self.cc_timer(t),
             Ev::FlowControlSend { gport, counter } => self.flow_control_send(gport, counter, t),
-            Ev::CrossbarArrive { pkt, gport } => self.output_arrive(pkt, gport, t),
-            Ev::LinkReady { gport } => self.link_ready(gport, t),
+            Ev::CrossbarArrive { pkt, gport } => self.output_arrive::<K>(pkt, gport, t),
+            Ev::LinkReady { gport } => self.link_ready::<K>(gport, t),
             Ev::OutputRelease {
                 gport,
                 counter,
                 credits,
-            } => self.output_release(gport, counter, credits, t),
+            } => self.output_release::<K>(gport, counter, credits, t),
             Ev::WireDone {
                 gport,
                 counter,
                 credits,
             } => {
-                self.link_ready(gport, t);
-                self.output_release(gport, counter, credits, t)
+                self.link_ready::<K>(gport, t);
+                self.output_release::<K>(gport, counter, credits, t)
             }
         }
     }
@@ -392,13 +447,13 @@ impl Net {
     /// The crossbar output of switch port `gport` (or the HCA's sender) is free: it may
     /// take its next packet.
     #[inline]
-    fn output_ready(&mut self, gport: u32, t: Ps) {
+    fn output_ready<K: SwitchKind>(&mut self, gport: u32, t: Ps) {
         self.links.out_busy[gport as usize] = false;
         if self.links.is_switch[gport as usize] {
-            self.try_output(gport, t)
+            self.try_output::<K>(gport, t)
         } else {
             let h = self.hcas.hca_of_node[self.links.node_of[gport as usize] as usize];
-            self.try_hca_send(h, t)
+            self.try_hca_send_k::<K>(h, t)
         }
     }
 

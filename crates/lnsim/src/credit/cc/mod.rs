@@ -368,6 +368,12 @@ impl CongestionManagement {
         Ok(CongestionManagement::Ib(Box::new(ib)))
     }
 
+    /// True unless congestion management is off (its hooks do nothing then: the run loop's
+    /// copy for such networks leaves them out, `credit/kind.rs`).
+    pub fn is_present(&self) -> bool {
+        !matches!(self, CongestionManagement::Off)
+    }
+
     /// The InfiniBand CC state, if that is the mechanism (for its results tables).
     pub fn ib(&self) -> Option<&IbCc> {
         match self {

@@ -29,6 +29,7 @@
 
 use crate::config::Ps;
 use crate::credit::endpoint::hca::FlowPacket;
+use crate::credit::kind::AnySwitch;
 use crate::credit::packet::{Packet, PacketQueue, NO_LOOKAHEAD};
 use crate::credit::switch::buffer::{CreditKeeping, QueueSizing};
 use crate::credit::Net;
@@ -409,7 +410,7 @@ impl Net {
         fl.tx_bytes += self.pkts[pid].bytes as u64;
         fl.tx_packets += 1;
         self.hcas.hca_blocked[h as usize] = 0;
-        self.transmit(h, pid, now);
+        self.transmit::<AnySwitch>(h, pid, now);
         self.adapter_fill(h, now);
     }
 

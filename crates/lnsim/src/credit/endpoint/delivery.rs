@@ -5,6 +5,7 @@
 //! FECN-marked data packet, spec §3.7.2, §4).
 
 use crate::config::Ps;
+use crate::credit::kind::{may, AnySwitch, SwitchKind};
 use crate::credit::packet::CNP;
 use crate::credit::{Ev, Net};
 
@@ -32,9 +33,9 @@ impl SinkSteps {
 
 impl Net {
     /// Head of `pid` arrived at HCA input `g`.
-    pub(crate) fn hca_receive(&mut self, pid: u32, g: u32, now: Ps) {
+    pub(crate) fn hca_receive<K: SwitchKind>(&mut self, pid: u32, g: u32, now: Ps) {
         let (vl, credits) = (self.pkts[pid].vl, self.pkts[pid].credits);
-        if self.occupy(g, vl, credits).is_none() || !self.occupy_queue(g, vl as u16, credits) {
+        if self.occupy(g, vl, credits).is_none() || !self.occupy_queue::<K>(g, vl as u16, credits) {
             return;
         }
         self.pkts[pid].at = g;
@@ -118,14 +119,14 @@ impl Net {
                 .max(self.pkts[pid].tail),
         );
         let g = self.hcas.hca_gport[hi];
-        self.release_input(g, vl, vl as u16, 1);
-        self.return_credits(g, vl as u16, 1, now);
+        self.release_input::<AnySwitch>(g, vl, vl as u16, 1);
+        self.return_credits::<AnySwitch>(g, vl as u16, 1, now);
         self.hcas.sink_steps.returned[hi] += 1;
         self.schedule_sink_credit(h, done, now);
     }
 
     /// The sink of HCA `h` consumed its head packet.
-    pub(crate) fn sink_done(&mut self, h: u32, now: Ps) {
+    pub(crate) fn sink_done<K: SwitchKind>(&mut self, h: u32, now: Ps) {
         let pid = self.hcas.sink_q[h as usize]
             .pop_front()
             .expect("sink had a packet");
@@ -138,8 +139,8 @@ impl Net {
         } else {
             p.credits
         };
-        self.release_input(g, p.vl, p.vl as u16, left);
-        self.return_credits(g, p.vl as u16, left, now);
+        self.release_input::<K>(g, p.vl, p.vl as u16, left);
+        self.return_credits::<K>(g, p.vl as u16, left, now);
         if p.flags & CNP != 0 {
             self.stats.delivered_control += 1;
         } else {
@@ -162,8 +163,10 @@ impl Net {
             // DDBBM: the status bits (the queue a flow's next message joins) may have changed
             self.refresh_ready_slots(h);
             self.hcas.hca_blocked[h as usize] = 0;
-        } else if let Some(n) = self.cc.packet_received(h, &p, now) {
-            self.queue_notification(h, n, now);
+        } else if may(K::CONGESTION_MANAGEMENT) {
+            if let Some(n) = self.cc.packet_received(h, &p, now) {
+                self.queue_notification(h, n, now);
+            }
         }
         self.pkts.free(pid);
         if self.hcas.sink_q[h as usize].is_empty() {

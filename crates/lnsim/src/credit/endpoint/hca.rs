@@ -4,6 +4,7 @@
 
 use crate::config::{Injection, Ps};
 use crate::credit::cc::Notification;
+use crate::credit::kind::{may, AnySwitch, SwitchKind};
 use crate::credit::packet::{Packet, BECN, CBIT, CNP};
 use crate::credit::{Ev, Net};
 
@@ -40,35 +41,40 @@ impl Net {
     /// Inlined into its callers: a busy sender costs no call; the rest is out of line.
     #[inline(always)]
     pub(crate) fn try_hca_send(&mut self, h: u32, now: Ps) {
+        self.try_hca_send_k::<AnySwitch>(h, now)
+    }
+
+    /// [`Net::try_hca_send`] on the hot path's copy for kind `K` (`credit/kind.rs`).
+    #[inline(always)]
+    pub(crate) fn try_hca_send_k<K: SwitchKind>(&mut self, h: u32, now: Ps) {
         let g = self.hcas.hca_gport[h as usize] as usize;
         if self.links.out_busy[g] {
             return;
         }
-        self.try_idle_hca_send(h, g, now);
+        self.try_idle_hca_send::<K>(h, g, now);
     }
 
     /// [`Net::try_hca_send`] of HCA `h` whose sender (gport `g`) is idle.
     #[inline(never)]
-    fn try_idle_hca_send(&mut self, h: u32, g: usize, now: Ps) {
+    fn try_idle_hca_send<K: SwitchKind>(&mut self, h: u32, g: usize, now: Ps) {
         if self.hcas.next_tx[h as usize] > now {
             let t = self.hcas.next_tx[h as usize];
             self.wake(h, t);
             return;
         }
-        if self.hcas.adapter.is_some() {
+        if may(K::ADAPTER) && self.hcas.adapter.is_some() {
             self.adapter_fill(h, now);
         }
         if let Some(&pid) = self.hcas.control_q[h as usize].front() {
             let p = &self.pkts[pid];
-            if self.links.credits[self.credit_slot_for_flags(g as u32, p.dst, p.vl, p.flags)]
-                >= p.credits
-            {
+            let slot = self.credit_slot_for_flags_k::<K>(g as u32, p.dst, p.vl, p.flags);
+            if self.links.credits[slot] >= p.credits {
                 self.hcas.control_q[h as usize].pop_front();
-                self.transmit(h, pid, now);
+                self.transmit::<K>(h, pid, now);
             }
             return;
         }
-        if self.hcas.adapter.is_some() {
+        if may(K::ADAPTER) && self.hcas.adapter.is_some() {
             // spec B.5 Input Adapter: the injection queues, not the flows, face the link
             self.adapter_send(h, now);
             return;
@@ -93,13 +99,15 @@ impl Net {
                     continue;
                 }
                 let f = self.hcas.ready[h as usize][idx];
-                let fl = &self.traffic.flows[f as usize];
-                let ra = self.cc.ready_at(f, fl);
-                if ra > now {
-                    cc_blocked = cc_blocked.min(ra);
-                    continue;
+                if may(K::CONGESTION_MANAGEMENT) {
+                    let fl = &self.traffic.flows[f as usize];
+                    let ra = self.cc.ready_at(f, fl);
+                    if ra > now {
+                        cc_blocked = cc_blocked.min(ra);
+                        continue;
+                    }
                 }
-                self.send_from_flow(h, f, idx, now);
+                self.send_from_flow::<K>(h, f, idx, now);
                 return;
             }
             // every flow with data is held back by congestion control: a greedy generator may
@@ -243,7 +251,7 @@ impl Net {
         }
     }
 
-    fn send_from_flow(&mut self, h: u32, f: u32, idx: usize, now: Ps) {
+    fn send_from_flow<K: SwitchKind>(&mut self, h: u32, f: u32, idx: usize, now: Ps) {
         let FlowPacket {
             created,
             msg_done,
@@ -267,9 +275,13 @@ impl Net {
         } else {
             self.hcas.hca_rr[h as usize] = idx as u32 + 1;
         }
-        let vl = self.next_vl(f, vl); // DRB multipath: its path's layer (drb spec A.3.5)
-        let path = self.cc.path_for(f, &self.traffic.flows[f as usize]);
-        let path = self.take_path(f, path); // DRB multipath: the path chosen before
+        let (vl, path) = if may(K::MULTIPATH) || may(K::CONGESTION_MANAGEMENT) {
+            let vl = self.next_vl(f, vl); // DRB multipath: its path's layer (drb spec A.3.5)
+            let path = self.cc.path_for(f, &self.traffic.flows[f as usize]);
+            (vl, self.take_path(f, path)) // DRB multipath: the path chosen before
+        } else {
+            (vl, 0) // (single paths, no mechanism choosing one)
+        };
         if still_ready {
             // its next packet may start a message, which reads the status bit afresh, and
             // may take another path (another VL) with DRB multipath
@@ -295,22 +307,24 @@ impl Net {
                 self.refill(s, now);
             }
         }
-        let tm = &self.links.timing[self.hcas.hca_gport[h as usize] as usize];
-        let ser = tm.ser_pkt.max(tm.int_pkt);
-        self.cc
-            .packet_sent(f, &self.traffic.flows[f as usize], ser, now);
-        self.transmit(h, pid, now);
+        if may(K::CONGESTION_MANAGEMENT) {
+            let tm = &self.links.timing[self.hcas.hca_gport[h as usize] as usize];
+            let ser = tm.ser_pkt.max(tm.int_pkt);
+            self.cc
+                .packet_sent(f, &self.traffic.flows[f as usize], ser, now);
+        }
+        self.transmit::<K>(h, pid, now);
     }
 
     /// Puts packet `pid` on the wire of HCA `h`.
-    pub(crate) fn transmit(&mut self, h: u32, pid: u32, now: Ps) {
+    pub(crate) fn transmit<K: SwitchKind>(&mut self, h: u32, pid: u32, now: Ps) {
         let g = self.hcas.hca_gport[h as usize] as usize;
         let tm = self.links.timing[g];
         let (bytes, credits, vl, flags, dst) = {
             let p = &self.pkts[pid];
             (p.bytes, p.credits, p.vl, p.flags, p.dst)
         };
-        let slot = self.credit_slot_for_flags(g as u32, dst, vl, flags);
+        let slot = self.credit_slot_for_flags_k::<K>(g as u32, dst, vl, flags);
         self.links.credits[slot] -= credits;
         let ser = if bytes == self.pkt_bytes {
             tm.ser_pkt.max(tm.int_pkt)

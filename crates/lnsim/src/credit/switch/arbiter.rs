@@ -9,6 +9,7 @@
 
 use crate::config::Ps;
 use crate::credit::cc::switch_view;
+use crate::credit::kind::{holds, may, SwitchKind};
 use crate::credit::packet::PacketQueue;
 use crate::credit::switch::buffer::CreditKeeping;
 use crate::credit::switch::vl_arbitration::{arbitrate_in, VlArbTable};
@@ -71,22 +72,22 @@ impl Net {
     /// Inlined into its callers: the cases that end at once (the output busy, nothing
     /// requested) cost no call; the arbitration itself is out of line.
     #[inline(always)]
-    pub(crate) fn try_output(&mut self, og: u32, now: Ps) {
+    pub(crate) fn try_output<K: SwitchKind>(&mut self, og: u32, now: Ps) {
         if self.links.out_busy[og as usize] {
             return;
         }
         if self.vls == 1 {
             if self.arb.req[og as usize] > 0 {
-                self.pick_and_grant(og, 0, now);
+                self.pick_and_grant::<K>(og, 0, now);
             }
             return;
         }
-        self.try_output_vls(og, now);
+        self.try_output_vls::<K>(og, now);
     }
 
     /// [`Net::try_output`] of an idle output with several VLs: the VL arbitration.
     #[inline(never)]
-    fn try_output_vls(&mut self, og: u32, now: Ps) {
+    fn try_output_vls<K: SwitchKind>(&mut self, og: u32, now: Ps) {
         let vls = self.vls;
         if self.arb.req_any[(og >> 6) as usize] & (1 << (og & 63)) == 0 {
             // no VL has a request: the VL arbitration would find none and change nothing
@@ -98,7 +99,7 @@ impl Net {
             if net.arb.req[og as usize * vls + vl as usize] == 0 {
                 return None;
             }
-            net.pick_and_grant(og, vl, now)
+            net.pick_and_grant::<K>(og, vl, now)
         });
         self.arb.vlarb[og as usize] = st;
     }
@@ -108,19 +109,19 @@ impl Net {
     ///
     /// Only inputs whose queue head requests `og` (bits of `req_mask`) are visited, in the same
     /// round-robin order as a scan over all ports starting after the last one served.
-    fn pick_and_grant(&mut self, og: u32, vl: u8, now: Ps) -> Option<u32> {
+    fn pick_and_grant<K: SwitchKind>(&mut self, og: u32, vl: u8, now: Ps) -> Option<u32> {
         // the plain organisation has its own copy of the loop, with the answers of the general
         // one fixed at compile time
-        if self.arb.plain_buffers {
-            self.pick::<true>(og, vl, now)
+        if holds(K::PLAIN, self.arb.plain_buffers) {
+            self.pick::<K, true>(og, vl, now)
         } else {
-            self.pick::<false>(og, vl, now)
+            self.pick::<K, false>(og, vl, now)
         }
     }
 
     /// [`Net::pick_and_grant`]; `PLAIN`: [`Net::plain_buffers`](crate::credit::Net) holds.
     #[inline(always)]
-    fn pick<const PLAIN: bool>(&mut self, og: u32, vl: u8, now: Ps) -> Option<u32> {
+    fn pick<K: SwitchKind, const PLAIN: bool>(&mut self, og: u32, vl: u8, now: Ps) -> Option<u32> {
         let vls = self.vls;
         let span = self.links.span[og as usize];
         let (base, n) = (span.base, span.ports as usize);
@@ -136,7 +137,7 @@ impl Net {
                 Some(avail)
             }
             // with output buffers each packet checks the room of its output queue
-            _ if self.sw.obuf.is_some() => None,
+            _ if holds(K::OUTPUT_BUFFERS, self.sw.obuf.is_some()) => None,
             CreditKeeping::SharedPool(_) => {
                 let avail = self.links.credits[ov];
                 if avail < self.pkts.min_credits() {
@@ -180,9 +181,9 @@ impl Net {
                                 !self.sw.queues[qid].is_empty(),
                                 "request bit without a queued packet"
                             );
-                            self.head_fits(qid, og, out_local, vl, pool)
+                            self.head_fits::<K>(qid, og, out_local, vl, pool)
                         }
-                        None => self.head_for_output(ig, i, n, og, out_local, vl, pool),
+                        None => self.head_for_output::<K>(ig, i, n, og, out_local, vl, pool),
                     };
                     let Some((qid, pid, slot)) = found else {
                         self.arb.pick_skip[mbase + w] |= 1 << (i & 63);
@@ -190,7 +191,7 @@ impl Net {
                     };
                     self.arb.rr[ov] = i as u16;
                     let bytes = self.pkts[pid].bytes;
-                    self.grant::<PLAIN>(og, ig, qid, pid, vl, slot, now);
+                    self.grant::<K, PLAIN>(og, ig, qid, pid, vl, slot, now);
                     return Some(bytes);
                 }
                 w += 1;
@@ -203,7 +204,7 @@ impl Net {
     /// the credits it needs there are available (`pool`: the VL's pool, when credits are kept
     /// per VL).
     #[inline(always)]
-    fn head_fits(
+    fn head_fits<K: SwitchKind>(
         &self,
         qid: usize,
         og: u32,
@@ -217,13 +218,13 @@ impl Net {
         }
         let (avail, slot) = match pool {
             Some(avail) => (avail, og as usize * self.vls + vl as usize),
-            None => match &self.sw.obuf {
+            None => match self.sw.obuf.as_ref().filter(|_| may(K::OUTPUT_BUFFERS)) {
                 Some(ob) => {
                     let s = ob.slot(og, h.down);
                     (ob.space(s), s)
                 }
                 None => {
-                    let slot = self.credit_slot(og, h.down);
+                    let slot = self.credit_slot_k::<K>(og, h.down);
                     (self.links.credits[slot], slot)
                 }
             },
@@ -255,7 +256,7 @@ impl Net {
     /// `in_local` is `ig`'s local index, `ports` the switch's ports.
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
-    fn head_for_output(
+    fn head_for_output<K: SwitchKind>(
         &mut self,
         ig: u32,
         in_local: u32,
@@ -272,7 +273,7 @@ impl Net {
         if self.arb.head_words == 1 {
             // (the common case: no head of this input may fit, nothing else to read)
             let mut bits = self.arb.head_mask[mbase];
-            if let Some(ob) = &self.sw.obuf {
+            if let Some(ob) = self.sw.obuf.as_ref().filter(|_| may(K::OUTPUT_BUFFERS)) {
                 bits &= ob.room_word(og, vl, 0);
             }
             if bits == 0 {
@@ -290,7 +291,7 @@ impl Net {
                 // with output buffers a head joins the output queue of its own class (these
                 // schemes pick the queue from the destination and the congestion bit only):
                 // one whose queue has no space cannot fit
-                if let Some(ob) = &self.sw.obuf {
+                if let Some(ob) = self.sw.obuf.as_ref().filter(|_| may(K::OUTPUT_BUFFERS)) {
                     bits &= ob.room_word(og, vl, w);
                 }
                 if w == from >> 6 {
@@ -309,7 +310,7 @@ impl Net {
                         Some(out_local),
                         "head bit of a queue whose head does not request the output"
                     );
-                    if let Some(e) = self.head_fits(qid, og, out_local, vl, pool) {
+                    if let Some(e) = self.head_fits::<K>(qid, og, out_local, vl, pool) {
                         self.arb.head_rr[r] = class;
                         return Some(e);
                     }
@@ -348,7 +349,7 @@ impl Net {
     /// from `credits[slot]` (with output buffers: the room of output queue `slot`).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn grant<const PLAIN: bool>(
+    fn grant<K: SwitchKind, const PLAIN: bool>(
         &mut self,
         og: u32,
         ig: u32,
@@ -366,7 +367,7 @@ impl Net {
         if several {
             self.mark_head(ig, (og - base) as u16, vl, class, false);
         }
-        self.drop_request(og, vl, base, ig - base);
+        self.drop_request::<K>(og, vl, base, ig - base);
         if let Some(next) = self.sw.queues[qid].front() {
             self.set_head_info(qid, next);
             // a VOQ's packets all want `og`; only a shared queue's head must be looked at
@@ -379,7 +380,7 @@ impl Net {
             if several {
                 self.mark_head(ig, (t - base) as u16, vl, class, true);
             }
-            self.add_request(t, vl, base, ig - base);
+            self.add_request::<K>(t, vl, base, ig - base);
             if t != og {
                 // a shared queue's new head wants another output: offer it once this grant
                 // has taken its credits and marked its output busy
@@ -388,14 +389,16 @@ impl Net {
         }
         self.sw.being_sent[ig as usize] += 1;
         // the DRB paper's port monitor samples the input buffer the packet leaves
-        self.cc
-            .packet_leaves_input(switch_view!(self), &mut self.pkts[pid]);
-        if !PLAIN && self.sw.obuf.is_some() {
+        if may(K::CONGESTION_MANAGEMENT) {
+            self.cc
+                .packet_leaves_input(switch_view!(self), &mut self.pkts[pid]);
+        }
+        if !PLAIN && holds(K::OUTPUT_BUFFERS, self.sw.obuf.is_some()) {
             // into the output buffer (`slot` is its output queue): switch/output_buffer.rs
-            let counter = self.input_counter(ig, qid, vl);
+            let counter = self.input_counter_k::<K>(ig, qid, vl);
             self.cross_to_output(og, ig, counter, pid, slot, now);
             if let Some(t) = other {
-                self.try_output(t, now);
+                self.try_output::<K>(t, now);
             }
             return;
         }
@@ -405,8 +408,10 @@ impl Net {
             (p.bytes, p.credits, p.tail, p.out_port)
         };
         self.links.credits[slot] -= credits;
-        self.cc
-            .packet_forwarded(switch_view!(self), og, vl, &mut self.pkts[pid], now);
+        if may(K::CONGESTION_MANAGEMENT) {
+            self.cc
+                .packet_forwarded(switch_view!(self), og, vl, &mut self.pkts[pid], now);
+        }
         let (int_pkt, ser_pkt) = if bytes == self.pkt_bytes {
             (tm.int_pkt, tm.ser_pkt)
         } else {
@@ -424,7 +429,7 @@ impl Net {
                 counter: if PLAIN {
                     vl as u16
                 } else {
-                    self.input_counter(ig, qid, vl)
+                    self.input_counter_k::<K>(ig, qid, vl)
                 },
                 out: out_port as u8,
                 credits,
@@ -438,7 +443,7 @@ impl Net {
         self.at((wire_end - lead).max(now), Ev::OutputReady { gport: og });
         self.launch_downstream(og, pid, credits, wire_start, wire_end, now);
         if let Some(t) = other {
-            self.try_output(t, now);
+            self.try_output::<K>(t, now);
         }
     }
 }

@@ -6,6 +6,7 @@
 
 use crate::config::Ps;
 use crate::credit::cc::switch_view;
+use crate::credit::kind::{may, SwitchKind};
 use crate::credit::packet::{CBIT, NO_LOOKAHEAD};
 use crate::credit::routing::tables::NO_PORT;
 use crate::credit::switch::buffer::QueueQuery;
@@ -13,7 +14,7 @@ use crate::credit::Net;
 
 impl Net {
     /// Head of `pid` arrived at switch input `g`.
-    pub(crate) fn switch_receive(&mut self, pid: u32, g: u32, now: Ps) {
+    pub(crate) fn switch_receive<K: SwitchKind>(&mut self, pid: u32, g: u32, now: Ps) {
         let vls = self.vls;
         let (vl, credits, dst, cbit, src, path, hop) = {
             let p = &self.pkts[pid];
@@ -36,8 +37,12 @@ impl Net {
         }
         let sw = self.links.node_of[g as usize];
         // DRB multipath (drb spec A.3.5 mode 1): path k > 0 is the pair's precomputed path
-        let out = match &self.routes.multipath {
-            Some(mp) if path > 0 => mp.port(src, dst, path, hop),
+        let multipath = match &self.routes.multipath {
+            Some(mp) if may(K::MULTIPATH) && path > 0 => Some(mp),
+            _ => None,
+        };
+        let out = match multipath {
+            Some(mp) => mp.port(src, dst, path, hop),
             // the previous switch's look-ahead read this switch's table entry already
             _ => match self.pkts.next_out(pid) {
                 NO_LOOKAHEAD => self.routes.lft.out_port(sw, dst + 1),
@@ -61,7 +66,7 @@ impl Net {
         let og = base + out as u32;
         // the queue it will join at the next input, looked up once for every arbitration
         let flags = if cbit { CBIT } else { 0 };
-        let (down, next_out) = self.downstream_lookahead(og, dst, vl, flags);
+        let (down, next_out) = self.downstream_lookahead::<K>(og, dst, vl, flags);
         self.pkts.set_down_counter(pid, down, next_out);
         let query = QueueQuery {
             input: g,
@@ -71,7 +76,7 @@ impl Net {
             cbit,
         };
         let qlocal = self.sw.queue_scheme.queue_of(&query, vls);
-        if !self.occupy_queue(g, qlocal as u16, credits) {
+        if !self.occupy_queue::<K>(g, qlocal as u16, credits) {
             return;
         }
         let qid = (self.sw.queue_base[g as usize] + qlocal) as usize;
@@ -83,40 +88,51 @@ impl Net {
         let fi = self.sw.fill_base[g as usize] as usize + out as usize * vls + vl as usize;
         self.sw.fill[fi] += credits;
         if was_empty {
-            if self.sw.queue_scheme.several_heads_per_output() {
+            if K::PLAIN != Some(true) && self.sw.queue_scheme.several_heads_per_output() {
                 self.mark_head(g, out, vl, qlocal / vls as u32, true);
             }
-            self.add_request(og, vl, base, g - base);
-            self.try_output(og, now);
+            self.add_request::<K>(og, vl, base, g - base);
+            self.try_output::<K>(og, now);
         }
-        let level = self.sw.fill[fi];
-        self.cc
-            .packet_enqueued(switch_view!(self), g, out, vl, level - credits, level, now);
+        if may(K::CONGESTION_MANAGEMENT) {
+            let level = self.sw.fill[fi];
+            self.cc
+                .packet_enqueued(switch_view!(self), g, out, vl, level - credits, level, now);
+        }
     }
 
     /// The tail of a packet left switch input `g`: free its credits and tell the upstream.
     /// `counter` is the credit counter the packet held, `out` the local output it went to.
-    pub(crate) fn input_release(&mut self, g: u32, counter: u16, out: u8, credits: u32, now: Ps) {
+    pub(crate) fn input_release<K: SwitchKind>(
+        &mut self,
+        g: u32,
+        counter: u16,
+        out: u8,
+        credits: u32,
+        now: Ps,
+    ) {
         let vls = self.vls;
-        let vl = self.counter_vl(counter);
-        let lvl = self.release_input(g, vl, counter, credits);
+        let vl = self.counter_vl_k::<K>(counter);
+        let lvl = self.release_input::<K>(g, vl, counter, credits);
         let fi = self.sw.fill_base[g as usize] as usize + out as usize * vls + vl as usize;
         self.sw.fill[fi] -= credits;
-        let level = self.sw.fill[fi];
-        self.cc.packet_dequeued(
-            switch_view!(self),
-            g,
-            out as u16,
-            vl,
-            level + credits,
-            level,
-            now,
-        );
+        if may(K::CONGESTION_MANAGEMENT) {
+            let level = self.sw.fill[fi];
+            self.cc.packet_dequeued(
+                switch_view!(self),
+                g,
+                out as u16,
+                vl,
+                level + credits,
+                level,
+                now,
+            );
+        }
         let bi = self.sw.buf_index[g as usize];
         if bi != u32::MAX {
             self.stats.buffer(bi as usize * vls + vl as usize, now, lvl);
         }
-        self.return_credits(g, counter, credits, now);
+        self.return_credits::<K>(g, counter, credits, now);
         let was_full = self.sw.being_sent[g as usize] >= self.sw.max_being_sent[g as usize];
         self.sw.being_sent[g as usize] -= 1;
         if was_full {
@@ -136,7 +152,7 @@ impl Net {
                 let mut o = base;
                 while let Some(r) = self.next_requested(o, end) {
                     if !self.links.out_busy[r as usize] && self.requests_from(r, i) {
-                        self.try_output(r, now);
+                        self.try_output::<K>(r, now);
                     }
                     o = r + 1;
                 }
@@ -146,7 +162,7 @@ impl Net {
                 while let Some(r) = self.next_input_request(g, o) {
                     debug_assert!(self.requests_from(base + r, i));
                     if !self.links.out_busy[(base + r) as usize] {
-                        self.try_output(base + r, now);
+                        self.try_output::<K>(base + r, now);
                     }
                     o = r + 1;
                 }

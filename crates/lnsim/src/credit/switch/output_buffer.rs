@@ -41,6 +41,7 @@
 
 use crate::config::Ps;
 use crate::credit::cc::switch_view;
+use crate::credit::kind::{may, SwitchKind};
 use crate::credit::packet::PacketQueue;
 use crate::credit::switch::arbiter::vlarb_table;
 use crate::credit::switch::buffer::{CreditKeeping, QueueSizing};
@@ -382,7 +383,7 @@ impl Net {
     }
 
     /// The head of `pid` reached the output buffer of `og`: it joins its output queue.
-    pub(crate) fn output_arrive(&mut self, pid: u32, og: u32, now: Ps) {
+    pub(crate) fn output_arrive<K: SwitchKind>(&mut self, pid: u32, og: u32, now: Ps) {
         let vls = self.vls;
         let (vl, credits) = {
             let p = &self.pkts[pid];
@@ -410,10 +411,10 @@ impl Net {
         self.stats.out_buffer(s, now, used);
         if was_empty {
             let counter = (s - ob.base[og as usize] as usize) as u16;
-            self.link_refresh(og, counter);
+            self.link_refresh::<K>(og, counter);
         }
         if !self.ob().link_busy[og as usize] {
-            self.try_link(og, now);
+            self.try_link::<K>(og, now);
         }
     }
 
@@ -421,20 +422,20 @@ impl Net {
     ///
     /// Inlined into its callers: a busy link costs no call; the rest is out of line.
     #[inline(always)]
-    pub(crate) fn try_link(&mut self, og: u32, now: Ps) {
+    pub(crate) fn try_link<K: SwitchKind>(&mut self, og: u32, now: Ps) {
         if self.ob().link_busy[og as usize] {
             return;
         }
-        self.try_idle_link(og, now);
+        self.try_idle_link::<K>(og, now);
     }
 
     /// [`Net::try_link`] of an idle link.
     #[inline(never)]
-    fn try_idle_link(&mut self, og: u32, now: Ps) {
+    fn try_idle_link<K: SwitchKind>(&mut self, og: u32, now: Ps) {
         let vls = self.vls;
         if vls == 1 {
             if self.ob().nonempty[og as usize] > 0 {
-                self.link_pick(og, 0, now);
+                self.link_pick::<K>(og, 0, now);
             }
             return;
         }
@@ -448,7 +449,7 @@ impl Net {
             if net.ob().nonempty[og as usize * vls + vl as usize] == 0 {
                 return None;
             }
-            net.link_pick(og, vl, now)
+            net.link_pick::<K>(og, vl, now)
         });
         self.sw.obuf.as_mut().expect("output buffers").vlarb[og as usize] = st;
     }
@@ -458,7 +459,7 @@ impl Net {
     /// downstream credits; then the first such head after it takes the turn (the first
     /// `sendable` bit from the one after the last served). With equal weights: round robin.
     /// Sends that head; returns its bytes.
-    fn link_pick(&mut self, og: u32, vl: u8, now: Ps) -> Option<u32> {
+    fn link_pick<K: SwitchKind>(&mut self, og: u32, vl: u8, now: Ps) -> Option<u32> {
         let vls = self.vls;
         let r = og as usize * vls + vl as usize;
         let ob = self.ob();
@@ -472,25 +473,25 @@ impl Net {
             .queue
             .front()
             .expect("a sendable output queue has a head");
-        let cs = self.credit_slot(og, counter);
+        let cs = self.credit_slot_k::<K>(og, counter);
         debug_assert!(self.links.credits[cs] >= self.pkts[pid].credits);
         let ob = self.sw.obuf.as_mut().expect("output buffers");
         ob.rr[r] = class;
         ob.left[r] = left;
-        Some(self.link_send(og, s, counter, pid, cs, now))
+        Some(self.link_send::<K>(og, s, counter, pid, cs, now))
     }
 
     /// Sets or clears the `sendable` bit of output queue `counter` of `og` (switch ports only):
     /// its head, if any, finds enough downstream credits. Called whenever its head or its
     /// credits change.
     #[inline]
-    pub(crate) fn link_refresh(&mut self, og: u32, counter: u16) {
+    pub(crate) fn link_refresh<K: SwitchKind>(&mut self, og: u32, counter: u16) {
         let vls = self.vls;
         let ob = self.ob();
         let s = ob.slot(og, counter);
         let fits = match ob.oq[s].queue.front() {
             Some(pid) => {
-                self.links.credits[self.credit_slot(og, counter)] >= self.pkts[pid].credits
+                self.links.credits[self.credit_slot_k::<K>(og, counter)] >= self.pkts[pid].credits
             }
             None => false,
         };
@@ -508,7 +509,15 @@ impl Net {
     /// Output `og` puts packet `pid`, head of output queue `s` (downstream counter
     /// `counter`), on the wire, taking its downstream credits from `credits[cs]`. Returns the
     /// packet's bytes.
-    fn link_send(&mut self, og: u32, s: usize, counter: u16, pid: u32, cs: usize, now: Ps) -> u32 {
+    fn link_send<K: SwitchKind>(
+        &mut self,
+        og: u32,
+        s: usize,
+        counter: u16,
+        pid: u32,
+        cs: usize,
+        now: Ps,
+    ) -> u32 {
         let vls = self.vls;
         let ob = self.sw.obuf.as_mut().expect("output buffers");
         self.pkts.pop_front(&mut ob.oq[s].queue);
@@ -522,9 +531,11 @@ impl Net {
         }
         ob.link_busy[og as usize] = true;
         self.links.credits[cs] -= credits;
-        self.link_refresh(og, counter);
-        self.cc
-            .packet_forwarded(switch_view!(self), og, vl, &mut self.pkts[pid], now);
+        self.link_refresh::<K>(og, counter);
+        if may(K::CONGESTION_MANAGEMENT) {
+            self.cc
+                .packet_forwarded(switch_view!(self), og, vl, &mut self.pkts[pid], now);
+        }
         let tm = self.links.timing[og as usize];
         let ser_pkt = if bytes == self.pkt_bytes {
             tm.ser_pkt
@@ -562,14 +573,20 @@ impl Net {
     }
 
     /// The link of `og` may start its next packet.
-    pub(crate) fn link_ready(&mut self, og: u32, now: Ps) {
+    pub(crate) fn link_ready<K: SwitchKind>(&mut self, og: u32, now: Ps) {
         self.sw.obuf.as_mut().expect("output buffers").link_busy[og as usize] = false;
-        self.try_link(og, now);
+        self.try_link::<K>(og, now);
     }
 
     /// The tail of a packet of `credits` left output queue `counter` of `og` on the wire: its
     /// space is free for the crossbar.
-    pub(crate) fn output_release(&mut self, og: u32, counter: u16, credits: u32, now: Ps) {
+    pub(crate) fn output_release<K: SwitchKind>(
+        &mut self,
+        og: u32,
+        counter: u16,
+        credits: u32,
+        now: Ps,
+    ) {
         let ob = self.sw.obuf.as_mut().expect("output buffers");
         let s = ob.slot(og, counter);
         ob.oq[s].used -= credits;
@@ -578,7 +595,7 @@ impl Net {
         let used = ob.oq[s].used;
         self.stats.out_buffer(s, now, used);
         self.output_gained_room(og);
-        self.try_output(og, now);
+        self.try_output::<K>(og, now);
     }
 
     /// End-of-run balance of every output queue: the credits the crossbar may move, plus those

@@ -8,6 +8,7 @@
 
 use super::shared_pool::SharedPool;
 use super::{CreditKeeping, QueueQuery};
+use crate::credit::kind::{AnySwitch, SwitchKind};
 use crate::credit::packet::{CBIT, NO_LOOKAHEAD};
 use crate::credit::routing::tables::NO_PORT;
 use crate::credit::Net;
@@ -16,6 +17,15 @@ impl Net {
     /// Index in `credits` of counter `counter` held by output `og`.
     #[inline(always)]
     pub(crate) fn credit_slot(&self, og: u32, counter: u16) -> usize {
+        self.credit_slot_k::<AnySwitch>(og, counter)
+    }
+
+    /// [`Net::credit_slot`] on the hot path's copy for kind `K` (`credit/kind.rs`).
+    #[inline(always)]
+    pub(crate) fn credit_slot_k<K: SwitchKind>(&self, og: u32, counter: u16) -> usize {
+        if K::SHARED_POOL == Some(true) {
+            return SharedPool::slot(og, counter, self.vls);
+        }
         match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => SharedPool::slot(og, counter, self.vls),
             CreditKeeping::Partitioned(p) => p.out_slot(og, counter),
@@ -38,18 +48,25 @@ impl Net {
         slot
     }
 
-    /// The VL of credit counter `counter`.
+    /// The VL of credit counter `counter` (`K`: the hot path's copy, `credit/kind.rs`).
     #[inline(always)]
-    pub(crate) fn counter_vl(&self, counter: u16) -> u8 {
+    pub(crate) fn counter_vl_k<K: SwitchKind>(&self, counter: u16) -> u8 {
+        if K::SHARED_POOL == Some(true) {
+            return counter as u8;
+        }
         match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => counter as u8,
             CreditKeeping::Partitioned(_) => (counter as usize % self.vls) as u8,
         }
     }
 
-    /// The counter a packet in queue `qid` (a global queue index) of input `ig` on `vl` holds.
+    /// The counter a packet in queue `qid` (a global queue index) of input `ig` on `vl` holds
+    /// (`K`: the hot path's copy, `credit/kind.rs`).
     #[inline(always)]
-    pub(crate) fn input_counter(&self, ig: u32, qid: usize, vl: u8) -> u16 {
+    pub(crate) fn input_counter_k<K: SwitchKind>(&self, ig: u32, qid: usize, vl: u8) -> u16 {
+        if K::SHARED_POOL == Some(true) {
+            return vl as u16;
+        }
         match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => vl as u16,
             CreditKeeping::Partitioned(_) => (qid as u32 - self.sw.queue_base[ig as usize]) as u16,
@@ -80,6 +97,21 @@ impl Net {
     /// downstream dynamic queue (spec B.3.4).
     #[inline(always)]
     pub(crate) fn credit_slot_for_flags(&self, og: u32, dst: u32, vl: u8, flags: u8) -> usize {
+        self.credit_slot_for_flags_k::<AnySwitch>(og, dst, vl, flags)
+    }
+
+    /// [`Net::credit_slot_for_flags`] on the hot path's copy for kind `K` (`credit/kind.rs`).
+    #[inline(always)]
+    pub(crate) fn credit_slot_for_flags_k<K: SwitchKind>(
+        &self,
+        og: u32,
+        dst: u32,
+        vl: u8,
+        flags: u8,
+    ) -> usize {
+        if K::SHARED_POOL == Some(true) {
+            return SharedPool::slot(og, vl as u16, self.vls);
+        }
         match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => SharedPool::slot(og, vl as u16, self.vls),
             CreditKeeping::Partitioned(_) => {
@@ -109,7 +141,16 @@ impl Net {
     /// the packet there when it was read ([`NO_LOOKAHEAD`] otherwise: a shared pool, or the
     /// next node is an HCA).
     #[inline(always)]
-    pub(crate) fn downstream_lookahead(&self, og: u32, dst: u32, vl: u8, flags: u8) -> (u16, u16) {
+    pub(crate) fn downstream_lookahead<K: SwitchKind>(
+        &self,
+        og: u32,
+        dst: u32,
+        vl: u8,
+        flags: u8,
+    ) -> (u16, u16) {
+        if K::SHARED_POOL == Some(true) {
+            return (vl as u16, NO_LOOKAHEAD);
+        }
         match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => (vl as u16, NO_LOOKAHEAD),
             CreditKeeping::Partitioned(_) => self.lookahead(og, dst, vl, flags & CBIT != 0),
@@ -163,7 +204,15 @@ impl Net {
     /// partitioned credits it takes them from the queue's share (a no-op with a shared pool).
     /// Returns false (and records the fault) if the share would overflow.
     #[inline(always)]
-    pub(crate) fn occupy_queue(&mut self, g: u32, counter: u16, credits: u32) -> bool {
+    pub(crate) fn occupy_queue<K: SwitchKind>(
+        &mut self,
+        g: u32,
+        counter: u16,
+        credits: u32,
+    ) -> bool {
+        if K::SHARED_POOL == Some(true) {
+            return true;
+        }
         match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => true,
             CreditKeeping::Partitioned(_) => self.occupy_share(g, counter, credits),
@@ -192,11 +241,19 @@ impl Net {
     /// A packet of `credits` on `vl`, counter `counter`, left input `g`. Returns the VL's new
     /// occupancy.
     #[inline(always)]
-    pub(crate) fn release_input(&mut self, g: u32, vl: u8, counter: u16, credits: u32) -> u32 {
+    pub(crate) fn release_input<K: SwitchKind>(
+        &mut self,
+        g: u32,
+        vl: u8,
+        counter: u16,
+        credits: u32,
+    ) -> u32 {
         let iv = g as usize * self.vls + vl as usize;
         self.sw.in_used[iv] -= credits;
-        if let CreditKeeping::Partitioned(p) = &mut self.sw.credit_keeping {
-            p.release(g, counter, credits);
+        if K::SHARED_POOL != Some(true) {
+            if let CreditKeeping::Partitioned(p) = &mut self.sw.credit_keeping {
+                p.release(g, counter, credits);
+            }
         }
         self.sw.in_used[iv]
     }
