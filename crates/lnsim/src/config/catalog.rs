@@ -80,6 +80,7 @@ pub const CATALOG: &[Item] = &[
     item!("routing", "dmodk", CR, "D-mod-k on fat trees"),
     item!("routing", "updown", CR, "up*/down* over a BFS spanning tree, on any topology"),
     item!("routing", "lft_file", CR, "linear forwarding tables read from a .fdbs file (routing.file)"),
+    item!("routing", "opensm", CR, "the forwarding tables an OpenSM routing engine computes (routing.engine: minhop, updn, dor, ftree)"),
     item!("routing", "min", CY, "minimal routing on a Dragonfly (Dragonfly spec §3.1)"),
     item!("routing", "vlb", CY, "Valiant: a random intermediate, then minimal (Dragonfly §3.2; on meshes/tori DOR via a random router)"),
     item!("routing", "ugal", CY, "UGAL: minimal or Valiant by the source router's queues (Dragonfly §3.5, Eq. 2-1)"),
