@@ -61,6 +61,9 @@ def test_two_engines_compared_by_routes_per_link_on_one_fat_tree(tmp_path):
         line = next(x for x in r.stdout.splitlines() if x.startswith("routes/link"))
         assert f"switch links max {bal['switch_links']['max']}," in line
         report[engine] = bal["switch_links"]
+        v = lnsim_cmd("validate", tmp_path / f"{engine}.toml")
+        assert f"routing: opensm (engine {engine})" in v.stdout, v.stdout
+        assert f"switch links max {bal['switch_links']['max']} mean" in v.stdout, v.stdout
     # ftree: 6 routes on every leaf link, 4 on every link above the pods (mean 5); minhop
     # balances each switch's own ports only and loads some links more
     assert (report["ftree"]["max"], report["ftree"]["min"], report["ftree"]["mean"]) == (6, 4, 5.0)

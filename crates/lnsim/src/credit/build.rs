@@ -1025,7 +1025,7 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
     let links: usize = net.links.peer.len() / 2;
     let statics = net.traffic.flows.iter().filter(|f| f.is_static).count();
     let gens = net.traffic.sources.len() - statics;
-    let routing = crate::credit::routing::algorithm_of(s).name();
+    let routing = crate::credit::routing::describe(s);
     let mut out = String::new();
     out.push_str(&format!("scenario {}: OK (credit-level model)\n", l.name));
     out.push_str(&format!(

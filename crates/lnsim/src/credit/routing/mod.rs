@@ -63,6 +63,14 @@ pub fn algorithm_of(s: &Scenario) -> RoutingAlgorithm {
     s.routing.algorithm()
 }
 
+/// The routing as `validate` names it: the algorithm, and for `opensm` its engine.
+pub fn describe(s: &Scenario) -> String {
+    match &s.routing {
+        RoutingConfig::Opensm(k) => format!("opensm (engine {})", k.engine.name()),
+        other => other.algorithm().name().to_string(),
+    }
+}
+
 /// Builds the forwarding tables a scenario's `[routing]` asks for; a `routing.file` is read
 /// relative to the scenario's folder.
 pub fn build(l: &LoadedScenario, fabric: &Fabric) -> Result<ForwardingTables> {
