@@ -502,7 +502,7 @@ pub const KEYS: &[KeyInfo] = &[
         "up port at level l from the destination's digits least significant first (⌊d / W_l⌋ mod up[l], spec B.6) or `high_first`"),
     key!("routing.engine", ValueKind::Choice(OpensmEngine::NAMES), "", "`minhop`", CR,
         "the OpenSM routing engine whose forwarding tables are computed (docs/opensm-routing.md): `minhop` (min-hop, path counters balance the ports), `updn` (up/down from ranked roots), `dor` (min-hop, lowest dimension first), `ftree` (fat-tree, balanced port groups)"),
-    key!("routing.roots", ValueKind::StrList { max_len: 65_536 }, "", "detected", CR,
+    key!("routing.roots", ValueKind::StrList { max_len: 65_536 }, "", "—", CR,
         "engines `updn` and `ftree`: root switches by name (OpenSM's `root_guid_file`); absent: `updn` detects them from the hop histogram, `ftree` ranks from the HCAs' leaf switches"),
     key!("routing.lmc", int(0, 7), "", "0", CR,
         "LID Mask Control; only 0 is modelled (one LID per HCA): other values are refused"),
