@@ -32,6 +32,11 @@ Results folder (written by the core, read by :func:`load_results`)
     rx_gbps_window,latency_mean_ns``).
 ``latency_hist.csv``
     ``lower_ns,upper_ns,count`` — packet latency histogram.
+``routes.csv``
+    ``from,port,to,to_port,switch_link,routes`` — per directed link, the routes of every
+    ordered HCA pair (whatever the traffic) the forwarding tables lay on it; summarised in
+    ``summary["route_balance"]`` (``switch_links``/``all_links``: ``links, max, mean, min,
+    max_over_mean``; ``pairs_routed``, ``pairs_unrouted``).
 ``buffers.csv`` (only when ``stats.buffer_occupancy`` is on)
     ``t_start_s,switch,port,vl,mean_credits,max_credits``.
 ``output_buffers.csv`` (only with ``stats.buffer_occupancy`` on and output buffers,

@@ -560,6 +560,15 @@ def format_summary(summary: dict, out_dir) -> str:
             + " -> ".join(dl["cycle"])
             + " (the run stopped there; the routing is not deadlock-free on this topology)"
         )
+    bal = s.get("route_balance") or {}
+    if bal:
+        isl, every = bal.get("switch_links") or {}, bal.get("all_links") or {}
+        lines.append(
+            f"routes/link     switch links max {_fmt(isl.get('max'), '.0f')}, mean {_fmt(isl.get('mean'), '.2f')},"
+            f" min {_fmt(isl.get('min'), '.0f')} (max/mean {_fmt(isl.get('max_over_mean'), '.3f')});"
+            f" all links max {_fmt(every.get('max'), '.0f')}, mean {_fmt(every.get('mean'), '.2f')}"
+            f" (every HCA pair's route; per link in routes.csv)"
+        )
     lines.append(f"results         {out_dir}")
     return "\n".join(lines)
 

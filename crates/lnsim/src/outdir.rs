@@ -140,6 +140,7 @@ const RESULTS_FILES: &[&str] = &[
     "buffers.csv",
     "output_buffers.csv",
     "links.csv",
+    "routes.csv",
     "ccti.csv",
     "cc_ports.csv",
     "ddbbm.csv",

@@ -24,6 +24,7 @@ const PREFIX: &[(&str, &str)] = &[
     ("DorRouting", "routing"),
     ("DmodkRouting", "routing"),
     ("LftFileRouting", "routing"),
+    ("OpensmRouting", "routing"),
     ("MinRouting", "routing"),
     ("VlbRouting", "routing"),
     ("UgalRouting", "routing"),

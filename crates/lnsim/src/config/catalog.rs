@@ -82,6 +82,7 @@ pub const CATALOG: &[Item] = &[
     item!("routing", "updown", CR, "up*/down* over a BFS spanning tree, on any topology"),
     item!("routing", "lft_file", CR, "linear forwarding tables read from a .fdbs file (routing.file)"),
     item!("routing", "lft_dump", CR, "a real fabric's forwarding tables from ibroute / dump_lfts.sh / opensm-lfts.dump output (routing.file; docs/fabrics.md)"),
+    item!("routing", "opensm", CR, "the forwarding tables an OpenSM routing engine computes (routing.engine: minhop, updn, dor, ftree)"),
     item!("routing", "min", CY, "minimal routing on a Dragonfly (Dragonfly spec §3.1)"),
     item!("routing", "vlb", CY, "Valiant: a random intermediate, then minimal (Dragonfly §3.2; on meshes/tori DOR via a random router)"),
     item!("routing", "ugal", CY, "UGAL: minimal or Valiant by the source router's queues (Dragonfly §3.5, Eq. 2-1)"),

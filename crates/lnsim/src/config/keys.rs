@@ -10,7 +10,7 @@
 //! `[[traffic.transient.<phase>.mix]]` have the keys of `traffic.mix[]` ([`ALIASES`]).
 
 use super::model::Model;
-use super::schema::{AcorSequence, AcorVariant, LianCounters};
+use super::schema::{AcorSequence, AcorVariant, LianCounters, OpensmEngine};
 use super::schema::{
     Arrangement, BufferSharing, CcLevel, CcMechanism, CctAlgorithm, CountWindow, DdbbmMapping,
     DestinationPer, DmodkDigits, FlowControl, HotspotSplit, Injection, InjectionQueues, LinkSpeed,
@@ -398,7 +398,7 @@ pub const KEYS: &[KeyInfo] = &[
     key!("hca.sink.credit_return", ValueKind::Choice(SinkCreditReturn::NAMES), "", "`packet`", CR,
         "when the sink returns a packet's credits: `packet` (all once it has drained) or `credit` (each as its 64 bytes have arrived and drained)"),
     key!("routing.algorithm", ValueKind::Choice(RoutingAlgorithm::NAMES), "", "by topology: `dor` (mesh/torus), `dmodk` (fat tree), `updown` (others); required for a Dragonfly", None,
-        "`dor` (x = column first, then rows; tori the short way), `dmodk`, `updown`, `lft_file`, `lft_dump` (a real fabric's tables, with `topology.kind = \"ibnetdiscover\"`); cycle-level model: `dor` or `vlb` on meshes/tori, and on a Dragonfly `min` (Dragonfly spec §3.1), `vlb` (Valiant, §3.2; on meshes/tori DOR to a random intermediate router, then DOR), `ugal` (UGAL with source-router queues, §3.5, Eq. 2-1), `pb` (Piggyback, §3.6), `acor` (ACOR, §3.7), `pb_acor` (PB-ACOR, §3.8), `tpr` (TPR as the thesis implements it, §3.9), `lian` (LIAN, §3.10)"),
+        "`dor` (x = column first, then rows; tori the short way), `dmodk`, `updown`, `lft_file`, `lft_dump` (a real fabric's tables, with `topology.kind = \"ibnetdiscover\"`), `opensm` (the tables OpenSM's `routing.engine` computes); cycle-level model: `dor` or `vlb` on meshes/tori, and on a Dragonfly `min` (Dragonfly spec §3.1), `vlb` (Valiant, §3.2; on meshes/tori DOR to a random intermediate router, then DOR), `ugal` (UGAL with source-router queues, §3.5, Eq. 2-1), `pb` (Piggyback, §3.6), `acor` (ACOR, §3.7), `pb_acor` (PB-ACOR, §3.8), `tpr` (TPR as the thesis implements it, §3.9), `lian` (LIAN, §3.10)"),
     key!("routing.file", ValueKind::Str, "", "—", CR,
         "forwarding tables, relative to the scenario. `lft_file`: one line per switch `NAME: 255 p1 p2 …` (entry i = output port for LID i, 255 = none); `lft_dump`: `ibroute`, `dump_lfts.sh`/`dump_fts` or OpenSM `opensm-lfts.dump` output, matched to the `ibnetdiscover` fabric by switch GUID (docs/fabrics.md)"),
     key!("routing.vlb_policy", ValueKind::Choice(VlbPolicy::NAMES), "", "`lgl`", CY,
@@ -517,6 +517,12 @@ pub const KEYS: &[KeyInfo] = &[
         "threshold T of Eq. 2-2 (Table 3-1)"),
     key!("routing.dmodk_digits", ValueKind::Choice(DmodkDigits::NAMES), "", "`low_first`", CR,
         "up port at level l from the destination's digits least significant first (⌊d / W_l⌋ mod up[l], spec B.6) or `high_first`"),
+    key!("routing.engine", ValueKind::Choice(OpensmEngine::NAMES), "", "`minhop`", CR,
+        "the OpenSM routing engine whose forwarding tables are computed (docs/opensm-routing.md): `minhop` (min-hop, path counters balance the ports), `updn` (up/down from ranked roots), `dor` (min-hop, lowest dimension first), `ftree` (fat-tree, balanced port groups)"),
+    key!("routing.roots", ValueKind::StrList { max_len: 65_536 }, "", "—", CR,
+        "engines `updn` and `ftree`: root switches by name (OpenSM's `root_guid_file`); absent: `updn` detects them from the hop histogram, `ftree` ranks from the HCAs' leaf switches"),
+    key!("routing.lmc", int(0, 7), "", "0", CR,
+        "LID Mask Control; only 0 is modelled (one LID per HCA): other values are refused"),
     key!("routing.vc_template", ValueKind::StrList { max_len: 64 }, "", "the routing's own (spec §3.0.3)", CY,
         "explicit hop-type template for VC assignment, a list such as `[\"L0\", \"G0\", \"L1\"]`; the channel-dependency check refuses a cyclic one"),
     key!("routing.dateline", ValueKind::Bool, "", "true", CY,

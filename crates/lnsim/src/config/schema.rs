@@ -736,6 +736,9 @@ crate::choice! {
         /// A real fabric's forwarding tables from `ibroute`, `dump_lfts.sh`/`dump_fts` or
         /// OpenSM's `opensm-lfts.dump` output (`routing.file`; `topology.kind = "ibnetdiscover"`).
         LftDump = "lft_dump",
+        /// The forwarding tables OpenSM's routing engine `routing.engine` would compute
+        /// (`minhop`, `updn`, `dor`, `ftree`; docs/opensm-routing.md).
+        Opensm = "opensm",
         /// Minimal routing on a Dragonfly (Dragonfly spec §3.1).
         Min = "min",
         /// Valiant load balancing: a random intermediate, then minimal (Dragonfly spec §3.2; on
@@ -808,6 +811,9 @@ pub enum RoutingConfig {
     /// `lft_dump`: a real fabric's forwarding tables from an LFT dump (credit-level model).
     #[serde(rename = "lft_dump")]
     LftDump(LftDumpRouting),
+    /// `opensm`: the tables an OpenSM routing engine computes (credit-level model).
+    #[serde(rename = "opensm")]
+    Opensm(OpensmRouting),
     /// `min`: minimal routing on a Dragonfly (Dragonfly spec §3.1).
     #[serde(rename = "min")]
     Min(MinRouting),
@@ -865,6 +871,7 @@ macro_rules! routing_struct {
             A::Updown => $then::<UpdownRouting>($($arg)?),
             A::LftFile => $then::<LftFileRouting>($($arg)?),
             A::LftDump => $then::<LftDumpRouting>($($arg)?),
+            A::Opensm => $then::<OpensmRouting>($($arg)?),
             A::Min => $then::<MinRouting>($($arg)?),
             A::Vlb => $then::<VlbRouting>($($arg)?),
             A::Ugal => $then::<UgalRouting>($($arg)?),
@@ -900,6 +907,7 @@ impl RoutingConfig {
             RoutingConfig::Updown(_) => A::Updown,
             RoutingConfig::LftFile(_) => A::LftFile,
             RoutingConfig::LftDump(_) => A::LftDump,
+            RoutingConfig::Opensm(_) => A::Opensm,
             RoutingConfig::Min(_) => A::Min,
             RoutingConfig::Vlb(_) => A::Vlb,
             RoutingConfig::Ugal(_) => A::Ugal,
@@ -999,6 +1007,23 @@ pub struct LftDumpRouting {
     /// The `ibroute` / `dump_lfts.sh` / `opensm-lfts.dump` output (relative to the scenario
     /// file).
     pub file: String,
+}
+
+/// `[routing]` of `opensm`: which OpenSM routing engine computes the tables, and its options
+/// (OpenSM's `routing_engine`, `root_guid_file` as node names, `lmc`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpensmRouting {
+    /// The engine (OpenSM's `routing_engine`; default `minhop`, OpenSM's default).
+    #[serde(default)]
+    pub engine: OpensmEngine,
+    /// Root switches by name, for `updn` and `ftree` (OpenSM's `root_guid_file`); absent:
+    /// the engine detects them.
+    #[serde(default)]
+    pub roots: Option<Vec<String>>,
+    /// LID Mask Control (OpenSM's `lmc`, 0-7): only 0 is modelled (one LID per HCA).
+    #[serde(default)]
+    pub lmc: u32,
 }
 
 /// `[routing]` of `min`.
@@ -1536,6 +1561,23 @@ crate::choice! {
         /// The most significant digits first: groups of consecutive destinations share a leaf's
         /// up port (the grouping of a perfect-shuffle BMIN's self-routing).
         HighFirst = "high_first",
+    }
+}
+
+crate::choice! {
+    /// An OpenSM routing engine (`routing.engine` of `routing.algorithm = "opensm"`), by
+    /// OpenSM's own name.
+    #[derive(Default)]
+    pub enum OpensmEngine {
+        /// Min-hop with OpenSM's path-counter balancing (OpenSM's default engine).
+        #[default]
+        Minhop = "minhop",
+        /// Up/down: min-hop restricted to routes that never go down then up, from ranked roots.
+        Updn = "updn",
+        /// Dimension order: min-hop taking the first minimal port's neighbour switch.
+        Dor = "dor",
+        /// Fat tree: destination-driven balanced routing down/up port groups.
+        Ftree = "ftree",
     }
 }
 

@@ -11,6 +11,7 @@ use crate::credit::endpoint::sink::SinkModel;
 use crate::credit::lanes::LaneChoice;
 use crate::credit::packet::PacketStore;
 use crate::credit::routing::multipath_routes::MultipathRoutes;
+use crate::credit::routing::route_balance::RouteBalance;
 use crate::credit::routing::table_dependencies::{check_tables, Demand, TablesCheck};
 use crate::credit::routing::{self, ForwardingTables};
 use crate::credit::stats::Stats;
@@ -48,6 +49,8 @@ pub(crate) struct Built {
     pub fairness_sources: Option<Vec<u32>>,
     /// DRB's multipath routes (`drb.enabled`, drb spec A.3.5).
     pub multipath: Option<MultipathRoutes>,
+    /// Routes of every HCA pair per link under the tables (`route_balance` in the summary).
+    pub balance: RouteBalance,
 }
 
 /// Builds and checks everything a run needs (shared by `run` and `validate`), naming its
@@ -80,6 +83,8 @@ pub(crate) fn build_parts(l: &LoadedScenario, setup: &mut SetupProgress) -> Resu
         setup.phase("multipath routes");
     }
     let multipath = super::routing::multipath::setup(s, &fabric, &lft, &traffic)?;
+    setup.phase("routes per link");
+    let balance = RouteBalance::of(&fabric, &lft);
     setup.phase("channel-dependency check");
     let cdg = match &multipath {
         // every packet (path 0 included) travels on its path's layer: the layers' graphs
@@ -119,6 +124,7 @@ pub(crate) fn build_parts(l: &LoadedScenario, setup: &mut SetupProgress) -> Resu
         cdg,
         fairness_sources,
         multipath,
+        balance,
     })
 }
 
@@ -375,6 +381,7 @@ impl Net {
             fairness_sources,
             cdg,
             multipath,
+            balance,
         } = build_parts(l, setup)?;
         setup.phase("network state");
         let credit_bytes = s.traffic.credit_bytes.0 as u32;
@@ -511,6 +518,7 @@ impl Net {
             cdg,
             routes_checked,
             max_hops,
+            balance,
         };
         Ok(Net {
             vls,
@@ -1020,7 +1028,7 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
     let links: usize = net.links.peer.len() / 2;
     let statics = net.traffic.flows.iter().filter(|f| f.is_static).count();
     let gens = net.traffic.sources.len() - statics;
-    let routing = crate::credit::routing::algorithm_of(s).name();
+    let routing = crate::credit::routing::describe(s);
     let mut out = String::new();
     out.push_str(&format!("scenario {}: OK (credit-level model)\n", l.name));
     out.push_str(&format!(
@@ -1038,6 +1046,14 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
     out.push_str(&format!(
         "  routing: {routing}, {} routes checked, longest {} switch hops\n",
         net.routes.routes_checked, net.routes.max_hops
+    ));
+    let (isl, all) = (
+        net.routes.balance.switch_links(&net.fabric),
+        net.routes.balance.all_links(&net.fabric),
+    );
+    out.push_str(&format!(
+        "  routes per link (every HCA pair): switch links max {} mean {:.2} min {} (max/mean {:.3}); all links max {} mean {:.2} min {}\n",
+        isl.max, isl.mean, isl.min, isl.max_over_mean(), all.max, all.mean, all.min
     ));
     out.push_str(&format!(
         "  traffic: {statics} static flows, {gens} generator sources\n"

@@ -488,6 +488,8 @@ pub struct Routes {
     pub(crate) routes_checked: usize,
     /// Longest route checked, in switch hops.
     pub(crate) max_hops: usize,
+    /// Routes of every HCA pair per link under the tables (`route_balance`, `routes.csv`).
+    pub(crate) balance: crate::credit::routing::route_balance::RouteBalance,
 }
 
 /// The engine: the timing wheel, the end of the run, the work counters and what stopped a

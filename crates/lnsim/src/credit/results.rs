@@ -1,6 +1,7 @@
 //! The results folder (issue 2 item 6): `summary.json`, `nodes.csv`, `flows.csv`,
 //! `latency_hist.csv`, `buffers.csv`, `output_buffers.csv` (drb-and-ddbbm spec B.5),
-//! `links.csv` (drb-and-ddbbm spec A.7), `scenario.toml` and the `.lnsim` marker. Everything is
+//! `links.csv` (drb-and-ddbbm spec A.7), `routes.csv` (routes of every HCA pair per link,
+//! `credit/routing/route_balance.rs`), `scenario.toml` and the `.lnsim` marker. Everything is
 //! written by [`crate::outdir::write_folder`]: into a temporary sibling folder that is swapped
 //! into place at the end, so a failed run leaves no `summary.json`, an old results folder is
 //! replaced whole, and a folder lnsim did not write is never replaced.
@@ -110,6 +111,7 @@ pub fn write_results(
     }
     files.extend(mech.files);
     files.push(("latency_hist.csv", latency_hist_csv(&net.stats)));
+    files.push(("routes.csv", net.routes.balance.csv(&net.fabric)));
     if net.stats.buffers.is_some() {
         files.push(("buffers.csv", buffers_csv(net, &ctx)));
     }
@@ -317,6 +319,7 @@ fn summary_json(
             "out_of_order_packets": net.traffic.flows.iter().map(|f| f.out_of_order).sum::<u64>(),
         },
         "cc": cc_json(ctx.ib),
+        "route_balance": net.routes.balance.summary_json(&net.fabric),
         "deadlock": net.engine.deadlock.as_ref().map(|d| json!({
             "time_s": secs(d.time),
             "blocked_packets": d.blocked_packets,
