@@ -58,17 +58,41 @@ pub fn build(c: &OpensmRouting, fabric: &Fabric) -> Result<ForwardingTables> {
 /// The order in which OpenSM visits nodes of its GUID-keyed tables (`sw_guid_tbl`,
 /// `port_guid_tbl`): every "in table order" loop of the engines follows it. OpenSM's maps are
 /// keyed by the GUID in network byte order, so on a little-endian host the order is that of the
-/// byte-reversed GUID. lnsim's fabrics have no GUIDs yet: this is node index order (the order
-/// the topology declares the nodes), the one place to switch to `guid.swap_bytes()` order once
-/// nodes carry GUIDs.
+/// byte-reversed GUID. A fabric imported from `ibnetdiscover` (or any fabric carrying its
+/// InfiniBand identity) is visited in that order: switches by node GUID, channel-adapter ports
+/// by port GUID (their device's node GUID where the file gives none), ties by node index. A
+/// fabric without GUIDs (built by lnsim) is visited in node index order, the order the
+/// topology declares the nodes.
 pub fn opensm_order(fabric: &Fabric) -> Vec<NodeId> {
-    (0..fabric.nodes.len() as NodeId).collect()
+    let mut order: Vec<NodeId> = (0..fabric.nodes.len() as NodeId).collect();
+    if fabric.ib.is_some() {
+        order.sort_by_key(|&n| (opensm_key(fabric, n), n));
+    }
+    order
+}
+
+/// The key of node `n` in OpenSM's GUID tables (see [`opensm_order`]): its GUID byte-reversed.
+fn opensm_key(fabric: &Fabric, n: NodeId) -> u64 {
+    let Some(ib) = fabric.ib.as_deref() else {
+        return n as u64;
+    };
+    let end = &ib.ends[n as usize];
+    let dev = &ib.devices[end.device as usize];
+    let guid = if dev.switch {
+        dev.guid
+    } else {
+        end.port_guid.unwrap_or(dev.guid)
+    };
+    guid.swap_bytes()
 }
 
 /// A switch's identifier where OpenSM compares switches by value (updn's direction between two
-/// switches of equal rank: its node GUID). Node index for now (see [`opensm_order`]).
-pub fn opensm_id(_fabric: &Fabric, node: NodeId) -> u64 {
-    node as u64
+/// switches of equal rank: its node GUID, as a number); node index on a fabric without GUIDs.
+pub fn opensm_id(fabric: &Fabric, node: NodeId) -> u64 {
+    match fabric.ib.as_deref() {
+        Some(ib) => ib.devices[ib.ends[node as usize].device as usize].guid,
+        None => node as u64,
+    }
 }
 
 /// The fabric as the engines see it: switches numbered 0.. in [`opensm_order`], each with its
@@ -220,6 +244,65 @@ mod tests {
         assert!(e.contains("routing.roots[0]"), "{e}");
         let e = refusal("roots = [\"SW11\"]\n");
         assert!(e.contains("routing.roots") && e.contains("minhop"), "{e}");
+    }
+}
+
+/// OpenSM's table order on an imported fabric: by the byte-reversed GUID (switches by node
+/// GUID, CA ports by port GUID), not by the order of the file; a built fabric keeps node
+/// index order.
+#[cfg(test)]
+mod order_tests {
+    use super::{opensm_id, opensm_order};
+
+    #[test]
+    fn imported_fabrics_are_visited_in_opensm_guid_table_order() {
+        let f = crate::topology::ibnetdiscover::tests::parse_ok(
+            crate::topology::ibnetdiscover::tests::A1,
+        );
+        let ib = f.ib.as_deref().unwrap();
+        let key = |n: u32| {
+            let e = &ib.ends[n as usize];
+            let d = &ib.devices[e.device as usize];
+            if d.switch {
+                d.guid
+            } else {
+                e.port_guid.unwrap_or(d.guid)
+            }
+            .swap_bytes()
+        };
+        let order = opensm_order(&f);
+        assert_eq!(order.len(), f.nodes.len());
+        assert!(
+            order.windows(2).all(|w| key(w[0]) <= key(w[1])),
+            "{order:?}"
+        );
+        // on the shipped 648-HCA fat tree (GUIDs `0x6c6e73…` + node index, more than 256
+        // nodes) the byte-reversed order is not the file's order
+        let text = include_str!("../../../../../../scenarios/fabrics/fat_tree_648.ibnetdiscover");
+        let link = crate::topology::mesh_torus::tests::link;
+        let big = crate::topology::ibnetdiscover::parse(text, "ft.ibnd", link(), link()).unwrap();
+        let big_order = opensm_order(&big);
+        assert_ne!(big_order, (0..big.nodes.len() as u32).collect::<Vec<_>>());
+        let bib = big.ib.as_deref().unwrap();
+        let sw_guid = |n: u32| bib.devices[bib.ends[n as usize].device as usize].guid;
+        let sws: Vec<u32> = big_order
+            .iter()
+            .copied()
+            .filter(|&n| big.switches.contains(&n))
+            .collect();
+        assert!(sws
+            .windows(2)
+            .all(|w| sw_guid(w[0]).swap_bytes() < sw_guid(w[1]).swap_bytes()));
+        for s in f.switches.iter().copied() {
+            assert_eq!(
+                opensm_id(&f, s),
+                ib.devices[ib.ends[s as usize].device as usize].guid
+            );
+        }
+        // a built fabric: node index order
+        let built = super::test_fabrics::from_edges(super::minhop::tests::DIAMOND);
+        let n = built.nodes.len() as u32;
+        assert_eq!(opensm_order(&built), (0..n).collect::<Vec<_>>());
     }
 }
 
