@@ -27,11 +27,14 @@ browser:
 		echo "warning: no chromium: the report browser test needs it (sudo apt-get install chromium)" >&2; \
 	fi
 
-# Rust tests (the `suite` profile of Cargo.toml: optimised, no LTO), then Python tests on two
-# processes (pytest-xdist; CI has two cores); fails if either fails. pytest's summary line is printed last.
+# Rust tests (the `suite` profile of Cargo.toml: optimised, no LTO), the unit tests once more in
+# the dev profile (debug assertions and overflow checks on: the models' invariants asserted in
+# debug builds run), then Python tests on two processes (pytest-xdist; CI has two cores); fails if
+# any fails. pytest's summary line is printed last.
 test: install browser
 	@status=0; \
 	cargo test --profile suite -p lnsim || status=1; \
+	cargo test -p lnsim --lib || status=1; \
 	$(PYTHON) -m pytest -q -rs -n 2 python/tests || status=1; \
 	exit $$status
 
