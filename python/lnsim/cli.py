@@ -211,8 +211,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="do not print a line per finished run")
     p.set_defaults(func=cmd_tune)
 
-    p = sub.add_parser("plot", help="write the figures of a results folder or of a sweep folder")
-    p.add_argument("dir", metavar="DIR", help="results folder (with summary.json) or sweep folder (with sweep.csv)")
+    p = sub.add_parser("plot", help="write the figures of a results folder, a sweep folder or a tune folder")
+    p.add_argument("dir", metavar="DIR", help="results folder (with summary.json), sweep folder (with sweep.csv) "
+                   "or tune folder (with tune.db: tradeoff.png and parameters.png)")
     p.add_argument("--out", metavar="DIR", default=None, help="where to write the PNGs (default: DIR)")
     p.add_argument(
         "--metric",
@@ -896,6 +897,15 @@ def parse_bounds(items: List[str]) -> dict:
 def cmd_plot(args: argparse.Namespace) -> int:
     d = Path(args.dir)
     bounds = parse_bounds(args.bounds)
+    if (d / "tune.db").is_file() and not (d / "summary.json").is_file():
+        from .tune import plot_tune_folder
+
+        for opt, given in (("--metric", args.metric is not None), ("--bound", bool(bounds))):
+            if given:
+                raise InputError(f"{opt}: {d} is a tune folder; {opt} applies to a sweep folder (with sweep.csv)")
+        for path in plot_tune_folder(d, out_dir=args.out):
+            print(path)
+        return EXIT_OK
     if (d / "sweep.csv").is_file() and not (d / "summary.json").is_file():
         from .plot import plot_sweep_folder
 
@@ -907,7 +917,8 @@ def cmd_plot(args: argparse.Namespace) -> int:
             print(path)
         return EXIT_OK
     if not (d / "summary.json").is_file():
-        raise InputError(f"{d}: not a results folder (no summary.json) nor a sweep folder (no sweep.csv)")
+        raise InputError(f"{d}: not a results folder (no summary.json), a sweep folder (no sweep.csv) "
+                         "nor a tune folder (no tune.db)")
     if args.metric is not None:
         raise InputError(f"--metric: {d} is a results folder; --metric applies to a sweep folder (with sweep.csv)")
     if bounds:

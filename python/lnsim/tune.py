@@ -27,7 +27,7 @@ same command give the same trials.
 Outputs in DIR: ``trials.csv`` (one row per trial: parameters, objective, every term and
 constraint, feasible, on the Pareto front), ``best.json`` (best settings and their figures, the
 default settings' and CC off's), ``tradeoff.png`` (the objective's terms of every trial, the
-Pareto front marked) and ``opensm-cc.conf`` (the best settings as OpenSM congestion-control
+Pareto front marked), ``parameters.png`` (the objective against each searched parameter) and ``opensm-cc.conf`` (the best settings as OpenSM congestion-control
 configuration lines, :mod:`lnsim.opensm_cc`).
 """
 
@@ -83,8 +83,8 @@ CCT_PARAMS = ("cct.shape", "cct.max_ird")
 #: Allowed table shapes: the IRD grows with CCTI**exponent.
 CCT_SHAPES = {"linear": 1, "quadratic": 2}
 #: Files of a tune folder.
-STUDY_DB, TRIALS_CSV, BEST_JSON, TRADEOFF_PNG, OPENSM_CONF = (
-    "tune.db", "trials.csv", "best.json", "tradeoff.png", "opensm-cc.conf")
+STUDY_DB, TRIALS_CSV, BEST_JSON, TRADEOFF_PNG, PARAMETERS_PNG, OPENSM_CONF = (
+    "tune.db", "trials.csv", "best.json", "tradeoff.png", "parameters.png", "opensm-cc.conf")
 #: The Optuna study's name inside ``tune.db``.
 STUDY_NAME = "lnsim-tune"
 #: The most trials one study may run.
@@ -592,6 +592,7 @@ def _write_outputs(out: Path, study, obj: Objective, sp, off: Dict[str, Any], de
         "wall_time_s": round(wall, 3),
         "cc_off": {"objective": o_value, "fields": o_vals, "feasible": all(c <= 0 for c in o_cons), "run": "reference/cc-off"},
         "default": {"objective": d_value, "fields": d_vals, "feasible": all(c <= 0 for c in d_cons), "run": "reference/default"},
+        "searched": [n for n, e in sp.items() if "value" not in e],
         "best": None,
     }
     if best is not None:
@@ -609,13 +610,25 @@ def _write_outputs(out: Path, study, obj: Objective, sp, off: Dict[str, Any], de
         write_own_file(out / OPENSM_CONF, conf)
         result["best"]["opensm_warnings"] = warnings
     write_own_file(out / BEST_JSON, json.dumps(result, indent=2) + "\n")
-    _tradeoff_png(out / TRADEOFF_PNG, obj, trials, front, best, d_vals, o_vals)
+    points = _trial_points(trials, front)
+    best_n = best.number if best is not None else None
+    _tradeoff_png(out / TRADEOFF_PNG, obj, points, best_n, d_vals, o_vals)
+    _parameters_png(out / PARAMETERS_PNG, obj, points, result["searched"], best_n, d_value, o_value)
     return result
 
 
-def _tradeoff_png(path: Path, obj: Objective, trials, front, best, d_vals, o_vals) -> None:
+def _trial_points(trials, front) -> List[Dict[str, Any]]:
+    """The finished trials as the figures read them (what ``trials.csv`` holds too)."""
+    return [{"number": t.number, "objective": t.value, "fields": t.user_attrs["fields"],
+             "settings": t.user_attrs["settings"], "feasible": _feasible(t), "pareto": f}
+            for t, f in zip(trials, front)]
+
+
+def _tradeoff_png(path: Path, obj: Objective, points: List[Dict[str, Any]], best: Optional[int],
+                  d_vals: Dict[str, float], o_vals: Dict[str, float]) -> Path:
     """The trade-off figure: the first two fields of the objective (with one field: the
-    objective over the trials), every trial, the Pareto front joined, best, default and CC off."""
+    objective over the trials), every trial (``points``, :func:`_trial_points`), the Pareto
+    front joined, the best trial (number ``best``), the default settings and CC off."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -633,25 +646,26 @@ def _tradeoff_png(path: Path, obj: Objective, trials, front, best, d_vals, o_val
         ax.set_xlabel("trial")
         ax.set_ylabel(fy)
     xs, ys, ok = [], [], []
-    for t in trials:
-        v = t.user_attrs["fields"]
-        x, y = get(v) if len(fields) >= 2 else (t.number, v[fy])
+    for t in points:
+        v = t["fields"]
+        x, y = get(v) if len(fields) >= 2 else (t["number"], v[fy])
         xs.append(x)
         ys.append(y)
-        ok.append(_feasible(t))
+        ok.append(t["feasible"])
     ax.scatter([x for x, o in zip(xs, ok) if o], [y for y, o in zip(ys, ok) if o], s=18, c="tab:blue", label="trial")
     if not all(ok):
         ax.scatter([x for x, o in zip(xs, ok) if not o], [y for y, o in zip(ys, ok) if not o], s=18, c="tab:gray",
                    marker="x", label="trial (constraint violated)")
-    fr = sorted((x, y) for x, y, f in zip(xs, ys, front) if f)
+    fr = sorted((x, y) for x, y, t in zip(xs, ys, points) if t["pareto"])
     if fr:
         ax.plot([p[0] for p in fr], [p[1] for p in fr], "-o", c="tab:red", ms=7, mfc="none", label="Pareto front")
     if len(fields) >= 2:
         for vals, mk, lab in ((d_vals, "D", "default CC"), (o_vals, "s", "CC off")):
             ax.scatter(*get(vals), marker=mk, s=50, c="k", label=lab)
-    if best is not None:
-        i = [t.number for t in trials].index(best.number)
-        ax.scatter([xs[i]], [ys[i]], marker="*", s=220, c="gold", edgecolors="k", label=f"best (trial {best.number})",
+    numbers = [t["number"] for t in points]
+    if best is not None and best in numbers:
+        i = numbers.index(best)
+        ax.scatter([xs[i]], [ys[i]], marker="*", s=220, c="gold", edgecolors="k", label=f"best (trial {best})",
                    zorder=5)
     ax.set_title(f"lnsim tune: {obj.spec}"[:90], fontsize=9)
     ax.legend(fontsize=8)
@@ -659,6 +673,105 @@ def _tradeoff_png(path: Path, obj: Objective, trials, front, best, d_vals, o_val
     fig.tight_layout()
     write_own_file(path, lambda f: fig.savefig(f, format="png", dpi=110), "figure")
     plt.close(fig)
+    return path
+
+
+def _parameters_png(path: Path, obj: Objective, points: List[Dict[str, Any]], params: List[str],
+                    best: Optional[int], d_value: float, o_value: float) -> Path:
+    """The objective against each searched parameter, one panel per parameter (how sensitive
+    the objective is to each, and where the best trial lies): feasible trials as dots, the
+    others as crosses, the best starred; the default settings' and CC off's objective as
+    horizontal lines."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    n = max(len(params), 1)
+    cols = min(n, 3)
+    rows = (n + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.3 * rows), squeeze=False)
+    for k, name in enumerate(params):
+        ax = axes[k // cols][k % cols]
+        vals = [t["settings"].get(name) for t in points]
+        labels = None
+        if any(isinstance(v, str) for v in vals):
+            labels = sorted({str(v) for v in vals})
+            vals = [labels.index(str(v)) for v in vals]
+            ax.set_xticks(range(len(labels)), labels)
+        ys = [t["objective"] for t in points]
+        ok = [t["feasible"] for t in points]
+        ax.scatter([x for x, o in zip(vals, ok) if o], [y for y, o in zip(ys, ok) if o], s=16, c="tab:blue",
+                   label="trial")
+        if not all(ok):
+            ax.scatter([x for x, o in zip(vals, ok) if not o], [y for y, o in zip(ys, ok) if not o], s=16,
+                       c="tab:gray", marker="x", label="constraint violated")
+        for i, t in enumerate(points):
+            if t["number"] == best:
+                ax.scatter([vals[i]], [ys[i]], marker="*", s=180, c="gold", edgecolors="k", zorder=5, label="best")
+        for v, style, lab in ((d_value, "--", "default CC"), (o_value, ":", "CC off")):
+            if v is not None and math.isfinite(v):
+                ax.axhline(v, ls=style, c="k", lw=1, label=lab)
+        ax.set_xlabel(name)
+        if DEFAULT_SPACE.get(name, {}).get("log") and labels is None and all(x > 0 for x in vals):
+            ax.set_xscale("log")
+        if k % cols == 0:
+            ax.set_ylabel("objective")
+        ax.grid(alpha=0.3)
+        if k == 0:
+            ax.legend(fontsize=7)
+    for k in range(len(params), rows * cols):
+        axes[k // cols][k % cols].set_visible(False)
+    fig.suptitle(f"lnsim tune: {obj.spec}"[:110], fontsize=9)
+    fig.tight_layout()
+    write_own_file(path, lambda f: fig.savefig(f, format="png", dpi=110), "figure")
+    plt.close(fig)
+    return path
+
+
+def plot_tune_folder(folder, out_dir=None) -> List[Path]:
+    """Draws a tune folder's figures again from its ``trials.csv`` and ``best.json`` (what
+    ``lnsim plot TUNE_DIR`` does; Optuna is not needed): ``tradeoff.png`` and
+    ``parameters.png``, into the folder or ``out_dir`` (a figures folder). Raises
+    :class:`InputError` when the folder is not a finished tune folder."""
+    import pandas as pd
+
+    from .plot._style import _figures_dir
+
+    folder = Path(folder)
+    missing = [f for f in (BEST_JSON, TRIALS_CSV) if not (folder / f).is_file()]
+    if missing:
+        raise InputError(f"{folder}: not a tune folder with finished trials (no {' nor '.join(missing)}; "
+                         "`lnsim tune` writes them when its trials end)")
+    try:
+        result = json.loads((folder / BEST_JSON).read_text())
+        obj = parse_objective(result["objective"])
+        table = pd.read_csv(folder / TRIALS_CSV)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise InputError(f"{folder}: its {BEST_JSON} or {TRIALS_CSV} cannot be read ({e})") from None
+    cols = list(table.columns)
+    if "run" not in cols or "objective" not in cols:
+        raise InputError(f"{folder / TRIALS_CSV}: lacks the `run` or `objective` column")
+    settings = cols[cols.index("run") + 1:cols.index("objective")]
+    params = [p for p in result.get("searched", settings) if p in settings]
+    fields = obj.fields()
+    lost = [f for f in fields if f not in cols]
+    if lost:
+        raise InputError(f"{folder / TRIALS_CSV}: lacks the objective's field(s) {', '.join(lost)}")
+    true = lambda v: str(v) == "True"  # noqa: E731
+    points = [{"number": int(r["trial"]), "objective": float(r["objective"]),
+               "fields": {f: float(r[f]) for f in fields},
+               "settings": {p: (r[p].item() if hasattr(r[p], "item") else r[p]) for p in settings},
+               "feasible": true(r["feasible"]), "pareto": true(r["pareto"])} for _, r in table.iterrows()]
+    best = (result.get("best") or {}).get("trial")
+    target = _figures_dir(out_dir, folder)
+    target.mkdir(parents=True, exist_ok=True)
+    return [
+        _tradeoff_png(target / TRADEOFF_PNG, obj, points, best, result["default"]["fields"],
+                      result["cc_off"]["fields"]),
+        _parameters_png(target / PARAMETERS_PNG, obj, points, params, best, result["default"]["objective"],
+                        result["cc_off"]["objective"]),
+    ]
 
 
 def format_result(r: Dict[str, Any], out) -> str:
@@ -679,5 +792,5 @@ def format_result(r: Dict[str, Any], out) -> str:
                                                    for k, v in b["settings"].items()))
         for w in b.get("opensm_warnings") or []:
             lines.append(f"opensm note     {w}")
-    lines.append(f"outputs         {Path(out) / TRIALS_CSV}, {TRADEOFF_PNG}, {BEST_JSON}, {OPENSM_CONF}")
+    lines.append(f"outputs         {Path(out) / TRIALS_CSV}, {TRADEOFF_PNG}, {PARAMETERS_PNG}, {BEST_JSON}, {OPENSM_CONF}")
     return "\n".join(lines)

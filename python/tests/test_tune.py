@@ -14,7 +14,7 @@ import pytest
 from conftest import SCENARIOS, lnsim_cmd
 from lnsim._results import flatten_summary
 from lnsim.opensm_cc import cct_entries, write_conf
-from lnsim.tune import parse_objective, pareto_front, tune
+from lnsim.tune import DEFAULT_SPACE, parse_objective, pareto_front, tune
 
 SCENARIO = SCENARIOS / "tune" / "incast_victim.toml"
 #: A shorter run of the shipped example (the tests' budget).
@@ -59,6 +59,21 @@ def test_tune_beats_the_default_settings_and_resumes_without_rerunning(tmp_path)
     # asking for what is already there runs nothing
     r3 = tune(SCENARIO, OBJECTIVE, 8, out, overrides=SHORT, jobs=2, seed=1, progress=False)
     assert r3["simulated_runs"] == 0 and r3["best"] == r2["best"]
+
+    # `lnsim plot` draws a tune folder's figures again, from trials.csv and best.json, elsewhere
+    figs = tmp_path / "figs"
+    p = lnsim_cmd("plot", out, "--out", figs)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == [str(figs / "tradeoff.png"), str(figs / "parameters.png")]
+    for name in ("tradeoff.png", "parameters.png"):
+        assert (figs / name).read_bytes()[:4] == b"\x89PNG" and (out / name).is_file()
+    assert json.loads((out / "best.json").read_text())["searched"] == list(DEFAULT_SPACE)
+    p = lnsim_cmd("plot", out, "--metric", "objective")
+    assert p.returncode == 2 and "tune folder" in p.stderr and "Traceback" not in p.stderr
+    (tmp_path / "half").mkdir()
+    (tmp_path / "half" / "tune.db").write_bytes(b"")
+    p = lnsim_cmd("plot", tmp_path / "half")
+    assert p.returncode == 2 and "not a tune folder with finished trials" in p.stderr, p.stderr
 
 
 def test_same_seed_same_trials(tmp_path):
