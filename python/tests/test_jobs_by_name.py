@@ -175,3 +175,20 @@ def test_each_job_reports_throughput_latency_and_fairness(tmp_path):
     plain = FABRIC.replace('job = "victim"\n', "")
     s2, out2 = run_cmd(tmp_path, plain)
     assert "jobs" not in s2 and "job " not in out2
+
+
+def test_an_imported_fabric_takes_guids_where_names_are_asked_for(tmp_path):
+    """On the shipped Gran test bed (imported from its ibnetdiscover file), the fairness sources
+    named by port GUID, by 16 hex digits and by ibnetdiscover's H- id give the run the names give."""
+    from conftest import SCENARIOS
+
+    scen = SCENARIOS / "fabrics" / "gran_s2.toml"
+    short = ["sim.end_time=3ms", "sim.warmup=1ms", "sim.interval=1ms"]
+    by_name = lnsim.run(scen, overrides=[*short, 'stats.fairness_sources=["H1","H2","H3"]'], out=tmp_path / "a")
+    by_guid = lnsim.run(scen, overrides=[
+        *short, 'stats.fairness_sources=["0x6c6e730000000301","6c6e730000000401","H-6c6e730000000500"]'],
+        out=tmp_path / "b")
+    assert by_name.summary["fairness"] == by_guid.summary["fairness"]
+    assert by_name.summary["flows"] == by_guid.summary["flows"]
+    with pytest.raises(lnsim.ScenarioError, match=r"stats\.fairness_sources\[0\].*nor one with that GUID"):
+        lnsim.run(scen, overrides=[*short, 'stats.fairness_sources=["0x6c6e7300000009ff"]'], out=tmp_path / "c")

@@ -576,7 +576,7 @@ pub const KEYS: &[KeyInfo] = &[
     key!("traffic.flows[].job", ValueKind::Str, "", "—", CR,
         "the job the flow belongs to: `summary.json` `jobs.<name>` gives each job's throughput, latency and fairness (docs/tune.md)"),
     key!(required "traffic.generators[].sources", ValueKind::NodeSet(&["all", "others", "rest"]), "", CR,
-        "`\"all\"`, `\"others\"` (HCAs that are not the source of a static flow), `\"rest\"` (HCAs that are not a source of a static flow or of an earlier generator: spec B.6's background senders), or a list of names, host ranges (`\"node[001-128]\"`, `\"hca[0-7,12]\"`) and host files (`\"@hosts.txt\"`, relative to the scenario)"),
+        "`\"all\"`, `\"others\"` (HCAs that are not the source of a static flow), `\"rest\"` (HCAs that are not a source of a static flow or of an earlier generator: spec B.6's background senders), or a list of names (on an imported fabric also GUIDs: docs/fabrics.md), host ranges (`\"node[001-128]\"`, `\"hca[0-7,12]\"`) and host files (`\"@hosts.txt\"`, relative to the scenario)"),
     key!("traffic.generators[].destinations", ValueKind::NodeSet(&["all"]), "", "`\"all\"`", CR,
         "`\"all\"` or a list (a source never sends to itself)"),
     key!("traffic.generators[].source_fraction", frac(true), "", "—", CR, "keep this fraction of the sources"),

@@ -163,6 +163,43 @@ impl IbIdentity {
             .collect()
     }
 
+    /// The node a GUID written as users copy it names (`0x0002c90300001000`, bare hex, or
+    /// `ibnetdiscover`'s `S-…`/`H-…` form): a CA port GUID, a switch's node or port GUID, or
+    /// the node GUID of a CA with one connected port. `Ok(None)`: not a GUID, or no node has
+    /// it; `Err`: the node GUID of a CA with several connected ports (which port is meant?).
+    pub fn by_guid(&self, text: &str) -> std::result::Result<Option<NodeId>, String> {
+        let t = text.trim();
+        let hex = t
+            .strip_prefix("0x")
+            .or_else(|| t.strip_prefix("0X"))
+            .or_else(|| t.strip_prefix("S-"))
+            .or_else(|| t.strip_prefix("H-"))
+            .unwrap_or(t);
+        if hex.is_empty() || hex.len() > 16 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Ok(None);
+        }
+        if hex.len() != 16 && !t.starts_with("0x") && !t.starts_with("0X") {
+            return Ok(None); // bare hex must be the full 16 digits, so `12` is not a GUID
+        }
+        let Ok(g) = u64::from_str_radix(hex, 16) else {
+            return Ok(None);
+        };
+        if let Some(n) = self.ends.iter().position(|e| e.port_guid == Some(g)) {
+            return Ok(Some(n as NodeId));
+        }
+        let ports: Vec<NodeId> = (0..self.ends.len() as NodeId)
+            .filter(|&n| self.device_of(n).guid == g)
+            .collect();
+        match ports.as_slice() {
+            [] => Ok(None),
+            [one] => Ok(Some(*one)),
+            many => Err(format!(
+                "`{text}` is the node GUID of a CA with {} connected ports; name one port by its port GUID or its name",
+                many.len()
+            )),
+        }
+    }
+
     /// The device of node `n`.
     pub fn device_of(&self, n: NodeId) -> &IbDevice {
         &self.devices[self.ends[n as usize].device as usize]

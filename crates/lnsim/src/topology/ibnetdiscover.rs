@@ -1178,6 +1178,36 @@ Ca\t2 \"H-0008f10400b00020\"\t\t# \"hca-b HCA-1\"
     }
 
     #[test]
+    fn nodes_are_found_by_port_guid_node_guid_or_ibnetdiscover_id() {
+        let f = parse_ok(A1);
+        let name = |g: &str| {
+            f.node(g, "k")
+                .map(|n| f.nodes[n as usize].name.clone())
+                .map_err(|e| e.to_string())
+        };
+        // a CA port GUID, with or without 0x and padding; a single-port CA's node GUID
+        assert_eq!(name("0x2c90300a00022").unwrap(), "node02 mlx5_0/P2");
+        assert_eq!(name("0002c90300a00041").unwrap(), "storage01 mlx5_0");
+        assert_eq!(name("0x0002c90300a00010").unwrap(), "node01 mlx5_0");
+        assert_eq!(name("H-0002c90300a00030").unwrap(), "node03 mlx5_0");
+        // a switch by node GUID or its ibnetdiscover id
+        assert_eq!(name("S-0002c90300002000").unwrap(), "leaf-b");
+        assert_eq!(
+            f.hca("0x2c90300a00031", "k").unwrap(),
+            f.by_name["node03 mlx5_0"]
+        );
+        // a two-port CA's node GUID is ambiguous; an unknown GUID and short bare hex are not found
+        let e = name("0x2c90300a00020").unwrap_err();
+        assert!(e.contains("k:") && e.contains("2 connected ports"), "{e}");
+        let e = name("0xdead").unwrap_err();
+        assert!(e.contains("nor one with that GUID"), "{e}");
+        assert!(name("12").unwrap_err().contains("no node named `12`"));
+        // a switch GUID where an HCA is wanted
+        let e = f.hca("0x2c90300001000", "k").unwrap_err().to_string();
+        assert!(e.contains("is a switch"), "{e}");
+    }
+
+    #[test]
     fn decorations_are_skipped_with_one_warning_per_kind() {
         let f = parse_ok(A2);
         let ib = f.ib.as_ref().unwrap();

@@ -282,12 +282,26 @@ impl Fabric {
         (pa, pb)
     }
 
-    /// Node id by name, or an input error naming `key`.
+    /// Node id by name — on an imported fabric also by GUID (a port GUID, a switch's node
+    /// GUID or a single-port CA's, as `0x…`, 16 hex digits or `S-…`/`H-…`;
+    /// [`ib_identity::IbIdentity::by_guid`]) — or an input error naming `key`.
     pub fn node(&self, name: &str, key: &str) -> Result<NodeId> {
-        self.by_name
-            .get(name)
-            .copied()
-            .ok_or_else(|| Error::input(key, format!("no node named `{name}` in this topology")))
+        if let Some(&n) = self.by_name.get(name) {
+            return Ok(n);
+        }
+        if let Some(ib) = &self.ib {
+            if let Some(n) = ib.by_guid(name).map_err(|why| Error::input(key, why))? {
+                return Ok(n);
+            }
+            return Err(Error::input(
+                key,
+                format!("no node named `{name}` in this topology, nor one with that GUID"),
+            ));
+        }
+        Err(Error::input(
+            key,
+            format!("no node named `{name}` in this topology"),
+        ))
     }
 
     /// HCA id by name, or an input error naming `key`.
