@@ -660,7 +660,7 @@ pub const KEYS: &[KeyInfo] = &[
     key!("cc.ccti_min", int(0, 16_383), "", "0", CR, "CCTI lower bound"),
     key!("cc.ccti_timer", dur(), "", "`\"20us\"`", CR, "CCTI drops by one every `ccti_timer`"),
     key!("cc.timer_mode", ValueKind::Choice(TimerMode::NAMES), "", "`restart`", CR,
-        "`restart` (a BECN restarts the flow's timer) or `free_running` (periodic per source SL)"),
+        "`restart` (a BECN restarts the flow's timer), `free_running` (periodic per source SL, every timer ticking at multiples of `ccti_timer`) or `free_running_phased` (the same, each source SL's timer with its own phase drawn from the seed)"),
     key!("cc.level", ValueKind::Choice(CcLevel::NAMES), "", "`qp`", CR,
         "reaction per flow (`qp`) or per source HCA and SL (`sl`)"),
     key!("ddbbm.frame", dur(), "", "`\"10us\"`", CR, "TF: DDBBM's detection frame (spec B.3.2)"),

@@ -2462,8 +2462,12 @@ crate::choice! {
         /// Each BECN restarts the flow's timer (the model's text).
         #[default]
         Restart = "restart",
-        /// One periodic timer per port SL lowers every flow of the SL (the IBA's text).
+        /// One periodic timer per port SL lowers every flow of the SL (the IBA's text), every
+        /// timer of the fabric ticking at the same instants (multiples of `ccti_timer`).
         FreeRunning = "free_running",
+        /// As `free_running`, each port SL's timer with a phase of its own, drawn from the run's
+        /// seed (as the timers of a real fabric, started when each adapter was configured).
+        FreeRunningPhased = "free_running_phased",
     }
 }
 

@@ -21,6 +21,9 @@ pub mod purpose {
     pub const QCN_SAMPLING: u64 = 7;
     /// A job's random permutation of its sources (`traffic::permutation::job_image`).
     pub const JOB_PERMUTATION: u64 = 8;
+    /// The phase of a channel adapter's free-running CCTI timer (`cc.timer_mode =
+    /// "free_running_phased"`, `credit/cc/ib_ca.rs`).
+    pub const CCTI_TIMER_PHASE: u64 = 9;
 }
 
 fn splitmix(mut x: u64) -> u64 {

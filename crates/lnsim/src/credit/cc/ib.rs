@@ -44,7 +44,7 @@ impl IbCc {
             ctx.node_base,
             ctx.seed,
         )?;
-        let ca = CaCc::new(c, ctx.vls, ctx.n_hca, table)?;
+        let ca = CaCc::new(c, ctx.vls, ctx.n_hca, table, ctx.seed)?;
         Ok(IbCc { sw, ca })
     }
 
@@ -132,7 +132,7 @@ impl IbCc {
         if p.flags & BECN != 0 {
             let key = self.ca.key(p.flow, flow.src, flow.vl);
             self.ca.cnps_received[h as usize] += 1;
-            self.ca.becn(key, now);
+            self.ca.becn(key, flow.src, flow.vl, now);
         }
     }
 

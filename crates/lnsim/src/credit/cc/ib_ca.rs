@@ -6,19 +6,24 @@
 //! the previous one started, IRD = CCT\[CCTI\].
 //!
 //! CCTI is evaluated lazily: `(value after the last BECN, its time)` determine it at any later
-//! time for both timer semantics — `restart` (each BECN restarts the timer, the model's text,
-//! G§3.2.2) and `free_running` (a periodic timer per port SL, the IBA's, G§2.2) — so no timer
-//! events are needed.
+//! time for every timer semantics — `restart` (each BECN restarts the timer, the model's text,
+//! G§3.2.2), `free_running` (a periodic timer per port SL, the IBA's, G§2.2, all of them
+//! ticking together) and `free_running_phased` (the same, each source SL's timer offset by a
+//! phase of its own drawn from the seed) — so no timer events are needed.
 
 use super::cct::CongestionControlTable;
 use crate::config::{CcLevel, IbCcKeys, Ps, TimerMode};
+use crate::engine::rng::{purpose, stream};
 use crate::error::{Error, Result};
+use rand::Rng;
 
 /// Channel-adapter-side state.
 #[derive(Debug, Clone)]
 pub struct CaCc {
     sl_level: bool,
     restart: bool,
+    /// `free_running_phased`: the seed the timers' phases are drawn from.
+    phase_seed: Option<u64>,
     increase: u32,
     /// Upper bound of CCTI.
     pub limit: u32,
@@ -36,6 +41,9 @@ pub struct CaCc {
     base: Vec<u32>,
     /// Per key: time of the last BECN.
     base_t: Vec<Ps>,
+    /// Per key: the phase of its source SL's free-running timer (0 but in
+    /// `free_running_phased`): the timer ticks at `k · timer − phase`.
+    phase: Vec<Ps>,
     /// Per key: earliest start of the next packet.
     next_allowed: Vec<Ps>,
     /// Per key: highest CCTI since the last sample.
@@ -56,15 +64,17 @@ pub struct CaCc {
 }
 
 impl CaCc {
-    /// Channel-adapter state for `n_hca` HCAs.
+    /// Channel-adapter state for `n_hca` HCAs (`seed`: the run's, for the timers' phases).
     pub fn new(
         c: &IbCcKeys,
         vls: usize,
         n_hca: usize,
         table: CongestionControlTable,
+        seed: u64,
     ) -> Result<Self> {
         let sl_level = c.level == CcLevel::Sl;
         let restart = c.timer_mode == TimerMode::Restart;
+        let phase_seed = (c.timer_mode == TimerMode::FreeRunningPhased).then_some(seed);
         if c.ccti_limit < c.ccti_min {
             return Err(Error::input(
                 "cc.ccti_limit",
@@ -102,6 +112,7 @@ impl CaCc {
         Ok(CaCc {
             sl_level,
             restart,
+            phase_seed,
             increase: c.ccti_increase,
             limit: c.ccti_limit,
             min: c.ccti_min,
@@ -112,6 +123,7 @@ impl CaCc {
             cnp_vl: c.cnp_vl.map(|v| v as u8),
             base: vec![c.ccti_min; keys],
             base_t: vec![0; keys],
+            phase: vec![0; keys],
             next_allowed: vec![0; keys],
             peak: vec![c.ccti_min; keys],
             active: Vec::new(),
@@ -134,11 +146,26 @@ impl CaCc {
         }
     }
 
+    /// The phase of the free-running timer of source `src`'s SL `vl` (0 unless
+    /// `free_running_phased`): uniform in `[0, timer)`, from a stream of its own per source SL.
+    fn phase_of(&self, src: u32, vl: u8) -> Ps {
+        match self.phase_seed {
+            None => 0,
+            Some(seed) => stream(
+                seed,
+                ((src as u64) << 8) | vl as u64,
+                purpose::CCTI_TIMER_PHASE,
+            )
+            .random_range(0..self.timer),
+        }
+    }
+
     fn grow(&mut self, key: usize) {
         if key >= self.base.len() {
             let n = key + 1;
             self.base.resize(n, self.min);
             self.base_t.resize(n, 0);
+            self.phase.resize(n, 0);
             self.next_allowed.resize(n, 0);
             self.peak.resize(n, self.min);
             self.in_active.resize(n, false);
@@ -157,14 +184,20 @@ impl CaCc {
         let ticks = if self.restart {
             (t - bt) / self.timer
         } else {
-            t / self.timer - bt / self.timer
+            let ph = self.phase[key];
+            (t + ph) / self.timer - (bt + ph) / self.timer
         };
         (b as u64).saturating_sub(ticks).max(self.min as u64) as u32
     }
 
-    /// A BECN for `key` arrived at `now`.
-    pub fn becn(&mut self, key: usize, now: Ps) {
-        self.grow(key);
+    /// A BECN for `key` (a flow of source `src` on SL `vl`) arrived at `now`.
+    pub fn becn(&mut self, key: usize, src: u32, vl: u8, now: Ps) {
+        // a key's phase is drawn at its first BECN (before it, its CCTI is at the floor and
+        // the phase unused); a drawn phase of 0 is drawn again, to the same value
+        if key >= self.base.len() || self.phase_seed.is_some() && self.phase[key] == 0 {
+            self.grow(key);
+            self.phase[key] = self.phase_of(src, vl);
+        }
         let c = (self.ccti_at(key, now) + self.increase).min(self.limit);
         self.base[key] = c;
         self.base_t[key] = now;
@@ -246,7 +279,7 @@ mod tests {
             &|_| false,
         )
         .unwrap();
-        CaCc::new(&c, 1, 4, t).unwrap()
+        CaCc::new(&c, 1, 4, t, 7).unwrap()
     }
     const US: Ps = 1_000_000;
 
@@ -254,7 +287,7 @@ mod tests {
     fn becn_raises_up_to_the_limit() {
         let mut a = ca("ccti_increase = 3\nccti_limit = 7\nccti_timer = \"1000us\"");
         for i in 0..5 {
-            a.becn(0, i);
+            a.becn(0, 0, 0, i);
         }
         assert_eq!(a.ccti_at(0, 5), 7);
         assert_eq!(a.max_ccti, 7);
@@ -264,7 +297,7 @@ mod tests {
     fn timer_lowers_by_one_per_period_not_below_min() {
         let mut a = ca("ccti_min = 2\nccti_increase = 5\nccti_timer = \"20us\"");
         assert_eq!(a.ccti_at(0, 0), 2);
-        a.becn(0, 100 * US); // 2 + 5 = 7
+        a.becn(0, 0, 0, 100 * US); // 2 + 5 = 7
         assert_eq!(a.ccti_at(0, 100 * US + 19 * US), 7);
         assert_eq!(a.ccti_at(0, 100 * US + 20 * US), 6);
         assert_eq!(a.ccti_at(0, 100 * US + 60 * US), 4);
@@ -275,22 +308,57 @@ mod tests {
     fn restart_versus_free_running_timer() {
         // restart: the BECN at 35 us restarts the period, next decrement at 55 us
         let mut a = ca("ccti_increase = 2\nccti_timer = \"20us\"");
-        a.becn(0, 35 * US);
+        a.becn(0, 0, 0, 35 * US);
         assert_eq!(a.ccti_at(0, 54 * US), 2);
         assert_eq!(a.ccti_at(0, 55 * US), 1);
         // free running: ticks at 40, 60 us whatever the BECN time
         let mut a = ca("ccti_increase = 2\nccti_timer = \"20us\"\ntimer_mode = \"free_running\"");
-        a.becn(0, 35 * US);
+        a.becn(0, 0, 0, 35 * US);
         assert_eq!(a.ccti_at(0, 39 * US), 2);
         assert_eq!(a.ccti_at(0, 40 * US), 1);
         assert_eq!(a.ccti_at(0, 60 * US), 0);
     }
 
     #[test]
+    fn phased_free_running_timers_tick_at_their_own_instants() {
+        let phased =
+            "ccti_increase = 2\nccti_timer = \"20us\"\ntimer_mode = \"free_running_phased\"";
+        let mut a = ca(phased);
+        for src in 0..4 {
+            a.becn(src as usize, src, 0, 35 * US);
+        }
+        // each source's timer ticks at k·20 µs − its phase, phase in [0, 20 µs), drawn per source SL
+        let first_tick = |a: &CaCc, key: usize| {
+            (35 * US..=55 * US)
+                .find(|&t| a.ccti_at(key, t) == 1)
+                .unwrap()
+        };
+        let ticks: Vec<Ps> = (0..4).map(|k| first_tick(&a, k)).collect();
+        for (k, &t) in ticks.iter().enumerate() {
+            assert!(t > 35 * US && t <= 55 * US, "{ticks:?}");
+            assert_eq!(a.ccti_at(k, t + 20 * US - 1), 1, "one tick per period");
+            assert_eq!(a.ccti_at(k, t + 20 * US), 0, "{ticks:?}");
+        }
+        assert!(
+            ticks.windows(2).any(|w| w[0] != w[1]),
+            "phases differ: {ticks:?}"
+        );
+        // the same seed gives the same phases; the aligned free-running timer ticks at 40 µs
+        let mut b = ca(phased);
+        for src in 0..4 {
+            b.becn(src as usize, src, 0, 35 * US);
+        }
+        assert_eq!(ticks, (0..4).map(|k| first_tick(&b, k)).collect::<Vec<_>>());
+        let mut c = ca("ccti_increase = 2\nccti_timer = \"20us\"\ntimer_mode = \"free_running\"");
+        c.becn(2, 2, 0, 35 * US);
+        assert_eq!(first_tick(&c, 2), 40 * US);
+    }
+
+    #[test]
     fn ird_spaces_packets_of_the_throttled_key_only() {
         let mut a = ca("ccti_timer = \"1000us\"\n[cct]\nalgorithm = \"linear\"\ndiv = 10.0");
         for _ in 0..10 {
-            a.becn(3, 0); // CCTI 10: IRD 1, half rate
+            a.becn(3, 0, 0, 0); // CCTI 10: IRD 1, half rate
         }
         a.sent(3, 3, 2000, 5000);
         assert_eq!(a.ready_at(3), 5000 + 2000 + 2000);
@@ -312,7 +380,7 @@ mod tests {
     #[test]
     fn samples_follow_the_decay() {
         let mut a = ca("ccti_increase = 2\nccti_timer = \"10us\"");
-        a.becn(5, 0);
+        a.becn(5, 0, 0, 0);
         a.sample(0, 10 * US);
         a.sample(1, 20 * US);
         assert_eq!(a.series, vec![(0, 5, 1, 2), (1, 5, 0, 1)]);
