@@ -32,6 +32,18 @@ pub(crate) trait SwitchKind {
     const FLOW_CONTROL_PACKETS: Option<bool>;
     /// The HCAs inject through the Input Adapter (`hca.injection_queues = "scheme"`).
     const ADAPTER: Option<bool>;
+    /// Credits returned to an output (a switch's or an HCA's sender) that is certain to be
+    /// still busy when they arrive are kept aside and added when it frees, instead of arriving
+    /// by an event (`flow_control.rs`, [`Net::return_credits`](crate::credit::Net)): nothing
+    /// reads an output's credits while it is busy except the credit arrival itself, whose try
+    /// of the output ends at once. Derived: needs the ideal credit return (no flow-control packets),
+    /// no output buffers (whose links take the credits), no congestion management (which
+    /// watches every credit arrival) and credits kept per VL (an output's counters are its
+    /// VLs').
+    const DEFER_CREDITS: bool = matches!(Self::FLOW_CONTROL_PACKETS, Some(false))
+        && matches!(Self::SHARED_POOL, Some(true))
+        && matches!(Self::OUTPUT_BUFFERS, Some(false))
+        && matches!(Self::CONGESTION_MANAGEMENT, Some(false));
 }
 
 /// The general copy: every question is read from the network at run time.
