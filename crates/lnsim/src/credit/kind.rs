@@ -91,6 +91,21 @@ impl<const CM: bool> SwitchKind for StaticOutputBuffered<CM> {
     const ADAPTER: Option<bool> = None;
 }
 
+/// The switch of the DRB study (drb-and-ddbbm spec A.8): one queue per VL sharing the VL's
+/// credit pool, output buffers, multipath routes and a congestion management (DRB or
+/// IBA_CC-S1). Flow-control packets and the Input Adapter are read at run time.
+pub(crate) struct MultipathOutputBuffered;
+
+impl SwitchKind for MultipathOutputBuffered {
+    const SHARED_POOL: Option<bool> = Some(true);
+    const PLAIN: Option<bool> = Some(false);
+    const OUTPUT_BUFFERS: Option<bool> = Some(true);
+    const CONGESTION_MANAGEMENT: Option<bool> = Some(true);
+    const MULTIPATH: Option<bool> = Some(true);
+    const FLOW_CONTROL_PACKETS: Option<bool> = None;
+    const ADAPTER: Option<bool> = None;
+}
+
 /// The answer to one of a kind's questions: the kind's own when it fixes it, else `runtime`
 /// (what the network says). With a fixed answer the compiler drops the other branch.
 #[inline(always)]
@@ -140,6 +155,8 @@ pub(crate) enum Kind {
     StaticOutputBuffered,
     /// [`StaticOutputBuffered`] with congestion management.
     StaticOutputBufferedCm,
+    /// [`MultipathOutputBuffered`].
+    MultipathOutputBuffered,
 }
 
 /// The narrowest kind whose every fixed answer holds for network `o`.
@@ -162,6 +179,8 @@ pub(crate) fn choose(o: &Organisation) -> Kind {
         Kind::StaticOutputBuffered
     } else if fits::<StaticOutputBuffered<true>>(o) {
         Kind::StaticOutputBufferedCm
+    } else if fits::<MultipathOutputBuffered>(o) {
+        Kind::MultipathOutputBuffered
     } else {
         Kind::Any
     }
@@ -207,6 +226,37 @@ mod tests {
         for (fc, ad) in [(false, false), (true, false), (false, true), (true, true)] {
             assert_eq!(choose(&hol(false, fc, ad)), Kind::StaticOutputBuffered);
             assert_eq!(choose(&hol(true, fc, ad)), Kind::StaticOutputBufferedCm);
+        }
+    }
+
+    /// The DRB study's switch, with or without flow-control packets and the adapter.
+    fn drb(flow_control_packets: bool, adapter: bool) -> Organisation {
+        Organisation {
+            shared_pool: true,
+            plain: false,
+            output_buffers: true,
+            congestion_management: true,
+            multipath: true,
+            flow_control_packets,
+            adapter,
+        }
+    }
+
+    #[test]
+    fn the_multipath_output_buffered_switch_gets_its_own_copy() {
+        for (fc, ad) in [(false, false), (true, false), (false, true), (true, true)] {
+            assert_eq!(choose(&drb(fc, ad)), Kind::MultipathOutputBuffered);
+        }
+        let cases: [fn(&mut Organisation); 4] = [
+            |o| o.congestion_management = false,
+            |o| o.multipath = false,
+            |o| o.output_buffers = false,
+            |o| o.shared_pool = false,
+        ];
+        for change in cases {
+            let mut o = drb(false, false);
+            change(&mut o);
+            assert_ne!(choose(&o), Kind::MultipathOutputBuffered, "{o:?}");
         }
     }
 

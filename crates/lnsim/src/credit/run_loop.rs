@@ -4,8 +4,8 @@
 
 use super::cc::switch_view;
 use super::kind::{
-    self, holds, may, AnySwitch, Kind, Organisation, SharedInputBuffered, StaticOutputBuffered,
-    SwitchKind,
+    self, holds, may, AnySwitch, Kind, MultipathOutputBuffered, Organisation, SharedInputBuffered,
+    StaticOutputBuffered, SwitchKind,
 };
 use super::results;
 use super::switch::buffer::CreditKeeping;
@@ -134,6 +134,9 @@ impl Net {
             }
             Kind::StaticOutputBufferedCm => {
                 self.event_loop::<StaticOutputBuffered<true>>(watch, interrupted)?
+            }
+            Kind::MultipathOutputBuffered => {
+                self.event_loop::<MultipathOutputBuffered>(watch, interrupted)?
             }
             Kind::Any => self.event_loop::<AnySwitch>(watch, interrupted)?,
         })
