@@ -473,6 +473,9 @@ impl Net {
             timing: PortTimings::new(&timing),
             wire_free: vec![0; np],
             out_busy: vec![false; np],
+            // (allocated by the run when its copy of the hot path defers credits)
+            ready_at: Vec::new(),
+            credits_due: Vec::new(),
             credits,
             flow_control: crate::credit::flow_control::FlowControlPackets::from_config(
                 &s.links,

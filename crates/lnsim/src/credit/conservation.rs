@@ -73,6 +73,10 @@ impl Net {
             } => releasing[gport as usize * vls + counter as usize] += credits as u64,
             _ => {}
         });
+        // credits that reached a busy output without an event are kept aside until it frees
+        for (slot, &c) in self.links.credits_due.iter().enumerate() {
+            returning[slot] += c as u64;
+        }
         // credits freed but still waiting for their flow-control packet are on their way back
         if let Some(fc) = &self.links.flow_control {
             for (slot, c) in fc.pending().enumerate() {

@@ -31,8 +31,10 @@ impl Net {
             return self.output_waits_for(o, pid);
         }
         let down = self.links.peer[o as usize];
-        let blocked =
-            self.links.credits[self.credit_slot_for_flags(o, p.dst, p.vl, p.flags)] < p.credits;
+        let slot = self.credit_slot_for_flags(o, p.dst, p.vl, p.flags);
+        // (with credits that reached a busy output without an event: they are its own)
+        let due = self.links.credits_due.get(slot).copied().unwrap_or(0);
+        let blocked = self.links.credits[slot] + due < p.credits;
         (blocked && self.links.is_switch[down as usize])
             .then_some(down * self.vls as u32 + p.vl as u32)
     }

@@ -90,6 +90,17 @@ impl Net {
         }
         let up = self.links.peer[g as usize];
         let delay = self.links.timing[g as usize].delay;
+        if K::DEFER_CREDITS {
+            // an output busy past the credits' arrival reads them first when it frees: kept
+            // aside until then (`output_ready`), no event. At a tie with its readiness the
+            // event stays: the readiness, scheduled first, comes first.
+            let u = up as usize;
+            if self.links.out_busy[u] && self.links.ready_at[u] > now + delay {
+                let slot = self.credit_slot_k::<K>(up, counter);
+                self.links.credits_due[slot] += credits;
+                return;
+            }
+        }
         self.at(
             now + delay,
             Ev::CreditArrive {

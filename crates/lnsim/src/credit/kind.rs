@@ -32,6 +32,18 @@ pub(crate) trait SwitchKind {
     const FLOW_CONTROL_PACKETS: Option<bool>;
     /// The HCAs inject through the Input Adapter (`hca.injection_queues = "scheme"`).
     const ADAPTER: Option<bool>;
+    /// Credits returned to an output (a switch's or an HCA's sender) that is certain to be
+    /// still busy when they arrive are kept aside and added when it frees, instead of arriving
+    /// by an event (`flow_control.rs`, [`Net::return_credits`](crate::credit::Net)): nothing
+    /// reads an output's credits while it is busy except the credit arrival itself, whose try
+    /// of the output ends at once. Derived: needs the ideal credit return (no flow-control packets),
+    /// no output buffers (whose links take the credits), no congestion management (which
+    /// watches every credit arrival) and credits kept per VL (an output's counters are its
+    /// VLs').
+    const DEFER_CREDITS: bool = matches!(Self::FLOW_CONTROL_PACKETS, Some(false))
+        && matches!(Self::SHARED_POOL, Some(true))
+        && matches!(Self::OUTPUT_BUFFERS, Some(false))
+        && matches!(Self::CONGESTION_MANAGEMENT, Some(false));
 }
 
 /// The general copy: every question is read from the network at run time.
@@ -75,6 +87,21 @@ impl<const CM: bool> SwitchKind for StaticOutputBuffered<CM> {
     const OUTPUT_BUFFERS: Option<bool> = Some(true);
     const CONGESTION_MANAGEMENT: Option<bool> = Some(CM);
     const MULTIPATH: Option<bool> = Some(false);
+    const FLOW_CONTROL_PACKETS: Option<bool> = None;
+    const ADAPTER: Option<bool> = None;
+}
+
+/// The switch of the DRB study (drb-and-ddbbm spec A.8): one queue per VL sharing the VL's
+/// credit pool, output buffers, multipath routes and a congestion management (DRB or
+/// IBA_CC-S1). Flow-control packets and the Input Adapter are read at run time.
+pub(crate) struct MultipathOutputBuffered;
+
+impl SwitchKind for MultipathOutputBuffered {
+    const SHARED_POOL: Option<bool> = Some(true);
+    const PLAIN: Option<bool> = Some(false);
+    const OUTPUT_BUFFERS: Option<bool> = Some(true);
+    const CONGESTION_MANAGEMENT: Option<bool> = Some(true);
+    const MULTIPATH: Option<bool> = Some(true);
     const FLOW_CONTROL_PACKETS: Option<bool> = None;
     const ADAPTER: Option<bool> = None;
 }
@@ -128,6 +155,8 @@ pub(crate) enum Kind {
     StaticOutputBuffered,
     /// [`StaticOutputBuffered`] with congestion management.
     StaticOutputBufferedCm,
+    /// [`MultipathOutputBuffered`].
+    MultipathOutputBuffered,
 }
 
 /// The narrowest kind whose every fixed answer holds for network `o`.
@@ -150,6 +179,8 @@ pub(crate) fn choose(o: &Organisation) -> Kind {
         Kind::StaticOutputBuffered
     } else if fits::<StaticOutputBuffered<true>>(o) {
         Kind::StaticOutputBufferedCm
+    } else if fits::<MultipathOutputBuffered>(o) {
+        Kind::MultipathOutputBuffered
     } else {
         Kind::Any
     }
@@ -195,6 +226,37 @@ mod tests {
         for (fc, ad) in [(false, false), (true, false), (false, true), (true, true)] {
             assert_eq!(choose(&hol(false, fc, ad)), Kind::StaticOutputBuffered);
             assert_eq!(choose(&hol(true, fc, ad)), Kind::StaticOutputBufferedCm);
+        }
+    }
+
+    /// The DRB study's switch, with or without flow-control packets and the adapter.
+    fn drb(flow_control_packets: bool, adapter: bool) -> Organisation {
+        Organisation {
+            shared_pool: true,
+            plain: false,
+            output_buffers: true,
+            congestion_management: true,
+            multipath: true,
+            flow_control_packets,
+            adapter,
+        }
+    }
+
+    #[test]
+    fn the_multipath_output_buffered_switch_gets_its_own_copy() {
+        for (fc, ad) in [(false, false), (true, false), (false, true), (true, true)] {
+            assert_eq!(choose(&drb(fc, ad)), Kind::MultipathOutputBuffered);
+        }
+        let cases: [fn(&mut Organisation); 4] = [
+            |o| o.congestion_management = false,
+            |o| o.multipath = false,
+            |o| o.output_buffers = false,
+            |o| o.shared_pool = false,
+        ];
+        for change in cases {
+            let mut o = drb(false, false);
+            change(&mut o);
+            assert_ne!(choose(&o), Kind::MultipathOutputBuffered, "{o:?}");
         }
     }
 

@@ -323,6 +323,14 @@ pub struct Links {
     pub(crate) wire_free: Vec<Ps>,
     /// `[gport]`: the output is sending (or its crossbar output is taken).
     pub(crate) out_busy: Vec<bool>,
+    /// `[gport]`: when a busy switch output's [`Ev::OutputReady`] falls (set at its grant; read
+    /// only while `out_busy`). Kept by the copies of the hot path that defer credits
+    /// ([`kind::SwitchKind::DEFER_CREDITS`]); empty otherwise.
+    pub(crate) ready_at: Vec<Ps>,
+    /// Per credit counter (as `credits`): credits that have reached a busy switch output
+    /// without an event, added to `credits` when it frees ([`kind::SwitchKind::DEFER_CREDITS`];
+    /// empty in the copies that do not defer).
+    pub(crate) credits_due: Vec<u32>,
     /// Credits available at the downstream buffer, per credit counter
     /// ([`Net::credit_slot`]; `[gport * vls + vl]` with a shared pool).
     pub(crate) credits: Vec<u32>,

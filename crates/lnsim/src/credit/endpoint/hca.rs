@@ -337,6 +337,9 @@ impl Net {
         let wire_end = wire_start + ser;
         self.links.wire_free[g] = wire_end;
         self.links.out_busy[g] = true;
+        if K::DEFER_CREDITS {
+            self.links.ready_at[g] = wire_end;
+        }
         self.at(wire_end, Ev::OutputReady { gport: g as u32 });
         if let Some(cap) = self.hcas.tx_cap {
             self.hcas.next_tx[h as usize] = wire_start + cap.ser_ps(bytes as u64);

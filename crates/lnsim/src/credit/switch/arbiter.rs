@@ -440,7 +440,11 @@ impl Net {
         let wire_end = (wire_start + ser_pkt).max(release + self.sw.output_delay + tm.ser_credit);
         self.links.wire_free[og as usize] = wire_end;
         self.links.out_busy[og as usize] = true;
-        self.at((wire_end - lead).max(now), Ev::OutputReady { gport: og });
+        let ready = (wire_end - lead).max(now);
+        if K::DEFER_CREDITS {
+            self.links.ready_at[og as usize] = ready;
+        }
+        self.at(ready, Ev::OutputReady { gport: og });
         self.launch_downstream(og, pid, credits, wire_start, wire_end, now);
         if let Some(t) = other {
             self.try_output::<K>(t, now);

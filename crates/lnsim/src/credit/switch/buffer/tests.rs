@@ -116,7 +116,10 @@ fn one_queue_per_vl_partitioned_is_the_shared_pool() {
             ONE_Q,
             CreditKeepingKind::Partitioned(QueueSizing::Split),
         );
-        assert_eq!(a.engine.events, b.engine.events);
+        // (not the events: the shared pool's copy of the hot path needs fewer, `kind.rs`
+        // `DEFER_CREDITS`)
+        assert_eq!(a.engine.packet_hops, b.engine.packet_hops);
+        assert_eq!(a.engine.last_progress, b.engine.last_progress);
         assert_eq!(a.engine.flit_hops, b.engine.flit_hops);
         assert_eq!(a.stats.delivered_packets, b.stats.delivered_packets);
     }
