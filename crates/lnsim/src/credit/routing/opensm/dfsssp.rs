@@ -1,0 +1,248 @@
+//! OpenSM's `dfsssp` and `sssp` engines (`osm_ucast_dfsssp.c`; `doc/current-routing.txt`,
+//! "Deadlock-free Single-Source-Shortest-Path"; docs/opensm-routing.md): single-source shortest
+//! paths on link weights that count the routes already laid on each link, then — `dfsssp` only —
+//! the (source, destination) pairs spread over VL layers until no layer's channel-dependency
+//! graph has a cycle (`dfsssp_layers.rs`).
+//!
+//! # Routes
+//! The graph has the switches as vertices (OpenSM table order) and one directed link per
+//! inter-switch port (parallel cables are separate links), each first weighted P², P = the LIDs
+//! of the fabric (HCAs and switch port 0s, as OpenSM counts them): so the first routes are
+//! min-hop. The destinations are routed in minhop's order (switches by attached HCAs, most first,
+//! ties in table order; each switch's HCAs in port order). For each destination LID a Dijkstra
+//! runs **from the destination** over a 4-ary heap that breaks ties as OpenSM's `cl_heap`
+//! does ([`DaryHeap`]); each switch forwards the LID through the port of the link Dijkstra
+//! reached it by; then every link on each switch's path to the destination gains that switch's
+//! source LIDs (its HCAs + its port 0), so later destinations avoid the loaded links. Switch
+//! LIDs, which lnsim does not have, are not routed: OpenSM routes them last, so leaving them
+//! out changes no HCA route.
+
+use super::dfsssp_layers;
+use super::port_choice::destination_order;
+use super::Frame;
+use crate::credit::routing::path_sl::PathSl;
+use crate::credit::routing::ForwardingTables;
+use crate::error::Result;
+use crate::topology::Fabric;
+
+/// Distance of a vertex Dijkstra has not reached.
+const INF: u64 = u64::MAX;
+
+/// A directed link of the graph: from the vertex nearer the destination to `to`, whose port
+/// `to_port` leads back over it (the port `to` forwards through when reached by this link).
+#[derive(Debug, Clone, Copy)]
+struct Link {
+    from: u32,
+    to: u32,
+    to_port: u16,
+    weight: u64,
+}
+
+/// The `dfsssp` (`layered`) or `sssp` tables of `fabric`, with the SL per pair for `dfsssp`;
+/// `vls` (`switch.vls`) bounds the layers.
+pub fn build(
+    fabric: &Fabric,
+    frame: &Frame,
+    layered: bool,
+    vls: u32,
+) -> Result<(ForwardingTables, Option<PathSl>)> {
+    let tables = routes(fabric, frame);
+    let path_sl = if layered {
+        Some(dfsssp_layers::layers(fabric, &tables, vls)?)
+    } else {
+        None
+    };
+    Ok((tables, path_sl))
+}
+
+/// The forwarding tables of the weighted shortest paths (module docs).
+pub fn routes(fabric: &Fabric, frame: &Frame) -> ForwardingTables {
+    let n = frame.len();
+    // vertex 0: the destination HCA of the round; switch s is vertex s + 1
+    let lids_in_fabric = (fabric.hcas.len() + n) as u64;
+    let mut links: Vec<Link> = Vec::new();
+    let mut first = vec![0usize; n + 2];
+    for s in 0..n {
+        first[s + 1] = links.len();
+        let node = &fabric.nodes[frame.node[s] as usize];
+        for &(p, peer) in &frame.isl[s] {
+            links.push(Link {
+                from: s as u32 + 1,
+                to: peer + 1,
+                to_port: node.ports[p as usize].peer_port,
+                weight: lids_in_fabric * lids_in_fabric,
+            });
+        }
+    }
+    first[n + 1] = links.len();
+    let ca_link = links.len();
+    links.push(Link {
+        from: 0,
+        to: 0,
+        to_port: 0,
+        weight: 1,
+    });
+    let out = |v: usize| -> std::ops::Range<usize> {
+        if v == 0 {
+            ca_link..ca_link + 1
+        } else {
+            first[v]..first[v + 1]
+        }
+    };
+    // source LIDs per switch: its HCAs and its own port 0
+    let sources: Vec<u64> = (0..n).map(|s| frame.hcas[s].len() as u64 + 1).collect();
+    let mut tables = ForwardingTables::empty(fabric);
+    let mut heap = DaryHeap::new(n + 1);
+    let mut dist = vec![INF; n + 1];
+    let mut done = vec![false; n + 1];
+    let mut used: Vec<Option<u32>> = vec![None; n + 1];
+    for (t, tport, lid) in destination_order(frame) {
+        links[ca_link].to = t + 1;
+        links[ca_link].to_port = tport;
+        links[ca_link].weight = 1;
+        heap.clear();
+        for v in 1..=n {
+            dist[v] = INF;
+            done[v] = false;
+            used[v] = None;
+            heap.insert(v as u32, INF);
+        }
+        heap.insert(0, INF);
+        dist[0] = 0;
+        done[0] = true;
+        heap.modify_key(0, 0);
+        while let Some(cur) = heap.extract_root() {
+            let cur = cur as usize;
+            done[cur] = true;
+            for li in out(cur) {
+                let l = links[li];
+                let to = l.to as usize;
+                if !done[to] && dist[cur].saturating_add(l.weight) < dist[to] {
+                    used[to] = Some(li as u32);
+                    dist[to] = dist[cur] + l.weight;
+                    heap.modify_key(l.to, dist[to]);
+                }
+            }
+        }
+        for s in 0..n {
+            if let Some(li) = used[s + 1] {
+                tables.set(frame.node[s], lid, links[li as usize].to_port);
+            }
+        }
+        for s in 0..n {
+            let mut j = s + 1;
+            while let Some(li) = used[j] {
+                let l = &mut links[li as usize];
+                l.weight += sources[s];
+                j = l.from as usize;
+            }
+        }
+    }
+    tables
+}
+
+/// A d-ary min-heap (d = 4) with the tie behaviour of OpenSM's `cl_heap`, which decides among
+/// equally distant vertices: an element moves up only past a strictly larger key; moving down,
+/// it takes the **last** of its smallest children and moves only below a strictly smaller key;
+/// the root is extracted by moving the last element to the top. Items are vertex numbers with
+/// their position tracked, so a key can be changed in place.
+#[derive(Debug, Clone)]
+pub struct DaryHeap {
+    items: Vec<u32>,
+    keys: Vec<u64>,
+    pos: Vec<usize>,
+}
+
+/// Children per node of [`DaryHeap`] (OpenSM builds its Dijkstra heap 4-ary).
+const D: usize = 4;
+
+impl DaryHeap {
+    /// An empty heap for items `0..capacity`.
+    pub fn new(capacity: usize) -> Self {
+        DaryHeap {
+            items: Vec::with_capacity(capacity),
+            keys: Vec::with_capacity(capacity),
+            pos: vec![usize::MAX; capacity],
+        }
+    }
+
+    /// Empties the heap.
+    pub fn clear(&mut self) {
+        self.items.clear();
+        self.keys.clear();
+    }
+
+    /// Appends `item` with `key` and moves it up.
+    pub fn insert(&mut self, item: u32, key: u64) {
+        self.items.push(item);
+        self.keys.push(key);
+        self.pos[item as usize] = self.items.len() - 1;
+        self.up(self.items.len() - 1);
+    }
+
+    /// Changes the key of `item` (in the heap) and restores the order.
+    pub fn modify_key(&mut self, item: u32, key: u64) {
+        let i = self.pos[item as usize];
+        let old = std::mem::replace(&mut self.keys[i], key);
+        if key < old {
+            self.up(i);
+        } else if key > old {
+            self.down(i);
+        }
+    }
+
+    /// Removes and returns the item at the root.
+    pub fn extract_root(&mut self) -> Option<u32> {
+        let root = *self.items.first()?;
+        let (item, key) = (self.items.pop().unwrap(), self.keys.pop().unwrap());
+        if !self.items.is_empty() {
+            self.items[0] = item;
+            self.keys[0] = key;
+            self.pos[item as usize] = 0;
+            self.down(0);
+        }
+        self.pos[root as usize] = usize::MAX;
+        Some(root)
+    }
+
+    fn place(&mut self, i: usize, item: u32, key: u64) {
+        self.items[i] = item;
+        self.keys[i] = key;
+        self.pos[item as usize] = i;
+    }
+
+    fn up(&mut self, mut i: usize) {
+        let (item, key) = (self.items[i], self.keys[i]);
+        while i > 0 {
+            let parent = (i - 1) / D;
+            if key < self.keys[parent] {
+                self.place(i, self.items[parent], self.keys[parent]);
+                i = parent;
+            } else {
+                break;
+            }
+        }
+        self.place(i, item, key);
+    }
+
+    fn down(&mut self, mut i: usize) {
+        let (item, key) = (self.items[i], self.keys[i]);
+        let len = self.items.len();
+        while i * D + 1 < len {
+            let first = i * D + 1;
+            let mut best = first;
+            for c in first + 1..(first + D).min(len) {
+                if self.keys[c] <= self.keys[best] {
+                    best = c;
+                }
+            }
+            if key > self.keys[best] {
+                self.place(i, self.items[best], self.keys[best]);
+                i = best;
+            } else {
+                break;
+            }
+        }
+        self.place(i, item, key);
+    }
+}
