@@ -246,3 +246,160 @@ impl DaryHeap {
         self.place(i, item, key);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::minhop::tests::DIAMOND;
+    use super::super::test_fabrics::{deadlock_free, from_edges, port};
+    use super::*;
+    use crate::credit::routing::route_balance::RouteBalance;
+    use crate::credit::routing::table_dependencies::{check_tables, Demand};
+
+    /// A ring of five switches, one HCA each (odd: every shortest path is unique).
+    const RING5: &str = "switch S0\nswitch S1\nswitch S2\nswitch S3\nswitch S4\n\
+        hca H0\nhca H1\nhca H2\nhca H3\nhca H4\n\
+        link H0 S0\nlink H1 S1\nlink H2 S2\nlink H3 S3\nlink H4 S4\n\
+        link S0 S1\nlink S1 S2\nlink S2 S3\nlink S3 S4\nlink S4 S0\n";
+
+    /// Two spines over four leaves of two HCAs each (a 2-level fat tree).
+    const TREE: &str = "switch L0\nswitch L1\nswitch L2\nswitch L3\nswitch T0\nswitch T1\n\
+        hca A0\nhca A1\nhca B0\nhca B1\nhca C0\nhca C1\nhca D0\nhca D1\n\
+        link A0 L0\nlink A1 L0\nlink B0 L1\nlink B1 L1\nlink C0 L2\nlink C1 L2\nlink D0 L3\nlink D1 L3\n\
+        link L0 T0\nlink L0 T1\nlink L1 T0\nlink L1 T1\nlink L2 T0\nlink L2 T1\nlink L3 T0\nlink L3 T1\n";
+
+    /// Whether every layer of `sl` is acyclic: the check every run makes, each pair on its SL.
+    fn layers_deadlock_free(f: &Fabric, t: &ForwardingTables, sl: &PathSl) -> bool {
+        let n = f.hcas.len() as u32;
+        let mut groups: std::collections::BTreeMap<(u32, u8), Vec<u32>> = Default::default();
+        for a in 0..n {
+            for b in (0..n).filter(|&b| b != a) {
+                groups.entry((a, sl.of_hcas(a, b))).or_default().push(b);
+            }
+        }
+        let demands: Vec<Demand<'_>> = groups
+            .iter()
+            .map(|(&(src, vl), dsts)| Demand { src, dsts, vl })
+            .collect();
+        check_tables(f, t, &demands, false).cycle.is_none()
+    }
+
+    #[test]
+    fn the_heap_breaks_ties_as_opensm_cl_heap_does() {
+        // equal keys never move up; the root's replacement (the last element) stays on top
+        // against equal children: extraction order 0, then from the back
+        let mut h = DaryHeap::new(5);
+        for i in 0..5 {
+            h.insert(i, 7);
+        }
+        let order: Vec<u32> = std::iter::from_fn(|| h.extract_root()).collect();
+        assert_eq!(order, vec![0, 4, 3, 2, 1]);
+        // a lowered key moves up past strictly larger keys only: of two equal, the first stays
+        let mut h = DaryHeap::new(6);
+        for i in 0..6 {
+            h.insert(i, 10);
+        }
+        h.modify_key(5, 3);
+        h.modify_key(2, 3);
+        assert_eq!(h.extract_root(), Some(5));
+        assert_eq!(h.extract_root(), Some(2));
+        // a raised key moves down to the last of its equal smallest children
+        let mut h = DaryHeap::new(5);
+        for i in 0..5 {
+            h.insert(i, 10);
+        }
+        h.modify_key(0, 20);
+        assert_eq!(h.extract_root(), Some(4));
+    }
+
+    #[test]
+    fn dfsssp_puts_a_ring_on_two_layers_that_the_dependency_check_accepts() {
+        let f = from_edges(RING5);
+        let frame = Frame::new(&f);
+        // minhop's routes (the same shortest paths) close a cycle on one VL
+        let minhop = super::super::minhop::build(&f, &frame).unwrap();
+        assert!(!deadlock_free(&f, &minhop));
+        let (t, sl) = build(&f, &frame, true, 2).unwrap();
+        let sl = sl.expect("dfsssp assigns SLs");
+        assert!(!deadlock_free(&f, &t), "the routes alone are cyclic");
+        assert_eq!(sl.pairs_per_sl().len(), 2, "{:?}", sl.pairs_per_sl());
+        assert_eq!(sl.pairs_per_sl().iter().sum::<u64>(), 5 * 4);
+        assert!(layers_deadlock_free(&f, &t, &sl));
+        // every route is a shortest path (unique on an odd ring)
+        let dist = frame.least_hops();
+        for &a in &f.hcas {
+            for &b in f.hcas.iter().filter(|&&b| b != a) {
+                let (sa, sb) = (
+                    frame.number[f.nodes[a as usize].ports[0].peer as usize] as usize,
+                    frame.number[f.nodes[b as usize].ports[0].peer as usize] as usize,
+                );
+                assert_eq!(t.route(&f, a, b).unwrap().len() - 1, dist[sa * 5 + sb] as usize);
+            }
+        }
+    }
+
+    #[test]
+    fn too_few_vls_for_the_layers_is_refused_naming_switch_vls() {
+        let f = from_edges(RING5);
+        let e = build(&f, &Frame::new(&f), true, 1).unwrap_err();
+        assert!(matches!(e, crate::error::Error::Input(_)), "{e}");
+        let e = e.to_string();
+        assert!(e.starts_with("switch.vls:") && e.contains("needs 2 VLs"), "{e}");
+        // sssp assigns no layers, so it needs none
+        assert!(build(&f, &Frame::new(&f), false, 1).unwrap().1.is_none());
+    }
+
+    #[test]
+    fn dfsssp_routes_a_fat_tree_minimally_and_evenly_on_one_layer() {
+        let f = from_edges(TREE);
+        let frame = Frame::new(&f);
+        let (t, sl) = build(&f, &frame, true, 1).unwrap();
+        assert_eq!(sl.unwrap().pairs_per_sl(), &[8 * 7]);
+        let dist = frame.least_hops();
+        let n = frame.len();
+        for &a in &f.hcas {
+            for &b in f.hcas.iter().filter(|&&b| b != a) {
+                let (sa, sb) = (
+                    frame.number[f.nodes[a as usize].ports[0].peer as usize] as usize,
+                    frame.number[f.nodes[b as usize].ports[0].peer as usize] as usize,
+                );
+                assert_eq!(t.route(&f, a, b).unwrap().len() - 1, dist[sa * n + sb] as usize);
+            }
+        }
+        // 8 × 6 pairs between leaves, each over one up and one down link: 6 routes on each of
+        // the 16 directed switch links
+        let isl = RouteBalance::of(&f, &t).switch_links(&f);
+        assert_eq!((isl.links, isl.max, isl.min), (16, 6, 6), "{isl:?}");
+    }
+
+    #[test]
+    fn the_route_weights_spread_destinations_over_equal_paths() {
+        // S0 reaches S3 through S1 (port 2) or S2 (port 3) at equal cost: the second
+        // destination behind S3 takes the other path because the first one's routes weigh on
+        // its links (without the weights both would take the first link Dijkstra relaxes)
+        let f = from_edges(DIAMOND);
+        let (t, _) = build(&f, &Frame::new(&f), false, 1).unwrap();
+        let (a, b) = (port(&f, &t, "S0", "H2"), port(&f, &t, "S0", "H3"));
+        assert!([a, b] == [2, 3] || [a, b] == [3, 2], "{a} {b}");
+        let (a, b) = (port(&f, &t, "S3", "H0"), port(&f, &t, "S3", "H1"));
+        assert!([a, b] == [2, 3] || [a, b] == [3, 2], "{a} {b}");
+    }
+
+    #[test]
+    fn dfsssp_is_deterministic_and_sssp_has_its_routes_without_layers() {
+        let f = super::super::test_fabrics::from_topology(
+            "kind = \"torus\"\ndims = [4, 4]\nhcas_per_switch = 2\n",
+        );
+        let frame = Frame::new(&f);
+        let (t1, s1) = build(&f, &frame, true, 15).unwrap();
+        let (t2, s2) = build(&f, &frame, true, 15).unwrap();
+        assert_eq!(t1.port, t2.port);
+        assert_eq!(s1, s2);
+        let s1 = s1.unwrap();
+        assert!(s1.pairs_per_sl().len() >= 2, "{:?}", s1.pairs_per_sl());
+        assert!(layers_deadlock_free(&f, &t1, &s1));
+        let (t3, s3) = build(&f, &frame, false, 1).unwrap();
+        assert_eq!(t3.port, t1.port);
+        assert!(s3.is_none());
+        assert!(!deadlock_free(&f, &t3));
+    }
+}
