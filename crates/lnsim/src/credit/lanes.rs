@@ -292,6 +292,40 @@ mod tests {
     }
 
     #[test]
+    fn the_routings_sls_pick_each_pairs_lane_for_data_notifications_and_the_check() {
+        let s =
+            scenario("[switch]\nvls = 3\n[routing]\nalgorithm = \"opensm\"\nengine = \"dfsssp\"\n");
+        // HCAs 0 and 1: the pair 0 → 1 on SL 2, 1 → 0 on SL 1
+        let mut t = PathSl::new(2, 3);
+        t.set(0, 2, 2);
+        t.set(1, 1, 1);
+        t.set_pairs_per_sl(vec![0, 1, 1]);
+        let c = LaneChoice::for_routes(&s, Some(&Arc::new(t))).unwrap();
+        assert!(c.picks_lanes());
+        assert_eq!((c.lanes(3), c.management_lane()), (3, None));
+        assert_eq!(
+            (c.vl_of(0, 1, false), c.vl_of(1, 0, true)),
+            (Some(2), Some(1))
+        );
+        assert_eq!(c.notification_vl(1, 0), Some(1));
+        assert_eq!(c.path_sl().unwrap().pairs_per_sl(), &[0, 1, 1]);
+        let d = [Demand {
+            src: 0,
+            dsts: &[1],
+            vl: 0,
+        }];
+        // the routes back (notifications) on the reverse pair's SL, checked as demands
+        let (r, returns) = c.route_demands(&d, true);
+        assert_eq!(r.unwrap(), vec![(0, vec![1], 2), (1, vec![0], 1)]);
+        assert!(!returns);
+        assert_eq!(c.route_demands(&d, false).0.unwrap(), vec![(0, vec![1], 2)]);
+        // before the routes exist: the same choice, lanes and refusals
+        let early = LaneChoice::for_scenario(&s).unwrap();
+        assert!(early.picks_lanes() && early.lanes(3) == 3);
+        assert_eq!(lanes(&s).unwrap(), 3);
+    }
+
+    #[test]
     fn a_source_lane_choice_is_refused_with_multipath_routes_naming_the_key() {
         let text = "[sim]\nend_time = \"10us\"\n[topology]\nkind = \"mesh\"\ndims = [1, 2]\nhcas_per_switch = 2\n\
                     [switch]\nqueue_mapping = \"ddbbm\"\ndbbm_queues = 2\nvls = 3\n\

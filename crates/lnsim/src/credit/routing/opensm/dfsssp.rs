@@ -332,7 +332,10 @@ mod tests {
                     frame.number[f.nodes[a as usize].ports[0].peer as usize] as usize,
                     frame.number[f.nodes[b as usize].ports[0].peer as usize] as usize,
                 );
-                assert_eq!(t.route(&f, a, b).unwrap().len() - 1, dist[sa * 5 + sb] as usize);
+                assert_eq!(
+                    t.route(&f, a, b).unwrap().len() - 1,
+                    dist[sa * 5 + sb] as usize
+                );
             }
         }
     }
@@ -343,7 +346,10 @@ mod tests {
         let e = build(&f, &Frame::new(&f), true, 1).unwrap_err();
         assert!(matches!(e, crate::error::Error::Input(_)), "{e}");
         let e = e.to_string();
-        assert!(e.starts_with("switch.vls:") && e.contains("needs 2 VLs"), "{e}");
+        assert!(
+            e.starts_with("switch.vls:") && e.contains("needs 2 VLs"),
+            "{e}"
+        );
         // sssp assigns no layers, so it needs none
         assert!(build(&f, &Frame::new(&f), false, 1).unwrap().1.is_none());
     }
@@ -362,7 +368,10 @@ mod tests {
                     frame.number[f.nodes[a as usize].ports[0].peer as usize] as usize,
                     frame.number[f.nodes[b as usize].ports[0].peer as usize] as usize,
                 );
-                assert_eq!(t.route(&f, a, b).unwrap().len() - 1, dist[sa * n + sb] as usize);
+                assert_eq!(
+                    t.route(&f, a, b).unwrap().len() - 1,
+                    dist[sa * n + sb] as usize
+                );
             }
         }
         // 8 × 6 pairs between leaves, each over one up and one down link: 6 routes on each of
