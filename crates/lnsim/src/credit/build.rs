@@ -1064,6 +1064,14 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
         "  routes per link (every HCA pair): switch links max {} mean {:.2} min {} (max/mean {:.3}); all links max {} mean {:.2} min {}\n",
         isl.max, isl.mean, isl.min, isl.max_over_mean(), all.max, all.mean, all.min
     ));
+    if let Some(t) = net.routes.lane_choice.path_sl() {
+        let per: Vec<String> = t.pairs_per_sl().iter().map(|n| n.to_string()).collect();
+        out.push_str(&format!(
+            "  VL layers: {} (the routing's SL per HCA pair, deadlock-free per layer); pairs per layer {}\n",
+            t.pairs_per_sl().len(),
+            per.join(", ")
+        ));
+    }
     out.push_str(&format!(
         "  traffic: {statics} static flows, {gens} generator sources\n"
     ));
