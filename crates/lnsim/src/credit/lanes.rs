@@ -21,6 +21,9 @@ use crate::credit::traffic::Traffic;
 use crate::error::{Error, Result};
 use std::sync::Arc;
 
+/// Routes for the deadlock check: (source HCA, destination HCAs, VL).
+pub(crate) type LaneRoutes = Vec<(u32, Vec<u32>, u8)>;
+
 /// Who picks a data packet's VL at its source, and how many lanes that needs (module docs).
 /// Read per packet by reference (`&self`): no variant allocates or copies a table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,7 +137,7 @@ impl LaneChoice {
         &self,
         demands: &[Demand<'_>],
         returns: bool,
-    ) -> (Option<Vec<(u32, Vec<u32>, u8)>>, bool) {
+    ) -> (Option<LaneRoutes>, bool) {
         match self {
             LaneChoice::Flow => (None, returns),
             LaneChoice::Ddbbm(m) => (Some(m.route_demands(demands)), returns),

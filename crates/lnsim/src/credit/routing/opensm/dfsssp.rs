@@ -129,11 +129,11 @@ pub fn routes(fabric: &Fabric, frame: &Frame) -> ForwardingTables {
                 tables.set(frame.node[s], lid, links[li as usize].to_port);
             }
         }
-        for s in 0..n {
+        for (s, &add) in sources.iter().enumerate() {
             let mut j = s + 1;
             while let Some(li) = used[j] {
                 let l = &mut links[li as usize];
-                l.weight += sources[s];
+                l.weight += add;
                 j = l.from as usize;
             }
         }

@@ -41,8 +41,8 @@ pub fn layers(fabric: &Fabric, tables: &ForwardingTables, vls: u32) -> Result<Pa
     for l in 0..MAX_LAYERS as u8 {
         count.iter_mut().for_each(|c| *c = 0);
         let mut on_layer = 0u64;
-        for p in 0..n_pairs {
-            if layer[p] == l && g.routed[p] {
+        for (p, &on) in layer.iter().enumerate() {
+            if on == l && g.routed[p] {
                 on_layer += 1;
                 for &e in g.pair_edges(p) {
                     count[e as usize] += 1;
