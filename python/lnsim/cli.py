@@ -570,6 +570,12 @@ def format_summary(summary: dict, out_dir) -> str:
             f" all links max {_fmt(every.get('max'), '.0f')}, mean {_fmt(every.get('mean'), '.2f')}"
             f" (every HCA pair's route; per link in routes.csv)"
         )
+    layers = (s.get("routing") or {}).get("layers")
+    if layers:
+        lines.append(
+            f"VL layers       {len(layers)} (the routing's SL per HCA pair); pairs per layer "
+            + ", ".join(str(n) for n in layers)
+        )
     lines.append(f"results         {out_dir}")
     return "\n".join(lines)
 

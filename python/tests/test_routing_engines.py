@@ -95,3 +95,29 @@ def test_bad_engine_settings_exit_2_naming_the_key(tmp_path):
                     'hcas_per_switch = 1\n[routing]\nalgorithm = "opensm"\nengine = "ftree"\n')
     r = lnsim_cmd("validate", scen)
     assert r.returncode == 2 and "routing.engine" in r.stderr and "ftree" in r.stderr, r.stderr
+
+
+def test_dfsssp_reports_its_vl_layers_in_the_summary_the_run_and_validate(tmp_path):
+    # a 3-D torus needs a second layer; the fat tree's summaries have no `routing` entry
+    scen = tmp_path / "torus.toml"
+    scen.write_text('[sim]\nmodel = "credit"\nend_time = "10us"\nwarmup = "2us"\ninterval = "2us"\n'
+                    '[topology]\nkind = "torus"\ndims = [3, 3, 3]\nhcas_per_switch = 1\n[switch]\nvls = 4\n'
+                    '[routing]\nalgorithm = "opensm"\nengine = "dfsssp"\n'
+                    '[[traffic.generators]]\nsources = "all"\ndestinations = "all"\npattern = "uniform"\n'
+                    'injection = "poisson"\nload = 0.3\n')
+    out = tmp_path / "out-torus"
+    r = lnsim_cmd("run", scen, "--no-plot", "--out", out)
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    layers = summary["routing"]["layers"]
+    assert len(layers) >= 2 and sum(layers) == 27 * 26, layers
+    line = next(x for x in r.stdout.splitlines() if x.startswith("VL layers"))
+    assert f"VL layers       {len(layers)} " in line and ", ".join(map(str, layers)) in line, line
+    v = lnsim_cmd("validate", scen)
+    assert f"VL layers: {len(layers)} " in v.stdout, v.stdout
+    # too few VLs: exit 2 naming switch.vls
+    r = lnsim_cmd("validate", scen, "--set", "switch.vls=1")
+    assert r.returncode == 2 and "switch.vls" in r.stderr and "needs" in r.stderr, r.stderr
+    r, out = _run(tmp_path, "minhop-plain", 'engine = "minhop"\n')
+    assert r.returncode == 0 and "routing" not in json.loads((out / "summary.json").read_text())
+    assert not any(x.startswith("VL layers") for x in r.stdout.splitlines())

@@ -518,7 +518,7 @@ pub const KEYS: &[KeyInfo] = &[
     key!("routing.dmodk_digits", ValueKind::Choice(DmodkDigits::NAMES), "", "`low_first`", CR,
         "up port at level l from the destination's digits least significant first (⌊d / W_l⌋ mod up[l], spec B.6) or `high_first`"),
     key!("routing.engine", ValueKind::Choice(OpensmEngine::NAMES), "", "`minhop`", CR,
-        "the OpenSM routing engine whose forwarding tables are computed (docs/opensm-routing.md): `minhop` (min-hop, path counters balance the ports), `updn` (up/down from ranked roots), `dor` (min-hop, lowest dimension first), `ftree` (fat-tree, balanced port groups)"),
+        "the OpenSM routing engine whose forwarding tables are computed (docs/opensm-routing.md): `minhop` (min-hop, path counters balance the ports), `updn` (up/down from ranked roots), `dor` (min-hop, lowest dimension first), `ftree` (fat-tree, balanced port groups), `dfsssp` (shortest paths on route-count weights, each source-destination pair on a VL layer that keeps every layer deadlock-free; needs `switch.vls` ≥ the layers), `sssp` (the same routes on one VL, not deadlock-free)"),
     key!("routing.roots", ValueKind::StrList { max_len: 65_536 }, "", "—", CR,
         "engines `updn` and `ftree`: root switches by name (OpenSM's `root_guid_file`); absent: `updn` detects them from the hop histogram, `ftree` ranks from the HCAs' leaf switches"),
     key!("routing.lmc", int(0, 7), "", "0", CR,

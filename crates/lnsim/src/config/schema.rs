@@ -1578,6 +1578,12 @@ crate::choice! {
         Dor = "dor",
         /// Fat tree: destination-driven balanced routing down/up port groups.
         Ftree = "ftree",
+        /// Deadlock-free SSSP: Dijkstra per destination on links weighted by the routes they
+        /// carry, then the (source, destination) pairs spread over VL layers until every
+        /// layer's channel-dependency graph is acyclic (each pair's SL is its layer).
+        Dfsssp = "dfsssp",
+        /// SSSP: dfsssp's routes without the VL layers (not deadlock-free).
+        Sssp = "sssp",
     }
 }
 

@@ -11,6 +11,7 @@ use crate::credit::endpoint::sink::SinkModel;
 use crate::credit::lanes::LaneChoice;
 use crate::credit::packet::PacketStore;
 use crate::credit::routing::multipath_routes::MultipathRoutes;
+use crate::credit::routing::path_sl::PathSl;
 use crate::credit::routing::route_balance::RouteBalance;
 use crate::credit::routing::table_dependencies::{check_tables, Demand, TablesCheck};
 use crate::credit::routing::{self, ForwardingTables};
@@ -26,6 +27,7 @@ use crate::engine::progress::SetupProgress;
 use crate::error::{Error, Result};
 use crate::topology::{self, Fabric, LinkClass, LinkRate, NodeKind};
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// Timing-wheel bucket width: 2^10 ps ≈ 1 ns. (2^9 ps was measured on 2026-11-28: 2.7 % fewer
 /// instructions per event on `bmin64_3b`, whose small buckets are sorted by comparison, but
@@ -51,6 +53,8 @@ pub(crate) struct Built {
     pub multipath: Option<MultipathRoutes>,
     /// Routes of every HCA pair per link under the tables (`route_balance` in the summary).
     pub balance: RouteBalance,
+    /// The SL of every (source, destination) pair, when the routing assigns them (`dfsssp`).
+    pub path_sl: Option<Arc<PathSl>>,
 }
 
 /// Builds and checks everything a run needs (shared by `run` and `validate`), naming its
@@ -63,7 +67,8 @@ pub(crate) fn build_parts(l: &LoadedScenario, setup: &mut SetupProgress) -> Resu
     let fabric = topology::build(s, &l.base_dir)?;
     check_switch_ports(&fabric)?;
     setup.phase("forwarding tables");
-    let lft = routing::build(l, &fabric)?;
+    let (lft, path_sl) = routing::build_routes(l, &fabric)?;
+    let path_sl = path_sl.map(Arc::new);
     setup.phase("traffic");
     let traffic = traffic::build(s, &fabric, s.sim.seed, s.switch.vls)?;
     // every route the traffic can take must exist and be loop-free
@@ -100,7 +105,7 @@ pub(crate) fn build_parts(l: &LoadedScenario, setup: &mut SetupProgress) -> Resu
             }
             check
         }
-        None => deadlock_check(s, &fabric, &lft, &traffic)?,
+        None => deadlock_check(s, &fabric, &lft, &traffic, path_sl.as_ref())?,
     };
     // the HCAs whose flows the fairness index compares (checked here, not when the results
     // are written: `validate` and `run` make the same checks)
@@ -125,6 +130,7 @@ pub(crate) fn build_parts(l: &LoadedScenario, setup: &mut SetupProgress) -> Resu
         fairness_sources,
         multipath,
         balance,
+        path_sl,
     })
 }
 
@@ -139,6 +145,7 @@ fn deadlock_check(
     fabric: &Fabric,
     lft: &ForwardingTables,
     traffic: &Traffic,
+    path_sl: Option<&Arc<PathSl>>,
 ) -> Result<TablesCheck> {
     let mut demands: Vec<Demand<'_>> = Vec::new();
     for f in traffic.flows.iter().filter(|f| f.is_static) {
@@ -188,9 +195,11 @@ fn deadlock_check(
         });
     }
     // a source lane choice that picks the VL spreads the routes over its lanes
-    let on_lanes = LaneChoice::for_scenario(s)?
-        .route_demands(&demands)
-        .unwrap_or_default();
+    let (on_lanes, returns) = LaneChoice::for_routes(s, path_sl)?.route_demands(
+        &demands,
+        crate::credit::cc::sends_cnps(s) && s.cc.cnp_vl().is_none(),
+    );
+    let on_lanes = on_lanes.unwrap_or_default();
     let demands: Vec<Demand<'_>> = if on_lanes.is_empty() {
         demands
     } else {
@@ -203,12 +212,7 @@ fn deadlock_check(
             })
             .collect()
     };
-    let check = check_tables(
-        fabric,
-        lft,
-        &demands,
-        crate::credit::cc::sends_cnps(s) && s.cc.cnp_vl().is_none(),
-    );
+    let check = check_tables(fabric, lft, &demands, returns);
     if let Some(cycle) = &check.cycle {
         if !s.sim.allow_deadlock {
             let key = if matches!(
@@ -382,6 +386,7 @@ impl Net {
             cdg,
             multipath,
             balance,
+            path_sl,
         } = build_parts(l, setup)?;
         setup.phase("network state");
         let credit_bytes = s.traffic.credit_bytes.0 as u32;
@@ -397,7 +402,7 @@ impl Net {
             )?,
         };
         let queue_scheme = buffers.scheme;
-        let (lane_choice, vls, vlarb_table) = lanes(s, &traffic)?;
+        let (lane_choice, vls, vlarb_table) = lanes(s, &traffic, path_sl.as_ref())?;
         let sink = SinkModel::from_config(&s.hca)?;
 
         let mut ports = PortLayout::new(s, &fabric, queue_scheme, vls, pkt_bytes, credit_bytes)?;
@@ -650,8 +655,12 @@ impl Engine {
 /// lane choice that picks the VL itself ([`LaneChoice`], which also sets what it needs of the
 /// arbitration); a VL that carries traffic, the CNPs or the lane choice's data but sits in
 /// neither arbitration table could never be sent, and is refused.
-fn lanes(s: &Scenario, traffic: &Traffic) -> Result<(LaneChoice, usize, VlArbTable)> {
-    let lane_choice = LaneChoice::for_scenario(s)?;
+fn lanes(
+    s: &Scenario,
+    traffic: &Traffic,
+    path_sl: Option<&Arc<PathSl>>,
+) -> Result<(LaneChoice, usize, VlArbTable)> {
+    let lane_choice = LaneChoice::for_routes(s, path_sl)?;
     let vls = lane_choice.lanes(s.switch.vls);
     let mut vlarb_table = VlArbTable::from_config(&s.switch.vl_arbitration, s.switch.vls)?;
     let mut used: Vec<(u8, &str)> = traffic
@@ -1058,6 +1067,14 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
         "  routes per link (every HCA pair): switch links max {} mean {:.2} min {} (max/mean {:.3}); all links max {} mean {:.2} min {}\n",
         isl.max, isl.mean, isl.min, isl.max_over_mean(), all.max, all.mean, all.min
     ));
+    if let Some(t) = net.routes.lane_choice.path_sl() {
+        let per: Vec<String> = t.pairs_per_sl().iter().map(|n| n.to_string()).collect();
+        out.push_str(&format!(
+            "  VL layers: {} (the routing's SL per HCA pair, deadlock-free per layer); pairs per layer {}\n",
+            t.pairs_per_sl().len(),
+            per.join(", ")
+        ));
+    }
     out.push_str(&format!(
         "  traffic: {statics} static flows, {gens} generator sources\n"
     ));

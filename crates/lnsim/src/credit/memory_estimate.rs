@@ -73,6 +73,7 @@ fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers
         Phase::Kept,
     );
     crate::credit::routing::multipath::memory(s, f, est);
+    crate::credit::routing::opensm::dfsssp_layers::memory(s, f, est);
     port_parts(est, f, vls);
     switch_queue_parts(est, f, buffers, vls);
     output_buffer_parts(est, s, f, buffers, vls);
@@ -584,6 +585,28 @@ mod tests {
         let bytes = part(text).expect("a DDBBM detection part");
         assert!(bytes >= 64 * 64 * 8, "{bytes}");
         assert_eq!(part(&text.replace("\"ddbbm\"", "\"dbbm\"")), None);
+    }
+
+    /// dfsssp's SL per (source HCA, destination LID) pair is estimated before the table is
+    /// made: a byte per pair the run keeps, and the dependencies of every pair's route while
+    /// the layers are made; other engines have neither.
+    #[test]
+    fn dfsssp_path_sls_and_layering_are_in_the_estimate() {
+        let text = "[sim]\nend_time = \"100us\"\n[topology]\nkind = \"torus\"\ndims = [8, 8]\nhcas_per_switch = 2\n\
+                    [switch]\nvls = 8\n[routing]\nalgorithm = \"opensm\"\nengine = \"dfsssp\"\n";
+        let part = |text: &str, name: &str| {
+            estimate(&load(text))
+                .unwrap()
+                .parts
+                .iter()
+                .find(|p| p.0 == name)
+                .map(|p| p.1)
+        };
+        assert_eq!(part(text, "path SLs"), Some(128 * 129));
+        assert!(part(text, "dfsssp layering").unwrap() > 128 * 129 * 8);
+        let sssp = text.replace("\"dfsssp\"", "\"sssp\"");
+        assert_eq!(part(&sssp, "path SLs"), None);
+        assert_eq!(part(&sssp, "dfsssp layering"), None);
     }
 
     /// The live packets' part: every buffer's capacity (output buffers included), but never

@@ -333,6 +333,10 @@ fn summary_json(
     if let (Value::Object(tp), Value::Object(load)) = (&mut summary["throughput"], load_json(net)) {
         tp.extend(load);
     }
+    if let Some(t) = net.routes.lane_choice.path_sl() {
+        // only when the routing assigns an SL per pair (dfsssp): the pairs on each VL layer
+        summary["routing"] = json!({ "layers": t.pairs_per_sl() });
+    }
     if !net.traffic.jobs.is_empty() {
         // only when a flow or generator names a job: other summaries stay as they were
         summary["jobs"] = Value::Object(jobs_json(net, ctx));

@@ -144,7 +144,7 @@ impl Net {
             self.cc.congestion_bit(h, fl.dst)
         };
         let flags = if cbit { CBIT } else { 0 };
-        let vl = match self.routes.lane_choice.vl_of(fl.dst, cbit) {
+        let vl = match self.routes.lane_choice.vl_of(h, fl.dst, cbit) {
             Some(vl) => vl,
             None => self.next_vl(f, fl.vl),
         };
@@ -236,7 +236,7 @@ impl Net {
             fl.cbit = self.cc.congestion_bit(h, dst);
         }
         fl.in_message = !msg_done;
-        let vl = match self.routes.lane_choice.vl_of(dst, fl.cbit) {
+        let vl = match self.routes.lane_choice.vl_of(h, dst, fl.cbit) {
             Some(vl) => vl,
             None => fl.vl,
         };
@@ -374,7 +374,10 @@ impl Net {
             // DRB multipath: the notification takes the forwarding tables' route back, on
             // that route's VL layer (drb spec A.3.5, A.10 item 6)
             (Some(mp), None) => mp.vl(h, n.to, 0),
-            (None, None) => self.traffic.flows[n.flow as usize].vl,
+            (None, None) => match self.routes.lane_choice.notification_vl(h, n.to) {
+                Some(vl) => vl,
+                None => self.traffic.flows[n.flow as usize].vl,
+            },
         };
         let pid = self.pkts.alloc(Packet {
             src: h,

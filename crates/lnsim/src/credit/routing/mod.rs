@@ -14,6 +14,7 @@ pub mod lft_dump;
 pub mod multipath;
 pub mod multipath_routes;
 pub mod opensm;
+pub mod path_sl;
 pub mod route_balance;
 pub mod table_dependencies;
 pub mod tables;
@@ -76,8 +77,17 @@ pub fn describe(s: &Scenario) -> String {
 /// Builds the forwarding tables a scenario's `[routing]` asks for; a `routing.file` is read
 /// relative to the scenario's folder.
 pub fn build(l: &LoadedScenario, fabric: &Fabric) -> Result<ForwardingTables> {
+    build_routes(l, fabric).map(|(tables, _)| tables)
+}
+
+/// The forwarding tables of [`build`], with the SL of every (source, destination) pair when the
+/// routing assigns them (OpenSM's `dfsssp`: [`path_sl::PathSl`]).
+pub fn build_routes(
+    l: &LoadedScenario,
+    fabric: &Fabric,
+) -> Result<(ForwardingTables, Option<path_sl::PathSl>)> {
     let (s, base_dir) = (&l.scenario, l.base_dir.as_path());
-    match &s.routing {
+    let tables = match &s.routing {
         RoutingConfig::Dor(_) => match &fabric.shape {
             Shape::MeshTorus { .. } => dor_tables::build(fabric),
             _ => Err(Error::input(
@@ -95,14 +105,15 @@ pub fn build(l: &LoadedScenario, fabric: &Fabric) -> Result<ForwardingTables> {
         RoutingConfig::Updown(_) => updown::build(fabric),
         RoutingConfig::LftFile(k) => tables::load_fdbs(&base_dir.join(&k.file), fabric),
         RoutingConfig::LftDump(k) => lft_dump::load(&base_dir.join(&k.file), fabric),
-        RoutingConfig::Opensm(k) => opensm::build(k, fabric),
+        RoutingConfig::Opensm(k) => return opensm::build(k, fabric, s.switch.vls),
         // every other algorithm is the cycle-level wing's: the catalogue says which, so this
         // wing need not name them
         other => Err(Error::input(
             "routing.algorithm",
             not_a_credit_routing(other.algorithm()),
         )),
-    }
+    }?;
+    Ok((tables, None))
 }
 
 #[cfg(test)]

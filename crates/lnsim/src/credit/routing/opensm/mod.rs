@@ -1,6 +1,6 @@
 //! The forwarding tables OpenSM's routing engines compute (`routing.algorithm = "opensm"`,
 //! `routing.engine`; docs/opensm-routing.md): one file per engine — `minhop.rs`, `updn.rs`,
-//! `dor.rs`, `ftree.rs` — over a common frame: the switches in OpenSM's table order with their
+//! `dor.rs`, `ftree.rs`, `dfsssp.rs` (with `dfsssp_layers.rs`, which also gives `sssp`) — over a common frame: the switches in OpenSM's table order with their
 //! inter-switch ports and HCAs ([`Frame`], this file), and the hop matrix with OpenSM's port
 //! choice by path counters (`port_choice.rs`), which minhop, updn and dor share.
 //!
@@ -10,6 +10,8 @@
 //! cannot route the fabric is an input error naming the engine (OpenSM would fall back to
 //! minhop silently; here the engine that produced the tables is always the one asked for).
 
+pub mod dfsssp;
+pub mod dfsssp_layers;
 pub mod dor;
 pub mod ftree;
 pub mod minhop;
@@ -17,13 +19,20 @@ pub mod port_choice;
 pub mod updn;
 
 use crate::config::{OpensmEngine, OpensmRouting};
+use crate::credit::routing::path_sl::PathSl;
 use crate::credit::routing::ForwardingTables;
 use crate::error::{Error, Result};
 use crate::topology::{Fabric, NodeId, NodeKind};
 
-/// Builds the tables of the OpenSM engine `c.engine` for `fabric`; refuses an LMC other than 0
-/// and roots that are not switches, naming the key.
-pub fn build(c: &OpensmRouting, fabric: &Fabric) -> Result<ForwardingTables> {
+/// Builds the tables of the OpenSM engine `c.engine` for `fabric`, with the SL of every
+/// (source, destination) pair when the engine assigns them (`dfsssp`, whose layers must fit the
+/// `vls` data VLs, `switch.vls`); refuses an LMC other than 0 and roots that are not switches,
+/// naming the key.
+pub fn build(
+    c: &OpensmRouting,
+    fabric: &Fabric,
+    vls: u32,
+) -> Result<(ForwardingTables, Option<PathSl>)> {
     if c.lmc != 0 {
         return Err(Error::input(
             "routing.lmc",
@@ -47,12 +56,15 @@ pub fn build(c: &OpensmRouting, fabric: &Fabric) -> Result<ForwardingTables> {
             ),
         ));
     }
-    match c.engine {
+    let tables = match c.engine {
         OpensmEngine::Minhop => minhop::build(fabric, &frame),
         OpensmEngine::Updn => updn::build(fabric, &frame, roots.as_deref()),
         OpensmEngine::Dor => dor::build(fabric, &frame),
         OpensmEngine::Ftree => ftree::build(fabric, &frame, roots.as_deref()),
-    }
+        OpensmEngine::Dfsssp => return dfsssp::build(fabric, &frame, true, vls),
+        OpensmEngine::Sssp => return dfsssp::build(fabric, &frame, false, vls),
+    }?;
+    Ok((tables, None))
 }
 
 /// The order in which OpenSM visits nodes of its GUID-keyed tables (`sw_guid_tbl`,
@@ -231,7 +243,7 @@ mod tests {
         let RoutingConfig::Opensm(c) = &s.routing else {
             panic!("not opensm")
         };
-        super::build(c, &f).unwrap_err().to_string()
+        super::build(c, &f, 1).unwrap_err().to_string()
     }
 
     #[test]
