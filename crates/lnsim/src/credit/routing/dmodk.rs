@@ -61,7 +61,6 @@ impl<'a> Labels<'a> {
                 "dmodk::build needs a fat-tree fabric".into(),
             ));
         };
-        let h = down.len();
         let sizes = level_sizes(down, up)
             .ok_or_else(|| Error::Internal("dmodk: fat tree too large".into()))?;
         let nsw: u64 = sizes[1..].iter().sum();
@@ -75,9 +74,9 @@ impl<'a> Labels<'a> {
             .collect();
         let mut of = vec![(0usize, Vec::new()); fabric.nodes.len()];
         let mut si = 0usize;
-        for l in 1..=h {
+        for (l, &size) in sizes.iter().enumerate().skip(1) {
             let r = radices(down, up, l);
-            for i in 0..sizes[l] {
+            for i in 0..size {
                 let sw = fabric.switches[si];
                 si += 1;
                 if fabric.nodes[sw as usize].level as usize != l {
