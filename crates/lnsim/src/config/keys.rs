@@ -13,9 +13,9 @@ use super::model::Model;
 use super::schema::{AcorSequence, AcorVariant, LianCounters, OpensmEngine};
 use super::schema::{
     Arrangement, BufferSharing, CcLevel, CcMechanism, CctAlgorithm, CountWindow, DdbbmMapping,
-    DestinationPer, DmodkDigits, FlowControl, HotspotSplit, Injection, InjectionQueues, LinkSpeed,
-    LinkWidth, MarkBuffer, Marking, NsCompare, OutputAdmission, PathGranularity, PathMode,
-    PortNumbering, QueueMappingKind, RecomputeRetry, RootCredits, RouterFlowControl,
+    DestinationPer, DmodkDigits, DmodkKey, FlowControl, HotspotSplit, Injection, InjectionQueues,
+    LinkSpeed, LinkWidth, MarkBuffer, Marking, NsCompare, OutputAdmission, PathGranularity,
+    PathMode, PortNumbering, QueueMappingKind, RecomputeRetry, RootCredits, RouterFlowControl,
     RoutingAlgorithm, SinkCreditReturn, SitBase, Spread, StaticMode, Subset, ThresholdMapping,
     ThresholdMode, TimerMode, TopologyKind, VlbPolicy, ZeroCounts,
 };
@@ -516,7 +516,9 @@ pub const KEYS: &[KeyInfo] = &[
     key!("routing.pb_threshold", int(0, 1_000_000), "packets", "5", CY,
         "threshold T of Eq. 2-2 (Table 3-1)"),
     key!("routing.dmodk_digits", ValueKind::Choice(DmodkDigits::NAMES), "", "`low_first`", CR,
-        "up port at level l from the destination's digits least significant first (⌊d / W_l⌋ mod up[l], spec B.6) or `high_first`"),
+        "up port at level l from the key HCA's digits (`routing.dmodk_key`) least significant first (⌊d / W_l⌋ mod up[l], spec B.6), `high_first` (most significant first) or `digit_sum` (the sum of digits l.. mod up[l])"),
+    key!("routing.dmodk_key", ValueKind::Choice(DmodkKey::NAMES), "", "`destination`", CR,
+        "whose digits choose the up ports: `destination` (D-mod-k, tables per DLID) or `source` (S-mod-k: one fixed route per (source, destination) pair, the up ports from the source's digits, then the unique way down; spec B.6 \"deterministic routing\")"),
     key!("routing.engine", ValueKind::Choice(OpensmEngine::NAMES), "", "`minhop`", CR,
         "the OpenSM routing engine whose forwarding tables are computed (docs/opensm-routing.md): `minhop` (min-hop, path counters balance the ports), `updn` (up/down from ranked roots), `dor` (min-hop, lowest dimension first), `ftree` (fat-tree, balanced port groups), `dfsssp` (shortest paths on route-count weights, each source-destination pair on a VL layer that keeps every layer deadlock-free; needs `switch.vls` ≥ the layers), `sssp` (the same routes on one VL, not deadlock-free)"),
     key!("routing.roots", ValueKind::StrList { max_len: 65_536 }, "", "—", CR,

@@ -224,6 +224,9 @@ mod tests {
             }
             assert!((kt.keys_of)("no such kind").is_none());
         }
-        assert_eq!(RoutingConfig::keys_of("dmodk"), Some(&["dmodk_digits"][..]));
+        assert_eq!(
+            RoutingConfig::keys_of("dmodk"),
+            Some(&["dmodk_digits", "dmodk_key"][..])
+        );
     }
 }

@@ -589,6 +589,19 @@ mod tests {
         assert!(
             matches!(l.scenario.routing, RoutingConfig::Dmodk(ref k) if k.dmodk_digits == DmodkDigits::HighFirst)
         );
+        let l = load(&format!("{tree}dmodk_key = \"source\"\n"), &[]).unwrap();
+        assert!(
+            matches!(l.scenario.routing, RoutingConfig::Dmodk(ref k) if k.dmodk_key == DmodkKey::Source)
+        );
+        for (key, bad) in [("dmodk_key", "sauce"), ("dmodk_digits", "middle_first")] {
+            let e = load(&format!("{tree}{key} = \"{bad}\"\n"), &[])
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains(&format!("routing.{key}")) && e.contains(bad),
+                "{e}"
+            );
+        }
         let e = load(&format!("{tree}file = \"t.fdbs\"\n"), &[])
             .unwrap_err()
             .to_string();

@@ -981,10 +981,15 @@ pub struct DorRouting {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DmodkRouting {
-    /// Which of the destination's digits choose the up ports, level by level
-    /// (`"low_first"`, the default, or `"high_first"`; drb-and-ddbbm spec B.6).
+    /// Which of the key HCA's digits choose the up ports, level by level
+    /// (`"low_first"`, the default, `"high_first"` or `"digit_sum"`; drb-and-ddbbm spec B.6).
     #[serde(default)]
     pub dmodk_digits: DmodkDigits,
+    /// Whose digits choose the up ports: the destination's (`"destination"`, the default:
+    /// D-mod-k, forwarding tables per DLID) or the source's (`"source"`: S-mod-k, one fixed
+    /// route per (source, destination) pair; drb-and-ddbbm spec B.6 "deterministic routing").
+    #[serde(default)]
+    pub dmodk_key: DmodkKey,
 }
 
 /// `[routing]` of `updown`: no keys besides `algorithm`.
@@ -1561,6 +1566,24 @@ crate::choice! {
         /// The most significant digits first: groups of consecutive destinations share a leaf's
         /// up port (the grouping of a perfect-shuffle BMIN's self-routing).
         HighFirst = "high_first",
+        /// Level l goes up by the sum of the digits l.. of d, mod up\[l\]: (d_0 + d_1 + d_2)
+        /// mod 4 at a 64-node BMIN's leaves. Balanced like `low_first`, but the destinations
+        /// sharing an up port are not one residue class mod 4 (spec B.6, B.2's DBBM classes).
+        DigitSum = "digit_sum",
+    }
+}
+
+crate::choice! {
+    /// Whose label D-mod-k's up-port choice reads (`routing.dmodk_key`, drb-and-ddbbm spec B.6).
+    #[derive(Default)]
+    pub enum DmodkKey {
+        /// The destination's (D-mod-k): every route to d converges on one switch per level;
+        /// forwarding tables per DLID.
+        #[default]
+        Destination = "destination",
+        /// The source's (S-mod-k): the routes from s spread by s's digits on the way up, then
+        /// take the unique way down; one fixed route per (source, destination) pair.
+        Source = "source",
     }
 }
 

@@ -5,11 +5,12 @@ use super::{
     Arbitration, Endpoints, Engine, Links, Net, PortSpan, PortTiming, PortTimings, Routes,
     SwitchBuffers,
 };
-use crate::config::{LoadedScenario, Ps, Scenario};
+use crate::config::{DmodkKey, LoadedScenario, Ps, RoutingConfig, Scenario};
 use crate::credit::cc::{CcContext, CongestionManagement};
 use crate::credit::endpoint::sink::SinkModel;
 use crate::credit::lanes::LaneChoice;
 use crate::credit::packet::PacketStore;
+use crate::credit::routing::dmodk::{self, SourceUpPorts};
 use crate::credit::routing::multipath_routes::MultipathRoutes;
 use crate::credit::routing::path_sl::PathSl;
 use crate::credit::routing::route_balance::RouteBalance;
@@ -51,6 +52,8 @@ pub(crate) struct Built {
     pub fairness_sources: Option<Vec<u32>>,
     /// DRB's multipath routes (`drb.enabled`, drb spec A.3.5).
     pub multipath: Option<MultipathRoutes>,
+    /// S-mod-k's per-source up ports (`routing.dmodk_key = "source"`, drb spec B.6).
+    pub source_up: Option<SourceUpPorts>,
     /// Routes of every HCA pair per link under the tables (`route_balance` in the summary).
     pub balance: RouteBalance,
     /// The SL of every (source, destination) pair, when the routing assigns them (`dfsssp`).
@@ -88,9 +91,34 @@ pub(crate) fn build_parts(l: &LoadedScenario, setup: &mut SetupProgress) -> Resu
         setup.phase("multipath routes");
     }
     let multipath = super::routing::multipath::setup(s, &fabric, &lft, &traffic)?;
+    let source = match &s.routing {
+        RoutingConfig::Dmodk(k) if k.dmodk_key == DmodkKey::Source => {
+            if multipath.is_some() {
+                return Err(Error::input(
+                    "routing.dmodk_key",
+                    "\"source\" fixes one route per pair, DRB's multipath routes several: not with drb.enabled = true or cc.mechanism = \"drb\"; use \"destination\"",
+                ));
+            }
+            setup.phase("per-source routes");
+            Some(dmodk::source_routing(
+                &fabric,
+                &lft,
+                k.dmodk_digits,
+                s.switch.vls,
+            )?)
+        }
+        _ => None,
+    };
     setup.phase("routes per link");
-    let balance = RouteBalance::of(&fabric, &lft);
+    let balance = match &source {
+        Some((_, _, b)) => b.clone(),
+        None => RouteBalance::of(&fabric, &lft),
+    };
     setup.phase("channel-dependency check");
+    let (source_up, source_cdg) = match source {
+        Some((t, c, _)) => (Some(t), Some(c)),
+        None => (None, None),
+    };
     let cdg = match &multipath {
         // every packet (path 0 included) travels on its path's layer: the layers' graphs
         // replace the tables' one (drb spec A.3.5)
@@ -105,7 +133,11 @@ pub(crate) fn build_parts(l: &LoadedScenario, setup: &mut SetupProgress) -> Resu
             }
             check
         }
-        None => deadlock_check(s, &fabric, &lft, &traffic, path_sl.as_ref())?,
+        // S-mod-k: every pair's route checked (drb spec B.6; `dmodk::source_routing`)
+        None => match source_cdg {
+            Some(c) => c,
+            None => deadlock_check(s, &fabric, &lft, &traffic, path_sl.as_ref())?,
+        },
     };
     // the HCAs whose flows the fairness index compares (checked here, not when the results
     // are written: `validate` and `run` make the same checks)
@@ -129,6 +161,7 @@ pub(crate) fn build_parts(l: &LoadedScenario, setup: &mut SetupProgress) -> Resu
         cdg,
         fairness_sources,
         multipath,
+        source_up,
         balance,
         path_sl,
     })
@@ -385,6 +418,7 @@ impl Net {
             fairness_sources,
             cdg,
             multipath,
+            source_up,
             balance,
             path_sl,
         } = build_parts(l, setup)?;
@@ -521,6 +555,7 @@ impl Net {
         let routes = Routes {
             lft,
             multipath: multipath.map(Box::new),
+            source_up: source_up.map(Box::new),
             spread: super::routing::multipath::spread(s),
             lane_choice,
             cdg,

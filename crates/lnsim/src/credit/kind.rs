@@ -26,7 +26,8 @@ pub(crate) trait SwitchKind {
     /// A congestion management is present (its hooks are called; `false`: `cc` is off and
     /// no mechanism was selected by the queue scheme either).
     const CONGESTION_MANAGEMENT: Option<bool>;
-    /// Packets may follow multipath routes (`drb.enabled`).
+    /// Packets may follow per-pair routes: DRB's multipath routes (`drb.enabled`) or S-mod-k's
+    /// per-source up ports (`routing.dmodk_key = "source"`).
     const MULTIPATH: Option<bool>;
     /// Credits return in flow-control packets (`links.flow_control = "packets"`).
     const FLOW_CONTROL_PACKETS: Option<bool>;

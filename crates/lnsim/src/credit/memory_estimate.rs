@@ -74,6 +74,7 @@ fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers
     );
     crate::credit::routing::multipath::memory(s, f, est);
     crate::credit::routing::opensm::dfsssp_layers::memory(s, f, est);
+    crate::credit::routing::dmodk::memory(s, f, est);
     port_parts(est, f, vls);
     switch_queue_parts(est, f, buffers, vls);
     output_buffer_parts(est, s, f, buffers, vls);

@@ -484,6 +484,10 @@ pub struct Routes {
     /// DRB's multipath routes (`drb.enabled`, drb spec A.3.5 mode 1): a packet with
     /// `Packet::path > 0` follows its pair's path; VLs are the paths' layers.
     pub(crate) multipath: Option<Box<crate::credit::routing::multipath_routes::MultipathRoutes>>,
+    /// S-mod-k's per-source up ports (`routing.dmodk_key = "source"`, drb spec B.6): a
+    /// switch's output is its table entry going down, else the packet's source's up port
+    /// (`dmodk::SourceUpPorts::port`; the look-ahead reads it the same way).
+    pub(crate) source_up: Option<Box<crate::credit::routing::dmodk::SourceUpPorts>>,
     /// `drb.spread`: how flows spread their packets over their paths.
     pub(crate) spread: crate::config::Spread,
     /// Who picks a data packet's VL at its source (the source-lane-choice seam, `lanes.rs`):

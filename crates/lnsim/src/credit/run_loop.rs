@@ -150,7 +150,7 @@ impl Net {
             plain: self.arb.plain_buffers,
             output_buffers: self.sw.obuf.is_some(),
             congestion_management: self.cc.is_present(),
-            multipath: self.routes.multipath.is_some(),
+            multipath: self.routes.multipath.is_some() || self.routes.source_up.is_some(),
             flow_control_packets: self.links.flow_control.is_some(),
             adapter: self.hcas.adapter.is_some(),
         }

@@ -67,7 +67,7 @@ impl Net {
         }
         if let Some(&pid) = self.hcas.control_q[h as usize].front() {
             let p = &self.pkts[pid];
-            let slot = self.credit_slot_for_flags_k::<K>(g as u32, p.dst, p.vl, p.flags);
+            let slot = self.credit_slot_for_flags_k::<K>(g as u32, p.src, p.dst, p.vl, p.flags);
             if self.links.credits[slot] >= p.credits {
                 self.hcas.control_q[h as usize].pop_front();
                 self.transmit::<K>(h, pid, now);
@@ -148,7 +148,7 @@ impl Net {
             Some(vl) => vl,
             None => self.next_vl(f, fl.vl),
         };
-        self.credit_slot_for_flags(g, fl.dst, vl, flags) as u32
+        self.credit_slot_for_flags(g, fl.src, fl.dst, vl, flags) as u32
     }
 
     /// Flow `f` of HCA `h` has data again: it joins the end of `ready` (and `ready_slot`).
@@ -320,11 +320,11 @@ impl Net {
     pub(crate) fn transmit<K: SwitchKind>(&mut self, h: u32, pid: u32, now: Ps) {
         let g = self.hcas.hca_gport[h as usize] as usize;
         let tm = self.links.timing[g];
-        let (bytes, credits, vl, flags, dst) = {
+        let (bytes, credits, vl, flags, src, dst) = {
             let p = &self.pkts[pid];
-            (p.bytes, p.credits, p.vl, p.flags, p.dst)
+            (p.bytes, p.credits, p.vl, p.flags, p.src, p.dst)
         };
-        let slot = self.credit_slot_for_flags_k::<K>(g as u32, dst, vl, flags);
+        let slot = self.credit_slot_for_flags_k::<K>(g as u32, src, dst, vl, flags);
         self.links.credits[slot] -= credits;
         let ser = if bytes == self.pkt_bytes {
             tm.ser_pkt.max(tm.int_pkt)

@@ -446,6 +446,58 @@ pub fn build(
     Ok(mp)
 }
 
+/// The store of one fixed route per ordered pair, `routes[s · n + d]` (output ports one per
+/// switch, the last to d; empty for s = d): S-mod-k's routes (`dmodk::SourceUpPorts`), kept
+/// for their channel-dependency check ([`MultipathRoutes::check`]). They are put on VL layers
+/// like DRB's paths; `key` names the routing key a layering that needs more than one layer is
+/// blamed on (the routes are then not deadlock-free on one VL, and a packet keeps its flow's
+/// VL).
+pub fn fixed(
+    fabric: &Fabric,
+    routes: Vec<Vec<u16>>,
+    vls: u32,
+    key: &str,
+) -> Result<MultipathRoutes> {
+    let n = fabric.hcas.len() as u32;
+    if routes.len() != n as usize * n as usize {
+        return Err(Error::Internal("fixed routes: one per ordered pair".into()));
+    }
+    let mut offsets = Vec::with_capacity(routes.len() + 1);
+    let mut ports: Vec<u16> = Vec::new();
+    let mut count = vec![0u8; routes.len()];
+    for (i, r) in routes.iter().enumerate() {
+        offsets.push(ports.len() as u32);
+        ports.extend_from_slice(r);
+        count[i] = u8::from(!r.is_empty());
+        if ports.len() as u64 >= u32::MAX as u64 {
+            return Err(Error::input(key, "the routes overflow the route store"));
+        }
+    }
+    offsets.push(ports.len() as u32);
+    let mut mp = MultipathRoutes {
+        hcas: n,
+        max_paths: 1,
+        layers: 0,
+        offsets,
+        ports,
+        count,
+        layer: vec![0; routes.len()],
+        mode: PathMode::PerPair,
+    };
+    let g = SwitchGraph::of(fabric);
+    assign_layers(fabric, &g, &mut mp, vls)?;
+    if mp.layers > 1 {
+        return Err(Error::input(
+            key,
+            format!(
+                "its routes need {} VL layers to be deadlock-free; a packet keeps its flow's VL here, so only routes free of cycles on one VL are allowed",
+                mp.layers
+            ),
+        ));
+    }
+    Ok(mp)
+}
+
 /// IB-faithful mode (drb spec A.3.5 mode 2): for one destination HCA, one destination-rooted
 /// in-tree per LID alias k ≥ 1 — every switch has one output port towards the destination for
 /// alias k, as `LFT[base(d) + k]` would hold. Alias 0 is the forwarding tables' tree. Tree k

@@ -83,6 +83,42 @@ impl LinkStats {
 }
 
 impl RouteBalance {
+    /// Counts routes given per ordered HCA pair, `routes[s · n + d]` as output ports one per
+    /// switch (empty for s = d: not a route), on the links they cross (S-mod-k's per-source
+    /// routes, `dmodk::source_routing`).
+    pub fn of_routes(fabric: &Fabric, routes: &[Vec<u16>]) -> Self {
+        let mut first = Vec::with_capacity(fabric.nodes.len() + 1);
+        let mut total = 0;
+        for n in &fabric.nodes {
+            first.push(total);
+            total += n.ports.len();
+        }
+        first.push(total);
+        let mut count = vec![0u64; total];
+        let n = fabric.hcas.len();
+        let mut routed = 0u64;
+        for (i, r) in routes.iter().enumerate() {
+            if r.is_empty() {
+                continue;
+            }
+            let src = fabric.hcas[i / n];
+            count[first[src as usize]] += 1;
+            routed += 1;
+            let mut cur = fabric.nodes[src as usize].ports[0].peer;
+            for &p in r {
+                count[first[cur as usize] + p as usize] += 1;
+                cur = fabric.nodes[cur as usize].ports[p as usize].peer;
+            }
+        }
+        let pairs = n as u64 * (n as u64).saturating_sub(1);
+        RouteBalance {
+            first,
+            routes: count,
+            routed_pairs: routed,
+            unrouted_pairs: pairs - routed,
+        }
+    }
+
     /// Counts the route of every ordered HCA pair of `tables` on the links it crosses.
     pub fn of(fabric: &Fabric, tables: &ForwardingTables) -> Self {
         let nn = fabric.nodes.len();

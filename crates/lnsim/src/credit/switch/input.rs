@@ -45,7 +45,7 @@ impl Net {
             Some(mp) => mp.port(src, dst, path, hop),
             // the previous switch's look-ahead read this switch's table entry already
             _ => match self.pkts.next_out(pid) {
-                NO_LOOKAHEAD => self.routes.lft.out_port(sw, dst + 1),
+                NO_LOOKAHEAD => self.route_out::<K>(sw, src, dst),
                 o => o,
             },
         };
@@ -66,7 +66,7 @@ impl Net {
         let og = base + out as u32;
         // the queue it will join at the next input, looked up once for every arbitration
         let flags = if cbit { CBIT } else { 0 };
-        let (down, next_out) = self.downstream_lookahead::<K>(og, dst, vl, flags);
+        let (down, next_out) = self.downstream_lookahead::<K>(og, src, dst, vl, flags);
         self.pkts.set_down_counter(pid, down, next_out);
         let query = QueueQuery {
             input: g,

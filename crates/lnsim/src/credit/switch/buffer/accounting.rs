@@ -8,7 +8,7 @@
 
 use super::shared_pool::SharedPool;
 use super::{CreditKeeping, QueueQuery};
-use crate::credit::kind::{AnySwitch, SwitchKind};
+use crate::credit::kind::{may, AnySwitch, SwitchKind};
 use crate::credit::packet::{CBIT, NO_LOOKAHEAD};
 use crate::credit::routing::tables::NO_PORT;
 use crate::credit::Net;
@@ -77,27 +77,37 @@ impl Net {
     /// congestion bit [`CBIT`]) will hold in the buffer output `og` drives: its VL with a
     /// shared pool; with partitioned credits the queue it will join there (look-ahead
     /// routing: the next switch's forwarding table gives the output; spec B.2).
+    /// `src` is the packet's source HCA (S-mod-k routes by it).
     #[inline(always)]
-    pub(crate) fn downstream_counter(&self, og: u32, dst: u32, vl: u8, flags: u8) -> u16 {
+    pub(crate) fn downstream_counter(&self, og: u32, src: u32, dst: u32, vl: u8, flags: u8) -> u16 {
         match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => vl as u16,
-            CreditKeeping::Partitioned(_) => self.lookahead_queue(og, dst, vl, flags & CBIT != 0),
+            CreditKeeping::Partitioned(_) => {
+                self.lookahead_queue(og, src, dst, vl, flags & CBIT != 0)
+            }
         }
     }
 
     /// Index in `credits` of what a packet for `dst` on `vl` without the congestion bit needs
     /// at output `og` (tests).
     #[cfg(test)]
-    pub(crate) fn credit_slot_for(&self, og: u32, dst: u32, vl: u8) -> usize {
-        self.credit_slot_for_flags(og, dst, vl, 0)
+    pub(crate) fn credit_slot_for(&self, og: u32, src: u32, dst: u32, vl: u8) -> usize {
+        self.credit_slot_for_flags(og, src, dst, vl, 0)
     }
 
     /// Index in `credits` of what a packet for `dst` on `vl` with packet flags `flags` needs
     /// at output `og`: with credits per queue, the DDBBM congestion bit [`CBIT`] selects the
-    /// downstream dynamic queue (spec B.3.4).
+    /// downstream dynamic queue (spec B.3.4). `src` is the packet's source HCA.
     #[inline(always)]
-    pub(crate) fn credit_slot_for_flags(&self, og: u32, dst: u32, vl: u8, flags: u8) -> usize {
-        self.credit_slot_for_flags_k::<AnySwitch>(og, dst, vl, flags)
+    pub(crate) fn credit_slot_for_flags(
+        &self,
+        og: u32,
+        src: u32,
+        dst: u32,
+        vl: u8,
+        flags: u8,
+    ) -> usize {
+        self.credit_slot_for_flags_k::<AnySwitch>(og, src, dst, vl, flags)
     }
 
     /// [`Net::credit_slot_for_flags`] on the hot path's copy for kind `K` (`credit/kind.rs`).
@@ -105,6 +115,7 @@ impl Net {
     pub(crate) fn credit_slot_for_flags_k<K: SwitchKind>(
         &self,
         og: u32,
+        src: u32,
         dst: u32,
         vl: u8,
         flags: u8,
@@ -115,7 +126,7 @@ impl Net {
         match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => SharedPool::slot(og, vl as u16, self.vls),
             CreditKeeping::Partitioned(_) => {
-                self.partitioned_slot_for(og, dst, vl, flags & CBIT != 0)
+                self.partitioned_slot_for::<K>(og, src, dst, vl, flags & CBIT != 0)
             }
         }
     }
@@ -123,18 +134,25 @@ impl Net {
     /// [`Net::credit_slot_for_flags`] with credits kept per queue.
     #[cold]
     #[inline(never)]
-    fn partitioned_slot_for(&self, og: u32, dst: u32, vl: u8, cbit: bool) -> usize {
+    fn partitioned_slot_for<K: SwitchKind>(
+        &self,
+        og: u32,
+        src: u32,
+        dst: u32,
+        vl: u8,
+        cbit: bool,
+    ) -> usize {
         let CreditKeeping::Partitioned(p) = &self.sw.credit_keeping else {
             unreachable!("credits kept per queue")
         };
-        p.out_slot(og, self.lookahead_queue(og, dst, vl, cbit))
+        p.out_slot(og, self.lookahead::<K>(og, src, dst, vl, cbit).0)
     }
 
-    /// The queue of the input driven by `og` that a packet for `dst` on `vl` (congestion bit
-    /// `cbit`) will join (its VL at an HCA).
+    /// The queue of the input driven by `og` that a packet from `src` for `dst` on `vl`
+    /// (congestion bit `cbit`) will join (its VL at an HCA).
     #[inline(never)]
-    pub(crate) fn lookahead_queue(&self, og: u32, dst: u32, vl: u8, cbit: bool) -> u16 {
-        self.lookahead(og, dst, vl, cbit).0
+    pub(crate) fn lookahead_queue(&self, og: u32, src: u32, dst: u32, vl: u8, cbit: bool) -> u16 {
+        self.lookahead::<AnySwitch>(og, src, dst, vl, cbit).0
     }
 
     /// [`Net::downstream_counter`], and the output the next switch's forwarding table gives
@@ -144,6 +162,7 @@ impl Net {
     pub(crate) fn downstream_lookahead<K: SwitchKind>(
         &self,
         og: u32,
+        src: u32,
         dst: u32,
         vl: u8,
         flags: u8,
@@ -153,21 +172,30 @@ impl Net {
         }
         match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => (vl as u16, NO_LOOKAHEAD),
-            CreditKeeping::Partitioned(_) => self.lookahead(og, dst, vl, flags & CBIT != 0),
+            CreditKeeping::Partitioned(_) => {
+                self.lookahead::<K>(og, src, dst, vl, flags & CBIT != 0)
+            }
         }
     }
 
     /// [`Net::lookahead_queue`] and the output port the next switch's table gives
     /// ([`NO_LOOKAHEAD`] when the next node is an HCA; the table's [`NO_PORT`] when it has no
-    /// route).
+    /// route); with S-mod-k the source's up port there ([`Net::route_out`]).
     #[inline(never)]
-    fn lookahead(&self, og: u32, dst: u32, vl: u8, cbit: bool) -> (u16, u16) {
+    fn lookahead<K: SwitchKind>(
+        &self,
+        og: u32,
+        src: u32,
+        dst: u32,
+        vl: u8,
+        cbit: bool,
+    ) -> (u16, u16) {
         let down = self.links.peer[og as usize];
         if !self.links.is_switch[down as usize] {
             return (vl as u16, NO_LOOKAHEAD);
         }
         let sw = self.links.node_of[down as usize];
-        let out = self.routes.lft.out_port(sw, dst + 1);
+        let out = self.route_out::<K>(sw, src, dst);
         if out == NO_PORT {
             return (vl as u16, NO_PORT); // the arrival reports the missing route
         }
@@ -179,6 +207,21 @@ impl Net {
             cbit,
         };
         (self.sw.queue_scheme.queue_of(&q, self.vls) as u16, out)
+    }
+
+    /// The output switch `sw` gives a packet from HCA `src` to HCA `dst`: its forwarding
+    /// table's entry, or with S-mod-k (`routing.dmodk_key = "source"`, drb spec B.6) the
+    /// source's up port where the entry goes up (`dmodk::SourceUpPorts::port`). A kind
+    /// without per-pair routes (`K::MULTIPATH` false) reads the table only.
+    #[inline(always)]
+    pub(crate) fn route_out<K: SwitchKind>(&self, sw: u32, src: u32, dst: u32) -> u16 {
+        let port = self.routes.lft.out_port(sw, dst + 1);
+        if may(K::MULTIPATH) {
+            if let Some(su) = &self.routes.source_up {
+                return su.port(sw, src, port);
+            }
+        }
+        port
     }
 
     /// A packet of `credits` on `vl` entered the buffer of input `g`: takes the credits the

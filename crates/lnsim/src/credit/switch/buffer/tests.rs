@@ -206,8 +206,8 @@ fn static_voq_sw_looks_ahead_at_the_next_switchs_output() {
                 let out = n.routes.lft.out_port(sw, dst + 1);
                 // the queue of the next switch: its output for dst, the packet's VL
                 let want = p.out_slot(og, (out as usize * 2 + vl as usize) as u16);
-                assert_eq!(n.credit_slot_for(og, dst, vl), want);
-                assert_eq!(n.credit_slot_for_flags(og, dst, vl, CBIT), want);
+                assert_eq!(n.credit_slot_for(og, 0, dst, vl), want);
+                assert_eq!(n.credit_slot_for_flags(og, 0, dst, vl, CBIT), want);
                 assert_eq!(p.out_slot(og, 0), p.in_slot(down, 0));
                 checked += 1;
             }
@@ -243,9 +243,12 @@ fn static_ddbbm_credits_follow_the_congestion_bit() {
         for vl in 0..2u8 {
             let plain = p.out_slot(og, ((dst % 3) * 2 + vl as u32) as u16);
             let dynamic = p.out_slot(og, (3 * 2 + vl as u32) as u16);
-            assert_eq!(n.credit_slot_for(og, dst, vl), plain);
-            assert_eq!(n.credit_slot_for_flags(og, dst, vl, CBIT), dynamic);
-            assert_eq!(n.downstream_counter(og, dst, vl, CBIT), 3 * 2 + vl as u16);
+            assert_eq!(n.credit_slot_for(og, 5, dst, vl), plain);
+            assert_eq!(n.credit_slot_for_flags(og, 5, dst, vl, CBIT), dynamic);
+            assert_eq!(
+                n.downstream_counter(og, 5, dst, vl, CBIT),
+                3 * 2 + vl as u16
+            );
         }
     }
     // mode B: 8 KiB of 64-B credits per queue, the 4 queues of a VL beyond the 1000 credits
@@ -253,7 +256,7 @@ fn static_ddbbm_credits_follow_the_congestion_bit() {
     assert_eq!(p.cap(s), 128);
     assert_eq!(n.sw.in_cap[leaf_in as usize * 2 + 1], 4 * 128);
     assert_eq!(
-        n.links.credits[n.credit_slot_for_flags(og, 4, 1, CBIT)],
+        n.links.credits[n.credit_slot_for_flags(og, 5, 4, 1, CBIT)],
         128
     );
 }
@@ -277,4 +280,67 @@ fn dbbm_and_ddbbm_conserve_on_the_mesh_with_every_credit_keeping() {
             assert_eq!(heads, nonempty, "{scheme:?} {credits:?}");
         }
     }
+}
+
+#[test]
+fn static_voq_sw_looks_ahead_along_the_sources_up_port_with_s_mod_k() {
+    use super::QueueQuery;
+    use crate::credit::kind::AnySwitch;
+    // S-mod-k (routing.dmodk_key = "source", drb spec B.6): a leaf sends a packet up by its
+    // source's digit (4 + s mod 4), and the HCA's counter is the leaf's VOQ of that output
+    let mut n = tree(&[
+        "switch.queue_mapping=\"voq_sw\"",
+        "switch.buffer_sharing=\"static\"",
+        "routing.dmodk_key=\"source\"",
+    ]);
+    let mut differs = 0;
+    for s in 0..16u32 {
+        let g = n.hcas.hca_gport[s as usize];
+        let leaf_in = n.links.peer[g as usize];
+        let leaf = n.links.node_of[leaf_in as usize];
+        for d in (0..16u32).filter(|d| d / 4 != s / 4) {
+            let out = 4 + (s % 4) as u16;
+            assert_eq!(n.route_out::<AnySwitch>(leaf, s, d), out, "{s} → {d}");
+            let q = QueueQuery {
+                input: leaf_in,
+                dst: d,
+                out,
+                vl: 0,
+                cbit: false,
+            };
+            let want = n.sw.queue_scheme.queue_of(&q, n.vls);
+            assert_eq!(
+                n.downstream_counter(g, s, d, 0, 0),
+                want as u16,
+                "{s} → {d}"
+            );
+            // the destination's table alone would send it up by d's digit
+            differs += usize::from(n.routes.lft.out_port(leaf, d + 1) != out);
+        }
+    }
+    assert_eq!(differs, 16 * 12 * 3 / 4);
+    // it runs, and conserves packets and credits
+    assert_eq!(n.run(false, &mut || false).unwrap(), None);
+    assert!(n.engine.fault.is_none(), "{:?}", n.engine.fault);
+    assert!(n.engine.deadlock.is_none());
+    assert!(
+        n.stats.delivered_packets > 50,
+        "{}",
+        n.stats.delivered_packets
+    );
+    n.check_conservation().unwrap();
+    // one fixed route per pair: not with DRB's several
+    let ov: Vec<String> = ["routing.dmodk_key=\"source\"", "drb.enabled=true"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let l = load_str(TREE, "t", std::path::Path::new("."), "t", &ov, None).unwrap();
+    let e = Net::build_with(&l, &mut SetupProgress::hidden(), None)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("routing.dmodk_key") && e.contains("drb.enabled"),
+        "{e}"
+    );
 }
