@@ -123,8 +123,13 @@ impl Net {
         self.engine.q.for_each(|_, ev| match *ev {
             Ev::HeadArrive { pkt, gport } => {
                 let k = &self.pkts[pkt];
-                let counter =
-                    self.downstream_counter(self.links.peer[gport as usize], k.dst, k.vl, k.flags);
+                let counter = self.downstream_counter(
+                    self.links.peer[gport as usize],
+                    k.dst,
+                    k.path,
+                    k.vl,
+                    k.flags,
+                );
                 on_wire[p.in_slot(gport, counter)] += k.credits as u64;
                 wire_pkts += 1;
             }

@@ -31,8 +31,9 @@ impl Net {
             return self.output_waits_for(o, pid);
         }
         let down = self.links.peer[o as usize];
-        let blocked =
-            self.links.credits[self.credit_slot_for_flags(o, p.dst, p.vl, p.flags)] < p.credits;
+        let blocked = self.links.credits
+            [self.credit_slot_for_flags(o, p.dst, p.path, p.vl, p.flags)]
+            < p.credits;
         (blocked && self.links.is_switch[down as usize])
             .then_some(down * self.vls as u32 + p.vl as u32)
     }

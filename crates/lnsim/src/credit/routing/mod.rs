@@ -76,6 +76,22 @@ pub fn describe(s: &Scenario) -> String {
 /// Builds the forwarding tables a scenario's `[routing]` asks for; a `routing.file` is read
 /// relative to the scenario's folder.
 pub fn build(l: &LoadedScenario, fabric: &Fabric) -> Result<ForwardingTables> {
+    let mut tables = build_tables(l, fabric)?;
+    tables.lmc_path = l.scenario.routing.lmc_path();
+    if tables.lmc > 0 && multipath::wanted(&l.scenario) {
+        return Err(Error::input(
+            "routing.lmc",
+            format!(
+                "LMC {} (several LIDs per HCA) does not combine with drb.enabled = true: DRB's paths are its own, not the LIDs' routes; use one or the other",
+                tables.lmc
+            ),
+        ));
+    }
+    Ok(tables)
+}
+
+/// The tables of [`build`], before the DLID choice.
+fn build_tables(l: &LoadedScenario, fabric: &Fabric) -> Result<ForwardingTables> {
     let (s, base_dir) = (&l.scenario, l.base_dir.as_path());
     match &s.routing {
         RoutingConfig::Dor(_) => match &fabric.shape {

@@ -4,8 +4,8 @@
 //! inter-switch ports and HCAs ([`Frame`], this file), and the hop matrix with OpenSM's port
 //! choice by path counters (`port_choice.rs`), which minhop, updn and dor share.
 //!
-//! OpenSM always behaves here as on its first sweep (existing tables ignored), with one LID per
-//! HCA (LMC 0) and every HCA a compute node; switches have no LIDs in lnsim, so routes to
+//! OpenSM always behaves here as on its first sweep (existing tables ignored), with
+//! `2^routing.lmc` LIDs per HCA (`ftree` only LMC 0, as OpenSM) and every HCA a compute node; switches have no LIDs in lnsim, so routes to
 //! switch LIDs (which OpenSM computes but does not count) are not computed. An engine that
 //! cannot route the fabric is an input error naming the engine (OpenSM would fall back to
 //! minhop silently; here the engine that produced the tables is always the one asked for).
@@ -21,19 +21,27 @@ use crate::credit::routing::ForwardingTables;
 use crate::error::{Error, Result};
 use crate::topology::{Fabric, NodeId, NodeKind};
 
-/// Builds the tables of the OpenSM engine `c.engine` for `fabric`; refuses an LMC other than 0
-/// and roots that are not switches, naming the key.
+/// Builds the tables of the OpenSM engine `c.engine` for `fabric`, with `2^routing.lmc` LIDs
+/// per HCA; refuses an LMC above 0 with `ftree` (OpenSM's ftree refuses it and falls back to
+/// minhop; here that fallback is not silent) and roots that are not switches, naming the key.
 pub fn build(c: &OpensmRouting, fabric: &Fabric) -> Result<ForwardingTables> {
-    if c.lmc != 0 {
+    if c.lmc > crate::topology::ib_identity::MAX_LMC as u32 {
+        return Err(Error::input(
+            "routing.lmc",
+            format!("LMC {} is out of range; allowed 0-7", c.lmc),
+        ));
+    }
+    if c.lmc != 0 && c.engine == OpensmEngine::Ftree {
         return Err(Error::input(
             "routing.lmc",
             format!(
-                "LMC {} is not modelled: the credit-level model gives every HCA one LID (one route per destination), so only 0 is allowed",
+                "routing.engine = \"ftree\" does not route LMC {} (OpenSM's ftree refuses LMC > 0 and falls back to minhop): set routing.lmc = 0, or routing.engine = \"minhop\", \"updn\" or \"dor\"",
                 c.lmc
             ),
         ));
     }
-    let frame = Frame::new(fabric);
+    let mut frame = Frame::new(fabric);
+    frame.lmc = c.lmc as u8;
     let roots = match &c.roots {
         Some(names) => Some(frame.roots(fabric, names)?),
         None => None,
@@ -111,6 +119,8 @@ pub struct Frame {
     /// Per switch and port: the neighbour switch number, `u32::MAX` where the port leads to an
     /// HCA (or back to the switch itself).
     pub peer: Vec<Vec<u32>>,
+    /// The subnet's LMC (`routing.lmc`): every HCA has 2^lmc LIDs to route.
+    pub lmc: u8,
 }
 
 impl Frame {
@@ -153,6 +163,7 @@ impl Frame {
             isl,
             hcas,
             peer,
+            lmc: 0,
         }
     }
 
@@ -235,9 +246,12 @@ mod tests {
     }
 
     #[test]
-    fn an_lmc_roots_on_an_hca_or_roots_for_minhop_are_refused_naming_the_key() {
-        let e = refusal("lmc = 2\n");
-        assert!(e.contains("routing.lmc") && e.contains("only 0"), "{e}");
+    fn an_lmc_with_ftree_roots_on_an_hca_or_roots_for_minhop_are_refused_naming_the_key() {
+        let e = refusal("engine = \"ftree\"\nlmc = 1\n");
+        assert!(
+            e.contains("routing.lmc") && e.contains("routing.engine = \"ftree\""),
+            "{e}"
+        );
         let e = refusal("engine = \"updn\"\nroots = [\"H111\"]\n");
         assert!(e.contains("routing.roots[0]") && e.contains("HCA"), "{e}");
         let e = refusal("engine = \"updn\"\nroots = [\"nowhere\"]\n");

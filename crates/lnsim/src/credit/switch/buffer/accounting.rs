@@ -78,10 +78,12 @@ impl Net {
     /// shared pool; with partitioned credits the queue it will join there (look-ahead
     /// routing: the next switch's forwarding table gives the output; spec B.2).
     #[inline(always)]
-    pub(crate) fn downstream_counter(&self, og: u32, dst: u32, vl: u8, flags: u8) -> u16 {
+    pub(crate) fn downstream_counter(&self, og: u32, dst: u32, path: u8, vl: u8, flags: u8) -> u16 {
         match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => vl as u16,
-            CreditKeeping::Partitioned(_) => self.lookahead_queue(og, dst, vl, flags & CBIT != 0),
+            CreditKeeping::Partitioned(_) => {
+                self.lookahead_queue(og, dst, path, vl, flags & CBIT != 0)
+            }
         }
     }
 
@@ -89,15 +91,22 @@ impl Net {
     /// at output `og` (tests).
     #[cfg(test)]
     pub(crate) fn credit_slot_for(&self, og: u32, dst: u32, vl: u8) -> usize {
-        self.credit_slot_for_flags(og, dst, vl, 0)
+        self.credit_slot_for_flags(og, dst, 0, vl, 0)
     }
 
     /// Index in `credits` of what a packet for `dst` on `vl` with packet flags `flags` needs
     /// at output `og`: with credits per queue, the DDBBM congestion bit [`CBIT`] selects the
     /// downstream dynamic queue (spec B.3.4).
     #[inline(always)]
-    pub(crate) fn credit_slot_for_flags(&self, og: u32, dst: u32, vl: u8, flags: u8) -> usize {
-        self.credit_slot_for_flags_k::<AnySwitch>(og, dst, vl, flags)
+    pub(crate) fn credit_slot_for_flags(
+        &self,
+        og: u32,
+        dst: u32,
+        path: u8,
+        vl: u8,
+        flags: u8,
+    ) -> usize {
+        self.credit_slot_for_flags_k::<AnySwitch>(og, dst, path, vl, flags)
     }
 
     /// [`Net::credit_slot_for_flags`] on the hot path's copy for kind `K` (`credit/kind.rs`).
@@ -106,6 +115,7 @@ impl Net {
         &self,
         og: u32,
         dst: u32,
+        path: u8,
         vl: u8,
         flags: u8,
     ) -> usize {
@@ -115,7 +125,7 @@ impl Net {
         match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => SharedPool::slot(og, vl as u16, self.vls),
             CreditKeeping::Partitioned(_) => {
-                self.partitioned_slot_for(og, dst, vl, flags & CBIT != 0)
+                self.partitioned_slot_for(og, dst, path, vl, flags & CBIT != 0)
             }
         }
     }
@@ -123,18 +133,18 @@ impl Net {
     /// [`Net::credit_slot_for_flags`] with credits kept per queue.
     #[cold]
     #[inline(never)]
-    fn partitioned_slot_for(&self, og: u32, dst: u32, vl: u8, cbit: bool) -> usize {
+    fn partitioned_slot_for(&self, og: u32, dst: u32, path: u8, vl: u8, cbit: bool) -> usize {
         let CreditKeeping::Partitioned(p) = &self.sw.credit_keeping else {
             unreachable!("credits kept per queue")
         };
-        p.out_slot(og, self.lookahead_queue(og, dst, vl, cbit))
+        p.out_slot(og, self.lookahead_queue(og, dst, path, vl, cbit))
     }
 
     /// The queue of the input driven by `og` that a packet for `dst` on `vl` (congestion bit
     /// `cbit`) will join (its VL at an HCA).
     #[inline(never)]
-    pub(crate) fn lookahead_queue(&self, og: u32, dst: u32, vl: u8, cbit: bool) -> u16 {
-        self.lookahead(og, dst, vl, cbit).0
+    pub(crate) fn lookahead_queue(&self, og: u32, dst: u32, path: u8, vl: u8, cbit: bool) -> u16 {
+        self.lookahead(og, dst, path, vl, cbit).0
     }
 
     /// [`Net::downstream_counter`], and the output the next switch's forwarding table gives
@@ -145,6 +155,7 @@ impl Net {
         &self,
         og: u32,
         dst: u32,
+        path: u8,
         vl: u8,
         flags: u8,
     ) -> (u16, u16) {
@@ -153,7 +164,7 @@ impl Net {
         }
         match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => (vl as u16, NO_LOOKAHEAD),
-            CreditKeeping::Partitioned(_) => self.lookahead(og, dst, vl, flags & CBIT != 0),
+            CreditKeeping::Partitioned(_) => self.lookahead(og, dst, path, vl, flags & CBIT != 0),
         }
     }
 
@@ -161,13 +172,16 @@ impl Net {
     /// ([`NO_LOOKAHEAD`] when the next node is an HCA; the table's [`NO_PORT`] when it has no
     /// route).
     #[inline(never)]
-    fn lookahead(&self, og: u32, dst: u32, vl: u8, cbit: bool) -> (u16, u16) {
+    fn lookahead(&self, og: u32, dst: u32, path: u8, vl: u8, cbit: bool) -> (u16, u16) {
         let down = self.links.peer[og as usize];
         if !self.links.is_switch[down as usize] {
             return (vl as u16, NO_LOOKAHEAD);
         }
         let sw = self.links.node_of[down as usize];
-        let out = self.routes.lft.out_port(sw, dst + 1);
+        let out = self
+            .routes
+            .lft
+            .out_port(sw, self.routes.lft.dlid(dst, path));
         if out == NO_PORT {
             return (vl as u16, NO_PORT); // the arrival reports the missing route
         }

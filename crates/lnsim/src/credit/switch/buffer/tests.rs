@@ -204,7 +204,7 @@ fn static_voq_sw_looks_ahead_at_the_next_switchs_output() {
                 // the queue of the next switch: its output for dst, the packet's VL
                 let want = p.out_slot(og, (out as usize * 2 + vl as usize) as u16);
                 assert_eq!(n.credit_slot_for(og, dst, vl), want);
-                assert_eq!(n.credit_slot_for_flags(og, dst, vl, CBIT), want);
+                assert_eq!(n.credit_slot_for_flags(og, dst, 0, vl, CBIT), want);
                 assert_eq!(p.out_slot(og, 0), p.in_slot(down, 0));
                 checked += 1;
             }
@@ -241,8 +241,11 @@ fn static_ddbbm_credits_follow_the_congestion_bit() {
             let plain = p.out_slot(og, ((dst % 3) * 2 + vl as u32) as u16);
             let dynamic = p.out_slot(og, (3 * 2 + vl as u32) as u16);
             assert_eq!(n.credit_slot_for(og, dst, vl), plain);
-            assert_eq!(n.credit_slot_for_flags(og, dst, vl, CBIT), dynamic);
-            assert_eq!(n.downstream_counter(og, dst, vl, CBIT), 3 * 2 + vl as u16);
+            assert_eq!(n.credit_slot_for_flags(og, dst, 0, vl, CBIT), dynamic);
+            assert_eq!(
+                n.downstream_counter(og, dst, 0, vl, CBIT),
+                3 * 2 + vl as u16
+            );
         }
     }
     // mode B: 8 KiB of 64-B credits per queue, the 4 queues of a VL beyond the 1000 credits
@@ -250,7 +253,7 @@ fn static_ddbbm_credits_follow_the_congestion_bit() {
     assert_eq!(p.cap(s), 128);
     assert_eq!(n.sw.in_cap[leaf_in as usize * 2 + 1], 4 * 128);
     assert_eq!(
-        n.links.credits[n.credit_slot_for_flags(og, 4, 1, CBIT)],
+        n.links.credits[n.credit_slot_for_flags(og, 4, 0, 1, CBIT)],
         128
     );
 }
