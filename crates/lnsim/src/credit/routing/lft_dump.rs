@@ -380,7 +380,7 @@ pub fn write_opensm(fabric: &Fabric, lft: &ForwardingTables, ib: &IbIdentity) ->
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::topology::ibnetdiscover::tests::{parse_ok, A1};
 
@@ -421,6 +421,27 @@ Unicast lids [0-13] of switch Lid 2 guid 0x0002c90300002000 ('leaf-b'):
 
 *** WARNING ***: this command has been replaced by dump_fts
 ";
+
+    /// The tables of [`A1_LFTS`] on example A1 (for the engines' tests).
+    pub(crate) fn a1_tables(f: &Fabric) -> ForwardingTables {
+        parse(A1_LFTS, "a1.lfts", f).unwrap()
+    }
+
+    #[test]
+    fn every_lid_of_an_lmc_range_keeps_its_own_entry() {
+        let f = parse_ok(A1);
+        let ft = parse(A1_LFTS, "t.lfts", &f).unwrap();
+        assert_eq!((ft.lmc, ft.lids), (1, 12));
+        let a = f.by_name["leaf-a"];
+        let lids = |n: &str| ft.lids_of(f.nodes[f.by_name[n] as usize].lid - 1);
+        // leaf-a: LID 8 → IB port 35 (dense 2), LID 9 → 36 (dense 3); LIDs 4, 5 → port 1
+        let p2: Vec<u16> = lids("node02 mlx5_0/P2")
+            .map(|l| ft.out_port(a, l))
+            .collect();
+        assert_eq!(p2, [2, 3]);
+        let n1: Vec<u16> = lids("node01 mlx5_0").map(|l| ft.out_port(a, l)).collect();
+        assert_eq!(n1, [0, 0]);
+    }
 
     fn err(text: &str) -> String {
         let f = parse_ok(A1);

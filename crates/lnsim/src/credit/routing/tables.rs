@@ -716,6 +716,58 @@ SW12: 255 2 2 0 1 3 3 2 2 4 4 3 3 2 2 4 4 3
     }
 }
 
+/// LMC > 0: the LID layout and the DLID a source picks (`routing.lmc_path`).
+#[cfg(test)]
+mod lmc_tests {
+    use super::*;
+    use crate::topology::testbed::tests::testbed;
+
+    #[test]
+    fn the_lids_of_an_hca_are_aligned_and_the_dlid_choice_picks_what_it_says() {
+        let f = testbed();
+        let n = f.hcas.len() as u32;
+        let mut t = ForwardingTables::with_lmc(&f, 2).unwrap();
+        assert_eq!(t.lids, (n as usize + 1) * 4);
+        for h in 0..n {
+            let l = t.lids_of(h);
+            assert_eq!((l.start % 4, l.len()), (0, 4), "HCA {h}");
+            assert_eq!(t.dlid(h, 3), l.start + 3);
+            // no two HCAs share a LID
+            assert!(h == 0 || t.lids_of(h - 1).end <= l.start);
+        }
+        let mut flow = crate::credit::traffic::flows::new_flow(5, 2, 0, 0, true);
+        // base: the base LID only
+        assert_eq!(t.offsets_used(5, 2), 0..1);
+        assert_eq!(t.next_offset(&flow), 0);
+        // source: the source index mod the LID count, whatever the message
+        t.lmc_path = LmcPath::Source;
+        assert_eq!(t.offsets_used(5, 2), 1..2);
+        flow.lid_turn = 3;
+        assert_eq!(t.next_offset(&flow), 1);
+        // message: every LID, the flow's turn mod 4
+        t.lmc_path = LmcPath::Message;
+        assert_eq!(t.offsets_used(5, 2), 0..4);
+        assert_eq!(t.next_offset(&flow), 3);
+        flow.lid_turn = 6;
+        assert_eq!(t.next_offset(&flow), 2);
+        // the sources counted per offset are those `offsets_used` names
+        for path in [LmcPath::Base, LmcPath::Source, LmcPath::Message] {
+            t.lmc_path = path;
+            for d in 0..n {
+                for k in 0..4u8 {
+                    let walk = (0..n)
+                        .filter(|&a| a != d && t.offsets_used(a, d).contains(&k))
+                        .count() as u64;
+                    assert_eq!(t.sources_using(n, d, k), walk, "{path:?} {d} {k}");
+                }
+            }
+        }
+        // LMC 0: every offset is the base LID
+        let t0 = ForwardingTables::empty(&f);
+        assert_eq!(t0.dlid(4, 3), 5);
+    }
+}
+
 #[cfg(test)]
 mod check_routes_tests {
     use super::*;

@@ -315,3 +315,93 @@ impl Choice<'_> {
         Some(best)
     }
 }
+
+/// LMC > 0: every LID of an HCA routed, the later ones preferring ports the earlier ones did
+/// not take (OpenSM's `osm_switch_recommend_path` with `routing_for_lmc`).
+#[cfg(test)]
+mod lmc_tests {
+    use super::super::test_fabrics::{deadlock_free, from_edges, from_topology};
+    use super::super::{dor, minhop, updn, Frame};
+    use crate::config::LmcPath;
+    use crate::credit::routing::ForwardingTables;
+    use crate::topology::Fabric;
+
+    fn frame(f: &Fabric, lmc: u8) -> Frame {
+        let mut fr = Frame::new(f);
+        fr.lmc = lmc;
+        fr
+    }
+
+    /// The output port of switch `sw` for each LID of HCA `hca` (by names).
+    fn ports(f: &Fabric, t: &ForwardingTables, sw: &str, hca: &str) -> Vec<u16> {
+        let h = f.nodes[f.by_name[hca] as usize].lid - 1;
+        t.lids_of(h).map(|l| t.out_port(f.by_name[sw], l)).collect()
+    }
+
+    #[test]
+    fn minhop_with_lmc_1_sends_the_two_lids_of_an_hca_over_the_two_parallel_paths() {
+        let f = from_edges(super::super::minhop::tests::DIAMOND);
+        let t = minhop::build(&f, &frame(&f, 1)).unwrap();
+        assert_eq!((t.lmc, t.lids), (1, 10));
+        // S0's least-hop ports towards S3 are 2 (via S1) and 3 (via S2): H2's base LID takes 2
+        // (fewest paths), its second LID the switch S2 the first did not use; H3 the other
+        // way round
+        assert_eq!(ports(&f, &t, "S0", "H2"), [2, 3]);
+        assert_eq!(ports(&f, &t, "S0", "H3"), [3, 2]);
+        assert_eq!(ports(&f, &t, "S3", "H0"), [2, 3]);
+        // the attached HCAs get their port for every LID
+        assert_eq!(ports(&f, &t, "S0", "H1"), [1, 1]);
+        // LMC 0 is unchanged: the base LIDs route as before
+        let t0 = minhop::build(&f, &frame(&f, 0)).unwrap();
+        assert_eq!(ports(&f, &t0, "S0", "H2"), [2]);
+        assert_eq!(ports(&f, &t0, "S0", "H3"), [3]);
+    }
+
+    #[test]
+    fn minhop_with_lmc_1_on_example_a1_gives_the_hand_worked_tables() {
+        // the research note's example A1 (two leaves joined by two cables, LMC 1): its minhop
+        // tables, re-derived by hand from OpenSM's rules, are the dump the lft_dump tests read
+        let f = crate::topology::ibnetdiscover::tests::parse_ok(
+            crate::topology::ibnetdiscover::tests::A1,
+        );
+        let t = minhop::build(&f, &frame(&f, 1)).unwrap();
+        let dumped = crate::credit::routing::lft_dump::tests::a1_tables(&f);
+        assert_eq!(dumped.lmc, 1);
+        assert_eq!(t.port, dumped.port);
+    }
+
+    #[test]
+    fn dor_with_lmc_spreads_the_lids_over_parallel_cables_of_the_first_dimension() {
+        // the diamond with a second cable S0-S1 (S0 port 4): DOR keeps to S1 (ports 2 and 4)
+        let f = from_edges(&format!(
+            "{}link S0 S1\n",
+            super::super::minhop::tests::DIAMOND
+        ));
+        let t = dor::build(&f, &frame(&f, 1)).unwrap();
+        assert_eq!(ports(&f, &t, "S0", "H2"), [2, 4]);
+        assert_eq!(ports(&f, &t, "S0", "H3"), [4, 2]);
+    }
+
+    #[test]
+    fn updn_with_lmc_routes_every_lid_and_keeps_the_up_down_rule() {
+        let f = from_topology("kind = \"mesh\"\ndims = [3, 3]\nhcas_per_switch = 1\n");
+        let mut t = updn::build(&f, &frame(&f, 2), Some(&[4])).unwrap();
+        // every LID of every HCA is routed, and the routes to the four LIDs are not all one
+        t.lmc_path = LmcPath::Message;
+        let n = f.hcas.len() as u32;
+        let pairs: Vec<(u32, u32)> = (0..n)
+            .flat_map(|a| (0..n).filter(move |&b| b != a).map(move |b| (a, b)))
+            .collect();
+        t.check_routes(&f, &pairs).unwrap();
+        let differ = f.switches.iter().any(|&s| {
+            (0..n).any(|h| {
+                let l = t.lids_of(h);
+                l.clone()
+                    .any(|x| t.out_port(s, x) != t.out_port(s, l.start))
+            })
+        });
+        assert!(differ);
+        // the channel-dependency graph of the routes to every LID is acyclic
+        assert!(deadlock_free(&f, &t));
+    }
+}
