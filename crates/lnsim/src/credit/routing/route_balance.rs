@@ -287,11 +287,14 @@ mod tests {
                 if a == d {
                     continue;
                 }
-                if let Ok(hops) = t.route(f, a, d) {
-                    ok += 1;
-                    routes[b.first[a as usize]] += 1;
-                    for (s, p) in hops {
-                        routes[b.first[s as usize] + p as usize] += 1;
+                let (ai, di) = (f.nodes[a as usize].lid - 1, f.nodes[d as usize].lid - 1);
+                for k in t.offsets_used(ai, di) {
+                    if let Ok(hops) = t.route_to_lid(f, a, d, k) {
+                        ok += 1;
+                        routes[b.first[a as usize]] += 1;
+                        for (s, p) in hops {
+                            routes[b.first[s as usize] + p as usize] += 1;
+                        }
                     }
                 }
             }
@@ -334,5 +337,30 @@ mod tests {
         assert!(b
             .csv(&f)
             .starts_with("from,port,to,to_port,switch_link,routes\nS0,0,H0,0,false,"));
+    }
+
+    #[test]
+    fn with_lmc_the_routes_counted_are_those_the_dlid_choice_uses() {
+        use crate::config::LmcPath;
+        use crate::credit::routing::opensm::{minhop, Frame};
+        let f = from_edges(crate::credit::routing::opensm::minhop::tests::DIAMOND);
+        let mut frame = Frame::new(&f);
+        frame.lmc = 1;
+        let mut t = minhop::build(&f, &frame).unwrap();
+        for (path, pairs) in [
+            (LmcPath::Base, 12),
+            (LmcPath::Source, 12),
+            (LmcPath::Message, 24),
+        ] {
+            t.lmc_path = path;
+            let (routes, ok) = walked(&f, &t);
+            let b = RouteBalance::of(&f, &t);
+            assert_eq!(
+                (b.routes.clone(), b.routed_pairs, b.unrouted_pairs),
+                (routes, pairs, 0),
+                "{path:?}"
+            );
+            assert_eq!(ok, pairs);
+        }
     }
 }

@@ -247,8 +247,8 @@ impl Choice<'_> {
         let mut best: Option<(u16, u32)> = None;
         let mut first_remote = u32::MAX;
         // LMC: the best candidate towards a new system, a new node; the fewest LIDs forwarded
-        let (mut other_sys, mut other_node): (Option<(u16, u32)>, Option<(u16, u32)>) =
-            (None, None);
+        let mut other_sys: Option<(u16, u32)> = None;
+        let mut other_node: Option<(u16, u32)> = None;
         let mut least_forwarded = u32::MAX;
         for k in start..start + nports {
             let p = (k % nports) as u16;
