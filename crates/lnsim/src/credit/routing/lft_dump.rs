@@ -453,7 +453,8 @@ Unicast lids [0-13] of switch Lid 2 guid 0x0002c90300002000 ('leaf-b'):
         let f = parse_ok(A1);
         let ft = parse(A1_LFTS, "t.lfts", &f).unwrap();
         let (a, b) = (f.by_name["leaf-a"], f.by_name["leaf-b"]);
-        let lid = |n: &str| f.nodes[f.by_name[n] as usize].lid;
+        // each HCA's base LID in lnsim's layout (LMC 1)
+        let lid = |n: &str| ft.lids_of(f.nodes[f.by_name[n] as usize].lid - 1).start;
         // dense ports: leaf-a [1, 2, 35, 36] → 0..3; leaf-b [1, 2, 3, 35, 36] → 0..4
         assert_eq!(ft.out_port(a, lid("node01 mlx5_0")), 0);
         assert_eq!(ft.out_port(a, lid("node02 mlx5_0/P2")), 2); // IB port 35
@@ -482,8 +483,9 @@ Unicast lids [0-13] of switch Lid 2 guid 0x0002c90300002000 ('leaf-b'):
             .replace("0x000d 003 #", "0x0015 003 #");
         let f = parse_ok(A1);
         let ft = parse(&moved, "t.lfts", &f).unwrap();
-        let lid = f.nodes[f.by_name["storage01 mlx5_0"] as usize].lid;
-        assert_eq!(ft.out_port(f.by_name["leaf-b"], lid), 2);
+        let lid = ft.lids_of(f.nodes[f.by_name["storage01 mlx5_0"] as usize].lid - 1);
+        assert_eq!(ft.out_port(f.by_name["leaf-b"], lid.start), 2);
+        assert_eq!(ft.out_port(f.by_name["leaf-b"], lid.start + 1), 2);
     }
 
     #[test]
