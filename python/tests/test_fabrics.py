@@ -145,3 +145,31 @@ def test_export_never_overwrites_a_file_lnsim_did_not_write(tmp_path):
     # a cycle-level scenario has no forwarding tables to export
     proc = lnsim("export", REPO / "scenarios/dragonfly/h4_un.toml", "--out", tmp_path / "x")
     assert proc.returncode == 2 and "credit-level" in proc.stderr, proc.stderr
+
+
+def test_lmc_2_with_a_dlid_per_message_runs_the_fat_tree_and_conserves_packets(tmp_path):
+    """OpenSM minhop with LMC 2 on the imported 648-HCA fat tree, every message to the next LID
+    of its destination: every route the traffic can use is checked, and the run conserves packets
+    and counts four routes per pair."""
+    args = ["run", FABRICS / "fat_tree_648_opensm.toml", "--out", tmp_path / "r", "--no-plot", "--no-progress",
+            "--set", "routing.lmc=2", "--set", 'routing.lmc_path="message"',
+            "--set", "sim.end_time=20us", "--set", "sim.warmup=10us", "--set", "sim.interval=10us"]
+    proc = lnsim(*args)
+    assert proc.returncode == 0, proc.stderr
+    s = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert s["conservation"]["ok"] is True and s["conservation"]["delivered_packets"] > 0
+    assert s["route_balance"]["switch_links"]["mean"] == 4 * 630
+
+
+@pytest.mark.parametrize("sets,words", [
+    (['routing.engine="ftree"', "routing.lmc=1"], ["routing.lmc", 'routing.engine = "ftree"']),
+    (['routing.lmc_path="sometimes"'], ["routing.lmc_path", "base", "source", "message"]),
+])
+def test_lmc_refusals_name_the_keys(sets, words):
+    args = ["validate", FABRICS / "fat_tree_648_opensm.toml"]
+    for s in sets:
+        args += ["--set", s]
+    proc = lnsim(*args)
+    assert proc.returncode == 2, proc.stderr
+    for w in words:
+        assert w in proc.stderr, proc.stderr

@@ -83,7 +83,7 @@ def test_an_engine_gives_the_same_results_for_the_same_seed(tmp_path):
 
 
 def test_bad_engine_settings_exit_2_naming_the_key(tmp_path):
-    for name, extra, key in (("lmc", "lmc = 1\n", "routing.lmc"),
+    for name, extra, key in (("lmc", 'engine = "ftree"\nlmc = 1\n', "routing.lmc"),
                              ("engine", 'engine = "lash"\n', "routing.engine"),
                              ("roots", 'engine = "updn"\nroots = ["H1"]\n', "routing.roots[0]")):
         r, _ = _run(tmp_path, name, extra)

@@ -110,7 +110,8 @@ pub struct ExportedFabric {
 /// `lnsim export`: builds the fabric and forwarding tables of the credit-level scenario at
 /// `path` (runs nothing) and writes them as a real fabric's diagnostics would show them. A
 /// built fabric gets deterministic GUIDs and LIDs ([`crate::topology::ib_identity::IbIdentity::assign`],
-/// LMC `lmc`); an imported one keeps its own (then `lmc` must be 0, the default).
+/// LMC `lmc`, or the tables' own `routing.lmc`); an imported one keeps its own (then `lmc`
+/// must be 0, the default, and `routing.lmc` the file's LMC).
 pub fn export_file(path: &Path, overrides: &[String], lmc: u8) -> Result<ExportedFabric> {
     let l = config::load_file(path, overrides, None)?;
     if l.model() != Model::Credit {
@@ -122,14 +123,38 @@ pub fn export_file(path: &Path, overrides: &[String], lmc: u8) -> Result<Exporte
     }
     let fabric = crate::topology::build(&l.scenario, &l.base_dir)?;
     let lft = crate::credit::routing::build(&l, &fabric)?;
+    // the tables' own LMC (`routing.lmc`) is the LMC written, unless --lmc asks for it
+    let asked = lmc;
+    let lmc = match (asked, lft.lmc) {
+        (0, t) => t,
+        (x, 0) => x,
+        (x, t) if x == t => x,
+        (x, t) => {
+            return Err(Error::Input(format!(
+                "export: --lmc {x} differs from the scenario's routing.lmc = {t}; leave --lmc out to write LMC {t}"
+            )))
+        }
+    };
     let assigned;
     let ib = match fabric.ib.as_deref() {
-        Some(ib) if lmc == 0 => ib,
-        Some(_) => {
+        Some(_) if asked != 0 => {
             return Err(Error::Input(
                 "export: --lmc applies to built fabrics; an imported fabric keeps the LIDs and LMC of its file".into(),
             ))
         }
+        Some(ib)
+            if lft.lmc > 0
+                && fabric
+                    .hcas
+                    .iter()
+                    .zip(&lft.hca_lmc)
+                    .any(|(&h, &m)| ib.ends[h as usize].lmc != m) =>
+        {
+            return Err(Error::Input(format!(
+                "export: routing.lmc = {lmc} differs from the LMC of the imported fabric's ports; an imported fabric keeps the LIDs and LMC of its file (set routing.lmc to the file's)"
+            )))
+        }
+        Some(ib) => ib,
         None => {
             assigned = crate::topology::ib_identity::IbIdentity::assign(&fabric, lmc)?;
             &assigned

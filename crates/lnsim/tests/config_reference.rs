@@ -295,6 +295,7 @@ fn base_for(path: &str) -> toml::Table {
     };
     let routing = match kind("routing") {
         Some("lft_file") => "[routing]\nalgorithm = \"lft_file\"\nfile = \"x.fdbs\"\n".to_string(),
+        Some("lft_dump") => "[routing]\nalgorithm = \"lft_dump\"\nfile = \"x.lfts\"\n".to_string(),
         Some(alg) => format!("[routing]\nalgorithm = \"{alg}\"\n"),
         None if kind("topology") == Some("dragonfly") => "[routing]\nalgorithm = \"min\"\n".into(),
         None => String::new(),

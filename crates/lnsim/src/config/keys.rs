@@ -10,7 +10,7 @@
 //! `[[traffic.transient.<phase>.mix]]` have the keys of `traffic.mix[]` ([`ALIASES`]).
 
 use super::model::Model;
-use super::schema::{AcorSequence, AcorVariant, LianCounters, OpensmEngine};
+use super::schema::{AcorSequence, AcorVariant, LianCounters, LmcPath, OpensmEngine};
 use super::schema::{
     Arrangement, BufferSharing, CcLevel, CcMechanism, CctAlgorithm, CountWindow, DdbbmMapping,
     DestinationPer, DmodkDigits, DmodkKey, FlowControl, HotspotSplit, Injection, InjectionQueues,
@@ -524,7 +524,9 @@ pub const KEYS: &[KeyInfo] = &[
     key!("routing.roots", ValueKind::StrList { max_len: 65_536 }, "", "—", CR,
         "engines `updn` and `ftree`: root switches by name (OpenSM's `root_guid_file`); absent: `updn` detects them from the hop histogram, `ftree` ranks from the HCAs' leaf switches"),
     key!("routing.lmc", int(0, 7), "", "0", CR,
-        "LID Mask Control; only 0 is modelled (one LID per HCA): other values are refused"),
+        "LID Mask Control (OpenSM's `lmc`): every HCA answers 2^lmc consecutive LIDs, aligned, each routed by the engine (`ftree` refuses more than 0, as OpenSM does)"),
+    key!("routing.lmc_path", ValueKind::Choice(LmcPath::NAMES), "", "`base`", CR,
+        "which of a destination's LIDs a source sends to: `base` (every packet to the base LID), `source` (offset = source HCA index mod the LID count, fixed per source), `message` (round robin per message of a flow); `opensm` and `lft_dump`"),
     key!("routing.vc_template", ValueKind::StrList { max_len: 64 }, "", "the routing's own (spec §3.0.3)", CY,
         "explicit hop-type template for VC assignment, a list such as `[\"L0\", \"G0\", \"L1\"]`; the channel-dependency check refuses a cyclic one"),
     key!("routing.dateline", ValueKind::Bool, "", "true", CY,

@@ -921,6 +921,16 @@ impl RoutingConfig {
         }
     }
 
+    /// `routing.lmc_path`: which of a destination's LIDs a source sends to (`base` for the
+    /// routings without LMC ranges).
+    pub fn lmc_path(&self) -> LmcPath {
+        match self {
+            RoutingConfig::Opensm(k) => k.lmc_path,
+            RoutingConfig::LftDump(k) => k.lmc_path,
+            _ => LmcPath::Base,
+        }
+    }
+
     /// `alg` with every key at its default (for the registries' names and messages).
     pub fn with_defaults(alg: RoutingAlgorithm) -> Option<RoutingConfig> {
         let mut t = toml::Table::new();
@@ -1012,6 +1022,10 @@ pub struct LftDumpRouting {
     /// The `ibroute` / `dump_lfts.sh` / `opensm-lfts.dump` output (relative to the scenario
     /// file).
     pub file: String,
+    /// Which of the destination's LIDs a source sends to, when the imported fabric gives its
+    /// ports an LMC above 0 (`base`, `source` or `message`).
+    #[serde(default)]
+    pub lmc_path: LmcPath,
 }
 
 /// `[routing]` of `opensm`: which OpenSM routing engine computes the tables, and its options
@@ -1026,9 +1040,14 @@ pub struct OpensmRouting {
     /// the engine detects them.
     #[serde(default)]
     pub roots: Option<Vec<String>>,
-    /// LID Mask Control (OpenSM's `lmc`, 0-7): only 0 is modelled (one LID per HCA).
+    /// LID Mask Control (OpenSM's `lmc`, 0-7): every HCA answers 2^lmc consecutive LIDs,
+    /// each routed by the engine on its own.
     #[serde(default)]
     pub lmc: u32,
+    /// Which of the destination's 2^lmc LIDs a source sends to (`base`, `source` or
+    /// `message`).
+    #[serde(default)]
+    pub lmc_path: LmcPath,
 }
 
 /// `[routing]` of `min`.
@@ -1584,6 +1603,23 @@ crate::choice! {
         /// The source's (S-mod-k): the routes from s spread by s's digits on the way up, then
         /// take the unique way down; one fixed route per (source, destination) pair.
         Source = "source",
+    }
+}
+
+crate::choice! {
+    /// Which of a destination's LIDs (its LMC range) a source's packets carry as DLID
+    /// (`routing.lmc_path`); with LMC 0 there is only the base LID.
+    #[derive(Default)]
+    pub enum LmcPath {
+        /// Every packet to the base LID (offset 0): what MPI libraries do unless told.
+        #[default]
+        Base = "base",
+        /// A fixed offset per source: source HCA index mod the destination's LID count (the
+        /// path bits Open MPI and UCX pick per connection).
+        Source = "source",
+        /// Round robin over the destination's LIDs, one per message of a flow (LMC used for
+        /// multipath).
+        Message = "message",
     }
 }
 

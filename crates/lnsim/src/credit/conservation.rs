@@ -131,6 +131,7 @@ impl Net {
                     self.links.peer[gport as usize],
                     k.src,
                     k.dst,
+                    k.path,
                     k.vl,
                     k.flags,
                 );

@@ -31,7 +31,7 @@ impl Net {
             return self.output_waits_for(o, pid);
         }
         let down = self.links.peer[o as usize];
-        let slot = self.credit_slot_for_flags(o, p.src, p.dst, p.vl, p.flags);
+        let slot = self.credit_slot_for_flags(o, p.src, p.dst, p.path, p.vl, p.flags);
         // (with credits that reached a busy output without an event: they are its own)
         let due = self.links.credits_due.get(slot).copied().unwrap_or(0);
         let blocked = self.links.credits[slot] + due < p.credits;

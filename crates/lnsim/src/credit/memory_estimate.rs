@@ -66,10 +66,14 @@ fn queues_per_vl(f: &FabricSize, buffers: BufferChoice) -> u64 {
 /// and injection queues, congestion control, HCAs.
 fn network_parts(est: &mut MemoryEstimate, s: &Scenario, f: &FabricSize, buffers: BufferChoice) {
     let vls = port_lanes(s);
-    // forwarding tables: a u16 port per switch and LID
+    // forwarding tables: a u16 port per switch and LID, 2^routing.lmc LIDs per HCA
+    let lmc = match &s.routing {
+        crate::config::RoutingConfig::Opensm(k) => k.lmc.min(7),
+        _ => 0,
+    };
     est.add(
         "forwarding tables",
-        m(m(f.switches, f.hcas + 1), 2) + m(f.switches + f.hcas, 4),
+        m(m(f.switches, (f.hcas + 1) << lmc), 2) + m(f.switches + f.hcas, 4),
         Phase::Kept,
     );
     crate::credit::routing::multipath::memory(s, f, est);

@@ -326,6 +326,7 @@ impl Net {
             flags,
             vl,
             still_ready,
+            lid_offset,
         } = self.take_flow_packet(h, f, now);
         let src = self.traffic.flows[f as usize].source;
         if still_ready {
@@ -348,6 +349,7 @@ impl Net {
             credits: self.pkt_credits,
             vl,
             flags,
+            path: lid_offset,
             created,
             ..Packet::default()
         });
@@ -429,7 +431,7 @@ impl Net {
                 let mut used = 0u32;
                 for pid in self.pkts.queue_ids(&ad.queues[s]) {
                     let p = &self.pkts[pid];
-                    let want = self.downstream_counter(g, p.src, p.dst, p.vl, p.flags);
+                    let want = self.downstream_counter(g, p.src, p.dst, p.path, p.vl, p.flags);
                     if p.src != h || want != c as u16 || self.pkts.down_counter(pid) != c as u16 {
                         return Err(Error::Internal(format!(
                             "HCA {h}: packet {pid} (from {} to {}) in injection queue {c}, belongs in queue {want} of HCA {}",

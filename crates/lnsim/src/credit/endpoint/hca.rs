@@ -24,6 +24,8 @@ pub(crate) struct FlowPacket {
     pub vl: u8,
     /// The flow has more to send.
     pub still_ready: bool,
+    /// Its offset in the destination's LMC range (its DLID; 0 with LMC 0).
+    pub lid_offset: u8,
 }
 
 impl Net {
@@ -67,7 +69,8 @@ impl Net {
         }
         if let Some(&pid) = self.hcas.control_q[h as usize].front() {
             let p = &self.pkts[pid];
-            let slot = self.credit_slot_for_flags_k::<K>(g as u32, p.src, p.dst, p.vl, p.flags);
+            let slot =
+                self.credit_slot_for_flags_k::<K>(g as u32, p.src, p.dst, p.path, p.vl, p.flags);
             if self.links.credits[slot] >= p.credits {
                 self.hcas.control_q[h as usize].pop_front();
                 self.transmit::<K>(h, pid, now);
@@ -148,7 +151,14 @@ impl Net {
             Some(vl) => vl,
             None => self.next_vl(f, fl.vl),
         };
-        self.credit_slot_for_flags(g, fl.src, fl.dst, vl, flags) as u32
+        self.credit_slot_for_flags(
+            g,
+            fl.src,
+            fl.dst,
+            self.routes.lft.next_offset(fl),
+            vl,
+            flags,
+        ) as u32
     }
 
     /// Flow `f` of HCA `h` has data again: it joins the end of `ready` (and `ready_slot`).
@@ -227,6 +237,16 @@ impl Net {
         };
         msg.packets_left -= 1;
         let msg_done = msg.packets_left == 0;
+        // the message's DLID (`routing.lmc_path`); the next message may take the next one
+        let lid_offset = if self.routes.lft.lmc == 0 {
+            0
+        } else {
+            let k = self.routes.lft.next_offset(fl);
+            if msg_done {
+                fl.lid_turn = fl.lid_turn.wrapping_add(1);
+            }
+            k
+        };
         if msg_done {
             fl.msgs.pop_front();
         }
@@ -248,6 +268,7 @@ impl Net {
             flags: if fl.cbit { CBIT } else { 0 },
             vl,
             still_ready: !fl.msgs.is_empty(),
+            lid_offset,
         }
     }
 
@@ -260,6 +281,7 @@ impl Net {
             flags,
             vl,
             still_ready,
+            lid_offset,
         } = self.take_flow_packet(h, f, now);
         let fl = &mut self.traffic.flows[f as usize];
         let s = fl.source;
@@ -281,6 +303,12 @@ impl Net {
             (vl, self.take_path(f, path)) // DRB multipath: the path chosen before
         } else {
             (vl, 0) // (single paths, no mechanism choosing one)
+        };
+        // with LMC > 0 (DRB refused) the path is the offset of the message's DLID
+        let path = if self.routes.lft.lmc == 0 {
+            path
+        } else {
+            lid_offset
         };
         if still_ready {
             // its next packet may start a message, which reads the status bit afresh, and
@@ -320,11 +348,11 @@ impl Net {
     pub(crate) fn transmit<K: SwitchKind>(&mut self, h: u32, pid: u32, now: Ps) {
         let g = self.hcas.hca_gport[h as usize] as usize;
         let tm = self.links.timing[g];
-        let (bytes, credits, vl, flags, src, dst) = {
+        let (bytes, credits, vl, flags, src, dst, path) = {
             let p = &self.pkts[pid];
-            (p.bytes, p.credits, p.vl, p.flags, p.src, p.dst)
+            (p.bytes, p.credits, p.vl, p.flags, p.src, p.dst, p.path)
         };
-        let slot = self.credit_slot_for_flags_k::<K>(g as u32, src, dst, vl, flags);
+        let slot = self.credit_slot_for_flags_k::<K>(g as u32, src, dst, path, vl, flags);
         self.links.credits[slot] -= credits;
         let ser = if bytes == self.pkt_bytes {
             tm.ser_pkt.max(tm.int_pkt)

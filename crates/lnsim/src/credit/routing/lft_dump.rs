@@ -19,9 +19,10 @@
 //! Every switch of the fabric has a table; for every LID of every HCA (each LID of its LMC
 //! range), every switch has an entry, to a connected port, and following the entries from any
 //! switch reaches that HCA without a loop. An error names the switch (name and GUID), the LID
-//! and, where one line is at fault, `file:line`. lnsim then routes each HCA by its base LID
-//! (the first of its range; the others are checked, not used); the channel-dependency check
-//! of the credit build says whether the routes the traffic takes can deadlock.
+//! and, where one line is at fault, `file:line`. Every LID of a range keeps its own entries
+//! (lnsim's LID layout: [`ForwardingTables::lids_of`]); which of them the traffic uses is
+//! `routing.lmc_path`, and the channel-dependency check of the credit build says whether the
+//! routes it takes can deadlock.
 
 use crate::error::{Error, Result};
 use crate::topology::ib_identity::{IbIdentity, MAX_UNICAST_LID};
@@ -215,12 +216,25 @@ pub fn parse(text: &str, origin: &str, fabric: &Fabric) -> Result<ForwardingTabl
         }
     }
     check_walks(fabric, ib, &sw_of, &lft, origin)?;
-    let mut ft = ForwardingTables::empty(fabric);
+    // every LID of every HCA's range, each its own entry (the layout's LMC is the largest)
+    let lmc = fabric
+        .hcas
+        .iter()
+        .map(|&h| ib.ends[h as usize].lmc)
+        .max()
+        .unwrap_or(0);
+    let mut ft = ForwardingTables::with_lmc(fabric, lmc)?;
+    for (i, &h) in fabric.hcas.iter().enumerate() {
+        ft.hca_lmc[i] = ib.ends[h as usize].lmc;
+    }
     for (k, &sw) in fabric.switches.iter().enumerate() {
-        for &h in &fabric.hcas {
-            let (port, _) = lft[k].1[&ib.ends[h as usize].lid];
-            let dense = ib.dense_port(sw, port).expect("checked: a connected port");
-            ft.set(sw, fabric.nodes[h as usize].lid, dense);
+        for (i, &h) in fabric.hcas.iter().enumerate() {
+            let e = &ib.ends[h as usize];
+            for (offset, lid) in (e.lid..e.lid + (1u32 << e.lmc)).enumerate() {
+                let (port, _) = lft[k].1[&lid];
+                let dense = ib.dense_port(sw, port).expect("checked: a connected port");
+                ft.set(sw, ft.dlid(i as u32, offset as u8), dense);
+            }
         }
     }
     Ok(ft)
@@ -316,13 +330,15 @@ fn check_walks(
 
 /// The forwarding tables `lft` of `fabric` in OpenSM's `opensm-lfts.dump` format (loadable by
 /// `opensm -R file -U <file>` and by [`parse`]): one block per switch, in [`Fabric::switches`]
-/// order, with an entry for the switch's own LID (port 0) and for every LID of every HCA (each
-/// LID of an LMC range takes its HCA's route); routes to other switches' LIDs are not written
+/// order, with an entry for the switch's own LID (port 0) and for every LID of every HCA: the
+/// LID at offset k of an HCA's LMC range takes the tables' entry for the LID at offset k of
+/// its range in lnsim's layout ([`ForwardingTables::lids_of`]; tables with fewer LIDs per HCA
+/// than the identity's LMC repeat theirs); routes to other switches' LIDs are not written
 /// (lnsim sends nothing to a switch). Ports are IB port numbers ([`IbIdentity`]).
 pub fn write_opensm(fabric: &Fabric, lft: &ForwardingTables, ib: &IbIdentity) -> String {
     let owners = ib.lid_owners();
     let max_lid = owners.keys().copied().max().unwrap_or(0);
-    let mut lids: Vec<(u32, NodeId)> = owners.iter().map(|(&l, &(n, _))| (l, n)).collect();
+    let mut lids: Vec<(u32, NodeId, u32)> = owners.iter().map(|(&l, &(n, k))| (l, n, k)).collect();
     lids.sort_unstable();
     let mut out = String::new();
     for &sw in &fabric.switches {
@@ -332,11 +348,12 @@ pub fn write_opensm(fabric: &Fabric, lft: &ForwardingTables, ib: &IbIdentity) ->
             "Unicast lids [0-{max_lid}] of switch Lid {} guid 0x{:016x} ('{}'):\n",
             e.lid, d.guid, d.desc
         ));
-        for &(lid, n) in &lids {
+        for &(lid, n, k) in &lids {
             let port = if n == sw {
                 0
             } else if fabric.nodes[n as usize].kind == NodeKind::Hca {
-                let p = lft.out_port(sw, fabric.nodes[n as usize].lid);
+                let own = lft.lids_of(fabric.nodes[n as usize].lid - 1);
+                let p = lft.out_port(sw, own.start + k % own.len() as u32);
                 match e.ib_ports.get(p as usize) {
                     Some(&ib_port) => ib_port,
                     None => continue,
@@ -363,7 +380,7 @@ pub fn write_opensm(fabric: &Fabric, lft: &ForwardingTables, ib: &IbIdentity) ->
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::topology::ibnetdiscover::tests::{parse_ok, A1};
 
@@ -405,6 +422,27 @@ Unicast lids [0-13] of switch Lid 2 guid 0x0002c90300002000 ('leaf-b'):
 *** WARNING ***: this command has been replaced by dump_fts
 ";
 
+    /// The tables of [`A1_LFTS`] on example A1 (for the engines' tests).
+    pub(crate) fn a1_tables(f: &Fabric) -> ForwardingTables {
+        parse(A1_LFTS, "a1.lfts", f).unwrap()
+    }
+
+    #[test]
+    fn every_lid_of_an_lmc_range_keeps_its_own_entry() {
+        let f = parse_ok(A1);
+        let ft = parse(A1_LFTS, "t.lfts", &f).unwrap();
+        assert_eq!((ft.lmc, ft.lids), (1, 12));
+        let a = f.by_name["leaf-a"];
+        let lids = |n: &str| ft.lids_of(f.nodes[f.by_name[n] as usize].lid - 1);
+        // leaf-a: LID 8 → IB port 35 (dense 2), LID 9 → 36 (dense 3); LIDs 4, 5 → port 1
+        let p2: Vec<u16> = lids("node02 mlx5_0/P2")
+            .map(|l| ft.out_port(a, l))
+            .collect();
+        assert_eq!(p2, [2, 3]);
+        let n1: Vec<u16> = lids("node01 mlx5_0").map(|l| ft.out_port(a, l)).collect();
+        assert_eq!(n1, [0, 0]);
+    }
+
     fn err(text: &str) -> String {
         let f = parse_ok(A1);
         parse(text, "t.lfts", &f).unwrap_err().to_string()
@@ -415,7 +453,8 @@ Unicast lids [0-13] of switch Lid 2 guid 0x0002c90300002000 ('leaf-b'):
         let f = parse_ok(A1);
         let ft = parse(A1_LFTS, "t.lfts", &f).unwrap();
         let (a, b) = (f.by_name["leaf-a"], f.by_name["leaf-b"]);
-        let lid = |n: &str| f.nodes[f.by_name[n] as usize].lid;
+        // each HCA's base LID in lnsim's layout (LMC 1)
+        let lid = |n: &str| ft.lids_of(f.nodes[f.by_name[n] as usize].lid - 1).start;
         // dense ports: leaf-a [1, 2, 35, 36] → 0..3; leaf-b [1, 2, 3, 35, 36] → 0..4
         assert_eq!(ft.out_port(a, lid("node01 mlx5_0")), 0);
         assert_eq!(ft.out_port(a, lid("node02 mlx5_0/P2")), 2); // IB port 35
@@ -444,8 +483,9 @@ Unicast lids [0-13] of switch Lid 2 guid 0x0002c90300002000 ('leaf-b'):
             .replace("0x000d 003 #", "0x0015 003 #");
         let f = parse_ok(A1);
         let ft = parse(&moved, "t.lfts", &f).unwrap();
-        let lid = f.nodes[f.by_name["storage01 mlx5_0"] as usize].lid;
-        assert_eq!(ft.out_port(f.by_name["leaf-b"], lid), 2);
+        let lid = ft.lids_of(f.nodes[f.by_name["storage01 mlx5_0"] as usize].lid - 1);
+        assert_eq!(ft.out_port(f.by_name["leaf-b"], lid.start), 2);
+        assert_eq!(ft.out_port(f.by_name["leaf-b"], lid.start + 1), 2);
     }
 
     #[test]

@@ -81,8 +81,28 @@ pub fn build(l: &LoadedScenario, fabric: &Fabric) -> Result<ForwardingTables> {
 }
 
 /// The forwarding tables of [`build`], with the SL of every (source, destination) pair when the
-/// routing assigns them (OpenSM's `dfsssp`: [`path_sl::PathSl`]).
+/// routing assigns them (OpenSM's `dfsssp`: [`path_sl::PathSl`]) and the DLID choice of
+/// `routing.lmc_path`; refuses LMC > 0 with DRB's multipath routes, naming both keys.
 pub fn build_routes(
+    l: &LoadedScenario,
+    fabric: &Fabric,
+) -> Result<(ForwardingTables, Option<path_sl::PathSl>)> {
+    let (mut tables, sl) = build_tables(l, fabric)?;
+    tables.lmc_path = l.scenario.routing.lmc_path();
+    if tables.lmc > 0 && multipath::wanted(&l.scenario) {
+        return Err(Error::input(
+            "routing.lmc",
+            format!(
+                "LMC {} (several LIDs per HCA) does not combine with drb.enabled = true: DRB's paths are its own, not the LIDs' routes; use one or the other",
+                tables.lmc
+            ),
+        ));
+    }
+    Ok((tables, sl))
+}
+
+/// The tables (and pair SLs) of [`build_routes`], before the DLID choice.
+fn build_tables(
     l: &LoadedScenario,
     fabric: &Fabric,
 ) -> Result<(ForwardingTables, Option<path_sl::PathSl>)> {

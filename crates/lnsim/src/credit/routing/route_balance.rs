@@ -1,7 +1,9 @@
 //! How evenly forwarding tables spread routes over the links (the figure subnet managers'
 //! users compare routing engines by, OpenSM's "routes per link"): for every ordered pair of
 //! HCAs (all of them, whatever the traffic), the route the tables give, counted on every
-//! directed link it crosses ([`RouteBalance::of`]); summarised as max/mean/min routes per link
+//! directed link it crosses ([`RouteBalance::of`]; with LMC > 0 every route to a DLID the sources
+//! use under `routing.lmc_path`: `base` the base LID, `source` the source's fixed one,
+//! `message` each LID of the destination); summarised as max/mean/min routes per link
 //! over the switch-to-switch links and over all links (HCA links too), for `summary.json`
 //! (`route_balance`) and per link in `routes.csv`. Any credit-level routing's tables are
 //! measured the same way, so engines can be compared on one fabric. Pairs the tables do not
@@ -23,9 +25,10 @@ pub struct RouteBalance {
     first: Vec<usize>,
     /// Routes leaving through each (node, port), flat.
     pub routes: Vec<u64>,
-    /// Ordered HCA pairs with a route.
+    /// Ordered HCA pairs with a route (with LMC > 0: the (pair, DLID) routes the sources use,
+    /// `routing.lmc_path`; `message` counts each pair once per LID of the destination).
     pub routed_pairs: u64,
-    /// Ordered HCA pairs without one.
+    /// Ordered HCA pairs (routes, as above) without one.
     pub unrouted_pairs: u64,
 }
 
@@ -146,8 +149,24 @@ impl RouteBalance {
         let mut through = vec![0u64; nn];
         let mut order: Vec<u32> = Vec::with_capacity(fabric.switches.len());
         let mut walk: Vec<u32> = Vec::new();
-        for &d in &fabric.hcas {
-            let lid = fabric.nodes[d as usize].lid;
+        // each LID a source can send to (`routing.lmc_path`): LMC 0, the one base LID
+        let targets = fabric.hcas.iter().flat_map(|&d| {
+            let di = fabric.nodes[d as usize].lid - 1;
+            let n = tables.lids_of(di).len() as u8;
+            (0..n).map(move |k| (d, di, k))
+        });
+        let mut total = 0u64;
+        for (d, di, offset) in targets {
+            let uses = |h: u32| {
+                let hi = fabric.nodes[h as usize].lid - 1;
+                h != d && tables.offsets_used(hi, di).contains(&offset)
+            };
+            let users = tables.sources_using(fabric.hcas.len() as u32, di, offset);
+            if users == 0 {
+                continue;
+            }
+            total += users;
+            let lid = tables.dlid(di, offset);
             dist.fill(UNKNOWN);
             // distance of every switch to d along the tables (FAILS where the route fails)
             for &s in &fabric.switches {
@@ -199,10 +218,10 @@ impl RouteBalance {
             );
             order.sort_by_key(|&s| std::cmp::Reverse(dist[s as usize]));
             for &s in &order {
-                let srcs = hcas_at[s as usize].iter().filter(|&&h| h != d).count() as u64;
+                let srcs = hcas_at[s as usize].iter().filter(|&&h| uses(h)).count() as u64;
                 through[s as usize] += srcs;
                 for &h in &hcas_at[s as usize] {
-                    if h != d {
+                    if uses(h) {
                         routes[first[h as usize]] += 1;
                     }
                 }
@@ -218,8 +237,8 @@ impl RouteBalance {
                 through[s as usize] = 0;
             }
         }
-        // every routed pair left its source HCA once
-        let pairs = fabric.hcas.len() as u64 * (fabric.hcas.len() as u64).saturating_sub(1);
+        // every routed pair (LID) left its source HCA once
+        let pairs = total;
         let routed: u64 = fabric
             .hcas
             .iter()
@@ -304,11 +323,14 @@ mod tests {
                 if a == d {
                     continue;
                 }
-                if let Ok(hops) = t.route(f, a, d) {
-                    ok += 1;
-                    routes[b.first[a as usize]] += 1;
-                    for (s, p) in hops {
-                        routes[b.first[s as usize] + p as usize] += 1;
+                let (ai, di) = (f.nodes[a as usize].lid - 1, f.nodes[d as usize].lid - 1);
+                for k in t.offsets_used(ai, di) {
+                    if let Ok(hops) = t.route_to_lid(f, a, d, k) {
+                        ok += 1;
+                        routes[b.first[a as usize]] += 1;
+                        for (s, p) in hops {
+                            routes[b.first[s as usize] + p as usize] += 1;
+                        }
                     }
                 }
             }
@@ -351,5 +373,30 @@ mod tests {
         assert!(b
             .csv(&f)
             .starts_with("from,port,to,to_port,switch_link,routes\nS0,0,H0,0,false,"));
+    }
+
+    #[test]
+    fn with_lmc_the_routes_counted_are_those_the_dlid_choice_uses() {
+        use crate::config::LmcPath;
+        use crate::credit::routing::opensm::{minhop, Frame};
+        let f = from_edges(crate::credit::routing::opensm::minhop::tests::DIAMOND);
+        let mut frame = Frame::new(&f);
+        frame.lmc = 1;
+        let mut t = minhop::build(&f, &frame).unwrap();
+        for (path, pairs) in [
+            (LmcPath::Base, 12),
+            (LmcPath::Source, 12),
+            (LmcPath::Message, 24),
+        ] {
+            t.lmc_path = path;
+            let (routes, ok) = walked(&f, &t);
+            let b = RouteBalance::of(&f, &t);
+            assert_eq!(
+                (b.routes.clone(), b.routed_pairs, b.unrouted_pairs),
+                (routes, pairs, 0),
+                "{path:?}"
+            );
+            assert_eq!(ok, pairs);
+        }
     }
 }

@@ -121,73 +121,79 @@ pub fn check_tables(
     vls.dedup();
     let mut out = TablesCheck::default();
     for vl in vls {
-        // starts[d]: the switches (bits by switch index) where routes towards HCA d begin
-        let mut starts: Vec<Vec<u64>> = vec![Vec::new(); n_hca];
-        let mut mark = |d: u32, sw: u32| {
-            if (sw as usize) < n_sw {
-                let row = &mut starts[d as usize];
-                if row.is_empty() {
-                    row.resize(words, 0);
+        // succ[c · mw ..]: bit q set when channel c is followed by port q of the switch behind it
+        let mut succ = vec![0u64; n_ch * mw];
+        // each LID offset of the destinations' LMC ranges the routes can use (LMC 0: one)
+        for offset in 0..1u8 << lft.lmc {
+            // starts[d]: the switches (bits by switch index) where routes towards HCA d begin
+            let mut starts: Vec<Vec<u64>> = vec![Vec::new(); n_hca];
+            let mut mark = |d: u32, sw: u32| {
+                if (sw as usize) < n_sw {
+                    let row = &mut starts[d as usize];
+                    if row.is_empty() {
+                        row.resize(words, 0);
+                    }
+                    row[sw as usize / 64] |= 1 << (sw % 64);
                 }
-                row[sw as usize / 64] |= 1 << (sw % 64);
-            }
-        };
-        for dm in demands.iter().filter(|d| d.vl == vl) {
-            let from = hca_switch[dm.src as usize];
-            for &dst in dm.dsts {
-                if dst != dm.src {
-                    mark(dst, from);
-                    if returns {
-                        mark(dm.src, hca_switch[dst as usize]);
+            };
+            for dm in demands.iter().filter(|d| d.vl == vl) {
+                let from = hca_switch[dm.src as usize];
+                for &dst in dm.dsts {
+                    if dst != dm.src {
+                        if lft.offsets_used(dm.src, dst).contains(&offset) {
+                            mark(dst, from);
+                        }
+                        // notifications go back to the source's base LID
+                        if returns && offset == 0 {
+                            mark(dm.src, hca_switch[dst as usize]);
+                        }
                     }
                 }
             }
-        }
-        let used: Vec<u32> = (0..n_hca as u32)
-            .filter(|&d| !starts[d as usize].is_empty())
-            .collect();
-        // succ[c · mw ..]: bit q set when channel c is followed by port q of the switch behind it
-        let mut succ = vec![0u64; n_ch * mw];
-        let mut walked = vec![u32::MAX; n_sw]; // destination last walked through each switch
-        let mut column = vec![NO_PORT; COLUMN_BLOCK.min(used.len().max(1)) * n_sw];
-        for block in used.chunks(COLUMN_BLOCK) {
-            // the block's table columns, destination-major (row-major reads of the tables)
-            let lids: Vec<usize> = block
-                .iter()
-                .map(|&d| fabric.nodes[fabric.hcas[d as usize] as usize].lid as usize)
+            let used: Vec<u32> = (0..n_hca as u32)
+                .filter(|&d| !starts[d as usize].is_empty())
                 .collect();
-            for si in 0..n_sw {
-                let row = &lft.port[si * lft.lids..(si + 1) * lft.lids];
-                for (j, &lid) in lids.iter().enumerate() {
-                    column[j * n_sw + si] = row[lid];
+            let mut walked = vec![u32::MAX; n_sw]; // destination last walked through each switch
+            let mut column = vec![NO_PORT; COLUMN_BLOCK.min(used.len().max(1)) * n_sw];
+            for block in used.chunks(COLUMN_BLOCK) {
+                // the block's table columns, destination-major (row-major reads of the tables)
+                let lids: Vec<usize> = block
+                    .iter()
+                    .map(|&d| lft.dlid(d, offset) as usize)
+                    .collect();
+                for si in 0..n_sw {
+                    let row = &lft.port[si * lft.lids..(si + 1) * lft.lids];
+                    for (j, &lid) in lids.iter().enumerate() {
+                        column[j * n_sw + si] = row[lid];
+                    }
                 }
-            }
-            for (j, &d) in block.iter().enumerate() {
-                let col = &column[j * n_sw..(j + 1) * n_sw];
-                for (w, &bits) in starts[d as usize].iter().enumerate() {
-                    let mut bits = bits;
-                    while bits != 0 {
-                        let mut cur = w * 64 + bits.trailing_zeros() as usize;
-                        bits &= bits - 1;
-                        while walked[cur] != d {
-                            walked[cur] = d;
-                            let p = col[cur] as usize; // NO_PORT is never a valid port
-                            if p >= ports_of(cur) {
-                                break;
+                for (j, &d) in block.iter().enumerate() {
+                    let col = &column[j * n_sw..(j + 1) * n_sw];
+                    for (w, &bits) in starts[d as usize].iter().enumerate() {
+                        let mut bits = bits;
+                        while bits != 0 {
+                            let mut cur = w * 64 + bits.trailing_zeros() as usize;
+                            bits &= bits - 1;
+                            while walked[cur] != d {
+                                walked[cur] = d;
+                                let p = col[cur] as usize; // NO_PORT is never a valid port
+                                if p >= ports_of(cur) {
+                                    break;
+                                }
+                                let c = first[cur] as usize + p;
+                                let next = peer_sw[c] as usize;
+                                if next >= n_sw {
+                                    break; // delivered to an HCA
+                                }
+                                let q = col[next] as usize;
+                                if q >= ports_of(next) {
+                                    break;
+                                }
+                                if (peer_sw[first[next] as usize + q] as usize) < n_sw {
+                                    succ[c * mw + q / 64] |= 1 << (q % 64);
+                                }
+                                cur = next;
                             }
-                            let c = first[cur] as usize + p;
-                            let next = peer_sw[c] as usize;
-                            if next >= n_sw {
-                                break; // delivered to an HCA
-                            }
-                            let q = col[next] as usize;
-                            if q >= ports_of(next) {
-                                break;
-                            }
-                            if (peer_sw[first[next] as usize + q] as usize) < n_sw {
-                                succ[c * mw + q / 64] |= 1 << (q % 64);
-                            }
-                            cur = next;
                         }
                     }
                 }

@@ -2,6 +2,7 @@
 //! of spec §3.6 (`<switch>: 255 p1 p2 …`, entry 0 is the non-existent LID 0): [`load_fdbs`]
 //! reads it, [`ForwardingTables::to_fdbs`] writes it.
 
+use crate::config::LmcPath;
 use crate::error::{Error, Result};
 use crate::topology::{Fabric, NodeId, NodeKind};
 
@@ -12,10 +13,22 @@ pub const NO_PORT: u16 = u16::MAX;
 pub const FDBS_NO_ROUTE: u16 = 255;
 
 /// Forwarding tables of every switch, flat: `port[switch_index * lids + dlid]`.
+///
+/// The LID space is lnsim's own: HCA index `h` answers the `2^lmc` LIDs
+/// `(h + 1)·2^lmc ..` ([`ForwardingTables::lids_of`]), aligned to `2^lmc` as OpenSM assigns
+/// them; with LMC 0 that is LID `h + 1`. Imported LIDs are mapped onto it (`lft_dump.rs`),
+/// and the exporter maps it back onto the LIDs it writes.
 #[derive(Debug, Clone)]
 pub struct ForwardingTables {
     /// Number of LID slots per switch (max LID + 1; slot 0 unused).
     pub lids: usize,
+    /// The LID layout's LMC: every HCA has `2^lmc` LID slots.
+    pub lmc: u8,
+    /// Per HCA index: its own LMC (at most `lmc`; an imported port may have a smaller one, and
+    /// then only the first `2^hca_lmc` of its slots are LIDs).
+    pub hca_lmc: Vec<u8>,
+    /// Which of a destination's LIDs the sources use (`routing.lmc_path`).
+    pub lmc_path: LmcPath,
     /// Node id → switch index (u32::MAX for HCAs).
     pub switch_index: Vec<u32>,
     /// Output ports, [`NO_PORT`] where no route is set.
@@ -23,17 +36,102 @@ pub struct ForwardingTables {
 }
 
 impl ForwardingTables {
-    /// Empty tables (every entry [`NO_PORT`]) for a fabric.
+    /// Empty tables (every entry [`NO_PORT`]) for a fabric, one LID per HCA (LMC 0).
     pub fn empty(fabric: &Fabric) -> Self {
-        let lids = fabric.hcas.len() + 1;
+        Self::with_lmc(fabric, 0).expect("LMC 0 tables are sized like the fabric")
+    }
+
+    /// Empty tables with `2^lmc` LIDs per HCA: the allocation (switches × LIDs entries) is
+    /// refused with an error naming `routing.lmc` when it cannot be made, rather than aborting.
+    pub fn with_lmc(fabric: &Fabric, lmc: u8) -> Result<Self> {
+        let lids = (fabric.hcas.len() + 1) << lmc;
         let mut switch_index = vec![u32::MAX; fabric.nodes.len()];
         for (i, &s) in fabric.switches.iter().enumerate() {
             switch_index[s as usize] = i as u32;
         }
-        ForwardingTables {
+        let entries = fabric.switches.len().checked_mul(lids);
+        let mut port: Vec<u16> = Vec::new();
+        if entries.is_none_or(|n| port.try_reserve_exact(n).is_err()) {
+            return Err(Error::input(
+                "routing.lmc",
+                format!(
+                    "LMC {lmc} needs forwarding tables of {} switches × {lids} LIDs, which cannot be allocated; use a smaller LMC",
+                    fabric.switches.len()
+                ),
+            ));
+        }
+        port.resize(entries.unwrap_or(0), NO_PORT);
+        Ok(ForwardingTables {
             lids,
+            lmc,
+            hca_lmc: vec![lmc; fabric.hcas.len()],
+            lmc_path: LmcPath::Base,
             switch_index,
-            port: vec![NO_PORT; fabric.switches.len() * lids],
+            port,
+        })
+    }
+
+    /// The LIDs of HCA index `hca`: its base LID and the following ones of its LMC range. The
+    /// one place that says which LIDs an HCA answers (routing engines route each of them).
+    #[inline]
+    pub fn lids_of(&self, hca: u32) -> std::ops::Range<u32> {
+        let base = (hca + 1) << self.lmc;
+        base..base + (1u32 << self.hca_lmc[hca as usize])
+    }
+
+    /// The DLID of HCA index `hca` at `offset` in its LMC range (`offset` is taken modulo the
+    /// layout's `2^lmc`: with LMC 0 every offset is the base LID). Hot path.
+    #[inline(always)]
+    pub fn dlid(&self, hca: u32, offset: u8) -> u32 {
+        ((hca + 1) << self.lmc) + (offset as u32 & ((1u32 << self.lmc) - 1))
+    }
+
+    /// The offsets in `dst`'s LMC range that packets from `src` can carry under
+    /// [`ForwardingTables::lmc_path`]: `base` only 0, `source` the source's fixed one, `message`
+    /// every one.
+    pub fn offsets_used(&self, src: u32, dst: u32) -> std::ops::Range<u8> {
+        let n = 1u32 << self.hca_lmc[dst as usize];
+        match self.lmc_path {
+            LmcPath::Base => 0..1,
+            LmcPath::Source => {
+                let k = (src % n) as u8;
+                k..k + 1
+            }
+            LmcPath::Message => 0..n as u8,
+        }
+    }
+
+    /// How many of the `hcas` HCAs other than `dst` send to `dst`'s LID at `offset`
+    /// ([`ForwardingTables::offsets_used`] counted without visiting them).
+    pub fn sources_using(&self, hcas: u32, dst: u32, offset: u8) -> u64 {
+        let n = 1u32 << self.hca_lmc[dst as usize];
+        let k = offset as u32;
+        if k >= n {
+            return 0;
+        }
+        let others = hcas.saturating_sub(1) as u64;
+        match self.lmc_path {
+            LmcPath::Base if k == 0 => others,
+            LmcPath::Base => 0,
+            LmcPath::Message => others,
+            LmcPath::Source => {
+                // sources i < hcas with i mod n = k, but not dst itself
+                let all = if hcas > k { (hcas - k).div_ceil(n) } else { 0 } as u64;
+                all - u64::from(dst % n == k)
+            }
+        }
+    }
+
+    /// The offset the next packet of flow `fl` carries: `base` 0, `source` the source index
+    /// mod the destination's LID count, `message` the flow's round-robin turn mod that count
+    /// (see [`ForwardingTables::offsets_used`]).
+    #[inline]
+    pub fn next_offset(&self, fl: &crate::credit::traffic::Flow) -> u8 {
+        let n = 1u32 << self.hca_lmc[fl.dst as usize];
+        match self.lmc_path {
+            LmcPath::Base => 0,
+            LmcPath::Source => (fl.src % n) as u8,
+            LmcPath::Message => (fl.lid_turn as u32 % n) as u8,
         }
     }
 
@@ -56,10 +154,22 @@ impl ForwardingTables {
         self.port[self.switch_index[sw as usize] as usize * self.lids + dlid as usize]
     }
 
-    /// Follows the tables from HCA `src` to HCA `dst`; returns the (switch, output port) hops.
-    /// Errors name the switch where the route is missing, leaves the fabric, or loops.
+    /// Follows the tables from HCA `src` to HCA `dst`'s base LID; returns the (switch, output
+    /// port) hops. Errors name the switch where the route is missing, leaves the fabric, or
+    /// loops.
     pub fn route(&self, fabric: &Fabric, src: NodeId, dst: NodeId) -> Result<Vec<(NodeId, u16)>> {
-        let dlid = fabric.nodes[dst as usize].lid;
+        self.route_to_lid(fabric, src, dst, 0)
+    }
+
+    /// [`ForwardingTables::route`] to the LID at `offset` in `dst`'s LMC range.
+    pub fn route_to_lid(
+        &self,
+        fabric: &Fabric,
+        src: NodeId,
+        dst: NodeId,
+        offset: u8,
+    ) -> Result<Vec<(NodeId, u16)>> {
+        let dlid = self.dlid(fabric.nodes[dst as usize].lid - 1, offset);
         let (sname, dname) = (
             &fabric.nodes[src as usize].name,
             &fabric.nodes[dst as usize].name,
@@ -110,7 +220,31 @@ impl ForwardingTables {
     /// route (O(pairs × hops)) it follows the tables once per destination from every node a
     /// source reaches, remembering each node's outcome (O(destinations × nodes + pairs)); the
     /// first failing pair is then walked by `route` for its exact error.
+    ///
+    /// With LMC > 0 each pair is checked at every DLID its packets can carry
+    /// ([`ForwardingTables::offsets_used`]), offset by offset.
     pub fn check_routes(&self, fabric: &Fabric, pairs: &[(u32, u32)]) -> Result<usize> {
+        if self.lmc == 0 {
+            return self.check_routes_at(fabric, pairs, 0);
+        }
+        let mut longest = 0;
+        let mut at: Vec<(u32, u32)> = Vec::with_capacity(pairs.len());
+        for k in 0..1u8 << self.lmc {
+            at.clear();
+            at.extend(
+                pairs
+                    .iter()
+                    .copied()
+                    .filter(|&(a, b)| self.offsets_used(a, b).contains(&k)),
+            );
+            longest = longest.max(self.check_routes_at(fabric, &at, k)?);
+        }
+        Ok(longest)
+    }
+
+    /// [`ForwardingTables::check_routes`] of `pairs` at the LID at `offset` of each
+    /// destination's range.
+    fn check_routes_at(&self, fabric: &Fabric, pairs: &[(u32, u32)], offset: u8) -> Result<usize> {
         /// Outcome of a node for the current destination: unknown, on the walk under way,
         /// failing, or reaching the destination in `n` switch hops (`OK + n`).
         const UNKNOWN: u32 = u32::MAX;
@@ -163,7 +297,7 @@ impl ForwardingTables {
                 blk_base = base;
                 let hi = (base as usize + BLOCK).min(fabric.hcas.len());
                 let dl: Vec<usize> = (base as usize..hi)
-                    .map(|h| fabric.nodes[fabric.hcas[h] as usize].lid as usize)
+                    .map(|h| self.dlid(h as u32, offset) as usize)
                     .collect();
                 for swi in 0..ns {
                     let row = &self.port[swi * self.lids..(swi + 1) * self.lids];
@@ -226,7 +360,12 @@ impl ForwardingTables {
         }
         if let Some(i) = first_bad {
             let (a, b) = pairs[i as usize];
-            self.route(fabric, fabric.hcas[a as usize], fabric.hcas[b as usize])?;
+            self.route_to_lid(
+                fabric,
+                fabric.hcas[a as usize],
+                fabric.hcas[b as usize],
+                offset,
+            )?;
             return Err(Error::Internal(format!(
                 "route check: the route from HCA {a} to HCA {b} failed once and not again"
             )));
@@ -574,6 +713,58 @@ SW12: 255 2 2 0 1 3 3 2 2 4 4 3 3 2 2 4 4 3
         t.set(s2, 5, 1);
         let hops = t.route(&f, f.by_name["H1"], f.by_name["H5"]).unwrap();
         assert_eq!(hops, vec![(s1, 3), (s2, 1)]);
+    }
+}
+
+/// LMC > 0: the LID layout and the DLID a source picks (`routing.lmc_path`).
+#[cfg(test)]
+mod lmc_tests {
+    use super::*;
+    use crate::topology::testbed::tests::testbed;
+
+    #[test]
+    fn the_lids_of_an_hca_are_aligned_and_the_dlid_choice_picks_what_it_says() {
+        let f = testbed();
+        let n = f.hcas.len() as u32;
+        let mut t = ForwardingTables::with_lmc(&f, 2).unwrap();
+        assert_eq!(t.lids, (n as usize + 1) * 4);
+        for h in 0..n {
+            let l = t.lids_of(h);
+            assert_eq!((l.start % 4, l.len()), (0, 4), "HCA {h}");
+            assert_eq!(t.dlid(h, 3), l.start + 3);
+            // no two HCAs share a LID
+            assert!(h == 0 || t.lids_of(h - 1).end <= l.start);
+        }
+        let mut flow = crate::credit::traffic::flows::new_flow(5, 2, 0, 0, true);
+        // base: the base LID only
+        assert_eq!(t.offsets_used(5, 2), 0..1);
+        assert_eq!(t.next_offset(&flow), 0);
+        // source: the source index mod the LID count, whatever the message
+        t.lmc_path = LmcPath::Source;
+        assert_eq!(t.offsets_used(5, 2), 1..2);
+        flow.lid_turn = 3;
+        assert_eq!(t.next_offset(&flow), 1);
+        // message: every LID, the flow's turn mod 4
+        t.lmc_path = LmcPath::Message;
+        assert_eq!(t.offsets_used(5, 2), 0..4);
+        assert_eq!(t.next_offset(&flow), 3);
+        flow.lid_turn = 6;
+        assert_eq!(t.next_offset(&flow), 2);
+        // the sources counted per offset are those `offsets_used` names
+        for path in [LmcPath::Base, LmcPath::Source, LmcPath::Message] {
+            t.lmc_path = path;
+            for d in 0..n {
+                for k in 0..4u8 {
+                    let walk = (0..n)
+                        .filter(|&a| a != d && t.offsets_used(a, d).contains(&k))
+                        .count() as u64;
+                    assert_eq!(t.sources_using(n, d, k), walk, "{path:?} {d} {k}");
+                }
+            }
+        }
+        // LMC 0: every offset is the base LID
+        let t0 = ForwardingTables::empty(&f);
+        assert_eq!(t0.dlid(4, 3), 5);
     }
 }
 

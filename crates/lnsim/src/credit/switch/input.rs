@@ -45,7 +45,7 @@ impl Net {
             Some(mp) => mp.port(src, dst, path, hop),
             // the previous switch's look-ahead read this switch's table entry already
             _ => match self.pkts.next_out(pid) {
-                NO_LOOKAHEAD => self.route_out::<K>(sw, src, dst),
+                NO_LOOKAHEAD => self.route_out::<K>(sw, src, dst, path),
                 o => o,
             },
         };
@@ -53,7 +53,7 @@ impl Net {
             let name = self.fabric.nodes[sw as usize].name.clone();
             self.fail(format!(
                 "routing: switch {name} has no entry for LID {}",
-                dst + 1
+                self.routes.lft.dlid(dst, path)
             ));
             return;
         }
@@ -66,7 +66,7 @@ impl Net {
         let og = base + out as u32;
         // the queue it will join at the next input, looked up once for every arbitration
         let flags = if cbit { CBIT } else { 0 };
-        let (down, next_out) = self.downstream_lookahead::<K>(og, src, dst, vl, flags);
+        let (down, next_out) = self.downstream_lookahead::<K>(og, src, dst, path, vl, flags);
         self.pkts.set_down_counter(pid, down, next_out);
         let query = QueueQuery {
             input: g,

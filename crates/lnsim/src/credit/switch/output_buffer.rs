@@ -613,7 +613,7 @@ impl Net {
         self.engine.q.for_each(|_, ev| match *ev {
             Ev::CrossbarArrive { pkt, gport } => {
                 let p = &self.pkts[pkt];
-                let c = self.downstream_counter(gport, p.src, p.dst, p.vl, p.flags);
+                let c = self.downstream_counter(gport, p.src, p.dst, p.path, p.vl, p.flags);
                 crossing[ob.slot(gport, c)] += p.credits as u64;
                 crossing_pkts += 1;
             }

@@ -73,6 +73,9 @@ pub struct Flow {
     /// previous one left (drb spec A.3.2 "for the following injection"), so the HCA's credit
     /// check knows that packet's VL (its path's layer, spec A.3.5). 0 otherwise.
     pub next_path: u8,
+    /// With LMC > 0 and `routing.lmc_path = "message"`: the round-robin turn of its next
+    /// message over the destination's LIDs (`ForwardingTables::next_offset`). 0 otherwise.
+    pub lid_turn: u8,
     /// Receiver: the number of the oldest message not yet wholly delivered (message `k` is
     /// packets `k·m + 1 ..= (k+1)·m` of the flow's sequence numbers; drb spec A.7).
     pub rx_msg_base: u32,
@@ -476,6 +479,7 @@ pub fn new_flow(src: u32, dst: u32, vl: u8, source: u32, is_static: bool) -> Flo
         cbit: false,
         in_message: false,
         next_path: 0,
+        lid_turn: 0,
         rx_msg_base: 0,
         rx_msg_got: VecDeque::new(),
     }

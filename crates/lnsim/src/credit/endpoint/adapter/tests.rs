@@ -136,13 +136,13 @@ fn each_scheme_gives_the_injection_queue_of_the_first_switch_queue() {
         assert_eq!(ad.count(h), count, "{ov:?}");
         assert_eq!(ad.cap(ad.slot(h, 0)), share, "{ov:?}");
         for d in 0..6 {
-            let c = n.downstream_counter(g, h, d, 0, 0);
+            let c = n.downstream_counter(g, h, d, 0, 0, 0);
             assert_eq!(c, want(&n, g, d), "{ov:?} destination {d}");
             assert!((c as u32) < count);
         }
         if i == 3 {
             // DDBBM: the congestion bit selects the dynamic queue Q
-            let c = n.downstream_counter(g, h, 5, 0, crate::credit::packet::CBIT);
+            let c = n.downstream_counter(g, h, 5, 0, 0, crate::credit::packet::CBIT);
             assert_eq!(c, 4);
         }
     }

@@ -96,7 +96,9 @@ pub fn routes(fabric: &Fabric, frame: &Frame) -> ForwardingTables {
     let mut dist = vec![INF; n + 1];
     let mut done = vec![false; n + 1];
     let mut used: Vec<Option<u32>> = vec![None; n + 1];
-    for (t, tport, lid) in destination_order(frame) {
+    for (t, tport, hca) in destination_order(frame) {
+        // one LID per HCA here (the engine refuses LMC > 0: `opensm::build`)
+        let lid = tables.dlid(hca, 0);
         links[ca_link].to = t + 1;
         links[ca_link].to_port = tport;
         links[ca_link].weight = 1;

@@ -4,8 +4,8 @@
 //! inter-switch ports and HCAs ([`Frame`], this file), and the hop matrix with OpenSM's port
 //! choice by path counters (`port_choice.rs`), which minhop, updn and dor share.
 //!
-//! OpenSM always behaves here as on its first sweep (existing tables ignored), with one LID per
-//! HCA (LMC 0) and every HCA a compute node; switches have no LIDs in lnsim, so routes to
+//! OpenSM always behaves here as on its first sweep (existing tables ignored), with
+//! `2^routing.lmc` LIDs per HCA (`ftree` only LMC 0, as OpenSM) and every HCA a compute node; switches have no LIDs in lnsim, so routes to
 //! switch LIDs (which OpenSM computes but does not count) are not computed. An engine that
 //! cannot route the fabric is an input error naming the engine (OpenSM would fall back to
 //! minhop silently; here the engine that produced the tables is always the one asked for).
@@ -24,25 +24,44 @@ use crate::credit::routing::ForwardingTables;
 use crate::error::{Error, Result};
 use crate::topology::{Fabric, NodeId, NodeKind};
 
-/// Builds the tables of the OpenSM engine `c.engine` for `fabric`, with the SL of every
-/// (source, destination) pair when the engine assigns them (`dfsssp`, whose layers must fit the
-/// `vls` data VLs, `switch.vls`); refuses an LMC other than 0 and roots that are not switches,
-/// naming the key.
+/// Builds the tables of the OpenSM engine `c.engine` for `fabric`, with `2^routing.lmc` LIDs
+/// per HCA, and the SL of every (source, destination) pair when the engine assigns them
+/// (`dfsssp`, whose layers must fit the `vls` data VLs, `switch.vls`); refuses an LMC above 0
+/// with `ftree` (OpenSM's ftree refuses it and falls back to minhop; here that fallback is not
+/// silent) and with `dfsssp`/`sssp` (not yet routed per LID here), and roots that are not
+/// switches, naming the key.
 pub fn build(
     c: &OpensmRouting,
     fabric: &Fabric,
     vls: u32,
 ) -> Result<(ForwardingTables, Option<PathSl>)> {
-    if c.lmc != 0 {
+    if c.lmc > crate::topology::ib_identity::MAX_LMC as u32 {
+        return Err(Error::input(
+            "routing.lmc",
+            format!("LMC {} is out of range; allowed 0-7", c.lmc),
+        ));
+    }
+    if c.lmc != 0 && matches!(c.engine, OpensmEngine::Dfsssp | OpensmEngine::Sssp) {
         return Err(Error::input(
             "routing.lmc",
             format!(
-                "LMC {} is not modelled: the credit-level model gives every HCA one LID (one route per destination), so only 0 is allowed",
+                "routing.engine = \"{}\" is routed with one LID per HCA here (LMC 0); LMC {} is not modelled for it: set routing.lmc = 0, or routing.engine = \"minhop\", \"updn\" or \"dor\"",
+                c.engine.name(),
                 c.lmc
             ),
         ));
     }
-    let frame = Frame::new(fabric);
+    if c.lmc != 0 && c.engine == OpensmEngine::Ftree {
+        return Err(Error::input(
+            "routing.lmc",
+            format!(
+                "routing.engine = \"ftree\" does not route LMC {} (OpenSM's ftree refuses LMC > 0 and falls back to minhop): set routing.lmc = 0, or routing.engine = \"minhop\", \"updn\" or \"dor\"",
+                c.lmc
+            ),
+        ));
+    }
+    let mut frame = Frame::new(fabric);
+    frame.lmc = c.lmc as u8;
     let roots = match &c.roots {
         Some(names) => Some(frame.roots(fabric, names)?),
         None => None,
@@ -123,6 +142,8 @@ pub struct Frame {
     /// Per switch and port: the neighbour switch number, `u32::MAX` where the port leads to an
     /// HCA (or back to the switch itself).
     pub peer: Vec<Vec<u32>>,
+    /// The subnet's LMC (`routing.lmc`): every HCA has 2^lmc LIDs to route.
+    pub lmc: u8,
 }
 
 impl Frame {
@@ -165,6 +186,7 @@ impl Frame {
             isl,
             hcas,
             peer,
+            lmc: 0,
         }
     }
 
@@ -247,9 +269,19 @@ mod tests {
     }
 
     #[test]
-    fn an_lmc_roots_on_an_hca_or_roots_for_minhop_are_refused_naming_the_key() {
-        let e = refusal("lmc = 2\n");
-        assert!(e.contains("routing.lmc") && e.contains("only 0"), "{e}");
+    fn an_lmc_with_ftree_roots_on_an_hca_or_roots_for_minhop_are_refused_naming_the_key() {
+        for engine in ["dfsssp", "sssp"] {
+            let e = refusal(&format!("engine = \"{engine}\"\nlmc = 2\n"));
+            assert!(
+                e.contains("routing.lmc") && e.contains(engine) && e.contains("LMC 2"),
+                "{e}"
+            );
+        }
+        let e = refusal("engine = \"ftree\"\nlmc = 1\n");
+        assert!(
+            e.contains("routing.lmc") && e.contains("routing.engine = \"ftree\""),
+            "{e}"
+        );
         let e = refusal("engine = \"updn\"\nroots = [\"H111\"]\n");
         assert!(e.contains("routing.roots[0]") && e.contains("HCA"), "{e}");
         let e = refusal("engine = \"updn\"\nroots = [\"nowhere\"]\n");

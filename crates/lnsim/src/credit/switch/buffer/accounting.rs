@@ -79,11 +79,19 @@ impl Net {
     /// routing: the next switch's forwarding table gives the output; spec B.2).
     /// `src` is the packet's source HCA (S-mod-k routes by it).
     #[inline(always)]
-    pub(crate) fn downstream_counter(&self, og: u32, src: u32, dst: u32, vl: u8, flags: u8) -> u16 {
+    pub(crate) fn downstream_counter(
+        &self,
+        og: u32,
+        src: u32,
+        dst: u32,
+        path: u8,
+        vl: u8,
+        flags: u8,
+    ) -> u16 {
         match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => vl as u16,
             CreditKeeping::Partitioned(_) => {
-                self.lookahead_queue(og, src, dst, vl, flags & CBIT != 0)
+                self.lookahead_queue(og, src, dst, path, vl, flags & CBIT != 0)
             }
         }
     }
@@ -92,7 +100,7 @@ impl Net {
     /// at output `og` (tests).
     #[cfg(test)]
     pub(crate) fn credit_slot_for(&self, og: u32, src: u32, dst: u32, vl: u8) -> usize {
-        self.credit_slot_for_flags(og, src, dst, vl, 0)
+        self.credit_slot_for_flags(og, src, dst, 0, vl, 0)
     }
 
     /// Index in `credits` of what a packet for `dst` on `vl` with packet flags `flags` needs
@@ -104,10 +112,11 @@ impl Net {
         og: u32,
         src: u32,
         dst: u32,
+        path: u8,
         vl: u8,
         flags: u8,
     ) -> usize {
-        self.credit_slot_for_flags_k::<AnySwitch>(og, src, dst, vl, flags)
+        self.credit_slot_for_flags_k::<AnySwitch>(og, src, dst, path, vl, flags)
     }
 
     /// [`Net::credit_slot_for_flags`] on the hot path's copy for kind `K` (`credit/kind.rs`).
@@ -117,6 +126,7 @@ impl Net {
         og: u32,
         src: u32,
         dst: u32,
+        path: u8,
         vl: u8,
         flags: u8,
     ) -> usize {
@@ -126,7 +136,7 @@ impl Net {
         match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => SharedPool::slot(og, vl as u16, self.vls),
             CreditKeeping::Partitioned(_) => {
-                self.partitioned_slot_for::<K>(og, src, dst, vl, flags & CBIT != 0)
+                self.partitioned_slot_for::<K>(og, src, dst, path, vl, flags & CBIT != 0)
             }
         }
     }
@@ -139,20 +149,29 @@ impl Net {
         og: u32,
         src: u32,
         dst: u32,
+        path: u8,
         vl: u8,
         cbit: bool,
     ) -> usize {
         let CreditKeeping::Partitioned(p) = &self.sw.credit_keeping else {
             unreachable!("credits kept per queue")
         };
-        p.out_slot(og, self.lookahead::<K>(og, src, dst, vl, cbit).0)
+        p.out_slot(og, self.lookahead::<K>(og, src, dst, path, vl, cbit).0)
     }
 
     /// The queue of the input driven by `og` that a packet from `src` for `dst` on `vl`
     /// (congestion bit `cbit`) will join (its VL at an HCA).
     #[inline(never)]
-    pub(crate) fn lookahead_queue(&self, og: u32, src: u32, dst: u32, vl: u8, cbit: bool) -> u16 {
-        self.lookahead::<AnySwitch>(og, src, dst, vl, cbit).0
+    pub(crate) fn lookahead_queue(
+        &self,
+        og: u32,
+        src: u32,
+        dst: u32,
+        path: u8,
+        vl: u8,
+        cbit: bool,
+    ) -> u16 {
+        self.lookahead::<AnySwitch>(og, src, dst, path, vl, cbit).0
     }
 
     /// [`Net::downstream_counter`], and the output the next switch's forwarding table gives
@@ -164,6 +183,7 @@ impl Net {
         og: u32,
         src: u32,
         dst: u32,
+        path: u8,
         vl: u8,
         flags: u8,
     ) -> (u16, u16) {
@@ -173,7 +193,7 @@ impl Net {
         match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => (vl as u16, NO_LOOKAHEAD),
             CreditKeeping::Partitioned(_) => {
-                self.lookahead::<K>(og, src, dst, vl, flags & CBIT != 0)
+                self.lookahead::<K>(og, src, dst, path, vl, flags & CBIT != 0)
             }
         }
     }
@@ -187,6 +207,7 @@ impl Net {
         og: u32,
         src: u32,
         dst: u32,
+        path: u8,
         vl: u8,
         cbit: bool,
     ) -> (u16, u16) {
@@ -195,7 +216,7 @@ impl Net {
             return (vl as u16, NO_LOOKAHEAD);
         }
         let sw = self.links.node_of[down as usize];
-        let out = self.route_out::<K>(sw, src, dst);
+        let out = self.route_out::<K>(sw, src, dst, path);
         if out == NO_PORT {
             return (vl as u16, NO_PORT); // the arrival reports the missing route
         }
@@ -209,13 +230,17 @@ impl Net {
         (self.sw.queue_scheme.queue_of(&q, self.vls) as u16, out)
     }
 
-    /// The output switch `sw` gives a packet from HCA `src` to HCA `dst`: its forwarding
+    /// The output switch `sw` gives a packet from HCA `src` to HCA `dst` (at the DLID its
+    /// `path` picks with LMC > 0: [`crate::credit::routing::ForwardingTables::dlid`]): its forwarding
     /// table's entry, or with S-mod-k (`routing.dmodk_key = "source"`, drb spec B.6) the
     /// source's up port where the entry goes up (`dmodk::SourceUpPorts::port`). A kind
     /// without per-pair routes (`K::MULTIPATH` false) reads the table only.
     #[inline(always)]
-    pub(crate) fn route_out<K: SwitchKind>(&self, sw: u32, src: u32, dst: u32) -> u16 {
-        let port = self.routes.lft.out_port(sw, dst + 1);
+    pub(crate) fn route_out<K: SwitchKind>(&self, sw: u32, src: u32, dst: u32, path: u8) -> u16 {
+        let port = self
+            .routes
+            .lft
+            .out_port(sw, self.routes.lft.dlid(dst, path));
         if may(K::MULTIPATH) {
             if let Some(su) = &self.routes.source_up {
                 return su.port(sw, src, port);

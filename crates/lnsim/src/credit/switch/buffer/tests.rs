@@ -207,7 +207,7 @@ fn static_voq_sw_looks_ahead_at_the_next_switchs_output() {
                 // the queue of the next switch: its output for dst, the packet's VL
                 let want = p.out_slot(og, (out as usize * 2 + vl as usize) as u16);
                 assert_eq!(n.credit_slot_for(og, 0, dst, vl), want);
-                assert_eq!(n.credit_slot_for_flags(og, 0, dst, vl, CBIT), want);
+                assert_eq!(n.credit_slot_for_flags(og, 0, dst, 0, vl, CBIT), want);
                 assert_eq!(p.out_slot(og, 0), p.in_slot(down, 0));
                 checked += 1;
             }
@@ -244,9 +244,9 @@ fn static_ddbbm_credits_follow_the_congestion_bit() {
             let plain = p.out_slot(og, ((dst % 3) * 2 + vl as u32) as u16);
             let dynamic = p.out_slot(og, (3 * 2 + vl as u32) as u16);
             assert_eq!(n.credit_slot_for(og, 5, dst, vl), plain);
-            assert_eq!(n.credit_slot_for_flags(og, 5, dst, vl, CBIT), dynamic);
+            assert_eq!(n.credit_slot_for_flags(og, 5, dst, 0, vl, CBIT), dynamic);
             assert_eq!(
-                n.downstream_counter(og, 5, dst, vl, CBIT),
+                n.downstream_counter(og, 5, dst, 0, vl, CBIT),
                 3 * 2 + vl as u16
             );
         }
@@ -256,7 +256,7 @@ fn static_ddbbm_credits_follow_the_congestion_bit() {
     assert_eq!(p.cap(s), 128);
     assert_eq!(n.sw.in_cap[leaf_in as usize * 2 + 1], 4 * 128);
     assert_eq!(
-        n.links.credits[n.credit_slot_for_flags(og, 5, 4, 1, CBIT)],
+        n.links.credits[n.credit_slot_for_flags(og, 5, 4, 0, 1, CBIT)],
         128
     );
 }
@@ -300,7 +300,7 @@ fn static_voq_sw_looks_ahead_along_the_sources_up_port_with_s_mod_k() {
         let leaf = n.links.node_of[leaf_in as usize];
         for d in (0..16u32).filter(|d| d / 4 != s / 4) {
             let out = 4 + (s % 4) as u16;
-            assert_eq!(n.route_out::<AnySwitch>(leaf, s, d), out, "{s} → {d}");
+            assert_eq!(n.route_out::<AnySwitch>(leaf, s, d, 0), out, "{s} → {d}");
             let q = QueueQuery {
                 input: leaf_in,
                 dst: d,
@@ -310,7 +310,7 @@ fn static_voq_sw_looks_ahead_along_the_sources_up_port_with_s_mod_k() {
             };
             let want = n.sw.queue_scheme.queue_of(&q, n.vls);
             assert_eq!(
-                n.downstream_counter(g, s, d, 0, 0),
+                n.downstream_counter(g, s, d, 0, 0, 0),
                 want as u16,
                 "{s} → {d}"
             );
