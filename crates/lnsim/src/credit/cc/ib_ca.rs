@@ -41,8 +41,9 @@ pub struct CaCc {
     base: Vec<u32>,
     /// Per key: time of the last BECN.
     base_t: Vec<Ps>,
-    /// Per key: the phase of its source SL's free-running timer (0 but in
-    /// `free_running_phased`): the timer ticks at `k · timer − phase`.
+    /// Per key, in `free_running_phased` only (empty otherwise: no memory per flow for the
+    /// other modes): the phase of its source SL's free-running timer, which ticks at
+    /// `k · timer − phase`.
     phase: Vec<Ps>,
     /// Per key: earliest start of the next packet.
     next_allowed: Vec<Ps>,
@@ -123,7 +124,11 @@ impl CaCc {
             cnp_vl: c.cnp_vl.map(|v| v as u8),
             base: vec![c.ccti_min; keys],
             base_t: vec![0; keys],
-            phase: vec![0; keys],
+            phase: if phase_seed.is_some() {
+                vec![0; keys]
+            } else {
+                Vec::new()
+            },
             next_allowed: vec![0; keys],
             peak: vec![c.ccti_min; keys],
             active: Vec::new(),
@@ -165,7 +170,9 @@ impl CaCc {
             let n = key + 1;
             self.base.resize(n, self.min);
             self.base_t.resize(n, 0);
-            self.phase.resize(n, 0);
+            if self.phase_seed.is_some() {
+                self.phase.resize(n, 0);
+            }
             self.next_allowed.resize(n, 0);
             self.peak.resize(n, self.min);
             self.in_active.resize(n, false);
@@ -184,7 +191,11 @@ impl CaCc {
         let ticks = if self.restart {
             (t - bt) / self.timer
         } else {
-            let ph = self.phase[key];
+            let ph = if self.phase_seed.is_some() {
+                self.phase[key]
+            } else {
+                0
+            };
             (t + ph) / self.timer - (bt + ph) / self.timer
         };
         (b as u64).saturating_sub(ticks).max(self.min as u64) as u32
@@ -194,8 +205,8 @@ impl CaCc {
     pub fn becn(&mut self, key: usize, src: u32, vl: u8, now: Ps) {
         // a key's phase is drawn at its first BECN (before it, its CCTI is at the floor and
         // the phase unused); a drawn phase of 0 is drawn again, to the same value
-        if key >= self.base.len() || self.phase_seed.is_some() && self.phase[key] == 0 {
-            self.grow(key);
+        self.grow(key);
+        if self.phase_seed.is_some() && self.phase[key] == 0 {
             self.phase[key] = self.phase_of(src, vl);
         }
         let c = (self.ccti_at(key, now) + self.increase).min(self.limit);
