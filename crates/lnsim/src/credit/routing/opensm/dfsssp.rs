@@ -269,6 +269,21 @@ mod tests {
         link A0 L0\nlink A1 L0\nlink B0 L1\nlink B1 L1\nlink C0 L2\nlink C1 L2\nlink D0 L3\nlink D1 L3\n\
         link L0 T0\nlink L0 T1\nlink L1 T0\nlink L1 T1\nlink L2 T0\nlink L2 T1\nlink L3 T0\nlink L3 T1\n";
 
+    /// Asserts that every HCA-to-HCA route of `t` takes as few switch hops as the fabric allows.
+    fn assert_routes_minimal(f: &Fabric, frame: &Frame, t: &ForwardingTables) {
+        let dist = frame.least_hops();
+        let n = frame.len();
+        let sw = |h: crate::topology::NodeId| {
+            frame.number[f.nodes[h as usize].ports[0].peer as usize] as usize
+        };
+        for &a in &f.hcas {
+            for &b in f.hcas.iter().filter(|&&b| b != a) {
+                let hops = t.route(f, a, b).unwrap().len() - 1;
+                assert_eq!(hops, dist[sw(a) * n + sw(b)] as usize, "{a} → {b}");
+            }
+        }
+    }
+
     /// Whether every layer of `sl` is acyclic: the check every run makes, each pair on its SL.
     fn layers_deadlock_free(f: &Fabric, t: &ForwardingTables, sl: &PathSl) -> bool {
         let n = f.hcas.len() as u32;
@@ -327,19 +342,7 @@ mod tests {
         assert_eq!(sl.pairs_per_sl().iter().sum::<u64>(), 5 * 4);
         assert!(layers_deadlock_free(&f, &t, &sl));
         // every route is a shortest path (unique on an odd ring)
-        let dist = frame.least_hops();
-        for &a in &f.hcas {
-            for &b in f.hcas.iter().filter(|&&b| b != a) {
-                let (sa, sb) = (
-                    frame.number[f.nodes[a as usize].ports[0].peer as usize] as usize,
-                    frame.number[f.nodes[b as usize].ports[0].peer as usize] as usize,
-                );
-                assert_eq!(
-                    t.route(&f, a, b).unwrap().len() - 1,
-                    dist[sa * 5 + sb] as usize
-                );
-            }
-        }
+        assert_routes_minimal(&f, &frame, &t);
     }
 
     #[test]
@@ -362,20 +365,7 @@ mod tests {
         let frame = Frame::new(&f);
         let (t, sl) = build(&f, &frame, true, 1).unwrap();
         assert_eq!(sl.unwrap().pairs_per_sl(), &[8 * 7]);
-        let dist = frame.least_hops();
-        let n = frame.len();
-        for &a in &f.hcas {
-            for &b in f.hcas.iter().filter(|&&b| b != a) {
-                let (sa, sb) = (
-                    frame.number[f.nodes[a as usize].ports[0].peer as usize] as usize,
-                    frame.number[f.nodes[b as usize].ports[0].peer as usize] as usize,
-                );
-                assert_eq!(
-                    t.route(&f, a, b).unwrap().len() - 1,
-                    dist[sa * n + sb] as usize
-                );
-            }
-        }
+        assert_routes_minimal(&f, &frame, &t);
         // 8 × 6 pairs between leaves, each over one up and one down link: 6 routes on each of
         // the 16 directed switch links
         let isl = RouteBalance::of(&f, &t).switch_links(&f);
