@@ -573,7 +573,7 @@ def format_summary(summary: dict, out_dir) -> str:
     layers = (s.get("routing") or {}).get("layers")
     if layers:
         lines.append(
-            f"VL layers       {len(layers)} (the routing's SL per HCA pair); pairs per layer "
+            f"VL layers       {len(layers)} (the routing's SL per source and destination LID); pairs per layer "
             + ", ".join(str(n) for n in layers)
         )
     lines.append(f"results         {out_dir}")

@@ -186,6 +186,7 @@ fn deadlock_check(
             src: f.src,
             dsts: std::slice::from_ref(&f.dst),
             vl: f.vl,
+            offset: None,
         });
     }
     let random: Vec<(u32, Vec<u32>)> = (0..traffic.sources.len() as u32)
@@ -203,6 +204,7 @@ fn deadlock_check(
             src: src.hca,
             dsts,
             vl: src.vl,
+            offset: None,
         });
     }
     // congestion notifications go back from every destination to its source: on the data's VL
@@ -225,6 +227,7 @@ fn deadlock_check(
             src: *dst,
             dsts: srcs,
             vl: cnp_vl,
+            offset: None,
         });
     }
     // a source lane choice that picks the VL spreads the routes over its lanes
@@ -238,10 +241,11 @@ fn deadlock_check(
     } else {
         on_lanes
             .iter()
-            .map(|(src, dsts, vl)| Demand {
+            .map(|(src, dsts, vl, offset)| Demand {
                 src: *src,
                 dsts,
                 vl: *vl,
+                offset: *offset,
             })
             .collect()
     };
@@ -1105,7 +1109,7 @@ fn report(l: &LoadedScenario, net: &Net) -> String {
     if let Some(t) = net.routes.lane_choice.path_sl() {
         let per: Vec<String> = t.pairs_per_sl().iter().map(|n| n.to_string()).collect();
         out.push_str(&format!(
-            "  VL layers: {} (the routing's SL per HCA pair, deadlock-free per layer); pairs per layer {}\n",
+            "  VL layers: {} (the routing's SL per source and destination LID, deadlock-free per layer); pairs per layer {}\n",
             t.pairs_per_sl().len(),
             per.join(", ")
         ));

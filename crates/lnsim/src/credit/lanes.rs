@@ -15,14 +15,11 @@
 use crate::config::{OpensmEngine, RoutingConfig, Scenario, VlArbitrationConfig};
 use crate::credit::cc::ddbbm_lanes::VlSelect;
 use crate::credit::routing::path_sl::PathSl;
-use crate::credit::routing::table_dependencies::Demand;
+use crate::credit::routing::table_dependencies::{Demand, LaneRoutes};
 use crate::credit::switch::vl_arbitration::VlArbTable;
 use crate::credit::traffic::Traffic;
 use crate::error::{Error, Result};
 use std::sync::Arc;
-
-/// Routes for the deadlock check: (source HCA, destination HCAs, VL).
-pub(crate) type LaneRoutes = Vec<(u32, Vec<u32>, u8)>;
 
 /// Who picks a data packet's VL at its source, and how many lanes that needs (module docs).
 /// Read per packet by reference (`&self`): no variant allocates or copies a table.
@@ -57,7 +54,7 @@ impl LaneChoice {
             refuse_with_path_sls(s, engine, ddbbm.is_some())?;
             let table = path_sl
                 .cloned()
-                .unwrap_or_else(|| Arc::new(PathSl::new(0, 0)));
+                .unwrap_or_else(|| Arc::new(PathSl::new(0, 0, 0)));
             return Ok(LaneChoice::PathSl(table));
         }
         if let Some(m) = ddbbm {
@@ -96,11 +93,12 @@ impl LaneChoice {
     }
 
     /// The VL of a notification from HCA `from` back to HCA `to` that names none, when the
-    /// choice picks it (the SL of the pair `from → to`); None: the flow's VL.
+    /// choice picks it (the SL of the pair `from → to`'s base LID, the LID a notification is
+    /// addressed to); None: the flow's VL.
     #[inline]
     pub fn notification_vl(&self, from: u32, to: u32) -> Option<u8> {
         match self {
-            LaneChoice::PathSl(t) => Some(t.of_hcas(from, to)),
+            LaneChoice::PathSl(t) => Some(t.of_hcas(from, to, 0)),
             _ => None,
         }
     }
@@ -142,17 +140,23 @@ impl LaneChoice {
             LaneChoice::Flow => (None, returns),
             LaneChoice::Ddbbm(m) => (Some(m.route_demands(demands)), returns),
             LaneChoice::PathSl(t) => {
-                let mut by: std::collections::BTreeMap<(u32, u8), Vec<u32>> = Default::default();
+                // per LID offset of the destinations (each LID its own SL); the check keeps
+                // the offsets the sources use (`routing.lmc_path`)
+                let mut by: std::collections::BTreeMap<(u32, u8, u8), Vec<u32>> =
+                    Default::default();
                 for d in demands {
                     for &dst in d.dsts {
                         if dst == d.src {
                             continue;
                         }
-                        by.entry((d.src, t.of_hcas(d.src, dst)))
-                            .or_default()
-                            .push(dst);
+                        for k in t.offsets() {
+                            by.entry((d.src, t.of_hcas(d.src, dst, k), k))
+                                .or_default()
+                                .push(dst);
+                        }
+                        // notifications go to the source's base LID
                         if returns {
-                            by.entry((dst, t.of_hcas(dst, d.src)))
+                            by.entry((dst, t.of_hcas(dst, d.src, 0), 0))
                                 .or_default()
                                 .push(d.src);
                         }
@@ -160,10 +164,10 @@ impl LaneChoice {
                 }
                 let out = by
                     .into_iter()
-                    .map(|((src, vl), mut dsts)| {
+                    .map(|((src, vl, k), mut dsts)| {
                         dsts.sort_unstable();
                         dsts.dedup();
-                        (src, dsts, vl)
+                        (src, dsts, vl, Some(k))
                     })
                     .collect();
                 (Some(out), false)
@@ -171,14 +175,15 @@ impl LaneChoice {
         }
     }
 
-    /// The VL of a message's packets from HCA `src` to `dst` whose congestion bit is `cbit`,
-    /// when the choice picks it; None: the flow's own VL.
+    /// The VL of a message's packets from HCA `src` to `dst`'s LID of offset `offset` (its LMC
+    /// range; 0 with LMC 0) whose congestion bit is `cbit`, when the choice picks it; None: the
+    /// flow's own VL.
     #[inline(always)]
-    pub fn vl_of(&self, src: u32, dst: u32, cbit: bool) -> Option<u8> {
+    pub fn vl_of(&self, src: u32, dst: u32, offset: u8, cbit: bool) -> Option<u8> {
         match self {
             LaneChoice::Flow => None,
             LaneChoice::Ddbbm(m) => Some(m.vl_of(dst, cbit)),
-            LaneChoice::PathSl(t) => Some(t.of_hcas(src, dst)),
+            LaneChoice::PathSl(t) => Some(t.of_hcas(src, dst, offset)),
         }
     }
 }
@@ -262,7 +267,7 @@ mod tests {
         assert_eq!(c, LaneChoice::Flow);
         assert!(!c.picks_lanes());
         assert_eq!(
-            (c.lanes(3), c.management_lane(), c.vl_of(0, 7, true)),
+            (c.lanes(3), c.management_lane(), c.vl_of(0, 7, 0, true)),
             (3, None, None)
         );
         assert_eq!(lanes(&s).unwrap(), 3);
@@ -277,7 +282,7 @@ mod tests {
         assert!(c.picks_lanes());
         assert_eq!((c.lanes(5), c.management_lane()), (6, Some(5)));
         assert_eq!(
-            (c.vl_of(0, 6, false), c.vl_of(0, 6, true)),
+            (c.vl_of(0, 6, 0, false), c.vl_of(0, 6, 0, true)),
             (Some(2), Some(4))
         );
         assert_eq!(lanes(&s).unwrap(), 6);
@@ -285,13 +290,14 @@ mod tests {
             src: 0,
             dsts: &[1, 2, 5],
             vl: 0,
+            offset: None,
         }];
         let r = c.route_demands(&d, false).0.unwrap();
         assert!(
-            r.contains(&(0, vec![1, 5], 1)) && r.contains(&(0, vec![1, 2, 5], 4)),
+            r.contains(&(0, vec![1, 5], 1, None)) && r.contains(&(0, vec![1, 2, 5], 4, None)),
             "{r:?}"
         );
-        assert!(r.contains(&(5, vec![0], 5)), "{r:?}");
+        assert!(r.contains(&(5, vec![0], 5, None)), "{r:?}");
     }
 
     #[test]
@@ -299,7 +305,7 @@ mod tests {
         let s =
             scenario("[switch]\nvls = 3\n[routing]\nalgorithm = \"opensm\"\nengine = \"dfsssp\"\n");
         // HCAs 0 and 1: the pair 0 → 1 on SL 2, 1 → 0 on SL 1
-        let mut t = PathSl::new(2, 3);
+        let mut t = PathSl::new(2, 3, 0);
         t.set(0, 2, 2);
         t.set(1, 1, 1);
         t.set_pairs_per_sl(vec![0, 1, 1]);
@@ -307,7 +313,7 @@ mod tests {
         assert!(c.picks_lanes());
         assert_eq!((c.lanes(3), c.management_lane()), (3, None));
         assert_eq!(
-            (c.vl_of(0, 1, false), c.vl_of(1, 0, true)),
+            (c.vl_of(0, 1, 0, false), c.vl_of(1, 0, 0, true)),
             (Some(2), Some(1))
         );
         assert_eq!(c.notification_vl(1, 0), Some(1));
@@ -316,16 +322,57 @@ mod tests {
             src: 0,
             dsts: &[1],
             vl: 0,
+            offset: None,
         }];
         // the routes back (notifications) on the reverse pair's SL, checked as demands
         let (r, returns) = c.route_demands(&d, true);
-        assert_eq!(r.unwrap(), vec![(0, vec![1], 2), (1, vec![0], 1)]);
+        assert_eq!(
+            r.unwrap(),
+            vec![(0, vec![1], 2, Some(0)), (1, vec![0], 1, Some(0))]
+        );
         assert!(!returns);
-        assert_eq!(c.route_demands(&d, false).0.unwrap(), vec![(0, vec![1], 2)]);
+        assert_eq!(
+            c.route_demands(&d, false).0.unwrap(),
+            vec![(0, vec![1], 2, Some(0))]
+        );
         // before the routes exist: the same choice, lanes and refusals
         let early = LaneChoice::for_scenario(&s).unwrap();
         assert!(early.picks_lanes() && early.lanes(3) == 3);
         assert_eq!(lanes(&s).unwrap(), 3);
+    }
+
+    #[test]
+    fn with_an_lmc_each_destination_lid_takes_its_own_sl_and_the_check_sees_each_offset() {
+        let s =
+            scenario("[switch]\nvls = 3\n[routing]\nalgorithm = \"opensm\"\nengine = \"dfsssp\"\n");
+        // LMC 1, HCAs 0 and 1: HCA 0 answers LIDs 2-3, HCA 1 LIDs 4-5
+        let mut t = PathSl::new(2, 6, 1);
+        t.set(0, 4, 1);
+        t.set(0, 5, 2);
+        t.set(1, 3, 1);
+        t.set_pairs_per_sl(vec![1, 2, 1]);
+        let c = LaneChoice::for_routes(&s, Some(&Arc::new(t))).unwrap();
+        assert_eq!(
+            (c.vl_of(0, 1, 0, false), c.vl_of(0, 1, 1, false)),
+            (Some(1), Some(2))
+        );
+        // a notification goes to the base LID (2), whose SL is 0, not the second LID's 1
+        assert_eq!(c.notification_vl(1, 0), Some(0));
+        let d = [Demand {
+            src: 0,
+            dsts: &[1],
+            vl: 0,
+            offset: None,
+        }];
+        let (r, _) = c.route_demands(&d, true);
+        assert_eq!(
+            r.unwrap(),
+            vec![
+                (0, vec![1], 1, Some(0)),
+                (0, vec![1], 2, Some(1)),
+                (1, vec![0], 0, Some(0))
+            ]
+        );
     }
 
     #[test]

@@ -27,7 +27,7 @@
 //! - **Flow control** is per VL, IB's own: option (a) of spec B.3.4.
 
 use crate::config::{DdbbmMapping, QueueMappingKind, Scenario, VlArbitrationConfig};
-use crate::credit::routing::table_dependencies::Demand;
+use crate::credit::routing::table_dependencies::{Demand, LaneRoutes};
 use crate::credit::switch::vl_arbitration::VlArbTable;
 use crate::credit::traffic::Traffic;
 use crate::error::{Error, Result};
@@ -139,25 +139,26 @@ impl VlSelect {
 
     /// The routes the deadlock check covers for `demands` (the traffic's and the CNPs'):
     /// a source reaches destination d on VL d mod Q or, while d is congested, on VL Q; the
-    /// notifications come back on the management lane. Each is (source, destinations, VL).
-    pub(crate) fn route_demands(self, demands: &[Demand<'_>]) -> Vec<(u32, Vec<u32>, u8)> {
+    /// notifications come back on the management lane. Each is (source, destinations, VL, every
+    /// LID offset).
+    pub(crate) fn route_demands(self, demands: &[Demand<'_>]) -> LaneRoutes {
         let q = self.queues as u32;
-        let mut on_lanes: Vec<(u32, Vec<u32>, u8)> = Vec::new();
+        let mut on_lanes: LaneRoutes = Vec::new();
         let mut back: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
         for d in demands {
             for v in 0..q {
                 let dsts: Vec<u32> = d.dsts.iter().copied().filter(|x| x % q == v).collect();
                 if !dsts.is_empty() {
-                    on_lanes.push((d.src, dsts, v as u8));
+                    on_lanes.push((d.src, dsts, v as u8, None));
                 }
             }
-            on_lanes.push((d.src, d.dsts.to_vec(), self.queues));
+            on_lanes.push((d.src, d.dsts.to_vec(), self.queues, None));
             for &dst in d.dsts {
                 back.entry(dst).or_default().push(d.src);
             }
         }
         for (dst, srcs) in back {
-            on_lanes.push((dst, srcs, self.management_vl()));
+            on_lanes.push((dst, srcs, self.management_vl(), None));
         }
         on_lanes
     }

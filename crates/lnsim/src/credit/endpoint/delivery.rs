@@ -132,6 +132,18 @@ impl Net {
             .expect("sink had a packet");
         let g = self.hcas.hca_gport[h as usize];
         let p = self.pkts[pid];
+        // the routing's SLs (dfsssp): every packet arrives on the SL of its (source, DLID) pair,
+        // the DLID's offset in `path` (a notification's: 0, the base LID)
+        #[cfg(debug_assertions)]
+        if let Some(t) = self.routes.lane_choice.path_sl() {
+            debug_assert_eq!(
+                p.vl,
+                t.of_hcas(p.src, h, p.path),
+                "packet {} → {h} (LID offset {}) off its pair's SL",
+                p.src,
+                p.path
+            );
+        }
         // an HCA's receive buffer has one queue per VL: the counter is the VL; a per-credit
         // sink has returned some of them already
         let left = if self.hcas.sink.per_credit {

@@ -147,18 +147,12 @@ impl Net {
             self.cc.congestion_bit(h, fl.dst)
         };
         let flags = if cbit { CBIT } else { 0 };
-        let vl = match self.routes.lane_choice.vl_of(h, fl.dst, cbit) {
+        let offset = self.routes.lft.next_offset(fl);
+        let vl = match self.routes.lane_choice.vl_of(h, fl.dst, offset, cbit) {
             Some(vl) => vl,
             None => self.next_vl(f, fl.vl),
         };
-        self.credit_slot_for_flags(
-            g,
-            fl.src,
-            fl.dst,
-            self.routes.lft.next_offset(fl),
-            vl,
-            flags,
-        ) as u32
+        self.credit_slot_for_flags(g, fl.src, fl.dst, offset, vl, flags) as u32
     }
 
     /// Flow `f` of HCA `h` has data again: it joins the end of `ready` (and `ready_slot`).
@@ -256,7 +250,7 @@ impl Net {
             fl.cbit = self.cc.congestion_bit(h, dst);
         }
         fl.in_message = !msg_done;
-        let vl = match self.routes.lane_choice.vl_of(h, dst, fl.cbit) {
+        let vl = match self.routes.lane_choice.vl_of(h, dst, lid_offset, fl.cbit) {
             Some(vl) => vl,
             None => fl.vl,
         };

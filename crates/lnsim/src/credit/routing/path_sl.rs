@@ -5,23 +5,20 @@
 //! packet, and the channel-dependency check sees each pair on its own VL.
 //!
 //! Flat, one byte per (source HCA, destination LID) — `hcas × lids` bytes, counted in the
-//! memory estimate ([`PathSl::bytes`]) — keyed by the LID as the forwarding tables are; the
-//! LIDs of a destination come from [`dest_lids`] alone.
-
-use crate::topology::{Fabric, NodeId};
-
-/// The LIDs that address HCA node `hca` (one per HCA today: its base LID; with an LMC the range
-/// `base .. base + 2^LMC`). Every per-LID loop over destinations goes through this function.
-pub fn dest_lids(fabric: &Fabric, hca: NodeId) -> std::ops::Range<u32> {
-    let base = fabric.nodes[hca as usize].lid;
-    base..base + 1
-}
+//! memory estimate ([`PathSl::bytes`]) — keyed by the LID as the forwarding tables are (with
+//! an LMC, each of a destination's `2^lmc` LIDs has its own entry: OpenSM routes and layers
+//! every LID of a port separately, so one pair's LIDs may travel on different SLs). A source's
+//! own LIDs all share one entry: they share the route to a destination LID (the tables route by
+//! DLID), so OpenSM's layering, which moves every pair making a dependency, keeps them together.
 
 /// SL per (source HCA, destination LID) pair, and how many pairs each SL carries.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PathSl {
     /// LID slots per source (the forwarding tables' `lids`).
     lids: usize,
+    /// The LID layout's LMC (the forwarding tables' `lmc`): HCA index `h` has the LID slots
+    /// `(h + 1)·2^lmc ..`.
+    lmc: u8,
     /// `sl[src * lids + dlid]`.
     sl: Vec<u8>,
     /// Pairs per SL (layer), SL 0 first; as many entries as SLs in use.
@@ -34,10 +31,12 @@ impl PathSl {
         hcas.saturating_mul(lids)
     }
 
-    /// A table of `hcas` sources over `lids` LID slots, every pair on SL 0.
-    pub fn new(hcas: usize, lids: usize) -> Self {
+    /// A table of `hcas` sources over `lids` LID slots laid out with LMC `lmc` (the forwarding
+    /// tables' `lids` and `lmc`), every pair on SL 0.
+    pub fn new(hcas: usize, lids: usize, lmc: u8) -> Self {
         PathSl {
             lids,
+            lmc,
             sl: vec![0; hcas * lids],
             pairs: Vec::new(),
         }
@@ -54,11 +53,18 @@ impl PathSl {
         self.sl[src as usize * self.lids + dlid as usize]
     }
 
-    /// The SL of the packets from HCA index `src` to HCA index `dst` (addressed by its base LID,
-    /// `dst + 1`, as the forwarding tables address HCAs). Hot path.
+    /// The SL of the packets from HCA index `src` to HCA index `dst` addressed by its LID of
+    /// offset `offset` in its LMC range (`ForwardingTables::dlid`; 0: the base LID, which
+    /// congestion notifications use). Hot path.
     #[inline(always)]
-    pub fn of_hcas(&self, src: u32, dst: u32) -> u8 {
-        self.get(src, dst + 1)
+    pub fn of_hcas(&self, src: u32, dst: u32, offset: u8) -> u8 {
+        let dlid = ((dst + 1) << self.lmc) + (offset as u32 & ((1u32 << self.lmc) - 1));
+        self.get(src, dlid)
+    }
+
+    /// The LID offsets a destination can have in this layout (`2^lmc`).
+    pub fn offsets(&self) -> std::ops::Range<u8> {
+        0..(1u16 << self.lmc) as u8
     }
 
     /// Records the pairs per SL (the engine's layer counts).

@@ -20,7 +20,16 @@ pub struct Demand<'a> {
     pub dsts: &'a [u32],
     /// Virtual lane of every packet of these routes.
     pub vl: u8,
+    /// With an LMC: the only LID offset of the destinations these routes take on `vl` (a lane
+    /// choice that puts a destination's LIDs on different VLs, `LaneChoice::PathSl`); None:
+    /// every offset the sources use (`routing.lmc_path`).
+    pub offset: Option<u8>,
 }
+
+/// Routes a source lane choice spreads over its lanes (`credit/lanes.rs`), for the deadlock
+/// check: (source HCA, destination HCAs, VL, the destinations' LID offset when only that one
+/// travels on this VL — [`Demand::offset`]).
+pub(crate) type LaneRoutes = Vec<(u32, Vec<u32>, u8, Option<u8>)>;
 
 /// A channel of the credit-level model: output `port` of switch `node` on virtual lane `vl` (one
 /// direction of a switch-to-switch link).
@@ -140,7 +149,9 @@ pub fn check_tables(
                 let from = hca_switch[dm.src as usize];
                 for &dst in dm.dsts {
                     if dst != dm.src {
-                        if lft.offsets_used(dm.src, dst).contains(&offset) {
+                        if dm.offset.is_none_or(|k| k == offset)
+                            && lft.offsets_used(dm.src, dst).contains(&offset)
+                        {
                             mark(dst, from);
                         }
                         // notifications go back to the source's base LID
@@ -246,7 +257,12 @@ mod tests {
 
     fn demands<'a>(f: &Fabric, all: &'a [u32], vl: u8) -> Vec<Demand<'a>> {
         (0..f.hcas.len() as u32)
-            .map(|src| Demand { src, dsts: all, vl })
+            .map(|src| Demand {
+                src,
+                dsts: all,
+                vl,
+                offset: None,
+            })
             .collect()
     }
 
@@ -287,6 +303,7 @@ mod tests {
             src: 0,
             dsts: &few,
             vl: 0,
+            offset: None,
         }];
         assert!(check_tables(&t, &dor::build(&t).unwrap(), &d, false)
             .cycle
@@ -321,6 +338,7 @@ mod tests {
                 src: row[i],
                 dsts: &nexts[i],
                 vl: (i % 2) as u8,
+                offset: None,
             })
             .collect();
         let c = check_tables(&t, &lft, &split, false);

@@ -13,9 +13,16 @@
 //! runs **from the destination** over a 4-ary heap that breaks ties as OpenSM's `cl_heap`
 //! does ([`DaryHeap`]); each switch forwards the LID through the port of the link Dijkstra
 //! reached it by; then every link on each switch's path to the destination gains that switch's
-//! source LIDs (its HCAs + its port 0), so later destinations avoid the loaded links. Switch
-//! LIDs, which lnsim does not have, are not routed: OpenSM routes them last, so leaving them
-//! out changes no HCA route.
+//! source LIDs (its HCAs' LIDs + its port 0), so later destinations avoid the loaded links.
+//! Switch LIDs, which lnsim does not have, are not routed: OpenSM routes them last, so leaving
+//! them out changes no HCA route.
+//!
+//! # LMC
+//! With `routing.lmc` > 0 every LID of a destination's range is a round of its own, in LID
+//! order, each on the weights the previous rounds left (OpenSM: "distribute the LID range
+//! across the ports that can reach those LIDs"), so a destination's LIDs tend to take
+//! different links; P and each switch's source LIDs count `2^lmc` per HCA, as OpenSM counts a
+//! port's LIDs. The layering then takes every (source, destination LID) pair.
 
 use super::dfsssp_layers;
 use super::port_choice::destination_order;
@@ -46,7 +53,7 @@ pub fn build(
     layered: bool,
     vls: u32,
 ) -> Result<(ForwardingTables, Option<PathSl>)> {
-    let tables = routes(fabric, frame);
+    let tables = routes(fabric, frame)?;
     let path_sl = if layered {
         Some(dfsssp_layers::layers(fabric, &tables, vls)?)
     } else {
@@ -55,11 +62,18 @@ pub fn build(
     Ok((tables, path_sl))
 }
 
-/// The forwarding tables of the weighted shortest paths (module docs).
-pub fn routes(fabric: &Fabric, frame: &Frame) -> ForwardingTables {
+/// The forwarding tables of the weighted shortest paths (module docs), with `2^frame.lmc` LIDs
+/// per HCA (the allocation refused naming `routing.lmc` when it cannot be made).
+pub fn routes(fabric: &Fabric, frame: &Frame) -> Result<ForwardingTables> {
     let n = frame.len();
-    // vertex 0: the destination HCA of the round; switch s is vertex s + 1
-    let lids_in_fabric = (fabric.hcas.len() + n) as u64;
+    let mut tables = ForwardingTables::with_lmc(fabric, frame.lmc)?;
+    // each HCA's LIDs: what it adds as a source, and to P
+    let hca_lids: Vec<u64> = (0..fabric.hcas.len() as u32)
+        .map(|h| tables.lids_of(h).len() as u64)
+        .collect();
+    // vertex 0: the destination LID of the round; switch s is vertex s + 1
+    // P: the LIDs of the fabric (every HCA's range and each switch's port 0)
+    let lids_in_fabric = hca_lids.iter().sum::<u64>() + n as u64;
     let mut links: Vec<Link> = Vec::new();
     let mut first = vec![0usize; n + 2];
     for s in 0..n {
@@ -89,58 +103,66 @@ pub fn routes(fabric: &Fabric, frame: &Frame) -> ForwardingTables {
             first[v]..first[v + 1]
         }
     };
-    // source LIDs per switch: its HCAs and its own port 0
-    let sources: Vec<u64> = (0..n).map(|s| frame.hcas[s].len() as u64 + 1).collect();
-    let mut tables = ForwardingTables::empty(fabric);
+    // source LIDs per switch: its HCAs' and its own port 0
+    let sources: Vec<u64> = (0..n)
+        .map(|s| {
+            frame.hcas[s]
+                .iter()
+                .map(|&(_, lid)| hca_lids[lid as usize - 1])
+                .sum::<u64>()
+                + 1
+        })
+        .collect();
     let mut heap = DaryHeap::new(n + 1);
     let mut dist = vec![INF; n + 1];
     let mut done = vec![false; n + 1];
     let mut used: Vec<Option<u32>> = vec![None; n + 1];
     for (t, tport, hca) in destination_order(frame) {
-        // one LID per HCA here (the engine refuses LMC > 0: `opensm::build`)
-        let lid = tables.dlid(hca, 0);
-        links[ca_link].to = t + 1;
-        links[ca_link].to_port = tport;
-        links[ca_link].weight = 1;
-        heap.clear();
-        for v in 1..=n {
-            dist[v] = INF;
-            done[v] = false;
-            used[v] = None;
-            heap.insert(v as u32, INF);
-        }
-        heap.insert(0, INF);
-        dist[0] = 0;
-        done[0] = true;
-        heap.modify_key(0, 0);
-        while let Some(cur) = heap.extract_root() {
-            let cur = cur as usize;
-            done[cur] = true;
-            for li in out(cur) {
-                let l = links[li];
-                let to = l.to as usize;
-                if !done[to] && dist[cur].saturating_add(l.weight) < dist[to] {
-                    used[to] = Some(li as u32);
-                    dist[to] = dist[cur] + l.weight;
-                    heap.modify_key(l.to, dist[to]);
+        // each LID of the destination's range a round of its own, in LID order
+        for lid in tables.lids_of(hca) {
+            links[ca_link].to = t + 1;
+            links[ca_link].to_port = tport;
+            links[ca_link].weight = 1;
+            heap.clear();
+            for v in 1..=n {
+                dist[v] = INF;
+                done[v] = false;
+                used[v] = None;
+                heap.insert(v as u32, INF);
+            }
+            heap.insert(0, INF);
+            dist[0] = 0;
+            done[0] = true;
+            heap.modify_key(0, 0);
+            while let Some(cur) = heap.extract_root() {
+                let cur = cur as usize;
+                done[cur] = true;
+                for li in out(cur) {
+                    let l = links[li];
+                    let to = l.to as usize;
+                    if !done[to] && dist[cur].saturating_add(l.weight) < dist[to] {
+                        used[to] = Some(li as u32);
+                        dist[to] = dist[cur] + l.weight;
+                        heap.modify_key(l.to, dist[to]);
+                    }
+                }
+            }
+            for s in 0..n {
+                if let Some(li) = used[s + 1] {
+                    tables.set(frame.node[s], lid, links[li as usize].to_port);
+                }
+            }
+            for (s, &add) in sources.iter().enumerate() {
+                let mut j = s + 1;
+                while let Some(li) = used[j] {
+                    let l = &mut links[li as usize];
+                    l.weight += add;
+                    j = l.from as usize;
                 }
             }
         }
-        for s in 0..n {
-            if let Some(li) = used[s + 1] {
-                tables.set(frame.node[s], lid, links[li as usize].to_port);
-            }
-        }
-        for (s, &add) in sources.iter().enumerate() {
-            let mut j = s + 1;
-            while let Some(li) = used[j] {
-                let l = &mut links[li as usize];
-                l.weight += add;
-                j = l.from as usize;
-            }
-        }
     }
-    tables
+    Ok(tables)
 }
 
 /// A d-ary min-heap (d = 4) with the tie behaviour of OpenSM's `cl_heap`, which decides among
@@ -284,20 +306,40 @@ mod tests {
         }
     }
 
-    /// Whether every layer of `sl` is acyclic: the check every run makes, each pair on its SL.
+    /// Whether every layer of `sl` is acyclic: the check every run makes, each pair (each LID
+    /// of the destination, with an LMC) on its SL.
     fn layers_deadlock_free(f: &Fabric, t: &ForwardingTables, sl: &PathSl) -> bool {
         let n = f.hcas.len() as u32;
-        let mut groups: std::collections::BTreeMap<(u32, u8), Vec<u32>> = Default::default();
+        let mut t = t.clone();
+        t.lmc_path = crate::config::LmcPath::Message;
+        let mut groups: std::collections::BTreeMap<(u32, u8, u8), Vec<u32>> = Default::default();
         for a in 0..n {
             for b in (0..n).filter(|&b| b != a) {
-                groups.entry((a, sl.of_hcas(a, b))).or_default().push(b);
+                for k in sl.offsets() {
+                    groups
+                        .entry((a, sl.of_hcas(a, b, k), k))
+                        .or_default()
+                        .push(b);
+                }
             }
         }
         let demands: Vec<Demand<'_>> = groups
             .iter()
-            .map(|(&(src, vl), dsts)| Demand { src, dsts, vl })
+            .map(|(&(src, vl, k), dsts)| Demand {
+                src,
+                dsts,
+                vl,
+                offset: Some(k),
+            })
             .collect();
-        check_tables(f, t, &demands, false).cycle.is_none()
+        check_tables(f, &t, &demands, false).cycle.is_none()
+    }
+
+    /// The frame of `f` with LMC `lmc`.
+    fn with_lmc(f: &Fabric, lmc: u8) -> Frame {
+        let mut frame = Frame::new(f);
+        frame.lmc = lmc;
+        frame
     }
 
     #[test]
@@ -383,6 +425,78 @@ mod tests {
         assert!([a, b] == [2, 3] || [a, b] == [3, 2], "{a} {b}");
         let (a, b) = (port(&f, &t, "S3", "H0"), port(&f, &t, "S3", "H1"));
         assert!([a, b] == [2, 3] || [a, b] == [3, 2], "{a} {b}");
+    }
+
+    #[test]
+    fn with_lmc_1_each_lid_is_routed_on_the_weights_the_earlier_lids_left() {
+        // the diamond: S0 reaches S3 through S1 (port 2) or S2 (port 3) at equal cost; H2's
+        // second LID avoids the link its base LID's routes weigh on, and H3's LIDs the other
+        // way round (four rounds behind S3, in LID order)
+        let f = from_edges(DIAMOND);
+        let (t, _) = build(&f, &with_lmc(&f, 1), false, 1).unwrap();
+        assert_eq!((t.lmc, t.lids), (1, 10));
+        let ports = |sw: &str, hca: &str| -> Vec<u16> {
+            let h = f.nodes[f.by_name[hca] as usize].lid - 1;
+            t.lids_of(h).map(|l| t.out_port(f.by_name[sw], l)).collect()
+        };
+        let (a, b) = (ports("S0", "H2"), ports("S0", "H3"));
+        assert!(a[0] != a[1] && b[0] != b[1], "{a:?} {b:?}");
+        assert!(
+            a.iter().chain(&b).all(|p| [2, 3].contains(p)),
+            "{a:?} {b:?}"
+        );
+        // every LID of every HCA is routed, minimally
+        t.check_routes(&f, &[(0, 2), (2, 0), (1, 3), (3, 1)])
+            .unwrap();
+        assert_routes_minimal(&f, &Frame::new(&f), &t);
+    }
+
+    #[test]
+    fn with_lmc_1_every_lid_pair_is_layered_and_each_layer_is_acyclic() {
+        let f = super::super::test_fabrics::from_topology(
+            "kind = \"torus\"\ndims = [4, 4]\nhcas_per_switch = 1\n",
+        );
+        let (t, sl) = build(&f, &with_lmc(&f, 1), true, 15).unwrap();
+        let sl = sl.expect("dfsssp assigns SLs");
+        // 16 sources × 15 destinations × two destination LIDs, each weighing its source's two
+        // LIDs (OpenSM counts source LID × destination LID pairs)
+        assert_eq!(sl.pairs_per_sl().iter().sum::<u64>(), 16 * 15 * 2 * 2);
+        assert!(sl.pairs_per_sl().len() >= 2, "{:?}", sl.pairs_per_sl());
+        assert!(layers_deadlock_free(&f, &t, &sl));
+        // some pairs' two LIDs are on different SLs, and every LID on its base LID's SL would
+        // close a cycle: each LID needs its own SL
+        let mut base_only = sl.clone();
+        let mut differ = false;
+        for a in 0..16u32 {
+            for b in (0..16u32).filter(|&b| b != a) {
+                let base = sl.of_hcas(a, b, 0);
+                differ |= sl.of_hcas(a, b, 1) != base;
+                base_only.set(a, t.dlid(b, 1), base);
+            }
+        }
+        assert!(differ);
+        assert!(!layers_deadlock_free(&f, &t, &base_only));
+    }
+
+    #[test]
+    fn with_lmc_1_a_run_sends_each_packet_on_its_dlids_sl() {
+        // a 4 × 4 torus whose pairs' two LIDs are on different SLs (above), one-packet messages
+        // to each LID in turn, a hot spot for congestion notifications: the run passes the
+        // deadlock check on every DLID used, conserves packets, and (debug builds) every packet,
+        // data or notification, arrives on its DLID's SL (`delivery.rs`)
+        let text = "[sim]\nend_time = \"100us\"\nseed = 5\n\
+            [topology]\nkind = \"torus\"\ndims = [4, 4]\nhcas_per_switch = 1\n\
+            [switch]\nvls = 15\n\
+            [routing]\nalgorithm = \"opensm\"\nengine = \"dfsssp\"\nlmc = 1\nlmc_path = \"message\"\n\
+            [cc]\nenabled = true\n[traffic]\nmessage_bytes = \"2048B\"\n\
+            [[traffic.generators]]\nsources = \"all\"\ndestinations = \"all\"\npattern = \"uniform\"\ninjection = \"poisson\"\nrate = \"16Gbps\"\nhotspot = \"H111\"\nhotspot_fraction = 0.5\n";
+        let l =
+            crate::config::load_str(text, "t", std::path::Path::new("."), "t", &[], None).unwrap();
+        let mut n = crate::credit::Net::new(&l).unwrap();
+        assert_eq!(n.run(false, &mut || false).unwrap(), None);
+        let c = n.check_conservation().unwrap();
+        assert!(c.delivered > 0 && n.stats.delivered_control > 0);
+        assert!(n.routes.lane_choice.path_sl().unwrap().sls() >= 2);
     }
 
     #[test]

@@ -8,6 +8,13 @@
 //! link into an HCA a sink of the graph: neither can be on a cycle); a dependency is two
 //! consecutive channels of a pair's route, carrying the list of pairs that make it.
 //!
+//! With an LMC (`routing.lmc` > 0) every LID of a destination's range is a pair of its own (its
+//! route is its own: `dfsssp.rs` routes each LID), so one (source, destination) pair's LIDs can
+//! land on different layers. OpenSM's pairs are (source LID, destination LID); a source's LIDs
+//! share every route, so they make the same dependencies and always move together: lnsim keeps
+//! one pair per source HCA that weighs its source's LID count in "the fewest pairs" and in the
+//! pairs per layer.
+//!
 //! # Order (lnsim's own where OpenSM's cannot be followed)
 //! OpenSM keeps its graph in a binary tree keyed by switch LIDs and searches it depth-first from
 //! the tree's nodes in its own order. lnsim searches depth-first from the channels in switch
@@ -19,7 +26,7 @@
 //! `rand()` seeded by the time): the SLs above the layers needed stay empty, deterministically.
 
 use crate::config::{OpensmEngine, RoutingConfig, Scenario};
-use crate::credit::routing::path_sl::{dest_lids, PathSl};
+use crate::credit::routing::path_sl::PathSl;
 use crate::credit::routing::tables::NO_PORT;
 use crate::credit::routing::ForwardingTables;
 use crate::engine::memory_budget::{m, MemoryEstimate, Phase};
@@ -35,17 +42,20 @@ pub const MAX_LAYERS: usize = 15;
 pub fn layers(fabric: &Fabric, tables: &ForwardingTables, vls: u32) -> Result<PathSl> {
     let g = Dependencies::of(fabric, tables);
     let n_pairs = g.pair_first.len() - 1;
+    // a pair stands for its source's LIDs (OpenSM's pairs are (source LID, destination LID),
+    // and a source's LIDs share every route): its weight in the counts
+    let weight = |p: usize| tables.lids_of((p / tables.lids) as u32).len() as u64;
     let mut layer = vec![0u8; n_pairs];
     let mut pairs_per_layer: Vec<u64> = Vec::new();
-    let mut count = vec![0u32; g.edges.len()];
+    let mut count = vec![0u64; g.edges.len()];
     for l in 0..MAX_LAYERS as u8 {
         count.iter_mut().for_each(|c| *c = 0);
         let mut on_layer = 0u64;
         for (p, &on) in layer.iter().enumerate() {
             if on == l && g.routed[p] {
-                on_layer += 1;
+                on_layer += weight(p);
                 for &e in g.pair_edges(p) {
-                    count[e as usize] += 1;
+                    count[e as usize] += weight(p);
                 }
             }
         }
@@ -68,9 +78,9 @@ pub fn layers(fabric: &Fabric, tables: &ForwardingTables, vls: u32) -> Result<Pa
                     continue;
                 }
                 layer[p as usize] = l + 1;
-                *pairs_per_layer.last_mut().unwrap() -= 1;
+                *pairs_per_layer.last_mut().unwrap() -= weight(p as usize);
                 for &e in g.pair_edges(p as usize) {
-                    count[e as usize] -= 1;
+                    count[e as usize] -= weight(p as usize);
                 }
             }
         }
@@ -81,7 +91,7 @@ pub fn layers(fabric: &Fabric, tables: &ForwardingTables, vls: u32) -> Result<Pa
     if pairs_per_layer.len() > vls as usize {
         return Err(too_few(vls, Some(pairs_per_layer.len())));
     }
-    let mut sl = PathSl::new(fabric.hcas.len(), tables.lids);
+    let mut sl = PathSl::new(fabric.hcas.len(), tables.lids, tables.lmc);
     for (p, &l) in layer.iter().enumerate() {
         let (src, dlid) = (p / tables.lids, p % tables.lids);
         if l != 0 {
@@ -106,7 +116,7 @@ pub(crate) fn memory(s: &Scenario, f: &FabricSize, est: &mut MemoryEstimate) {
     if k.engine != OpensmEngine::Dfsssp {
         return;
     }
-    let lids = f.hcas + 1;
+    let lids = (f.hcas + 1) << k.lmc.min(crate::topology::ib_identity::MAX_LMC as u32);
     est.add("path SLs", PathSl::bytes(f.hcas, lids), Phase::Kept);
     let pairs = m(f.hcas, lids);
     let mean_hops = 2 * (f.switches as f64).sqrt() as u64 + 2;
@@ -172,7 +182,7 @@ impl Dependencies {
         let limit = fabric.nodes.len();
         for (src, &a) in fabric.hcas.iter().enumerate() {
             for (dst, &b) in fabric.hcas.iter().enumerate() {
-                for dlid in dest_lids(fabric, b) {
+                for dlid in t.lids_of(dst as u32) {
                     let p = src * t.lids + dlid as usize;
                     while pair_first.len() < p {
                         pair_first.push(pair_edge.len() as u32);
@@ -299,7 +309,7 @@ impl CycleSearch {
 
     /// The dependencies of a cycle, in cycle order from where the search closed it; None when
     /// the remaining graph is acyclic.
-    fn next_cycle(&mut self, g: &Dependencies, count: &[u32]) -> Option<Vec<u32>> {
+    fn next_cycle(&mut self, g: &Dependencies, count: &[u64]) -> Option<Vec<u32>> {
         // a previous cut: the stack's channels may be acyclic now, search them again
         for &(c, _) in &self.stack {
             self.state[c as usize] = 0;

@@ -28,8 +28,7 @@ use crate::topology::{Fabric, NodeId, NodeKind};
 /// per HCA, and the SL of every (source, destination) pair when the engine assigns them
 /// (`dfsssp`, whose layers must fit the `vls` data VLs, `switch.vls`); refuses an LMC above 0
 /// with `ftree` (OpenSM's ftree refuses it and falls back to minhop; here that fallback is not
-/// silent) and with `dfsssp`/`sssp` (not yet routed per LID here), and roots that are not
-/// switches, naming the key.
+/// silent), and roots that are not switches, naming the key.
 pub fn build(
     c: &OpensmRouting,
     fabric: &Fabric,
@@ -39,16 +38,6 @@ pub fn build(
         return Err(Error::input(
             "routing.lmc",
             format!("LMC {} is out of range; allowed 0-7", c.lmc),
-        ));
-    }
-    if c.lmc != 0 && matches!(c.engine, OpensmEngine::Dfsssp | OpensmEngine::Sssp) {
-        return Err(Error::input(
-            "routing.lmc",
-            format!(
-                "routing.engine = \"{}\" is routed with one LID per HCA here (LMC 0); LMC {} is not modelled for it: set routing.lmc = 0, or routing.engine = \"minhop\", \"updn\" or \"dor\"",
-                c.engine.name(),
-                c.lmc
-            ),
         ));
     }
     if c.lmc != 0 && c.engine == OpensmEngine::Ftree {
@@ -270,13 +259,6 @@ mod tests {
 
     #[test]
     fn an_lmc_with_ftree_roots_on_an_hca_or_roots_for_minhop_are_refused_naming_the_key() {
-        for engine in ["dfsssp", "sssp"] {
-            let e = refusal(&format!("engine = \"{engine}\"\nlmc = 2\n"));
-            assert!(
-                e.contains("routing.lmc") && e.contains(engine) && e.contains("LMC 2"),
-                "{e}"
-            );
-        }
         let e = refusal("engine = \"ftree\"\nlmc = 1\n");
         assert!(
             e.contains("routing.lmc") && e.contains("routing.engine = \"ftree\""),
@@ -388,6 +370,7 @@ pub(crate) mod test_fabrics {
                 src: a,
                 dsts: &dsts[a as usize],
                 vl: 0,
+                offset: None,
             })
             .collect();
         check_tables(f, t, &demands, false).cycle.is_none()
