@@ -28,7 +28,7 @@
 //!   links can never share a port). A link with an HCA end is of class Host
 //!   (`[links.host]` parameters), else Fabric (`[links.fabric]`). Per-link overrides, as in a
 //!   `[links.<class>]` table: `delay=5ns` (a duration); `rate=40Gbps` (a data rate) or
-//!   `speed=QDR` (SDR, DDR, QDR, FDR, EDR, HDR) with an optional `width=4x` (1x, 4x, 8x, 12x;
+//!   `speed=QDR` (SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR) with an optional `width=4x` (1x, 4x, 8x, 12x;
 //!   default 4x). Without `rate`/`speed` the class's rate and width are kept.
 //! - Every HCA needs exactly one link; a switch at least one.
 //!
@@ -220,19 +220,19 @@ fn overrides(opts: &[&str], base: LinkParams) -> std::result::Result<LinkParams,
             "rate" => rate = Some(BitRate::parse(v)?),
             "delay" => delay = Some(Duration::parse(v)?),
             "speed" => {
-                speed = Some(match v.to_ascii_uppercase().as_str() {
-                    "SDR" => LinkSpeed::Sdr,
-                    "DDR" => LinkSpeed::Ddr,
-                    "QDR" => LinkSpeed::Qdr,
-                    "FDR" => LinkSpeed::Fdr,
-                    "EDR" => LinkSpeed::Edr,
-                    "HDR" => LinkSpeed::Hdr,
-                    _ => {
-                        return Err(format!(
-                            "unknown speed `{v}`; allowed: SDR, DDR, QDR, FDR, EDR, HDR"
-                        ))
-                    }
-                })
+                // every speed the configuration's `links.<class>.speed` takes (SDR … XDR)
+                let up = v.to_ascii_uppercase();
+                speed = Some(
+                    match LinkSpeed::ALL.iter().find(|s| s.name() == up.as_str()) {
+                        Some(&s) => s,
+                        None => {
+                            return Err(format!(
+                                "unknown speed `{v}`; allowed: {}",
+                                LinkSpeed::NAMES.join(", ")
+                            ))
+                        }
+                    },
+                )
             }
             "width" => {
                 lanes = Some(match v.to_ascii_lowercase().as_str() {
@@ -330,6 +330,25 @@ link S1 S2 speed=QDR width=4x
     }
 
     #[test]
+    fn every_speed_of_the_configuration_is_a_link_speed() {
+        // the speeds `links.<class>.speed` takes, FDR10 and NDR/XDR included, any case
+        for (token, speed) in [
+            ("fdr10", LinkSpeed::Fdr10),
+            ("NDR", LinkSpeed::Ndr),
+            ("xdr", LinkSpeed::Xdr),
+        ] {
+            let text = format!("switch S1\nhca H1\nlink H1 S1 speed={token} width=4x\n");
+            let f = parse(&text, "t.topo", link(), fabric_link()).unwrap();
+            let h = &f.nodes[f.by_name["H1"] as usize];
+            assert_eq!(
+                h.ports[0].link.rate,
+                LinkRate::infiniband(4, speed),
+                "{token}"
+            );
+        }
+    }
+
+    #[test]
     fn build_reads_relative_file() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::File::create(dir.path().join("x.topo"))
@@ -399,8 +418,8 @@ link S1 S2 speed=QDR width=4x
                 "t.topo:3: duration \"5\" has no unit",
             ),
             (
-                "switch S1\nhca H1\nlink H1 S1 speed=XDR\n",
-                "t.topo:3: unknown speed `XDR`",
+                "switch S1\nhca H1\nlink H1 S1 speed=ZDR\n",
+                "t.topo:3: unknown speed `ZDR`; allowed: SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR",
             ),
             (
                 "switch S1\nhca H1\nlink H1 S1 width=3x speed=SDR\n",

@@ -119,7 +119,10 @@ impl LinkParams {
             (None, None) => {
                 return Err(Error::input(
                     key,
-                    "missing `speed` (SDR, DDR, QDR, FDR, EDR, HDR) or `rate`",
+                    format!(
+                        "missing `speed` ({}) or `rate`",
+                        crate::config::LinkSpeed::NAMES.join(", ")
+                    ),
                 ))
             }
         };
