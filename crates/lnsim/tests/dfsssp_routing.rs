@@ -65,6 +65,8 @@ fn what_cannot_combine_with_the_routings_sls_is_refused_naming_both_keys() {
             "ddbbm.mapping",
         ),
         (vec!["cc.enabled=true", "cc.cnp_vl=1"], "cc.cnp_vl"),
+        // the CA's SL-level reaction keys by the flow's VL, not the routing's SL per pair
+        (vec!["cc.enabled=true", "cc.level=\"sl\""], "cc.level"),
         (
             vec!["traffic.generators[0].vl=1"],
             "traffic.generators[0].vl",

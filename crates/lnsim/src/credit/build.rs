@@ -1015,6 +1015,7 @@ fn congestion_management(
             base_dir: &l.base_dir,
             multipath,
             given: &|k| l.given(k),
+            sources_pick_lanes: crate::credit::lanes::LaneChoice::for_scenario(s)?.picks_lanes(),
         },
     )
 }

@@ -387,6 +387,7 @@ mod tests {
             base_dir: std::path::Path::new("."),
             multipath: None,
             given: &|_| false,
+            sources_pick_lanes: false,
         };
         Drb {
             monitor: PortMonitor::new(0.8, 64, &ctx),

@@ -10,11 +10,11 @@ use super::cct::CongestionControlTable;
 use super::ib_ca::CaCc;
 use super::ib_switch::SwitchCc;
 use super::{CcContext, MemorySizes, Notification, SwitchView};
-use crate::config::{IbCcKeys, Ps};
+use crate::config::{CcLevel, IbCcKeys, Ps};
 use crate::credit::packet::{Packet, BECN, FECN};
 use crate::credit::traffic::Flow;
 use crate::engine::memory_budget::{m, MemoryEstimate, Phase};
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// InfiniBand CC: switch and channel-adapter state.
 #[derive(Debug, Clone)]
@@ -44,6 +44,12 @@ impl IbCc {
             ctx.node_base,
             ctx.seed,
         )?;
+        if c.level == CcLevel::Sl && ctx.sources_pick_lanes {
+            return Err(Error::input(
+                "cc.level",
+                "\"sl\" keys a source's CCTI by its flows' VL, but here the source picks each packet's VL itself (a source lane choice: routing.engine = \"dfsssp\", the routing's SL per pair, or DDBBM on VLs), which the SL-level reaction does not follow: use cc.level = \"qp\"",
+            ));
+        }
         let ca = CaCc::new(c, ctx.vls, ctx.n_hca, table, ctx.seed)?;
         Ok(IbCc { sw, ca })
     }

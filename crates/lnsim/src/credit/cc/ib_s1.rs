@@ -267,6 +267,7 @@ mod tests {
             base_dir: std::path::Path::new("."),
             multipath: None,
             given: &|_| false,
+            sources_pick_lanes: false,
         };
         let c: IbS1Keys = toml::from_str("").expect("defaults");
         IbS1::from_config(&c, &ctx).expect("valid")

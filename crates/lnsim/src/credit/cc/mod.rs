@@ -331,6 +331,9 @@ pub struct CcContext<'a> {
     /// Whether the scenario gives a key ([`crate::config::LoadedScenario::given`]), for a key
     /// refused where it does not apply.
     pub given: &'a dyn Fn(&str) -> bool,
+    /// Whether a source lane choice picks each data packet's VL (`credit/lanes.rs`), so that a
+    /// flow's own VL is not its packets'.
+    pub sources_pick_lanes: bool,
 }
 
 impl CongestionManagement {

@@ -208,6 +208,7 @@ mod tests {
             base_dir: Path::new("."),
             multipath: None,
             given: &|_| false,
+            sources_pick_lanes: false,
         }
     }
 
