@@ -12,12 +12,13 @@
 use super::model::Model;
 use super::schema::{AcorSequence, AcorVariant, LianCounters, LmcPath, OpensmEngine};
 use super::schema::{
-    Arrangement, BufferSharing, CcLevel, CcMechanism, CctAlgorithm, CountWindow, DdbbmMapping,
-    DestinationPer, DmodkDigits, DmodkKey, FlowControl, HotspotSplit, Injection, InjectionQueues,
-    LinkSpeed, LinkWidth, MarkBuffer, Marking, NsCompare, OutputAdmission, PathGranularity,
-    PathMode, PortNumbering, QueueMappingKind, RecomputeRetry, RootCredits, RouterFlowControl,
-    RoutingAlgorithm, SinkCreditReturn, SitBase, Spread, StaticMode, Subset, ThresholdMapping,
-    ThresholdMode, TimerMode, TopologyKind, VlbPolicy, ZeroCounts,
+    Arrangement, BufferSharing, CcLevel, CcMechanism, CcmTimerMode, CctAlgorithm, CountWindow,
+    DdbbmMapping, DestinationPer, DmodkDigits, DmodkKey, FlowControl, HotspotSplit, Injection,
+    InjectionQueues, LinkSpeed, LinkWidth, MarkBuffer, MarkScope, Marking, NsCompare,
+    OutputAdmission, PathGranularity, PathMode, PortNumbering, QueueMappingKind, RecomputeRetry,
+    RootCredits, RouterFlowControl, RoutingAlgorithm, SinkCreditReturn, SitBase, Spread,
+    StaticMode, Subset, ThresholdMapping, ThresholdMode, TimerMode, TopologyKind, VlbPolicy,
+    ZeroCounts,
 };
 use super::schema::{QcnClock, QcnCompare, QcnSampling, QcnTrace, QcnVictim};
 use super::units::{BitRate, Bytes, Duration, Frequency, PS_PER_S};
@@ -637,8 +638,12 @@ pub const KEYS: &[KeyInfo] = &[
         "the port monitor marks FECN on a packet leaving a switch input VL buffer whose occupancy (the packet included) exceeds this fraction of the buffer (spec A.3.2)"),
     key!("cc.mark_buffer", ValueKind::Choice(MarkBuffer::NAMES), "", "`input`", CR,
         "the buffer the port monitor watches: `input` (the switch input VL buffer a packet leaves, spec A.10 item 7) or `output` (the output VL buffer it leaves for the link; needs `switch.output_buffer_credits`)"),
+    key!("cc.mark_scope", ValueKind::Choice(MarkScope::NAMES), "", "`vl`", CR,
+        "what `cc.mark_fraction` applies to (`ib_s1`, `drb`; spec A.6 \"80 % of port buffer size\"): `vl` (the occupancy of the packet's VL buffer against its capacity) or `port` (the occupancy summed over the port's VLs against the port's total capacity), of the buffer `cc.mark_buffer` names"),
     key!("cc.ccm_timer", dur(), "", "`\"100us\"`", CR,
         "the sources' CCM timer: a period without notifications closes one DRB path or removes one IRD step (spec A.3.4, A.4)"),
+    key!("cc.ccm_timer_mode", ValueKind::Choice(CcmTimerMode::NAMES), "", "`global`", CR,
+        "how the sources' CCM timers run (`ib_s1`, `drb`): `global` (one synchronous timer for every connection, expiring at multiples of `cc.ccm_timer`), `per_flow_phase` (each connection's own free-running timer, offset by a phase drawn from the seed) or `per_flow_restart` (each connection's timer restarted by each notification: a path closes / an IRD step goes a full quiet period after the last notification, and one more per period after that)"),
     key!("cc.notifications_per_step", int(1, 1_000_000), "", "10", CR,
         "notifications per step (one more path; one more `cc.ird_step`)"),
     key!("cc.ird_step", dur(), "", "`\"5us\"`", CR,
