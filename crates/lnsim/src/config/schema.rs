@@ -1659,6 +1659,10 @@ crate::choice! {
         /// may exceed the host link; messages wait in an unbounded source queue
         /// (drb-and-ddbbm spec A.6, A.10).
         Poisson = "poisson",
+        /// Messages at a fixed inter-arrival time (message wire bits / `rate`, a constant-rate
+        /// source), the first at a phase drawn from the seed within one gap; like Poisson, the
+        /// rate may exceed the host link (drb-and-ddbbm spec A.6 alternative reading).
+        Periodic = "periodic",
     }
 }
 
@@ -2028,6 +2032,15 @@ pub struct StatsConfig {
     /// to `hotspot`, else `sim.warmup`).
     #[serde(default)]
     pub hotspot_from: Option<Duration>,
+    /// What the per-link series count (`links.csv`, `hotspot.*`): the bytes a link starts to
+    /// send per interval (`"wire"`) or the bytes injected per interval whose path crosses it
+    /// (`"routed"`, counted in the interval of their injection).
+    #[serde(default)]
+    pub link_measure: LinkMeasure,
+    /// The hot spot's peak also over a sliding mean of this length (a multiple of
+    /// `sim.interval`): `hotspot.peak_window_mbps`.
+    #[serde(default)]
+    pub hotspot_window: Option<Duration>,
     /// Cycle-level model: width in cycles of the time bins of `bins.csv` (latency, accepted
     /// load and misrouted fraction over time; default 1,000).
     #[serde(default = "default_bin_cycles")]
@@ -2038,6 +2051,19 @@ pub struct StatsConfig {
     #[serde(default)]
     pub group_counters: bool,
 }
+crate::choice! {
+    /// What the per-link throughput series counts (drb-and-ddbbm spec A.7, A.8 R-A8/R-A9).
+    #[derive(Default)]
+    pub enum LinkMeasure {
+        /// The data bytes a link starts to send in the interval (bounded by its capacity).
+        #[default]
+        Wire = "wire",
+        /// The data bytes injected in the interval whose path crosses the link (the demand
+        /// routed over it, not bounded by its capacity).
+        Routed = "routed",
+    }
+}
+
 impl Default for StatsConfig {
     fn default() -> Self {
         toml::from_str("").expect("stats defaults")
