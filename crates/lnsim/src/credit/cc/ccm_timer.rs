@@ -146,10 +146,10 @@ mod tests {
         let distinct: std::collections::HashSet<_> = next.iter().collect();
         assert!(distinct.len() > 4, "phases differ: {next:?}");
         // a flow's expiries are a period apart
-        for f in 0..8 {
-            assert_eq!(t.next_quiet_expiry(f, 0, next[f]), next[f] + 100 * US);
-            assert_eq!(t.quiet_expiries(f, 0, 0, next[f]), 1);
-            assert_eq!(t.quiet_expiries(f, 0, 0, next[f] - 1), 0);
+        for (f, &n) in next.iter().enumerate() {
+            assert_eq!(t.next_quiet_expiry(f, 0, n), n + 100 * US);
+            assert_eq!(t.quiet_expiries(f, 0, 0, n), 1);
+            assert_eq!(t.quiet_expiries(f, 0, 0, n - 1), 0);
         }
         let mut again = CcmTimer::new(CcmTimerMode::PerFlowPhase, 100 * US, 7);
         again.grow(8);
