@@ -208,13 +208,13 @@ impl PortMonitor {
 }
 
 /// The DRB paper's mechanisms' share of the memory estimate (drb spec A.3, A.4: DRB and
-/// IBA_CC-S1): the port monitor's limit and marks per input and VL, the state per flow, and
-/// (at most) a sample per flow and interval for drb_paths.csv / ird.csv, with its line of text.
+/// IBA_CC-S1): the port monitor's limit and marks per input and VL, the state per flow (with
+/// the per-connection CCM timers' last notification, settling time and phase), and (at most) a sample per flow and interval for drb_paths.csv / ird.csv, with its line of text.
 pub fn memory(z: &MemorySizes, est: &mut MemoryEstimate) {
     est.add(
         "DRB / IBA_CC-S1 state",
         m(m(z.ports, z.vls), 12)
-            + m(z.flows, 48)
+            + m(z.flows, 72)
             + grown(m(m(z.intervals, z.flows), 24 + 40 + 2 * z.name_bytes)),
         Phase::Run,
     );
