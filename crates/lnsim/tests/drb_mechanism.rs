@@ -232,6 +232,13 @@ fn validate_names_the_mechanism_and_its_parameters() {
     );
     let text = lnsim::api::validate_file(&p, &ov(&with(IB_S1, "cc.ird_step=\"2us\""))).unwrap();
     assert!(text.contains("IRD + 2 µs per 10 notifications"), "{text}");
+    let mut timer = with(IB_S1, "cc.ccm_timer_mode=\"per_flow_restart\"");
+    timer.push("cc.mark_scope=\"port\"");
+    let text = lnsim::api::validate_file(&p, &ov(&timer)).unwrap();
+    assert!(
+        text.contains("per_flow_restart timer") && text.contains("an input port's VL buffers"),
+        "{text}"
+    );
     let text = lnsim::api::validate_file(&p, &[]).unwrap();
     assert!(!text.contains("congestion management"), "{text}");
 }

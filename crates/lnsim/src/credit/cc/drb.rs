@@ -400,10 +400,9 @@ impl Drb {
             return "drb".to_string();
         };
         format!(
-            "drb (FECN above {} of an {} {} buffer; one more path per {} notifications, Eq. 1 {} per {}; one path closed per quiet {} µs, {} timer)",
+            "drb (FECN above {} of {}; one more path per {} notifications, Eq. 1 {} per {}; one path closed per quiet {} µs, {} timer)",
             cc.mark_fraction,
-            cc.mark_buffer.name(),
-            cc.mark_scope.name(),
+            crate::credit::cc::port_monitor::watched(cc.mark_buffer, cc.mark_scope),
             cc.notifications_per_step,
             s.drb.zero_counts.name(),
             s.drb.granularity.name(),

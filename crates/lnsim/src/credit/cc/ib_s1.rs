@@ -292,10 +292,9 @@ impl IbS1 {
             return "ib_s1".to_string();
         };
         format!(
-            "ib_s1 (FECN above {} of an {} {} buffer; IRD + {} µs per {} notifications, − one step per quiet {} µs, {} timer)",
+            "ib_s1 (FECN above {} of {}; IRD + {} µs per {} notifications, − one step per quiet {} µs, {} timer)",
             cc.mark_fraction,
-            cc.mark_buffer.name(),
-            cc.mark_scope.name(),
+            crate::credit::cc::port_monitor::watched(cc.mark_buffer, cc.mark_scope),
             cc.ird_step.0 as f64 / 1e6,
             cc.notifications_per_step,
             cc.ccm_timer.0 as f64 / 1e6,

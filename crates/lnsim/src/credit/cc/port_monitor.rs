@@ -165,6 +165,15 @@ impl PortMonitor {
     }
 }
 
+/// What the monitor compares, in words (the set-up report): "an input VL buffer", "an output
+/// port's VL buffers together", ….
+pub fn watched(buffer: MarkBuffer, scope: MarkScope) -> String {
+    match scope {
+        MarkScope::Vl => format!("an {} VL buffer", buffer.name()),
+        MarkScope::Port => format!("an {} port's VL buffers together", buffer.name()),
+    }
+}
+
 /// `cc.mark_buffer = "output"` needs output buffers and a mechanism with the monitor
 /// (`cc.mechanism = "drb"` or `"ib_s1"`, `cc.enabled = true`).
 pub fn check_mark_buffer(s: &Scenario) -> Result<()> {
