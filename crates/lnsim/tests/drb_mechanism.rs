@@ -232,6 +232,13 @@ fn validate_names_the_mechanism_and_its_parameters() {
     );
     let text = lnsim::api::validate_file(&p, &ov(&with(IB_S1, "cc.ird_step=\"2us\""))).unwrap();
     assert!(text.contains("IRD + 2 µs per 10 notifications"), "{text}");
+    let mut timer = with(IB_S1, "cc.ccm_timer_mode=\"per_flow_restart\"");
+    timer.push("cc.mark_scope=\"port\"");
+    let text = lnsim::api::validate_file(&p, &ov(&timer)).unwrap();
+    assert!(
+        text.contains("per_flow_restart timer") && text.contains("an input port's VL buffers"),
+        "{text}"
+    );
     let text = lnsim::api::validate_file(&p, &[]).unwrap();
     assert!(!text.contains("congestion management"), "{text}");
 }
@@ -270,4 +277,63 @@ fn the_monitor_can_watch_the_output_buffers() {
         e.contains("cc.mark_buffer") && e.contains("output_buffer_credits"),
         "{e}"
     );
+}
+
+#[test]
+fn per_connection_ccm_timers_change_the_runs_and_repeat() {
+    // cc.ccm_timer_mode: each connection's own timer (phased, or restarted by each
+    // notification) instead of one synchronous timer, for DRB and IBA_CC-S1 alike
+    let d = tempfile::tempdir().unwrap();
+    let p = write(d.path(), "t.toml", TORUS);
+    let rate = "traffic.generators[0].rate=\"1000Mbps\"";
+    for (name, mech) in [("drb", DRB), ("ib_s1", IB_S1)] {
+        let global = run(&p, &d.path().join(format!("{name}g")), &with(mech, rate));
+        for mode in ["per_flow_phase", "per_flow_restart"] {
+            let set = format!("cc.ccm_timer_mode=\"{mode}\"");
+            let mut ov = with(mech, rate);
+            ov.push(&set);
+            let a = run(&p, &d.path().join(format!("{name}{mode}a")), &ov);
+            let b = run(&p, &d.path().join(format!("{name}{mode}b")), &ov);
+            conserved(&a);
+            assert_eq!(stable(a.clone()), stable(b), "{name} {mode}: deterministic");
+            assert_ne!(a["latency_ns"], global["latency_ns"], "{name} {mode}");
+        }
+    }
+    // refused where it does not apply, and bad values name the allowed ones
+    let e = input_error(
+        TORUS,
+        &[],
+        &[
+            "cc.enabled=true",
+            "cc.mechanism=\"ib\"",
+            "cc.ccm_timer_mode=\"per_flow_phase\"",
+        ],
+    );
+    assert!(
+        e.contains("cc.ccm_timer_mode") && e.contains("cc.mechanism"),
+        "{e}"
+    );
+    let e = input_error(TORUS, &[], &with(DRB, "cc.ccm_timer_mode=\"each\""));
+    assert!(
+        e.contains("cc.ccm_timer_mode") && e.contains("per_flow_restart"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_monitor_can_compare_the_whole_port() {
+    // cc.mark_scope = "port": the occupancy of the port's VL buffers together against 80 % of
+    // the port's total marks differently from the VL buffer alone
+    let d = tempfile::tempdir().unwrap();
+    let p = write(d.path(), "t.toml", TORUS);
+    let rate = "traffic.generators[0].rate=\"1000Mbps\"";
+    let vl = run(&p, &d.path().join("vl"), &with(DRB, rate));
+    let mut ov = with(DRB, rate);
+    ov.push("cc.mark_scope=\"port\"");
+    let port = run(&p, &d.path().join("port"), &ov);
+    conserved(&port);
+    assert!(vl["monitor"]["fecn_marks"].as_u64().unwrap() > 0);
+    assert_ne!(vl["monitor"], port["monitor"]);
+    let e = input_error(TORUS, &[], &with(DRB, "cc.mark_scope=\"switch\""));
+    assert!(e.contains("cc.mark_scope") && e.contains("port"), "{e}");
 }

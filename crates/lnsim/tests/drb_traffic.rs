@@ -344,3 +344,110 @@ fn bad_keys_name_themselves() {
         "{e}"
     );
 }
+
+#[test]
+fn routed_measure_and_windowed_peak_of_the_hot_spot() {
+    // stats.link_measure = "routed": bytes counted in the interval of their injection on every
+    // link their path crosses (the demand routed over a link, not bounded by its capacity);
+    // stats.hotspot_window: the peak of the sliding mean of that many intervals
+    let d = tempfile::tempdir().unwrap();
+    let hot = "[[traffic.generators]]\nsources = [\"H111\", \"H431\", \"H241\"]\n\
+               destinations = [\"H221\"]\ninjection = \"poisson\"\nrate = \"1000bit/us\"\n\
+               start = \"8ms\"\n\
+               [stats]\nhotspot = \"H221\"\nlinks = true\n";
+    let p = write(d.path(), "h.toml", &format!("{TORUS}{hot}"));
+    let end = "sim.end_time=\"12ms\"";
+    let wire = run(
+        &p,
+        &d.path().join("w"),
+        &[end, "stats.hotspot_window=\"2ms\""],
+    );
+    let routed = run(
+        &p,
+        &d.path().join("r"),
+        &[
+            end,
+            "stats.link_measure=\"routed\"",
+            "stats.hotspot_window=\"2ms\"",
+        ],
+    );
+    let (hw, hr) = (&wire["hotspot"], &routed["hotspot"]);
+    assert_eq!(
+        (hw["measure"].as_str(), hr["measure"].as_str()),
+        (Some("wire"), Some("routed"))
+    );
+    // the same run: the routed series is the wire one moved to the injection intervals, so
+    // over the whole run each link counts the same bytes but for those still in flight
+    let sum = |out: &str| -> BTreeMap<String, u64> {
+        let mut m = BTreeMap::new();
+        for r in links_csv(&d.path().join(out)) {
+            *m.entry(format!("{}->{}", r.1, r.3)).or_insert(0) += r.4;
+        }
+        m
+    };
+    let (sw, sr) = (sum("w"), sum("r"));
+    let hot_link = "SW22->H221".to_string();
+    assert!(sr[&hot_link] <= sw[&hot_link]);
+    assert!(
+        sw[&hot_link] - sr[&hot_link] < 64 * 2048,
+        "{} {}",
+        sw[&hot_link],
+        sr[&hot_link]
+    );
+    // the hot HCA link is capacity-bound on the wire (± a packet per interval), not routed:
+    // 3 × 1,000 + the background offered into it exceeds its 2,500
+    let peak = |h: &Value| f(&h["peak_link_mbps"]);
+    assert!(peak(hw) < 2_500.0 + 17.0, "{hw}");
+    assert!(peak(hr) > peak(hw), "{hr} vs {hw}");
+    // the window's peak is a mean of two intervals: at most the one-interval peak, and that of
+    // links.csv's own two-interval means from 8 ms on
+    for h in [hw, hr] {
+        assert_eq!(f(&h["window_s"]), 0.002);
+        assert!(f(&h["peak_window_mbps"]) <= peak(h) + 1e-6, "{h}");
+    }
+    let rows = links_csv(&d.path().join("w"));
+    let series: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.0 >= 0.008 && format!("{}->{}", r.1, r.3) == hot_link)
+        .map(|r| r.5)
+        .collect();
+    let top = series
+        .windows(2)
+        .map(|w| (w[0] + w[1]) / 2.0)
+        .fold(0.0, f64::max);
+    let link = hw["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["from"] == "SW22")
+        .unwrap();
+    assert!(
+        (f(&link["peak_window_mbps"]) - top).abs() < 1e-3,
+        "{link} vs {top}"
+    );
+    // checked naming the key
+    let e = input_error(
+        &format!("{TORUS}{hot}"),
+        &[],
+        &[end, "stats.hotspot_window=\"1.5ms\""],
+    );
+    assert!(
+        e.contains("stats.hotspot_window") && e.contains("sim.interval"),
+        "{e}"
+    );
+    let e = input_error(TORUS, &[], &["stats.link_measure=\"routed\""]);
+    assert!(
+        e.contains("stats.link_measure") && e.contains("stats.links"),
+        "{e}"
+    );
+    let e = input_error(TORUS, &[], &["stats.hotspot_window=\"2ms\""]);
+    assert!(
+        e.contains("stats.hotspot_window") && e.contains("stats.hotspot"),
+        "{e}"
+    );
+    let e = input_error(TORUS, &[], &["stats.link_measure=\"demand\""]);
+    assert!(
+        e.contains("stats.link_measure") && e.contains("routed"),
+        "{e}"
+    );
+}

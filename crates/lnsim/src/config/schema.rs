@@ -1659,6 +1659,10 @@ crate::choice! {
         /// may exceed the host link; messages wait in an unbounded source queue
         /// (drb-and-ddbbm spec A.6, A.10).
         Poisson = "poisson",
+        /// Messages at a fixed inter-arrival time (message wire bits / `rate`, a constant-rate
+        /// source), the first at a phase drawn from the seed within one gap; like Poisson, the
+        /// rate may exceed the host link (drb-and-ddbbm spec A.6 alternative reading).
+        Periodic = "periodic",
     }
 }
 
@@ -2028,6 +2032,15 @@ pub struct StatsConfig {
     /// to `hotspot`, else `sim.warmup`).
     #[serde(default)]
     pub hotspot_from: Option<Duration>,
+    /// What the per-link series count (`links.csv`, `hotspot.*`): the bytes a link starts to
+    /// send per interval (`"wire"`) or the bytes injected per interval whose path crosses it
+    /// (`"routed"`, counted in the interval of their injection).
+    #[serde(default)]
+    pub link_measure: LinkMeasure,
+    /// The hot spot's peak also over a sliding mean of this length (a multiple of
+    /// `sim.interval`): `hotspot.peak_window_mbps`.
+    #[serde(default)]
+    pub hotspot_window: Option<Duration>,
     /// Cycle-level model: width in cycles of the time bins of `bins.csv` (latency, accepted
     /// load and misrouted fraction over time; default 1,000).
     #[serde(default = "default_bin_cycles")]
@@ -2038,6 +2051,19 @@ pub struct StatsConfig {
     #[serde(default)]
     pub group_counters: bool,
 }
+crate::choice! {
+    /// What the per-link throughput series counts (drb-and-ddbbm spec A.7, A.8 R-A8/R-A9).
+    #[derive(Default)]
+    pub enum LinkMeasure {
+        /// The data bytes a link starts to send in the interval (bounded by its capacity).
+        #[default]
+        Wire = "wire",
+        /// The data bytes injected in the interval whose path crosses the link (the demand
+        /// routed over it, not bounded by its capacity).
+        Routed = "routed",
+    }
+}
+
 impl Default for StatsConfig {
     fn default() -> Self {
         toml::from_str("").expect("stats defaults")
@@ -2770,9 +2796,18 @@ pub struct IbS1Keys {
     /// (the option; needs `switch.output_buffer_credits`).
     #[serde(default)]
     pub mark_buffer: MarkBuffer,
+    /// what the threshold applies to: the packet's `"vl"` buffer or the `"port"` (occupancy
+    /// summed over its VLs against the port's total).
+    #[serde(default)]
+    pub mark_scope: MarkScope,
     /// the source's CCM timer (spec A.3.4, A.4: 100 µs).
     #[serde(default = "default_ccm_timer")]
     pub ccm_timer: Duration,
+    /// how the sources' CCM timers are phased: `"global"` (one synchronous timer),
+    /// `"per_flow_phase"` (per connection, free running, phase from the seed) or
+    /// `"per_flow_restart"` (per connection, restarted by each notification).
+    #[serde(default)]
+    pub ccm_timer_mode: CcmTimerMode,
     /// notifications per step: DRB opens one more path, IBA_CC-S1 adds one
     /// `ird_step` (spec A.3.7, A.4: 10).
     #[serde(default = "default_notifications_per_step")]
@@ -2804,9 +2839,18 @@ pub struct DrbCcKeys {
     /// (the option; needs `switch.output_buffer_credits`).
     #[serde(default)]
     pub mark_buffer: MarkBuffer,
+    /// what the threshold applies to: the packet's `"vl"` buffer or the `"port"` (occupancy
+    /// summed over its VLs against the port's total).
+    #[serde(default)]
+    pub mark_scope: MarkScope,
     /// the source's CCM timer (spec A.3.4, A.4: 100 µs).
     #[serde(default = "default_ccm_timer")]
     pub ccm_timer: Duration,
+    /// how the sources' CCM timers are phased: `"global"` (one synchronous timer),
+    /// `"per_flow_phase"` (per connection, free running, phase from the seed) or
+    /// `"per_flow_restart"` (per connection, restarted by each notification).
+    #[serde(default)]
+    pub ccm_timer_mode: CcmTimerMode,
     /// notifications per step: DRB opens one more path, IBA_CC-S1 adds one
     /// `ird_step` (spec A.3.7, A.4: 10).
     #[serde(default = "default_notifications_per_step")]
@@ -3042,6 +3086,34 @@ crate::choice! {
         Input = "input",
         /// The output VL buffer a packet leaves for the link (the option).
         Output = "output",
+    }
+}
+crate::choice! {
+    /// What the DRB paper's port monitor compares with its threshold (drb-and-ddbbm spec A.6
+    /// "80 % of port buffer size", A.10 item 4).
+    #[derive(Default)]
+    pub enum MarkScope {
+        /// The occupancy of the packet's VL buffer against that buffer's capacity (the spec's
+        /// default).
+        #[default]
+        Vl = "vl",
+        /// The occupancy summed over the port's VLs against the port's total capacity.
+        Port = "port",
+    }
+}
+crate::choice! {
+    /// How the sources' CCM timers of the DRB paper's mechanisms are phased (drb-and-ddbbm spec
+    /// A.3.4, A.4: one quiet timer period closes a DRB path or removes an IRD step).
+    #[derive(Default)]
+    pub enum CcmTimerMode {
+        /// One synchronous timer for every connection, expiring at multiples of the period.
+        #[default]
+        Global = "global",
+        /// Each connection's own free-running timer, offset by a phase drawn from the seed.
+        PerFlowPhase = "per_flow_phase",
+        /// Each connection's timer restarted by each notification: it expires a full quiet
+        /// period after the last one, and every period after that.
+        PerFlowRestart = "per_flow_restart",
     }
 }
 fn default_mark_fraction() -> f64 {

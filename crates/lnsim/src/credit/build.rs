@@ -1043,6 +1043,9 @@ fn statistics(
     st.hotspot = crate::credit::stats::links::resolve_hotspot(s, fabric)?;
     if s.stats.links || st.hotspot.is_some() {
         st.track_links(is_switch);
+        if let Some(l) = &mut st.links {
+            l.at_injection = s.stats.link_measure == crate::config::LinkMeasure::Routed;
+        }
     }
     Ok(st)
 }

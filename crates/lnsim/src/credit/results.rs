@@ -670,7 +670,9 @@ pub(crate) fn hotspot_links(net: &Net, hca: u32) -> Vec<u32> {
 /// `hotspot` of the summary (drb-and-ddbbm spec A.8 R-A8, R-A9): the hot HCA, its switch, the
 /// start of the peak search, the highest per-interval data throughput (Mbit/s = bits/µs) on
 /// the links into the switch over the intervals that end after it (`peak_link_mbps`, with
-/// the link and interval), and each link with its own peak (`links`).
+/// the link and interval), and each link with its own peak (`links`); with
+/// `stats.hotspot_window`, the same over the sliding means of that many intervals
+/// (`peak_window_mbps`, the window starting in the search); `measure`: `stats.link_measure`.
 fn hotspot_json(net: &Net, ctx: &Ctx, h: crate::credit::stats::links::Hotspot) -> Value {
     let Some(ls) = &net.stats.links else {
         return Value::Null;
@@ -682,12 +684,14 @@ fn hotspot_json(net: &Net, ctx: &Ctx, h: crate::credit::stats::links::Hotspot) -
         net.fabric.nodes[node as usize].name.as_str()
     };
     let mut best: Option<(f64, u32, usize)> = None;
+    let mut best_window: Option<f64> = None;
     let mut links = Vec::new();
     for g in hotspot_links(net, h.hca) {
         let i = ls.index[g as usize] as usize;
+        let bytes = |k: usize| ls.bytes[k * ls.len() + i];
         let mut peak: Option<(f64, usize)> = None;
         for k in first..n_int {
-            let mbps = interval_mbps(ctx, k, ls.bytes[k * ls.len() + i]);
+            let mbps = interval_mbps(ctx, k, bytes(k));
             if peak.is_none_or(|(m, _)| mbps > m) {
                 peak = Some((mbps, k));
             }
@@ -697,15 +701,33 @@ fn hotspot_json(net: &Net, ctx: &Ctx, h: crate::credit::stats::links::Hotspot) -
                 best = Some((m, g, k));
             }
         }
-        links.push(json!({
+        let mut link = json!({
             "from": name(g),
             "port": g - net.links.port_base[net.links.node_of[g as usize] as usize],
             "to": name(net.links.peer[g as usize]),
             "peak_mbps": r6(peak.map_or(0.0, |p| p.0)),
-        }));
+        });
+        if let Some(w) = h.window {
+            // the highest mean over `w` consecutive intervals starting in the search (the last
+            // one cut at the run's end)
+            let w = w as usize;
+            let mut top: Option<f64> = None;
+            for k in first..n_int.saturating_sub(w - 1) {
+                let sum: u64 = (k..k + w).map(bytes).sum();
+                let t0 = k as u64 * ctx.interval;
+                let len = ((k + w) as u64 * ctx.interval).min(ctx.end) - t0;
+                let mbps = sum as f64 * 8.0 / (len as f64 / 1e6);
+                top = Some(top.map_or(mbps, |t: f64| t.max(mbps)));
+            }
+            let top = top.unwrap_or(0.0);
+            best_window = Some(best_window.map_or(top, |b| b.max(top)));
+            link["peak_window_mbps"] = json!(r6(top));
+        }
+        links.push(link);
     }
     let to_hca = net.links.peer[net.hcas.hca_gport[h.hca as usize] as usize];
-    json!({
+    let mut out = json!({
+        "measure": if ls.at_injection { "routed" } else { "wire" },
         "hca": ctx.names[h.hca as usize],
         "switch": name(to_hca),
         "from_s": secs(h.from),
@@ -713,7 +735,12 @@ fn hotspot_json(net: &Net, ctx: &Ctx, h: crate::credit::stats::links::Hotspot) -
         "peak_link": best.map(|(_, g, _)| format!("{}->{}", name(g), name(net.links.peer[g as usize]))),
         "peak_t_start_s": best.map(|(_, _, k)| secs(k as u64 * ctx.interval)),
         "links": links,
-    })
+    });
+    if let Some(w) = h.window {
+        out["window_s"] = json!(secs(w as u64 * ctx.interval));
+        out["peak_window_mbps"] = json!(r6(best_window.unwrap_or(0.0)));
+    }
+    out
 }
 
 /// The congestion-control totals of the summary.

@@ -24,6 +24,9 @@ pub mod purpose {
     /// The phase of a channel adapter's free-running CCTI timer (`cc.timer_mode =
     /// "free_running_phased"`, `credit/cc/ib_ca.rs`).
     pub const CCTI_TIMER_PHASE: u64 = 9;
+    /// The phase of a DRB / IBA_CC-S1 connection's CCM timer (`cc.ccm_timer_mode =
+    /// "per_flow_phase"`, `credit/cc/ccm_timer.rs`).
+    pub const CCM_TIMER_PHASE: u64 = 10;
 }
 
 fn splitmix(mut x: u64) -> u64 {

@@ -7,10 +7,12 @@
 //! A connection is a flow (source, destination); its paths are the pair's multipath routes
 //! (`credit/routing/multipath_routes.rs`, shortest first, path 0 the forwarding tables' route), so opening
 //! "the next path" opens the next-shortest one and closing removes the most recently opened
-//! (spec A.3.2 \[A\]). One timer for all sources, period `cc.ccm_timer`, is the CCM timer
-//! (spec A.3.4; the paper does not say how the sources' timers are phased \[A\]).
+//! (spec A.3.2 \[A\]). The CCM timer (spec A.3.4, period `cc.ccm_timer`) is one timer for all
+//! sources by default; `cc.ccm_timer_mode` gives each connection its own, phased or restarted
+//! by each notification ([`CcmTimer`]; the paper does not say how the timers are phased \[A\]).
 
 use crate::config::{CountWindow, DrbCcKeys, DrbConfig, PathGranularity, Ps, ZeroCounts};
+use crate::credit::cc::ccm_timer::CcmTimer;
 use crate::credit::cc::port_monitor::PortMonitor;
 use crate::credit::cc::CcContext;
 use crate::credit::cc::{r6, secs, MechanismOutputs, OutputContext};
@@ -50,7 +52,8 @@ pub struct Drb {
     zero_counts: ZeroCounts,
     window: CountWindow,
     granularity: PathGranularity,
-    timer: Ps,
+    /// The sources' CCM timers.
+    ccm: CcmTimer,
     n_hca: usize,
     /// `[src * n_hca + dst]`: the pair's multipath routes.
     pair_paths: Vec<u8>,
@@ -60,8 +63,12 @@ pub struct Drb {
     counts: Vec<[u32; MAX_PATHS]>,
     /// Per flow: notifications since the last path was opened.
     since_step: Vec<u32>,
-    /// Per flow: a notification came in this timer period.
+    /// Per flow: a notification came in this timer period (`global` timer).
     notified: Vec<bool>,
+    /// Per flow: when its last notification came (per-connection timers).
+    last_note: Vec<Ps>,
+    /// Per flow: the time its state was last brought up to date (per-connection timers).
+    settled: Vec<Ps>,
     /// Per flow: notifications in the current statistics interval.
     interval_notifications: Vec<u32>,
     rng: ChaCha8Rng,
@@ -109,6 +116,7 @@ impl Drb {
         Ok(Drb {
             monitor: PortMonitor::watching(
                 c.mark_buffer,
+                c.mark_scope,
                 c.mark_fraction,
                 c.cnp_bytes.0 as u32,
                 ctx,
@@ -118,13 +126,15 @@ impl Drb {
             zero_counts: d.zero_counts,
             window: d.counts,
             granularity: d.granularity,
-            timer: c.ccm_timer.0,
+            ccm: CcmTimer::new(c.ccm_timer_mode, c.ccm_timer.0, ctx.seed),
             n_hca: n,
             pair_paths,
             open: Vec::new(),
             counts: Vec::new(),
             since_step: Vec::new(),
             notified: Vec::new(),
+            last_note: Vec::new(),
+            settled: Vec::new(),
             interval_notifications: Vec::new(),
             rng: stream(ctx.seed, u64::MAX - 2, purpose::PATH_CHOICE),
             notifications: 0,
@@ -136,9 +146,10 @@ impl Drb {
         })
     }
 
-    /// The CCM timer's period.
-    pub fn timer(&self) -> Ps {
-        self.timer
+    /// The period of the one synchronous CCM timer of the run loop (`None` with a timer per
+    /// connection, which is settled lazily).
+    pub fn timer(&self) -> Option<Ps> {
+        self.ccm.is_global().then_some(self.ccm.period())
     }
 
     /// Makes room for flow `f`'s state (flows appear as generators open them).
@@ -150,7 +161,37 @@ impl Drb {
             self.counts.resize(need, [0; MAX_PATHS]);
             self.since_step.resize(need, 0);
             self.notified.resize(need, false);
+            self.last_note.resize(need, 0);
+            self.settled.resize(need, 0);
             self.interval_notifications.resize(need, 0);
+            self.ccm.grow(need);
+        }
+    }
+
+    /// Brings flow `fi`'s state to `now` under a per-connection timer: each quiet expiry since
+    /// it was last settled closes a path (back at one path the counts are cleared), each
+    /// expiry halves the counts with `drb.counts = "halve"` (as [`Drb::timer_fired`] does).
+    fn settle(&mut self, fi: usize, now: Ps) {
+        if self.ccm.is_global() || fi >= self.open.len() || now <= self.settled[fi] {
+            return;
+        }
+        let (last, from) = (self.last_note[fi], self.settled[fi]);
+        self.settled[fi] = now;
+        let quiet = self.ccm.quiet_expiries(fi, last, from, now);
+        if quiet > 0 && self.open[fi] > 1 {
+            let close = quiet.min(self.open[fi] as u64 - 1) as u8;
+            self.open[fi] -= close;
+            self.closed += close as u64;
+            if self.open[fi] == 1 {
+                self.counts[fi] = [0; MAX_PATHS];
+                self.since_step[fi] = 0;
+            }
+        }
+        if self.window == CountWindow::Halve {
+            let halvings = self.ccm.expiries(fi, last, from, now).min(31) as u32;
+            for b in &mut self.counts[fi] {
+                *b >>= halvings;
+            }
         }
     }
 
@@ -168,13 +209,15 @@ impl Drb {
     /// Source `h` received notification `p` about flow `p.flow` (spec A.3.2 "on CN(BECN) for
     /// path i"): count it for the path it names; every `notifications_per_step`-th opens one
     /// more path while the connection has fewer than it may.
-    pub fn notification_received(&mut self, p: &Packet, flow: &Flow) {
+    pub fn notification_received(&mut self, p: &Packet, flow: &Flow, now: Ps) {
         if p.flags & BECN == 0 {
             return;
         }
         let f = p.flow;
         self.grow(f);
         let fi = f as usize;
+        self.settle(fi, now);
+        self.last_note[fi] = now;
         let path = (p.cn_path as usize).min(MAX_PATHS - 1);
         self.counts[fi][path] += 1;
         self.since_step[fi] += 1;
@@ -194,7 +237,11 @@ impl Drb {
     /// notifications (`unnotified_first`); per message, a message's packets keep the path of
     /// its first.
     #[inline]
-    pub fn path_for(&mut self, f: u32, flow: &Flow) -> u8 {
+    pub fn path_for(&mut self, f: u32, flow: &Flow, now: Ps) -> u8 {
+        if self.open_paths(f) <= 1 {
+            return 0;
+        }
+        self.settle(f as usize, now);
         let n = self.open_paths(f);
         if n <= 1 {
             return 0;
@@ -254,9 +301,12 @@ impl Drb {
         }
     }
 
-    /// Statistics interval `interval` ended with `flows` flows in the run: record the open
-    /// paths.
-    pub fn interval_ended(&mut self, interval: u32, flows: usize) {
+    /// Statistics interval `interval` ended at `t` with `flows` flows in the run: record the
+    /// open paths.
+    pub fn interval_ended(&mut self, interval: u32, t: Ps, flows: usize) {
+        for fi in 0..self.open.len() {
+            self.settle(fi, t);
+        }
         let mut sum = 0u64;
         for fi in 0..flows {
             let open = self.open.get(fi).copied().unwrap_or(1);
@@ -350,12 +400,14 @@ impl Drb {
             return "drb".to_string();
         };
         format!(
-            "drb (FECN above {} of an input VL buffer; one more path per {} notifications, Eq. 1 {} per {}; one path closed per quiet {} µs)",
+            "drb (FECN above {} of {}; one more path per {} notifications, Eq. 1 {} per {}; one path closed per quiet {} µs, {} timer)",
             cc.mark_fraction,
+            crate::credit::cc::port_monitor::watched(cc.mark_buffer, cc.mark_scope),
             cc.notifications_per_step,
             s.drb.zero_counts.name(),
             s.drb.granularity.name(),
-            cc.ccm_timer.0 as f64 / 1e6
+            cc.ccm_timer.0 as f64 / 1e6,
+            cc.ccm_timer_mode.name()
         )
     }
 }
@@ -363,8 +415,11 @@ impl Drb {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::CcmTimerMode;
     use crate::credit::packet::CNP;
     use crate::topology::LinkClass;
+
+    const US: Ps = 1_000_000;
 
     fn flow(src: u32, dst: u32) -> Flow {
         crate::credit::traffic::flows::new_flow(src, dst, 0, 0, true)
@@ -396,13 +451,15 @@ mod tests {
             zero_counts: zero,
             window,
             granularity: PathGranularity::Packet,
-            timer: 100_000_000,
+            ccm: CcmTimer::new(CcmTimerMode::Global, 100 * US, 3),
             n_hca: 2,
             pair_paths: vec![0, paths, paths, 0],
             open: Vec::new(),
             counts: Vec::new(),
             since_step: Vec::new(),
             notified: Vec::new(),
+            last_note: Vec::new(),
+            settled: Vec::new(),
             interval_notifications: Vec::new(),
             rng: stream(1, 2, purpose::PATH_CHOICE),
             notifications: 0,
@@ -428,25 +485,25 @@ mod tests {
         let mut d = agent(3, ZeroCounts::PlusOne, CountWindow::Reset);
         let fl = flow(0, 1);
         for k in 1..=9 {
-            d.notification_received(&cn(0), &fl);
+            d.notification_received(&cn(0), &fl, 0);
             assert_eq!(d.open_paths(0), 1, "after {k} notifications");
         }
-        d.notification_received(&cn(0), &fl);
+        d.notification_received(&cn(0), &fl, 0);
         assert_eq!(d.open_paths(0), 2);
         for _ in 0..10 {
-            d.notification_received(&cn(1), &fl);
+            d.notification_received(&cn(1), &fl, 0);
         }
         assert_eq!(d.open_paths(0), 3);
         // the pair has 3 paths: no fourth although drb.max_paths = 4
         for _ in 0..30 {
-            d.notification_received(&cn(2), &fl);
+            d.notification_received(&cn(2), &fl, 0);
         }
         assert_eq!(d.open_paths(0), 3);
         assert_eq!((d.notifications, d.opened, d.max_open), (50, 2, 3));
         // a notification without BECN (not DRB's) changes nothing
         let mut plain = cn(0);
         plain.flags = CNP;
-        d.notification_received(&plain, &fl);
+        d.notification_received(&plain, &fl, 0);
         assert_eq!(d.notifications, 50);
     }
 
@@ -455,7 +512,7 @@ mod tests {
         let mut d = agent(4, ZeroCounts::PlusOne, CountWindow::Reset);
         let fl = flow(0, 1);
         for _ in 0..30 {
-            d.notification_received(&cn(0), &fl);
+            d.notification_received(&cn(0), &fl, 0);
         }
         assert_eq!(d.open_paths(0), 4);
         // the period with notifications does not close
@@ -464,7 +521,7 @@ mod tests {
         d.timer_fired();
         assert_eq!(d.open_paths(0), 3);
         // a notification in the next period holds it
-        d.notification_received(&cn(1), &fl);
+        d.notification_received(&cn(1), &fl, 0);
         d.timer_fired();
         assert_eq!(d.open_paths(0), 3);
         d.timer_fired();
@@ -476,15 +533,94 @@ mod tests {
         assert_eq!(d.open_paths(0), 1, "never below the original path");
     }
 
+    /// 30 notifications at `at` open 4 paths; the open paths read at each of `times` (µs).
+    fn open_after(mode: CcmTimerMode, at: Ps, times: &[Ps]) -> Vec<u8> {
+        let mut d = agent(4, ZeroCounts::PlusOne, CountWindow::Reset);
+        d.ccm = CcmTimer::new(mode, 100 * US, 3);
+        let fl = flow(0, 1);
+        for _ in 0..30 {
+            d.notification_received(&cn(0), &fl, at);
+        }
+        times
+            .iter()
+            .map(|&t| {
+                d.path_for(0, &fl, t * US);
+                d.open_paths(0)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_restarted_timer_closes_a_full_quiet_period_after_the_last_notification() {
+        // notified at 30 us: paths close at 130, 230, 330 us (not at the multiples of 100 us)
+        let got = open_after(
+            CcmTimerMode::PerFlowRestart,
+            30 * US,
+            &[129, 130, 229, 230, 330, 900],
+        );
+        assert_eq!(got, vec![4, 3, 3, 2, 1, 1]);
+        // the global timer would not close at 130 us: the run loop fires it, not the reads
+        let mut d = agent(4, ZeroCounts::PlusOne, CountWindow::Reset);
+        let fl = flow(0, 1);
+        for _ in 0..30 {
+            d.notification_received(&cn(0), &fl, 30 * US);
+        }
+        d.path_for(0, &fl, 130 * US);
+        assert_eq!(d.open_paths(0), 4);
+        assert_eq!(d.timer(), Some(100 * US));
+        let mut r = agent(4, ZeroCounts::PlusOne, CountWindow::Reset);
+        r.ccm = CcmTimer::new(CcmTimerMode::PerFlowRestart, 100 * US, 3);
+        assert_eq!(r.timer(), None, "no run-loop timer per connection");
+    }
+
+    #[test]
+    fn a_notification_restarts_the_connections_timer() {
+        let mut d = agent(4, ZeroCounts::PlusOne, CountWindow::Halve);
+        d.ccm = CcmTimer::new(CcmTimerMode::PerFlowRestart, 100 * US, 3);
+        let fl = flow(0, 1);
+        for _ in 0..30 {
+            d.notification_received(&cn(0), &fl, 0);
+        }
+        d.notification_received(&cn(1), &fl, 90 * US); // restarts: no close at 100 us
+        d.path_for(0, &fl, 189 * US);
+        assert_eq!(d.open_paths(0), 4);
+        assert_eq!(d.counts[0][..2], [30, 1], "no expiry yet, nothing halved");
+        d.path_for(0, &fl, 190 * US);
+        assert_eq!(d.open_paths(0), 3);
+        assert_eq!(d.counts[0][..2], [15, 0]);
+        assert_eq!(d.closed, 1);
+    }
+
+    #[test]
+    fn phased_timers_close_at_each_connections_own_instants() {
+        let mut t = CcmTimer::new(CcmTimerMode::PerFlowPhase, 100 * US, 3);
+        t.grow(1);
+        // flow 0's first quiet expiry after a notification at 0 is at most a period later
+        let first = t.next_quiet_expiry(0, 0, 0);
+        let mut d = agent(4, ZeroCounts::PlusOne, CountWindow::Reset);
+        d.ccm = CcmTimer::new(CcmTimerMode::PerFlowPhase, 100 * US, 3);
+        let fl = flow(0, 1);
+        for _ in 0..30 {
+            d.notification_received(&cn(0), &fl, 0);
+        }
+        d.path_for(0, &fl, first - 1);
+        assert_eq!(d.open_paths(0), 4);
+        d.path_for(0, &fl, first);
+        assert_eq!(d.open_paths(0), 3);
+        d.path_for(0, &fl, first + 100 * US);
+        assert_eq!(d.open_paths(0), 2);
+        assert_ne!(first % (100 * US), 0, "seed 3 gives flow 0 a phase");
+    }
+
     #[test]
     fn halving_window_halves_the_counts_each_period() {
         let mut d = agent(4, ZeroCounts::PlusOne, CountWindow::Halve);
         let fl = flow(0, 1);
         for _ in 0..10 {
-            d.notification_received(&cn(0), &fl);
+            d.notification_received(&cn(0), &fl, 0);
         }
         for _ in 0..7 {
-            d.notification_received(&cn(1), &fl);
+            d.notification_received(&cn(1), &fl, 0);
         }
         d.timer_fired();
         assert_eq!(&d.counts[0][..2], &[5, 3]);
@@ -497,14 +633,14 @@ mod tests {
         let fl = flow(0, 1);
         // open 3 paths, then set B = (9, 4, 0) + the 10 + 10 that opened them on path 0
         for _ in 0..20 {
-            d.notification_received(&cn(0), &fl);
+            d.notification_received(&cn(0), &fl, 0);
         }
         d.counts[0][..3].copy_from_slice(&[9, 4, 0]);
         assert_eq!(d.open_paths(0), 3);
         let n = 200_000;
         let mut hits = [0u32; 3];
         for _ in 0..n {
-            hits[d.path_for(0, &fl) as usize] += 1;
+            hits[d.path_for(0, &fl, 0) as usize] += 1;
         }
         let w = [1.0 / 10.0, 1.0 / 5.0, 1.0];
         let total: f64 = w.iter().sum();
@@ -525,18 +661,18 @@ mod tests {
         let mut d = agent(4, ZeroCounts::UnnotifiedFirst, CountWindow::Reset);
         let fl = flow(0, 1);
         for _ in 0..20 {
-            d.notification_received(&cn(0), &fl);
+            d.notification_received(&cn(0), &fl, 0);
         }
         d.counts[0][..3].copy_from_slice(&[20, 0, 0]);
         let mut hits = [0u32; 3];
         for _ in 0..10_000 {
-            hits[d.path_for(0, &fl) as usize] += 1;
+            hits[d.path_for(0, &fl, 0) as usize] += 1;
         }
         assert_eq!(hits[0], 0);
         assert!(hits[1] > 4_500 && hits[2] > 4_500, "{hits:?}");
         // once every path has drawn some: 1/B
         d.counts[0][..3].copy_from_slice(&[1, 1_000_000, 1_000_000]);
-        let zeros = (0..1000).filter(|_| d.path_for(0, &fl) == 0).count();
+        let zeros = (0..1000).filter(|_| d.path_for(0, &fl, 0) == 0).count();
         assert!(zeros > 990, "{zeros}");
     }
 
@@ -546,15 +682,16 @@ mod tests {
         d.granularity = PathGranularity::Message;
         let mut fl = flow(0, 1);
         for _ in 0..30 {
-            d.notification_received(&cn(0), &fl);
+            d.notification_received(&cn(0), &fl, 0);
         }
         fl.in_message = true;
         fl.next_path = 2;
         for _ in 0..100 {
-            assert_eq!(d.path_for(0, &fl), 2);
+            assert_eq!(d.path_for(0, &fl, 0), 2);
         }
         fl.in_message = false;
-        let drawn: std::collections::HashSet<u8> = (0..200).map(|_| d.path_for(0, &fl)).collect();
+        let drawn: std::collections::HashSet<u8> =
+            (0..200).map(|_| d.path_for(0, &fl, 0)).collect();
         assert!(drawn.len() > 1, "a new message draws again: {drawn:?}");
     }
 
@@ -563,9 +700,9 @@ mod tests {
         let mut d = agent(1, ZeroCounts::PlusOne, CountWindow::Reset);
         let fl = flow(0, 1);
         for _ in 0..100 {
-            d.notification_received(&cn(0), &fl);
+            d.notification_received(&cn(0), &fl, 0);
         }
         assert_eq!(d.open_paths(0), 1);
-        assert_eq!(d.path_for(0, &fl), 0);
+        assert_eq!(d.path_for(0, &fl, 0), 0);
     }
 }

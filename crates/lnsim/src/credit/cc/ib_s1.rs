@@ -4,6 +4,8 @@
 //! `cc.notifications_per_step`-th notification adds `cc.ird_step` of injection rate delay, and
 //! each CCM timer period without a notification removes one step. After a packet of the flow
 //! ends on the wire, its next may start no earlier than IRD later (spec A.4 \[A\]). One path.
+//! The CCM timer is DRB's ([`CcmTimer`], `cc.ccm_timer_mode`): one for all sources or one per
+//! connection.
 //!
 //! Why not through the IBA CC of [`super::ib`]: that one marks at congested output port VLs
 //! (root/victim), raises the CCTI by one per BECN and lowers it by one per timer expiry
@@ -12,6 +14,7 @@
 //! mechanism (issue 18 item 3).
 
 use crate::config::{IbS1Keys, Ps};
+use crate::credit::cc::ccm_timer::CcmTimer;
 use crate::credit::cc::port_monitor::PortMonitor;
 use crate::credit::cc::CcContext;
 use crate::credit::cc::{r6, secs, MechanismOutputs, OutputContext};
@@ -40,13 +43,18 @@ pub struct IbS1 {
     pub monitor: PortMonitor,
     per_step: u32,
     step: Ps,
-    timer: Ps,
+    /// The sources' CCM timers.
+    ccm: CcmTimer,
     /// Per flow: the injection rate delay.
     ird: Vec<Ps>,
     /// Per flow: notifications received (a step every `per_step`-th).
     count: Vec<u32>,
-    /// Per flow: a notification came in this timer period.
+    /// Per flow: a notification came in this timer period (`global` timer).
     notified: Vec<bool>,
+    /// Per flow: when its last notification came (per-connection timers).
+    last_note: Vec<Ps>,
+    /// Per flow: the time its IRD was last brought up to date (per-connection timers).
+    settled: Vec<Ps>,
     /// Per flow: when its last packet ends on the wire.
     free_at: Vec<Ps>,
     /// Per flow: notifications in the current statistics interval.
@@ -71,16 +79,19 @@ impl IbS1 {
         Ok(IbS1 {
             monitor: PortMonitor::watching(
                 c.mark_buffer,
+                c.mark_scope,
                 c.mark_fraction,
                 c.cnp_bytes.0 as u32,
                 ctx,
             ),
             per_step: c.notifications_per_step,
             step: c.ird_step.0,
-            timer: c.ccm_timer.0,
+            ccm: CcmTimer::new(c.ccm_timer_mode, c.ccm_timer.0, ctx.seed),
             ird: Vec::new(),
             count: Vec::new(),
             notified: Vec::new(),
+            last_note: Vec::new(),
+            settled: Vec::new(),
             free_at: Vec::new(),
             interval_notifications: Vec::new(),
             notifications: 0,
@@ -89,9 +100,10 @@ impl IbS1 {
         })
     }
 
-    /// The CCM timer's period.
-    pub fn timer(&self) -> Ps {
-        self.timer
+    /// The period of the one synchronous CCM timer of the run loop (`None` with a timer per
+    /// connection, which is settled lazily).
+    pub fn timer(&self) -> Option<Ps> {
+        self.ccm.is_global().then_some(self.ccm.period())
     }
 
     #[inline]
@@ -101,25 +113,52 @@ impl IbS1 {
             self.ird.resize(need, 0);
             self.count.resize(need, 0);
             self.notified.resize(need, false);
+            self.last_note.resize(need, 0);
+            self.settled.resize(need, 0);
             self.free_at.resize(need, 0);
             self.interval_notifications.resize(need, 0);
+            self.ccm.grow(need);
         }
     }
 
-    /// Flow `f`'s current injection rate delay.
+    /// Flow `f`'s injection rate delay (as last settled).
     pub fn ird(&self, f: u32) -> Ps {
         self.ird.get(f as usize).copied().unwrap_or(0)
     }
 
+    /// Flow `fi`'s IRD at `t` (not before it was last settled): under a per-connection timer,
+    /// one step less per quiet expiry since.
+    fn ird_at(&self, fi: usize, t: Ps) -> Ps {
+        let ird = self.ird[fi];
+        if self.ccm.is_global() || ird == 0 {
+            return ird;
+        }
+        let quiet = self
+            .ccm
+            .quiet_expiries(fi, self.last_note[fi], self.settled[fi], t);
+        ird.saturating_sub(self.step.saturating_mul(quiet))
+    }
+
+    /// Brings flow `fi`'s IRD to `now` under a per-connection timer.
+    fn settle(&mut self, fi: usize, now: Ps) {
+        if self.ccm.is_global() || fi >= self.ird.len() || now <= self.settled[fi] {
+            return;
+        }
+        self.ird[fi] = self.ird_at(fi, now);
+        self.settled[fi] = now;
+    }
+
     /// A notification about flow `p.flow` reached its source: every `per_step`-th adds a
     /// step (spec A.4 "IRD_f += 5 us each 10 CNs").
-    pub fn notification_received(&mut self, p: &Packet) {
+    pub fn notification_received(&mut self, p: &Packet, now: Ps) {
         if p.flags & BECN == 0 {
             return;
         }
         let f = p.flow;
         self.grow(f);
         let fi = f as usize;
+        self.settle(fi, now);
+        self.last_note[fi] = now;
         self.count[fi] += 1;
         self.notified[fi] = true;
         self.interval_notifications[fi] += 1;
@@ -130,11 +169,27 @@ impl IbS1 {
         }
     }
 
-    /// Earliest start of flow `f`'s next packet: the end of its last one plus its IRD.
+    /// Earliest start of flow `f`'s next packet: the end of its last one plus its IRD (under a
+    /// per-connection timer, the IRD of that instant: a quiet expiry before it lowers it).
     #[inline]
     pub fn ready_at(&self, f: u32) -> Ps {
-        match self.ird.get(f as usize) {
-            Some(&ird) if ird > 0 => self.free_at[f as usize] + ird,
+        let fi = f as usize;
+        match self.ird.get(fi) {
+            Some(&ird) if ird > 0 => {
+                let free = self.free_at[fi];
+                if self.ccm.is_global() {
+                    return free + ird;
+                }
+                // the state holds from its last settling (a notification, an interval's end)
+                let from = free.max(self.settled[fi]);
+                let mut ready = free + self.ird_at(fi, from);
+                let mut tau = self.ccm.next_quiet_expiry(fi, self.last_note[fi], from);
+                while tau < ready {
+                    ready = ready.min(tau.max(free + self.ird_at(fi, tau)));
+                    tau += self.ccm.period();
+                }
+                ready
+            }
             _ => 0,
         }
     }
@@ -161,9 +216,10 @@ impl IbS1 {
         fell
     }
 
-    /// Statistics interval `interval` ended: record every throttled or notified flow.
-    pub fn interval_ended(&mut self, interval: u32) {
+    /// Statistics interval `interval` ended at `t`: record every throttled or notified flow.
+    pub fn interval_ended(&mut self, interval: u32, t: Ps) {
         for fi in 0..self.ird.len() {
+            self.settle(fi, t);
             let notes = std::mem::take(&mut self.interval_notifications[fi]);
             if self.ird[fi] > 0 || notes > 0 {
                 self.samples.push(IrdSample {
@@ -236,11 +292,13 @@ impl IbS1 {
             return "ib_s1".to_string();
         };
         format!(
-            "ib_s1 (FECN above {} of an input VL buffer; IRD + {} µs per {} notifications, − one step per quiet {} µs)",
+            "ib_s1 (FECN above {} of {}; IRD + {} µs per {} notifications, − one step per quiet {} µs, {} timer)",
             cc.mark_fraction,
+            crate::credit::cc::port_monitor::watched(cc.mark_buffer, cc.mark_scope),
             cc.ird_step.0 as f64 / 1e6,
             cc.notifications_per_step,
-            cc.ccm_timer.0 as f64 / 1e6
+            cc.ccm_timer.0 as f64 / 1e6,
+            cc.ccm_timer_mode.name()
         )
     }
 }
@@ -248,6 +306,7 @@ impl IbS1 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::CcmTimerMode;
     use crate::credit::packet::CNP;
     use crate::topology::LinkClass;
 
@@ -289,7 +348,7 @@ mod tests {
         s.packet_sent(1, 8 * US, 0); // before any notification: not tracked, no delay
         assert_eq!(s.ready_at(1), 0);
         for k in 1..=25 {
-            s.notification_received(&cn(1));
+            s.notification_received(&cn(1), 0);
             assert_eq!(s.ird(1), (k / 10) * 5 * US, "after {k}");
         }
         assert_eq!(s.ird(0), 0, "only the notified flow");
@@ -300,17 +359,48 @@ mod tests {
     }
 
     #[test]
+    fn a_restarted_timer_lowers_the_ird_a_full_quiet_period_after_the_last_notification() {
+        let mut s = baseline();
+        s.ccm = CcmTimer::new(CcmTimerMode::PerFlowRestart, 100 * US, 1);
+        assert_eq!(s.timer(), None, "no run-loop timer per connection");
+        for _ in 0..20 {
+            s.notification_received(&cn(0), 30 * US);
+        }
+        assert_eq!(s.ird(0), 10 * US);
+        // a packet ends at 100 us: the next may start at 110 us (no quiet expiry before)
+        s.packet_sent(0, 8 * US, 92 * US);
+        assert_eq!(s.ready_at(0), 110 * US);
+        // one ending at 125 us: the expiry at 130 us lowers the IRD to 5 us, so 130 us
+        s.packet_sent(0, 5 * US, 120 * US);
+        assert_eq!(s.ready_at(0), 130 * US);
+        // one ending at 200 us: at 230 us the IRD is 0, but 205 us comes first
+        s.packet_sent(0, 5 * US, 195 * US);
+        assert_eq!(s.ready_at(0), 205 * US);
+        // the interval's sample settles it: 0 after the second quiet expiry (230 us)
+        s.interval_ended(0, 231 * US);
+        assert_eq!(s.ird(0), 0);
+        // the global timer lowers nothing between its own firings
+        let mut g = baseline();
+        for _ in 0..20 {
+            g.notification_received(&cn(0), 30 * US);
+        }
+        g.packet_sent(0, 5 * US, 120 * US);
+        assert_eq!(g.ready_at(0), 135 * US);
+        assert_eq!(g.timer(), Some(100 * US));
+    }
+
+    #[test]
     fn quiet_periods_remove_one_step_each() {
         let mut s = baseline();
         for _ in 0..30 {
-            s.notification_received(&cn(0));
+            s.notification_received(&cn(0), 0);
         }
         assert_eq!(s.ird(0), 15 * US);
         assert!(!s.timer_fired(), "the period had notifications");
         assert_eq!(s.ird(0), 15 * US);
         assert!(s.timer_fired());
         assert_eq!(s.ird(0), 10 * US);
-        s.notification_received(&cn(0)); // the 31st: no step, but the period is not quiet
+        s.notification_received(&cn(0), 0); // the 31st: no step, but the period is not quiet
         assert!(!s.timer_fired());
         assert_eq!(s.ird(0), 10 * US);
         s.timer_fired();

@@ -75,6 +75,7 @@
 //! [`timer_fired`]: CongestionManagement::timer_fired
 //! [`congestion_bit`]: CongestionManagement::congestion_bit
 
+pub mod ccm_timer;
 pub mod cct;
 pub mod ddbbm_detection;
 pub mod ddbbm_lanes;
@@ -441,12 +442,12 @@ impl CongestionManagement {
     }
 
     /// The period of the mechanism's own timer ([`CongestionManagement::timer_fired`]), if it
-    /// has one (DDBBM's detection frame).
+    /// has one (DDBBM's detection frame; the DRB paper's mechanisms' one CCM timer, `global`).
     pub fn timer_period(&self) -> Option<Ps> {
         match self {
             CongestionManagement::Ddbbm(d) => Some(d.frame()),
-            CongestionManagement::Drb(d) => Some(d.timer()),
-            CongestionManagement::IbS1(s) => Some(s.timer()),
+            CongestionManagement::Drb(d) => d.timer(),
+            CongestionManagement::IbS1(s) => s.timer(),
             _ => None,
         }
     }
@@ -603,8 +604,8 @@ impl CongestionManagement {
             CongestionManagement::Off => {}
             CongestionManagement::Ib(ib) => ib.notification_received(h, p, flow, now),
             CongestionManagement::Ddbbm(d) => d.notification_received(h, p),
-            CongestionManagement::Drb(d) => d.notification_received(p, flow),
-            CongestionManagement::IbS1(s) => s.notification_received(p),
+            CongestionManagement::Drb(d) => d.notification_received(p, flow, now),
+            CongestionManagement::IbS1(s) => s.notification_received(p, now),
         }
     }
 
@@ -637,9 +638,9 @@ impl CongestionManagement {
     /// known to the HCA's credit check) and wraps at the pair's path count
     /// (`credit/routing/multipath.rs`); without it, only 0 is followed.
     #[inline]
-    pub fn path_for(&mut self, f: u32, flow: &Flow) -> u8 {
+    pub fn path_for(&mut self, f: u32, flow: &Flow, now: Ps) -> u8 {
         match self {
-            CongestionManagement::Drb(d) => d.path_for(f, flow),
+            CongestionManagement::Drb(d) => d.path_for(f, flow, now),
             _ => 0,
         }
     }
@@ -652,8 +653,8 @@ impl CongestionManagement {
     pub fn interval_ended(&mut self, interval: u32, t: Ps, flows: usize) {
         match self {
             CongestionManagement::Ib(ib) => ib.interval_ended(interval, t),
-            CongestionManagement::Drb(d) => d.interval_ended(interval, flows),
-            CongestionManagement::IbS1(s) => s.interval_ended(interval),
+            CongestionManagement::Drb(d) => d.interval_ended(interval, t, flows),
+            CongestionManagement::IbS1(s) => s.interval_ended(interval, t),
             _ => {}
         }
     }
@@ -663,8 +664,8 @@ impl CongestionManagement {
         match self {
             CongestionManagement::Off => {}
             CongestionManagement::Ib(ib) => ib.run_ended(last, end),
-            CongestionManagement::Drb(d) => d.interval_ended(last, flows),
-            CongestionManagement::IbS1(s) => s.interval_ended(last),
+            CongestionManagement::Drb(d) => d.interval_ended(last, end, flows),
+            CongestionManagement::IbS1(s) => s.interval_ended(last, end),
             _ => {}
         }
     }

@@ -9,9 +9,11 @@
 //! own credits are still in the buffer): spec A.3.2 "sample at departure". With
 //! `cc.mark_buffer = "output"` (spec A.10 item 7's option) the monitor watches the output VL
 //! buffer instead, as the packet starts on the link (`packet_forwarded`), against the
-//! `cc.mark_fraction` of that VL's output buffer.
+//! `cc.mark_fraction` of that VL's output buffer. With `cc.mark_scope = "port"` (spec A.6
+//! "80 % of port buffer size" read as the port's) the occupancy summed over the port's VLs is
+//! compared with the fraction of the port's total capacity.
 
-use crate::config::{CcMechanism, MarkBuffer, Scenario};
+use crate::config::{CcMechanism, MarkBuffer, MarkScope, Scenario};
 use crate::credit::cc::MemorySizes;
 use crate::credit::cc::{CcContext, Notification, SwitchView};
 use crate::credit::cc::{MechanismOutputs, OutputContext};
@@ -25,8 +27,9 @@ use std::fmt::Write as _;
 #[derive(Debug, Clone)]
 pub struct PortMonitor {
     vls: usize,
-    /// `[gport * vls + vl]`: a packet leaving while the buffer holds more credits than this is
-    /// marked (`u32::MAX` at HCA ports: they are not monitored).
+    /// `[gport * vls + vl]`: a packet leaving while the buffer (the port's VL buffers together
+    /// with `port` scope) holds more credits than this is marked (`u32::MAX` at HCA ports:
+    /// they are not monitored).
     limit: Vec<u32>,
     /// `[gport * vls + vl]`: packets marked.
     marks: Vec<u64>,
@@ -34,6 +37,8 @@ pub struct PortMonitor {
     notification_bytes: u32,
     /// Which buffer is watched.
     buffer: MarkBuffer,
+    /// The VL buffer or the whole port.
+    scope: MarkScope,
     /// The marking fraction (for the output buffers' capacities, read when marking).
     fraction: f64,
 }
@@ -42,12 +47,20 @@ impl PortMonitor {
     /// The monitor of every switch input with threshold `fraction` (0 < fraction ≤ 1) of the
     /// buffers' capacities; notifications of `notification_bytes`.
     pub fn new(fraction: f64, notification_bytes: u32, ctx: &CcContext) -> Self {
-        Self::watching(MarkBuffer::Input, fraction, notification_bytes, ctx)
+        Self::watching(
+            MarkBuffer::Input,
+            MarkScope::Vl,
+            fraction,
+            notification_bytes,
+            ctx,
+        )
     }
 
-    /// The monitor of buffer `buffer` (input or output) of every switch port.
+    /// The monitor of buffer `buffer` (input or output) of every switch port, per VL or per
+    /// port (`scope`).
     pub fn watching(
         buffer: MarkBuffer,
+        scope: MarkScope,
         fraction: f64,
         notification_bytes: u32,
         ctx: &CcContext,
@@ -58,7 +71,12 @@ impl PortMonitor {
             .iter()
             .enumerate()
             .map(|(i, &cap)| {
-                if ctx.is_switch[i / vls] {
+                let g = i / vls;
+                let cap = match scope {
+                    MarkScope::Vl => cap,
+                    MarkScope::Port => ctx.in_cap[g * vls..(g + 1) * vls].iter().sum(),
+                };
+                if ctx.is_switch[g] {
                     // occupancy > fraction · cap  ⟺  occupancy > ⌊fraction · cap⌋ (integers)
                     (fraction * cap as f64).floor() as u32
                 } else {
@@ -72,6 +90,7 @@ impl PortMonitor {
             limit,
             notification_bytes,
             buffer,
+            scope,
             fraction,
         }
     }
@@ -84,7 +103,14 @@ impl PortMonitor {
             return; // notifications are not data: never marked
         }
         let i = p.at as usize * self.vls + p.vl as usize;
-        if in_used[i] > self.limit[i] {
+        let used = match self.scope {
+            MarkScope::Vl => in_used[i],
+            MarkScope::Port => {
+                let g = p.at as usize * self.vls;
+                in_used[g..g + self.vls].iter().sum()
+            }
+        };
+        if used > self.limit[i] {
             p.flags |= FECN;
             self.marks[i] += 1;
         }
@@ -98,7 +124,12 @@ impl PortMonitor {
         if self.buffer != MarkBuffer::Output || p.flags & CNP != 0 {
             return;
         }
-        let (used, cap) = v.out_fill.vl_fill(output, vl, self.vls);
+        let (used, cap) = match self.scope {
+            MarkScope::Vl => v.out_fill.vl_fill(output, vl, self.vls),
+            MarkScope::Port => (0..self.vls as u8)
+                .map(|l| v.out_fill.vl_fill(output, l, self.vls))
+                .fold((0, 0), |(u, c), (a, b)| (u + a, c + b)),
+        };
         if cap > 0 && used > (self.fraction * cap as f64).floor() as u32 {
             p.flags |= FECN;
             self.marks[output as usize * self.vls + vl as usize] += 1;
@@ -131,6 +162,15 @@ impl PortMonitor {
             becn: true,
             path: p.path,
         })
+    }
+}
+
+/// What the monitor compares, in words (the set-up report): "an input VL buffer", "an output
+/// port's VL buffers together", ….
+pub fn watched(buffer: MarkBuffer, scope: MarkScope) -> String {
+    match scope {
+        MarkScope::Vl => format!("an {} VL buffer", buffer.name()),
+        MarkScope::Port => format!("an {} port's VL buffers together", buffer.name()),
     }
 }
 
@@ -177,13 +217,13 @@ impl PortMonitor {
 }
 
 /// The DRB paper's mechanisms' share of the memory estimate (drb spec A.3, A.4: DRB and
-/// IBA_CC-S1): the port monitor's limit and marks per input and VL, the state per flow, and
-/// (at most) a sample per flow and interval for drb_paths.csv / ird.csv, with its line of text.
+/// IBA_CC-S1): the port monitor's limit and marks per input and VL, the state per flow (with
+/// the per-connection CCM timers' last notification, settling time and phase), and (at most) a sample per flow and interval for drb_paths.csv / ird.csv, with its line of text.
 pub fn memory(z: &MemorySizes, est: &mut MemoryEstimate) {
     est.add(
         "DRB / IBA_CC-S1 state",
         m(m(z.ports, z.vls), 12)
-            + m(z.flows, 48)
+            + m(z.flows, 72)
             + grown(m(m(z.intervals, z.flows), 24 + 40 + 2 * z.name_bytes)),
         Phase::Run,
     );
@@ -255,6 +295,37 @@ mod tests {
         assert_eq!(c.flags & FECN, 0);
         assert_eq!(m.total_marks(), 1);
         assert_eq!(m.marks().collect::<Vec<_>>(), vec![(1, 1, 1)]);
+    }
+
+    #[test]
+    fn port_scope_sums_the_ports_vls_against_the_ports_total() {
+        // gport 1: a switch input with two 10-credit VL buffers; 0.8 · 20 = 16
+        let is_switch = [false, true, true];
+        let cap = [10u32; 6];
+        let class = [LinkClass::Host; 3];
+        let c = ctx(&is_switch, &cap, &class);
+        let mut port = PortMonitor::watching(MarkBuffer::Input, MarkScope::Port, 0.8, 64, &c);
+        let mut vl = PortMonitor::watching(MarkBuffer::Input, MarkScope::Vl, 0.8, 64, &c);
+        let leave = |m: &mut PortMonitor, used: &[u32]| {
+            let mut p = Packet {
+                at: 1,
+                vl: 1,
+                ..Packet::default()
+            };
+            m.packet_leaves_input(used, &mut p);
+            p.flags & FECN != 0
+        };
+        // VL 1 at 9 of 10 (above 8), VL 0 empty: the VL marks, the port (9 of 20) does not
+        let used = [0, 0, 0, 9, 0, 0];
+        assert!(leave(&mut vl, &used));
+        assert!(!leave(&mut port, &used));
+        // VL 1 at 7, VL 0 at 10: 17 of 20 is above 16: the port marks, VL 1 alone does not
+        let used = [0, 0, 10, 7, 0, 0];
+        assert!(!leave(&mut vl, &used));
+        assert!(leave(&mut port, &used));
+        // exactly 16 is not above
+        let used = [0, 0, 9, 7, 0, 0];
+        assert!(!leave(&mut port, &used));
     }
 
     #[test]

@@ -20,6 +20,8 @@ impl Net {
             let t = match src.injection {
                 Injection::Flood => src.start,
                 Injection::Bernoulli | Injection::Poisson => src.next_arrival(src.start),
+                // a constant-rate source starts at its own phase within one gap
+                Injection::Periodic => src.first_periodic_arrival(),
             };
             if t < self.engine.end && t < src.stop {
                 self.schedule_arrival(s, t);
@@ -49,7 +51,7 @@ impl Net {
         let h = src.hca;
         match src.injection {
             Injection::Flood => self.refill(s, now),
-            Injection::Bernoulli | Injection::Poisson => {
+            Injection::Bernoulli | Injection::Poisson | Injection::Periodic => {
                 self.create_message(s, dst, now);
                 let src = &mut self.traffic.sources[s as usize];
                 let t = src.next_arrival(now);

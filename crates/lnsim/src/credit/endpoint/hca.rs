@@ -293,7 +293,7 @@ impl Net {
         }
         let (vl, path) = if may(K::MULTIPATH) || may(K::CONGESTION_MANAGEMENT) {
             let vl = self.next_vl(f, vl); // DRB multipath: its path's layer (drb spec A.3.5)
-            let path = self.cc.path_for(f, &self.traffic.flows[f as usize]);
+            let path = self.cc.path_for(f, &self.traffic.flows[f as usize], now);
             (vl, self.take_path(f, path)) // DRB multipath: the path chosen before
         } else {
             (vl, 0) // (single paths, no mechanism choosing one)

@@ -5,7 +5,7 @@
 //! neighbouring switches plus the switch → HCA link, whose highest interval throughput after the
 //! hot spot starts is the summary's `hotspot.peak_link_mbps`.
 
-use crate::config::{HcaNames, NodeSet, Ps, Scenario};
+use crate::config::{HcaNames, LinkMeasure, NodeSet, Ps, Scenario};
 use crate::error::{Error, Result};
 use crate::topology::{Fabric, NodeKind};
 
@@ -16,8 +16,11 @@ pub struct LinkSeries {
     pub index: Vec<u32>,
     /// The tracked global ports (switch outputs), in port order.
     pub gports: Vec<u32>,
-    /// `[interval * gports.len() + i]`: data bytes whose transmission started in the interval.
+    /// `[interval * gports.len() + i]`: data bytes whose transmission started in the interval
+    /// (`stats.link_measure = "routed"`: that were injected in the interval).
     pub bytes: Vec<u64>,
+    /// Count a packet in the interval of its injection (`"routed"`), not of its transmission.
+    pub at_injection: bool,
 }
 
 impl LinkSeries {
@@ -36,6 +39,7 @@ impl LinkSeries {
             index,
             gports,
             bytes,
+            at_injection: false,
         }
     }
 
@@ -61,6 +65,8 @@ pub struct Hotspot {
     /// Start of the peak search: the intervals that end after it count (the one containing it
     /// included).
     pub from: Ps,
+    /// `stats.hotspot_window` in statistics intervals (the sliding mean's length), if given.
+    pub window: Option<u32>,
 }
 
 /// Resolves `stats.hotspot` and `stats.hotspot_from` (spec A.6): the HCA by name (an unknown
@@ -70,15 +76,36 @@ pub struct Hotspot {
 /// it must lie before `sim.end_time`.
 pub fn resolve_hotspot(s: &Scenario, fabric: &Fabric) -> Result<Option<Hotspot>> {
     let key = "stats.hotspot";
+    if s.stats.link_measure == LinkMeasure::Routed && !s.stats.links && s.stats.hotspot.is_none() {
+        return Err(Error::input(
+            "stats.link_measure",
+            "\"routed\" counts the per-link series of `stats.links` or `stats.hotspot`: set one of them, or leave it \"wire\"",
+        ));
+    }
     let Some(name) = &s.stats.hotspot else {
-        if s.stats.hotspot_from.is_some() {
-            return Err(Error::input(
-                "stats.hotspot_from",
-                "needs `stats.hotspot` (the hot HCA)",
-            ));
+        for k in ["stats.hotspot_from", "stats.hotspot_window"] {
+            let given = match k {
+                "stats.hotspot_from" => s.stats.hotspot_from.is_some(),
+                _ => s.stats.hotspot_window.is_some(),
+            };
+            if given {
+                return Err(Error::input(k, "needs `stats.hotspot` (the hot HCA)"));
+            }
         }
         return Ok(None);
     };
+    if let Some(w) = s.stats.hotspot_window {
+        let iv = s.sim.interval.0;
+        if w.0 == 0 || !w.0.is_multiple_of(iv) {
+            return Err(Error::input(
+                "stats.hotspot_window",
+                format!(
+                    "must be a positive multiple of sim.interval ({} s): the sliding mean spans whole intervals",
+                    iv as f64 / crate::config::PS_PER_S as f64
+                ),
+            ));
+        }
+    }
     let id = match fabric.by_name.get(name.as_str()) {
         Some(&id) if fabric.nodes[id as usize].kind == NodeKind::Hca => id,
         _ => {
@@ -132,6 +159,10 @@ pub fn resolve_hotspot(s: &Scenario, fabric: &Fabric) -> Result<Option<Hotspot>>
     Ok(Some(Hotspot {
         hca: fabric.nodes[id as usize].lid - 1,
         from,
+        window: s
+            .stats
+            .hotspot_window
+            .map(|w| (w.0 / s.sim.interval.0) as u32),
     }))
 }
 

@@ -168,13 +168,15 @@ impl Stats {
         self.links = Some(LinkSeries::new(tracked, self.nodes.n_int));
     }
 
-    /// Switch output `g` started sending `bytes` data bytes at `t` (a no-op unless links are
-    /// tracked).
+    /// Switch output `g` started sending `bytes` data bytes at `t` of a packet injected at
+    /// `injected` (a no-op unless links are tracked; counted at `injected` with
+    /// `stats.link_measure = "routed"`).
     #[inline]
-    pub fn carried(&mut self, g: u32, t: Ps, bytes: u32) {
+    pub fn carried(&mut self, g: u32, t: Ps, injected: Ps, bytes: u32) {
         if let Some(l) = &mut self.links {
             let i = l.index[g as usize];
             if i != u32::MAX {
+                let t = if l.at_injection { injected } else { t };
                 let slot = ((t / self.nodes.interval) as usize).min(self.nodes.n_int - 1);
                 let n = l.gports.len();
                 l.bytes[slot * n + i as usize] += bytes as u64;
@@ -359,13 +361,19 @@ mod tests {
     #[test]
     fn carried_bytes_land_on_their_link_and_interval() {
         let mut s = Stats::new(100, 10, 1, None, 0, 0);
-        s.carried(1, 5, 64); // not tracked yet: nothing happens
+        s.carried(1, 5, 0, 64); // not tracked yet: nothing happens
         s.track_links(&[false, true, true]);
-        s.carried(2, 25, 64);
-        s.carried(2, 29, 36);
-        s.carried(0, 25, 64); // not a tracked port
-        let l = s.links.unwrap();
+        s.carried(2, 25, 3, 64);
+        s.carried(2, 29, 3, 36);
+        s.carried(0, 25, 3, 64); // not a tracked port
+        let l = s.links.as_ref().unwrap();
         assert_eq!(l.bytes[2 * 2 + 1], 100);
         assert_eq!(l.bytes.iter().sum::<u64>(), 100);
+        // "routed": in the interval of the packets' injection
+        s.links.as_mut().unwrap().at_injection = true;
+        s.carried(1, 55, 12, 10);
+        let l = s.links.unwrap();
+        assert_eq!(l.bytes[2], 10);
+        assert_eq!(l.bytes[5 * 2], 0);
     }
 }

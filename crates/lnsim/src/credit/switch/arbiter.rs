@@ -478,8 +478,8 @@ impl Net {
         p.hops += 1;
         if p.flags & crate::credit::packet::CNP == 0 {
             // per-link data bytes (`stats.links`, drb-and-ddbbm spec A.7)
-            let bytes = p.bytes;
-            self.stats.carried(og, wire_start, bytes);
+            let (bytes, injected) = (p.bytes, p.injected);
+            self.stats.carried(og, wire_start, injected, bytes);
         }
         let extra = if self.links.is_switch[down as usize] {
             self.sw.routing_delay

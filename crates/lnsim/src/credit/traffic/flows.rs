@@ -273,12 +273,25 @@ impl Source {
         t >= self.start && t < self.stop
     }
 
+    /// A periodic source's first arrival: its start plus a phase uniform within one gap
+    /// (from its arrival stream), so that the sources are not in lockstep.
+    pub fn first_periodic_arrival(&mut self) -> Ps {
+        let u: f64 = rand::Rng::random(&mut self.rng_arr);
+        self.start
+            .saturating_add((u * self.gaps.mean()).floor() as Ps)
+    }
+
     /// Next arrival after `t`: Bernoulli, a geometric number of slots; Poisson, an
-    /// exponential gap rounded to the picosecond (drb-and-ddbbm spec A.6).
+    /// exponential gap rounded to the picosecond (drb-and-ddbbm spec A.6); periodic, the mean
+    /// gap.
     pub fn next_arrival(&mut self, t: Ps) -> Ps {
-        if self.injection == Injection::Poisson {
-            let gap = self.gaps.gap(&mut self.rng_arr).round();
-            return t.saturating_add(gap as Ps);
+        match self.injection {
+            Injection::Poisson => {
+                let gap = self.gaps.gap(&mut self.rng_arr).round();
+                return t.saturating_add(gap as Ps);
+            }
+            Injection::Periodic => return t.saturating_add(self.gaps.mean().round() as Ps),
+            _ => {}
         }
         let slots = self.arrivals.slots_to_next(&mut self.rng_arr);
         t.saturating_add((slots as f64 * self.slot_ps as f64) as Ps)
@@ -603,7 +616,7 @@ impl SourceChecks<'_> {
             if load.is_some() || rate.is_some() {
                 return Err(Error::input(
                     key,
-                    "`load`/`rate` apply only to injection = \"bernoulli\" or \"poisson\"",
+                    "`load`/`rate` apply only to injection = \"bernoulli\", \"poisson\" or \"periodic\"",
                 ));
             }
             return Ok(Process {
@@ -625,7 +638,7 @@ impl SourceChecks<'_> {
         };
         // Poisson offers any rate (its messages queue at the source); a Bernoulli trial per
         // message slot cannot offer more than the link
-        let most = if inj == Injection::Poisson && load.is_none() {
+        let most = if matches!(inj, Injection::Poisson | Injection::Periodic) && load.is_none() {
             f64::INFINITY
         } else {
             1.0
@@ -1305,6 +1318,46 @@ mod tests {
             t.flows.iter().map(|f| (f.source, f.src, f.dst)).collect()
         };
         assert_eq!(key(&dense), key(&hashed));
+    }
+
+    /// A periodic source: every gap is exactly message wire bits / rate, the first arrival
+    /// within one gap of the start at a phase of its own, repeated for the same seed.
+    #[test]
+    fn periodic_source_sends_at_a_fixed_gap_from_its_own_phase() {
+        let text = "[sim]\nmodel = \"credit\"\nend_time = \"1ms\"\n\
+                    [topology]\nkind = \"torus\"\ndims = [4, 4]\nhcas_per_switch = 1\n\
+                    [traffic]\npacket_bytes = \"2048B\"\npayload_bytes = \"2048B\"\n\
+                    message_bytes = \"4096B\"\n\
+                    [[traffic.generators]]\nsources = \"all\"\npattern = \"shuffle\"\n\
+                    injection = \"periodic\"\nrate = \"800bit/us\"\n";
+        let l =
+            crate::config::load_str(text, "t", std::path::Path::new("."), "t", &[], None).unwrap();
+        let fabric = crate::topology::build(&l.scenario, &l.base_dir).unwrap();
+        let m = 40_960_000; // ps: 4096 · 8 bits at 800 bits/µs
+        let firsts = |seed| {
+            let mut tr = build(&l.scenario, &fabric, seed, 1).unwrap();
+            tr.sources
+                .iter_mut()
+                .map(|src| {
+                    let t0 = src.first_periodic_arrival();
+                    assert!(t0 < m, "{t0}");
+                    let mut t = t0;
+                    for _ in 0..100 {
+                        let next = src.next_arrival(t);
+                        assert_eq!(next - t, m);
+                        t = next;
+                    }
+                    t0
+                })
+                .collect::<Vec<_>>()
+        };
+        let a = firsts(7);
+        assert_eq!(a, firsts(7));
+        assert_ne!(a, firsts(8));
+        assert!(
+            a.iter().collect::<std::collections::HashSet<_>>().len() > 7,
+            "{a:?}"
+        );
     }
 
     /// A scenario's Poisson source (drb-and-ddbbm spec A.6): gaps of mean (message wire bits /
