@@ -364,27 +364,40 @@ impl Net {
         let base = self.links.span[og as usize].base;
         let several = !PLAIN && self.sw.queue_scheme.several_heads_per_output();
         let class = (qid as u32 - self.sw.queue_base[ig as usize]) / self.vls as u32;
-        if several {
-            self.mark_head(ig, (og - base) as u16, vl, class, false);
-        }
-        self.drop_request::<K>(og, vl, base, ig - base);
-        if let Some(next) = self.sw.queues[qid].front() {
-            self.set_head_info(qid, next);
-            // a VOQ's packets all want `og`; only a shared queue's head must be looked at
-            let t = if self.sw.queue_scheme.heads_share_outputs() {
-                base + self.pkts[next].out_port as u32
-            } else {
-                og
-            };
-            debug_assert_eq!(t, base + self.pkts[next].out_port as u32);
-            if several {
-                self.mark_head(ig, (t - base) as u16, vl, class, true);
+        match self.sw.queues[qid].front() {
+            None => {
+                if several {
+                    self.mark_head(ig, (og - base) as u16, vl, class, false);
+                }
+                self.drop_request::<K>(og, vl, base, ig - base);
             }
-            self.add_request::<K>(t, vl, base, ig - base);
-            if t != og {
-                // a shared queue's new head wants another output: offer it once this grant
-                // has taken its credits and marked its output busy
-                other = Some(t);
+            Some(next) => {
+                self.set_head_info(qid, next);
+                // a VOQ's packets all want `og`; only a shared queue's head must be looked at
+                let t = if self.sw.queue_scheme.heads_share_outputs() {
+                    base + self.pkts[next].out_port as u32
+                } else {
+                    og
+                };
+                debug_assert_eq!(t, base + self.pkts[next].out_port as u32);
+                if t == og {
+                    // the new head requests `og` too: dropping the request and adding it
+                    // again would leave every count and mask as it is (this input's
+                    // `pick_skip` bit is clear: the pick chose it), so neither is done
+                    debug_assert!(self.requests_from(og, ig - base));
+                } else {
+                    if several {
+                        self.mark_head(ig, (og - base) as u16, vl, class, false);
+                    }
+                    self.drop_request::<K>(og, vl, base, ig - base);
+                    if several {
+                        self.mark_head(ig, (t - base) as u16, vl, class, true);
+                    }
+                    self.add_request::<K>(t, vl, base, ig - base);
+                    // a shared queue's new head wants another output: offer it once this
+                    // grant has taken its credits and marked its output busy
+                    other = Some(t);
+                }
             }
         }
         self.sw.being_sent[ig as usize] += 1;
