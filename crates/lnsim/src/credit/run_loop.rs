@@ -311,7 +311,7 @@ impl Net {
                         cbit: p.flags & crate::credit::packet::CBIT != 0,
                     };
                     let qlocal = self.sw.queue_scheme.queue_of(&query, self.vls);
-                    let qid = self.sw.queue_base[gport as usize] as usize + qlocal as usize;
+                    let qid = self.sw.input[gport as usize].queue_base as usize + qlocal as usize;
                     prefetch(&self.sw.queues, qid);
                     if K::SHARED_POOL != Some(true) {
                         if let CreditKeeping::Partitioned(pc) = &self.sw.credit_keeping {

@@ -13,7 +13,7 @@ use crate::credit::kind::{holds, may, SwitchKind};
 use crate::credit::packet::PacketQueue;
 use crate::credit::switch::buffer::CreditKeeping;
 use crate::credit::switch::vl_arbitration::{arbitrate_in, VlArbTable};
-use crate::credit::{Ev, Net};
+use crate::credit::{Ev, Net, PortTiming};
 
 /// The switches' VL arbitration tables ([`arbitrate_in`]'s view of the network).
 #[inline(always)]
@@ -170,13 +170,13 @@ impl Net {
                     let i = ((w << 6) as u32) | bits.trailing_zeros();
                     bits &= bits - 1;
                     let ig = base + i;
-                    if self.sw.being_sent[ig as usize] >= self.sw.max_being_sent[ig as usize] {
+                    if self.sw.input[ig as usize].being_sent >= self.sw.input[ig as usize].max_being_sent {
                         self.arb.pick_skip[mbase + w] |= 1 << (i & 63);
                         continue;
                     }
                     let found = match single {
                         Some(qlocal) => {
-                            let qid = (self.sw.queue_base[ig as usize] + qlocal) as usize;
+                            let qid = (self.sw.input[ig as usize].queue_base + qlocal) as usize;
                             debug_assert!(
                                 !self.sw.queues[qid].is_empty(),
                                 "request bit without a queued packet"
@@ -191,7 +191,7 @@ impl Net {
                     };
                     self.arb.rr[ov] = i as u16;
                     let bytes = self.pkts[pid].bytes;
-                    self.grant::<K, PLAIN>(og, ig, qid, pid, vl, slot, now);
+                    self.grant::<K, PLAIN>(og, base, ig, qid, pid, vl, slot, now);
                     return Some(bytes);
                 }
                 w += 1;
@@ -283,7 +283,7 @@ impl Net {
         let classes = self.sw.queue_scheme.queues_per_vl(ports);
         let r = ig as usize * vls + vl as usize;
         let last = self.arb.head_rr[r] as usize;
-        let base = self.sw.queue_base[ig as usize];
+        let base = self.sw.input[ig as usize].queue_base;
         for (from, to) in [(last + 1, classes), (0, last + 1)] {
             let mut w = from >> 6;
             while w << 6 < to {
@@ -345,13 +345,15 @@ impl Net {
         }
     }
 
-    /// Moves packet `pid` from input `ig` (queue `qid`) to output `og`, taking its credits
-    /// from `credits[slot]` (with output buffers: the room of output queue `slot`).
+    /// Moves packet `pid` from input `ig` (queue `qid`) to output `og` (of the switch whose
+    /// first gport is `base`), taking its credits from `credits[slot]` (with output buffers:
+    /// the room of output queue `slot`).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn grant<K: SwitchKind, const PLAIN: bool>(
         &mut self,
         og: u32,
+        base: u32,
         ig: u32,
         qid: usize,
         pid: u32,
@@ -361,9 +363,13 @@ impl Net {
     ) {
         self.pkts.pop_front(&mut self.sw.queues[qid]);
         let mut other = None;
-        let base = self.links.span[og as usize].base;
         let several = !PLAIN && self.sw.queue_scheme.several_heads_per_output();
-        let class = (qid as u32 - self.sw.queue_base[ig as usize]) / self.vls as u32;
+        // (read only where several queues of an input may request one output)
+        let class = if several {
+            (qid as u32 - self.sw.input[ig as usize].queue_base) / self.vls as u32
+        } else {
+            0
+        };
         match self.sw.queues[qid].front() {
             None => {
                 if several {
@@ -400,7 +406,7 @@ impl Net {
                 }
             }
         }
-        self.sw.being_sent[ig as usize] += 1;
+        self.sw.input[ig as usize].being_sent += 1;
         // the DRB paper's port monitor samples the input buffer the packet leaves
         if may(K::CONGESTION_MANAGEMENT) {
             self.cc
@@ -458,7 +464,7 @@ impl Net {
             self.links.ready_at[og as usize] = ready;
         }
         self.at(ready, Ev::OutputReady { gport: og });
-        self.launch_downstream(og, pid, credits, wire_start, wire_end, now);
+        self.launch_downstream(og, tm, pid, credits, wire_start, wire_end, now);
         if let Some(t) = other {
             self.try_output::<K>(t, now);
         }
@@ -466,21 +472,21 @@ impl Net {
 }
 
 impl Net {
-    /// Output `og` puts packet `pid` (`credits` credits) on its wire from `wire_start` to
-    /// `wire_end`: the hop is counted and the head is scheduled at the downstream input (after
-    /// the routing delay at a switch). Shared by the input-buffered output and the output
-    /// buffers' link (`output_buffer.rs`).
+    /// Output `og` (its link's timing `tm`) puts packet `pid` (`credits` credits) on its wire
+    /// from `wire_start` to `wire_end`: the hop is counted and the head is scheduled at the
+    /// downstream input (after the routing delay at a switch). Shared by the input-buffered
+    /// output and the output buffers' link (`output_buffer.rs`).
     #[inline(always)]
     pub(crate) fn launch_downstream(
         &mut self,
         og: u32,
+        tm: PortTiming,
         pid: u32,
         credits: u32,
         wire_start: Ps,
         wire_end: Ps,
         now: Ps,
     ) {
-        let tm = self.links.timing[og as usize];
         self.engine.flit_hops += credits as u64;
         self.engine.packet_hops += 1;
         self.engine.last_progress = now;
