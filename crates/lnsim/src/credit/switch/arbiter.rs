@@ -24,6 +24,28 @@ pub(crate) fn vlarb_table(net: &Net) -> &VlArbTable {
 /// A queue head that may be granted: `(global queue index, packet, slot in credits)`.
 type Eligible = (usize, u32, usize);
 
+/// What a pick of an output reads for every input it considers ([`Net::pick_input`]).
+struct Pick {
+    /// The output.
+    og: u32,
+    /// Its switch's first gport.
+    base: u32,
+    /// Its switch's ports.
+    n: usize,
+    /// The output's local index.
+    out_local: u16,
+    /// The VL.
+    vl: u8,
+    /// `og * vls + vl`.
+    ov: usize,
+    /// The output's first word in `req_mask` and `pick_skip`.
+    mbase: usize,
+    /// The one queue of an input that may request the output, when there is one.
+    single: Option<u32>,
+    /// The VL's credit pool, when credits are kept per VL.
+    pool: Option<u32>,
+}
+
 /// What the arbiter checks of a switch input queue's head packet ([`InputQueue::head`], one per
 /// queue): the local output it requests, the credit counter it will hold downstream
 /// (`PacketStore::down_counter`, the look-ahead of spec B.2) and its credits (the
@@ -147,17 +169,48 @@ impl Net {
             }
             CreditKeeping::Partitioned(_) => None,
         };
-        let start = (self.arb.rr[ov] as usize + 1) % n;
+        // the input after the last one served (`rr[ov] < n`)
+        let start = match self.arb.rr[ov] as usize + 1 {
+            s if s == n => 0,
+            s => s,
+        };
         let single = match self.sw.queue_scheme.requesting_queue(out_local, vl, vls) {
             s if !PLAIN => s,
             s => Some(s.unwrap_or_default()),
         };
         let mbase = ov * self.arb.req_words;
+        let c = Pick {
+            og,
+            base,
+            n,
+            out_local,
+            vl,
+            ov,
+            mbase,
+            single,
+            pool,
+        };
+        if self.arb.req_words == 1 {
+            // switches of at most 64 ports: the output's inputs in one word, rotated so that
+            // its bits come in the round robin's order (start..n, then 0..start; no bit at or
+            // above `n` is set). Inputs known unable to feed `og` (`pick_skip`) would fail
+            // the checks of `pick_input`.
+            let word = self.arb.req_mask[mbase] & !self.arb.pick_skip[mbase];
+            debug_assert!(n == 64 || word >> n == 0);
+            let mut bits = word.rotate_right(start as u32);
+            while bits != 0 {
+                let i = (bits.trailing_zeros() + start as u32) & 63;
+                bits &= bits - 1;
+                if let Some(bytes) = self.pick_input::<K, PLAIN>(&c, i, now) {
+                    return Some(bytes);
+                }
+            }
+            return None;
+        }
         // first the inputs start..n, then 0..start
         for (from, to) in [(start, n), (0, start)] {
             let mut w = from >> 6;
             while w << 6 < to {
-                // inputs known unable to feed `og` (`pick_skip`) would fail the checks below
                 let mut bits = self.arb.req_mask[mbase + w] & !self.arb.pick_skip[mbase + w];
                 if w == from >> 6 {
                     bits &= !0u64 << (from & 63);
@@ -169,35 +222,50 @@ impl Net {
                 while bits != 0 {
                     let i = ((w << 6) as u32) | bits.trailing_zeros();
                     bits &= bits - 1;
-                    let ig = base + i;
-                    if self.sw.input[ig as usize].being_sent >= self.sw.input[ig as usize].max_being_sent {
-                        self.arb.pick_skip[mbase + w] |= 1 << (i & 63);
-                        continue;
+                    if let Some(bytes) = self.pick_input::<K, PLAIN>(&c, i, now) {
+                        return Some(bytes);
                     }
-                    let found = match single {
-                        Some(qlocal) => {
-                            let qid = (self.sw.input[ig as usize].queue_base + qlocal) as usize;
-                            debug_assert!(
-                                !self.sw.queues[qid].is_empty(),
-                                "request bit without a queued packet"
-                            );
-                            self.head_fits::<K>(qid, og, out_local, vl, pool)
-                        }
-                        None => self.head_for_output::<K>(ig, i, n, og, out_local, vl, pool),
-                    };
-                    let Some((qid, pid, slot)) = found else {
-                        self.arb.pick_skip[mbase + w] |= 1 << (i & 63);
-                        continue;
-                    };
-                    self.arb.rr[ov] = i as u16;
-                    let bytes = self.pkts[pid].bytes;
-                    self.grant::<K, PLAIN>(og, base, ig, qid, pid, vl, slot, now);
-                    return Some(bytes);
                 }
                 w += 1;
             }
         }
         None
+    }
+
+    /// Input `i` (local) of the pick `c`: grants its head if it can feed the output (returns
+    /// the packet's bytes), else marks it unable to (`pick_skip`).
+    #[inline(always)]
+    fn pick_input<K: SwitchKind, const PLAIN: bool>(
+        &mut self,
+        c: &Pick,
+        i: u32,
+        now: Ps,
+    ) -> Option<u32> {
+        let ig = c.base + i;
+        let input = self.sw.input[ig as usize];
+        let found = if input.being_sent >= input.max_being_sent {
+            None
+        } else {
+            match c.single {
+                Some(qlocal) => {
+                    let qid = (input.queue_base + qlocal) as usize;
+                    debug_assert!(
+                        !self.sw.queues[qid].is_empty(),
+                        "request bit without a queued packet"
+                    );
+                    self.head_fits::<K>(qid, c.og, c.out_local, c.vl, c.pool)
+                }
+                None => self.head_for_output::<K>(ig, i, c.n, c.og, c.out_local, c.vl, c.pool),
+            }
+        };
+        let Some((qid, pid, slot)) = found else {
+            self.arb.pick_skip[c.mbase + (i >> 6) as usize] |= 1 << (i & 63);
+            return None;
+        };
+        self.arb.rr[c.ov] = i as u16;
+        let bytes = self.pkts[pid].bytes;
+        self.grant::<K, PLAIN>(c.og, c.base, ig, qid, pid, c.vl, slot, now);
+        Some(bytes)
     }
 
     /// The head of queue `qid` if it wants local output `out_local` (gport `og`) on `vl` and
