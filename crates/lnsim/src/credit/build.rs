@@ -2,8 +2,8 @@
 //! traffic, and the flat per-port arrays.
 
 use super::{
-    Arbitration, Endpoints, Engine, Links, Net, PortSpan, SwitchInput, PortTiming, PortTimings, Routes,
-    SwitchBuffers,
+    Arbitration, Endpoints, Engine, Links, Net, PortSpan, PortTiming, PortTimings, Routes,
+    SwitchBuffers, SwitchInput,
 };
 use crate::config::{DmodkKey, LoadedScenario, Ps, RoutingConfig, Scenario};
 use crate::credit::cc::{CcContext, CongestionManagement};

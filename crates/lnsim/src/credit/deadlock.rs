@@ -58,7 +58,8 @@ impl Net {
             let mut heads = vec![(0usize, true); vls]; // (heads seen, all blocked) per VL
             let mut waits: Vec<Vec<u32>> = vec![Vec::new(); vls];
             for q in 0..nq {
-                let Some(pid) = self.sw.queues[self.sw.input[g as usize].queue_base as usize + q].front()
+                let Some(pid) =
+                    self.sw.queues[self.sw.input[g as usize].queue_base as usize + q].front()
                 else {
                     continue;
                 };

@@ -133,7 +133,8 @@ impl Net {
             self.stats.buffer(bi as usize * vls + vl as usize, now, lvl);
         }
         self.return_credits::<K>(g, counter, credits, now);
-        let was_full = self.sw.input[g as usize].being_sent >= self.sw.input[g as usize].max_being_sent;
+        let was_full =
+            self.sw.input[g as usize].being_sent >= self.sw.input[g as usize].max_being_sent;
         self.sw.input[g as usize].being_sent -= 1;
         if was_full {
             // this input may now feed an output that skipped it
