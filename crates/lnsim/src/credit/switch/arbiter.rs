@@ -582,3 +582,22 @@ impl Net {
         );
     }
 }
+
+#[cfg(test)]
+impl Net {
+    /// Widens the request masks (`req_mask`, `pick_skip`, `in_req`) to `words` words per
+    /// entry before the run has made any request, so that the arbiter takes the word-by-word
+    /// walk of switches of more than 64 ports on a narrow network.
+    pub(crate) fn widen_request_words(&mut self, words: usize) {
+        let a = &mut self.arb;
+        assert!(words >= a.req_words);
+        assert!(a.req_mask.iter().chain(&a.in_req).all(|&w| w == 0));
+        let entries = a.req_mask.len() / a.req_words;
+        a.req_mask = vec![0; entries * words];
+        a.pick_skip = vec![0; entries * words];
+        if !a.in_req.is_empty() {
+            a.in_req = vec![0; a.in_req.len() / a.req_words * words];
+        }
+        a.req_words = words;
+    }
+}
