@@ -581,9 +581,15 @@ impl Net {
     #[inline]
     pub(crate) fn input_freed(&mut self, span: PortSpan, input: u32) {
         let (base, n) = (span.base as usize, span.ports as usize);
+        let words = self.arb.req_words;
         let (w, bit) = ((input >> 6) as usize, !(1u64 << (input & 63)));
-        for ov in base * self.vls..(base + n) * self.vls {
-            self.arb.pick_skip[ov * self.arb.req_words + w] &= bit;
+        // the switch's outputs and VLs, one slice (`words` words each)
+        let skip = &mut self.arb.pick_skip[base * self.vls * words..(base + n) * self.vls * words];
+        if words == 1 {
+            // (switches of at most 64 ports: every word is one output's on one VL)
+            skip.iter_mut().for_each(|s| *s &= bit);
+        } else {
+            skip.chunks_exact_mut(words).for_each(|c| c[w] &= bit);
         }
     }
 
