@@ -544,6 +544,7 @@ impl Net {
     /// from `wire_start` to `wire_end`: the hop is counted and the head is scheduled at the
     /// downstream input (after the routing delay at a switch). Shared by the input-buffered
     /// output and the output buffers' link (`output_buffer.rs`).
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(crate) fn launch_downstream(
         &mut self,
