@@ -3,7 +3,7 @@
 
 use super::{
     Arbitration, Endpoints, Engine, Links, Net, PortSpan, PortTiming, PortTimings, Routes,
-    SwitchBuffers,
+    SwitchBuffers, SwitchInput,
 };
 use crate::config::{DmodkKey, LoadedScenario, Ps, RoutingConfig, Scenario};
 use crate::credit::cc::{CcContext, CongestionManagement};
@@ -536,12 +536,16 @@ impl Net {
         let sw = SwitchBuffers {
             in_used: vec![0; np * vls],
             in_cap,
-            being_sent: vec![0; np],
-            max_being_sent,
+            input: (max_being_sent.iter().zip(&queue_base))
+                .map(|(&max_being_sent, &queue_base)| SwitchInput {
+                    queue_base,
+                    being_sent: 0,
+                    max_being_sent,
+                })
+                .collect(),
             buf_index,
             queue_scheme,
             credit_keeping,
-            queue_base,
             fill_base,
             fill: vec![0; n_fill as usize],
             queues: vec![Default::default(); n_queues as usize],

@@ -47,7 +47,7 @@ impl Net {
         // edges[i]: the buffers node i waits for; only for nodes whose every head is blocked
         let mut edges: Vec<Vec<u32>> = vec![Vec::new(); n];
         for g in 0..self.links.peer.len() as u32 {
-            if self.sw.queue_base[g as usize] == u32::MAX {
+            if self.sw.input[g as usize].queue_base == u32::MAX {
                 continue;
             }
             let sw = self.links.node_of[g as usize] as usize;
@@ -58,7 +58,8 @@ impl Net {
             let mut heads = vec![(0usize, true); vls]; // (heads seen, all blocked) per VL
             let mut waits: Vec<Vec<u32>> = vec![Vec::new(); vls];
             for q in 0..nq {
-                let Some(pid) = self.sw.queues[self.sw.queue_base[g as usize] as usize + q].front()
+                let Some(pid) =
+                    self.sw.queues[self.sw.input[g as usize].queue_base as usize + q].front()
                 else {
                     continue;
                 };

@@ -400,18 +400,15 @@ pub struct SwitchBuffers {
     pub(crate) in_used: Vec<u32>,
     /// `[gport * vls + vl]`: capacity of this input buffer.
     pub(crate) in_cap: Vec<u32>,
-    /// `[gport]`: packets this input is feeding through the crossbar.
-    pub(crate) being_sent: Vec<u16>,
-    /// `[gport]`: the most packets the input may feed through the crossbar at once.
-    pub(crate) max_being_sent: Vec<u16>,
+    /// `[gport]`: what the arbiter reads of a switch input for every input it considers, in
+    /// one record ([`SwitchInput`]).
+    pub(crate) input: Vec<SwitchInput>,
     /// Tracked-buffer index of a switch input gport (for occupancy statistics).
     pub(crate) buf_index: Vec<u32>,
     /// Which queue of an input a packet joins ([`crate::credit::switch::buffer`]).
     pub(crate) queue_scheme: QueueScheme,
     /// How credits are kept: per VL or per queue.
     pub(crate) credit_keeping: CreditKeeping,
-    /// Per switch input gport: its first queue in `queues`.
-    pub(crate) queue_base: Vec<u32>,
     /// Index base of a switch input gport in [`SwitchBuffers::fill`].
     pub(crate) fill_base: Vec<u32>,
     /// `[fill_base[in] + out * vls + vl]`: credits occupied in input `in` by packets for local
@@ -430,6 +427,18 @@ pub struct SwitchBuffers {
     pub(crate) routing_delay: Ps,
     /// `switch.output_delay`.
     pub(crate) output_delay: Ps,
+}
+
+/// A switch input as the arbiter reads it for every input it considers (one record, one
+/// bounds check, instead of an array per field).
+#[derive(Debug, Clone, Copy)]
+pub struct SwitchInput {
+    /// Its first queue in [`SwitchBuffers::queues`] (`u32::MAX`: not a switch input).
+    pub(crate) queue_base: u32,
+    /// Packets this input is feeding through the crossbar.
+    pub(crate) being_sent: u16,
+    /// The most packets the input may feed through the crossbar at once.
+    pub(crate) max_being_sent: u16,
 }
 
 /// The end nodes: each HCA's transmit side (ready flows, pacing, control queue, Input
@@ -572,9 +581,15 @@ impl Net {
     #[inline]
     pub(crate) fn input_freed(&mut self, span: PortSpan, input: u32) {
         let (base, n) = (span.base as usize, span.ports as usize);
+        let words = self.arb.req_words;
         let (w, bit) = ((input >> 6) as usize, !(1u64 << (input & 63)));
-        for ov in base * self.vls..(base + n) * self.vls {
-            self.arb.pick_skip[ov * self.arb.req_words + w] &= bit;
+        // the switch's outputs and VLs, one slice (`words` words each)
+        let skip = &mut self.arb.pick_skip[base * self.vls * words..(base + n) * self.vls * words];
+        if words == 1 {
+            // (switches of at most 64 ports: every word is one output's on one VL)
+            skip.iter_mut().for_each(|s| *s &= bit);
+        } else {
+            skip.chunks_exact_mut(words).for_each(|c| c[w] &= bit);
         }
     }
 

@@ -65,6 +65,8 @@ pub struct EventQueue<E> {
     /// Scratch space of the radix sort of a large bucket ([`sort_bucket`]).
     scratch: Vec<Slot<E>>,
     overflow: BinaryHeap<Entry<E>>,
+    /// Events put into the overflow heap so far: their order among themselves at equal times
+    /// (the wheel's buckets keep theirs by position).
     seq: u64,
     now: Ps,
 }
@@ -118,7 +120,6 @@ impl<E: Copy> EventQueue<E> {
         let b = time >> self.shift;
         if b > self.cur && b - self.cur <= self.mask {
             self.insert_bucket(b, Slot { time, ev });
-            self.seq += 1;
         } else {
             self.push_near_or_far(b, time, ev);
         }
@@ -149,8 +150,8 @@ impl<E: Copy> EventQueue<E> {
                 seq: self.seq,
                 ev,
             });
+            self.seq += 1;
         }
-        self.seq += 1;
     }
 
     #[inline(always)]

@@ -13,7 +13,7 @@ use crate::credit::kind::{holds, may, SwitchKind};
 use crate::credit::packet::PacketQueue;
 use crate::credit::switch::buffer::CreditKeeping;
 use crate::credit::switch::vl_arbitration::{arbitrate_in, VlArbTable};
-use crate::credit::{Ev, Net};
+use crate::credit::{Ev, Net, PortTiming};
 
 /// The switches' VL arbitration tables ([`arbitrate_in`]'s view of the network).
 #[inline(always)]
@@ -23,6 +23,28 @@ pub(crate) fn vlarb_table(net: &Net) -> &VlArbTable {
 
 /// A queue head that may be granted: `(global queue index, packet, slot in credits)`.
 type Eligible = (usize, u32, usize);
+
+/// What a pick of an output reads for every input it considers ([`Net::pick_input`]).
+struct Pick {
+    /// The output.
+    og: u32,
+    /// Its switch's first gport.
+    base: u32,
+    /// Its switch's ports.
+    n: usize,
+    /// The output's local index.
+    out_local: u16,
+    /// The VL.
+    vl: u8,
+    /// `og * vls + vl`.
+    ov: usize,
+    /// The output's first word in `req_mask` and `pick_skip`.
+    mbase: usize,
+    /// The one queue of an input that may request the output, when there is one.
+    single: Option<u32>,
+    /// The VL's credit pool, when credits are kept per VL.
+    pool: Option<u32>,
+}
 
 /// What the arbiter checks of a switch input queue's head packet ([`InputQueue::head`], one per
 /// queue): the local output it requests, the credit counter it will hold downstream
@@ -147,17 +169,48 @@ impl Net {
             }
             CreditKeeping::Partitioned(_) => None,
         };
-        let start = (self.arb.rr[ov] as usize + 1) % n;
+        // the input after the last one served (`rr[ov] < n`)
+        let start = match self.arb.rr[ov] as usize + 1 {
+            s if s == n => 0,
+            s => s,
+        };
         let single = match self.sw.queue_scheme.requesting_queue(out_local, vl, vls) {
             s if !PLAIN => s,
             s => Some(s.unwrap_or_default()),
         };
         let mbase = ov * self.arb.req_words;
+        let c = Pick {
+            og,
+            base,
+            n,
+            out_local,
+            vl,
+            ov,
+            mbase,
+            single,
+            pool,
+        };
+        if self.arb.req_words == 1 {
+            // switches of at most 64 ports: the output's inputs in one word, rotated so that
+            // its bits come in the round robin's order (start..n, then 0..start; no bit at or
+            // above `n` is set). Inputs known unable to feed `og` (`pick_skip`) would fail
+            // the checks of `pick_input`.
+            let word = self.arb.req_mask[mbase] & !self.arb.pick_skip[mbase];
+            debug_assert!(n == 64 || word >> n == 0);
+            let mut bits = word.rotate_right(start as u32);
+            while bits != 0 {
+                let i = (bits.trailing_zeros() + start as u32) & 63;
+                bits &= bits - 1;
+                if let Some(bytes) = self.pick_input::<K, PLAIN>(&c, i, now) {
+                    return Some(bytes);
+                }
+            }
+            return None;
+        }
         // first the inputs start..n, then 0..start
         for (from, to) in [(start, n), (0, start)] {
             let mut w = from >> 6;
             while w << 6 < to {
-                // inputs known unable to feed `og` (`pick_skip`) would fail the checks below
                 let mut bits = self.arb.req_mask[mbase + w] & !self.arb.pick_skip[mbase + w];
                 if w == from >> 6 {
                     bits &= !0u64 << (from & 63);
@@ -169,35 +222,50 @@ impl Net {
                 while bits != 0 {
                     let i = ((w << 6) as u32) | bits.trailing_zeros();
                     bits &= bits - 1;
-                    let ig = base + i;
-                    if self.sw.being_sent[ig as usize] >= self.sw.max_being_sent[ig as usize] {
-                        self.arb.pick_skip[mbase + w] |= 1 << (i & 63);
-                        continue;
+                    if let Some(bytes) = self.pick_input::<K, PLAIN>(&c, i, now) {
+                        return Some(bytes);
                     }
-                    let found = match single {
-                        Some(qlocal) => {
-                            let qid = (self.sw.queue_base[ig as usize] + qlocal) as usize;
-                            debug_assert!(
-                                !self.sw.queues[qid].is_empty(),
-                                "request bit without a queued packet"
-                            );
-                            self.head_fits::<K>(qid, og, out_local, vl, pool)
-                        }
-                        None => self.head_for_output::<K>(ig, i, n, og, out_local, vl, pool),
-                    };
-                    let Some((qid, pid, slot)) = found else {
-                        self.arb.pick_skip[mbase + w] |= 1 << (i & 63);
-                        continue;
-                    };
-                    self.arb.rr[ov] = i as u16;
-                    let bytes = self.pkts[pid].bytes;
-                    self.grant::<K, PLAIN>(og, ig, qid, pid, vl, slot, now);
-                    return Some(bytes);
                 }
                 w += 1;
             }
         }
         None
+    }
+
+    /// Input `i` (local) of the pick `c`: grants its head if it can feed the output (returns
+    /// the packet's bytes), else marks it unable to (`pick_skip`).
+    #[inline(always)]
+    fn pick_input<K: SwitchKind, const PLAIN: bool>(
+        &mut self,
+        c: &Pick,
+        i: u32,
+        now: Ps,
+    ) -> Option<u32> {
+        let ig = c.base + i;
+        let input = self.sw.input[ig as usize];
+        let found = if input.being_sent >= input.max_being_sent {
+            None
+        } else {
+            match c.single {
+                Some(qlocal) => {
+                    let qid = (input.queue_base + qlocal) as usize;
+                    debug_assert!(
+                        !self.sw.queues[qid].is_empty(),
+                        "request bit without a queued packet"
+                    );
+                    self.head_fits::<K>(qid, c.og, c.out_local, c.vl, c.pool)
+                }
+                None => self.head_for_output::<K>(ig, i, c.n, c.og, c.out_local, c.vl, c.pool),
+            }
+        };
+        let Some((qid, pid, slot)) = found else {
+            self.arb.pick_skip[c.mbase + (i >> 6) as usize] |= 1 << (i & 63);
+            return None;
+        };
+        self.arb.rr[c.ov] = i as u16;
+        let bytes = self.pkts[pid].bytes;
+        self.grant::<K, PLAIN>(c.og, c.base, ig, qid, pid, c.vl, slot, now);
+        Some(bytes)
     }
 
     /// The head of queue `qid` if it wants local output `out_local` (gport `og`) on `vl` and
@@ -283,7 +351,7 @@ impl Net {
         let classes = self.sw.queue_scheme.queues_per_vl(ports);
         let r = ig as usize * vls + vl as usize;
         let last = self.arb.head_rr[r] as usize;
-        let base = self.sw.queue_base[ig as usize];
+        let base = self.sw.input[ig as usize].queue_base;
         for (from, to) in [(last + 1, classes), (0, last + 1)] {
             let mut w = from >> 6;
             while w << 6 < to {
@@ -345,13 +413,15 @@ impl Net {
         }
     }
 
-    /// Moves packet `pid` from input `ig` (queue `qid`) to output `og`, taking its credits
-    /// from `credits[slot]` (with output buffers: the room of output queue `slot`).
+    /// Moves packet `pid` from input `ig` (queue `qid`) to output `og` (of the switch whose
+    /// first gport is `base`), taking its credits from `credits[slot]` (with output buffers:
+    /// the room of output queue `slot`).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn grant<K: SwitchKind, const PLAIN: bool>(
         &mut self,
         og: u32,
+        base: u32,
         ig: u32,
         qid: usize,
         pid: u32,
@@ -361,33 +431,50 @@ impl Net {
     ) {
         self.pkts.pop_front(&mut self.sw.queues[qid]);
         let mut other = None;
-        let base = self.links.span[og as usize].base;
         let several = !PLAIN && self.sw.queue_scheme.several_heads_per_output();
-        let class = (qid as u32 - self.sw.queue_base[ig as usize]) / self.vls as u32;
-        if several {
-            self.mark_head(ig, (og - base) as u16, vl, class, false);
-        }
-        self.drop_request::<K>(og, vl, base, ig - base);
-        if let Some(next) = self.sw.queues[qid].front() {
-            self.set_head_info(qid, next);
-            // a VOQ's packets all want `og`; only a shared queue's head must be looked at
-            let t = if self.sw.queue_scheme.heads_share_outputs() {
-                base + self.pkts[next].out_port as u32
-            } else {
-                og
-            };
-            debug_assert_eq!(t, base + self.pkts[next].out_port as u32);
-            if several {
-                self.mark_head(ig, (t - base) as u16, vl, class, true);
+        // (read only where several queues of an input may request one output)
+        let class = if several {
+            (qid as u32 - self.sw.input[ig as usize].queue_base) / self.vls as u32
+        } else {
+            0
+        };
+        match self.sw.queues[qid].front() {
+            None => {
+                if several {
+                    self.mark_head(ig, (og - base) as u16, vl, class, false);
+                }
+                self.drop_request::<K>(og, vl, base, ig - base);
             }
-            self.add_request::<K>(t, vl, base, ig - base);
-            if t != og {
-                // a shared queue's new head wants another output: offer it once this grant
-                // has taken its credits and marked its output busy
-                other = Some(t);
+            Some(next) => {
+                self.set_head_info(qid, next);
+                // a VOQ's packets all want `og`; only a shared queue's head must be looked at
+                let t = if self.sw.queue_scheme.heads_share_outputs() {
+                    base + self.pkts[next].out_port as u32
+                } else {
+                    og
+                };
+                debug_assert_eq!(t, base + self.pkts[next].out_port as u32);
+                if t == og {
+                    // the new head requests `og` too: dropping the request and adding it
+                    // again would leave every count and mask as it is (this input's
+                    // `pick_skip` bit is clear: the pick chose it), so neither is done
+                    debug_assert!(self.requests_from(og, ig - base));
+                } else {
+                    if several {
+                        self.mark_head(ig, (og - base) as u16, vl, class, false);
+                    }
+                    self.drop_request::<K>(og, vl, base, ig - base);
+                    if several {
+                        self.mark_head(ig, (t - base) as u16, vl, class, true);
+                    }
+                    self.add_request::<K>(t, vl, base, ig - base);
+                    // a shared queue's new head wants another output: offer it once this
+                    // grant has taken its credits and marked its output busy
+                    other = Some(t);
+                }
             }
         }
-        self.sw.being_sent[ig as usize] += 1;
+        self.sw.input[ig as usize].being_sent += 1;
         // the DRB paper's port monitor samples the input buffer the packet leaves
         if may(K::CONGESTION_MANAGEMENT) {
             self.cc
@@ -445,7 +532,7 @@ impl Net {
             self.links.ready_at[og as usize] = ready;
         }
         self.at(ready, Ev::OutputReady { gport: og });
-        self.launch_downstream(og, pid, credits, wire_start, wire_end, now);
+        self.launch_downstream(og, tm, pid, credits, wire_start, wire_end, now);
         if let Some(t) = other {
             self.try_output::<K>(t, now);
         }
@@ -453,21 +540,22 @@ impl Net {
 }
 
 impl Net {
-    /// Output `og` puts packet `pid` (`credits` credits) on its wire from `wire_start` to
-    /// `wire_end`: the hop is counted and the head is scheduled at the downstream input (after
-    /// the routing delay at a switch). Shared by the input-buffered output and the output
-    /// buffers' link (`output_buffer.rs`).
+    /// Output `og` (its link's timing `tm`) puts packet `pid` (`credits` credits) on its wire
+    /// from `wire_start` to `wire_end`: the hop is counted and the head is scheduled at the
+    /// downstream input (after the routing delay at a switch). Shared by the input-buffered
+    /// output and the output buffers' link (`output_buffer.rs`).
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(crate) fn launch_downstream(
         &mut self,
         og: u32,
+        tm: PortTiming,
         pid: u32,
         credits: u32,
         wire_start: Ps,
         wire_end: Ps,
         now: Ps,
     ) {
-        let tm = self.links.timing[og as usize];
         self.engine.flit_hops += credits as u64;
         self.engine.packet_hops += 1;
         self.engine.last_progress = now;
@@ -493,5 +581,24 @@ impl Net {
                 gport: down,
             },
         );
+    }
+}
+
+#[cfg(test)]
+impl Net {
+    /// Widens the request masks (`req_mask`, `pick_skip`, `in_req`) to `words` words per
+    /// entry before the run has made any request, so that the arbiter takes the word-by-word
+    /// walk of switches of more than 64 ports on a narrow network.
+    pub(crate) fn widen_request_words(&mut self, words: usize) {
+        let a = &mut self.arb;
+        assert!(words >= a.req_words);
+        assert!(a.req_mask.iter().chain(&a.in_req).all(|&w| w == 0));
+        let entries = a.req_mask.len() / a.req_words;
+        a.req_mask = vec![0; entries * words];
+        a.pick_skip = vec![0; entries * words];
+        if !a.in_req.is_empty() {
+            a.in_req = vec![0; a.in_req.len() / a.req_words * words];
+        }
+        a.req_words = words;
     }
 }

@@ -79,7 +79,7 @@ impl Net {
         if !self.occupy_queue::<K>(g, qlocal as u16, credits) {
             return;
         }
-        let qid = (self.sw.queue_base[g as usize] + qlocal) as usize;
+        let qid = (self.sw.input[g as usize].queue_base + qlocal) as usize;
         let was_empty = self.sw.queues[qid].is_empty();
         self.pkts.push_back(&mut self.sw.queues[qid], pid);
         if was_empty {
@@ -133,8 +133,9 @@ impl Net {
             self.stats.buffer(bi as usize * vls + vl as usize, now, lvl);
         }
         self.return_credits::<K>(g, counter, credits, now);
-        let was_full = self.sw.being_sent[g as usize] >= self.sw.max_being_sent[g as usize];
-        self.sw.being_sent[g as usize] -= 1;
+        let was_full =
+            self.sw.input[g as usize].being_sent >= self.sw.input[g as usize].max_being_sent;
+        self.sw.input[g as usize].being_sent -= 1;
         if was_full {
             // this input may now feed an output that skipped it
             let span = self.links.span[g as usize];

@@ -568,7 +568,7 @@ impl Net {
                 },
             );
         }
-        self.launch_downstream(og, pid, credits, wire_start, wire_end, now);
+        self.launch_downstream(og, tm, pid, credits, wire_start, wire_end, now);
         bytes
     }
 

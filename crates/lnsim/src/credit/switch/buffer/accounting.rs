@@ -69,7 +69,9 @@ impl Net {
         }
         match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => vl as u16,
-            CreditKeeping::Partitioned(_) => (qid as u32 - self.sw.queue_base[ig as usize]) as u16,
+            CreditKeeping::Partitioned(_) => {
+                (qid as u32 - self.sw.input[ig as usize].queue_base) as u16
+            }
         }
     }
 
