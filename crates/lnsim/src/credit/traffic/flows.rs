@@ -1320,18 +1320,25 @@ mod tests {
         assert_eq!(key(&dense), key(&hashed));
     }
 
+    /// The DRB study's traffic on a 4 × 4 torus: 4 KB messages of 2 KB packets, the perfect
+    /// shuffle at `rate` per source, injected as `injection`.
+    fn shuffle_source(injection: &str, rate: &str) -> crate::config::LoadedScenario {
+        let text = format!(
+            "[sim]\nmodel = \"credit\"\nend_time = \"1ms\"\n\
+             [topology]\nkind = \"torus\"\ndims = [4, 4]\nhcas_per_switch = 1\n\
+             [traffic]\npacket_bytes = \"2048B\"\npayload_bytes = \"2048B\"\n\
+             message_bytes = \"4096B\"\n\
+             [[traffic.generators]]\nsources = \"all\"\npattern = \"shuffle\"\n\
+             injection = \"{injection}\"\nrate = \"{rate}\"\n"
+        );
+        crate::config::load_str(&text, "t", std::path::Path::new("."), "t", &[], None).unwrap()
+    }
+
     /// A periodic source: every gap is exactly message wire bits / rate, the first arrival
     /// within one gap of the start at a phase of its own, repeated for the same seed.
     #[test]
     fn periodic_source_sends_at_a_fixed_gap_from_its_own_phase() {
-        let text = "[sim]\nmodel = \"credit\"\nend_time = \"1ms\"\n\
-                    [topology]\nkind = \"torus\"\ndims = [4, 4]\nhcas_per_switch = 1\n\
-                    [traffic]\npacket_bytes = \"2048B\"\npayload_bytes = \"2048B\"\n\
-                    message_bytes = \"4096B\"\n\
-                    [[traffic.generators]]\nsources = \"all\"\npattern = \"shuffle\"\n\
-                    injection = \"periodic\"\nrate = \"800bit/us\"\n";
-        let l =
-            crate::config::load_str(text, "t", std::path::Path::new("."), "t", &[], None).unwrap();
+        let l = shuffle_source("periodic", "800bit/us");
         let fabric = crate::topology::build(&l.scenario, &l.base_dir).unwrap();
         let m = 40_960_000; // ps: 4096 · 8 bits at 800 bits/µs
         let firsts = |seed| {
@@ -1366,14 +1373,7 @@ mod tests {
     /// being 9m⁴).
     #[test]
     fn poisson_source_gaps_match_the_offered_rate() {
-        let text = "[sim]\nmodel = \"credit\"\nend_time = \"1ms\"\n\
-                    [topology]\nkind = \"torus\"\ndims = [4, 4]\nhcas_per_switch = 1\n\
-                    [traffic]\npacket_bytes = \"2048B\"\npayload_bytes = \"2048B\"\n\
-                    message_bytes = \"4096B\"\n\
-                    [[traffic.generators]]\nsources = \"all\"\npattern = \"shuffle\"\n\
-                    injection = \"poisson\"\nrate = \"800bit/us\"\n";
-        let l =
-            crate::config::load_str(text, "t", std::path::Path::new("."), "t", &[], None).unwrap();
+        let l = shuffle_source("poisson", "800bit/us");
         let s = &l.scenario;
         let fabric = crate::topology::build(s, &l.base_dir).unwrap();
         let mut tr = build(s, &fabric, 7, 1).unwrap();
@@ -1402,14 +1402,10 @@ mod tests {
             m * m
         );
         // a rate above the host link is allowed (the messages queue at the source) …
-        let over = text.replace("800bit/us", "100Gbps");
-        let l =
-            crate::config::load_str(&over, "t", std::path::Path::new("."), "t", &[], None).unwrap();
+        let l = shuffle_source("poisson", "100Gbps");
         assert!(build(&l.scenario, &fabric, 7, 1).is_ok());
         // … but not for Bernoulli
-        let b = over.replace("poisson", "bernoulli");
-        let l =
-            crate::config::load_str(&b, "t", std::path::Path::new("."), "t", &[], None).unwrap();
+        let l = shuffle_source("bernoulli", "100Gbps");
         let e = build(&l.scenario, &fabric, 7, 1).unwrap_err().to_string();
         assert!(
             e.contains("traffic.generators[0]") && e.contains("outside (0, 1]"),
