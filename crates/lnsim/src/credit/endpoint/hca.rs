@@ -88,19 +88,33 @@ impl Net {
         // added after them fail too, the scan below would send nothing and change nothing.
         let n = self.hcas.ready[h as usize].len();
         let known = self.hcas.hca_blocked[h as usize] as usize;
-        if known > 0 && (known..n).all(|idx| !self.flow_fits(h, idx)) {
+        if known > 0 && self.first_fitting(h, known..n).is_none() {
             self.hcas.hca_blocked[h as usize] = n as u32;
             return;
         }
         let mut cc_blocked = u64::MAX;
         for attempt in 0..2 {
             let n = self.hcas.ready[h as usize].len();
-            let start = self.hcas.hca_rr[h as usize] as usize;
-            for k in 0..n {
-                let idx = (start + k) % n;
-                if !self.flow_fits(h, idx) {
-                    continue;
-                }
+            if n == 0 {
+                break;
+            }
+            // the round robin's order: `start .. n`, then `0 .. start`
+            let start = self.hcas.hca_rr[h as usize] as usize % n;
+            let mut next = (start..n, 0..start);
+            loop {
+                let idx = match self.first_fitting(h, next.0.clone()) {
+                    Some(idx) => {
+                        next.0.start = idx + 1;
+                        idx
+                    }
+                    None => match self.first_fitting(h, next.1.clone()) {
+                        Some(idx) => {
+                            next = (n..n, idx + 1..start);
+                            idx
+                        }
+                        None => break,
+                    },
+                };
                 let f = self.hcas.ready[h as usize][idx];
                 if may(K::CONGESTION_MANAGEMENT) {
                     let fl = &self.traffic.flows[f as usize];
@@ -127,11 +141,19 @@ impl Net {
         }
     }
 
-    /// Whether the next packet of flow `ready[h][idx]` of HCA `h` finds the credits it needs
-    /// downstream (the counter `ready_slot` keeps for it: [`Net::ready_flow_slot`]).
+    /// The first index in `range` of HCA `h`'s ready flows whose next packet finds the credits
+    /// it needs downstream (the counter `ready_slot` keeps for it: [`Net::ready_flow_slot`]).
+    /// One pass over a slice of the slots: an HCA of a loaded network can hold hundreds of
+    /// ready flows, most of them waiting for credits.
     #[inline(always)]
-    fn flow_fits(&self, h: u32, idx: usize) -> bool {
-        self.links.credits[self.hcas.ready_slot[h as usize][idx] as usize] >= self.pkt_credits
+    fn first_fitting(&self, h: u32, range: std::ops::Range<usize>) -> Option<usize> {
+        let credits = &self.links.credits;
+        let need = self.pkt_credits;
+        let start = range.start;
+        self.hcas.ready_slot[h as usize][range]
+            .iter()
+            .position(|&s| credits[s as usize] >= need)
+            .map(|p| start + p)
     }
 
     /// Index in `credits` of the counter the next packet of flow `f` of HCA `h` (output gport
