@@ -175,12 +175,19 @@ fn serve<C: ?Sized>(
     try_vl: &mut impl FnMut(&mut C, u8) -> Option<u32>,
 ) -> Option<(u16, u32)> {
     let n = table(ctx).entries(high).len();
-    for k in 0..n {
-        let i = (start as usize + k) % n;
+    // (`start` is an entry of the table: `charge` keeps it below `n`; the walk wraps by a
+    // comparison, not a division, as it runs on every arbitration)
+    debug_assert!(n == 0 || (start as usize) < n);
+    let mut i = start as usize;
+    for _ in 0..n {
+        if i >= n {
+            i = 0;
+        }
         let vl = table(ctx).entries(high)[i].0;
         if let Some(b) = try_vl(ctx, vl) {
             return Some((i as u16, b));
         }
+        i += 1;
     }
     None
 }
@@ -194,7 +201,8 @@ fn charge(table: &[(u8, u32)], idx: &mut u16, left: &mut u32, served: u16, bytes
     }
     *left = left.saturating_sub(bytes);
     if *left == 0 {
-        *idx = ((served as usize + 1) % table.len()) as u16;
+        let next = served as usize + 1;
+        *idx = if next == table.len() { 0 } else { next as u16 };
     }
 }
 
