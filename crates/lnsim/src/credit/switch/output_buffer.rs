@@ -222,7 +222,7 @@ impl OutputBuffers {
         if self.classes[g] <= 1 {
             return;
         }
-        let (class, vl) = (counter as usize / self.vls, counter as usize % self.vls);
+        let (class, vl) = crate::credit::switch::buffer::class_and_vl(counter, self.vls);
         let i = (g * self.vls + vl) * self.words + (class >> 6);
         let bit = 1u64 << (class & 63);
         if self.oq[self.base[g] as usize + counter as usize].space > 0 {
@@ -495,7 +495,7 @@ impl Net {
             }
             None => false,
         };
-        let (class, vl) = (counter as usize / vls, counter as usize % vls);
+        let (class, vl) = crate::credit::switch::buffer::class_and_vl(counter, vls);
         let ob = self.sw.obuf.as_mut().expect("output buffers");
         let i = (og as usize * vls + vl) * ob.words + (class >> 6);
         let bit = 1u64 << (class & 63);
@@ -636,7 +636,7 @@ impl Net {
                 let fits = ob.oq[s].queue.front().is_some_and(|pid| {
                     self.links.credits[self.credit_slot(g, counter)] >= self.pkts[pid].credits
                 });
-                let (class, vl) = (counter as usize / ob.vls, counter as usize % ob.vls);
+                let (class, vl) = crate::credit::switch::buffer::class_and_vl(counter, ob.vls);
                 let i = (g as usize * ob.vls + vl) * ob.words + (class >> 6);
                 if (ob.sendable[i] >> (class & 63)) & 1 != fits as u64 {
                     return Err(Error::Internal(format!(

@@ -56,7 +56,7 @@ impl Net {
         }
         match &self.sw.credit_keeping {
             CreditKeeping::SharedPool(_) => counter as u8,
-            CreditKeeping::Partitioned(_) => (counter as usize % self.vls) as u8,
+            CreditKeeping::Partitioned(_) => super::class_and_vl(counter, self.vls).1 as u8,
         }
     }
 

@@ -344,3 +344,21 @@ fn static_voq_sw_looks_ahead_along_the_sources_up_port_with_s_mod_k() {
         "{e}"
     );
 }
+
+/// A counter splits into the class and VL it was composed from, whether the VL count is a
+/// power of two (shift and mask) or not (division).
+#[test]
+fn a_counter_splits_into_its_class_and_vl_for_every_vl_count() {
+    for vls in 1..=16usize {
+        for class in 0..300usize {
+            for vl in 0..vls {
+                let counter = (class * vls + vl) as u16;
+                assert_eq!(
+                    super::class_and_vl(counter, vls),
+                    (class, vl),
+                    "vls {vls} counter {counter}"
+                );
+            }
+        }
+    }
+}
