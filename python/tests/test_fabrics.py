@@ -147,17 +147,25 @@ def test_export_never_overwrites_a_file_lnsim_did_not_write(tmp_path):
     assert proc.returncode == 2 and "credit-level" in proc.stderr, proc.stderr
 
 
+def run_lmc(scenario: Path, out: Path, *sets: str) -> dict:
+    """Runs a shipped fabric with `--set` overrides `sets` (a DLID per message is the tests'
+    common setting), asserts it succeeded and conserved packets, and returns its summary."""
+    args = ["run", scenario, "--out", out, "--no-plot", "--no-progress"]
+    for kv in (*sets, 'routing.lmc_path="message"'):
+        args += ["--set", kv]
+    proc = lnsim(*args)
+    assert proc.returncode == 0, proc.stderr
+    s = json.loads((out / "summary.json").read_text())
+    assert s["conservation"]["ok"] is True and s["conservation"]["delivered_packets"] > 0
+    return s
+
+
 def test_lmc_2_with_a_dlid_per_message_runs_the_fat_tree_and_conserves_packets(tmp_path):
     """OpenSM minhop with LMC 2 on the imported 648-HCA fat tree, every message to the next LID
     of its destination: every route the traffic can use is checked, and the run conserves packets
     and counts four routes per pair."""
-    args = ["run", FABRICS / "fat_tree_648_opensm.toml", "--out", tmp_path / "r", "--no-plot", "--no-progress",
-            "--set", "routing.lmc=2", "--set", 'routing.lmc_path="message"',
-            "--set", "sim.end_time=20us", "--set", "sim.warmup=10us", "--set", "sim.interval=10us"]
-    proc = lnsim(*args)
-    assert proc.returncode == 0, proc.stderr
-    s = json.loads((tmp_path / "r" / "summary.json").read_text())
-    assert s["conservation"]["ok"] is True and s["conservation"]["delivered_packets"] > 0
+    s = run_lmc(FABRICS / "fat_tree_648_opensm.toml", tmp_path / "r", "routing.lmc=2",
+                "sim.end_time=20us", "sim.warmup=10us", "sim.interval=10us")
     assert s["route_balance"]["switch_links"]["mean"] == 4 * 630
 
 
@@ -166,14 +174,9 @@ def test_dfsssp_with_lmc_1_layers_every_lid_and_runs_a_dlid_per_message(tmp_path
     destination: each destination LID is routed and layered on its own (pairs counted per source
     LID and destination LID, as OpenSM does), each packet travels on its DLID's SL, the
     deadlock check passes and the run conserves packets."""
-    args = ["run", FABRICS / "torus_3x3x3_built.toml", "--out", tmp_path / "r", "--no-plot", "--no-progress",
-            "--set", 'routing.algorithm="opensm"', "--set", 'routing.engine="dfsssp"', "--set", "switch.vls=8",
-            "--set", "routing.lmc=1", "--set", 'routing.lmc_path="message"',
-            "--set", "sim.end_time=60us", "--set", "sim.warmup=20us", "--set", "sim.interval=20us"]
-    proc = lnsim(*args)
-    assert proc.returncode == 0, proc.stderr
-    s = json.loads((tmp_path / "r" / "summary.json").read_text())
-    assert s["conservation"]["ok"] is True and s["conservation"]["delivered_packets"] > 0
+    s = run_lmc(FABRICS / "torus_3x3x3_built.toml", tmp_path / "r", 'routing.algorithm="opensm"',
+                'routing.engine="dfsssp"', "switch.vls=8", "routing.lmc=1",
+                "sim.end_time=60us", "sim.warmup=20us", "sim.interval=20us")
     layers = s["routing"]["layers"]
     assert sum(layers) == 27 * 26 * 2 * 2 and len(layers) >= 2, layers
     assert s["route_balance"]["switch_links"]["mean"] == 2 * 9
