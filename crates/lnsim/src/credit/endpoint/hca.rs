@@ -100,21 +100,16 @@ impl Net {
             }
             // the round robin's order: `start .. n`, then `0 .. start`
             let start = self.hcas.hca_rr[h as usize] as usize % n;
-            let mut next = (start..n, 0..start);
+            let (mut from, mut end) = (start, n);
             loop {
-                let idx = match self.first_fitting(h, next.0.clone()) {
-                    Some(idx) => {
-                        next.0.start = idx + 1;
-                        idx
+                let Some(idx) = self.first_fitting(h, from..end) else {
+                    if end == n {
+                        (from, end) = (0, start); // the wrapped part
+                        continue;
                     }
-                    None => match self.first_fitting(h, next.1.clone()) {
-                        Some(idx) => {
-                            next = (n..n, idx + 1..start);
-                            idx
-                        }
-                        None => break,
-                    },
+                    break;
                 };
+                from = idx + 1;
                 let f = self.hcas.ready[h as usize][idx];
                 if may(K::CONGESTION_MANAGEMENT) {
                     let fl = &self.traffic.flows[f as usize];
