@@ -582,7 +582,11 @@ impl Net {
             sw,
             hcas,
             routes,
-            engine: Engine::new(wheel_log_buckets, s.sim.end_ps()),
+            engine: Engine::new(
+                wheel_log_buckets,
+                s.sim.end_ps(),
+                matches!(s.links.flow_control, crate::config::FlowControl::Packets),
+            ),
             traffic,
             pkts: PacketStore::default(),
             cc,
@@ -679,10 +683,18 @@ impl Endpoints {
 }
 
 impl Engine {
-    /// A run ending at `end`, its wheel of `2^log_buckets` buckets, nothing done yet.
-    fn new(log_buckets: u32, end: Ps) -> Self {
+    /// A run ending at `end`, its wheel of `2^log_buckets` buckets, nothing done yet. With
+    /// `flow_control_packets` (every packet-hop schedules a flow-control packet for the current
+    /// time: `flow_control.rs`) the wheel keeps the events of the current time in a list of
+    /// their own (`EventQueue::with_now_list`).
+    fn new(log_buckets: u32, end: Ps, flow_control_packets: bool) -> Self {
+        let q = EventQueue::new(WHEEL_SHIFT, log_buckets);
         Engine {
-            q: EventQueue::new(WHEEL_SHIFT, log_buckets),
+            q: if flow_control_packets {
+                q.with_now_list()
+            } else {
+                q
+            },
             end,
             events: 0,
             flit_hops: 0,

@@ -171,7 +171,17 @@ impl Net {
         // a deadlock is looked for once packets have not moved for this long
         let stall = STALL_PS;
         let mut next_check = stall;
-        while let Some((t, ev)) = self.engine.q.pop() {
+        loop {
+            // (a network without flow-control packets has no list of events for the current
+            // time: `Engine::new`)
+            let next = if K::FLOW_CONTROL_PACKETS == Some(false) {
+                self.engine.q.pop_without_now_list()
+            } else {
+                self.engine.q.pop()
+            };
+            let Some((t, ev)) = next else {
+                break;
+            };
             if t >= self.engine.end {
                 self.engine.q.push(t, ev); // keep it for the conservation count
                 break;

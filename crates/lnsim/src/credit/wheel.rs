@@ -9,6 +9,14 @@
 //! being processed is inserted after every pending event of the same time. Events beyond the
 //! wheel's horizon wait in an overflow heap and move into the wheel as it turns (before any
 //! event is scheduled directly into their bucket, which keeps the scheduling order).
+//!
+//! An event scheduled for the current time itself comes after every pending one of that time.
+//! By default it is inserted into the bucket being processed, after them; a queue made for
+//! many such events ([`EventQueue::with_now_list`]: in a network of flow-control packets every
+//! packet-hop schedules one) keeps them in a first-in first-out list of their own instead,
+//! served once the bucket's events of the current time are out, with no search or shift of
+//! the bucket. Its pop checks that list first ([`EventQueue::pop`]); a queue without the list
+//! may be popped without the check ([`EventQueue::pop_without_now_list`]).
 
 use crate::config::Ps;
 use std::cmp::Ordering;
@@ -74,6 +82,14 @@ pub struct EventQueue<E> {
     /// Events of bucket `cur`, sorted by time (ties in scheduling order); `current[pos..]` pend.
     current: Vec<Slot<E>>,
     pos: usize,
+    /// Events for the current time are kept in `now_q` ([`EventQueue::with_now_list`]).
+    now_list: bool,
+    /// With `now_list`: events scheduled for the current time `now` while it was the current
+    /// time, in scheduling order (`now_q[now_pos..]` pend; empty when none does). They come
+    /// after every event of `current` of time `now` (scheduled earlier) and before any later
+    /// one.
+    now_q: Vec<E>,
+    now_pos: usize,
     /// Scratch space of the radix sort of a large bucket ([`sort_bucket`]).
     scratch: Vec<Slot<E>>,
     overflow: BinaryHeap<Entry<E>>,
@@ -102,11 +118,22 @@ impl<E: Copy> EventQueue<E> {
             in_wheel: 0,
             current: Vec::new(),
             pos: 0,
+            now_list: false,
+            now_q: Vec::new(),
+            now_pos: 0,
             scratch: Vec::new(),
             overflow: BinaryHeap::new(),
             seq: 0,
             now: 0,
         }
+    }
+
+    /// The same queue, keeping the events scheduled for the current time in a list of their
+    /// own (see the module's text): for runs that schedule many. Made before any event is.
+    pub fn with_now_list(mut self) -> Self {
+        debug_assert!(self.is_empty());
+        self.now_list = true;
+        self
     }
 
     /// Time of the last event taken out.
@@ -117,7 +144,10 @@ impl<E: Copy> EventQueue<E> {
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.in_wheel + (self.current.len() - self.pos) + self.overflow.len()
+        self.in_wheel
+            + (self.current.len() - self.pos)
+            + (self.now_q.len() - self.now_pos)
+            + self.overflow.len()
     }
 
     /// True when no event is pending.
@@ -151,7 +181,10 @@ impl<E: Copy> EventQueue<E> {
     /// (bucket `b` of `time`).
     #[inline(never)]
     fn push_near_or_far(&mut self, b: u64, time: Ps, ev: E) {
-        if b <= self.cur {
+        if self.now_list && time == self.now {
+            // after every pending event of the current time, wherever it waits
+            self.now_q.push(ev);
+        } else if b <= self.cur {
             // (the bucket being processed: no event is scheduled before the current time)
             debug_assert_eq!(b, self.cur);
             let lo = self.lo(time);
@@ -225,6 +258,9 @@ impl<E: Copy> EventQueue<E> {
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(Ps, E)> {
         loop {
+            if !self.now_q.is_empty() {
+                return Some(self.pop_at_now());
+            }
             if let Some(s) = self.current.get(self.pos) {
                 self.pos += 1;
                 let time = self.cur_time | s.lo as u64;
@@ -233,6 +269,41 @@ impl<E: Copy> EventQueue<E> {
             }
             self.advance()?;
         }
+    }
+
+    /// [`EventQueue::pop`] of a queue made without the list of events for the current time
+    /// (no check of it: the copies of the credit-level loop that cannot have one save it).
+    #[inline(always)]
+    pub fn pop_without_now_list(&mut self) -> Option<(Ps, E)> {
+        debug_assert!(!self.now_list);
+        loop {
+            if let Some(s) = self.current.get(self.pos) {
+                self.pos += 1;
+                let time = self.cur_time | s.lo as u64;
+                self.now = time;
+                return Some((time, s.ev));
+            }
+            self.advance()?;
+        }
+    }
+
+    /// [`EventQueue::pop`] while events scheduled for the current time wait in `now_q`: the
+    /// bucket's events of the current time first (scheduled before them), then theirs.
+    #[inline(never)]
+    fn pop_at_now(&mut self) -> (Ps, E) {
+        if let Some(s) = self.current.get(self.pos) {
+            if self.cur_time | s.lo as u64 == self.now {
+                self.pos += 1;
+                return (self.now, s.ev);
+            }
+        }
+        let ev = self.now_q[self.now_pos];
+        self.now_pos += 1;
+        if self.now_pos == self.now_q.len() {
+            self.now_q.clear();
+            self.now_pos = 0;
+        }
+        (self.now, ev)
     }
 
     /// First occupied bucket index `>= from` (no wrap-around).
@@ -320,6 +391,9 @@ impl<E: Copy> EventQueue<E> {
         for s in &self.current[self.pos..] {
             f(self.time_of(self.cur, s), &s.ev);
         }
+        for ev in &self.now_q[self.now_pos..] {
+            f(self.now, ev);
+        }
         for e in self.overflow.iter() {
             f(e.time, &e.ev);
         }
@@ -400,9 +474,32 @@ mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
 
+    /// With and without the list of events for the current time.
+    fn both_kinds<E: Copy>(shift: u32, log_buckets: u32) -> [EventQueue<E>; 2] {
+        [
+            EventQueue::new(shift, log_buckets),
+            EventQueue::new(shift, log_buckets).with_now_list(),
+        ]
+    }
+
     #[test]
     fn pops_in_time_then_insertion_order() {
-        let mut q = EventQueue::new(4, 3); // tiny wheel: 8 buckets of 16 ps, exercises overflow
+        // tiny wheel: 8 buckets of 16 ps, exercises overflow
+        for q in both_kinds(4, 3) {
+            pops_in_order(q);
+        }
+    }
+
+    /// The pop of a queue of either kind (without the list: the pop that does not check it).
+    fn pop<E: Copy>(q: &mut EventQueue<E>) -> Option<(Ps, E)> {
+        if q.now_list {
+            q.pop()
+        } else {
+            q.pop_without_now_list()
+        }
+    }
+
+    fn pops_in_order(mut q: EventQueue<u32>) {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
         let mut reference = Vec::new();
         let mut now = 0;
@@ -414,7 +511,7 @@ mod tests {
                 reference.push((t, id));
                 id += 1;
             }
-            if let Some((t, e)) = q.pop() {
+            if let Some((t, e)) = pop(&mut q) {
                 assert!(t >= now);
                 now = t;
                 reference.sort();
@@ -431,7 +528,7 @@ mod tests {
                 let _ = pos;
             }
         }
-        while let Some((t, e)) = q.pop() {
+        while let Some((t, e)) = pop(&mut q) {
             reference.sort();
             assert_eq!(reference.remove(0), (t, e));
         }
@@ -477,8 +574,11 @@ mod tests {
     #[test]
     fn matches_a_reference_heap() {
         use std::cmp::Reverse;
-        for &(shift, log_b) in &[(4u32, 3u32), (2, 7), (3, 13), (10, 12), (0, 6)] {
-            let mut q = EventQueue::new(shift, log_b);
+        let shapes = [(4u32, 3u32), (2, 7), (3, 13), (10, 12), (0, 6)];
+        for (mut q, (shift, log_b)) in shapes
+            .iter()
+            .flat_map(|&(s, b)| both_kinds(s, b).map(|q| (q, (s, b))))
+        {
             let mut reference = BinaryHeap::new();
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(shift as u64 * 100 + log_b as u64);
             let mut now = 0u64;
@@ -499,7 +599,7 @@ mod tests {
                     id += 1;
                 }
                 if rng.random_range(0..3) > 0 {
-                    let got = q.pop();
+                    let got = pop(&mut q);
                     let want = reference.pop().map(|Reverse(x)| x);
                     assert_eq!(got, want, "shift {shift} log_buckets {log_b}");
                     if let Some((t, _)) = got {
@@ -511,7 +611,7 @@ mod tests {
             let mut seen = 0;
             q.for_each(|_, _| seen += 1);
             assert_eq!(seen, reference.len());
-            while let Some(x) = q.pop() {
+            while let Some(x) = pop(&mut q) {
                 assert_eq!(Some(x), reference.pop().map(|Reverse(x)| x));
             }
             assert!(reference.is_empty() && q.is_empty());
