@@ -294,7 +294,7 @@ pub struct Net {
     pub(crate) stats: Stats,
 }
 
-/// The ports of one node as its ports' gports see them ([`Links::span`]).
+/// The ports of one node as its ports' gports see them (`Links::span`).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PortSpan {
     /// The node's first gport (`port_base[node]`).

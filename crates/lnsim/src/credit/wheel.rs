@@ -158,7 +158,7 @@ impl<E: Copy> EventQueue<E> {
     /// Schedules `ev` at `time` (never before the current time).
     ///
     /// Inlined into every caller: the common case, an event for a later bucket within the
-    /// horizon, is an append to that bucket; the rest ([`EventQueue::push_near_or_far`]) is
+    /// horizon, is an append to that bucket; the rest (`EventQueue::push_near_or_far`) is
     /// out of line.
     #[inline(always)]
     pub fn push(&mut self, time: Ps, ev: E) {

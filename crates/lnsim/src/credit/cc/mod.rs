@@ -57,7 +57,7 @@
 //! dynamic queue. It is selected by its own key, `cc.mechanism = "ddbbm"` (with `cc.enabled`),
 //! or, as the shipped scenarios do, by that queue scheme alone (`switch.queue_mapping =
 //! "ddbbm"`, [`ddbbm_detection::Ddbbm::selected`]); it builds itself, R_max included
-//! ([`ddbbm_detection::Ddbbm::for_scenario`]). Running IB CC and DDBBM together would be one variant holding both (refused
+//! (`ddbbm_detection::Ddbbm::for_scenario`). Running IB CC and DDBBM together would be one variant holding both (refused
 //! for now).
 //!
 //! [`packet_enqueued`]: CongestionManagement::packet_enqueued

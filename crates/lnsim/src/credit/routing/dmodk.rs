@@ -137,7 +137,7 @@ pub fn build(fabric: &Fabric, digits: DmodkDigits) -> Result<ForwardingTables> {
 
 /// S-mod-k's per-source table (`routing.dmodk_key = "source"`, drb-and-ddbbm spec B.6
 /// "deterministic routing"): for every switch and source HCA, the up port a packet from that
-/// source takes there ([`Labels::parent`] of the *source's* digits). A route goes down exactly
+/// source takes there (`Labels::parent` of the *source's* digits). A route goes down exactly
 /// where the destination's forwarding tables go down (at an ancestor of the destination, the
 /// child on its side: the same in D-mod-k and S-mod-k), so a switch's output for a packet is
 /// its table entry when that is a down port, else this table's up port

@@ -8,7 +8,7 @@
 //! ([`super::qcn_switch`]), is [`alternative_rule`].
 //!
 //! "Paused" is the flow control's signal ([`super::candidates::Occupancy::paused`]): under
-//! credits the spec's emulation (§2.3 [AMB]: the minimal VC cannot take a whole packet, or the
+//! credits the spec's emulation (§2.3 \[AMB\]: the minimal VC cannot take a whole packet, or the
 //! local output buffer has no room for one), under `router.flow_control = "pfc"` a PAUSE frame
 //! received for that priority.
 

@@ -178,7 +178,7 @@ impl QcnSwitchState {
         self.p[i] = p;
     }
 
-    /// A packet was switched to output `port` of router `r` (every kind, spec §3.12.3 [FOG]).
+    /// A packet was switched to output `port` of router `r` (every kind, spec §3.12.3 \[FOG\]).
     #[inline(never)]
     pub fn packet_switched(&mut self, r: u32, port: u32, now: u64) {
         if !self.transit(port) {
