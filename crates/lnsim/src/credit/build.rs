@@ -628,6 +628,11 @@ impl Arbitration {
             req: vec![0; np * vls],
             req_mask: vec![0; np * vls * req_words],
             pick_skip: vec![0; np * vls * req_words],
+            skip_outs: if req_words == 1 {
+                vec![0; np]
+            } else {
+                Vec::new()
+            },
             req_words,
             req_any: vec![0; np.div_ceil(64)],
             in_req: if max_ports > super::WIDE_SWITCH_PORTS {

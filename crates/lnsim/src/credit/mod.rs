@@ -356,6 +356,12 @@ pub struct Arbitration {
     /// Cleared when the input frees its crossbar input, gains a head requesting the output,
     /// or the output gains room (output-buffer space or downstream credits).
     pub(crate) pick_skip: Vec<u64>,
+    /// `[input gport]`, where switches have at most 64 ports (`req_words` 1; empty otherwise):
+    /// bit `o` set when the input's bit in `pick_skip` may be set for local output `o` (on
+    /// some VL), so that the input's freeing clears those entries only, not the whole
+    /// switch's ([`Net::input_freed`]). A bit may outlive the entry it stands for (other
+    /// events clear `pick_skip` too): it costs a clear of a clear entry.
+    pub(crate) skip_outs: Vec<u64>,
     /// Bit `gport`: some VL of this output has a request (`req > 0`).
     pub(crate) req_any: Vec<u64>,
     /// `[input gport * req_words + w]`: bit `o` set while a queue head of this switch input
@@ -583,14 +589,23 @@ impl Net {
         let (base, n) = (span.base as usize, span.ports as usize);
         let words = self.arb.req_words;
         let (w, bit) = ((input >> 6) as usize, !(1u64 << (input & 63)));
-        // the switch's outputs and VLs, one slice (`words` words each)
-        let skip = &mut self.arb.pick_skip[base * self.vls * words..(base + n) * self.vls * words];
+        let vls = self.vls;
         if words == 1 {
-            // (switches of at most 64 ports: every word is one output's on one VL)
-            skip.iter_mut().for_each(|s| *s &= bit);
-        } else {
-            skip.chunks_exact_mut(words).for_each(|c| c[w] &= bit);
+            // (switches of at most 64 ports: every word is one output's on one VL) the
+            // outputs where the input was found unable, not the whole switch
+            let mut outs = std::mem::take(&mut self.arb.skip_outs[base + input as usize]);
+            while outs != 0 {
+                let o = base + outs.trailing_zeros() as usize;
+                outs &= outs - 1;
+                self.arb.pick_skip[o * vls..(o + 1) * vls]
+                    .iter_mut()
+                    .for_each(|s| *s &= bit);
+            }
+            return;
         }
+        // the switch's outputs and VLs, one slice (`words` words each)
+        let skip = &mut self.arb.pick_skip[base * vls * words..(base + n) * vls * words];
+        skip.chunks_exact_mut(words).for_each(|c| c[w] &= bit);
     }
 
     /// Input port `input` (local index) of output `og`'s switch has a queue head requesting

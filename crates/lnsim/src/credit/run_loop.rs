@@ -610,8 +610,10 @@ mod tests {
     }
 
     /// The pick's round robin over a narrow switch's inputs (one rotated word) visits them in
-    /// the order of the word-by-word walk that switches of more than 64 ports take: the same
-    /// run, input served by input, with the masks widened to two words.
+    /// the order of the word-by-word walk that switches of more than 64 ports take, and an
+    /// input's freeing clears its `pick_skip` entries at the outputs it was found unable to feed
+    /// (`skip_outs`) as the wide switches' clear of every output does: the same run, input
+    /// served by input, with the masks widened to two words.
     #[test]
     fn the_pick_serves_inputs_in_the_same_order_in_one_word_and_in_the_walk() {
         let run = |words: usize| {

@@ -260,6 +260,10 @@ impl Net {
         };
         let Some((qid, pid, slot)) = found else {
             self.arb.pick_skip[c.mbase + (i >> 6) as usize] |= 1 << (i & 63);
+            if self.arb.req_words == 1 {
+                // (at most 64 ports: the freeing of the input clears what it finds here)
+                self.arb.skip_outs[ig as usize] |= 1 << c.out_local;
+            }
             return None;
         };
         self.arb.rr[c.ov] = i as u16;
@@ -598,6 +602,9 @@ impl Net {
         a.pick_skip = vec![0; entries * words];
         if !a.in_req.is_empty() {
             a.in_req = vec![0; a.in_req.len() / a.req_words * words];
+        }
+        if words > 1 {
+            a.skip_outs = Vec::new(); // (kept for one-word switches only)
         }
         a.req_words = words;
     }
