@@ -257,18 +257,10 @@ impl<E: Copy> EventQueue<E> {
     /// bucket is out of line.
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(Ps, E)> {
-        loop {
-            if !self.now_q.is_empty() {
-                return Some(self.pop_at_now());
-            }
-            if let Some(s) = self.current.get(self.pos) {
-                self.pos += 1;
-                let time = self.cur_time | s.lo as u64;
-                self.now = time;
-                return Some((time, s.ev));
-            }
-            self.advance()?;
+        if !self.now_q.is_empty() {
+            return Some(self.pop_at_now());
         }
+        self.pop_from_buckets()
     }
 
     /// [`EventQueue::pop`] of a queue made without the list of events for the current time
@@ -276,6 +268,13 @@ impl<E: Copy> EventQueue<E> {
     #[inline(always)]
     pub fn pop_without_now_list(&mut self) -> Option<(Ps, E)> {
         debug_assert!(!self.now_list);
+        self.pop_from_buckets()
+    }
+
+    /// The next event of the bucket being processed, or of the next bucket holding events
+    /// (the list of events for the current time is empty, and turning the wheel adds none).
+    #[inline(always)]
+    fn pop_from_buckets(&mut self) -> Option<(Ps, E)> {
         loop {
             if let Some(s) = self.current.get(self.pos) {
                 self.pos += 1;
