@@ -98,8 +98,12 @@ impl Net {
             if n == 0 {
                 break;
             }
-            // the round robin's order: `start .. n`, then `0 .. start`
-            let start = self.hcas.hca_rr[h as usize] as usize % n;
+            // the round robin's order: `start .. n`, then `0 .. start`. `hca_rr` is at most `n`
+            // (a send sets it to the index after the sent flow, or to the removed flow's), so
+            // a comparison wraps it, not a division on every try
+            let rr = self.hcas.hca_rr[h as usize] as usize;
+            debug_assert!(rr <= n, "round-robin pointer {rr} past {n} ready flows");
+            let start = if rr >= n { 0 } else { rr };
             let (mut from, mut end) = (start, n);
             loop {
                 let Some(idx) = self.first_fitting(h, from..end) else {
